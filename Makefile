@@ -1,0 +1,45 @@
+# sysframe: build, test and benchmark. Finds a JDK >= 22 by itself (.ci/find-jdk).
+SHELL := /bin/bash
+JDK := $(shell .ci/find-jdk)
+ifeq ($(JDK),)
+$(error no JDK >= 22 found (see the line above): install one under /usr/lib/jvm or set JAVA_HOME)
+endif
+export JAVA_HOME := $(JDK)
+export PATH := $(JDK)/bin:$(PATH)
+# Maven's own guava touches sun.misc.Unsafe; keep JDK 25 from printing that warning on every run.
+export MAVEN_OPTS ?= --sun-misc-unsafe-memory-access=allow
+MVN := mvn -B --no-transfer-progress -Dstyle.color=never
+CC := gcc
+CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11
+C_PEER := bench/target/sysframe_ping
+
+.PHONY: build test bench jmh clean tracefs c-peer
+
+build: c-peer
+	$(MVN) -q -DskipTests install
+
+c-peer: $(C_PEER)
+
+$(C_PEER): bench/src/main/c/sysframe_ping.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# Kernel syscall counters read tracepoint ids from tracefs; mount it when it is not (needs root).
+tracefs:
+	@if [ ! -d /sys/kernel/tracing/events ] && [ ! -d /sys/kernel/debug/tracing/events ]; then \
+	  if [ "$$(id -u)" = 0 ]; then mount -t tracefs nodev /sys/kernel/tracing && echo "mounted tracefs at /sys/kernel/tracing"; \
+	  else echo "warning: tracefs is not mounted and we are not root: kernel syscall counters will be unavailable"; fi; \
+	fi
+
+test: tracefs c-peer
+	$(MVN) install
+
+bench: tracefs build
+	./sysframe demo
+
+jmh: build
+	$(JDK)/bin/java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:bench/target/lib/*" \
+	  org.openjdk.jmh.Main $(JMH_ARGS)
+
+clean:
+	$(MVN) -q clean

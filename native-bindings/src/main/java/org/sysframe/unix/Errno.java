@@ -1,0 +1,90 @@
+package org.sysframe.unix;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * Linux errno values (x86-64, asm-generic/errno*.h) with their symbolic names and cached
+ * {@code strerror} texts, and access to the errno captured in a call-state segment.
+ */
+public final class Errno {
+    private Errno() {}
+
+    public static final int EPERM = 1;
+    public static final int ENOENT = 2;
+    public static final int EINTR = 4;
+    public static final int EBADF = 9;
+    public static final int EAGAIN = 11;
+    public static final int ENOMEM = 12;
+    public static final int EACCES = 13;
+    public static final int EEXIST = 17;
+    public static final int EINVAL = 22;
+    public static final int ENFILE = 23;
+    public static final int EMFILE = 24;
+    public static final int EPIPE = 32;
+    public static final int ENAMETOOLONG = 36;
+    public static final int ENOSYS = 38;
+    public static final int EBADMSG = 74;
+    public static final int ENOTSOCK = 88;
+    public static final int EMSGSIZE = 90;
+    public static final int ENOTSUP = 95;
+    public static final int EADDRINUSE = 98;
+    public static final int ECONNABORTED = 103;
+    public static final int ECONNRESET = 104;
+    public static final int ENOTCONN = 107;
+    public static final int ETIMEDOUT = 110;
+    public static final int ECONNREFUSED = 111;
+
+    // Index = errno. Names from the kernel's uapi headers; gaps are values Linux does not use.
+    private static final String[] NAMES = {
+        null, "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC", "EBADF", "ECHILD",
+        "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK", "EBUSY", "EEXIST", "EXDEV", "ENODEV", "ENOTDIR",
+        "EISDIR", "EINVAL", "ENFILE", "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG", "ENOSPC", "ESPIPE", "EROFS",
+        "EMLINK", "EPIPE", "EDOM", "ERANGE", "EDEADLK", "ENAMETOOLONG", "ENOLCK", "ENOSYS", "ENOTEMPTY", "ELOOP",
+        null, "ENOMSG", "EIDRM", "ECHRNG", "EL2NSYNC", "EL3HLT", "EL3RST", "ELNRNG", "EUNATCH", "ENOCSI",
+        "EL2HLT", "EBADE", "EBADR", "EXFULL", "ENOANO", "EBADRQC", "EBADSLT", null, "EBFONT", "ENOSTR",
+        "ENODATA", "ETIME", "ENOSR", "ENONET", "ENOPKG", "EREMOTE", "ENOLINK", "EADV", "ESRMNT", "ECOMM",
+        "EPROTO", "EMULTIHOP", "EDOTDOT", "EBADMSG", "EOVERFLOW", "ENOTUNIQ", "EBADFD", "EREMCHG", "ELIBACC", "ELIBBAD",
+        "ELIBSCN", "ELIBMAX", "ELIBEXEC", "EILSEQ", "ERESTART", "ESTRPIPE", "EUSERS", "ENOTSOCK", "EDESTADDRREQ", "EMSGSIZE",
+        "EPROTOTYPE", "ENOPROTOOPT", "EPROTONOSUPPORT", "ESOCKTNOSUPPORT", "EOPNOTSUPP", "EPFNOSUPPORT", "EAFNOSUPPORT", "EADDRINUSE", "EADDRNOTAVAIL", "ENETDOWN",
+        "ENETUNREACH", "ENETRESET", "ECONNABORTED", "ECONNRESET", "ENOBUFS", "EISCONN", "ENOTCONN", "ESHUTDOWN", "ETOOMANYREFS", "ETIMEDOUT",
+        "ECONNREFUSED", "EHOSTDOWN", "EHOSTUNREACH", "EALREADY", "EINPROGRESS", "ESTALE", "EUCLEAN", "ENOTNAM", "ENAVAIL", "EISNAM",
+        "EREMOTEIO", "EDQUOT", "ENOMEDIUM", "EMEDIUMTYPE", "ECANCELED", "ENOKEY", "EKEYEXPIRED", "EKEYREVOKED", "EKEYREJECTED", "EOWNERDEAD",
+        "ENOTRECOVERABLE", "ERFKILL", "EHWPOISON",
+    };
+
+    private static final String[] TEXTS = new String[NAMES.length];
+
+    /**
+     * Symbolic name of an errno value, e.g. {@code ECONNREFUSED} for 111. {@code EOPNOTSUPP} and
+     * {@code ENOTSUP} share 95 on Linux; Grout's protocol speaks of ENOTSUP, so that is the name given.
+     */
+    public static String name(int errno) {
+        if (errno == ENOTSUP) return "ENOTSUP";
+        if (errno > 0 && errno < NAMES.length && NAMES[errno] != null) return NAMES[errno];
+        return "E" + errno;
+    }
+
+    /** libc's {@code strerror} text for errno, cached after the first look-up. */
+    public static String text(int errno) {
+        if (errno <= 0 || errno >= TEXTS.length) return LibC.strerror(errno);
+        String s = TEXTS[errno];
+        if (s == null) {
+            s = LibC.strerror(errno);
+            TEXTS[errno] = s; // benign race: every thread computes the same immutable string
+        }
+        return s;
+    }
+
+    /** A new errno capture segment (call state) in arena. One per owner: never share one between threads. */
+    public static MemorySegment newCallState(Arena arena) {
+        return LibC.newCallState(arena);
+    }
+
+    /** The errno a downcall stored in its capture segment. */
+    public static int read(MemorySegment callState) {
+        return callState.get(JAVA_INT, LibC.ERRNO_OFFSET);
+    }
+}

@@ -1,0 +1,247 @@
+package org.sysframe.unix;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Every libc downcall sysframe makes, one {@code static final MethodHandle} each, built in one place.
+ *
+ * <p>Each method takes, first, the errno capture segment of its caller; after a
+ * call that returned -1, {@link Errno#read} holds the errno the call set. None of the handles is
+ * {@code critical}: the blocking ones must let the JVM reach safepoints while they wait. These are raw
+ * calls: no retries, no counting, no exceptions; {@link UnixSocket}, {@link Epoll} and
+ * {@link KernelSyscallCounter} add those.
+ *
+ * <p>Raw addresses: the hot-path data arguments of send, recv, writev and readv are passed as
+ * {@code long} addresses, not segments, so that pointing into the middle of a buffer allocates no
+ * slice object per call. The callers check bounds against the owning segment and keep it alive.
+ */
+public final class LibC {
+    private LibC() {}
+
+    /** Layout of the capture segment: {@code errno} only. */
+    static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    static final long ERRNO_OFFSET =
+            CAPTURE_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+
+    private static MethodHandle errnoCall(String name, FunctionDescriptor fd, Linker.Option... extra) {
+        Linker.Option[] options = new Linker.Option[extra.length + 1];
+        options[0] = ERRNO;
+        System.arraycopy(extra, 0, options, 1, extra.length);
+        return LINKER.downcallHandle(symbol(name), fd, options);
+    }
+
+    private static MemorySegment symbol(String name) {
+        return LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no symbol " + name));
+    }
+
+    private static FunctionDescriptor ints(int argc) {
+        MemoryLayout[] args = new MemoryLayout[argc];
+        java.util.Arrays.fill(args, JAVA_INT);
+        return FunctionDescriptor.of(JAVA_INT, args);
+    }
+
+    private static final MethodHandle SOCKET = errnoCall("socket", ints(3));
+    private static final MethodHandle SOCKETPAIR =
+            errnoCall("socketpair", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle BIND =
+            errnoCall("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle LISTEN = errnoCall("listen", ints(2));
+    private static final MethodHandle ACCEPT4 =
+            errnoCall("accept4", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle CONNECT =
+            errnoCall("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle CLOSE = errnoCall("close", ints(1));
+    private static final MethodHandle SHUTDOWN = errnoCall("shutdown", ints(2));
+    private static final MethodHandle UNLINK = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle CHMOD =
+            errnoCall("chmod", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle SEND =
+            errnoCall("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle RECV =
+            errnoCall("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SENDMSG =
+            errnoCall("sendmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle RECVMSG =
+            errnoCall("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle WRITEV =
+            errnoCall("writev", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle READV =
+            errnoCall("readv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle READ =
+            errnoCall("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    // fcntl(int, int, ...) and ioctl(int, unsigned long, ...) are variadic: the third argument is the first variadic one.
+    private static final MethodHandle FCNTL = errnoCall("fcntl", ints(3), Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle IOCTL = errnoCall("ioctl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle GETSOCKOPT = errnoCall("getsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SETSOCKOPT = errnoCall("setsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle EPOLL_CREATE1 = errnoCall("epoll_create1", ints(1));
+    private static final MethodHandle EPOLL_CTL =
+            errnoCall("epoll_ctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle EPOLL_WAIT =
+            errnoCall("epoll_wait", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    // long syscall(long number, ...): all six possible arguments passed as longs, as the kernel reads registers.
+    private static final MethodHandle SYSCALL6 = errnoCall("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle GETTID =
+            LINKER.downcallHandle(symbol("gettid"), FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle GETPID =
+            LINKER.downcallHandle(symbol("getpid"), FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle GETUID =
+            LINKER.downcallHandle(symbol("getuid"), FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle STRERROR =
+            LINKER.downcallHandle(symbol("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    public static int socket(MemorySegment cs, int domain, int type, int protocol) {
+        try { return (int) SOCKET.invokeExact(cs, domain, type, protocol); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int socketpair(MemorySegment cs, int domain, int type, int protocol, MemorySegment sv) {
+        try { return (int) SOCKETPAIR.invokeExact(cs, domain, type, protocol, sv); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int bind(MemorySegment cs, int fd, MemorySegment addr, int len) {
+        try { return (int) BIND.invokeExact(cs, fd, addr, len); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int listen(MemorySegment cs, int fd, int backlog) {
+        try { return (int) LISTEN.invokeExact(cs, fd, backlog); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int accept4(MemorySegment cs, int fd, MemorySegment addr, MemorySegment addrLen, int flags) {
+        try { return (int) ACCEPT4.invokeExact(cs, fd, addr, addrLen, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int connect(MemorySegment cs, int fd, MemorySegment addr, int len) {
+        try { return (int) CONNECT.invokeExact(cs, fd, addr, len); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int close(MemorySegment cs, int fd) {
+        try { return (int) CLOSE.invokeExact(cs, fd); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int shutdown(MemorySegment cs, int fd, int how) {
+        try { return (int) SHUTDOWN.invokeExact(cs, fd, how); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int unlink(MemorySegment cs, MemorySegment path) {
+        try { return (int) UNLINK.invokeExact(cs, path); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int chmod(MemorySegment cs, MemorySegment path, int mode) {
+        try { return (int) CHMOD.invokeExact(cs, path, mode); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** send(2) of len bytes at the raw address buf (see the class comment on raw addresses). */
+    public static long send(MemorySegment cs, int fd, long buf, long len, int flags) {
+        try { return (long) SEND.invokeExact(cs, fd, buf, len, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long recv(MemorySegment cs, int fd, long buf, long len, int flags) {
+        try { return (long) RECV.invokeExact(cs, fd, buf, len, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long sendmsg(MemorySegment cs, int fd, MemorySegment msg, int flags) {
+        try { return (long) SENDMSG.invokeExact(cs, fd, msg, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long recvmsg(MemorySegment cs, int fd, MemorySegment msg, int flags) {
+        try { return (long) RECVMSG.invokeExact(cs, fd, msg, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long writev(MemorySegment cs, int fd, long iov, int iovcnt) {
+        try { return (long) WRITEV.invokeExact(cs, fd, iov, iovcnt); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long readv(MemorySegment cs, int fd, long iov, int iovcnt) {
+        try { return (long) READV.invokeExact(cs, fd, iov, iovcnt); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long read(MemorySegment cs, int fd, MemorySegment buf, long len) {
+        try { return (long) READ.invokeExact(cs, fd, buf, len); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int fcntl(MemorySegment cs, int fd, int cmd, int arg) {
+        try { return (int) FCNTL.invokeExact(cs, fd, cmd, arg); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int ioctl(MemorySegment cs, int fd, long request, long arg) {
+        try { return (int) IOCTL.invokeExact(cs, fd, request, arg); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int getsockopt(MemorySegment cs, int fd, int level, int name, MemorySegment val, MemorySegment len) {
+        try { return (int) GETSOCKOPT.invokeExact(cs, fd, level, name, val, len); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int setsockopt(MemorySegment cs, int fd, int level, int name, MemorySegment val, int len) {
+        try { return (int) SETSOCKOPT.invokeExact(cs, fd, level, name, val, len); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int epollCreate1(MemorySegment cs, int flags) {
+        try { return (int) EPOLL_CREATE1.invokeExact(cs, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int epollCtl(MemorySegment cs, int epfd, int op, int fd, MemorySegment event) {
+        try { return (int) EPOLL_CTL.invokeExact(cs, epfd, op, fd, event); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int epollWait(MemorySegment cs, int epfd, MemorySegment events, int max, int timeoutMs) {
+        try { return (int) EPOLL_WAIT.invokeExact(cs, epfd, events, max, timeoutMs); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long syscall(MemorySegment cs, long nr, long a1, long a2, long a3, long a4, long a5) {
+        try { return (long) SYSCALL6.invokeExact(cs, nr, a1, a2, a3, a4, a5); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** The calling thread's kernel thread id. */
+    public static int gettid() {
+        try { return (int) GETTID.invokeExact(); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int getpid() {
+        try { return (int) GETPID.invokeExact(); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int getuid() {
+        try { return (int) GETUID.invokeExact(); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** strerror text; only called on error paths and cached by {@link Errno}. */
+    static String strerror(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            return s.reinterpret(1024).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** A capture segment for a caller that has no owner of its own (slow paths): auto-freed. */
+    static MemorySegment newCallState(Arena arena) {
+        return arena.allocate(CAPTURE_LAYOUT);
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) return r;
+        if (t instanceof Error e) throw e;
+        return new IllegalStateException("unexpected checked exception from a downcall", t);
+    }
+}

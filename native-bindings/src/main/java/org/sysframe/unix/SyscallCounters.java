@@ -1,0 +1,57 @@
+package org.sysframe.unix;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Live per-kind syscall counters, written by one thread (the owner of the socket or event loop that
+ * makes the calls) and readable from any thread.
+ *
+ * <p>Every call made through the bindings is counted when it returns, whatever it returned: data,
+ * a partial count, EOF, EAGAIN or EINTR. A single writer means no atomic read-modify-write: the
+ * increment is a plain read and a release store (a plain {@code mov} on x86-64), and readers use
+ * acquire loads. A counter may have a parent (e.g. per connection, parent per event-loop thread);
+ * each increment then also goes to the parent, which must have the same single writer.
+ */
+public final class SyscallCounters {
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final String name;
+    private final SyscallCounters parent;
+    private final long[] counts = new long[SyscallKind.count()];
+
+    public SyscallCounters(String name) {
+        this(name, null);
+    }
+
+    public SyscallCounters(String name, SyscallCounters parent) {
+        this.name = name;
+        this.parent = parent;
+    }
+
+    public String name() { return name; }
+
+    /** Counts one call of kind. Only the owning thread calls this. */
+    public void increment(SyscallKind kind) {
+        int i = kind.ordinal();
+        SLOT.setRelease(counts, i, counts[i] + 1);
+        if (parent != null) parent.increment(kind);
+    }
+
+    /** The current count of kind. */
+    public long get(SyscallKind kind) {
+        return (long) SLOT.getAcquire(counts, kind.ordinal());
+    }
+
+    /** An immutable copy of every count, to subtract from a later one. */
+    public SyscallCounts snapshot() {
+        long[] copy = new long[counts.length];
+        for (int i = 0; i < copy.length; i++) copy[i] = (long) SLOT.getAcquire(counts, i);
+        return new SyscallCounts(copy);
+    }
+
+    @Override
+    public String toString() {
+        return name + " " + snapshot();
+    }
+}

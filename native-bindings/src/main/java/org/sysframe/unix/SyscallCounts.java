@@ -1,0 +1,76 @@
+package org.sysframe.unix;
+
+import java.util.Arrays;
+
+/**
+ * An immutable set of per-kind syscall counts: a snapshot of {@link SyscallCounters}, a reading of a
+ * {@link KernelSyscallCounter}, or the difference of two of those (the cost of what ran in between).
+ */
+public final class SyscallCounts {
+    /** No calls at all. */
+    public static final SyscallCounts ZERO = new SyscallCounts(new long[SyscallKind.count()]);
+
+    private final long[] counts;
+
+    SyscallCounts(long[] counts) {
+        this.counts = counts;
+    }
+
+    /** Counts from explicit values, in {@link SyscallKind} order. */
+    public static SyscallCounts of(long... perKind) {
+        if (perKind.length != SyscallKind.count()) {
+            throw new IllegalArgumentException("need " + SyscallKind.count() + " counts, got " + perKind.length);
+        }
+        return new SyscallCounts(perKind.clone());
+    }
+
+    public long get(SyscallKind kind) { return counts[kind.ordinal()]; }
+
+    /** The sum over every kind. */
+    public long total() {
+        long t = 0;
+        for (long c : counts) t += c;
+        return t;
+    }
+
+    /** this - earlier, kind by kind: what was called between the two readings. */
+    public SyscallCounts minus(SyscallCounts earlier) {
+        long[] d = new long[counts.length];
+        for (int i = 0; i < d.length; i++) d[i] = counts[i] - earlier.counts[i];
+        return new SyscallCounts(d);
+    }
+
+    /** this + other, kind by kind. */
+    public SyscallCounts plus(SyscallCounts other) {
+        long[] d = new long[counts.length];
+        for (int i = 0; i < d.length; i++) d[i] = counts[i] + other.counts[i];
+        return new SyscallCounts(d);
+    }
+
+    /** Count of kind divided by n (calls per transaction when n is the number of transactions). */
+    public double perCall(SyscallKind kind, long n) {
+        return n == 0 ? 0 : (double) counts[kind.ordinal()] / n;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SyscallCounts other && Arrays.equals(counts, other.counts);
+    }
+
+    @Override
+    public int hashCode() { return Arrays.hashCode(counts); }
+
+    /** Non-zero kinds only, e.g. {@code sendto=2000 recvfrom=1000}; {@code none} when all are zero. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        for (SyscallKind k : SyscallKind.values()) {
+            long c = counts[k.ordinal()];
+            if (c != 0) {
+                if (!sb.isEmpty()) sb.append(' ');
+                sb.append(k.kernelName()).append('=').append(c);
+            }
+        }
+        return sb.isEmpty() ? "none" : sb.toString();
+    }
+}

@@ -1,0 +1,394 @@
+package org.sysframe.unix;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
+import java.util.Objects;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * An AF_UNIX stream socket: its file descriptor, its own errno capture segment and the counters its
+ * data calls go to.
+ *
+ * <p>Data calls ({@link #send}, {@link #recv}, {@link #sendmsg}, {@link #recvmsg}, {@link #writev},
+ * {@link #readv}) are counted in {@link #counters()} on every return, retry EINTR (each attempt is a
+ * syscall and is counted), return {@link #WOULD_BLOCK} for EAGAIN, and throw {@link ErrnoException}
+ * for anything else. They are meant for one thread at a time (the owner). {@link #close()} may be
+ * called from any thread, any number of times: the descriptor is closed exactly once.
+ */
+public final class UnixSocket implements AutoCloseable {
+    /** Returned by data calls when a non-blocking socket (or a receive timeout) has nothing to give. */
+    public static final long WOULD_BLOCK = -1;
+
+    public static final int SOCK_STREAM = 1;
+    public static final int SOCK_NONBLOCK = 0x800;
+    public static final int SOCK_CLOEXEC = 0x80000;
+    public static final int MSG_DONTWAIT = 0x40;
+    public static final int MSG_NOSIGNAL = 0x4000;
+    static final int SOL_SOCKET = 1;
+    static final int SO_SNDBUF = 7;
+    static final int SO_RCVBUF = 8;
+    static final int SO_PEERCRED = 17;
+    static final int SO_RCVTIMEO = 20;
+    static final int SHUT_RDWR = 2;
+    static final int F_GETFL = 3;
+    static final int F_SETFL = 4;
+    static final int O_NONBLOCK = 0x800;
+
+    private static final VarHandle FD;
+    static {
+        try {
+            FD = MethodHandles.lookup().findVarHandle(UnixSocket.class, "fd", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @SuppressWarnings("unused") // accessed through FD
+    private volatile int fd;
+    private final String name;
+    private final MemorySegment callState;
+    private final SyscallCounters counters;
+
+    /**
+     * Wraps an open descriptor. The capture segment comes from an automatic arena: it is 4 bytes, and
+     * being GC-freed it stays valid for a call that is still returning when another thread closes.
+     */
+    public UnixSocket(int fd, String name, SyscallCounters counters) {
+        if (fd < 0) throw new IllegalArgumentException("fd " + fd);
+        this.fd = fd;
+        this.name = name;
+        this.counters = Objects.requireNonNull(counters);
+        this.callState = Errno.newCallState(Arena.ofAuto());
+    }
+
+    /** Connects a blocking socket to path (see {@link SockaddrUn} for abstract names). */
+    public static UnixSocket connect(String path) throws ErrnoException {
+        return connect(path, new SyscallCounters("client " + path));
+    }
+
+    public static UnixSocket connect(String path, SyscallCounters counters) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            SockaddrUn.Address sa = SockaddrUn.of(a, path);
+            int fd = LibC.socket(cs, SockaddrUn.AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            if (fd < 0) throw new ErrnoException("socket(AF_UNIX)", Errno.read(cs));
+            int rc;
+            do {
+                rc = LibC.connect(cs, fd, sa.segment(), sa.length());
+            } while (rc < 0 && Errno.read(cs) == Errno.EINTR);
+            if (rc < 0) {
+                int err = Errno.read(cs);
+                LibC.close(cs, fd);
+                throw new ErrnoException("connect(" + path + ")", err);
+            }
+            return new UnixSocket(fd, path, counters);
+        }
+    }
+
+    /**
+     * Binds path, sets its file mode (ignored for abstract names; -1 keeps the umask's), and listens.
+     * The mode is set before {@code listen}, so no one can connect while the file has a wider mode.
+     */
+    public static UnixSocket listen(String path, int mode, int backlog, boolean nonBlocking) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            SockaddrUn.Address sa = SockaddrUn.of(a, path);
+            int fd = LibC.socket(cs, SockaddrUn.AF_UNIX,
+                    SOCK_STREAM | SOCK_CLOEXEC | (nonBlocking ? SOCK_NONBLOCK : 0), 0);
+            if (fd < 0) throw new ErrnoException("socket(AF_UNIX)", Errno.read(cs));
+            String failed = null;
+            if (LibC.bind(cs, fd, sa.segment(), sa.length()) < 0) {
+                failed = "bind(" + path + ")";
+            } else if (!sa.isAbstract() && mode >= 0 && LibC.chmod(cs, sa.segment().asSlice(SockaddrUn.SUN_PATH), mode) < 0) {
+                failed = "chmod(" + path + ", 0" + Integer.toOctalString(mode) + ")";
+            } else if (LibC.listen(cs, fd, backlog) < 0) {
+                failed = "listen(" + path + ")";
+            }
+            if (failed != null) {
+                int err = Errno.read(cs);
+                LibC.close(cs, fd);
+                throw new ErrnoException(failed, err);
+            }
+            return new UnixSocket(fd, path, new SyscallCounters("listener " + path));
+        }
+    }
+
+    /** A connected pair of blocking sockets ({@code socketpair(AF_UNIX, SOCK_STREAM)}). */
+    public static UnixSocket[] pair() throws ErrnoException {
+        return pair(new SyscallCounters("pair[0]"), new SyscallCounters("pair[1]"));
+    }
+
+    public static UnixSocket[] pair(SyscallCounters first, SyscallCounters second) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            MemorySegment sv = a.allocate(JAVA_INT, 2);
+            if (LibC.socketpair(cs, SockaddrUn.AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+                throw new ErrnoException("socketpair(AF_UNIX)", Errno.read(cs));
+            }
+            return new UnixSocket[] {
+                new UnixSocket(sv.getAtIndex(JAVA_INT, 0), "pair[0]", first),
+                new UnixSocket(sv.getAtIndex(JAVA_INT, 1), "pair[1]", second),
+            };
+        }
+    }
+
+    /**
+     * Accepts one connection, non-blocking and close-on-exec; null when none is pending on a
+     * non-blocking listener.
+     */
+    public UnixSocket accept(SyscallCounters counters) throws ErrnoException {
+        int lfd = fd();
+        while (true) {
+            int c = LibC.accept4(callState, lfd, MemorySegment.NULL, MemorySegment.NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (c >= 0) return new UnixSocket(c, name + "#" + c, counters);
+            int err = Errno.read(callState);
+            if (err == Errno.EINTR || err == Errno.ECONNABORTED) continue;
+            if (err == Errno.EAGAIN) return null;
+            throw new ErrnoException("accept4(" + name + ")", err);
+        }
+    }
+
+    /** send(2) of len bytes of seg at offset; always with MSG_NOSIGNAL (a closed peer gives EPIPE, not a signal). */
+    public long send(MemorySegment seg, long offset, long len, int flags) throws ErrnoException {
+        Objects.checkFromIndexSize(offset, len, seg.byteSize());
+        long addr = seg.address() + offset;
+        int f = flags | MSG_NOSIGNAL;
+        try {
+            while (true) {
+                long n = LibC.send(callState, fd(), addr, len, f);
+                counters.increment(SyscallKind.SENDTO);
+                if (n >= 0) return n;
+                int err = Errno.read(callState);
+                if (err == Errno.EINTR) continue;
+                if (err == Errno.EAGAIN) return WOULD_BLOCK;
+                throw new ErrnoException("send(" + name + ")", err);
+            }
+        } finally {
+            Reference.reachabilityFence(seg);
+        }
+    }
+
+    /** recv(2) of at most len bytes into seg at offset; 0 means the peer closed its end. */
+    public long recv(MemorySegment seg, long offset, long len, int flags) throws ErrnoException {
+        Objects.checkFromIndexSize(offset, len, seg.byteSize());
+        long addr = seg.address() + offset;
+        try {
+            while (true) {
+                long n = LibC.recv(callState, fd(), addr, len, flags);
+                counters.increment(SyscallKind.RECVFROM);
+                if (n >= 0) return n;
+                int err = Errno.read(callState);
+                if (err == Errno.EINTR) continue;
+                if (err == Errno.EAGAIN) return WOULD_BLOCK;
+                throw new ErrnoException("recv(" + name + ")", err);
+            }
+        } finally {
+            Reference.reachabilityFence(seg);
+        }
+    }
+
+    /** sendmsg(2) of the pending entries of iov; does not advance it. */
+    public long sendmsg(IovArray iov, int flags) throws ErrnoException {
+        MemorySegment msg = iov.pendingMsghdr();
+        int f = flags | MSG_NOSIGNAL;
+        while (true) {
+            long n = LibC.sendmsg(callState, fd(), msg, f);
+            counters.increment(SyscallKind.SENDMSG);
+            if (n >= 0) return n;
+            int err = Errno.read(callState);
+            if (err == Errno.EINTR) continue;
+            if (err == Errno.EAGAIN) return WOULD_BLOCK;
+            throw new ErrnoException("sendmsg(" + name + ")", err);
+        }
+    }
+
+    /** recvmsg(2) into the pending entries of iov; does not advance it. */
+    public long recvmsg(IovArray iov, int flags) throws ErrnoException {
+        MemorySegment msg = iov.pendingMsghdr();
+        while (true) {
+            long n = LibC.recvmsg(callState, fd(), msg, flags);
+            counters.increment(SyscallKind.RECVMSG);
+            if (n >= 0) return n;
+            int err = Errno.read(callState);
+            if (err == Errno.EINTR) continue;
+            if (err == Errno.EAGAIN) return WOULD_BLOCK;
+            throw new ErrnoException("recvmsg(" + name + ")", err);
+        }
+    }
+
+    /** writev(2) of the pending entries of iov; does not advance it. */
+    public long writev(IovArray iov) throws ErrnoException {
+        while (true) {
+            long n = LibC.writev(callState, fd(), iov.pendingAddress(), iov.pending());
+            counters.increment(SyscallKind.WRITEV);
+            if (n >= 0) return n;
+            int err = Errno.read(callState);
+            if (err == Errno.EINTR) continue;
+            if (err == Errno.EAGAIN) return WOULD_BLOCK;
+            throw new ErrnoException("writev(" + name + ")", err);
+        }
+    }
+
+    /** readv(2) into the pending entries of iov; does not advance it. */
+    public long readv(IovArray iov) throws ErrnoException {
+        while (true) {
+            long n = LibC.readv(callState, fd(), iov.pendingAddress(), iov.pending());
+            counters.increment(SyscallKind.READV);
+            if (n >= 0) return n;
+            int err = Errno.read(callState);
+            if (err == Errno.EINTR) continue;
+            if (err == Errno.EAGAIN) return WOULD_BLOCK;
+            throw new ErrnoException("readv(" + name + ")", err);
+        }
+    }
+
+    /** Sends all len bytes, blocking; a would-block on a non-blocking socket is an error here. */
+    public void sendFully(MemorySegment seg, long offset, long len) throws ErrnoException {
+        while (len > 0) {
+            long n = send(seg, offset, len, 0);
+            if (n == WOULD_BLOCK) throw new ErrnoException("send(" + name + ")", Errno.EAGAIN);
+            offset += n;
+            len -= n;
+        }
+    }
+
+    /** Receives exactly len bytes, blocking; EOF before that is ECONNRESET. */
+    public void recvFully(MemorySegment seg, long offset, long len) throws ErrnoException {
+        long want = len;
+        while (len > 0) {
+            long n = recv(seg, offset, len, 0);
+            if (n == WOULD_BLOCK) throw new ErrnoException("recv(" + name + ")", Errno.EAGAIN, "receive timed out");
+            if (n == 0) {
+                throw new ErrnoException("recv(" + name + ")", Errno.ECONNRESET,
+                        "peer closed after " + (want - len) + " of " + want + " bytes");
+            }
+            offset += n;
+            len -= n;
+        }
+    }
+
+    public void setNonBlocking(boolean on) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            int flags = LibC.fcntl(cs, fd(), F_GETFL, 0);
+            if (flags < 0) throw new ErrnoException("fcntl(" + name + ", F_GETFL)", Errno.read(cs));
+            int next = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK;
+            if (LibC.fcntl(cs, fd(), F_SETFL, next) < 0) {
+                throw new ErrnoException("fcntl(" + name + ", F_SETFL)", Errno.read(cs));
+            }
+        }
+    }
+
+    /** SO_SNDBUF; the kernel doubles the value asked for and applies its minimum. */
+    public void setSendBufferSize(int bytes) throws ErrnoException { setIntOption(SO_SNDBUF, "SO_SNDBUF", bytes); }
+
+    public void setReceiveBufferSize(int bytes) throws ErrnoException { setIntOption(SO_RCVBUF, "SO_RCVBUF", bytes); }
+
+    public int sendBufferSize() throws ErrnoException { return intOption(SO_SNDBUF, "SO_SNDBUF"); }
+
+    public int receiveBufferSize() throws ErrnoException { return intOption(SO_RCVBUF, "SO_RCVBUF"); }
+
+    /** SO_RCVTIMEO: a blocking receive that waits longer returns {@link #WOULD_BLOCK}; 0 waits forever. */
+    public void setReceiveTimeout(long millis) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            MemorySegment tv = a.allocate(16, 8); // struct timeval { long tv_sec; long tv_usec; }
+            tv.set(JAVA_LONG, 0, millis / 1000);
+            tv.set(JAVA_LONG, 8, (millis % 1000) * 1000);
+            if (LibC.setsockopt(cs, fd(), SOL_SOCKET, SO_RCVTIMEO, tv, 16) < 0) {
+                throw new ErrnoException("setsockopt(" + name + ", SO_RCVTIMEO)", Errno.read(cs));
+            }
+        }
+    }
+
+    /** The connected peer's pid, uid and gid (SO_PEERCRED). */
+    public PeerCredentials peerCredentials() throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            MemorySegment cred = a.allocate(PeerCredentials.UCRED);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, (int) cred.byteSize());
+            if (LibC.getsockopt(cs, fd(), SOL_SOCKET, SO_PEERCRED, cred, len) < 0) {
+                throw new ErrnoException("getsockopt(" + name + ", SO_PEERCRED)", Errno.read(cs));
+            }
+            return new PeerCredentials(cred.get(JAVA_INT, 0), cred.get(JAVA_INT, 4), cred.get(JAVA_INT, 8));
+        }
+    }
+
+    private void setIntOption(int opt, String optName, int value) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            MemorySegment v = a.allocate(JAVA_INT);
+            v.set(JAVA_INT, 0, value);
+            if (LibC.setsockopt(cs, fd(), SOL_SOCKET, opt, v, 4) < 0) {
+                throw new ErrnoException("setsockopt(" + name + ", " + optName + ")", Errno.read(cs));
+            }
+        }
+    }
+
+    private int intOption(int opt, String optName) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            MemorySegment v = a.allocate(JAVA_INT);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, 4);
+            if (LibC.getsockopt(cs, fd(), SOL_SOCKET, opt, v, len) < 0) {
+                throw new ErrnoException("getsockopt(" + name + ", " + optName + ")", Errno.read(cs));
+            }
+            return v.get(JAVA_INT, 0);
+        }
+    }
+
+    /** The descriptor, or -1 once closed (a call on it then fails with EBADF). */
+    public int fd() { return (int) FD.getAcquire(this); }
+
+    public boolean isOpen() { return fd() >= 0; }
+
+    /** What this socket is connected to or bound at, for messages. */
+    public String name() { return name; }
+
+    /** The counters every data call on this socket goes to. */
+    public SyscallCounters counters() { return counters; }
+
+    /**
+     * Closes the descriptor once, whichever thread gets here first; later calls do nothing. A shutdown
+     * first wakes a thread blocked in recv on it, which close alone would not.
+     */
+    @Override
+    public void close() {
+        int old = fd();
+        while (old >= 0) {
+            if (FD.compareAndSet(this, old, -1)) {
+                try (Arena a = Arena.ofConfined()) {
+                    MemorySegment cs = Errno.newCallState(a);
+                    LibC.shutdown(cs, old, SHUT_RDWR);
+                    LibC.close(cs, old); // Linux frees the descriptor even when close reports EINTR: never retry
+                }
+                return;
+            }
+            old = fd();
+        }
+    }
+
+    /** Removes a socket file; false if it did not exist. Abstract names have no file. */
+    public static boolean unlink(String path) throws ErrnoException {
+        if (path.startsWith("@")) return false;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            if (LibC.unlink(cs, a.allocateFrom(path)) == 0) return true;
+            int err = Errno.read(cs);
+            if (err == Errno.ENOENT) return false;
+            throw new ErrnoException("unlink(" + path + ")", err);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UnixSocket[" + name + ", fd " + fd() + "]";
+    }
+}

@@ -1,0 +1,207 @@
+package org.sysframe.unix;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Exact syscall counts on real sockets, each thread's library count checked against the kernel's own
+ * count of the same thread (perf_event_open on syscalls:sys_enter_* tracepoints).
+ */
+class SyscallAccountingTest {
+    static final int MESSAGES = 1000;
+    static final int HEADER = 12;
+    static final int PAYLOAD = 32;
+    static final int FRAME = HEADER + PAYLOAD;
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void kernelCountersMustOpenOnThisMachine() {
+        // No skip: on this machine kind (root, tracefs mounted by make test) they must work.
+        assertNull(KernelSyscallCounter.unavailableReason());
+    }
+
+    /** What one thread spent, as the library counted it and as the kernel did. */
+    record ThreadCost(SyscallCounts library, SyscallCounts kernel) {}
+
+    interface Work {
+        void run() throws Exception;
+    }
+
+    static ThreadCost measure(SyscallCounters counters, Work work) throws Exception {
+        try (KernelSyscallCounter kernel = KernelSyscallCounter.forCurrentThread()) {
+            SyscallCounts k0 = kernel.read();
+            SyscallCounts l0 = counters.snapshot();
+            work.run();
+            SyscallCounts l1 = counters.snapshot();
+            SyscallCounts k1 = kernel.read();
+            return new ThreadCost(l1.minus(l0), k1.minus(k0));
+        }
+    }
+
+    /** Reads 1000 frames with a 1024-byte buffer, checks every byte, on its own thread. */
+    static CompletableFuture<ThreadCost> receiveOnOwnThread(UnixSocket s) {
+        CompletableFuture<ThreadCost> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment buf = a.allocate(1024);
+                result.complete(measure(s.counters(), () -> {
+                    long total = 0;
+                    while (total < (long) MESSAGES * FRAME) {
+                        long n = s.recv(buf, 0, 1024, 0);
+                        assertTrue(n > 0, "unexpected EOF after " + total + " bytes");
+                        for (long i = 0; i < n; i++) {
+                            long at = total + i;
+                            assertEquals(expectedByte(at), buf.get(JAVA_BYTE, i), "byte " + at);
+                        }
+                        total += n;
+                    }
+                }));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        }, "receiver");
+        t.start();
+        return result;
+    }
+
+    /** Byte at stream position pos: header {id, type, len} then a payload pattern. */
+    static byte expectedByte(long pos) {
+        int msg = (int) (pos / FRAME);
+        int off = (int) (pos % FRAME);
+        if (off < HEADER) {
+            int word = off < 4 ? msg + 1 : off < 8 ? 0xcafe1987 : PAYLOAD;
+            return (byte) (word >>> (8 * (off % 4)));
+        }
+        return (byte) (msg * 31 + off);
+    }
+
+    static void fill(MemorySegment header, MemorySegment payload, int msg) {
+        header.set(JAVA_INT, 0, msg + 1);
+        header.set(JAVA_INT, 4, 0xcafe1987);
+        header.set(JAVA_INT, 8, PAYLOAD);
+        for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (msg * 31 + HEADER + i));
+    }
+
+    @Test
+    void headerThenPayloadCostsExactlyTwoSendtoPerMessage() throws Exception {
+        UnixSocket[] pair = UnixSocket.pair();
+        try (Arena a = Arena.ofConfined(); UnixSocket tx = pair[0]; UnixSocket rx = pair[1]) {
+            MemorySegment header = a.allocate(HEADER);
+            MemorySegment payload = a.allocate(PAYLOAD);
+            CompletableFuture<ThreadCost> receiver = receiveOnOwnThread(rx);
+            ThreadCost sender = measure(tx.counters(), () -> {
+                for (int m = 0; m < MESSAGES; m++) {
+                    fill(header, payload, m);
+                    assertEquals(HEADER, tx.send(header, 0, HEADER, 0));
+                    assertEquals(PAYLOAD, tx.send(payload, 0, PAYLOAD, 0));
+                }
+            });
+            ThreadCost recv = receiver.get(60, TimeUnit.SECONDS);
+
+            assertEquals(SyscallCounts.of(2000, 0, 0, 0, 0, 0, 0), sender.library());
+            assertEquals(sender.library(), sender.kernel());
+            assertEquals(recv.library(), recv.kernel());
+            assertEquals(recv.library().total(), recv.library().get(SyscallKind.RECVFROM));
+            assertTrue(recv.library().get(SyscallKind.RECVFROM) >= 43, recv.toString()); // 44000 B / 1024
+            System.out.printf("split 1000x(12+32): sender library %s, kernel %s; receiver library %s, kernel %s%n",
+                    sender.library(), sender.kernel(), recv.library(), recv.kernel());
+        }
+    }
+
+    @Test
+    void oneSendmsgWithTwoEntryIovecCostsExactlyOneSendmsgPerMessage() throws Exception {
+        UnixSocket[] pair = UnixSocket.pair();
+        try (Arena a = Arena.ofConfined(); UnixSocket tx = pair[0]; UnixSocket rx = pair[1]) {
+            MemorySegment header = a.allocate(HEADER);
+            MemorySegment payload = a.allocate(PAYLOAD);
+            IovArray iov = new IovArray(a, 2);
+            CompletableFuture<ThreadCost> receiver = receiveOnOwnThread(rx);
+            ThreadCost sender = measure(tx.counters(), () -> {
+                for (int m = 0; m < MESSAGES; m++) {
+                    fill(header, payload, m);
+                    iov.clear();
+                    iov.add(header, 0, HEADER);
+                    iov.add(payload, 0, PAYLOAD);
+                    assertEquals(FRAME, tx.sendmsg(iov, 0));
+                }
+            });
+            ThreadCost recv = receiver.get(60, TimeUnit.SECONDS);
+
+            assertEquals(SyscallCounts.of(0, 0, 1000, 0, 0, 0, 0), sender.library());
+            assertEquals(sender.library(), sender.kernel());
+            assertEquals(recv.library(), recv.kernel());
+            System.out.printf("sendmsg 1000x(12+32): sender library %s, kernel %s; receiver library %s, kernel %s%n",
+                    sender.library(), sender.kernel(), recv.library(), recv.kernel());
+        }
+    }
+
+    @Test
+    void writevOverABoundSocketInATempDirCountsLikeTheKernel() throws Exception {
+        String path = dir.resolve("acct.sock").toString();
+        try (Arena a = Arena.ofConfined();
+             UnixSocket listener = UnixSocket.listen(path, 0600, 4, false);
+             UnixSocket tx = UnixSocket.connect(path);
+             UnixSocket rx = listener.accept(new SyscallCounters("accepted"))) {
+            rx.setNonBlocking(false);
+            MemorySegment header = a.allocate(HEADER);
+            MemorySegment payload = a.allocate(PAYLOAD);
+            IovArray iov = new IovArray(a, 2);
+            CompletableFuture<ThreadCost> receiver = receiveOnOwnThread(rx);
+            ThreadCost sender = measure(tx.counters(), () -> {
+                for (int m = 0; m < MESSAGES; m++) {
+                    fill(header, payload, m);
+                    iov.clear();
+                    iov.add(header, 0, HEADER);
+                    iov.add(payload, 0, PAYLOAD);
+                    assertEquals(FRAME, tx.writev(iov));
+                }
+            });
+            ThreadCost recv = receiver.get(60, TimeUnit.SECONDS);
+
+            assertEquals(SyscallCounts.of(0, 0, 0, 0, 1000, 0, 0), sender.library());
+            assertEquals(sender.library(), sender.kernel());
+            assertEquals(recv.library(), recv.kernel());
+        }
+    }
+
+    @Test
+    void eagainAndEpollWaitAreCountedLikeTheKernel() throws Exception {
+        UnixSocket[] pair = UnixSocket.pair();
+        SyscallCounters loop = new SyscallCounters("loop");
+        try (Arena a = Arena.ofConfined(); UnixSocket s = pair[0]; UnixSocket t = pair[1];
+             Epoll ep = new Epoll(4, loop)) {
+            MemorySegment b = a.allocate(64);
+            ep.add(s.fd(), Epoll.EPOLLIN, 7);
+            ThreadCost cost = measure(loop, () -> {
+                for (int i = 0; i < 100; i++) assertEquals(0, ep.await(0));
+            });
+            assertEquals(SyscallCounts.of(0, 0, 0, 0, 0, 0, 100), cost.library());
+            assertEquals(cost.library(), cost.kernel());
+
+            ThreadCost eagain = measure(s.counters(), () -> {
+                for (int i = 0; i < 100; i++) assertEquals(UnixSocket.WOULD_BLOCK, s.recv(b, 0, 64, UnixSocket.MSG_DONTWAIT));
+            });
+            assertEquals(SyscallCounts.of(0, 100, 0, 0, 0, 0, 0), eagain.library());
+            assertEquals(eagain.library(), eagain.kernel());
+
+            t.sendFully(b, 0, 1);
+            assertEquals(1, ep.await(1000));
+            assertEquals(7, ep.readyTag(0));
+            assertEquals(Epoll.EPOLLIN, ep.readyEvents(0) & Epoll.EPOLLIN);
+        }
+    }
+}
