@@ -105,6 +105,22 @@ public final class IovArray {
         }
     }
 
+    /**
+     * Copies the bytes not yet written, in order, into dst at offset (to queue them after a partial
+     * write); returns how many. Does not change the array.
+     */
+    public long copyRemainingTo(MemorySegment dst, long offset) {
+        java.util.Objects.checkFromIndexSize(offset, remaining, dst.byteSize());
+        long at = offset;
+        for (int i = start; i < count; i++) {
+            long base = iov.get(JAVA_LONG, i * IOV_SIZE);
+            long len = iov.get(JAVA_LONG, i * IOV_SIZE + 8);
+            MemorySegment.copy(MemorySegment.ofAddress(base).reinterpret(len), 0, dst, at, len);
+            at += len;
+        }
+        return at - offset;
+    }
+
     /** Raw address of the first pending entry, for writev/readv. */
     long pendingAddress() { return iov.address() + start * IOV_SIZE; }
 

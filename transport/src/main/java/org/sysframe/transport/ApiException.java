@@ -1,0 +1,24 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.ErrnoException;
+
+/**
+ * The server answered a request with a non-zero status (an errno value), e.g.
+ * {@code GR_HELLO: EBADMSG (74) Bad message}. Its payload, if any, was drained before this was thrown.
+ */
+public final class ApiException extends ErrnoException {
+    private static final long serialVersionUID = 1L;
+
+    private final int type;
+
+    public ApiException(int type, int status) {
+        super(GroutApi.typeName(type), status);
+        this.type = type;
+    }
+
+    /** The request's message type. */
+    public int type() { return type; }
+
+    /** The status the server answered (same as {@link #errno()}). */
+    public int status() { return errno(); }
+}

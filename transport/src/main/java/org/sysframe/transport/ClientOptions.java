@@ -1,0 +1,68 @@
+package org.sysframe.transport;
+
+import java.util.Objects;
+
+/**
+ * Settings of a {@link GroutClient}, chosen at connect time. Defaults: the socket of
+ * {@link GroutApi#defaultSocketPath()}, API version 11, {@link SendFraming#GATHER},
+ * {@link RecvFraming#READAHEAD} (8192 bytes), no receive timeout, Grout's message sizes.
+ */
+public final class ClientOptions {
+    private String socketPath = GroutApi.defaultSocketPath();
+    private int apiVersion = GroutApi.DEFAULT_API_VERSION;
+    private String version = "sysframe";
+    private SendFraming send = SendFraming.GATHER;
+    private RecvFraming recv = RecvFraming.READAHEAD;
+    private long receiveTimeoutMillis;
+    private MessageSpecs specs = MessageSpecs.grout();
+    private int socketBufferSize;
+
+    public static ClientOptions defaults() { return new ClientOptions(); }
+
+    public ClientOptions socketPath(String path) { this.socketPath = Objects.requireNonNull(path); return this; }
+
+    public ClientOptions apiVersion(int v) { this.apiVersion = v; return this; }
+
+    /** The version string sent in GR_HELLO (at most 127 bytes). */
+    public ClientOptions version(String v) {
+        if (v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 127) throw new IllegalArgumentException("version over 127 bytes");
+        this.version = v;
+        return this;
+    }
+
+    public ClientOptions send(SendFraming f) { this.send = Objects.requireNonNull(f); return this; }
+
+    public ClientOptions recv(RecvFraming f) { this.recv = Objects.requireNonNull(f); return this; }
+
+    /** 0: wait forever. Past it a call fails with ETIMEDOUT and the client is no longer usable. */
+    public ClientOptions receiveTimeoutMillis(long ms) {
+        if (ms < 0) throw new IllegalArgumentException("timeout " + ms);
+        this.receiveTimeoutMillis = ms;
+        return this;
+    }
+
+    /** Message sizes, for the minimum response check; add your own module's messages here. */
+    public ClientOptions specs(MessageSpecs s) { this.specs = Objects.requireNonNull(s); return this; }
+
+    /** SO_SNDBUF and SO_RCVBUF of the client socket (0: the kernel's default); small values force partial I/O. */
+    public ClientOptions socketBufferSize(int bytes) {
+        if (bytes < 0) throw new IllegalArgumentException("buffer " + bytes);
+        this.socketBufferSize = bytes;
+        return this;
+    }
+
+    public int socketBufferSize() { return socketBufferSize; }
+    public String socketPath() { return socketPath; }
+    public int apiVersion() { return apiVersion; }
+    public String version() { return version; }
+    public SendFraming send() { return send; }
+    public RecvFraming recv() { return recv; }
+    public long receiveTimeoutMillis() { return receiveTimeoutMillis; }
+    public MessageSpecs specs() { return specs; }
+
+    @Override
+    public String toString() {
+        return "socket " + socketPath + ", api " + apiVersion + ", send " + send + ", recv " + recv
+                + (receiveTimeoutMillis > 0 ? ", timeout " + receiveTimeoutMillis + " ms" : "");
+    }
+}

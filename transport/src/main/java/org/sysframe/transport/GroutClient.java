@@ -1,0 +1,308 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.UnixSocket;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+
+/**
+ * A client of a Grout-style API socket: connects, says GR_HELLO, then sends requests and receives
+ * responses and events with the framing chosen in {@link ClientOptions}.
+ *
+ * <p>Thread-confined, like Grout's C client: use one per thread. {@link #sendRecv} allocates nothing
+ * on the Java heap; the {@link Response} it returns is a flyweight valid until the next call.
+ * Responses whose id is not the one awaited are kept aside (copied) and handed out when their id is
+ * awaited; events that arrive while a response is awaited are kept for {@link #nextEvent()}.
+ *
+ * <p>Request ids run from 1 to 0xffff and wrap, so that a header's first word tells a response
+ * (for_id &lt;= 0xffff) from an event (ev_type, whose module is never 0).
+ *
+ * <p>After a failure that leaves the byte stream out of step (timeout, EOF, a payload_len over
+ * 128 KiB) the client is broken: every later call fails with ENOTCONN naming the first failure.
+ */
+public final class GroutClient implements AutoCloseable {
+    private final ClientOptions options;
+    private final Arena arena = Arena.ofConfined();
+    private final UnixSocket socket;
+    private final MessageWriter writer;
+    private final MessageReader reader;
+    private final MemorySegment requestHeader;
+    private final Response response = new Response();
+    private final Response event = new Response();
+    private final Map<Integer, ArrayDeque<Cached>> asideResponses = new HashMap<>();
+    private final ArrayDeque<Cached> asideEvents = new ArrayDeque<>();
+    private final ResponseStream stream = new ResponseStream();
+    private int lastId;
+    private int maxIfaces;
+    private ErrnoException broken;
+
+    private record Cached(int id, int status, byte[] payload) {}
+
+    private GroutClient(ClientOptions options, UnixSocket socket) {
+        this.options = options;
+        this.socket = socket;
+        this.writer = new MessageWriter(socket, options.send(), arena);
+        this.reader = new MessageReader(socket, options.recv(), arena);
+        this.requestHeader = arena.allocate(Headers.Request.SIZE, 8);
+    }
+
+    /** Connects to options' socket and performs GR_HELLO. A refused hello fails with its status (EBADMSG). */
+    public static GroutClient connect(ClientOptions options) throws IOException {
+        UnixSocket s = UnixSocket.connect(options.socketPath(), new SyscallCounters("client " + options.socketPath()));
+        GroutClient c = new GroutClient(options, s);
+        try {
+            if (options.receiveTimeoutMillis() > 0) s.setReceiveTimeout(options.receiveTimeoutMillis());
+            if (options.socketBufferSize() > 0) {
+                s.setSendBufferSize(options.socketBufferSize());
+                s.setReceiveBufferSize(options.socketBufferSize());
+            }
+            c.hello();
+            return c;
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    public static GroutClient connect(String path) throws IOException {
+        return connect(ClientOptions.defaults().socketPath(path));
+    }
+
+    private void hello() throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment req = a.allocate(GroutApi.HELLO_REQUEST_SIZE);
+            req.set(JAVA_INT, 0, options.apiVersion());
+            byte[] v = options.version().getBytes(StandardCharsets.UTF_8);
+            MemorySegment.copy(v, 0, req, JAVA_BYTE, 4, v.length); // the rest stays 0: NUL-terminated
+            Response r = sendRecv(GroutApi.HELLO, req, 0, req.byteSize());
+            maxIfaces = Short.toUnsignedInt(r.buffer().get(JAVA_SHORT_UNALIGNED, r.offset()));
+        }
+    }
+
+    /** What the server said in its GR_HELLO response. */
+    public int maxIfaces() { return maxIfaces; }
+
+    public ClientOptions options() { return options; }
+
+    public SendFraming sendFraming() { return writer.framing(); }
+
+    public RecvFraming recvFraming() { return options.recv(); }
+
+    /** Every send and recv this client made, by kind. */
+    public SyscallCounters counters() { return socket.counters(); }
+
+    /** Sends a request with an empty payload and waits for its response. */
+    public Response sendRecv(int type) throws IOException {
+        return sendRecv(type, MemorySegment.NULL, 0, 0);
+    }
+
+    public Response sendRecv(int type, MemorySegment payload) throws IOException {
+        return sendRecv(type, payload, 0, payload.byteSize());
+    }
+
+    /**
+     * Sends a request and returns its response; a non-zero status throws {@link ApiException}, a
+     * payload shorter than the type's declared minimum throws EMSGSIZE.
+     */
+    public Response sendRecv(int type, MemorySegment payload, long offset, long length) throws IOException {
+        return recv(type, send(type, payload, offset, length));
+    }
+
+    /** Sends a request without waiting; returns its id, for {@link #recv(int, int)}. */
+    public int send(int type, MemorySegment payload, long offset, long length) throws IOException {
+        usable();
+        if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
+            throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
+                    "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
+        }
+        int id = lastId == MessageReader.MAX_ID ? 1 : lastId + 1;
+        lastId = id;
+        Headers.Request.write(requestHeader, 0, id, type, (int) length);
+        try {
+            writer.write(requestHeader, 0, Headers.Request.SIZE, payload, offset, length);
+        } catch (ErrnoException e) {
+            throw breakWith(e);
+        }
+        return id;
+    }
+
+    /** Waits for the response to request id (of type, for its minimum size). */
+    public Response recv(int type, int id) throws IOException {
+        usable();
+        awaitResponse(id);
+        checkResponse(type, response, false);
+        return response;
+    }
+
+    /**
+     * Sends a stream request; iterate its responses with {@link ResponseStream#next()}. Closing the
+     * stream early drains the rest, so the client stays usable. One stream at a time.
+     */
+    public ResponseStream stream(int type, MemorySegment payload, long offset, long length) throws IOException {
+        int id = send(type, payload, offset, length);
+        stream.open(type, id);
+        return stream;
+    }
+
+    /** Subscribes this connection to ev_type (or {@link GroutApi#EVENT_ALL}). */
+    public void subscribe(int evType, boolean suppressSelfEvents) throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment req = a.allocate(GroutApi.SUBSCRIBE_REQUEST_SIZE);
+            req.set(JAVA_BYTE, 0, (byte) (suppressSelfEvents ? 1 : 0));
+            req.set(JAVA_INT, 4, evType);
+            sendRecv(GroutApi.EVENT_SUBSCRIBE, req, 0, req.byteSize());
+        }
+    }
+
+    /** Removes every subscription of this connection. */
+    public void unsubscribe() throws IOException {
+        sendRecv(GroutApi.EVENT_UNSUBSCRIBE);
+    }
+
+    /** Blocks until an event arrives (or returns one that arrived while a response was awaited). */
+    public Response nextEvent() throws IOException {
+        usable();
+        Cached c = asideEvents.poll();
+        if (c != null) {
+            event.set(c.id, 0, MemorySegment.ofArray(c.payload), 0, c.payload.length);
+            return event;
+        }
+        while (true) {
+            readOne();
+            if (reader.isEvent) {
+                event.set(reader.first, 0, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+                return event;
+            }
+            keepAside(reader.first, reader.status);
+        }
+    }
+
+    /** Events received and not yet taken by {@link #nextEvent()}. */
+    public int pendingEvents() { return asideEvents.size(); }
+
+    private void awaitResponse(int id) throws IOException {
+        ArrayDeque<Cached> q = asideResponses.isEmpty() ? null : asideResponses.get(id);
+        if (q != null) {
+            Cached c = q.poll();
+            if (q.isEmpty()) asideResponses.remove(id);
+            response.set(c.id, c.status, MemorySegment.ofArray(c.payload), 0, c.payload.length);
+            return;
+        }
+        while (true) {
+            readOne();
+            if (!reader.isEvent && reader.first == id) {
+                response.set(id, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+                return;
+            }
+            if (reader.isEvent) {
+                asideEvents.add(new Cached(reader.first, 0, copyPayload()));
+            } else {
+                keepAside(reader.first, reader.status);
+            }
+        }
+    }
+
+    private void keepAside(int forId, int status) {
+        asideResponses.computeIfAbsent(forId, k -> new ArrayDeque<>()).add(new Cached(forId, status, copyPayload()));
+    }
+
+    private byte[] copyPayload() {
+        return reader.payloadBuffer.asSlice(reader.payloadOffset, reader.payloadLen).toArray(JAVA_BYTE);
+    }
+
+    private void readOne() throws ErrnoException {
+        try {
+            reader.next();
+        } catch (ErrnoException e) {
+            throw breakWith(e);
+        }
+    }
+
+    private void checkResponse(int type, Response r, boolean inStream) throws ApiException, ErrnoException {
+        if (r.status() != 0) throw new ApiException(type, r.status());
+        boolean terminator = inStream && r.length() == 0;
+        int min = options.specs().minResponse(type);
+        if (r.length() < min && !terminator) {
+            throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
+                    "response payload of " + r.length() + " bytes, at least " + min + " expected");
+        }
+    }
+
+    private void usable() throws ErrnoException {
+        if (broken != null) {
+            throw new ErrnoException("client(" + socket.name() + ")", Errno.ENOTCONN,
+                    "unusable since: " + broken.getMessage());
+        }
+    }
+
+    private ErrnoException breakWith(ErrnoException e) {
+        if (broken == null) broken = e;
+        return e;
+    }
+
+    /** False once a failure left the connection out of step (see the class comment). */
+    public boolean isUsable() { return broken == null && socket.isOpen(); }
+
+    /** Closes the socket and frees the client's buffers. */
+    @Override
+    public void close() {
+        socket.close();
+        if (arena.scope().isAlive()) arena.close();
+    }
+
+    /**
+     * The responses of one stream request, as a reusable cursor: {@link #next()} returns true with
+     * {@link #current()} set for each item, false at the empty terminator.
+     */
+    public final class ResponseStream implements AutoCloseable {
+        private int type;
+        private int id;
+        private boolean done = true;
+
+        void open(int type, int id) {
+            this.type = type;
+            this.id = id;
+            this.done = false;
+        }
+
+        /** Reads the next item; false once the terminator arrived. A non-zero status throws (and ends the stream). */
+        public boolean next() throws IOException {
+            if (done) return false;
+            usable();
+            awaitResponse(id);
+            if (response.status() != 0) {
+                done = true;
+                throw new ApiException(type, response.status());
+            }
+            if (response.length() == 0) {
+                done = true;
+                return false;
+            }
+            checkResponse(type, response, true);
+            return true;
+        }
+
+        /** The item {@link #next()} just read. */
+        public Response current() { return response; }
+
+        /** Drains the items not read yet, so the client can go on. */
+        @Override
+        public void close() throws IOException {
+            while (next()) {
+                // drained
+            }
+        }
+    }
+}

@@ -1,0 +1,449 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.Epoll;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.LibC;
+import org.sysframe.unix.PeerCredentials;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.UnixSocket;
+
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * A Grout-style API server: one epoll event-loop thread serving every connection on an AF_UNIX
+ * socket, with the framing of {@link ServerOptions}. Handlers run on the loop thread and must not
+ * block.
+ *
+ * <p>Start-up refuses a path where a live server answers, and removes a stale socket file; the file
+ * is created with the configured mode (0600 by default) before anyone can connect. {@link #close()}
+ * stops accepting, closes every connection, frees every buffer and removes the socket file.
+ *
+ * <p>Syscall accounting: {@link #counters()} totals every counted call of the loop thread
+ * (epoll_wait, and every connection's recv and sends); {@link #loopThreadId()} is the thread to give
+ * {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)} for the kernel's count.
+ */
+public final class GroutServer implements AutoCloseable {
+    private static final Logger LOG = System.getLogger("org.sysframe.server");
+    private static final long LISTENER = -1;
+    private static final long WAKEUP = -2;
+    private static final int MAX_CLOSED_STATS = 10_000;
+
+    private final ServerOptions options;
+    private final HandlerRegistry handlers;
+    private final SyscallCounters loopCounters;
+    private final UnixSocket listener;
+    private final Epoll epoll;
+    private final UnixSocket wakeRead;
+    private final UnixSocket wakeWrite;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment wakeBuf = arena.allocate(64);
+    private final MemorySegment scratch = arena.allocate(64, 8);
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final CountDownLatch started = new CountDownLatch(1);
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Thread thread;
+    private final List<ServerConnection> dirty = new ArrayList<>();
+    private final List<ServerConnection> subscribers = new ArrayList<>();
+    private final List<ConnectionStats> closedStats = new ArrayList<>();
+
+    private ServerConnection[] slots = new ServerConnection[64];
+    private int[] generations = new int[64];
+    private final ArrayDeque32 freeSlots = new ArrayDeque32();
+    private volatile boolean running = true;
+    private volatile int loopTid;
+    private volatile int connectionCount;
+    private long accepted;
+    private boolean acceptPaused;
+    private Throwable failure;
+
+    private GroutServer(ServerOptions options, UnixSocket listener, Epoll epoll, UnixSocket[] wake) {
+        this.options = options;
+        this.loopCounters = epoll.counters();
+        this.handlers = options.handlers().copy();
+        this.listener = listener;
+        this.epoll = epoll;
+        this.wakeRead = wake[0];
+        this.wakeWrite = wake[1];
+        this.thread = new Thread(this::run, "sysframe-server " + options.socketPath());
+        this.thread.setDaemon(true);
+    }
+
+    /** Binds, listens and starts the event loop; returns once it runs. */
+    public static GroutServer start(ServerOptions options) throws IOException {
+        String path = options.socketPath();
+        if (!path.startsWith("@")) clearStaleSocket(path);
+        UnixSocket listener = UnixSocket.listen(path, options.mode(), options.backlog(), true);
+        Epoll epoll = null;
+        UnixSocket[] wake = null;
+        try {
+            SyscallCounters loop = new SyscallCounters("server loop");
+            epoll = new Epoll(256, loop);
+            wake = UnixSocket.pair(loop, new SyscallCounters("server wakeup (any thread)"));
+            wake[0].setNonBlocking(true);
+            wake[1].setNonBlocking(true);
+        } catch (IOException e) {
+            listener.close();
+            if (epoll != null) epoll.close();
+            UnixSocket.unlink(path);
+            throw e;
+        }
+        GroutServer s = new GroutServer(options, listener, epoll, wake);
+        s.thread.start();
+        try {
+            s.started.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            s.close();
+            throw new IOException("interrupted while starting", e);
+        }
+        if (s.failure != null) {
+            s.close();
+            throw new IOException("server loop failed to start", s.failure);
+        }
+        return s;
+    }
+
+    /** Refuses a path where a server answers; removes the file of a dead one. */
+    private static void clearStaleSocket(String path) throws ErrnoException {
+        try {
+            UnixSocket probe = UnixSocket.connect(path);
+            probe.close();
+            throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE, "a live server already answers on this path");
+        } catch (ErrnoException e) {
+            if (e.errno() == Errno.ECONNREFUSED) {
+                LOG.log(Level.INFO, "removing stale socket file {0}", path);
+                UnixSocket.unlink(path);
+            } else if (e.errno() != Errno.ENOENT) {
+                throw e;
+            }
+        }
+    }
+
+    public ServerOptions options() { return options; }
+
+    HandlerRegistry handlers() { return handlers; }
+
+    Epoll epoll() { return epoll; }
+
+    /** 64 bytes of loop-thread scratch memory for built-in replies. */
+    MemorySegment scratch() { return scratch; }
+
+    public String socketPath() { return options.socketPath(); }
+
+    /** Kernel thread id of the event loop, for {@code KernelSyscallCounter.forThread}. */
+    public int loopThreadId() { return loopTid; }
+
+    /** Every counted syscall of the event-loop thread. */
+    public SyscallCounters counters() { return loopCounters; }
+
+    /** Connections open now. */
+    public int connectionCount() { return connectionCount; }
+
+    /** Runs task on the event-loop thread (for example, to publish events from elsewhere). */
+    public void execute(Runnable task) {
+        tasks.add(task);
+        wake();
+    }
+
+    /** Runs a computation on the loop thread and waits for its result. */
+    public <T> T call(Supplier<T> what) throws IOException {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        execute(() -> f.complete(what.get()));
+        try {
+            return f.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("server loop did not answer", e);
+        }
+    }
+
+    /** Statistics of the connections that closed (the latest 10,000), read on the loop thread. */
+    public List<ConnectionStats> closedConnections() throws IOException {
+        return call(() -> List.copyOf(closedStats));
+    }
+
+    /** Statistics of the open connections, read on the loop thread. */
+    public List<ConnectionStats> openConnections() throws IOException {
+        return call(() -> {
+            List<ConnectionStats> out = new ArrayList<>();
+            for (ServerConnection c : slots) if (c != null) out.add(stats(c, "open"));
+            return out;
+        });
+    }
+
+    /**
+     * Publishes an event to every subscriber of evType (or of every type), except those that asked to
+     * suppress their own events when causePid is their pid. Loop thread only (from a handler, or via
+     * {@link #execute}); use 0 as causePid for events no client caused.
+     */
+    public void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
+        if (Thread.currentThread() != thread) throw new IllegalStateException("publish from the event-loop thread (use execute)");
+        if (len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("event payload " + len + " over GR_API_MAX_MSG_LEN");
+        for (int i = 0; i < subscribers.size(); i++) {
+            ServerConnection c = subscribers.get(i);
+            if (c.wants(evType, causePid)) c.sendEvent(evType, payload, off, len);
+        }
+    }
+
+    void subscribed(ServerConnection c) {
+        if (!subscribers.contains(c)) subscribers.add(c);
+    }
+
+    void unsubscribed(ServerConnection c) {
+        subscribers.remove(c);
+    }
+
+    void markDirty(ServerConnection c) { dirty.add(c); }
+
+    void log(Level level, String format, Object... args) {
+        if (LOG.isLoggable(level)) LOG.log(level, String.format(format, args));
+    }
+
+    private void run() {
+        loopTid = LibC.gettid();
+        try {
+            epoll.add(listener.fd(), Epoll.EPOLLIN, LISTENER);
+            epoll.add(wakeRead.fd(), Epoll.EPOLLIN, WAKEUP);
+        } catch (ErrnoException e) {
+            failure = e;
+            started.countDown();
+            stopped.countDown();
+            return;
+        }
+        started.countDown();
+        try {
+            loop();
+        } catch (Throwable t) {
+            failure = t;
+            LOG.log(Level.ERROR, "server loop failed", t);
+        } finally {
+            shutdown();
+            stopped.countDown();
+        }
+    }
+
+    private void loop() throws ErrnoException {
+        while (running) {
+            int n = epoll.await(-1);
+            for (int i = 0; i < n; i++) {
+                long tag = epoll.readyTag(i);
+                int events = epoll.readyEvents(i);
+                if (tag == LISTENER) {
+                    acceptAll();
+                } else if (tag == WAKEUP) {
+                    drainWakeups();
+                } else {
+                    ServerConnection c = connection(tag);
+                    if (c == null) continue; // closed earlier in this round
+                    if ((events & Epoll.EPOLLOUT) != 0) c.onWritable();
+                    if ((events & (Epoll.EPOLLIN | Epoll.EPOLLHUP | Epoll.EPOLLERR)) != 0) c.onReadable();
+                }
+            }
+            flushDirty();
+        }
+    }
+
+    private void flushDirty() {
+        for (int i = 0; i < dirty.size(); i++) {
+            ServerConnection c = dirty.get(i);
+            if (c.dirty()) c.flush();
+        }
+        dirty.clear();
+    }
+
+    private ServerConnection connection(long tag) {
+        int slot = (int) tag;
+        int gen = (int) (tag >>> 32);
+        if (slot < 0 || slot >= slots.length || generations[slot] != gen) return null;
+        return slots[slot];
+    }
+
+    private void acceptAll() {
+        while (running) {
+            UnixSocket s;
+            int slot = freeSlots.isEmpty() ? -1 : freeSlots.peek();
+            try {
+                s = listener.accept(new SyscallCounters("connection", loopCounters));
+            } catch (ErrnoException e) {
+                if (e.errno() == Errno.EMFILE || e.errno() == Errno.ENFILE || e.errno() == Errno.ENOMEM) {
+                    LOG.log(Level.WARNING, "accept failed ({0}): pausing accepts until a connection closes", e.getMessage());
+                    pauseAccepting(true);
+                } else {
+                    LOG.log(Level.ERROR, "accept failed: {0}", e.getMessage());
+                }
+                return;
+            }
+            if (s == null) return;
+            PeerCredentials cred;
+            try {
+                cred = s.peerCredentials();
+                if (options.socketBufferSize() > 0) {
+                    s.setSendBufferSize(options.socketBufferSize());
+                    s.setReceiveBufferSize(options.socketBufferSize());
+                }
+            } catch (ErrnoException e) {
+                LOG.log(Level.WARNING, "dropping a connection whose credentials cannot be read: {0}", e.getMessage());
+                s.close();
+                continue;
+            }
+            if (options.allowedUids() != null && !options.allowedUids().contains(cred.uid())) {
+                LOG.log(Level.WARNING, "refused connection from uid {0} (pid {1}): not an allowed uid", cred.uid(), cred.pid());
+                s.close();
+                continue;
+            }
+            if (slot < 0) {
+                slot = nextNewSlot();
+            } else {
+                freeSlots.pop();
+            }
+            int gen = ++generations[slot];
+            long tag = ((long) gen << 32) | slot;
+            ServerConnection c = new ServerConnection(this, tag, s, cred.pid(), cred.uid());
+            try {
+                epoll.add(s.fd(), Epoll.EPOLLIN, tag);
+            } catch (ErrnoException e) {
+                LOG.log(Level.ERROR, "cannot watch a new connection: {0}", e.getMessage());
+                generations[slot]++;
+                freeSlots.push(slot);
+                c.close("epoll_ctl failed");
+                continue;
+            }
+            slots[slot] = c;
+            connectionCount++;
+            accepted++;
+        }
+    }
+
+    private int highestSlot;
+
+    private int nextNewSlot() {
+        if (highestSlot == slots.length) {
+            slots = java.util.Arrays.copyOf(slots, slots.length * 2);
+            generations = java.util.Arrays.copyOf(generations, generations.length * 2);
+        }
+        return highestSlot++;
+    }
+
+    private void pauseAccepting(boolean pause) {
+        if (pause == acceptPaused) return;
+        try {
+            epoll.modify(listener.fd(), pause ? 0 : Epoll.EPOLLIN, LISTENER);
+            acceptPaused = pause;
+        } catch (ErrnoException e) {
+            LOG.log(Level.ERROR, "cannot {0} accepting: {1}", pause ? "pause" : "resume", e.getMessage());
+        }
+    }
+
+    /** Called by a connection once it closed: frees its slot and records its totals. */
+    void closed(ServerConnection c, String reason) {
+        int slot = (int) c.tag;
+        if (slot >= 0 && slot < slots.length && slots[slot] == c) {
+            slots[slot] = null;
+            generations[slot]++;
+            freeSlots.push(slot);
+            connectionCount--;
+        }
+        if (c.hasSubscriptions()) subscribers.remove(c);
+        if (closedStats.size() == MAX_CLOSED_STATS) closedStats.remove(0);
+        closedStats.add(stats(c, reason));
+        log(Level.DEBUG, "pid=%d: connection closed (%s)", c.peerPid(), reason);
+        if (acceptPaused) pauseAccepting(false);
+    }
+
+    private static ConnectionStats stats(ServerConnection c, String reason) {
+        return new ConnectionStats(c.peerPid(), 0, c.requests(), c.counters().snapshot(), reason);
+    }
+
+    private void drainWakeups() {
+        try {
+            while (wakeRead.recv(wakeBuf, 0, wakeBuf.byteSize(), 0) > 0) {
+                // drained
+            }
+        } catch (ErrnoException e) {
+            LOG.log(Level.ERROR, "wakeup socket failed: {0}", e.getMessage());
+        }
+        Runnable t;
+        while ((t = tasks.poll()) != null) {
+            try {
+                t.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "task failed on the server loop", e);
+            }
+        }
+    }
+
+    private synchronized void wake() {
+        try (Arena a = Arena.ofConfined()) {
+            wakeWrite.send(a.allocate(1), 0, 1, UnixSocket.MSG_DONTWAIT); // EAGAIN: a wakeup is already pending
+        } catch (ErrnoException e) {
+            if (running) LOG.log(Level.ERROR, "cannot wake the server loop: {0}", e.getMessage());
+        }
+    }
+
+    private void shutdown() {
+        for (ServerConnection c : slots) {
+            if (c != null) c.close("server shutdown");
+        }
+        listener.close();
+        try {
+            UnixSocket.unlink(options.socketPath());
+        } catch (ErrnoException e) {
+            LOG.log(Level.WARNING, "cannot remove {0}: {1}", options.socketPath(), e.getMessage());
+        }
+        wakeRead.close();
+        epoll.close();
+    }
+
+    /** Stops accepting, closes every connection, frees every buffer, removes the socket file. Idempotent. */
+    @Override
+    public void close() {
+        if (running) {
+            running = false;
+            wake();
+        }
+        try {
+            if (Thread.currentThread() != thread && !stopped.await(30, TimeUnit.SECONDS)) {
+                LOG.log(Level.ERROR, "server loop did not stop within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this) {
+            wakeWrite.close();
+        }
+        if (arena.scope().isAlive() && stopped.getCount() == 0) arena.close();
+    }
+
+    /** A small stack of ints for free connection slots (no boxing). */
+    private static final class ArrayDeque32 {
+        private int[] items = new int[16];
+        private int size;
+
+        boolean isEmpty() { return size == 0; }
+
+        int peek() { return items[size - 1]; }
+
+        int pop() { return items[--size]; }
+
+        void push(int v) {
+            if (size == items.length) items = java.util.Arrays.copyOf(items, size * 2);
+            items[size++] = v;
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+
+/**
+ * Reads the messages a server sends a client (responses and events) from a blocking socket, with a
+ * {@link RecvFraming}. After {@link #next()}, the fields describe one whole message whose payload stays
+ * valid until the following call.
+ *
+ * <p>Responses and events share the socket. They are told apart by the first header word: a
+ * response's {@code for_id} is an id this client chose, always in 1..0xffff; an event's {@code ev_type}
+ * is {@code (module << 16) | id} with a non-zero module, so above 0xffff.
+ */
+final class MessageReader {
+    /** Largest request id a client uses: ids above it are event types. */
+    static final int MAX_ID = 0xffff;
+
+    private final UnixSocket socket;
+    private final MemorySegment ahead;  // read-ahead buffer, or null for EXACT
+    private final int capacity;
+    private final MemorySegment header; // EXACT: the header being read
+    private final MemorySegment big;    // payloads that do not fit the read-ahead buffer (or all of them, EXACT)
+    private int start;
+    private int end;
+
+    // The message last read.
+    boolean isEvent;
+    int first;          // for_id or ev_type
+    int status;
+    long payloadLen;
+    MemorySegment payloadBuffer;
+    long payloadOffset;
+
+    MessageReader(UnixSocket socket, RecvFraming framing, Arena arena) {
+        this.socket = socket;
+        this.capacity = framing.readAhead() ? framing.bufferSize() : 0;
+        this.ahead = framing.readAhead() ? arena.allocate(capacity, 8) : null;
+        this.header = arena.allocate(Headers.Event.SIZE, 8);
+        this.big = arena.allocate(GroutApi.MAX_MSG_LEN, 8);
+    }
+
+    /** Bytes already received and not yet handed out (read-ahead only). */
+    int buffered() { return end - start; }
+
+    /** Blocks until one whole message is read; throws EMSGSIZE, ECONNRESET or ETIMEDOUT. */
+    void next() throws ErrnoException {
+        if (ahead == null) nextExact();
+        else nextReadAhead();
+    }
+
+    private void nextExact() throws ErrnoException {
+        recvExactly(header, 0, Headers.Response.SIZE, true);
+        first = header.get(JAVA_INT_UNALIGNED, 0);
+        isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
+        if (isEvent) recvExactly(header, Headers.Response.SIZE, Headers.Event.SIZE - Headers.Response.SIZE, false);
+        parseHeader(header, 0);
+        recvExactly(big, 0, payloadLen, false);
+        payloadBuffer = big;
+        payloadOffset = 0;
+    }
+
+    private void nextReadAhead() throws ErrnoException {
+        if (start == end) start = end = 0;
+        ensure(4, true);
+        first = ahead.get(JAVA_INT_UNALIGNED, start);
+        isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
+        int hlen = isEvent ? Headers.Event.SIZE : Headers.Response.SIZE;
+        ensure(hlen, false);
+        parseHeader(ahead, start);
+        long total = hlen + payloadLen;
+        if (total <= capacity) {
+            ensure((int) total, false);
+            payloadBuffer = ahead;
+            payloadOffset = start + hlen;
+            start += (int) total;
+        } else {
+            // Too big for the buffer: take what is buffered, then receive the rest straight into place.
+            int have = end - start - hlen;
+            MemorySegment.copy(ahead, start + hlen, big, 0, have);
+            start = end = 0;
+            recvExactly(big, have, payloadLen - have, false);
+            payloadBuffer = big;
+            payloadOffset = 0;
+        }
+    }
+
+    private void parseHeader(MemorySegment s, long at) throws ErrnoException {
+        if (isEvent) {
+            status = 0;
+            payloadLen = Headers.Event.payloadLen(s, at);
+        } else {
+            status = Headers.Response.status(s, at);
+            payloadLen = Headers.Response.payloadLen(s, at);
+        }
+        if (payloadLen < 0 || payloadLen > GroutApi.MAX_MSG_LEN) {
+            throw new ErrnoException(isEvent ? "event header" : "response header", Errno.EMSGSIZE,
+                    "payload_len " + Long.toUnsignedString(payloadLen) + " over GR_API_MAX_MSG_LEN " + GroutApi.MAX_MSG_LEN);
+        }
+    }
+
+    /** Makes at least min bytes available from start, receiving as much as fits per recv. */
+    private void ensure(int min, boolean atMessageStart) throws ErrnoException {
+        while (end - start < min) {
+            if (start + min > capacity) {
+                MemorySegment.copy(ahead, start, ahead, 0, end - start);
+                end -= start;
+                start = 0;
+            }
+            long n = socket.recv(ahead, end, capacity - end, 0);
+            check(n, atMessageStart && end == start);
+            end += (int) n;
+        }
+    }
+
+    private void recvExactly(MemorySegment dst, long off, long len, boolean atMessageStart) throws ErrnoException {
+        long done = 0;
+        while (done < len) {
+            long n = socket.recv(dst, off + done, len - done, 0);
+            check(n, atMessageStart && done == 0);
+            done += n;
+        }
+    }
+
+    private void check(long n, boolean nothingYet) throws ErrnoException {
+        if (n == UnixSocket.WOULD_BLOCK) {
+            throw new ErrnoException("recv(" + socket.name() + ")", Errno.ETIMEDOUT, "receive timeout expired");
+        }
+        if (n == 0) {
+            throw new ErrnoException("recv(" + socket.name() + ")", Errno.ECONNRESET,
+                    nothingYet ? "server closed the connection" : "server closed the connection in the middle of a message");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.IovArray;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Writes one message (header + payload) on a socket with a {@link SendFraming}, looping over partial
+ * writes. On a blocking socket it returns once all is out; on a non-blocking one it stops at EAGAIN
+ * and returns how much was written, so the caller can queue the rest. Owns its scratch memory (the
+ * copy buffer and the iovec array); no allocation per message.
+ */
+public final class MessageWriter {
+    private final UnixSocket socket;
+    private final SendFraming framing;
+    private final MemorySegment copyBuffer;
+    private final IovArray iov;
+
+    public MessageWriter(UnixSocket socket, SendFraming framing, Arena arena) {
+        this.socket = socket;
+        this.framing = framing;
+        this.copyBuffer = framing.kind() == SendFraming.Kind.COPY ? arena.allocate(framing.copyThreshold(), 8) : null;
+        this.iov = framing.kind() == SendFraming.Kind.GATHER ? new IovArray(arena, 2) : null;
+    }
+
+    public SendFraming framing() { return framing; }
+
+    /**
+     * Writes hlen header bytes then plen payload bytes; returns the bytes written, hlen + plen unless
+     * the socket is non-blocking and filled up.
+     */
+    public long write(MemorySegment header, long hoff, int hlen, MemorySegment payload, long poff, long plen)
+            throws ErrnoException {
+        switch (framing.kind()) {
+            case COPY -> {
+                // The seed patch copies only when there is a payload and the whole message fits.
+                if (plen > 0 && hlen + plen <= copyBuffer.byteSize()) {
+                    MemorySegment.copy(header, hoff, copyBuffer, 0, hlen);
+                    MemorySegment.copy(payload, poff, copyBuffer, hlen, plen);
+                    return sendAll(copyBuffer, 0, hlen + plen);
+                }
+                return writeSplit(header, hoff, hlen, payload, poff, plen);
+            }
+            case GATHER -> {
+                iov.clear();
+                iov.add(header, hoff, hlen);
+                if (plen > 0) iov.add(payload, poff, plen);
+                long total = hlen + plen;
+                while (!iov.isEmpty()) {
+                    long n = socket.sendmsg(iov, 0);
+                    if (n == UnixSocket.WOULD_BLOCK) break;
+                    iov.advance(n);
+                }
+                return total - iov.remaining();
+            }
+            default -> {
+                return writeSplit(header, hoff, hlen, payload, poff, plen);
+            }
+        }
+    }
+
+    private long writeSplit(MemorySegment header, long hoff, int hlen, MemorySegment payload, long poff, long plen)
+            throws ErrnoException {
+        long h = sendAll(header, hoff, hlen);
+        if (h < hlen || plen == 0) return h;
+        return h + sendAll(payload, poff, plen);
+    }
+
+    private long sendAll(MemorySegment seg, long off, long len) throws ErrnoException {
+        long done = 0;
+        while (done < len) {
+            long n = socket.send(seg, off + done, len - done, 0);
+            if (n == UnixSocket.WOULD_BLOCK) break;
+            done += n;
+        }
+        return done;
+    }
+}

@@ -1,0 +1,66 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.Errno;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * How a {@link Handler} answers: one of {@link #ok()}, {@link #ok(MemorySegment, long, long)},
+ * {@link #echo(long, long)} or {@link #error(int)}; or, for a stream, any number of
+ * {@link #item(MemorySegment, long, long)} then {@link #end()}. A reusable flyweight bound to the
+ * connection being served.
+ */
+public final class Reply {
+    private ServerConnection connection;
+    private Request request;
+    private boolean answered;
+
+    void bind(ServerConnection connection, Request request) {
+        this.connection = connection;
+        this.request = request;
+        this.answered = false;
+    }
+
+    boolean answered() { return answered; }
+
+    ServerConnection connection() { return connection; }
+
+    /** Success, empty payload. */
+    public void ok() { finish(0, MemorySegment.NULL, 0, 0, false); }
+
+    /** Success with len bytes of seg from off, copied before this returns when they must outlive the call. */
+    public void ok(MemorySegment seg, long off, long len) { finish(0, seg, off, len, false); }
+
+    /** Success whose payload is len bytes of the request's own payload from off: no copy (an echo). */
+    public void echo(long off, long len) {
+        java.util.Objects.checkFromIndexSize(off, len, request.length());
+        finish(0, request.buffer(), request.offset() + off, len, true);
+    }
+
+    /** Failure with an errno status (e.g. {@link Errno#EINVAL}), empty payload. */
+    public void error(int status) {
+        if (status == 0) throw new IllegalArgumentException("an error status is not 0");
+        finish(status, MemorySegment.NULL, 0, 0, false);
+    }
+
+    /** One item of a stream response (a non-empty payload, copied when it must outlive the call). */
+    public void item(MemorySegment seg, long off, long len) {
+        if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
+        if (len == 0) throw new IllegalArgumentException("a stream item cannot be empty: that is the terminator");
+        connection.respond(request.id(), 0, seg, off, len, false);
+    }
+
+    /** Ends a stream with the empty terminator. */
+    public void end() { finish(0, MemorySegment.NULL, 0, 0, false); }
+
+    private void finish(int status, MemorySegment seg, long off, long len, boolean fromRequest) {
+        if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
+        answered = true;
+        connection.respond(request.id(), status, seg, off, len, fromRequest);
+    }
+
+    /** Publishes an event to subscribers, caused by this request (for suppress_self_events). */
+    public void publish(int evType, MemorySegment seg, long off, long len) {
+        connection.server().publish(evType, seg, off, len, request.peerPid());
+    }
+}

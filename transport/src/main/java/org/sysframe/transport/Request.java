@@ -1,0 +1,47 @@
+package org.sysframe.transport;
+
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * The request a {@link Handler} is called with: a reusable flyweight over the connection's read
+ * buffer, valid only during the call. The payload is {@link #length()} bytes of {@link #buffer()} from
+ * {@link #offset()}.
+ */
+public final class Request {
+    private int id;
+    private int type;
+    private MemorySegment buffer = MemorySegment.NULL;
+    private long offset;
+    private long length;
+    private int peerPid;
+    private int peerUid;
+
+    void set(int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid) {
+        this.id = id;
+        this.type = type;
+        this.buffer = buffer;
+        this.offset = offset;
+        this.length = length;
+        this.peerPid = peerPid;
+        this.peerUid = peerUid;
+    }
+
+    public int id() { return id; }
+    public int type() { return type; }
+    public MemorySegment buffer() { return buffer; }
+    public long offset() { return offset; }
+    public long length() { return length; }
+    /** The client's process id, from SO_PEERCRED at accept. */
+    public int peerPid() { return peerPid; }
+    public int peerUid() { return peerUid; }
+
+    public byte getByte(long i) {
+        java.util.Objects.checkIndex(i, length);
+        return buffer.get(JAVA_BYTE, offset + i);
+    }
+
+    /** A view of the payload (allocates a slice; valid during the call only). */
+    public MemorySegment payload() { return buffer.asSlice(offset, length); }
+}

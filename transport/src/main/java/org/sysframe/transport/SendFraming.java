@@ -1,0 +1,44 @@
+package org.sysframe.transport;
+
+import java.util.Locale;
+
+/**
+ * How a message (header + payload) leaves: {@link Kind#SPLIT} header then payload, two sends;
+ * {@link Kind#COPY} both copied into one buffer and sent once when they fit under the threshold, else
+ * split (the seed patch, threshold 1024); {@link Kind#GATHER} one {@code sendmsg} with a two-entry
+ * iovec, no copy (Grout's merged change).
+ */
+public record SendFraming(Kind kind, int copyThreshold) {
+    public enum Kind { SPLIT, COPY, GATHER }
+
+    /** The seed patch's buffer size. */
+    public static final int DEFAULT_COPY_THRESHOLD = 1024;
+
+    public static final SendFraming SPLIT = new SendFraming(Kind.SPLIT, 0);
+    public static final SendFraming COPY = new SendFraming(Kind.COPY, DEFAULT_COPY_THRESHOLD);
+    public static final SendFraming GATHER = new SendFraming(Kind.GATHER, 0);
+
+    public SendFraming {
+        if (kind == Kind.COPY && (copyThreshold < Headers.Event.SIZE || copyThreshold > 16 << 20)) {
+            throw new IllegalArgumentException("copy threshold " + copyThreshold + " out of [16, 16 MiB]");
+        }
+    }
+
+    public static SendFraming copy(int threshold) { return new SendFraming(Kind.COPY, threshold); }
+
+    /** Parses {@code split}, {@code copy}, {@code copy:SIZE} or {@code gather}. */
+    public static SendFraming parse(String s) {
+        String[] p = s.toLowerCase(Locale.ROOT).split(":", 2);
+        return switch (p[0]) {
+            case "split" -> SPLIT;
+            case "gather" -> GATHER;
+            case "copy" -> p.length == 1 ? COPY : copy(Integer.parseInt(p[1]));
+            default -> throw new IllegalArgumentException("send framing '" + s + "': expected split, copy[:SIZE] or gather");
+        };
+    }
+
+    @Override
+    public String toString() {
+        return kind == Kind.COPY ? "copy:" + copyThreshold : kind.name().toLowerCase(Locale.ROOT);
+    }
+}
