@@ -1,0 +1,107 @@
+package org.sysframe.transport;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.SyscallCounts;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Exact syscalls per transaction (32-byte GR_PING, 1000 calls after the hello) for the pairings the
+ * seed patch and Grout's merged change compare, client and server, each library count checked
+ * against the kernel's count of the same thread.
+ */
+class ExactCountsTest {
+    static final int CALLS = 1000;
+    static final int PAYLOAD = 32;
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void kernelCountersOpenHere() {
+        assertNull(KernelSyscallCounter.unavailableReason());
+    }
+
+    /** One side's cost of the CALLS transactions, library and kernel. */
+    record Cost(SyscallCounts library, SyscallCounts kernel) {}
+
+    record Run(Cost client, Cost server) {}
+
+    Run run(ClientOptions client, ServerOptions server) throws Exception {
+        String path = dir.resolve("counts.sock").toString();
+        try (GroutServer s = GroutServer.start(server.socketPath(path));
+             GroutClient c = GroutClient.connect(client.socketPath(path));
+             Arena a = Arena.ofConfined();
+             KernelSyscallCounter ck = KernelSyscallCounter.forCurrentThread();
+             KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
+            MemorySegment payload = a.allocate(PAYLOAD);
+            for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
+            ServerIdle.await(s);
+            SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
+            SyscallCounts sl0 = s.counters().snapshot(), sk0 = sk.read();
+            for (int i = 0; i < CALLS; i++) {
+                Response r = c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD);
+                assertEquals(PAYLOAD, r.length());
+                assertEquals((byte) 217, r.getByte(31));
+            }
+            SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
+            ServerIdle.await(s);
+            SyscallCounts sl1 = s.counters().snapshot(), sk1 = sk.read();
+            Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)));
+            System.out.printf("client %s/%s, server %s/%s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
+                    client.send(), client.recv(), server.send(), server.flush(), CALLS, PAYLOAD,
+                    run.client.library, run.client.kernel, run.server.library, run.server.kernel);
+            assertEquals(run.client.library, run.client.kernel, "client: library vs kernel");
+            assertEquals(run.server.library, run.server.kernel, "server: library vs kernel");
+            return run;
+        }
+    }
+
+    @Test
+    void twoSyscallBaselineCostsTwoSendtoAndTwoRecvfromPerCall() throws Exception {
+        Run r = run(ClientOptions.defaults().send(SendFraming.SPLIT).recv(RecvFraming.EXACT),
+                ServerOptions.defaults().send(SendFraming.SPLIT).flush(FlushMode.IMMEDIATE));
+        assertEquals(SyscallCounts.of(2000, 2000, 0, 0, 0, 0, 0), r.client.library);
+        // Server: two sendto per response, always. Its reads depend on whether it wakes between the
+        // client's header and payload sends: one recvfrom per wake-up, one epoll_wait per recvfrom.
+        SyscallCounts srv = r.server.library;
+        assertEquals(2000, srv.get(org.sysframe.unix.SyscallKind.SENDTO));
+        long reads = srv.get(org.sysframe.unix.SyscallKind.RECVFROM);
+        assertTrue(reads >= 1000 && reads <= 2000, "recvfrom " + reads);
+        assertEquals(reads, srv.get(org.sysframe.unix.SyscallKind.EPOLL_WAIT));
+        assertEquals(2000 + 2 * reads, srv.total());
+    }
+
+    @Test
+    void seedPatchPairingCostsOneSendtoAndOneRecvfromPerCall() throws Exception {
+        Run r = run(ClientOptions.defaults().send(SendFraming.copy(1024)).recv(RecvFraming.readAhead(1024)),
+                ServerOptions.defaults().send(SendFraming.COPY).flush(FlushMode.IMMEDIATE));
+        assertEquals(SyscallCounts.of(1000, 1000, 0, 0, 0, 0, 0), r.client.library);
+        assertEquals(SyscallCounts.of(1000, 1000, 0, 0, 0, 0, 1000), r.server.library);
+    }
+
+    @Test
+    void mergedChangePairingCostsOneSendmsgAndOneRecvfromPerCall() throws Exception {
+        Run r = run(ClientOptions.defaults().send(SendFraming.GATHER).recv(RecvFraming.READAHEAD),
+                ServerOptions.defaults().send(SendFraming.GATHER).flush(FlushMode.DEFERRED));
+        assertEquals(SyscallCounts.of(0, 1000, 1000, 0, 0, 0, 0), r.client.library);
+        assertEquals(SyscallCounts.of(0, 1000, 0, 0, 1000, 0, 1000), r.server.library);
+    }
+
+    @Test
+    void immediateGatherServerWritesEachResponseWithOneSendmsg() throws Exception {
+        Run r = run(ClientOptions.defaults().send(SendFraming.GATHER).recv(RecvFraming.READAHEAD),
+                ServerOptions.defaults().send(SendFraming.GATHER).flush(FlushMode.IMMEDIATE));
+        assertEquals(SyscallCounts.of(0, 1000, 1000, 0, 0, 0, 0), r.client.library);
+        assertEquals(SyscallCounts.of(0, 1000, 1000, 0, 0, 0, 1000), r.server.library);
+    }
+}
