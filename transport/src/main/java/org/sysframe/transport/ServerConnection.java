@@ -73,6 +73,7 @@ final class ServerConnection {
 
     GroutServer server() { return server; }
     int peerPid() { return peerPid; }
+    int peerUid() { return peerUid; }
     UnixSocket socket() { return socket; }
     SyscallCounters counters() { return socket.counters(); }
     long requests() { return requests; }

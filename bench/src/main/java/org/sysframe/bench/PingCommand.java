@@ -1,0 +1,84 @@
+package org.sysframe.bench;
+
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.RecvFraming;
+import org.sysframe.transport.SendFraming;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code sysframe ping}: Grout's ping_perf workload, with syscalls per call from the library and the kernel. */
+@Command(name = "ping", mixinStandardHelpOptions = true,
+        description = "Grout's ping_perf workload: COUNT GR_PING calls of LEN bytes, timed and counted.")
+final class PingCommand implements Callable<Integer> {
+    @Option(names = {"-s", "--socket"}, description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock)")
+    String socket = GroutApi.defaultSocketPath();
+
+    @Option(names = "-n", description = "number of calls (default: ${DEFAULT-VALUE})")
+    long count = 10000;
+
+    @Option(names = "-l", description = "payload length in bytes, 0..131072 (default: ${DEFAULT-VALUE})")
+    int len;
+
+    @Option(names = "--ping2", description = "send GR_PING2 (the seed patch's 32-byte echo) instead of GR_PING")
+    boolean ping2;
+
+    @Option(names = "--send", description = "split | copy[:SIZE] | gather (default: ${DEFAULT-VALUE})")
+    String send = "gather";
+
+    @Option(names = "--recv", description = "exact | readahead[:SIZE] (default: ${DEFAULT-VALUE})")
+    String recv = "readahead:8192";
+
+    @Option(names = "--api-version", description = "API version sent in GR_HELLO (default: ${DEFAULT-VALUE})")
+    int apiVersion = GroutApi.DEFAULT_API_VERSION;
+
+    @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len + " is outside 0..131072");
+        if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
+        ClientOptions o = ClientOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
+                .recv(RecvFraming.parse(recv)).apiVersion(apiVersion);
+        try (GroutClient client = GroutClient.connect(o)) {
+            if (!json) {
+                System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s)%n", count,
+                        ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.send(), o.recv());
+            }
+            PingResult r = PingRunner.run(o.send() + "/" + o.recv(), client, ping2, len, count, null);
+            if (json) {
+                System.out.println(Json.write(r.toMap()));
+            } else {
+                print(r);
+            }
+        }
+        return 0;
+    }
+
+    static void print(PingResult r) {
+        System.out.printf(Locale.ROOT, "total time: %.3f s (%.1f calls/s)%n", r.seconds(), r.callsPerSecond());
+        System.out.printf(Locale.ROOT, "latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
+                r.p50Nanos() / 1e3, r.p90Nanos() / 1e3, r.p99Nanos() / 1e3, r.p999Nanos() / 1e3, r.maxNanos() / 1e3);
+        ThreadCpu c = r.clientCpu();
+        System.out.printf(Locale.ROOT, "client cpu: %.2f us/call on-CPU (user %.2f, sys %.2f from 10 ms ticks), %.3f voluntary ctx switches/call%n",
+                c.cpuNanos() / 1e3 / r.calls(), (double) c.userMicros() / r.calls(), (double) c.systemMicros() / r.calls(),
+                (double) c.voluntarySwitches() / r.calls());
+        System.out.println("client syscalls per call:   library    kernel");
+        for (SyscallKind k : SyscallKind.values()) {
+            double lib = r.clientLibrary().perCall(k, r.calls());
+            SyscallCounts kc = r.clientKernel();
+            double ker = kc == null ? Double.NaN : kc.perCall(k, r.calls());
+            if (lib == 0 && (kc == null || ker == 0)) continue;
+            System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s%n", k.kernelName(), lib,
+                    kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker));
+        }
+        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + PingRunner.kernelUnavailable());
+    }
+}

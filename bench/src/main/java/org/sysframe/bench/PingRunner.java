@@ -1,0 +1,95 @@
+package org.sysframe.bench;
+
+import org.HdrHistogram.Histogram;
+import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.Response;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.LibC;
+import org.sysframe.unix.SyscallCounts;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * Grout's ping_perf workload on a sysframe client: n GR_PING calls of len bytes (or GR_PING2 with its
+ * 32 bytes), each response checked, timed per call, counted by the library and (where it can be
+ * opened) the kernel, on the client thread and, for a server in this process, on its loop thread.
+ */
+public final class PingRunner {
+    private PingRunner() {}
+
+    public static PingResult run(String label, GroutClient client, boolean ping2, int len, long n, GroutServer server)
+            throws IOException {
+        int type = ping2 ? GroutApi.PING2 : GroutApi.PING;
+        int size = ping2 ? GroutApi.PING2_SIZE : len;
+        Histogram latency = new Histogram(10_000_000_000L, 3);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment payload = a.allocate(Math.max(1, size));
+            for (int i = 0; i < size; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+            byte last = size == 0 ? 0 : payload.get(JAVA_BYTE, size - 1);
+            KernelSyscallCounter ck = openKernel(LibC.gettid());
+            KernelSyscallCounter sk = server == null ? null : openKernel(server.loopThreadId());
+            try {
+                int tid = LibC.gettid();
+                if (server != null) server.awaitIdle(Duration.ofSeconds(10));
+                SyscallCounts cl0 = client.counters().snapshot();
+                SyscallCounts ck0 = ck == null ? null : ck.read();
+                SyscallCounts sl0 = server == null ? null : server.counters().snapshot();
+                SyscallCounts sk0 = sk == null ? null : sk.read();
+                ThreadCpu cc0 = ThreadCpu.of(tid);
+                ThreadCpu sc0 = server == null ? null : ThreadCpu.of(server.loopThreadId());
+                long t0 = System.nanoTime();
+                long prev = t0;
+                for (long i = 0; i < n; i++) {
+                    Response r = client.sendRecv(type, payload, 0, size);
+                    if (r.length() != size || (size > 0 && r.getByte(size - 1) != last)) {
+                        throw new ErrnoException("ping " + i, Errno.EBADMSG, "echo differs: " + r);
+                    }
+                    long now = System.nanoTime();
+                    latency.recordValue(Math.min(now - prev, latency.getHighestTrackableValue()));
+                    prev = now;
+                }
+                long elapsed = System.nanoTime() - t0;
+                SyscallCounts cl1 = client.counters().snapshot();
+                SyscallCounts ck1 = ck == null ? null : ck.read();
+                ThreadCpu cc1 = ThreadCpu.of(tid);
+                if (server != null) server.awaitIdle(Duration.ofSeconds(10));
+                SyscallCounts sl1 = server == null ? null : server.counters().snapshot();
+                SyscallCounts sk1 = sk == null ? null : sk.read();
+                ThreadCpu sc1 = server == null ? null : ThreadCpu.of(server.loopThreadId());
+                return new PingResult(label, n, size, elapsed / 1e9,
+                        latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
+                        latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9), latency.getMaxValue(),
+                        cl1.minus(cl0), ck == null ? null : ck1.minus(ck0),
+                        server == null ? null : sl1.minus(sl0), sk == null ? null : sk1.minus(sk0),
+                        cc1.minus(cc0), server == null ? null : sc1.minus(sc0));
+            } finally {
+                if (ck != null) ck.close();
+                if (sk != null) sk.close();
+            }
+        }
+    }
+
+    private static String kernelUnavailable;
+
+    /** The kernel counter of tid, or null (the reason is kept for {@link #kernelUnavailable()}). */
+    static KernelSyscallCounter openKernel(int tid) {
+        try {
+            return KernelSyscallCounter.forThread(tid);
+        } catch (KernelSyscallCounter.Unavailable e) {
+            kernelUnavailable = e.getMessage();
+            return null;
+        }
+    }
+
+    /** Why kernel counts are missing, or null. */
+    static String kernelUnavailable() { return kernelUnavailable; }
+}

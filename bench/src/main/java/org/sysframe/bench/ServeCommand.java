@@ -1,0 +1,65 @@
+package org.sysframe.bench;
+
+import org.sysframe.transport.ConnectionStats;
+import org.sysframe.transport.FlushMode;
+import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.SendFraming;
+import org.sysframe.transport.ServerOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code sysframe serve}: a server until SIGINT/SIGTERM, then per-connection totals. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Serve the Grout API (GR_HELLO, GR_PING, GR_PING2, events) until SIGINT or SIGTERM.")
+final class ServeCommand implements Callable<Integer> {
+    @Option(names = "--socket", description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock; @NAME: abstract)")
+    String socket = GroutApi.defaultSocketPath();
+
+    @Option(names = "--send", description = "split | copy[:SIZE] | gather (default: ${DEFAULT-VALUE})")
+    String send = "gather";
+
+    @Option(names = "--flush", description = "immediate | deferred (default: ${DEFAULT-VALUE})")
+    String flush = "deferred";
+
+    @Option(names = "--api-version", description = "API version answered in GR_HELLO (default: ${DEFAULT-VALUE})")
+    int apiVersion = GroutApi.DEFAULT_API_VERSION;
+
+    @Option(names = "--mode", description = "socket file mode, octal (default: ${DEFAULT-VALUE})")
+    String mode = "0600";
+
+    @Option(names = "--allow-uid", description = "only let these uids connect (repeatable; default: any)")
+    List<Integer> allowUids = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        ServerOptions o = ServerOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
+                .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8));
+        if (!allowUids.isEmpty()) o.allowedUids(Set.copyOf(allowUids));
+        GroutServer server = GroutServer.start(o);
+        System.out.println("serving " + o + " (loop thread " + server.loopThreadId() + "); SIGINT or SIGTERM stops");
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                List<ConnectionStats> all = new ArrayList<>(server.closedConnections());
+                all.addAll(server.openConnections());
+                server.close();
+                System.out.println("stopped; " + all.size() + " connection(s):");
+                for (ConnectionStats c : all) System.out.println("  " + c);
+                System.out.println("server loop total: " + server.counters().snapshot());
+            } catch (Exception e) {
+                System.err.println("shutdown: " + e.getMessage());
+            } finally {
+                done.countDown();
+            }
+        }, "sysframe-serve-shutdown"));
+        done.await();
+        return 0;
+    }
+}

@@ -1,0 +1,39 @@
+package org.sysframe.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * CPU use of one thread of this process, read from /proc/self/task/TID: on-CPU time in ns
+ * (schedstat, exact), user and system time (stat, in clock ticks of 10 ms: meaningful over long runs
+ * only), and voluntary and involuntary context switches (status).
+ */
+public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long voluntarySwitches, long involuntarySwitches) {
+    private static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
+
+    public static ThreadCpu of(int tid) {
+        Path task = Path.of("/proc/self/task/" + tid);
+        try {
+            long cpu = Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]);
+            String stat = Files.readString(task.resolve("stat"));
+            // Fields after the ")" that closes the thread name: state is field 3, utime 14, stime 15.
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long utime = Long.parseLong(f[11]) * MICROS_PER_TICK;
+            long stime = Long.parseLong(f[12]) * MICROS_PER_TICK;
+            long vol = 0, invol = 0;
+            for (String line : Files.readAllLines(task.resolve("status"))) {
+                if (line.startsWith("voluntary_ctxt_switches:")) vol = Long.parseLong(line.substring(24).trim());
+                if (line.startsWith("nonvoluntary_ctxt_switches:")) invol = Long.parseLong(line.substring(27).trim());
+            }
+            return new ThreadCpu(cpu, utime, stime, vol, invol);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + task + ": " + e.getMessage(), e);
+        }
+    }
+
+    public ThreadCpu minus(ThreadCpu earlier) {
+        return new ThreadCpu(cpuNanos - earlier.cpuNanos, userMicros - earlier.userMicros, systemMicros - earlier.systemMicros,
+                voluntarySwitches - earlier.voluntarySwitches, involuntarySwitches - earlier.involuntarySwitches);
+    }
+}
