@@ -22,8 +22,11 @@ public final class MessageWriter {
     public MessageWriter(UnixSocket socket, SendFraming framing, Arena arena) {
         this.socket = socket;
         this.framing = framing;
-        this.copyBuffer = framing.kind() == SendFraming.Kind.COPY ? arena.allocate(framing.copyThreshold(), 8) : null;
-        this.iov = framing.kind() == SendFraming.Kind.GATHER ? new IovArray(arena, 2) : null;
+        SendFraming.Kind k = framing.kind();
+        boolean copies = k == SendFraming.Kind.COPY || k == SendFraming.Kind.COPY_GATHER;
+        boolean gathers = k == SendFraming.Kind.GATHER || k == SendFraming.Kind.COPY_GATHER;
+        this.copyBuffer = copies ? arena.allocate(framing.copyThreshold(), 8) : null;
+        this.iov = gathers ? new IovArray(arena, 2) : null;
     }
 
     public SendFraming framing() { return framing; }
@@ -34,32 +37,31 @@ public final class MessageWriter {
      */
     public long write(MemorySegment header, long hoff, int hlen, MemorySegment payload, long poff, long plen)
             throws ErrnoException {
-        switch (framing.kind()) {
-            case COPY -> {
-                // The seed patch copies only when there is a payload and the whole message fits.
-                if (plen > 0 && hlen + plen <= copyBuffer.byteSize()) {
-                    MemorySegment.copy(header, hoff, copyBuffer, 0, hlen);
-                    MemorySegment.copy(payload, poff, copyBuffer, hlen, plen);
-                    return sendAll(copyBuffer, 0, hlen + plen);
-                }
-                return writeSplit(header, hoff, hlen, payload, poff, plen);
-            }
-            case GATHER -> {
-                iov.clear();
-                iov.add(header, hoff, hlen);
-                if (plen > 0) iov.add(payload, poff, plen);
-                long total = hlen + plen;
-                while (!iov.isEmpty()) {
-                    long n = socket.sendmsg(iov, 0);
-                    if (n == UnixSocket.WOULD_BLOCK) break;
-                    iov.advance(n);
-                }
-                return total - iov.remaining();
-            }
-            default -> {
-                return writeSplit(header, hoff, hlen, payload, poff, plen);
-            }
+        SendFraming.Kind kind = framing.kind();
+        boolean fitsCopy = copyBuffer != null && plen > 0 && hlen + plen <= copyBuffer.byteSize();
+        if (fitsCopy) {
+            // The seed patch copies only when there is a payload and the whole message fits.
+            MemorySegment.copy(header, hoff, copyBuffer, 0, hlen);
+            MemorySegment.copy(payload, poff, copyBuffer, hlen, plen);
+            return sendAll(copyBuffer, 0, hlen + plen);
         }
+        if (kind == SendFraming.Kind.GATHER || (kind == SendFraming.Kind.COPY_GATHER && plen > 0)) {
+            return writeGather(header, hoff, hlen, payload, poff, plen);
+        }
+        return writeSplit(header, hoff, hlen, payload, poff, plen);
+    }
+
+    private long writeGather(MemorySegment header, long hoff, int hlen, MemorySegment payload, long poff, long plen)
+            throws ErrnoException {
+        iov.clear();
+        iov.add(header, hoff, hlen);
+        if (plen > 0) iov.add(payload, poff, plen);
+        while (!iov.isEmpty()) {
+            long n = socket.sendmsg(iov, 0);
+            if (n == UnixSocket.WOULD_BLOCK) break;
+            iov.advance(n);
+        }
+        return hlen + plen - iov.remaining();
     }
 
     private long writeSplit(MemorySegment header, long hoff, int hlen, MemorySegment payload, long poff, long plen)

@@ -6,10 +6,11 @@ import java.util.Locale;
  * How a message (header + payload) leaves: {@link Kind#SPLIT} header then payload, two sends;
  * {@link Kind#COPY} both copied into one buffer and sent once when they fit under the threshold, else
  * split (the seed patch, threshold 1024); {@link Kind#GATHER} one {@code sendmsg} with a two-entry
- * iovec, no copy (Grout's merged change).
+ * iovec, no copy (Grout's merged change); {@link Kind#COPY_GATHER} copies and sends once under the
+ * threshold, and gathers above it: one syscall at every size, and no large copy.
  */
 public record SendFraming(Kind kind, int copyThreshold) {
-    public enum Kind { SPLIT, COPY, GATHER }
+    public enum Kind { SPLIT, COPY, GATHER, COPY_GATHER }
 
     /** The seed patch's buffer size. */
     public static final int DEFAULT_COPY_THRESHOLD = 1024;
@@ -19,12 +20,16 @@ public record SendFraming(Kind kind, int copyThreshold) {
     public static final SendFraming GATHER = new SendFraming(Kind.GATHER, 0);
 
     public SendFraming {
-        if (kind == Kind.COPY && (copyThreshold < Headers.Event.SIZE || copyThreshold > 16 << 20)) {
+        if ((kind == Kind.COPY || kind == Kind.COPY_GATHER) && (copyThreshold < Headers.Event.SIZE || copyThreshold > 16 << 20)) {
             throw new IllegalArgumentException("copy threshold " + copyThreshold + " out of [16, 16 MiB]");
         }
     }
 
+    public static final SendFraming COPY_GATHER = new SendFraming(Kind.COPY_GATHER, DEFAULT_COPY_THRESHOLD);
+
     public static SendFraming copy(int threshold) { return new SendFraming(Kind.COPY, threshold); }
+
+    public static SendFraming copyGather(int threshold) { return new SendFraming(Kind.COPY_GATHER, threshold); }
 
     /** Parses {@code split}, {@code copy}, {@code copy:SIZE} or {@code gather}. */
     public static SendFraming parse(String s) {
@@ -33,12 +38,17 @@ public record SendFraming(Kind kind, int copyThreshold) {
             case "split" -> SPLIT;
             case "gather" -> GATHER;
             case "copy" -> p.length == 1 ? COPY : copy(Integer.parseInt(p[1]));
-            default -> throw new IllegalArgumentException("send framing '" + s + "': expected split, copy[:SIZE] or gather");
+            case "copygather" -> p.length == 1 ? COPY_GATHER : copyGather(Integer.parseInt(p[1]));
+            default -> throw new IllegalArgumentException("send framing '" + s + "': expected split, copy[:SIZE], gather or copygather[:SIZE]");
         };
     }
 
     @Override
     public String toString() {
-        return kind == Kind.COPY ? "copy:" + copyThreshold : kind.name().toLowerCase(Locale.ROOT);
+        return switch (kind) {
+            case COPY -> "copy:" + copyThreshold;
+            case COPY_GATHER -> "copygather:" + copyThreshold;
+            default -> kind.name().toLowerCase(Locale.ROOT);
+        };
     }
 }

@@ -45,7 +45,7 @@ class ExactCountsTest {
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
-            ServerIdle.await(s);
+            s.awaitIdle(java.time.Duration.ofSeconds(10));
             SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
             SyscallCounts sl0 = s.counters().snapshot(), sk0 = sk.read();
             for (int i = 0; i < CALLS; i++) {
@@ -54,7 +54,7 @@ class ExactCountsTest {
                 assertEquals((byte) 217, r.getByte(31));
             }
             SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
-            ServerIdle.await(s);
+            s.awaitIdle(java.time.Duration.ofSeconds(10));
             SyscallCounts sl1 = s.counters().snapshot(), sk1 = sk.read();
             Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)));
             System.out.printf("client %s/%s, server %s/%s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** Every client framing against every server framing, over the payload sizes at every boundary, byte-exact. */
 class FramingMatrixTest {
     static final int[] SIZES = {0, 1, 32, 1023, 1024, 1025, 8191, 8192, 65536, 131072};
-    static final List<SendFraming> CLIENT_SEND = List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER);
+    static final List<SendFraming> CLIENT_SEND = List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER);
     static final List<RecvFraming> CLIENT_RECV = List.of(RecvFraming.EXACT, RecvFraming.readAhead(1024), RecvFraming.READAHEAD);
 
     @TempDir Path dir;
@@ -27,6 +27,7 @@ class FramingMatrixTest {
             new ServerMode(SendFraming.SPLIT, FlushMode.IMMEDIATE),
             new ServerMode(SendFraming.COPY, FlushMode.IMMEDIATE),
             new ServerMode(SendFraming.GATHER, FlushMode.IMMEDIATE),
+            new ServerMode(SendFraming.COPY_GATHER, FlushMode.IMMEDIATE),
             new ServerMode(SendFraming.GATHER, FlushMode.DEFERRED));
 
     @Test
@@ -72,6 +73,25 @@ class FramingMatrixTest {
             assertEquals(2, sendtoFor(c, payload, 1013));
             // No payload: the header alone, one send (the seed copies only when there is a payload).
             assertEquals(1, sendtoFor(c, payload, 0));
+            assertEquals(1, s.connectionCount());
+        }
+    }
+
+    @Test
+    void copyGatherFramingSendsOnceAtEverySize() throws Exception {
+        String path = dir.resolve("g.sock").toString();
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path));
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(SendFraming.copyGather(1024)));
+             Arena a = Arena.ofConfined()) {
+            MemorySegment payload = a.allocate(GroutApi.MAX_MSG_LEN);
+            for (int len : new int[] {0, 1012, 1013, 65536}) {
+                SyscallCounts before = c.counters().snapshot();
+                c.sendRecv(GroutApi.PING, payload, 0, len);
+                SyscallCounts d = c.counters().snapshot().minus(before);
+                long sendto = len <= 1012 ? 1 : 0;
+                assertEquals(sendto, d.get(SyscallKind.SENDTO), "sendto for " + len);
+                assertEquals(1 - sendto, d.get(SyscallKind.SENDMSG), "sendmsg for " + len);
+            }
             assertEquals(1, s.connectionCount());
         }
     }

@@ -1,0 +1,544 @@
+package org.sysframe.transport;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * How a {@link GroutClient} fails when the server misbehaves (a hand-written raw server that answers
+ * GR_HELLO correctly and then breaks the rules), and the statuses a real {@link GroutServer} answers
+ * to bad requests. Every client-side test runs with each receive framing.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ClientErrorPathsTest {
+    /** What the raw server answers in GR_HELLO. */
+    static final int RAW_MAX_IFACES = 0x1234;
+
+    @TempDir Path dir;
+
+    String sock(String name) { return dir.resolve(name).toString(); }
+
+    static ClientOptions client(String path, String recvFraming) {
+        return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recvFraming));
+    }
+
+    /** n bytes that differ from those of any other seed. */
+    static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) b[i] = (byte) (seed * 31 + i * 7 + (i >>> 8) * 13);
+        return b;
+    }
+
+    static MemorySegment native_(Arena a, byte[] bytes) {
+        MemorySegment s = a.allocate(Math.max(1, bytes.length), 8).asSlice(0, bytes.length);
+        MemorySegment.copy(bytes, 0, s, JAVA_BYTE, 0, bytes.length);
+        return s;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The raw test server: one connection, blocking reads and writes of raw header bytes.
+
+    /** A request as the raw server read it off the wire. */
+    record RawRequest(int id, int type, byte[] payload) {}
+
+    /** The raw server's side of its one connection (used on the server thread only). */
+    static final class RawConn {
+        final UnixSocket socket;
+        private final MemorySegment in;
+        private final MemorySegment out;
+
+        RawConn(UnixSocket socket, Arena arena) {
+            this.socket = socket;
+            this.in = arena.allocate(GroutApi.MAX_MSG_LEN + 64L, 8);
+            this.out = arena.allocate(2L * GroutApi.MAX_MSG_LEN + 64L, 8);
+        }
+
+        /** Reads one request header (12 bytes: id, type, payload_len) and its payload. */
+        RawRequest readRequest() throws ErrnoException {
+            socket.recvFully(in, 0, 12);
+            int id = in.get(JAVA_INT_UNALIGNED, 0);
+            int type = in.get(JAVA_INT_UNALIGNED, 4);
+            long len = Integer.toUnsignedLong(in.get(JAVA_INT_UNALIGNED, 8));
+            if (len > GroutApi.MAX_MSG_LEN) throw new AssertionError("raw server: request payload_len " + len);
+            socket.recvFully(in, 0, len);
+            return new RawRequest(id, type, in.asSlice(0, len).toArray(JAVA_BYTE));
+        }
+
+        /** Reads a request and checks its type and payload. */
+        RawRequest expect(int type, byte[] payload) throws ErrnoException {
+            RawRequest r = readRequest();
+            assertEquals(type, r.type(), "raw server: request type");
+            assertArrayEquals(payload, r.payload(), "raw server: request payload");
+            return r;
+        }
+
+        /** Bytes of a response: for_id, status, payload_len (as declared), then the payload bytes given. */
+        static byte[] response(int forId, int status, long declaredLen, byte[] payload) {
+            byte[] b = new byte[12 + payload.length];
+            MemorySegment s = MemorySegment.ofArray(b);
+            s.set(JAVA_INT_UNALIGNED, 0, forId);
+            s.set(JAVA_INT_UNALIGNED, 4, status);
+            s.set(JAVA_INT_UNALIGNED, 8, (int) declaredLen);
+            System.arraycopy(payload, 0, b, 12, payload.length);
+            return b;
+        }
+
+        static byte[] response(int forId, int status, byte[] payload) {
+            return response(forId, status, payload.length, payload);
+        }
+
+        /** Bytes of an event: ev_type, 4 bytes of padding, u64 payload_len, then the payload. */
+        static byte[] event(int evType, byte[] payload) {
+            byte[] b = new byte[16 + payload.length];
+            MemorySegment s = MemorySegment.ofArray(b);
+            s.set(JAVA_INT_UNALIGNED, 0, evType);
+            s.set(JAVA_LONG_UNALIGNED, 8, payload.length);
+            System.arraycopy(payload, 0, b, 16, payload.length);
+            return b;
+        }
+
+        static byte[] concat(byte[]... parts) {
+            int n = 0;
+            for (byte[] p : parts) n += p.length;
+            byte[] all = new byte[n];
+            int at = 0;
+            for (byte[] p : parts) {
+                System.arraycopy(p, 0, all, at, p.length);
+                at += p.length;
+            }
+            return all;
+        }
+
+        /** Writes raw bytes, all of them, in one send call where the kernel takes them. */
+        void write(byte[] bytes) throws ErrnoException {
+            MemorySegment.copy(bytes, 0, out, JAVA_BYTE, 0, bytes.length);
+            socket.sendFully(out, 0, bytes.length);
+        }
+
+        void respond(int forId, int status, byte[] payload) throws ErrnoException {
+            write(response(forId, status, payload));
+        }
+
+        /** Answers GR_HELLO as Grout does: for_id = id, status 0, u16 max_ifaces. */
+        void answerHello() throws ErrnoException {
+            RawRequest r = readRequest();
+            assertEquals(GroutApi.HELLO, r.type(), "raw server: first request");
+            assertEquals(GroutApi.HELLO_REQUEST_SIZE, r.payload().length, "raw server: hello size");
+            assertEquals(GroutApi.DEFAULT_API_VERSION, MemorySegment.ofArray(r.payload()).get(JAVA_INT_UNALIGNED, 0));
+            byte[] maxIfaces = new byte[2];
+            MemorySegment.ofArray(maxIfaces).set(JAVA_SHORT_UNALIGNED, 0, (short) RAW_MAX_IFACES);
+            respond(r.id(), 0, maxIfaces);
+        }
+
+        /** Waits until the client closes its end; any byte it sends instead is a failure. */
+        void awaitEof() throws ErrnoException {
+            long n = socket.recv(in, 0, 1, 0);
+            if (n != 0) throw new AssertionError("raw server: expected EOF, got " + n);
+        }
+    }
+
+    /**
+     * A server thread that accepts one connection, answers GR_HELLO, then runs a script. Closing it
+     * closes the connection and the listener, joins the thread and removes the socket file.
+     */
+    static final class RawServer implements AutoCloseable {
+        interface Script {
+            void run(RawConn c) throws Exception;
+        }
+
+        private final String path;
+        private final UnixSocket listener;
+        private final Thread thread;
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+        private UnixSocket conn;
+        private boolean closing;
+
+        RawServer(String path, Script script) throws ErrnoException {
+            this.path = path;
+            this.listener = UnixSocket.listen(path, 0600, 4, false);
+            this.thread = new Thread(() -> serve(script), "raw test server " + path);
+            this.thread.setDaemon(true);
+            this.thread.start();
+        }
+
+        private void serve(Script script) {
+            try (Arena arena = Arena.ofConfined()) {
+                UnixSocket s = listener.accept(new SyscallCounters("raw server connection"));
+                if (!adopt(s)) {
+                    done.complete(null);
+                    return;
+                }
+                s.setNonBlocking(false); // accept4 gives a non-blocking socket: this server blocks
+                RawConn c = new RawConn(s, arena);
+                c.answerHello();
+                script.run(c);
+                done.complete(null);
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            } finally {
+                synchronized (this) {
+                    if (conn != null) conn.close();
+                }
+            }
+        }
+
+        private synchronized boolean adopt(UnixSocket s) {
+            if (closing || s == null) {
+                if (s != null) s.close();
+                return false;
+            }
+            conn = s;
+            return true;
+        }
+
+        /** Waits for the script to finish and rethrows what failed in it (assertions included). */
+        void awaitScript() throws Exception {
+            try {
+                done.get(20, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Error err) throw err;
+                throw (Exception) e.getCause();
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            synchronized (this) {
+                closing = true;
+                if (conn != null) conn.close();
+            }
+            listener.close(); // wakes a thread still blocked in accept (EINVAL)
+            thread.join(10_000);
+            UnixSocket.unlink(path);
+            if (thread.isAlive()) throw new AssertionError("raw server thread did not stop");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Client against a misbehaving raw server.
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead", "readahead:64"})
+    void helloAgainstRawServerReadsMaxIfacesAndAResponseOfExactly128KiBIsAccepted(String framing) throws Exception {
+        String path = sock("max.sock");
+        byte[] big = pattern(GroutApi.MAX_MSG_LEN, 5);
+        try (RawServer raw = new RawServer(path, c -> {
+                RawRequest r = c.expect(GroutApi.PING, pattern(3, 1));
+                c.respond(r.id(), 0, big);
+            });
+             GroutClient client = GroutClient.connect(client(path, framing));
+             Arena a = Arena.ofConfined()) {
+            assertEquals(RAW_MAX_IFACES, client.maxIfaces());
+            Response r = client.sendRecv(GroutApi.PING, native_(a, pattern(3, 1)));
+            assertEquals(0, r.status());
+            assertEquals(GroutApi.MAX_MSG_LEN, r.length());
+            assertArrayEquals(big, r.toByteArray());
+            assertTrue(client.isUsable());
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead", "readahead:64"})
+    void responsePayloadOverMaxFailsWithEMSGSIZEAndBreaksTheClient(String framing) throws Exception {
+        String path = sock("over.sock");
+        try (RawServer raw = new RawServer(path, c -> {
+                RawRequest r = c.expect(GroutApi.PING, pattern(8, 2));
+                c.write(RawConn.response(r.id(), 0, GroutApi.MAX_MSG_LEN + 1L, new byte[0]));
+                c.awaitEof();
+            });
+             GroutClient client = GroutClient.connect(client(path, framing));
+             Arena a = Arena.ofConfined()) {
+            MemorySegment p = native_(a, pattern(8, 2));
+            ErrnoException first = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            assertEquals(Errno.EMSGSIZE, first.errno());
+            assertEquals("EMSGSIZE", first.errnoName());
+            assertTrue(first.getMessage().contains("payload_len 131073"), first.getMessage());
+            assertFalse(client.isUsable());
+
+            SyscallCounts before = client.counters().snapshot();
+            ErrnoException next = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            assertEquals(Errno.ENOTCONN, next.errno());
+            assertEquals("ENOTCONN", next.errnoName());
+            assertTrue(next.getMessage().endsWith("unusable since: " + first.getMessage()), next.getMessage());
+            assertEquals(before, client.counters().snapshot(), "a broken client makes no syscall");
+            // Every entry point refuses the same way.
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, client::nextEvent).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class,
+                    () -> client.send(GroutApi.PING, p, 0, 8)).errno());
+            client.close();
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead", "readahead:64"})
+    void responseHeaderThenEofMidPayloadFailsWithECONNRESETAndBreaksTheClient(String framing) throws Exception {
+        String path = sock("midpayload.sock");
+        try (RawServer raw = new RawServer(path, c -> {
+                RawRequest r = c.expect(GroutApi.PING, pattern(100, 3));
+                // Declares 100 bytes, sends 40, then closes.
+                c.write(RawConn.response(r.id(), 0, 100, Arrays.copyOf(pattern(100, 3), 40)));
+                c.socket.close();
+            });
+             GroutClient client = GroutClient.connect(client(path, framing));
+             Arena a = Arena.ofConfined()) {
+            MemorySegment p = native_(a, pattern(100, 3));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            assertEquals(Errno.ECONNRESET, e.errno());
+            assertEquals("ECONNRESET", e.errnoName());
+            assertTrue(e.getMessage().contains("in the middle of a message"), e.getMessage());
+            assertFalse(client.isUsable());
+            ErrnoException next = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            assertEquals(Errno.ENOTCONN, next.errno());
+            assertTrue(next.getMessage().endsWith("unusable since: " + e.getMessage()), next.getMessage());
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead", "readahead:64"})
+    void serverClosingRightAfterReadingTheRequestFailsWithECONNRESET(String framing) throws Exception {
+        String path = sock("closes.sock");
+        try (RawServer raw = new RawServer(path, c -> {
+                c.expect(GroutApi.PING, pattern(16, 4));
+                c.socket.close();
+            });
+             GroutClient client = GroutClient.connect(client(path, framing));
+             Arena a = Arena.ofConfined()) {
+            MemorySegment p = native_(a, pattern(16, 4));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            assertEquals(Errno.ECONNRESET, e.errno());
+            assertEquals("ECONNRESET", e.errnoName());
+            assertTrue(e.getMessage().endsWith("server closed the connection"), e.getMessage());
+            assertFalse(client.isUsable());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING)).errno());
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead"})
+    void receiveTimeoutWithAServerThatNeverAnswersFailsWithETIMEDOUTThenTheClientIsUnusable(String framing) throws Exception {
+        String path = sock("silent.sock");
+        try (RawServer raw = new RawServer(path, c -> {
+                c.expect(GroutApi.PING, pattern(4, 5));
+                c.awaitEof(); // never answers
+            });
+             GroutClient client = GroutClient.connect(client(path, framing).receiveTimeoutMillis(200));
+             Arena a = Arena.ofConfined()) {
+            MemorySegment p = native_(a, pattern(4, 5));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            assertEquals(Errno.ETIMEDOUT, e.errno());
+            assertEquals("ETIMEDOUT", e.errnoName());
+            assertFalse(client.isUsable());
+            ErrnoException next = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            assertEquals(Errno.ENOTCONN, next.errno());
+            assertTrue(next.getMessage().endsWith("unusable since: " + e.getMessage()), next.getMessage());
+            client.close();
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead", "readahead:64"})
+    void errorStatusWithAPayloadThrowsApiExceptionAndDrainsThePayloadSoTheClientStaysUsable(String framing) throws Exception {
+        String path = sock("enomem.sock");
+        byte[] junk = pattern(10, 6);
+        try (RawServer raw = new RawServer(path, c -> {
+                RawRequest r = c.expect(GroutApi.PING, pattern(12, 7));
+                c.respond(r.id(), Errno.ENOMEM, junk);
+                RawRequest r2 = c.expect(GroutApi.PING, pattern(20, 8));
+                c.respond(r2.id(), 0, r2.payload());
+            });
+             GroutClient client = GroutClient.connect(client(path, framing));
+             Arena a = Arena.ofConfined()) {
+            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING, native_(a, pattern(12, 7))));
+            assertEquals(Errno.ENOMEM, e.errno());
+            assertEquals(12, e.status());
+            assertEquals("ENOMEM", e.errnoName());
+            assertEquals(GroutApi.PING, e.type());
+            assertEquals("GR_PING", e.call());
+            assertTrue(client.isUsable());
+
+            Response r = client.sendRecv(GroutApi.PING, native_(a, pattern(20, 8)));
+            assertEquals(0, r.status());
+            assertArrayEquals(pattern(20, 8), r.toByteArray(), "the error's 10 payload bytes were drained, not read as a header");
+            assertTrue(client.isUsable());
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead", "readahead:64"})
+    void ping2ResponseShorterThan32BytesFailsWithEMSGSIZEAndTheClientStaysUsable(String framing) throws Exception {
+        String path = sock("short.sock");
+        try (RawServer raw = new RawServer(path, c -> {
+                RawRequest r = c.expect(GroutApi.PING2, pattern(32, 9));
+                c.respond(r.id(), 0, Arrays.copyOf(r.payload(), 31));
+                RawRequest r2 = c.expect(GroutApi.PING, pattern(5, 10));
+                c.respond(r2.id(), 0, r2.payload());
+            });
+             GroutClient client = GroutClient.connect(client(path, framing));
+             Arena a = Arena.ofConfined()) {
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING2, native_(a, pattern(32, 9))));
+            assertSame(ErrnoException.class, e.getClass(), "a short payload is the client's finding, not a server status");
+            assertEquals(Errno.EMSGSIZE, e.errno());
+            assertEquals("EMSGSIZE", e.errnoName());
+            assertTrue(e.getMessage().contains("31 bytes, at least 32 expected"), e.getMessage());
+            assertTrue(client.isUsable());
+            Response r = client.sendRecv(GroutApi.PING, native_(a, pattern(5, 10)));
+            assertArrayEquals(pattern(5, 10), r.toByteArray());
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead"})
+    void requestPayloadOver128KiBIsRefusedWithEMSGSIZEBeforeAnythingIsSent(String framing) throws Exception {
+        String path = sock("bigreq.sock");
+        try (RawServer raw = new RawServer(path, c -> {
+                // The next thing on the wire is the small ping: nothing of the refused request.
+                RawRequest r = c.expect(GroutApi.PING, pattern(6, 11));
+                c.respond(r.id(), 0, r.payload());
+            });
+             GroutClient client = GroutClient.connect(client(path, framing));
+             Arena a = Arena.ofConfined()) {
+            MemorySegment tooBig = a.allocate(GroutApi.MAX_MSG_LEN + 1L, 8);
+            SyscallCounts before = client.counters().snapshot();
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, tooBig));
+            assertEquals(Errno.EMSGSIZE, e.errno());
+            assertEquals("EMSGSIZE", e.errnoName());
+            assertEquals(before, client.counters().snapshot(), "no syscall for a refused request");
+            assertTrue(client.isUsable());
+            Response r = client.sendRecv(GroutApi.PING, native_(a, pattern(6, 11)));
+            assertArrayEquals(pattern(6, 11), r.toByteArray());
+            raw.awaitScript();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Statuses a real GroutServer answers.
+
+    @Test
+    void unknownMessageTypeFailsWithENOTSUPAndTheClientStaysUsable() throws Exception {
+        String path = sock("srv1.sock");
+        int unknown = GroutApi.type(0x5f5f, 0x0777);
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+             GroutClient client = GroutClient.connect(path);
+             Arena a = Arena.ofConfined()) {
+            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(unknown, native_(a, pattern(9, 12))));
+            assertEquals(95, e.errno());
+            assertEquals(Errno.ENOTSUP, e.status());
+            assertEquals("ENOTSUP", e.errnoName());
+            assertEquals(unknown, e.type());
+            assertEquals("0x5f5f0777", e.call());
+            assertTrue(client.isUsable());
+            assertArrayEquals(pattern(9, 13), client.sendRecv(GroutApi.PING, native_(a, pattern(9, 13))).toByteArray());
+        }
+    }
+
+    @Test
+    void ping2WithAFourBytePayloadFailsWithEMSGSIZEFromTheServer() throws Exception {
+        String path = sock("srv2.sock");
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+             GroutClient client = GroutClient.connect(path);
+             Arena a = Arena.ofConfined()) {
+            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING2, native_(a, pattern(4, 14))));
+            assertEquals(90, e.errno());
+            assertEquals("EMSGSIZE", e.errnoName());
+            assertEquals(GroutApi.PING2, e.type());
+            assertTrue(client.isUsable());
+            Response r = client.sendRecv(GroutApi.PING2, native_(a, pattern(32, 15)));
+            assertArrayEquals(pattern(32, 15), r.toByteArray());
+        }
+    }
+
+    @Test
+    void helloWithApiVersion10AgainstAServerAt11FailsToConnectWithEBADMSG() throws Exception {
+        String path = sock("srv3.sock");
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path).apiVersion(11))) {
+            ApiException e = assertThrows(ApiException.class,
+                    () -> GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(10)));
+            assertEquals(74, e.errno());
+            assertEquals(Errno.EBADMSG, e.status());
+            assertEquals("EBADMSG", e.errnoName());
+            assertEquals(GroutApi.HELLO, e.type());
+            assertEquals("GR_HELLO", e.call());
+            // The same versions on both sides do connect.
+            try (GroutClient ok = GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(11))) {
+                assertEquals(1024, ok.maxIfaces());
+            }
+        }
+    }
+
+    @Test
+    void requestSentRawBeforeHelloIsAnsweredWithEBADMSGAndTheConnectionStaysOpen() throws Exception {
+        String path = sock("srv4.sock");
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path).maxIfaces(321));
+             UnixSocket s = UnixSocket.connect(path);
+             Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(256, 8);
+            // GR_PING, id 7, 4 payload bytes, before any hello.
+            buf.set(JAVA_INT_UNALIGNED, 0, 7);
+            buf.set(JAVA_INT_UNALIGNED, 4, GroutApi.PING);
+            buf.set(JAVA_INT_UNALIGNED, 8, 4);
+            buf.set(JAVA_INT_UNALIGNED, 12, 0xdeadbeef);
+            s.sendFully(buf, 0, 16);
+            s.recvFully(buf, 0, 12);
+            assertEquals(7, buf.get(JAVA_INT_UNALIGNED, 0), "for_id");
+            assertEquals(Errno.EBADMSG, buf.get(JAVA_INT_UNALIGNED, 4), "status");
+            assertEquals(0, buf.get(JAVA_INT_UNALIGNED, 8), "payload_len");
+
+            // A proper hello on the same connection is then accepted, and the ping works.
+            buf.fill((byte) 0);
+            buf.set(JAVA_INT_UNALIGNED, 0, 8);
+            buf.set(JAVA_INT_UNALIGNED, 4, GroutApi.HELLO);
+            buf.set(JAVA_INT_UNALIGNED, 8, GroutApi.HELLO_REQUEST_SIZE);
+            buf.set(JAVA_INT_UNALIGNED, 12, GroutApi.DEFAULT_API_VERSION);
+            s.sendFully(buf, 0, 12 + GroutApi.HELLO_REQUEST_SIZE);
+            s.recvFully(buf, 0, 14);
+            assertEquals(8, buf.get(JAVA_INT_UNALIGNED, 0));
+            assertEquals(0, buf.get(JAVA_INT_UNALIGNED, 4));
+            assertEquals(2, buf.get(JAVA_INT_UNALIGNED, 8));
+            assertEquals(321, Short.toUnsignedInt(buf.get(JAVA_SHORT_UNALIGNED, 12)));
+
+            buf.set(JAVA_INT_UNALIGNED, 0, 9);
+            buf.set(JAVA_INT_UNALIGNED, 4, GroutApi.PING);
+            buf.set(JAVA_INT_UNALIGNED, 8, 4);
+            buf.set(JAVA_INT_UNALIGNED, 12, 0xcafef00d);
+            s.sendFully(buf, 0, 16);
+            s.recvFully(buf, 0, 16);
+            assertEquals(9, buf.get(JAVA_INT_UNALIGNED, 0));
+            assertEquals(0, buf.get(JAVA_INT_UNALIGNED, 4));
+            assertEquals(4, buf.get(JAVA_INT_UNALIGNED, 8));
+            assertEquals(0xcafef00d, buf.get(JAVA_INT_UNALIGNED, 12));
+        }
+    }
+}
