@@ -35,7 +35,7 @@ test: tracefs c-peer
 	$(MVN) install
 
 bench: tracefs build
-	./sysframe demo
+	./sysframe matrix $(BENCH_ARGS)
 
 jmh: build
 	$(JDK)/bin/java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:bench/target/lib/*" \
