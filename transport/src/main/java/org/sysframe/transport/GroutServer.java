@@ -184,6 +184,7 @@ public final class GroutServer implements AutoCloseable {
 
     /** Runs a computation on the loop thread and waits for its result. */
     public <T> T call(Supplier<T> what) throws IOException {
+        if (stopped.getCount() == 0) throw new IllegalStateException("server closed: its loop runs no more tasks");
         CompletableFuture<T> f = new CompletableFuture<>();
         execute(() -> f.complete(what.get()));
         try {
@@ -198,11 +199,13 @@ public final class GroutServer implements AutoCloseable {
 
     /** Statistics of the connections that closed (the latest 10,000), read on the loop thread. */
     public List<ConnectionStats> closedConnections() throws IOException {
+        if (stopped.getCount() == 0) return List.copyOf(closedStats); // the loop is gone: its last writes are visible
         return call(() -> List.copyOf(closedStats));
     }
 
-    /** Statistics of the open connections, read on the loop thread. */
+    /** Statistics of the open connections, read on the loop thread (none once closed). */
     public List<ConnectionStats> openConnections() throws IOException {
+        if (stopped.getCount() == 0) return List.of();
         return call(() -> {
             List<ConnectionStats> out = new ArrayList<>();
             for (ServerConnection c : slots) if (c != null) out.add(stats(c, "open"));

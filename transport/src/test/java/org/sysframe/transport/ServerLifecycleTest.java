@@ -38,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Start-up, shutdown, access control and robustness of {@link GroutServer}, over real AF_UNIX sockets.
@@ -122,7 +123,11 @@ class ServerLifecycleTest {
         final MemorySegment header = arena.allocate(Headers.Request.SIZE, 8);
 
         Raw(String path) throws ErrnoException {
-            socket = UnixSocket.connect(path);
+            this(UnixSocket.connect(path));
+        }
+
+        Raw(UnixSocket connected) throws ErrnoException {
+            socket = connected;
             rawSockets.add(socket);
             socket.setReceiveTimeout(RECV_TIMEOUT_MS);
         }
@@ -213,6 +218,46 @@ class ServerLifecycleTest {
         assertEquals(id, r.forId(), "for_id");
         assertEquals(0, r.status(), "status");
         assertArrayEquals(payload, r.payload(), "payload of request " + id);
+    }
+
+    /** x86-64 syscall number of setresuid. */
+    private static final long SYS_SETRESUID = 117;
+    private static final int NOBODY = 65534;
+
+    /**
+     * Connects to name from a fresh thread whose effective uid is uid for just that connect(2), so
+     * SO_PEERCRED reports uid. A raw setresuid syscall changes only the calling thread's credentials
+     * (glibc's setuid would change every thread); the real and saved uids stay 0, so the thread can
+     * switch back. Skipped unless running as root on x86-64.
+     */
+    private static UnixSocket connectAsUid(String name, int uid) throws Exception {
+        assumeTrue(LibC.getuid() == 0, "needs root to connect as another uid");
+        assumeTrue("amd64".equals(System.getProperty("os.arch")), "setresuid syscall number is x86-64's");
+        java.util.concurrent.FutureTask<UnixSocket> task = new java.util.concurrent.FutureTask<>(() -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment cs = Errno.newCallState(a);
+                if (LibC.syscall(cs, SYS_SETRESUID, -1, uid, -1, 0, 0) != 0) {
+                    throw new ErrnoException("setresuid(-1, " + uid + ", -1)", Errno.read(cs));
+                }
+                try {
+                    return UnixSocket.connect(name);
+                } finally {
+                    LibC.syscall(cs, SYS_SETRESUID, -1, 0, -1, 0, 0);
+                }
+            }
+        });
+        Thread t = new Thread(task, "connect-as-uid-" + uid);
+        t.start();
+        try {
+            return task.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof ErrnoException ee && ee.errno() == Errno.EPERM) {
+                assumeTrue(false, "setresuid not permitted here: " + ee.getMessage());
+            }
+            throw e;
+        } finally {
+            t.join();
+        }
     }
 
     private static int otherUid() {
@@ -348,7 +393,7 @@ class ServerLifecycleTest {
             GroutServer s = start(p);
             List<GroutClient> clients = new ArrayList<>();
             try {
-                for (SendFraming f : List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER)) {
+                for (SendFraming f : List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER)) {
                     clients.add(GroutClient.connect(clientOptions(p).send(f)));
                 }
                 s.close();
@@ -389,6 +434,44 @@ class ServerLifecycleTest {
                 pingAndCheck(c, 12, 33);
                 assertEquals(1, s.connectionCount());
             }
+        });
+    }
+
+    @Test
+    void connectionFromAnotherUidIsRefusedUnlessAllowedAndTheServerRecordsThatUid() throws Exception {
+        // Abstract names have no file permissions, so a client of another uid can reach the server.
+        String name = "@sysframe-test-uid-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        int uidEcho = GroutApi.type(0x5f5f, 1);
+        MemorySegment answer = Arena.ofAuto().allocate(8, 8);
+        guard(() -> {
+            GroutServer s = start(ServerOptions.defaults().socketPath(name).allowedUids(Set.of(NOBODY))
+                    .handle(uidEcho, 0, (req, reply) -> {
+                        answer.set(JAVA_INT_UNALIGNED, 0, req.peerUid());
+                        answer.set(JAVA_INT_UNALIGNED, 4, req.peerPid());
+                        reply.ok(answer, 0, 8);
+                    }));
+            // Our own uid (root) is not in the set.
+            ErrnoException refused = assertThrows(ErrnoException.class, () -> GroutClient.connect(clientOptions(name)).close());
+            assertTrue(refused.errno() == Errno.ECONNRESET || refused.errno() == Errno.EPIPE, refused.getMessage());
+
+            try (Raw nobody = new Raw(connectAsUid(name, NOBODY))) {
+                nobody.hello(1);
+                nobody.sendAll(Raw.request(2, uidEcho, 0, new byte[0]));
+                RawResponse r = nobody.readResponse();
+                assertEquals(2, r.forId());
+                assertEquals(0, r.status());
+                assertEquals(8, r.payload().length);
+                MemorySegment p = MemorySegment.ofArray(r.payload());
+                assertEquals(NOBODY, p.get(JAVA_INT_UNALIGNED, 0), "Request.peerUid()");
+                assertEquals((int) ProcessHandle.current().pid(), p.get(JAVA_INT_UNALIGNED, 4), "Request.peerPid()");
+                assertEquals(1, s.connectionCount());
+            }
+            waitForConnectionCount(s, 0);
+            List<ConnectionStats> closed = s.closedConnections();
+            assertEquals(1, closed.size(), "the refused connection is not recorded, the accepted one is");
+            assertEquals(2, closed.get(0).requests());
+            assertEquals((int) ProcessHandle.current().pid(), closed.get(0).peerPid());
+            assertEquals(NOBODY, closed.get(0).peerUid(), "ConnectionStats.peerUid() of " + closed.get(0));
         });
     }
 
@@ -497,7 +580,9 @@ class ServerLifecycleTest {
     static Stream<Arguments> smallBufferCases() {
         List<Arguments> out = new ArrayList<>();
         for (FlushMode flush : FlushMode.values()) {
-            for (SendFraming send : List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER)) {
+            // COPY at its default threshold splits these large messages; copy(256 KiB) copies them whole.
+            for (SendFraming send : List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.copy(256 * 1024),
+                    SendFraming.GATHER, SendFraming.COPY_GATHER)) {
                 for (RecvFraming recv : List.of(RecvFraming.READAHEAD, RecvFraming.EXACT)) {
                     out.add(Arguments.of(flush, send, recv));
                 }
