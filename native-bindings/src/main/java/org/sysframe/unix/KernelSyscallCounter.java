@@ -16,6 +16,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link SyscallKind} on the tracepoint {@code syscalls:sys_enter_<name>}, bound to that thread only
  * (no inherit, any CPU).
  *
+ * <p>The counters form one perf group, read with one {@code read(2)} ({@code PERF_FORMAT_GROUP}); when
+ * the thread reads its own counters, those reads are taken out of the {@code read} count, so only the
+ * measured work is in it.
+ *
  * <p>Needs tracefs (for the tracepoint ids), a kernel with syscall tracepoints, and the right to trace
  * the thread (root, CAP_PERFMON, or a low {@code perf_event_paranoid}). {@link #unavailableReason()}
  * says what is missing instead of failing; {@link SyscallCounters} work either way.
@@ -25,6 +29,7 @@ public final class KernelSyscallCounter implements AutoCloseable {
     private static final int PERF_TYPE_TRACEPOINT = 2;
     private static final int PERF_ATTR_SIZE_VER0 = 64; // the kernel accepts the first published size
     private static final long PERF_FLAG_FD_CLOEXEC = 8;
+    private static final long PERF_FORMAT_GROUP = 8;
     private static final Path[] TRACEFS = {
         Path.of("/sys/kernel/tracing"), Path.of("/sys/kernel/debug/tracing"),
     };
@@ -33,37 +38,54 @@ public final class KernelSyscallCounter implements AutoCloseable {
     private final int[] fds = new int[SyscallKind.count()];
     private final Arena arena = Arena.ofShared();
     private final MemorySegment callState = Errno.newCallState(arena);
-    private final MemorySegment value = arena.allocate(JAVA_LONG);
+    private final MemorySegment values = arena.allocate(JAVA_LONG, 1 + SyscallKind.count());
+    private long ownReads;
+    // Kinds in the order they joined the group: the order of the values one group read returns.
+    private final SyscallKind[] order = new SyscallKind[SyscallKind.count()];
+    private int members;
 
     private KernelSyscallCounter(int tid) {
         this.tid = tid;
         java.util.Arrays.fill(fds, -1);
     }
 
-    /** Counts the calling thread's syscalls from now on. */
+    /** Counts the calling thread's syscalls of the library's kinds from now on. */
     public static KernelSyscallCounter forCurrentThread() throws Unavailable {
-        return forThread(LibC.gettid());
+        return forThread(LibC.gettid(), SyscallKind.LIBRARY);
     }
 
-    /** Counts syscalls of thread tid (a kernel thread id, see {@link LibC#gettid()}) from now on. */
+    /** Counts syscalls of the library's kinds made by thread tid (a kernel thread id, see {@link LibC#gettid()}). */
     public static KernelSyscallCounter forThread(int tid) throws Unavailable {
+        return forThread(tid, SyscallKind.LIBRARY);
+    }
+
+    /**
+     * Counts the given kinds of syscalls made by thread tid from now on; other kinds read as 0. Include
+     * {@link SyscallKind#READ} and {@link SyscallKind#WRITE} to measure transports that use those, not
+     * for a JVM thread compared with the library: class loading on that thread reads files too.
+     */
+    public static KernelSyscallCounter forThread(int tid, java.util.Set<SyscallKind> kinds) throws Unavailable {
+        if (kinds.isEmpty()) throw new IllegalArgumentException("no syscall kinds to count");
         Map<SyscallKind, Long> ids = tracepointIds();
         KernelSyscallCounter c = new KernelSyscallCounter(tid);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment attr = a.allocate(PERF_ATTR_SIZE_VER0, 8);
-            for (SyscallKind k : SyscallKind.values()) {
+            for (SyscallKind k : kinds) {
                 attr.fill((byte) 0);
                 attr.set(JAVA_INT, 0, PERF_TYPE_TRACEPOINT); // type
                 attr.set(JAVA_INT, 4, PERF_ATTR_SIZE_VER0);  // size
                 attr.set(JAVA_LONG, 8, ids.get(k));          // config: the tracepoint id
+                attr.set(JAVA_LONG, 32, PERF_FORMAT_GROUP);  // read_format: the leader reads the whole group
                 // flags at offset 40 stay 0: enabled from the start, no inherit, kernel side counted
-                long fd = LibC.syscall(c.callState, SYS_PERF_EVENT_OPEN, attr.address(), tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+                long leader = c.members == 0 ? -1 : c.fds[c.order[0].ordinal()];
+                long fd = LibC.syscall(c.callState, SYS_PERF_EVENT_OPEN, attr.address(), tid, -1, leader, PERF_FLAG_FD_CLOEXEC);
                 if (fd < 0) {
                     int err = Errno.read(c.callState);
                     c.close();
                     throw new Unavailable(explainOpenFailure(k, tid, err));
                 }
                 c.fds[k.ordinal()] = (int) fd;
+                c.order[c.members++] = k;
             }
         }
         return c;
@@ -81,17 +103,20 @@ public final class KernelSyscallCounter implements AutoCloseable {
     /** The kernel thread id being counted. */
     public int tid() { return tid; }
 
-    /** Each kind's count since the counter was opened. */
+    /** Each kind's count since the counter was opened (one read of the group). */
     public SyscallCounts read() {
-        long[] counts = new long[fds.length];
-        for (int i = 0; i < fds.length; i++) {
-            long n = LibC.read(callState, fds[i], value, 8);
-            if (n != 8) {
-                throw new IllegalStateException("read(perf counter " + SyscallKind.of(i).tracepoint() + "): "
-                        + (n < 0 ? new ErrnoException("read", Errno.read(callState)).getMessage() : n + " bytes"));
-            }
-            counts[i] = value.get(JAVA_LONG, 0);
+        // The read below is itself a read(2) of the counted thread when it counts itself; its entry is
+        // counted before the values are taken, so it is already in this reading.
+        if (LibC.gettid() == tid) ownReads++;
+        long want = 8L * (1 + members);
+        long n = LibC.read(callState, fds[order[0].ordinal()], values, want);
+        if (n != want) {
+            throw new IllegalStateException("read(perf group of tid " + tid + "): "
+                    + (n < 0 ? new ErrnoException("read", Errno.read(callState)).getMessage() : n + " bytes"));
         }
+        long[] counts = new long[fds.length];
+        for (int i = 0; i < members; i++) counts[order[i].ordinal()] = values.getAtIndex(JAVA_LONG, 1 + i);
+        if (fds[SyscallKind.READ.ordinal()] >= 0) counts[SyscallKind.READ.ordinal()] -= ownReads;
         return new SyscallCounts(counts);
     }
 

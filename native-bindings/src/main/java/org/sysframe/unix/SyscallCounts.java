@@ -16,12 +16,12 @@ public final class SyscallCounts {
         this.counts = counts;
     }
 
-    /** Counts from explicit values, in {@link SyscallKind} order. */
+    /** Counts from explicit values, in {@link SyscallKind} order; kinds left out at the end are 0. */
     public static SyscallCounts of(long... perKind) {
-        if (perKind.length != SyscallKind.count()) {
-            throw new IllegalArgumentException("need " + SyscallKind.count() + " counts, got " + perKind.length);
+        if (perKind.length > SyscallKind.count()) {
+            throw new IllegalArgumentException("at most " + SyscallKind.count() + " counts, got " + perKind.length);
         }
-        return new SyscallCounts(perKind.clone());
+        return new SyscallCounts(java.util.Arrays.copyOf(perKind, SyscallKind.count()));
     }
 
     public long get(SyscallKind kind) { return counts[kind.ordinal()]; }

@@ -2,7 +2,9 @@ package org.sysframe.unix;
 
 /**
  * The syscalls sysframe counts, by the kernel's names: glibc's {@code send} and {@code recv} enter the
- * kernel as {@code sendto} and {@code recvfrom}, so they are counted as those.
+ * kernel as {@code sendto} and {@code recvfrom}, so they are counted as those. The library makes the
+ * first seven; {@code read} and {@code write} are what other transports (JDK channels, jnr) use on
+ * sockets, so the kernel counter counts them too when it measures those peers.
  */
 public enum SyscallKind {
     SENDTO("sendto"),
@@ -11,9 +13,15 @@ public enum SyscallKind {
     RECVMSG("recvmsg"),
     WRITEV("writev"),
     READV("readv"),
-    EPOLL_WAIT("epoll_wait");
+    EPOLL_WAIT("epoll_wait"),
+    READ("read"),
+    WRITE("write");
 
     private static final SyscallKind[] ALL = values();
+
+    /** The kinds the library itself makes and counts. */
+    public static final java.util.Set<SyscallKind> LIBRARY =
+            java.util.Collections.unmodifiableSet(java.util.EnumSet.range(SENDTO, EPOLL_WAIT));
 
     private final String kernelName;
 

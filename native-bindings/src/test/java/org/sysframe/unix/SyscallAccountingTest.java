@@ -204,4 +204,47 @@ class SyscallAccountingTest {
             assertEquals(Epoll.EPOLLIN, ep.readyEvents(0) & Epoll.EPOLLIN);
         }
     }
+
+    @Test
+    void readAndWriteOfAnotherThreadAreCountedAndOwnCounterReadsAreNot() throws Exception {
+        java.util.Set<SyscallKind> rw = java.util.EnumSet.of(SyscallKind.READ, SyscallKind.WRITE);
+        try (KernelSyscallCounter self = KernelSyscallCounter.forThread(LibC.gettid(), rw)) {
+            for (int i = 0; i < 3; i++) self.read(); // first calls may load classes, which reads files
+            SyscallCounts a = self.read();
+            for (int i = 0; i < 10; i++) self.read();
+            assertEquals(SyscallCounts.ZERO, self.read().minus(a), "reading the counter is not counted as the thread's work");
+        }
+        // A thread that does exactly 100 write(2) and 100 read(2) on a pipe-like socketpair, via the JDK.
+        java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+        java.util.concurrent.CompletableFuture<Integer> tid = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            try {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(4);
+                pipe.sink().write(b.clear()); // warm: class loading and first-use reads happen before counting
+                pipe.source().read(b.clear());
+                tid.complete(LibC.gettid());
+                go.await();
+                for (int i = 0; i < 100; i++) {
+                    pipe.sink().write(b.clear());
+                    pipe.source().read(b.clear());
+                }
+                done.countDown();
+            } catch (Exception e) {
+                tid.completeExceptionally(e);
+            }
+        });
+        t.start();
+        try (KernelSyscallCounter k = KernelSyscallCounter.forThread(tid.get(10, TimeUnit.SECONDS), rw)) {
+            SyscallCounts before = k.read();
+            go.countDown();
+            assertTrue(done.await(10, TimeUnit.SECONDS));
+            t.join();
+            assertEquals(SyscallCounts.of(0, 0, 0, 0, 0, 0, 0, 100, 100), k.read().minus(before));
+        } finally {
+            pipe.sink().close();
+            pipe.source().close();
+        }
+    }
 }
