@@ -43,15 +43,20 @@ final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--out", description = "output directory (default: bench/results/<timestamp>)")
     Path out;
 
+    @Option(names = "--no-compare", description = "skip the peer comparison (JDK, jnr, C) that follows the matrix")
+    boolean noCompare;
+
     @Override
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds must be at least 5 (medians need them)");
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         MatrixResult result = run(Pairing.standard(), payloads, rounds, quick);
+        if (!noCompare) result = result.withCompare(CompareCommand.run(rounds, quick));
         System.out.println();
         System.out.print(ReportWriter.table(result));
         ReportWriter.writeAll(result, out);
-        System.out.println("wrote " + out.resolve("results.csv") + ", results.json, report.html");
+        System.out.println("wrote " + out.resolve("results.csv") + ", results.json, "
+                + (result.compare() != null ? "compare.csv, compare.json, " : "") + "report.html");
         return 0;
     }
 
@@ -100,7 +105,7 @@ final class MatrixCommand implements Callable<Integer> {
             }
             double seconds = (System.nanoTime() - started) / 1e9;
             return new MatrixResult(MachineInfo.describe(), pairings, payloads, rounds, quick, seconds, summaries,
-                    PingRunner.kernelUnavailable());
+                    PingRunner.kernelUnavailable(), null);
         } finally {
             for (GroutClient c : clients) c.close();
             for (GroutServer s : servers) s.close();

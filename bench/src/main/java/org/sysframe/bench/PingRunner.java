@@ -82,8 +82,12 @@ public final class PingRunner {
 
     /** The kernel counter of tid, or null (the reason is kept for {@link #kernelUnavailable()}). */
     static KernelSyscallCounter openKernel(int tid) {
+        return openKernel(tid, org.sysframe.unix.SyscallKind.LIBRARY);
+    }
+
+    static KernelSyscallCounter openKernel(int tid, java.util.Set<org.sysframe.unix.SyscallKind> kinds) {
         try {
-            return KernelSyscallCounter.forThread(tid);
+            return KernelSyscallCounter.forThread(tid, kinds);
         } catch (KernelSyscallCounter.Unavailable e) {
             kernelUnavailable = e.getMessage();
             return null;

@@ -51,6 +51,11 @@ public final class ReportWriter {
         for (Pairing p : r.pairings()) sb.append(String.format(Locale.ROOT, "  %-9s %s (%s)%n", p.name(), p.description(), p.framing()));
         for (String t : targets(r)) sb.append(t).append('\n');
         if (r.kernelUnavailable() != null) sb.append("kernel counts unavailable: ").append(r.kernelUnavailable()).append('\n');
+        if (r.compare() != null) {
+            sb.append("\nPeers on one sysframe server (").append(r.compare().rounds())
+              .append(" interleaved rounds; syscalls of each peer from the kernel's counters):\n");
+            sb.append(r.compare().table());
+        }
         return sb.toString();
     }
 
@@ -75,13 +80,40 @@ public final class ReportWriter {
         Files.writeString(dir.resolve("results.csv"), csv(r));
         Files.writeString(dir.resolve("results.json"), json(r));
         Files.writeString(dir.resolve("report.html"), html(r));
+        if (r.compare() != null) {
+            Files.writeString(dir.resolve("compare.csv"), compareCsv(r.compare()));
+            Files.writeString(dir.resolve("compare.json"), compareJson(r.compare()));
+        }
+    }
+
+    static String compareCsv(CompareResult c) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (CompareResult.Row row : c.rows()) rows.add(row.toMap());
+        return csvOf(rows);
+    }
+
+    static String compareJson(CompareResult c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("rounds", c.rounds());
+        m.put("reference", c.reference());
+        m.put("peers", c.framings());
+        List<Object> rows = new ArrayList<>();
+        for (CompareResult.Row row : c.rows()) rows.add(row.toMap());
+        m.put("rows", rows);
+        m.put("targets", c.targets());
+        return Json.write(m) + "\n";
     }
 
     static String csv(MatrixResult r) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (CellSummary c : r.cells()) rows.add(c.toMap());
+        return csvOf(rows);
+    }
+
+    private static String csvOf(List<Map<String, Object>> rows) {
         StringBuilder sb = new StringBuilder();
         List<String> header = null;
-        for (CellSummary c : r.cells()) {
-            Map<String, Object> m = c.toMap();
+        for (Map<String, Object> m : rows) {
             if (header == null) {
                 header = new ArrayList<>(m.keySet());
                 sb.append(String.join(",", header)).append('\n');
@@ -180,8 +212,40 @@ public final class ReportWriter {
             sb.append("<li><b>").append(esc(p.name())).append("</b>: ").append(esc(p.description())).append(" (")
               .append(esc(p.framing())).append(")</li>");
         }
-        sb.append("</ul>\n</body></html>\n");
+        sb.append("</ul>\n");
+        if (r.compare() != null) compareHtml(sb, r.compare());
+        sb.append("</body></html>\n");
         return sb.toString();
+    }
+
+    private static void compareHtml(StringBuilder sb, CompareResult c) throws IOException {
+        DefaultCategoryDataset cps = new DefaultCategoryDataset();
+        DefaultCategoryDataset cpu = new DefaultCategoryDataset();
+        for (CompareResult.Row row : c.rows()) {
+            cps.addValue(row.callsPerSec().median(), row.payload() + " B", row.peer());
+            cpu.addValue(row.clientCpu().median(), row.payload() + " B", row.peer());
+        }
+        JFreeChart a = ChartFactory.createBarChart("Peers on one sysframe server: calls per second (median)", "peer", "calls/s",
+                cps, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart b = ChartFactory.createBarChart("Peers: client CPU per call (median, us on-CPU)", "peer", "us per call",
+                cpu, PlotOrientation.VERTICAL, true, false, false);
+        sb.append("<h2>Peers on the same server</h2>\n<p>").append(c.rounds())
+          .append(" interleaved rounds. Ratios are sysframe's client over the peer, per round. Peer syscalls come from the kernel's counters of the peer's thread (or process).</p><ul>");
+        for (String t : c.targets()) sb.append("<li").append(t.contains("MISSED") ? " class=\"miss\"" : "").append('>').append(esc(t)).append("</li>");
+        sb.append("</ul>\n").append(img(a, 1100, 420)).append(img(b, 1100, 420));
+        sb.append("<table><tr><th class=l>peer</th><th>bytes</th><th>calls/s</th><th>sysframe/peer [min-max]</th><th>CPU sysframe/peer</th>")
+          .append("<th>p50 us</th><th>p99 us</th><th>client us/call</th><th>server us/call</th><th class=l>client syscalls/call (kernel)</th><th class=l>server syscalls/call</th></tr>\n");
+        for (CompareResult.Row row : c.rows()) {
+            sb.append(String.format(Locale.ROOT,
+                    "<tr><td class=l>%s</td><td>%d</td><td>%.0f</td><td>%.3f [%.3f-%.3f]</td><td>%.3f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td><td class=l>%s</td><td class=l>%s</td></tr>%n",
+                    esc(row.peer()), row.payload(), row.callsPerSec().median(), row.referenceOverPeer().median(),
+                    row.referenceOverPeer().min(), row.referenceOverPeer().max(), row.cpuReferenceOverPeer().median(),
+                    row.p50Micros().median(), row.p99Micros().median(), row.clientCpu().median(), row.serverCpu().median(),
+                    esc(CellSummary.describe(row.clientSyscalls())), esc(CellSummary.describe(row.serverSyscalls()))));
+        }
+        sb.append("</table>\n<ul>");
+        for (String p : c.peers()) sb.append("<li><b>").append(esc(p)).append("</b>: ").append(esc(c.framings().get(p))).append("</li>");
+        sb.append("</ul>\n");
     }
 
     private static void removeEmptyRows(DefaultCategoryDataset d) {

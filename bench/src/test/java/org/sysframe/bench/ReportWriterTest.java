@@ -32,7 +32,7 @@ class ReportWriterTest {
                 CellSummary.of("baseline", 32, base, base),
                 CellSummary.of("seed-v3", 32, seed, base),
                 CellSummary.of("merged", 32, merged, base));
-        return new MatrixResult("test machine", pairings, new int[] {32}, 5, false, 12.5, cells, null);
+        return new MatrixResult("test machine", pairings, new int[] {32}, 5, false, 12.5, cells, null, null);
     }
 
     @Test

@@ -66,7 +66,7 @@ public final class IovArray {
     public boolean add(MemorySegment seg, long offset, long len) {
         if (len == 0) return true;
         if (count == capacity) return false;
-        java.util.Objects.checkFromIndexSize(offset, len, seg.byteSize());
+        UnixSocket.checkNative(seg, offset, len);
         long at = count * IOV_SIZE;
         iov.set(JAVA_LONG, at, seg.address() + offset);
         iov.set(JAVA_LONG, at + 8, len);

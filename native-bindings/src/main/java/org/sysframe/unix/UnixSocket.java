@@ -155,7 +155,7 @@ public final class UnixSocket implements AutoCloseable {
 
     /** send(2) of len bytes of seg at offset; always with MSG_NOSIGNAL (a closed peer gives EPIPE, not a signal). */
     public long send(MemorySegment seg, long offset, long len, int flags) throws ErrnoException {
-        Objects.checkFromIndexSize(offset, len, seg.byteSize());
+        checkNative(seg, offset, len);
         long addr = seg.address() + offset;
         int f = flags | MSG_NOSIGNAL;
         try {
@@ -175,7 +175,7 @@ public final class UnixSocket implements AutoCloseable {
 
     /** recv(2) of at most len bytes into seg at offset; 0 means the peer closed its end. */
     public long recv(MemorySegment seg, long offset, long len, int flags) throws ErrnoException {
-        Objects.checkFromIndexSize(offset, len, seg.byteSize());
+        checkNative(seg, offset, len);
         long addr = seg.address() + offset;
         try {
             while (true) {
@@ -190,6 +190,12 @@ public final class UnixSocket implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(seg);
         }
+    }
+
+    /** The kernel needs real addresses: a heap segment's address() is an offset in its array. */
+    static void checkNative(MemorySegment seg, long offset, long len) {
+        Objects.checkFromIndexSize(offset, len, seg.byteSize());
+        if (!seg.isNative()) throw new IllegalArgumentException("a heap segment cannot be handed to the kernel: use native (Arena) memory");
     }
 
     /** sendmsg(2) of the pending entries of iov; does not advance it. */

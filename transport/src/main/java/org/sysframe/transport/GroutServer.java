@@ -223,7 +223,10 @@ public final class GroutServer implements AutoCloseable {
         if (len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("event payload " + len + " over GR_API_MAX_MSG_LEN");
         for (int i = 0; i < subscribers.size(); i++) {
             ServerConnection c = subscribers.get(i);
-            if (c.wants(evType, causePid)) c.sendEvent(evType, payload, off, len);
+            if (c.wants(evType, causePid)) {
+                c.sendEvent(evType, payload, off, len);
+                if (c.isClosed() && (i >= subscribers.size() || subscribers.get(i) != c)) i--; // it left the list: same index again
+            }
         }
     }
 

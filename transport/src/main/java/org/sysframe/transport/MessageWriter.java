@@ -11,17 +11,21 @@ import java.lang.foreign.MemorySegment;
  * Writes one message (header + payload) on a socket with a {@link SendFraming}, looping over partial
  * writes. On a blocking socket it returns once all is out; on a non-blocking one it stops at EAGAIN
  * and returns how much was written, so the caller can queue the rest. Owns its scratch memory (the
- * copy buffer and the iovec array); no allocation per message.
+ * copy buffer and the iovec array); no allocation per message. Payloads on the Java heap are copied to
+ * native memory first (the kernel needs real addresses); native ones go as they are.
  */
 public final class MessageWriter {
     private final UnixSocket socket;
     private final SendFraming framing;
     private final MemorySegment copyBuffer;
     private final IovArray iov;
+    private final Arena arena;
+    private MemorySegment heapCopy; // native copy of heap payloads, allocated on first need
 
     public MessageWriter(UnixSocket socket, SendFraming framing, Arena arena) {
         this.socket = socket;
         this.framing = framing;
+        this.arena = arena;
         SendFraming.Kind k = framing.kind();
         boolean copies = k == SendFraming.Kind.COPY || k == SendFraming.Kind.COPY_GATHER;
         boolean gathers = k == SendFraming.Kind.GATHER || k == SendFraming.Kind.COPY_GATHER;
@@ -37,6 +41,13 @@ public final class MessageWriter {
      */
     public long write(MemorySegment header, long hoff, int hlen, MemorySegment payload, long poff, long plen)
             throws ErrnoException {
+        if (plen > 0 && !payload.isNative()) {
+            // The kernel needs a real address: heap payloads (MemorySegment.ofArray) go through native memory.
+            if (heapCopy == null) heapCopy = arena.allocate(GroutApi.MAX_MSG_LEN, 8);
+            MemorySegment.copy(payload, poff, heapCopy, 0, plen);
+            payload = heapCopy;
+            poff = 0;
+        }
         SendFraming.Kind kind = framing.kind();
         boolean fitsCopy = copyBuffer != null && plen > 0 && hlen + plen <= copyBuffer.byteSize();
         if (fitsCopy) {

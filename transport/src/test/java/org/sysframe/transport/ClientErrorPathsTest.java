@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
@@ -55,7 +56,7 @@ class ClientErrorPathsTest {
         return b;
     }
 
-    static MemorySegment native_(Arena a, byte[] bytes) {
+    static MemorySegment nativeCopy(Arena a, byte[] bytes) {
         MemorySegment s = a.allocate(Math.max(1, bytes.length), 8).asSlice(0, bytes.length);
         MemorySegment.copy(bytes, 0, s, JAVA_BYTE, 0, bytes.length);
         return s;
@@ -123,6 +124,15 @@ class ClientErrorPathsTest {
             return b;
         }
 
+        /** Bytes of an event header alone, declaring payload_len (a u64). */
+        static byte[] eventHeader(int evType, long declaredLen) {
+            byte[] b = new byte[16];
+            MemorySegment s = MemorySegment.ofArray(b);
+            s.set(JAVA_INT_UNALIGNED, 0, evType);
+            s.set(JAVA_LONG_UNALIGNED, 8, declaredLen);
+            return b;
+        }
+
         static byte[] concat(byte[]... parts) {
             int n = 0;
             for (byte[] p : parts) n += p.length;
@@ -156,9 +166,19 @@ class ClientErrorPathsTest {
             respond(r.id(), 0, maxIfaces);
         }
 
-        /** Waits until the client closes its end; any byte it sends instead is a failure. */
+        /**
+         * Waits until the client closes its end; any byte it sends instead is a failure. A client that
+         * closes with bytes of ours unread makes this recv fail with ECONNRESET rather than return 0
+         * (which one depends on whether its shutdown or its close is seen first): both mean closed.
+         */
         void awaitEof() throws ErrnoException {
-            long n = socket.recv(in, 0, 1, 0);
+            long n;
+            try {
+                n = socket.recv(in, 0, 1, 0);
+            } catch (ErrnoException e) {
+                if (e.errno() == Errno.ECONNRESET) return;
+                throw e;
+            }
             if (n != 0) throw new AssertionError("raw server: expected EOF, got " + n);
         }
     }
@@ -255,7 +275,7 @@ class ClientErrorPathsTest {
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             assertEquals(RAW_MAX_IFACES, client.maxIfaces());
-            Response r = client.sendRecv(GroutApi.PING, native_(a, pattern(3, 1)));
+            Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(3, 1)));
             assertEquals(0, r.status());
             assertEquals(GroutApi.MAX_MSG_LEN, r.length());
             assertArrayEquals(big, r.toByteArray());
@@ -275,7 +295,7 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            MemorySegment p = native_(a, pattern(8, 2));
+            MemorySegment p = nativeCopy(a, pattern(8, 2));
             ErrnoException first = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
             assertEquals(Errno.EMSGSIZE, first.errno());
             assertEquals("EMSGSIZE", first.errnoName());
@@ -298,6 +318,30 @@ class ClientErrorPathsTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"exact, 4294967301", "readahead, 4294967301", "readahead:64, 18446744073709551615"})
+    void eventHeaderWithU64PayloadLenOverMaxFailsWithEMSGSIZEAndBreaksTheClient(String framing, String declared) throws Exception {
+        String path = sock("bigevent.sock");
+        long len = Long.parseUnsignedLong(declared); // 2^32 + 5: its low 32 bits alone would read as 5
+        try (RawServer raw = new RawServer(path, c -> {
+                c.expect(GroutApi.PING, pattern(8, 20));
+                c.write(RawConn.concat(RawConn.eventHeader(GroutApi.type(0x5f5f, 0x10), len), pattern(5, 21)));
+                c.awaitEof();
+            });
+             GroutClient client = GroutClient.connect(client(path, framing));
+             Arena a = Arena.ofConfined()) {
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(8, 20))));
+            assertEquals(Errno.EMSGSIZE, e.errno());
+            assertEquals("EMSGSIZE", e.errnoName());
+            assertTrue(e.getMessage().contains("payload_len " + declared), e.getMessage());
+            assertFalse(client.isUsable());
+            assertEquals(0, client.pendingEvents());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, client::nextEvent).errno());
+            client.close();
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
     void responseHeaderThenEofMidPayloadFailsWithECONNRESETAndBreaksTheClient(String framing) throws Exception {
         String path = sock("midpayload.sock");
@@ -309,7 +353,7 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            MemorySegment p = native_(a, pattern(100, 3));
+            MemorySegment p = nativeCopy(a, pattern(100, 3));
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
             assertEquals(Errno.ECONNRESET, e.errno());
             assertEquals("ECONNRESET", e.errnoName());
@@ -332,7 +376,7 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            MemorySegment p = native_(a, pattern(16, 4));
+            MemorySegment p = nativeCopy(a, pattern(16, 4));
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
             assertEquals(Errno.ECONNRESET, e.errno());
             assertEquals("ECONNRESET", e.errnoName());
@@ -353,7 +397,7 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing).receiveTimeoutMillis(200));
              Arena a = Arena.ofConfined()) {
-            MemorySegment p = native_(a, pattern(4, 5));
+            MemorySegment p = nativeCopy(a, pattern(4, 5));
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
             assertEquals(Errno.ETIMEDOUT, e.errno());
             assertEquals("ETIMEDOUT", e.errnoName());
@@ -379,7 +423,7 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING, native_(a, pattern(12, 7))));
+            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(12, 7))));
             assertEquals(Errno.ENOMEM, e.errno());
             assertEquals(12, e.status());
             assertEquals("ENOMEM", e.errnoName());
@@ -387,7 +431,7 @@ class ClientErrorPathsTest {
             assertEquals("GR_PING", e.call());
             assertTrue(client.isUsable());
 
-            Response r = client.sendRecv(GroutApi.PING, native_(a, pattern(20, 8)));
+            Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(20, 8)));
             assertEquals(0, r.status());
             assertArrayEquals(pattern(20, 8), r.toByteArray(), "the error's 10 payload bytes were drained, not read as a header");
             assertTrue(client.isUsable());
@@ -407,13 +451,13 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING2, native_(a, pattern(32, 9))));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING2, nativeCopy(a, pattern(32, 9))));
             assertSame(ErrnoException.class, e.getClass(), "a short payload is the client's finding, not a server status");
             assertEquals(Errno.EMSGSIZE, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertTrue(e.getMessage().contains("31 bytes, at least 32 expected"), e.getMessage());
             assertTrue(client.isUsable());
-            Response r = client.sendRecv(GroutApi.PING, native_(a, pattern(5, 10)));
+            Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(5, 10)));
             assertArrayEquals(pattern(5, 10), r.toByteArray());
             raw.awaitScript();
         }
@@ -437,9 +481,33 @@ class ClientErrorPathsTest {
             assertEquals("EMSGSIZE", e.errnoName());
             assertEquals(before, client.counters().snapshot(), "no syscall for a refused request");
             assertTrue(client.isUsable());
-            Response r = client.sendRecv(GroutApi.PING, native_(a, pattern(6, 11)));
+            Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(6, 11)));
             assertArrayEquals(pattern(6, 11), r.toByteArray());
             raw.awaitScript();
+        }
+    }
+
+    /**
+     * The API takes any MemorySegment, and a Response's own buffer is a heap segment once it was kept
+     * aside. A heap payload must either be sent (as COPY framing does) or be refused before anything
+     * is written; it must not reach send/sendmsg as a bogus address (EFAULT) and break the client.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"gather", "split", "copy"})
+    void heapSegmentPayloadIsEchoedOrRefusedUpFrontWithoutBreakingTheClient(String send) throws Exception {
+        String path = sock("heap.sock");
+        byte[] bytes = pattern(24, 30);
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+             GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(SendFraming.parse(send)));
+             Arena a = Arena.ofConfined()) {
+            try {
+                Response r = client.sendRecv(GroutApi.PING, MemorySegment.ofArray(bytes));
+                assertArrayEquals(bytes, r.toByteArray());
+            } catch (IllegalArgumentException refusedBeforeSending) {
+                // acceptable: refused up front
+            }
+            assertTrue(client.isUsable(), "a heap payload must not break the client");
+            assertArrayEquals(pattern(24, 31), client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(24, 31))).toByteArray());
         }
     }
 
@@ -453,14 +521,14 @@ class ClientErrorPathsTest {
         try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(path);
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(unknown, native_(a, pattern(9, 12))));
+            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(unknown, nativeCopy(a, pattern(9, 12))));
             assertEquals(95, e.errno());
             assertEquals(Errno.ENOTSUP, e.status());
             assertEquals("ENOTSUP", e.errnoName());
             assertEquals(unknown, e.type());
             assertEquals("0x5f5f0777", e.call());
             assertTrue(client.isUsable());
-            assertArrayEquals(pattern(9, 13), client.sendRecv(GroutApi.PING, native_(a, pattern(9, 13))).toByteArray());
+            assertArrayEquals(pattern(9, 13), client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(9, 13))).toByteArray());
         }
     }
 
@@ -470,12 +538,12 @@ class ClientErrorPathsTest {
         try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(path);
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING2, native_(a, pattern(4, 14))));
+            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING2, nativeCopy(a, pattern(4, 14))));
             assertEquals(90, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertEquals(GroutApi.PING2, e.type());
             assertTrue(client.isUsable());
-            Response r = client.sendRecv(GroutApi.PING2, native_(a, pattern(32, 15)));
+            Response r = client.sendRecv(GroutApi.PING2, nativeCopy(a, pattern(32, 15)));
             assertArrayEquals(pattern(32, 15), r.toByteArray());
         }
     }

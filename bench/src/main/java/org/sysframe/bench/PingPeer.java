@@ -1,0 +1,28 @@
+package org.sysframe.bench;
+
+import java.io.IOException;
+
+/**
+ * A client a user could pick to do the ping workload: connects and says GR_HELLO, then makes one
+ * GR_PING round trip of the prepared length per {@link #ping()}, checking the echo. Used from one
+ * thread.
+ */
+interface PingPeer extends AutoCloseable {
+    /** Short name for tables, e.g. {@code jdk-gather}. */
+    String name();
+
+    /** How it frames messages, for the report. */
+    String framing();
+
+    /** Connects to path and performs GR_HELLO. */
+    void open(String path) throws IOException;
+
+    /** Fills the request payload of len bytes that every {@link #ping()} sends. */
+    void prepare(int len);
+
+    /** One round trip; throws if the echo is wrong. */
+    void ping() throws IOException;
+
+    @Override
+    void close() throws IOException;
+}

@@ -1,0 +1,58 @@
+package org.sysframe.bench;
+
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.Response;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/** sysframe's own client with the given options. */
+final class SysframePeer implements PingPeer {
+    private final String name;
+    private final ClientOptions options;
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment payload = arena.allocate(GroutApi.MAX_MSG_LEN);
+    private GroutClient client;
+    private int len;
+
+    SysframePeer(String name, ClientOptions options) {
+        this.name = name;
+        this.options = options;
+    }
+
+    @Override public String name() { return name; }
+
+    @Override public String framing() { return "FFM send/recv, " + options.send() + " / " + options.recv(); }
+
+    @Override
+    public void open(String path) throws IOException {
+        client = GroutClient.connect(options.socketPath(path));
+    }
+
+    @Override
+    public void prepare(int len) {
+        this.len = len;
+        for (int i = 0; i < len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+    }
+
+    @Override
+    public void ping() throws IOException {
+        Response r = client.sendRecv(GroutApi.PING, payload, 0, len);
+        if (r.length() != len || (len > 0 && r.getByte(len - 1) != payload.get(JAVA_BYTE, len - 1))) {
+            throw new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + r);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (client != null) client.close();
+        arena.close();
+    }
+}
