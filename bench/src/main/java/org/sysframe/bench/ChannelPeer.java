@@ -82,6 +82,7 @@ final class ChannelPeer implements PingPeer {
     @Override
     public void prepare(int len) {
         this.len = len;
+        payload.clear(); // a previous run left its limit at the old length
         for (int i = 0; i < len; i++) payload.put(i, (byte) (i * 31 + 7));
     }
 

@@ -17,6 +17,8 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             System.err.println("sysframe " + cmd.getCommandName() + ": " + e.getMessage());
+            // Expected failures (I/O, bad arguments) print one line; anything else is a bug: show where.
+            if (!(e instanceof java.io.IOException) && !(e instanceof IllegalArgumentException)) e.printStackTrace();
             return 1;
         });
         System.exit(cl.execute(args));

@@ -137,6 +137,7 @@ final class PeerThread implements AutoCloseable {
             throw new IOException("interrupted", e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) throw io;
+            if (e.getCause() instanceof RuntimeException re) throw re; // a bug in the peer: keep its stack
             throw new IOException(e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IOException("peer did not finish within 300 s", e);

@@ -17,8 +17,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 final class SysframePeer implements PingPeer {
     private final String name;
     private final ClientOptions options;
-    private final Arena arena = Arena.ofConfined();
-    private final MemorySegment payload = arena.allocate(GroutApi.MAX_MSG_LEN);
+    private Arena arena;            // confined to the peer's thread: made in open()
+    private MemorySegment payload;
     private GroutClient client;
     private int len;
 
@@ -33,6 +33,8 @@ final class SysframePeer implements PingPeer {
 
     @Override
     public void open(String path) throws IOException {
+        arena = Arena.ofConfined();
+        payload = arena.allocate(GroutApi.MAX_MSG_LEN);
         client = GroutClient.connect(options.socketPath(path));
     }
 
@@ -53,6 +55,6 @@ final class SysframePeer implements PingPeer {
     @Override
     public void close() {
         if (client != null) client.close();
-        arena.close();
+        if (arena != null) arena.close();
     }
 }
