@@ -21,8 +21,8 @@ public record Pairing(String name, String description, SendFraming clientSend, R
                         SendFraming.copy(1024), RecvFraming.readAhead(1024), SendFraming.copy(1024), FlushMode.IMMEDIATE),
                 new Pairing("merged", "Grout's merged change: sendmsg + read-ahead 8192, server writev deferred",
                         SendFraming.GATHER, RecvFraming.READAHEAD, SendFraming.GATHER, FlushMode.DEFERRED),
-                new Pairing("sysframe", "sysframe default: copy <= 1024 else sendmsg, read-ahead 8192, server same, immediate",
-                        SendFraming.COPY_GATHER, RecvFraming.READAHEAD, SendFraming.COPY_GATHER, FlushMode.IMMEDIATE));
+                new Pairing("sysframe", "sysframe default: copy <= 1024 else sendmsg, read-ahead 8192; server deferred, a batch of one small response copied and sent once",
+                        SendFraming.COPY_GATHER, RecvFraming.READAHEAD, SendFraming.COPY_GATHER, FlushMode.DEFERRED));
     }
 
     public ClientOptions client(String path) {

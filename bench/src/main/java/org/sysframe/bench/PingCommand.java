@@ -29,8 +29,8 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--ping2", description = "send GR_PING2 (the seed patch's 32-byte echo) instead of GR_PING")
     boolean ping2;
 
-    @Option(names = "--send", description = "split | copy[:SIZE] | gather (default: ${DEFAULT-VALUE})")
-    String send = "gather";
+    @Option(names = "--send", description = "split | copy[:SIZE] | gather | copygather[:SIZE] (default: ${DEFAULT-VALUE})")
+    String send = "copygather";
 
     @Option(names = "--recv", description = "exact | readahead[:SIZE] (default: ${DEFAULT-VALUE})")
     String recv = "readahead:8192";

@@ -22,8 +22,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--socket", description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock; @NAME: abstract)")
     String socket = GroutApi.defaultSocketPath();
 
-    @Option(names = "--send", description = "split | copy[:SIZE] | gather (default: ${DEFAULT-VALUE})")
-    String send = "gather";
+    @Option(names = "--send", description = "split | copy[:SIZE] | gather | copygather[:SIZE] (default: ${DEFAULT-VALUE})")
+    String send = "copygather";
 
     @Option(names = "--flush", description = "immediate | deferred (default: ${DEFAULT-VALUE})")
     String flush = "deferred";

@@ -4,14 +4,15 @@ import java.util.Objects;
 
 /**
  * Settings of a {@link GroutClient}, chosen at connect time. Defaults: the socket of
- * {@link GroutApi#defaultSocketPath()}, API version 11, {@link SendFraming#GATHER},
+ * {@link GroutApi#defaultSocketPath()}, API version 11, {@link SendFraming#COPY_GATHER} (one send of
+ * a copy up to 1024 bytes, one sendmsg above),
  * {@link RecvFraming#READAHEAD} (8192 bytes), no receive timeout, Grout's message sizes.
  */
 public final class ClientOptions {
     private String socketPath = GroutApi.defaultSocketPath();
     private int apiVersion = GroutApi.DEFAULT_API_VERSION;
     private String version = "sysframe";
-    private SendFraming send = SendFraming.GATHER;
+    private SendFraming send = SendFraming.COPY_GATHER;
     private RecvFraming recv = RecvFraming.READAHEAD;
     private long receiveTimeoutMillis;
     private MessageSpecs specs = MessageSpecs.grout();

@@ -19,7 +19,7 @@ import java.lang.foreign.MemorySegment;
  * pipelined requests are answered in one batch). Writing: {@link FlushMode#IMMEDIATE} writes each
  * response as it is produced; {@link FlushMode#DEFERRED} queues the batch (headers and copied payloads
  * in a staging buffer, echoed payloads referenced in place) and writes it with one writev at the end,
- * or early at the high-water mark. Bytes the socket does not take are queued; while any are queued
+ * or early at the high-water mark; a batch of one small message goes out with the copy framing. Bytes the socket does not take are queued; while any are queued
  * the connection is not read, so a client that does not read cannot make the server buffer more than
  * one batch, and one that lets more than the limit pile up (events) is closed.
  */
@@ -45,6 +45,13 @@ final class ServerConnection {
     private MemorySegment staging;
     private long stagingUsed;
     private long batchBytes;
+    private int batchMessages;
+    // The batch's first message, for sending a batch of one with the copy framing (see flush()).
+    private long firstHeaderAt;
+    private int firstHeaderLen;
+    private MemorySegment firstPayload;
+    private long firstPayloadOff;
+    private long firstPayloadLen;
     private boolean dirty;
 
     // Bytes the socket would not take yet.
@@ -212,17 +219,29 @@ final class ServerConnection {
             queue(header, 0, hlen, payload, off, len, 0); // output is backed up: this goes behind it
             return;
         }
+        long headerAt = stagingUsed;
         MemorySegment.copy(header, 0, staging, stagingUsed, hlen);
         iov.add(staging, stagingUsed, hlen);
         stagingUsed += hlen;
+        MemorySegment body = payload;
+        long bodyOff = off;
         if (len > 0) {
             if (fromRequest) {
                 iov.add(payload, off, len);
             } else {
                 MemorySegment.copy(payload, off, staging, stagingUsed, len);
                 iov.add(staging, stagingUsed, len);
+                body = staging;
+                bodyOff = stagingUsed;
                 stagingUsed += len;
             }
+        }
+        if (batchMessages++ == 0) {
+            firstHeaderAt = headerAt;
+            firstHeaderLen = hlen;
+            firstPayload = body;
+            firstPayloadOff = bodyOff;
+            firstPayloadLen = len;
         }
         batchBytes += hlen + len;
         if (!dirty) {
@@ -248,11 +267,26 @@ final class ServerConnection {
         if (written < total) queue(header, 0, hlen, payload, off, len, written);
     }
 
-    /** Writes the queued batch with one writev (more if the kernel takes it in parts); queues what is left. */
+    /**
+     * Writes the queued batch with one writev (more if the kernel takes it in parts); queues what is
+     * left. A batch of one message small enough for the copy framing (COPY, COPY_GATHER) is copied and
+     * sent with one send instead: the cheapest call for the common request/response case.
+     */
     void flush() {
         dirty = false;
         if (iov == null || iov.isEmpty() || closed) {
             resetBatch();
+            return;
+        }
+        SendFraming f = options.send();
+        boolean copies = f.kind() == SendFraming.Kind.COPY || f.kind() == SendFraming.Kind.COPY_GATHER;
+        if (batchMessages == 1 && copies && batchBytes <= f.copyThreshold()) {
+            MemorySegment.copy(staging, firstHeaderAt, header, 0, firstHeaderLen);
+            MemorySegment p = firstPayload;
+            long poff = firstPayloadOff, plen = firstPayloadLen;
+            int hlen = firstHeaderLen;
+            resetBatch();
+            writeNow(hlen, p, poff, plen);
             return;
         }
         try {
@@ -280,6 +314,8 @@ final class ServerConnection {
         if (iov != null) iov.clear();
         stagingUsed = 0;
         batchBytes = 0;
+        batchMessages = 0;
+        firstPayload = null;
     }
 
     /** Appends header[skip..] and payload (skipping what was written already) to the unsent queue. */

@@ -5,15 +5,16 @@ import java.util.Set;
 
 /**
  * Settings of a {@link GroutServer}. Defaults: the socket of {@link GroutApi#defaultSocketPath()} with
- * mode 0600, any uid allowed, {@link SendFraming#GATHER} with {@link FlushMode#DEFERRED} (64 KiB
- * high-water), API version 11, max_ifaces 1024, an 8 KiB read buffer per connection, and at most
+ * mode 0600, any uid allowed, {@link SendFraming#COPY_GATHER} with {@link FlushMode#DEFERRED} (64 KiB
+ * high-water: a batch of one small response is copied and sent once, a larger batch leaves in one
+ * writev), API version 11, max_ifaces 1024, an 8 KiB read buffer per connection, and at most
  * 4 MiB of unsent output queued per connection before it is closed as a slow reader.
  */
 public final class ServerOptions {
     private String socketPath = GroutApi.defaultSocketPath();
     private int mode = 0600;
     private Set<Integer> allowedUids;
-    private SendFraming send = SendFraming.GATHER;
+    private SendFraming send = SendFraming.COPY_GATHER;
     private FlushMode flush = FlushMode.DEFERRED;
     private int highWater = FlushMode.DEFAULT_HIGH_WATER;
     private int apiVersion = GroutApi.DEFAULT_API_VERSION;

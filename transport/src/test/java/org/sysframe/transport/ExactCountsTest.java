@@ -98,10 +98,58 @@ class ExactCountsTest {
     }
 
     @Test
+    void sysframeDefaultsCostOneSendtoAndOneRecvfromPerCallOnBothSides() throws Exception {
+        Run r = run(ClientOptions.defaults(), ServerOptions.defaults());
+        assertEquals(SyscallCounts.of(1000, 1000, 0, 0, 0, 0, 0), r.client.library);
+        // Deferred, but a batch of one 44-byte response is copied and sent once.
+        assertEquals(SyscallCounts.of(1000, 1000, 0, 0, 0, 0, 1000), r.server.library);
+    }
+
+    @Test
     void immediateGatherServerWritesEachResponseWithOneSendmsg() throws Exception {
         Run r = run(ClientOptions.defaults().send(SendFraming.GATHER).recv(RecvFraming.READAHEAD),
                 ServerOptions.defaults().send(SendFraming.GATHER).flush(FlushMode.IMMEDIATE));
         assertEquals(SyscallCounts.of(0, 1000, 1000, 0, 0, 0, 0), r.client.library);
         assertEquals(SyscallCounts.of(0, 1000, 1000, 0, 0, 0, 1000), r.server.library);
+    }
+
+    /** 50 pings written with one send, all read by the server in one recv; the answers' cost by flush mode. */
+    SyscallCounts pipelined(ServerOptions options) throws Exception {
+        String path = dir.resolve("pipe.sock").toString();
+        int n = 50;
+        try (GroutServer s = GroutServer.start(options.socketPath(path));
+             org.sysframe.unix.UnixSocket raw = org.sysframe.unix.UnixSocket.connect(path);
+             Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(12 + GroutApi.HELLO_REQUEST_SIZE + n * (12 + PAYLOAD));
+            Headers.Request.write(out, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
+            out.set(java.lang.foreign.ValueLayout.JAVA_INT, 12, GroutApi.DEFAULT_API_VERSION);
+            raw.sendFully(out, 0, 12 + GroutApi.HELLO_REQUEST_SIZE);
+            MemorySegment in = a.allocate(64 * 1024);
+            raw.recvFully(in, 0, 12 + GroutApi.HELLO_RESPONSE_SIZE);
+            long at = 0;
+            for (int i = 0; i < n; i++) {
+                Headers.Request.write(out, at, 2 + i, GroutApi.PING, PAYLOAD);
+                at += 12 + PAYLOAD;
+            }
+            s.awaitIdle(java.time.Duration.ofSeconds(10));
+            SyscallCounts before = s.counters().snapshot();
+            assertEquals(at, raw.send(out, 0, at, 0)); // one send: the server finds all 50 in one recv
+            raw.recvFully(in, 0, n * (12 + PAYLOAD));
+            for (int i = 0; i < n; i++) assertEquals(2 + i, Headers.Response.forId(in, i * (12L + PAYLOAD)));
+            s.awaitIdle(java.time.Duration.ofSeconds(10));
+            return s.counters().snapshot().minus(before);
+        }
+    }
+
+    @Test
+    void deferredFlushAnswersFiftyPipelinedPingsWithOneWritev() throws Exception {
+        assertEquals(SyscallCounts.of(0, 1, 0, 0, 1, 0, 1),
+                pipelined(ServerOptions.defaults().send(SendFraming.COPY_GATHER).flush(FlushMode.DEFERRED)));
+    }
+
+    @Test
+    void immediateFlushAnswersFiftyPipelinedPingsWithFiftySends() throws Exception {
+        assertEquals(SyscallCounts.of(50, 1, 0, 0, 0, 0, 1),
+                pipelined(ServerOptions.defaults().send(SendFraming.COPY_GATHER).flush(FlushMode.IMMEDIATE)));
     }
 }

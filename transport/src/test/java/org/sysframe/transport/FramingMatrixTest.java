@@ -28,7 +28,8 @@ class FramingMatrixTest {
             new ServerMode(SendFraming.COPY, FlushMode.IMMEDIATE),
             new ServerMode(SendFraming.GATHER, FlushMode.IMMEDIATE),
             new ServerMode(SendFraming.COPY_GATHER, FlushMode.IMMEDIATE),
-            new ServerMode(SendFraming.GATHER, FlushMode.DEFERRED));
+            new ServerMode(SendFraming.GATHER, FlushMode.DEFERRED),
+            new ServerMode(SendFraming.COPY_GATHER, FlushMode.DEFERRED));
 
     @Test
     void everyPairingEchoesEveryPayloadSizeByteExact() throws Exception {
