@@ -61,8 +61,9 @@ public final class GroutServer implements AutoCloseable {
     private final List<ConnectionStats> closedStats = new ArrayList<>();
 
     private ServerConnection[] slots = new ServerConnection[64];
+    private int highestSlot; // slots below it have been used; free ones are in freeSlots
     private int[] generations = new int[64];
-    private final ArrayDeque32 freeSlots = new ArrayDeque32();
+    private final IntStack freeSlots = new IntStack();
     private volatile boolean running = true;
     private volatile int loopTid;
     private volatile int connectionCount;
@@ -306,7 +307,6 @@ public final class GroutServer implements AutoCloseable {
     private void acceptAll() {
         while (running) {
             UnixSocket s;
-            int slot = freeSlots.isEmpty() ? -1 : freeSlots.peek();
             try {
                 s = listener.accept(new SyscallCounters("connection", loopCounters));
             } catch (ErrnoException e) {
@@ -336,11 +336,7 @@ public final class GroutServer implements AutoCloseable {
                 s.close();
                 continue;
             }
-            if (slot < 0) {
-                slot = nextNewSlot();
-            } else {
-                freeSlots.pop();
-            }
+            int slot = freeSlots.isEmpty() ? nextNewSlot() : freeSlots.pop();
             int gen = ++generations[slot];
             long tag = ((long) gen << 32) | slot;
             ServerConnection c = new ServerConnection(this, tag, s, cred.pid(), cred.uid());
@@ -358,8 +354,6 @@ public final class GroutServer implements AutoCloseable {
             accepted++;
         }
     }
-
-    private int highestSlot;
 
     private int nextNewSlot() {
         if (highestSlot == slots.length) {
@@ -460,13 +454,11 @@ public final class GroutServer implements AutoCloseable {
     }
 
     /** A small stack of ints for free connection slots (no boxing). */
-    private static final class ArrayDeque32 {
+    private static final class IntStack {
         private int[] items = new int[16];
         private int size;
 
         boolean isEmpty() { return size == 0; }
-
-        int peek() { return items[size - 1]; }
 
         int pop() { return items[--size]; }
 
