@@ -259,7 +259,33 @@ public final class ReportWriter {
         }
     }
 
+    // Readable on white: distinct, strong colours and thick lines.
+    private static final java.awt.Color[] PALETTE = {
+        new java.awt.Color(0x1f77b4), new java.awt.Color(0xd62728), new java.awt.Color(0x2ca02c), new java.awt.Color(0xff7f0e),
+        new java.awt.Color(0x9467bd), new java.awt.Color(0x8c564b), new java.awt.Color(0x17becf), new java.awt.Color(0x7f7f7f),
+        new java.awt.Color(0xbcbd22), new java.awt.Color(0xe377c2),
+    };
+
+    private static void style(JFreeChart chart) {
+        chart.setBackgroundPaint(java.awt.Color.WHITE);
+        org.jfree.chart.plot.CategoryPlot plot = chart.getCategoryPlot();
+        plot.setBackgroundPaint(java.awt.Color.WHITE);
+        plot.setRangeGridlinePaint(new java.awt.Color(0xcccccc));
+        plot.setOutlineVisible(false);
+        org.jfree.chart.renderer.category.CategoryItemRenderer r = plot.getRenderer();
+        for (int i = 0; i < plot.getDataset().getRowCount(); i++) {
+            r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+            r.setSeriesStroke(i, new java.awt.BasicStroke(3f));
+        }
+        if (r instanceof org.jfree.chart.renderer.category.LineAndShapeRenderer line) line.setDefaultShapesVisible(true);
+        if (r instanceof org.jfree.chart.renderer.category.BarRenderer bar) {
+            bar.setBarPainter(new org.jfree.chart.renderer.category.StandardBarPainter());
+            bar.setShadowVisible(false);
+        }
+    }
+
     private static String img(JFreeChart chart, int w, int h) throws IOException {
+        style(chart);
         ByteArrayOutputStream png = new ByteArrayOutputStream();
         ChartUtils.writeChartAsPNG(png, chart, w, h);
         return "<img alt=\"" + esc(chart.getTitle().getText()) + "\" src=\"data:image/png;base64,"
