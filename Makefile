@@ -16,7 +16,7 @@ C_PEER := bench/target/sysframe_ping
 .PHONY: build test bench jmh clean tracefs c-peer
 
 build: c-peer
-	$(MVN) -q -DskipTests install
+	$(MVN) -q -Dmaven.test.skip=true install
 
 c-peer: $(C_PEER)
 
