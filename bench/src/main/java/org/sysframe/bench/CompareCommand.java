@@ -30,7 +30,7 @@ final class CompareCommand implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--rounds", description = "interleaved rounds, at least 5 (default: ${DEFAULT-VALUE})")
-    int rounds = 5;
+    int rounds = 7;
 
     @Option(names = "--out", description = "output directory (default: bench/results/<timestamp>)")
     Path out;

@@ -35,7 +35,7 @@ final class MatrixCommand implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--rounds", description = "interleaved rounds, at least 5 (default: ${DEFAULT-VALUE})")
-    int rounds = 5;
+    int rounds = 7;
 
     @Option(names = "--payloads", split = ",", description = "payload sizes (default: 0,32,1024,8192,65536)")
     int[] payloads = {0, 32, 1024, 8192, 65536};
