@@ -157,17 +157,12 @@ public final class UnixSocket implements AutoCloseable {
     public long send(MemorySegment seg, long offset, long len, int flags) throws ErrnoException {
         checkNative(seg, offset, len);
         long addr = seg.address() + offset;
-        int f = flags | MSG_NOSIGNAL;
         try {
-            while (true) {
-                long n = LibC.send(callState, fd(), addr, len, f);
-                counters.increment(SyscallKind.SENDTO);
-                if (n >= 0) return n;
-                int err = Errno.read(callState);
-                if (err == Errno.EINTR) continue;
-                if (err == Errno.EAGAIN) return WOULD_BLOCK;
-                throw new ErrnoException("send(" + name + ")", err);
-            }
+            long n;
+            do {
+                n = outcome(LibC.send(callState, fd(), addr, len, flags | MSG_NOSIGNAL), SyscallKind.SENDTO, "send");
+            } while (n == RETRY);
+            return n;
         } finally {
             Reference.reachabilityFence(seg);
         }
@@ -178,15 +173,11 @@ public final class UnixSocket implements AutoCloseable {
         checkNative(seg, offset, len);
         long addr = seg.address() + offset;
         try {
-            while (true) {
-                long n = LibC.recv(callState, fd(), addr, len, flags);
-                counters.increment(SyscallKind.RECVFROM);
-                if (n >= 0) return n;
-                int err = Errno.read(callState);
-                if (err == Errno.EINTR) continue;
-                if (err == Errno.EAGAIN) return WOULD_BLOCK;
-                throw new ErrnoException("recv(" + name + ")", err);
-            }
+            long n;
+            do {
+                n = outcome(LibC.recv(callState, fd(), addr, len, flags), SyscallKind.RECVFROM, "recv");
+            } while (n == RETRY);
+            return n;
         } finally {
             Reference.reachabilityFence(seg);
         }
@@ -198,59 +189,57 @@ public final class UnixSocket implements AutoCloseable {
         if (!seg.isNative()) throw new IllegalArgumentException("a heap segment cannot be handed to the kernel: use native (Arena) memory");
     }
 
-    /** sendmsg(2) of the pending entries of iov; does not advance it. */
+    /** sendmsg(2) of the pending entries of iov, with MSG_NOSIGNAL; does not advance it. */
     public long sendmsg(IovArray iov, int flags) throws ErrnoException {
         MemorySegment msg = iov.pendingMsghdr();
-        int f = flags | MSG_NOSIGNAL;
-        while (true) {
-            long n = LibC.sendmsg(callState, fd(), msg, f);
-            counters.increment(SyscallKind.SENDMSG);
-            if (n >= 0) return n;
-            int err = Errno.read(callState);
-            if (err == Errno.EINTR) continue;
-            if (err == Errno.EAGAIN) return WOULD_BLOCK;
-            throw new ErrnoException("sendmsg(" + name + ")", err);
-        }
+        long n;
+        do {
+            n = outcome(LibC.sendmsg(callState, fd(), msg, flags | MSG_NOSIGNAL), SyscallKind.SENDMSG, "sendmsg");
+        } while (n == RETRY);
+        return n;
     }
 
     /** recvmsg(2) into the pending entries of iov; does not advance it. */
     public long recvmsg(IovArray iov, int flags) throws ErrnoException {
         MemorySegment msg = iov.pendingMsghdr();
-        while (true) {
-            long n = LibC.recvmsg(callState, fd(), msg, flags);
-            counters.increment(SyscallKind.RECVMSG);
-            if (n >= 0) return n;
-            int err = Errno.read(callState);
-            if (err == Errno.EINTR) continue;
-            if (err == Errno.EAGAIN) return WOULD_BLOCK;
-            throw new ErrnoException("recvmsg(" + name + ")", err);
-        }
+        long n;
+        do {
+            n = outcome(LibC.recvmsg(callState, fd(), msg, flags), SyscallKind.RECVMSG, "recvmsg");
+        } while (n == RETRY);
+        return n;
     }
 
     /** writev(2) of the pending entries of iov; does not advance it. */
     public long writev(IovArray iov) throws ErrnoException {
-        while (true) {
-            long n = LibC.writev(callState, fd(), iov.pendingAddress(), iov.pending());
-            counters.increment(SyscallKind.WRITEV);
-            if (n >= 0) return n;
-            int err = Errno.read(callState);
-            if (err == Errno.EINTR) continue;
-            if (err == Errno.EAGAIN) return WOULD_BLOCK;
-            throw new ErrnoException("writev(" + name + ")", err);
-        }
+        long n;
+        do {
+            n = outcome(LibC.writev(callState, fd(), iov.pendingAddress(), iov.pending()), SyscallKind.WRITEV, "writev");
+        } while (n == RETRY);
+        return n;
     }
 
     /** readv(2) into the pending entries of iov; does not advance it. */
     public long readv(IovArray iov) throws ErrnoException {
-        while (true) {
-            long n = LibC.readv(callState, fd(), iov.pendingAddress(), iov.pending());
-            counters.increment(SyscallKind.READV);
-            if (n >= 0) return n;
-            int err = Errno.read(callState);
-            if (err == Errno.EINTR) continue;
-            if (err == Errno.EAGAIN) return WOULD_BLOCK;
-            throw new ErrnoException("readv(" + name + ")", err);
-        }
+        long n;
+        do {
+            n = outcome(LibC.readv(callState, fd(), iov.pendingAddress(), iov.pending()), SyscallKind.READV, "readv");
+        } while (n == RETRY);
+        return n;
+    }
+
+    private static final long RETRY = -2;
+
+    /**
+     * Counts one returned data call and sorts its result: the byte count, {@link #WOULD_BLOCK} for
+     * EAGAIN, {@link #RETRY} for EINTR (the call may be restarted), an exception for anything else.
+     */
+    private long outcome(long n, SyscallKind kind, String call) throws ErrnoException {
+        counters.increment(kind);
+        if (n >= 0) return n;
+        int err = Errno.read(callState);
+        if (err == Errno.EINTR) return RETRY;
+        if (err == Errno.EAGAIN) return WOULD_BLOCK;
+        throw new ErrnoException(call + "(" + name + ")", err);
     }
 
     /** Sends all len bytes, blocking; a would-block on a non-blocking socket is an error here. */
