@@ -13,7 +13,7 @@ CC := gcc
 CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11
 C_PEER := bench/target/sysframe_ping
 
-.PHONY: build test bench jmh clean tracefs c-peer
+.PHONY: build test bench jmh soak clean tracefs c-peer
 
 build: c-peer
 	$(MVN) -q -Dmaven.test.skip=true install
@@ -36,6 +36,12 @@ test: tracefs c-peer
 
 bench: tracefs build
 	./sysframe matrix $(BENCH_ARGS)
+
+# The 5-minute soak (make test runs a 20-second one): 256 clients, mixed payloads, memory and fds checked.
+SOAK_SECONDS ?= 300
+soak: tracefs
+	$(MVN) -q -Dmaven.test.skip=true install -pl native-bindings
+	$(MVN) test -pl transport -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false -Dsysframe.soak.seconds=$(SOAK_SECONDS)
 
 jmh: build
 	$(JDK)/bin/java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:bench/target/lib/*" \

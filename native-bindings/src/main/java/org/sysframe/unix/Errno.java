@@ -34,6 +34,7 @@ public final class Errno {
     public static final int EADDRINUSE = 98;
     public static final int ECONNABORTED = 103;
     public static final int ECONNRESET = 104;
+    public static final int ENOBUFS = 105;
     public static final int ENOTCONN = 107;
     public static final int ETIMEDOUT = 110;
     public static final int ECONNREFUSED = 111;

@@ -129,6 +129,12 @@ public final class GroutClient implements AutoCloseable {
         }
         int id = lastId == MessageReader.MAX_ID ? 1 : lastId + 1;
         lastId = id;
+        // A response for this id that came before the request (unsolicited, or from before the ids
+        // wrapped) does not answer it.
+        if (!asideResponses.isEmpty()) {
+            ArrayDeque<Cached> stale = asideResponses.remove(id);
+            if (stale != null) asideCount -= stale.size();
+        }
         Headers.Request.write(requestHeader, 0, id, type, (int) length);
         try {
             writer.write(requestHeader, 0, Headers.Request.SIZE, payload, offset, length);
@@ -196,6 +202,7 @@ public final class GroutClient implements AutoCloseable {
         ArrayDeque<Cached> q = asideResponses.isEmpty() ? null : asideResponses.get(id);
         if (q != null) {
             Cached c = q.poll();
+            asideCount--;
             if (q.isEmpty()) asideResponses.remove(id);
             response.set(c.id, c.status, MemorySegment.ofArray(c.payload), 0, c.payload.length);
             return;
@@ -207,6 +214,7 @@ public final class GroutClient implements AutoCloseable {
                 return;
             }
             if (reader.isEvent) {
+                limitAside();
                 asideEvents.add(new Cached(reader.first, 0, copyPayload()));
             } else {
                 keepAside(reader.first, reader.status);
@@ -214,8 +222,21 @@ public final class GroutClient implements AutoCloseable {
         }
     }
 
-    private void keepAside(int forId, int status) {
+    private void keepAside(int forId, int status) throws ErrnoException {
+        limitAside();
         asideResponses.computeIfAbsent(forId, k -> new ArrayDeque<>()).add(new Cached(forId, status, copyPayload()));
+        asideCount++;
+    }
+
+    /** At most this many messages are kept aside: a server flooding unasked-for ones cannot grow the heap without bound. */
+    static final int MAX_KEPT_ASIDE = 4096;
+    private int asideCount;
+
+    private void limitAside() throws ErrnoException {
+        if (asideCount + asideEvents.size() >= MAX_KEPT_ASIDE) {
+            throw breakWith(new ErrnoException("client(" + socket.name() + ")", Errno.ENOBUFS,
+                    MAX_KEPT_ASIDE + " responses and events kept aside, none of them awaited"));
+        }
     }
 
     private byte[] copyPayload() {

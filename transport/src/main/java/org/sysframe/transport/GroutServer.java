@@ -69,10 +69,15 @@ public final class GroutServer implements AutoCloseable {
     private volatile int connectionCount;
     private long accepted;
     private boolean acceptPaused;
+    private long acceptPausedAt;
     private Throwable failure;
+
+    /** Device and inode of the socket file this server bound; null for an abstract name. */
+    private final Object socketFile;
 
     private GroutServer(ServerOptions options, UnixSocket listener, Epoll epoll, UnixSocket[] wake) {
         this.options = options;
+        this.socketFile = socketFileId(options.socketPath());
         this.loopCounters = epoll.counters();
         this.handlers = options.handlers().copy();
         this.listener = listener;
@@ -131,6 +136,18 @@ public final class GroutServer implements AutoCloseable {
             } else if (e.errno() != Errno.ENOENT) {
                 throw e;
             }
+        }
+    }
+
+    /** (st_dev, st_ino) of a socket file, or null when there is none (abstract name, deleted). */
+    private static Object socketFileId(String path) {
+        if (path.startsWith("@")) return null;
+        try {
+            java.nio.file.Path p = java.nio.file.Path.of(path);
+            return List.of(java.nio.file.Files.getAttribute(p, "unix:dev", java.nio.file.LinkOption.NOFOLLOW_LINKS),
+                    java.nio.file.Files.getAttribute(p, "unix:ino", java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
         }
     }
 
@@ -270,7 +287,10 @@ public final class GroutServer implements AutoCloseable {
 
     private void loop() throws ErrnoException {
         while (running) {
-            int n = epoll.await(-1);
+            // While accepting is paused for lack of descriptors, look again every 100 ms: descriptors may
+            // be freed by code other than this server's connections.
+            int n = epoll.await(acceptPaused ? 100 : -1);
+            if (acceptPaused && System.nanoTime() - acceptPausedAt >= 100_000_000L) pauseAccepting(false);
             for (int i = 0; i < n; i++) {
                 long tag = epoll.readyTag(i);
                 int events = epoll.readyEvents(i);
@@ -368,6 +388,7 @@ public final class GroutServer implements AutoCloseable {
         try {
             epoll.modify(listener.fd(), pause ? 0 : Epoll.EPOLLIN, LISTENER);
             acceptPaused = pause;
+            acceptPausedAt = System.nanoTime();
         } catch (ErrnoException e) {
             LOG.log(Level.ERROR, "cannot {0} accepting: {1}", pause ? "pause" : "resume", e.getMessage());
         }
@@ -424,10 +445,16 @@ public final class GroutServer implements AutoCloseable {
             if (c != null) c.close("server shutdown");
         }
         listener.close();
-        try {
-            UnixSocket.unlink(options.socketPath());
-        } catch (ErrnoException e) {
-            LOG.log(Level.WARNING, "cannot remove {0}: {1}", options.socketPath(), e.getMessage());
+        // Remove the file only if it is still ours: it may have been deleted and bound again by another server.
+        Object now = socketFileId(options.socketPath());
+        if (now != null && now.equals(socketFile)) {
+            try {
+                UnixSocket.unlink(options.socketPath());
+            } catch (ErrnoException e) {
+                LOG.log(Level.WARNING, "cannot remove {0}: {1}", options.socketPath(), e.getMessage());
+            }
+        } else if (socketFile != null) {
+            LOG.log(Level.INFO, "{0} is no longer this server''s socket file: left in place", options.socketPath());
         }
         wakeRead.close();
         epoll.close();

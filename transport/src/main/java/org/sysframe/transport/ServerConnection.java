@@ -62,6 +62,7 @@ final class ServerConnection {
 
     private boolean helloDone;
     private boolean closed;
+    private String closeWhenSent; // set: read nothing more, close once the unsent queue is empty
     private long requests;
     private int[] subTypes = new int[0];
     private boolean[] subSuppress = new boolean[0];
@@ -91,12 +92,17 @@ final class ServerConnection {
 
     /** The socket is readable (or hung up): one recv, then every complete request. */
     void onReadable() {
-        if (closed || pendingEnd > pendingStart) return;
+        if (closed || pendingEnd > pendingStart || closeWhenSent != null) return;
         long n;
         try {
             n = socket.recv(in, inEnd, in.byteSize() - inEnd, 0);
         } catch (ErrnoException e) {
-            close("recv failed: " + e.getMessage());
+            // A peer that died with bytes it never read shows up as ECONNRESET, not EOF: the same end.
+            if (e.errno() == Errno.ECONNRESET) {
+                close(inEnd > inStart ? "peer closed in the middle of a request (ECONNRESET)" : "peer closed (ECONNRESET)");
+            } else {
+                close("recv failed: " + e.getMessage());
+            }
             return;
         }
         if (n == UnixSocket.WOULD_BLOCK) return;
@@ -115,7 +121,10 @@ final class ServerConnection {
             if (plen > GroutApi.MAX_MSG_LEN) {
                 server.log(Level.WARNING, "pid=%d: request payload_len %d over GR_API_MAX_MSG_LEN %d: closing the connection",
                         peerPid, plen, GroutApi.MAX_MSG_LEN);
-                close("payload_len " + plen + " over the maximum");
+                // Answers to the requests before it were produced: they leave first, then the connection closes.
+                closeWhenSent = "payload_len " + plen + " over the maximum";
+                if (options.flush() == FlushMode.DEFERRED) flush();
+                if (!closed && pendingEnd == pendingStart) close(closeWhenSent);
                 return;
             }
             int total = Headers.Request.SIZE + (int) plen;
@@ -382,6 +391,10 @@ final class ServerConnection {
             pendingArena = null;
             pending = null;
             pendingStart = pendingEnd = 0;
+            if (closeWhenSent != null) {
+                close(closeWhenSent);
+                return;
+            }
             server.epoll().modify(socket.fd(), Epoll.EPOLLIN, tag);
         } catch (ErrnoException e) {
             close("send failed: " + e.getMessage());
