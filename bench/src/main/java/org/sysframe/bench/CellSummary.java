@@ -73,15 +73,20 @@ public record CellSummary(String pairing, int payload, int rounds,
         return clientCpuMicros.median() + (Double.isNaN(serverCpuMicros.median()) ? 0 : serverCpuMicros.median());
     }
 
-    /** e.g. {@code 1 sendmsg + 1 recvfrom}; fractions shown with two decimals. */
+    /**
+     * e.g. {@code 1 sendmsg + 1 recvfrom}; a fraction is shown with two decimals, or four when it is
+     * within 0.005 of a whole number (so 1.0003 never reads as an exact 1).
+     */
     public static String describe(Map<SyscallKind, Double> perCall) {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<SyscallKind, Double> e : perCall.entrySet()) {
             double v = e.getValue();
-            if (v == 0) continue;
+            if (v == 0 || Double.isNaN(v)) continue;
             if (!sb.isEmpty()) sb.append(" + ");
-            sb.append(v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.2f", v))
-                    .append(' ').append(e.getKey().kernelName());
+            String n = v == Math.rint(v) ? String.valueOf((long) v)
+                    : Math.abs(v - Math.rint(v)) < 0.005 ? String.format(Locale.ROOT, "%.4f", v)
+                    : String.format(Locale.ROOT, "%.2f", v);
+            sb.append(n).append(' ').append(e.getKey().kernelName());
         }
         return sb.isEmpty() ? "0" : sb.toString();
     }

@@ -95,7 +95,7 @@ final class CompareCommand implements Callable<Integer> {
                     }
                 }
             }
-            System.err.print("\r" + " ".repeat(60) + "\r");
+            Progress.done();
             return CompareResult.of(names, framings, PAYLOADS, rounds, runs, REFERENCE);
         } finally {
             for (PeerThread p : javaPeers) {
@@ -115,7 +115,6 @@ final class CompareCommand implements Callable<Integer> {
     }
 
     private static void progress(String what) {
-        System.err.print("\r" + String.format(Locale.ROOT, "%-60s", what));
-        System.err.flush();
+        Progress.show(what);
     }
 }

@@ -95,7 +95,7 @@ final class MatrixCommand implements Callable<Integer> {
                     }
                 }
             }
-            System.err.print("\r" + " ".repeat(60) + "\r");
+            Progress.done();
             List<CellSummary> summaries = new ArrayList<>();
             String base = pairings.get(0).name();
             for (Pairing p : pairings) {
@@ -118,7 +118,6 @@ final class MatrixCommand implements Callable<Integer> {
     private static String key(String pairing, int payload) { return pairing + "/" + payload; }
 
     private static void progress(String what) {
-        System.err.print("\r" + String.format(Locale.ROOT, "%-60s", what));
-        System.err.flush();
+        Progress.show(what);
     }
 }

@@ -74,5 +74,6 @@ class StatisticsTest {
         assertTrue(c.kernelMeasured());
         assertEquals("1 sendto + 1 recvfrom", CellSummary.describe(c.clientSyscalls()));
         assertEquals("1.50 recvfrom", CellSummary.describe(java.util.Map.of(SyscallKind.RECVFROM, 1.5)));
+        assertEquals("1.0003 recvfrom", CellSummary.describe(java.util.Map.of(SyscallKind.RECVFROM, 1.0003)));
     }
 }
