@@ -37,12 +37,18 @@ final class ServerConnection {
     private final Reply reply = new Reply();
 
     private MemorySegment in;
+    private final MemorySegment small;  // the read buffer of ServerOptions.readBuffer() bytes
+    private Arena largeArena;           // holds the 128 KiB read buffer while one is in use
     private int inStart;
     private int inEnd;
 
-    // DEFERRED batch
+    // DEFERRED batch: headers and copied payloads are staged in 16 KiB, or for a big batch also in a
+    // large buffer that lives until the batch is written.
+    private static final int STAGING_START = 16 * 1024;
     private IovArray iov;
+    private MemorySegment smallStaging;
     private MemorySegment staging;
+    private Arena stagingArena;
     private long stagingUsed;
     private long batchBytes;
     private int batchMessages;
@@ -76,7 +82,8 @@ final class ServerConnection {
         this.peerUid = peerUid;
         this.writer = new MessageWriter(socket, options.send(), arena);
         this.header = arena.allocate(Headers.Event.SIZE, 8);
-        this.in = arena.allocate(options.readBuffer(), 8);
+        this.small = arena.allocate(options.readBuffer(), 8);
+        this.in = small;
     }
 
     GroutServer server() { return server; }
@@ -141,12 +148,19 @@ final class ServerConnection {
         // Make room for the rest of a partial request (echoed payloads were flushed or queued above).
         if (inStart == inEnd) {
             inStart = inEnd = 0;
+            if (largeArena != null) {
+                in = small;
+                largeArena.close();
+                largeArena = null;
+            }
         } else {
             if (need == 0) need = Headers.Request.SIZE;
             if (need > in.byteSize()) {
-                MemorySegment bigger = arena.allocate(Headers.Request.SIZE + GroutApi.MAX_MSG_LEN, 8);
+                // A request bigger than the read buffer: read it into a 128 KiB one, given back once empty.
+                largeArena = Arena.ofConfined();
+                MemorySegment bigger = largeArena.allocate(Headers.Request.SIZE + GroutApi.MAX_MSG_LEN, 8);
                 MemorySegment.copy(in, inStart, bigger, 0, inEnd - inStart);
-                in = bigger; // the small one stays in the arena until close
+                in = bigger;
                 inEnd -= inStart;
                 inStart = 0;
             } else if (inStart + need > in.byteSize()) {
@@ -216,10 +230,11 @@ final class ServerConnection {
             writeNow(hlen, payload, off, len);
             return;
         }
+        long staged = hlen + (fromRequest ? 0 : len); // what this message needs in the staging buffer
         if (iov == null) {
             iov = new IovArray(arena, 256);
-            // Below the high-water mark before a message is added, so one more message always fits.
-            staging = arena.allocate(options.highWater() + GroutApi.MAX_MSG_LEN + 2L * Headers.Event.SIZE, 8);
+            smallStaging = arena.allocate(STAGING_START, 8);
+            staging = smallStaging;
         } else if (iov.pending() + 2 > iov.capacity()) {
             flush();
             if (closed) return;
@@ -227,6 +242,13 @@ final class ServerConnection {
         if (pendingEnd > pendingStart) {
             queue(header, 0, hlen, payload, off, len, 0); // output is backed up: this goes behind it
             return;
+        }
+        if (stagingUsed + staged > staging.byteSize()) {
+            // The small buffer is full: go on in a large one until this batch is written. It is below the
+            // high-water mark before any message is added, so one more message always fits.
+            stagingArena = Arena.ofConfined();
+            staging = stagingArena.allocate(options.highWater() + GroutApi.MAX_MSG_LEN + 2L * Headers.Event.SIZE, 8);
+            stagingUsed = 0;
         }
         long headerAt = stagingUsed;
         MemorySegment.copy(header, 0, staging, stagingUsed, hlen);
@@ -291,11 +313,8 @@ final class ServerConnection {
         boolean copies = f.kind() == SendFraming.Kind.COPY || f.kind() == SendFraming.Kind.COPY_GATHER;
         if (batchMessages == 1 && copies && batchBytes <= f.copyThreshold()) {
             MemorySegment.copy(staging, firstHeaderAt, header, 0, firstHeaderLen);
-            MemorySegment p = firstPayload;
-            long poff = firstPayloadOff, plen = firstPayloadLen;
-            int hlen = firstHeaderLen;
+            writeNow(firstHeaderLen, firstPayload, firstPayloadOff, firstPayloadLen);
             resetBatch();
-            writeNow(hlen, p, poff, plen);
             return;
         }
         try {
@@ -325,6 +344,11 @@ final class ServerConnection {
         batchBytes = 0;
         batchMessages = 0;
         firstPayload = null;
+        if (stagingArena != null) {
+            stagingArena.close();
+            stagingArena = null;
+            staging = smallStaging;
+        }
     }
 
     /** Appends header[skip..] and payload (skipping what was written already) to the unsent queue. */
@@ -439,6 +463,8 @@ final class ServerConnection {
         closed = true;
         socket.close(); // also removes it from the epoll set
         if (pendingArena != null) pendingArena.close();
+        if (stagingArena != null) stagingArena.close();
+        if (largeArena != null) largeArena.close();
         arena.close();
         server.closed(this, reason);
     }
