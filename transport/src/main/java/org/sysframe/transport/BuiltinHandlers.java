@@ -14,9 +14,9 @@ final class BuiltinHandlers {
     private BuiltinHandlers() {}
 
     static void registerAll(HandlerRegistry r) {
-        r.register(GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE, BuiltinHandlers::hello);
+        r.register(GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE, GroutApi.HELLO_RESPONSE_SIZE, BuiltinHandlers::hello);
         r.register(GroutApi.PING, 0, (req, reply) -> reply.echo(0, req.length()));
-        r.register(GroutApi.PING2, GroutApi.PING2_SIZE, (req, reply) -> reply.echo(0, GroutApi.PING2_SIZE));
+        r.register(GroutApi.PING2, GroutApi.PING2_SIZE, GroutApi.PING2_SIZE, (req, reply) -> reply.echo(0, GroutApi.PING2_SIZE));
         r.register(GroutApi.EVENT_SUBSCRIBE, GroutApi.SUBSCRIBE_REQUEST_SIZE, BuiltinHandlers::subscribe);
         r.register(GroutApi.EVENT_UNSUBSCRIBE, 0, BuiltinHandlers::unsubscribe);
     }

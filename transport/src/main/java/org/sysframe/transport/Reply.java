@@ -14,11 +14,13 @@ public final class Reply {
     private ServerConnection connection;
     private Request request;
     private boolean answered;
+    private int minResponse;
 
-    void bind(ServerConnection connection, Request request) {
+    void bind(ServerConnection connection, Request request, int minResponse) {
         this.connection = connection;
         this.request = request;
         this.answered = false;
+        this.minResponse = minResponse;
     }
 
     boolean answered() { return answered; }
@@ -47,14 +49,27 @@ public final class Reply {
     public void item(MemorySegment seg, long off, long len) {
         if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
         if (len == 0) throw new IllegalArgumentException("a stream item cannot be empty: that is the terminator");
+        checkLength(len);
         connection.respond(request.id(), 0, seg, off, len, false);
     }
 
     /** Ends a stream with the empty terminator. */
-    public void end() { finish(0, MemorySegment.NULL, 0, 0, false); }
+    public void end() {
+        if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
+        answered = true;
+        connection.respond(request.id(), 0, MemorySegment.NULL, 0, 0, false);
+    }
+
+    private void checkLength(long len) {
+        if (len < minResponse) {
+            throw new IllegalArgumentException("response payload of " + len + " bytes for "
+                    + GroutApi.typeName(request.type()) + ", declared at least " + minResponse);
+        }
+    }
 
     private void finish(int status, MemorySegment seg, long off, long len, boolean fromRequest) {
         if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
+        if (status == 0) checkLength(len);
         answered = true;
         connection.respond(request.id(), status, seg, off, len, fromRequest);
     }

@@ -191,7 +191,7 @@ final class ServerConnection {
             respond(id, Errno.EMSGSIZE, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        reply.bind(this, request);
+        reply.bind(this, request, handlers.minResponse(type));
         int status = 0;
         try {
             h.handle(request, reply);

@@ -85,6 +85,12 @@ public final class ServerOptions {
         return this;
     }
 
+    /** Adds a handler whose successful answers carry at least minResponseLen bytes (see {@link HandlerRegistry}). */
+    public ServerOptions handle(int type, int minRequestLen, int minResponseLen, Handler handler) {
+        handlers.register(type, minRequestLen, minResponseLen, handler);
+        return this;
+    }
+
     /** SO_SNDBUF and SO_RCVBUF of every accepted socket (0: the kernel's default). */
     public ServerOptions socketBufferSize(int bytes) {
         if (bytes < 0) throw new IllegalArgumentException("buffer " + bytes);

@@ -417,4 +417,40 @@ class StreamsAndEventsTest {
             assertEvent(y.nextEvent(), EV1, pattern(8, 81));
         }
     }
+
+    @Test
+    void aHandlerAnswerShorterThanItsDeclaredMinimumIsSentAsEioNeverAsAShortPayload() throws Exception {
+        int fixed = GroutApi.type(MODULE, 0x20);
+        int items = GroutApi.type(MODULE, 0x21);
+        String path = dir.resolve("min.sock").toString();
+        ServerOptions o = ServerOptions.defaults().socketPath(path)
+                .handle(fixed, 0, 8, (req, reply) -> {
+                    try (Arena a = Arena.ofConfined()) {
+                        reply.ok(a.allocate(req.length()), 0, req.length()); // answers as many bytes as it got
+                    }
+                })
+                .handle(items, 0, 8, (req, reply) -> {
+                    try (Arena a = Arena.ofConfined()) {
+                        MemorySegment s = a.allocate(8);
+                        reply.item(s, 0, 8);
+                        reply.item(s, 0, 4); // a handler bug: shorter than declared
+                        reply.end();
+                    }
+                });
+        try (GroutServer server = GroutServer.start(o); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
+            MemorySegment req = a.allocate(16);
+            assertEquals(8, c.sendRecv(fixed, req, 0, 8).length());
+            ApiException e = assertThrows(ApiException.class, () -> c.sendRecv(fixed, req, 0, 7));
+            assertEquals(Errno.EIO, e.errno());
+            try (GroutClient.ResponseStream st = c.stream(items, req, 0, 0)) {
+                assertTrue(st.next());
+                assertEquals(8, st.current().length());
+                ApiException e2 = assertThrows(ApiException.class, st::next);
+                assertEquals(Errno.EIO, e2.errno());
+                assertFalse(st.next());
+            }
+            assertEquals(3, c.sendRecv(GroutApi.PING, req, 0, 3).length()); // still in step
+            assertEquals(1, server.connectionCount());
+        }
+    }
 }
