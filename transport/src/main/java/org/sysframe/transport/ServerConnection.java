@@ -19,9 +19,10 @@ import java.lang.foreign.MemorySegment;
  * pipelined requests are answered in one batch). Writing: {@link FlushMode#IMMEDIATE} writes each
  * response as it is produced; {@link FlushMode#DEFERRED} queues the batch (headers and copied payloads
  * in a staging buffer, echoed payloads referenced in place) and writes it with one writev at the end,
- * or early at the high-water mark; a batch of one small message goes out with the copy framing. Bytes the socket does not take are queued; while any are queued
- * the connection is not read, so a client that does not read cannot make the server buffer more than
- * one batch, and one that lets more than the limit pile up (events) is closed.
+ * or early at the high-water mark; a batch of one small message goes out with the copy framing.
+ * Bytes the socket does not take are queued; while any are queued the connection is not read, so a
+ * client that does not read cannot make the server buffer more than one batch, and one that lets more
+ * than the limit pile up (events) is closed.
  */
 final class ServerConnection {
     private final GroutServer server;
@@ -65,6 +66,7 @@ final class ServerConnection {
     private MemorySegment pending;
     private long pendingStart;
     private long pendingEnd;
+    private boolean waitingForWritable; // watching EPOLLOUT (not EPOLLIN) until the queue drains
 
     private boolean helloDone;
     private boolean closed;
@@ -394,7 +396,8 @@ final class ServerConnection {
     }
 
     private void waitForWritable() {
-        if (closed) return;
+        if (closed || waitingForWritable) return;
+        waitingForWritable = true;
         try {
             server.epoll().modify(socket.fd(), Epoll.EPOLLOUT, tag); // not EPOLLIN: stop reading meanwhile
         } catch (ErrnoException e) {
@@ -415,6 +418,7 @@ final class ServerConnection {
             pendingArena = null;
             pending = null;
             pendingStart = pendingEnd = 0;
+            waitingForWritable = false;
             if (closeWhenSent != null) {
                 close(closeWhenSent);
                 return;
