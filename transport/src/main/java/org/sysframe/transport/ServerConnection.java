@@ -183,20 +183,19 @@ final class ServerConnection {
             respond(id, Errno.EBADMSG, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        HandlerRegistry handlers = server.handlers();
-        Handler h = handlers.handler(type);
+        HandlerRegistry.Entry h = server.handlers().entry(type);
         if (h == null) {
             respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        if (plen < handlers.minRequest(type)) {
+        if (plen < h.minRequest()) {
             respond(id, Errno.EMSGSIZE, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        reply.bind(this, request, handlers.minResponse(type));
+        reply.bind(this, request, h.minResponse());
         int status = 0;
         try {
-            h.handle(request, reply);
+            h.handler().handle(request, reply);
         } catch (OutOfMemoryError e) {
             status = Errno.ENOMEM;
             server.log(Level.ERROR, "pid=%d: %s handler ran out of memory", peerPid, GroutApi.typeName(type));
