@@ -34,13 +34,16 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--mode", description = "socket file mode, octal (default: ${DEFAULT-VALUE})")
     String mode = "0600";
 
+    @Option(names = "--empty-hello", description = "answer GR_HELLO without max_ifaces, as older Grout servers did (their clients need it)")
+    boolean emptyHello;
+
     @Option(names = "--allow-uid", description = "only let these uids connect (repeatable; default: any)")
     List<Integer> allowUids = new ArrayList<>();
 
     @Override
     public Integer call() throws Exception {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
-                .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8));
+                .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8)).emptyHelloResponse(emptyHello);
         if (!allowUids.isEmpty()) o.allowedUids(Set.copyOf(allowUids));
         GroutServer server = GroutServer.start(o);
         System.out.println("serving " + o + " (loop thread " + server.loopThreadId() + "); SIGINT or SIGTERM stops");

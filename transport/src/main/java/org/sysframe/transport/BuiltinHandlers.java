@@ -14,7 +14,7 @@ final class BuiltinHandlers {
     private BuiltinHandlers() {}
 
     static void registerAll(HandlerRegistry r) {
-        r.register(GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE, GroutApi.HELLO_RESPONSE_SIZE, BuiltinHandlers::hello);
+        r.register(GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE, BuiltinHandlers::hello);
         r.register(GroutApi.PING, 0, (req, reply) -> reply.echo(0, req.length()));
         r.register(GroutApi.PING2, GroutApi.PING2_SIZE, GroutApi.PING2_SIZE, (req, reply) -> reply.echo(0, GroutApi.PING2_SIZE));
         r.register(GroutApi.EVENT_SUBSCRIBE, GroutApi.SUBSCRIBE_REQUEST_SIZE, BuiltinHandlers::subscribe);
@@ -32,6 +32,10 @@ final class BuiltinHandlers {
             return;
         }
         c.helloDone(true);
+        if (server.options().emptyHelloResponse()) {
+            reply.ok();
+            return;
+        }
         MemorySegment resp = server.scratch();
         resp.set(JAVA_SHORT_UNALIGNED, 0, (short) server.options().maxIfaces());
         reply.ok(resp, 0, GroutApi.HELLO_RESPONSE_SIZE);

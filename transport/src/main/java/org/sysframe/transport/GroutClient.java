@@ -87,11 +87,12 @@ public final class GroutClient implements AutoCloseable {
             byte[] v = options.version().getBytes(StandardCharsets.UTF_8);
             MemorySegment.copy(v, 0, req, JAVA_BYTE, 4, v.length); // the rest stays 0: NUL-terminated
             Response r = sendRecv(GroutApi.HELLO, req, 0, req.byteSize());
-            maxIfaces = Short.toUnsignedInt(r.buffer().get(JAVA_SHORT_UNALIGNED, r.offset()));
+            maxIfaces = r.length() >= GroutApi.HELLO_RESPONSE_SIZE
+                    ? Short.toUnsignedInt(r.buffer().get(JAVA_SHORT_UNALIGNED, r.offset())) : -1;
         }
     }
 
-    /** What the server said in its GR_HELLO response. */
+    /** What the server said in its GR_HELLO response; -1 when it answered without it (older servers). */
     public int maxIfaces() { return maxIfaces; }
 
     public ClientOptions options() { return options; }

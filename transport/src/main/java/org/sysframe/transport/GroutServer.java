@@ -70,6 +70,7 @@ public final class GroutServer implements AutoCloseable {
     private long accepted;
     private boolean acceptPaused;
     private long acceptPausedAt;
+    private boolean acceptFailureLogged;
     private Throwable failure;
 
     /** Device and inode of the socket file this server bound; null for an abstract name. */
@@ -331,7 +332,10 @@ public final class GroutServer implements AutoCloseable {
                 s = listener.accept(new SyscallCounters("connection", loopCounters));
             } catch (ErrnoException e) {
                 if (e.errno() == Errno.EMFILE || e.errno() == Errno.ENFILE || e.errno() == Errno.ENOMEM) {
-                    LOG.log(Level.WARNING, "accept failed ({0}): pausing accepts until a connection closes", e.getMessage());
+                    // Once per episode: the retries every 100 ms while it lasts are not news.
+                    log(acceptFailureLogged ? Level.DEBUG : Level.WARNING,
+                            "accept failed (%s): pausing accepts, retried every 100 ms and when a connection closes", e.getMessage());
+                    acceptFailureLogged = true;
                     pauseAccepting(true);
                 } else {
                     LOG.log(Level.ERROR, "accept failed: {0}", e.getMessage());
@@ -339,6 +343,7 @@ public final class GroutServer implements AutoCloseable {
                 return;
             }
             if (s == null) return;
+            acceptFailureLogged = false;
             PeerCredentials cred;
             try {
                 cred = s.peerCredentials();
@@ -352,7 +357,7 @@ public final class GroutServer implements AutoCloseable {
                 continue;
             }
             if (options.allowedUids() != null && !options.allowedUids().contains(cred.uid())) {
-                LOG.log(Level.WARNING, "refused connection from uid {0} (pid {1}): not an allowed uid", cred.uid(), cred.pid());
+                log(Level.WARNING, "refused connection from uid %d (pid %d): not an allowed uid", cred.uid(), cred.pid());
                 s.close();
                 continue;
             }

@@ -15,7 +15,8 @@ public final class MessageSpecs {
     /** The main module's messages (PROTOCOL.md). */
     public static MessageSpecs grout() {
         return new MessageSpecs()
-                .put(GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE, GroutApi.HELLO_RESPONSE_SIZE, false)
+                // Older Grout servers answer GR_HELLO with no payload: accepted, max_ifaces is then unknown.
+                .put(GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE, 0, false)
                 .put(GroutApi.LOG_PACKETS_SET, 1, 0, false)
                 .put(GroutApi.LOG_LEVEL_LIST, 1, 68, true)
                 .put(GroutApi.LOG_LEVEL_SET, 68, 0, false)

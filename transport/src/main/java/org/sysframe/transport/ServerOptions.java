@@ -19,6 +19,7 @@ public final class ServerOptions {
     private int highWater = FlushMode.DEFAULT_HIGH_WATER;
     private int apiVersion = GroutApi.DEFAULT_API_VERSION;
     private int maxIfaces = 1024;
+    private boolean emptyHelloResponse;
     private int readBuffer = 8192;
     private int maxQueuedOutput = 4 << 20;
     private int backlog = 128;
@@ -60,6 +61,14 @@ public final class ServerOptions {
         this.maxIfaces = n;
         return this;
     }
+
+    /**
+     * Answer GR_HELLO with an empty payload instead of {@code u16 max_ifaces}: what Grout servers of
+     * older API versions did, and what their clients expect (they fail on a payload they did not ask for).
+     */
+    public ServerOptions emptyHelloResponse(boolean empty) { this.emptyHelloResponse = empty; return this; }
+
+    public boolean emptyHelloResponse() { return emptyHelloResponse; }
 
     /** Per-connection read buffer; a request larger than it switches that connection to a 128 KiB one. */
     public ServerOptions readBuffer(int bytes) {
