@@ -70,6 +70,11 @@ final class PingCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "client cpu: %.2f us/call on-CPU (user %.2f, sys %.2f from 10 ms ticks), %.3f voluntary ctx switches/call%n",
                 c.cpuNanos() / 1e3 / r.calls(), (double) c.userMicros() / r.calls(), (double) c.systemMicros() / r.calls(),
                 (double) c.voluntarySwitches() / r.calls());
+        ThreadCpu sc = r.serverCpu();
+        if (sc != null) {
+            System.out.printf(Locale.ROOT, "server cpu: %.2f us/call on-CPU, whole server process (user %.2f, sys %.2f from 10 ms ticks)%n",
+                    sc.cpuNanos() / 1e3 / r.calls(), (double) sc.userMicros() / r.calls(), (double) sc.systemMicros() / r.calls());
+        }
         System.out.println("client syscalls per call:   library    kernel");
         for (SyscallKind k : SyscallKind.values()) {
             double lib = r.clientLibrary().perCall(k, r.calls());

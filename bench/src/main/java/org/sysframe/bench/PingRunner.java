@@ -45,7 +45,8 @@ public final class PingRunner {
                 SyscallCounts sl0 = server == null ? null : server.counters().snapshot();
                 SyscallCounts sk0 = sk == null ? null : sk.read();
                 ThreadCpu cc0 = ThreadCpu.of(tid);
-                ThreadCpu sc0 = server == null ? null : ThreadCpu.of(server.loopThreadId());
+                long serverPid = server == null ? otherServerPid(client) : -1;
+                ThreadCpu sc0 = server != null ? ThreadCpu.of(server.loopThreadId()) : serverPid > 0 ? ThreadCpu.ofProcess(serverPid) : null;
                 long t0 = System.nanoTime();
                 long prev = t0;
                 for (long i = 0; i < n; i++) {
@@ -64,17 +65,29 @@ public final class PingRunner {
                 if (server != null) server.awaitIdle(Duration.ofSeconds(10));
                 SyscallCounts sl1 = server == null ? null : server.counters().snapshot();
                 SyscallCounts sk1 = sk == null ? null : sk.read();
-                ThreadCpu sc1 = server == null ? null : ThreadCpu.of(server.loopThreadId());
+                ThreadCpu sc1 = server != null ? ThreadCpu.of(server.loopThreadId()) : serverPid > 0 ? ThreadCpu.ofProcess(serverPid) : null;
                 return new PingResult(label, n, size, elapsed / 1e9,
                         latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
                         latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9), latency.getMaxValue(),
                         cl1.minus(cl0), ck == null ? null : ck1.minus(ck0),
                         server == null ? null : sl1.minus(sl0), sk == null ? null : sk1.minus(sk0),
-                        cc1.minus(cc0), server == null ? null : sc1.minus(sc0));
+                        cc1.minus(cc0), sc0 == null ? null : sc1.minus(sc0));
             } finally {
                 if (ck != null) ck.close();
                 if (sk != null) sk.close();
             }
+        }
+    }
+
+    /** The pid of a server in another process on this machine whose /proc we can read, else -1. */
+    private static long otherServerPid(GroutClient client) {
+        try {
+            long pid = client.serverCredentials().pid();
+            boolean readable = pid > 0 && pid != ProcessHandle.current().pid()
+                    && java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/" + pid + "/task"));
+            return readable ? pid : -1;
+        } catch (ErrnoException e) {
+            return -1;
         }
     }
 

@@ -5,7 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * CPU use of one thread of this process, read from /proc/self/task/TID: on-CPU time in ns
+ * CPU use of one thread of this process (or of every thread of another process), read from
+ * /proc/.../task/TID: on-CPU time in ns
  * (schedstat, exact), user and system time (stat, in clock ticks of 10 ms: meaningful over long runs
  * only), and voluntary and involuntary context switches (status).
  */
@@ -13,7 +14,29 @@ public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long 
     private static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
 
     public static ThreadCpu of(int tid) {
-        Path task = Path.of("/proc/self/task/" + tid);
+        return read(Path.of("/proc/self/task/" + tid));
+    }
+
+    /** The sum over every thread of process pid (another process: a server that is not in this JVM). */
+    public static ThreadCpu ofProcess(long pid) {
+        ThreadCpu sum = new ThreadCpu(0, 0, 0, 0, 0);
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    ThreadCpu t = read(task);
+                    sum = new ThreadCpu(sum.cpuNanos + t.cpuNanos, sum.userMicros + t.userMicros, sum.systemMicros + t.systemMicros,
+                            sum.voluntarySwitches + t.voluntarySwitches, sum.involuntarySwitches + t.involuntarySwitches);
+                } catch (IllegalStateException gone) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list /proc/" + pid + "/task: " + e.getMessage(), e);
+        }
+        return sum;
+    }
+
+    private static ThreadCpu read(Path task) {
         try {
             long cpu = Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]);
             String stat = Files.readString(task.resolve("stat"));

@@ -101,6 +101,11 @@ public final class GroutClient implements AutoCloseable {
 
     public RecvFraming recvFraming() { return options.recv(); }
 
+    /** The server process as the kernel recorded it (SO_PEERCRED): its pid, uid and gid. */
+    public org.sysframe.unix.PeerCredentials serverCredentials() throws ErrnoException {
+        return socket.peerCredentials();
+    }
+
     /** Every send and recv this client made, by kind. */
     public SyscallCounters counters() { return socket.counters(); }
 
