@@ -232,7 +232,9 @@ public final class ReportWriter {
         sb.append("<h2>Peers on the same server</h2>\n<p>").append(c.rounds())
           .append(" interleaved rounds. Ratios are sysframe's client over the peer, per round. Peer syscalls come from the kernel's counters of the peer's thread (or process).</p><ul>");
         for (String t : c.targets()) sb.append("<li").append(t.contains("MISSED") ? " class=\"miss\"" : "").append('>').append(esc(t)).append("</li>");
-        sb.append("</ul>\n").append(img(a, 1100, 420)).append(img(b, 1100, 420));
+        sb.append("</ul>\n");
+        if (c.anyMissed()) sb.append("<p>").append(esc(String.format(Locale.ROOT, CompareResult.LIMITS))).append("</p>\n");
+        sb.append(img(a, 1100, 420)).append(img(b, 1100, 420));
         sb.append("<table><tr><th class=l>peer</th><th>bytes</th><th>calls/s</th><th>sysframe/peer [min-max]</th><th>CPU sysframe/peer</th>")
           .append("<th>p50 us</th><th>p99 us</th><th>client us/call</th><th>server us/call</th><th class=l>client syscalls/call (kernel)</th><th class=l>server syscalls/call</th></tr>\n");
         for (CompareResult.Row row : c.rows()) {
