@@ -41,7 +41,11 @@ public final class GroutClient implements AutoCloseable {
     private final MemorySegment requestHeader;
     private final Response response = new Response();
     private final Response event = new Response();
+    /** At most this many messages are kept aside: a server flooding unasked-for ones cannot grow the heap without bound. */
+    static final int MAX_KEPT_ASIDE = 4096;
+
     private final Map<Integer, ArrayDeque<Cached>> asideResponses = new HashMap<>();
+    private int asideCount; // responses in asideResponses
     private final ArrayDeque<Cached> asideEvents = new ArrayDeque<>();
     private final ResponseStream stream = new ResponseStream();
     private int lastId;
@@ -233,10 +237,6 @@ public final class GroutClient implements AutoCloseable {
         asideResponses.computeIfAbsent(forId, k -> new ArrayDeque<>()).add(new Cached(forId, status, copyPayload()));
         asideCount++;
     }
-
-    /** At most this many messages are kept aside: a server flooding unasked-for ones cannot grow the heap without bound. */
-    static final int MAX_KEPT_ASIDE = 4096;
-    private int asideCount;
 
     private void limitAside() throws ErrnoException {
         if (asideCount + asideEvents.size() >= MAX_KEPT_ASIDE) {
