@@ -51,8 +51,8 @@ final class CPeer {
             String ready = out.readLine();
             if (!"ready".equals(ready)) throw new IOException(name + " did not get ready: " + ready);
             int pid = (int) p.pid();
-            try (KernelSyscallCounter k = PingRunner.openKernel(pid, PeerThread.ALL_KINDS);
-                 KernelSyscallCounter sk = PingRunner.openKernel(server.loopThreadId(), SyscallKind.LIBRARY)) {
+            KernelSyscallCounter sk = KernelCounters.of(server.loopThreadId(), SyscallKind.LIBRARY);
+            try (KernelSyscallCounter k = KernelCounters.openOnce(pid, PeerThread.ALL_KINDS)) {
                 server.awaitIdle(Duration.ofSeconds(10));
                 SyscallCounts k0 = k == null ? null : k.read();
                 SyscallCounts sk0 = sk == null ? null : sk.read();

@@ -98,6 +98,7 @@ final class CompareCommand implements Callable<Integer> {
             Progress.done();
             return CompareResult.of(names, framings, PAYLOADS, rounds, runs, REFERENCE);
         } finally {
+            KernelCounters.closeAll();
             for (PeerThread p : javaPeers) {
                 try {
                     p.close();

@@ -107,6 +107,7 @@ final class MatrixCommand implements Callable<Integer> {
             return new MatrixResult(MachineInfo.describe(), pairings, payloads, rounds, quick, seconds, summaries,
                     PingRunner.kernelUnavailable(), null);
         } finally {
+            KernelCounters.closeAll();
             for (GroutClient c : clients) c.close();
             for (GroutServer s : servers) s.close();
             try (Stream<Path> files = Files.walk(dir)) {

@@ -31,7 +31,7 @@ final class PeerThread implements AutoCloseable {
     private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
     private final CompletableFuture<Integer> tid = new CompletableFuture<>();
     private volatile boolean running = true;
-    private KernelSyscallCounter kernel;
+    private KernelSyscallCounter kernel; // kept open by KernelCounters
 
     PeerThread(PingPeer peer) {
         this.peer = peer;
@@ -74,7 +74,7 @@ final class PeerThread implements AutoCloseable {
     /** n timed pings of len bytes; counts read from here while the peer thread waits. */
     PeerRun measure(int len, long n, GroutServer server) throws IOException {
         int t = await(tid);
-        if (kernel == null) kernel = PingRunner.openKernel(t, ALL_KINDS);
+        if (kernel == null) kernel = KernelCounters.of(t, ALL_KINDS);
         Histogram h = new Histogram(10_000_000_000L, 3);
         CountDownLatch ready = new CountDownLatch(1), go = new CountDownLatch(1), release = new CountDownLatch(1);
         long[] elapsed = new long[1];
@@ -105,7 +105,8 @@ final class PeerThread implements AutoCloseable {
             SyscallCounts k0 = kernel == null ? null : kernel.read();
             SyscallCounts sl0 = server.counters().snapshot();
             ThreadCpu c0 = ThreadCpu.of(t), s0 = ThreadCpu.of(server.loopThreadId());
-            try (KernelSyscallCounter sk = PingRunner.openKernel(server.loopThreadId(), SyscallKind.LIBRARY)) {
+            KernelSyscallCounter sk = KernelCounters.of(server.loopThreadId(), SyscallKind.LIBRARY);
+            {
                 SyscallCounts sk0 = sk == null ? null : sk.read();
                 go.countDown();
                 await(done);
@@ -151,7 +152,6 @@ final class PeerThread implements AutoCloseable {
         } finally {
             running = false;
             thread.interrupt();
-            if (kernel != null) kernel.close();
         }
     }
 }

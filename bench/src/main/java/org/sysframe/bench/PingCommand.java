@@ -52,7 +52,12 @@ final class PingCommand implements Callable<Integer> {
                 System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s)%n", count,
                         ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.send(), o.recv());
             }
-            PingResult r = PingRunner.run(o.send() + "/" + o.recv(), client, ping2, len, count, null);
+            PingResult r;
+            try {
+                r = PingRunner.run(o.send() + "/" + o.recv(), client, ping2, len, count, null);
+            } finally {
+                KernelCounters.closeAll();
+            }
             if (json) {
                 System.out.println(Json.write(r.toMap()));
             } else {

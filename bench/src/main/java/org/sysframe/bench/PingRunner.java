@@ -10,6 +10,7 @@ import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.LibC;
 import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -35,9 +36,9 @@ public final class PingRunner {
             MemorySegment payload = a.allocate(Math.max(1, size));
             for (int i = 0; i < size; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
             byte last = size == 0 ? 0 : payload.get(JAVA_BYTE, size - 1);
-            KernelSyscallCounter ck = openKernel(LibC.gettid());
-            KernelSyscallCounter sk = server == null ? null : openKernel(server.loopThreadId());
-            try {
+            KernelSyscallCounter ck = KernelCounters.of(LibC.gettid(), SyscallKind.LIBRARY);
+            KernelSyscallCounter sk = server == null ? null : KernelCounters.of(server.loopThreadId(), SyscallKind.LIBRARY);
+            {
                 int tid = LibC.gettid();
                 if (server != null) server.awaitIdle(Duration.ofSeconds(10));
                 SyscallCounts cl0 = client.counters().snapshot();
@@ -72,9 +73,6 @@ public final class PingRunner {
                         cl1.minus(cl0), ck == null ? null : ck1.minus(ck0),
                         server == null ? null : sl1.minus(sl0), sk == null ? null : sk1.minus(sk0),
                         cc1.minus(cc0), sc0 == null ? null : sc1.minus(sc0));
-            } finally {
-                if (ck != null) ck.close();
-                if (sk != null) sk.close();
             }
         }
     }
@@ -91,22 +89,6 @@ public final class PingRunner {
         }
     }
 
-    private static String kernelUnavailable;
-
-    /** The kernel counter of tid, or null (the reason is kept for {@link #kernelUnavailable()}). */
-    static KernelSyscallCounter openKernel(int tid) {
-        return openKernel(tid, org.sysframe.unix.SyscallKind.LIBRARY);
-    }
-
-    static KernelSyscallCounter openKernel(int tid, java.util.Set<org.sysframe.unix.SyscallKind> kinds) {
-        try {
-            return KernelSyscallCounter.forThread(tid, kinds);
-        } catch (KernelSyscallCounter.Unavailable e) {
-            kernelUnavailable = e.getMessage();
-            return null;
-        }
-    }
-
     /** Why kernel counts are missing, or null. */
-    static String kernelUnavailable() { return kernelUnavailable; }
+    static String kernelUnavailable() { return KernelCounters.unavailable(); }
 }
