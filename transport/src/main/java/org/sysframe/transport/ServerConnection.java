@@ -39,15 +39,21 @@ final class ServerConnection {
 
     private MemorySegment in;
     private final MemorySegment small;  // the read buffer of ServerOptions.readBuffer() bytes
-    private Arena largeArena;           // holds the 128 KiB read buffer while one is in use
+    private Arena largeArena;           // holds the 128 KiB read buffer while large requests come
+    private boolean lastRequestLarge;
+    private int largeIdle;              // batches since the last large request, while largeArena is held
+    private int stagingIdle;            // batches since the last one that needed the large staging buffer
+    /** Batches without need before a large buffer is given back. */
+    private static final int RELEASE_AFTER = 256;
     private int inStart;
     private int inEnd;
 
     // DEFERRED batch: headers and copied payloads are staged in 16 KiB, or for a big batch also in a
-    // large buffer that lives until the batch is written.
+    // large buffer, given back after RELEASE_AFTER batches that did not need it.
     private static final int STAGING_START = 16 * 1024;
     private IovArray iov;
     private MemorySegment smallStaging;
+    private MemorySegment largeStaging;
     private MemorySegment staging;
     private Arena stagingArena;
     private long stagingUsed;
@@ -144,13 +150,17 @@ final class ServerConnection {
             dispatch(inStart, (int) plen);
             if (closed) return;
             inStart += total;
+            lastRequestLarge = total > small.byteSize();
+            if (lastRequestLarge) largeIdle = 0;
         }
         if (options.flush() == FlushMode.DEFERRED) flush();
         if (closed) return;
         // Make room for the rest of a partial request (echoed payloads were flushed or queued above).
         if (inStart == inEnd) {
             inStart = inEnd = 0;
-            if (largeArena != null) {
+            // Give the large read buffer back once the client has stopped sending large requests for a
+            // while: allocating (and zeroing) 128 KiB per request would cost more than the request.
+            if (largeArena != null && in.byteSize() > small.byteSize() && !lastRequestLarge && ++largeIdle >= RELEASE_AFTER) {
                 in = small;
                 largeArena.close();
                 largeArena = null;
@@ -158,7 +168,7 @@ final class ServerConnection {
         } else {
             if (need == 0) need = Headers.Request.SIZE;
             if (need > in.byteSize()) {
-                // A request bigger than the read buffer: read it into a 128 KiB one, given back once empty.
+                // A request bigger than the read buffer: read it into a 128 KiB one (see above for when it goes).
                 largeArena = Arena.ofConfined();
                 MemorySegment bigger = largeArena.allocate(Headers.Request.SIZE + GroutApi.MAX_MSG_LEN, 8);
                 MemorySegment.copy(in, inStart, bigger, 0, inEnd - inStart);
@@ -245,11 +255,15 @@ final class ServerConnection {
             return;
         }
         if (stagingUsed + staged > staging.byteSize()) {
-            // The small buffer is full: go on in a large one until this batch is written. It is below the
-            // high-water mark before any message is added, so one more message always fits.
-            stagingArena = Arena.ofConfined();
-            staging = stagingArena.allocate(options.highWater() + GroutApi.MAX_MSG_LEN + 2L * Headers.Event.SIZE, 8);
+            // The small buffer is full: go on in the large one (kept while batches keep needing it). It is
+            // below the high-water mark before any message is added, so one more message always fits.
+            if (stagingArena == null) {
+                stagingArena = Arena.ofConfined();
+                largeStaging = stagingArena.allocate(options.highWater() + GroutApi.MAX_MSG_LEN + 2L * Headers.Event.SIZE, 8);
+            }
+            staging = largeStaging;
             stagingUsed = 0;
+            stagingIdle = 0;
         }
         long headerAt = stagingUsed;
         MemorySegment.copy(header, 0, staging, stagingUsed, hlen);
@@ -345,10 +359,11 @@ final class ServerConnection {
         batchBytes = 0;
         batchMessages = 0;
         firstPayload = null;
-        if (stagingArena != null) {
+        staging = smallStaging;
+        if (stagingArena != null && ++stagingIdle >= RELEASE_AFTER) {
             stagingArena.close();
             stagingArena = null;
-            staging = smallStaging;
+            largeStaging = null;
         }
     }
 
