@@ -43,6 +43,8 @@ soak: tracefs
 	$(MVN) -q -Dmaven.test.skip=true install -pl native-bindings
 	$(MVN) test -pl transport -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false -Dsysframe.soak.seconds=$(SOAK_SECONDS)
 
+# The JMH suite; allocation per operation is shown by default (-prof gc).
+JMH_ARGS ?= -prof gc
 jmh: build
 	$(JDK)/bin/java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:bench/target/lib/*" \
 	  org.openjdk.jmh.Main $(JMH_ARGS)
