@@ -3,7 +3,6 @@ package org.sysframe.bench;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
-import org.sysframe.unix.SyscallKind;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,7 +10,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -51,13 +49,9 @@ final class CPeer {
             String ready = out.readLine();
             if (!"ready".equals(ready)) throw new IOException(name + " did not get ready: " + ready);
             int pid = (int) p.pid();
-            KernelSyscallCounter sk = KernelCounters.of(server.loopThreadId(), SyscallKind.LIBRARY);
             try (KernelSyscallCounter k = KernelCounters.openOnce(pid, PeerThread.ALL_KINDS)) {
-                server.awaitIdle(Duration.ofSeconds(10));
+                ServerSample s0 = ServerSample.take(server);
                 SyscallCounts k0 = k == null ? null : k.read();
-                SyscallCounts sk0 = sk == null ? null : sk.read();
-                SyscallCounts sl0 = server.counters().snapshot();
-                ThreadCpu s0 = ThreadCpu.of(server.loopThreadId());
                 in.write('\n');
                 in.flush();
                 String total = out.readLine();
@@ -66,13 +60,10 @@ final class CPeer {
                     throw new IOException(name + " failed (exit " + (p.isAlive() ? "timeout" : p.exitValue()) + "): " + total);
                 }
                 SyscallCounts k1 = k == null ? null : k.read(); // the counts of an exited task stay readable
-                server.awaitIdle(Duration.ofSeconds(10));
-                SyscallCounts sk1 = sk == null ? null : sk.read();
-                SyscallCounts sl1 = server.counters().snapshot();
-                ThreadCpu s1 = ThreadCpu.of(server.loopThreadId());
+                ServerSample sd = ServerSample.take(server).minus(s0);
                 return new PeerRun(name, len, n, num(json, "seconds"), num(json, "p50_ns") / 1e3, num(json, "p99_ns") / 1e3,
-                        num(json, "cpu_user_us") + num(json, "cpu_sys_us"), s1.minus(s0).cpuNanos() / 1e3,
-                        k == null ? null : k1.minus(k0), sl1.minus(sl0), sk == null ? null : sk1.minus(sk0));
+                        num(json, "cpu_user_us") + num(json, "cpu_sys_us"), sd.cpu().cpuNanos() / 1e3,
+                        k == null ? null : k1.minus(k0), sd.library(), sd.kernel());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -2,7 +2,6 @@ package org.sysframe.bench;
 
 import org.sysframe.unix.SyscallKind;
 
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,43 +23,19 @@ public record CellSummary(String pairing, int payload, int rounds,
      * payload, round by round (ratios are taken per round, then summarised).
      */
     public static CellSummary of(String pairing, int payload, List<PingResult> runs, List<PingResult> baseline) {
-        int n = runs.size();
-        double[] cps = new double[n], ratio = new double[n], cpuRatio = new double[n], p50 = new double[n], p99 = new double[n];
-        double[] ccpu = new double[n], scpu = new double[n];
-        boolean agrees = true, measured = true;
-        Map<SyscallKind, double[]> cs = new EnumMap<>(SyscallKind.class), ss = new EnumMap<>(SyscallKind.class);
-        for (SyscallKind k : SyscallKind.values()) {
-            cs.put(k, new double[n]);
-            ss.put(k, new double[n]);
-        }
-        for (int i = 0; i < n; i++) {
-            PingResult r = runs.get(i);
-            PingResult b = baseline.get(i);
-            cps[i] = r.callsPerSecond();
-            ratio[i] = r.callsPerSecond() / b.callsPerSecond();
-            cpuRatio[i] = totalCpu(r) / totalCpu(b);
-            p50[i] = r.p50Nanos() / 1e3;
-            p99[i] = r.p99Nanos() / 1e3;
-            ccpu[i] = r.cpuMicrosPerCall(r.clientCpu());
-            scpu[i] = r.serverCpu() == null ? Double.NaN : r.cpuMicrosPerCall(r.serverCpu());
-            for (SyscallKind k : SyscallKind.values()) {
-                cs.get(k)[i] = r.clientLibrary().perCall(k, r.calls());
-                ss.get(k)[i] = r.serverLibrary() == null ? 0 : r.serverLibrary().perCall(k, r.calls());
-            }
-            if (r.clientKernel() == null || (r.serverLibrary() != null && r.serverKernel() == null)) {
-                measured = false;
-            } else {
-                agrees &= r.clientKernel().equals(r.clientLibrary())
-                        && (r.serverLibrary() == null || r.serverKernel().equals(r.serverLibrary()));
-            }
-        }
-        Map<SyscallKind, Double> cm = new EnumMap<>(SyscallKind.class), sm = new EnumMap<>(SyscallKind.class);
-        for (SyscallKind k : SyscallKind.values()) {
-            cm.put(k, Spread.of(cs.get(k)).median());
-            sm.put(k, Spread.of(ss.get(k)).median());
-        }
-        return new CellSummary(pairing, payload, n, Spread.of(cps), Spread.of(ratio), Spread.of(cpuRatio),
-                Spread.of(p50), Spread.of(p99), Spread.of(ccpu), Spread.of(scpu), cm, sm, measured && agrees, measured);
+        boolean measured = runs.stream().allMatch(r -> r.clientKernel() != null && (r.serverLibrary() == null || r.serverKernel() != null));
+        boolean agrees = measured && runs.stream().allMatch(r -> r.clientKernel().equals(r.clientLibrary())
+                && (r.serverLibrary() == null || r.serverKernel().equals(r.serverLibrary())));
+        return new CellSummary(pairing, payload, runs.size(),
+                Spread.over(runs, PingResult::callsPerSecond),
+                Spread.perRound(runs, baseline, (r, b) -> r.callsPerSecond() / b.callsPerSecond()),
+                Spread.perRound(runs, baseline, (r, b) -> totalCpu(r) / totalCpu(b)),
+                Spread.over(runs, r -> r.p50Nanos() / 1e3), Spread.over(runs, r -> r.p99Nanos() / 1e3),
+                Spread.over(runs, r -> r.cpuMicrosPerCall(r.clientCpu())),
+                Spread.over(runs, r -> r.serverCpu() == null ? Double.NaN : r.cpuMicrosPerCall(r.serverCpu())),
+                Spread.medianPerCall(runs, PingResult::clientLibrary, PingResult::calls),
+                Spread.medianPerCall(runs, PingResult::serverLibrary, PingResult::calls),
+                agrees, measured);
     }
 
     private static double totalCpu(PingResult r) {

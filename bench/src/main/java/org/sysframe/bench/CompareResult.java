@@ -3,7 +3,6 @@ package org.sysframe.bench;
 import org.sysframe.unix.SyscallKind;
 
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -49,35 +48,13 @@ record CompareResult(List<String> peers, Map<String, String> framings, int[] pay
             for (String peer : peers) {
                 List<PeerRun> rs = runs.get(peer).get(payload);
                 List<PeerRun> ref = runs.get(reference).get(payload);
-                int n = rs.size();
-                double[] cps = new double[n], ratio = new double[n], cpuRatio = new double[n], p50 = new double[n], p99 = new double[n];
-                double[] ccpu = new double[n], scpu = new double[n];
-                Map<SyscallKind, double[]> cs = new EnumMap<>(SyscallKind.class), ss = new EnumMap<>(SyscallKind.class);
-                for (SyscallKind k : SyscallKind.values()) {
-                    cs.put(k, new double[n]);
-                    ss.put(k, new double[n]);
-                }
-                for (int i = 0; i < n; i++) {
-                    PeerRun r = rs.get(i);
-                    cps[i] = r.callsPerSecond();
-                    ratio[i] = ref.get(i).callsPerSecond() / r.callsPerSecond();
-                    cpuRatio[i] = ref.get(i).clientCpuPerCall() / r.clientCpuPerCall();
-                    p50[i] = r.p50Micros();
-                    p99[i] = r.p99Micros();
-                    ccpu[i] = r.clientCpuPerCall();
-                    scpu[i] = r.serverCpuPerCall();
-                    for (SyscallKind k : SyscallKind.values()) {
-                        cs.get(k)[i] = r.clientKernel() == null ? Double.NaN : r.clientKernel().perCall(k, r.calls());
-                        ss.get(k)[i] = r.serverLibrary().perCall(k, r.calls());
-                    }
-                }
-                Map<SyscallKind, Double> cm = new EnumMap<>(SyscallKind.class), sm = new EnumMap<>(SyscallKind.class);
-                for (SyscallKind k : SyscallKind.values()) {
-                    cm.put(k, Spread.of(cs.get(k)).median());
-                    sm.put(k, Spread.of(ss.get(k)).median());
-                }
-                rows.add(new Row(peer, payload, Spread.of(cps), Spread.of(ratio), Spread.of(cpuRatio), Spread.of(p50),
-                        Spread.of(p99), Spread.of(ccpu), Spread.of(scpu), cm, sm));
+                rows.add(new Row(peer, payload, Spread.over(rs, PeerRun::callsPerSecond),
+                        Spread.perRound(rs, ref, (r, f) -> f.callsPerSecond() / r.callsPerSecond()),
+                        Spread.perRound(rs, ref, (r, f) -> f.clientCpuPerCall() / r.clientCpuPerCall()),
+                        Spread.over(rs, PeerRun::p50Micros), Spread.over(rs, PeerRun::p99Micros),
+                        Spread.over(rs, PeerRun::clientCpuPerCall), Spread.over(rs, PeerRun::serverCpuPerCall),
+                        Spread.medianPerCall(rs, PeerRun::clientKernel, PeerRun::calls),
+                        Spread.medianPerCall(rs, PeerRun::serverLibrary, PeerRun::calls)));
             }
         }
         return new CompareResult(peers, framings, payloads, rounds, rows, reference);

@@ -8,7 +8,6 @@ import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -101,26 +100,18 @@ final class PeerThread implements AutoCloseable {
         });
         try {
             ready.await();
-            server.awaitIdle(Duration.ofSeconds(10));
+            ServerSample s0 = ServerSample.take(server);
             SyscallCounts k0 = kernel == null ? null : kernel.read();
-            SyscallCounts sl0 = server.counters().snapshot();
-            ThreadCpu c0 = ThreadCpu.of(t), s0 = ThreadCpu.of(server.loopThreadId());
-            KernelSyscallCounter sk = KernelCounters.of(server.loopThreadId(), SyscallKind.LIBRARY);
-            {
-                SyscallCounts sk0 = sk == null ? null : sk.read();
-                go.countDown();
-                await(done);
-                SyscallCounts k1 = kernel == null ? null : kernel.read();
-                ThreadCpu c1 = ThreadCpu.of(t);
-                server.awaitIdle(Duration.ofSeconds(10));
-                SyscallCounts sl1 = server.counters().snapshot();
-                SyscallCounts sk1 = sk == null ? null : sk.read();
-                ThreadCpu s1 = ThreadCpu.of(server.loopThreadId());
-                return new PeerRun(peer.name(), len, n, elapsed[0] / 1e9,
-                        h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
-                        c1.minus(c0).cpuNanos() / 1e3, s1.minus(s0).cpuNanos() / 1e3,
-                        k0 == null ? null : k1.minus(k0), sl1.minus(sl0), sk == null ? null : sk1.minus(sk0));
-            }
+            ThreadCpu c0 = ThreadCpu.of(t);
+            go.countDown();
+            await(done);
+            SyscallCounts k1 = kernel == null ? null : kernel.read();
+            ThreadCpu c1 = ThreadCpu.of(t);
+            ServerSample sd = ServerSample.take(server).minus(s0);
+            return new PeerRun(peer.name(), len, n, elapsed[0] / 1e9,
+                    h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
+                    c1.minus(c0).cpuNanos() / 1e3, sd.cpu().cpuNanos() / 1e3,
+                    k0 == null ? null : k1.minus(k0), sd.library(), sd.kernel());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);

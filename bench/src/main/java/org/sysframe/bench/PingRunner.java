@@ -15,7 +15,6 @@ import org.sysframe.unix.SyscallKind;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -36,44 +35,38 @@ public final class PingRunner {
             MemorySegment payload = a.allocate(Math.max(1, size));
             for (int i = 0; i < size; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
             byte last = size == 0 ? 0 : payload.get(JAVA_BYTE, size - 1);
-            KernelSyscallCounter ck = KernelCounters.of(LibC.gettid(), SyscallKind.LIBRARY);
-            KernelSyscallCounter sk = server == null ? null : KernelCounters.of(server.loopThreadId(), SyscallKind.LIBRARY);
-            {
-                int tid = LibC.gettid();
-                if (server != null) server.awaitIdle(Duration.ofSeconds(10));
-                SyscallCounts cl0 = client.counters().snapshot();
-                SyscallCounts ck0 = ck == null ? null : ck.read();
-                SyscallCounts sl0 = server == null ? null : server.counters().snapshot();
-                SyscallCounts sk0 = sk == null ? null : sk.read();
-                ThreadCpu cc0 = ThreadCpu.of(tid);
-                long serverPid = server == null ? otherServerPid(client) : -1;
-                ThreadCpu sc0 = server != null ? ThreadCpu.of(server.loopThreadId()) : serverPid > 0 ? ThreadCpu.ofProcess(serverPid) : null;
-                long t0 = System.nanoTime();
-                long prev = t0;
-                for (long i = 0; i < n; i++) {
-                    Response r = client.sendRecv(type, payload, 0, size);
-                    if (r.length() != size || (size > 0 && r.getByte(size - 1) != last)) {
-                        throw new ErrnoException("ping " + i, Errno.EBADMSG, "echo differs: " + r);
-                    }
-                    long now = System.nanoTime();
-                    latency.recordValue(Math.min(now - prev, latency.getHighestTrackableValue()));
-                    prev = now;
+            int tid = LibC.gettid();
+            KernelSyscallCounter ck = KernelCounters.of(tid, SyscallKind.LIBRARY);
+            // A server in this JVM is measured by its loop thread; one elsewhere on this machine by its process.
+            long serverPid = server == null ? otherServerPid(client) : -1;
+            ServerSample s0 = server == null ? null : ServerSample.take(server);
+            ThreadCpu otherServer0 = serverPid > 0 ? ThreadCpu.ofProcess(serverPid) : null;
+            SyscallCounts cl0 = client.counters().snapshot();
+            SyscallCounts ck0 = ck == null ? null : ck.read();
+            ThreadCpu cc0 = ThreadCpu.of(tid);
+            long t0 = System.nanoTime();
+            long prev = t0;
+            for (long i = 0; i < n; i++) {
+                Response r = client.sendRecv(type, payload, 0, size);
+                if (r.length() != size || (size > 0 && r.getByte(size - 1) != last)) {
+                    throw new ErrnoException("ping " + i, Errno.EBADMSG, "echo differs: " + r);
                 }
-                long elapsed = System.nanoTime() - t0;
-                SyscallCounts cl1 = client.counters().snapshot();
-                SyscallCounts ck1 = ck == null ? null : ck.read();
-                ThreadCpu cc1 = ThreadCpu.of(tid);
-                if (server != null) server.awaitIdle(Duration.ofSeconds(10));
-                SyscallCounts sl1 = server == null ? null : server.counters().snapshot();
-                SyscallCounts sk1 = sk == null ? null : sk.read();
-                ThreadCpu sc1 = server != null ? ThreadCpu.of(server.loopThreadId()) : serverPid > 0 ? ThreadCpu.ofProcess(serverPid) : null;
-                return new PingResult(label, n, size, elapsed / 1e9,
-                        latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
-                        latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9), latency.getMaxValue(),
-                        cl1.minus(cl0), ck == null ? null : ck1.minus(ck0),
-                        server == null ? null : sl1.minus(sl0), sk == null ? null : sk1.minus(sk0),
-                        cc1.minus(cc0), sc0 == null ? null : sc1.minus(sc0));
+                long now = System.nanoTime();
+                latency.recordValue(Math.min(now - prev, latency.getHighestTrackableValue()));
+                prev = now;
             }
+            long elapsed = System.nanoTime() - t0;
+            SyscallCounts cl1 = client.counters().snapshot();
+            SyscallCounts ck1 = ck == null ? null : ck.read();
+            ThreadCpu cc1 = ThreadCpu.of(tid);
+            ServerSample sd = server == null ? null : ServerSample.take(server).minus(s0);
+            ThreadCpu otherServer = otherServer0 == null ? null : ThreadCpu.ofProcess(serverPid).minus(otherServer0);
+            return new PingResult(label, n, size, elapsed / 1e9,
+                    latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
+                    latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9), latency.getMaxValue(),
+                    cl1.minus(cl0), ck == null ? null : ck1.minus(ck0),
+                    sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
+                    cc1.minus(cc0), sd != null ? sd.cpu() : otherServer);
         }
     }
 
