@@ -37,11 +37,11 @@ public record Spread(double median, double min, double max, int n) {
     }
 
     /** Per kind, the median over runs of calls per transaction; NaN where a run has no counts. */
-    public static <T> Map<org.sysframe.unix.SyscallKind, Double> medianPerCall(
-            List<T> runs, Function<T, org.sysframe.unix.SyscallCounts> counts,
+    public static <T> Map<SyscallKind, Double> medianPerCall(
+            List<T> runs, Function<T, SyscallCounts> counts,
             ToLongFunction<T> calls) {
-        Map<org.sysframe.unix.SyscallKind, Double> m = new EnumMap<>(SyscallKind.class);
-        for (org.sysframe.unix.SyscallKind k : SyscallKind.values()) {
+        Map<SyscallKind, Double> m = new EnumMap<>(SyscallKind.class);
+        for (SyscallKind k : SyscallKind.values()) {
             m.put(k, over(runs, r -> {
                 SyscallCounts c = counts.apply(r);
                 return c == null ? Double.NaN : c.perCall(k, calls.applyAsLong(r));
