@@ -3,7 +3,7 @@ package org.sysframe.bench;
 import org.HdrHistogram.Histogram;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.KernelSyscallCounter;
-import org.sysframe.unix.LibC;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
@@ -42,7 +42,7 @@ final class PeerThread implements AutoCloseable {
     PingPeer peer() { return peer; }
 
     private void loop() {
-        tid.complete(LibC.gettid());
+        tid.complete(Self.tid());
         while (running) {
             try {
                 tasks.take().run();

@@ -8,7 +8,7 @@ import org.sysframe.transport.Response;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.KernelSyscallCounter;
-import org.sysframe.unix.LibC;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
@@ -35,7 +35,7 @@ public final class PingRunner {
             MemorySegment payload = a.allocate(Math.max(1, size));
             for (int i = 0; i < size; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
             byte last = size == 0 ? 0 : payload.get(JAVA_BYTE, size - 1);
-            int tid = LibC.gettid();
+            int tid = Self.tid();
             KernelSyscallCounter ck = KernelCounters.of(tid, SyscallKind.LIBRARY);
             // A server in this JVM is measured by its loop thread; one elsewhere on this machine by its process.
             long serverPid = server == null ? otherServerPid(client) : -1;

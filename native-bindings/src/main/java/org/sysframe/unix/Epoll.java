@@ -1,5 +1,6 @@
 package org.sysframe.unix;
 
+import org.sysframe.unix.internal.LibC;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;

@@ -66,9 +66,8 @@ public final class IovArray {
     public boolean add(MemorySegment seg, long offset, long len) {
         if (len == 0) return true;
         if (count == capacity) return false;
-        UnixSocket.checkNative(seg, offset, len);
         long at = count * IOV_SIZE;
-        iov.set(JAVA_LONG, at, seg.address() + offset);
+        iov.set(JAVA_LONG, at, NativeAddress.of(seg, offset, len));
         iov.set(JAVA_LONG, at + 8, len);
         count++;
         remaining += len;
@@ -121,10 +120,10 @@ public final class IovArray {
         return at - offset;
     }
 
-    /** Raw address of the first pending entry, for writev/readv. */
+    /** Raw address of the first pending entry, for writev. */
     long pendingAddress() { return iov.address() + start * IOV_SIZE; }
 
-    /** The msghdr describing the pending entries (no name, no control data), for sendmsg/recvmsg. */
+    /** The msghdr describing the pending entries (no name, no control data), for sendmsg. */
     MemorySegment pendingMsghdr() {
         msghdr.set(JAVA_LONG, MSG_IOV, pendingAddress());
         msghdr.set(JAVA_LONG, MSG_IOVLEN, count - start);

@@ -1,5 +1,6 @@
 package org.sysframe.unix;
 
+import org.sysframe.unix.internal.LibC;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -35,7 +35,5 @@ public enum SyscallKind {
     /** The tracepoint that counts entries to it, e.g. {@code syscalls:sys_enter_sendto}. */
     public String tracepoint() { return "syscalls:sys_enter_" + kernelName; }
 
-    static SyscallKind of(int ordinal) { return ALL[ordinal]; }
-
     static int count() { return ALL.length; }
 }

@@ -1,5 +1,6 @@
 package org.sysframe.unix;
 
+import org.sysframe.unix.internal.LibC;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -14,8 +15,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * An AF_UNIX stream socket: its file descriptor, its own errno capture segment and the counters its
  * data calls go to.
  *
- * <p>Data calls ({@link #send}, {@link #recv}, {@link #sendmsg}, {@link #recvmsg}, {@link #writev},
- * {@link #readv}) are counted in {@link #counters()} on every return, retry EINTR (each attempt is a
+ * <p>Data calls ({@link #send}, {@link #recv}, {@link #sendmsg}, {@link #writev}) are counted in {@link #counters()} on every return, retry EINTR (each attempt is a
  * syscall and is counted), return {@link #WOULD_BLOCK} for EAGAIN, and throw {@link ErrnoException}
  * for anything else. They are meant for one thread at a time (the owner). {@link #close()} may be
  * called from any thread, any number of times: the descriptor is closed exactly once.
@@ -155,8 +155,7 @@ public final class UnixSocket implements AutoCloseable {
 
     /** send(2) of len bytes of seg at offset; always with MSG_NOSIGNAL (a closed peer gives EPIPE, not a signal). */
     public long send(MemorySegment seg, long offset, long len, int flags) throws ErrnoException {
-        checkNative(seg, offset, len);
-        long addr = seg.address() + offset;
+        long addr = NativeAddress.of(seg, offset, len);
         try {
             long n;
             do {
@@ -170,8 +169,7 @@ public final class UnixSocket implements AutoCloseable {
 
     /** recv(2) of at most len bytes into seg at offset; 0 means the peer closed its end. */
     public long recv(MemorySegment seg, long offset, long len, int flags) throws ErrnoException {
-        checkNative(seg, offset, len);
-        long addr = seg.address() + offset;
+        long addr = NativeAddress.of(seg, offset, len);
         try {
             long n;
             do {
@@ -181,12 +179,6 @@ public final class UnixSocket implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(seg);
         }
-    }
-
-    /** The kernel needs real addresses: a heap segment's address() is an offset in its array. */
-    static void checkNative(MemorySegment seg, long offset, long len) {
-        Objects.checkFromIndexSize(offset, len, seg.byteSize());
-        if (!seg.isNative()) throw new IllegalArgumentException("a heap segment cannot be handed to the kernel: use native (Arena) memory");
     }
 
     /** sendmsg(2) of the pending entries of iov, with MSG_NOSIGNAL; does not advance it. */
@@ -199,30 +191,11 @@ public final class UnixSocket implements AutoCloseable {
         return n;
     }
 
-    /** recvmsg(2) into the pending entries of iov; does not advance it. */
-    public long recvmsg(IovArray iov, int flags) throws ErrnoException {
-        MemorySegment msg = iov.pendingMsghdr();
-        long n;
-        do {
-            n = outcome(LibC.recvmsg(callState, fd(), msg, flags), SyscallKind.RECVMSG, "recvmsg");
-        } while (n == RETRY);
-        return n;
-    }
-
     /** writev(2) of the pending entries of iov; does not advance it. */
     public long writev(IovArray iov) throws ErrnoException {
         long n;
         do {
             n = outcome(LibC.writev(callState, fd(), iov.pendingAddress(), iov.pending()), SyscallKind.WRITEV, "writev");
-        } while (n == RETRY);
-        return n;
-    }
-
-    /** readv(2) into the pending entries of iov; does not advance it. */
-    public long readv(IovArray iov) throws ErrnoException {
-        long n;
-        do {
-            n = outcome(LibC.readv(callState, fd(), iov.pendingAddress(), iov.pending()), SyscallKind.READV, "readv");
         } while (n == RETRY);
         return n;
     }

@@ -208,7 +208,7 @@ class SyscallAccountingTest {
     @Test
     void readAndWriteOfAnotherThreadAreCountedAndOwnCounterReadsAreNot() throws Exception {
         java.util.Set<SyscallKind> rw = java.util.EnumSet.of(SyscallKind.READ, SyscallKind.WRITE);
-        try (KernelSyscallCounter self = KernelSyscallCounter.forThread(LibC.gettid(), rw)) {
+        try (KernelSyscallCounter self = KernelSyscallCounter.forThread(Self.tid(), rw)) {
             for (int i = 0; i < 3; i++) self.read(); // first calls may load classes, which reads files
             SyscallCounts a = self.read();
             for (int i = 0; i < 10; i++) self.read();
@@ -224,7 +224,7 @@ class SyscallAccountingTest {
                 java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(4);
                 pipe.sink().write(b.clear()); // warm: class loading and first-use reads happen before counting
                 pipe.source().read(b.clear());
-                tid.complete(LibC.gettid());
+                tid.complete(Self.tid());
                 go.await();
                 for (int i = 0; i < 100; i++) {
                     pipe.sink().write(b.clear());

@@ -78,7 +78,7 @@ class UnixSocketTest {
                 assertNotNull(s);
                 PeerCredentials cred = s.peerCredentials();
                 assertEquals(ProcessHandle.current().pid(), cred.pid());
-                assertEquals(LibC.getuid(), cred.uid());
+                assertEquals(Self.uid(), cred.uid());
                 assertTrue(c.isOpen());
             }
         }

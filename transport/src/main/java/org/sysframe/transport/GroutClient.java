@@ -40,7 +40,7 @@ public final class GroutClient implements AutoCloseable {
     private final MessageReader reader;
     private final MemorySegment requestHeader;
     private final Response response = new Response();
-    private final Response event = new Response();
+    private final Event event = new Event();
     /** At most this many messages are kept aside: a server flooding unasked-for ones cannot grow the heap without bound. */
     static final int MAX_KEPT_ASIDE = 4096;
 
@@ -59,7 +59,7 @@ public final class GroutClient implements AutoCloseable {
         this.socket = socket;
         this.writer = new MessageWriter(socket, options.send(), arena);
         this.reader = new MessageReader(socket, options.recv(), arena);
-        this.requestHeader = arena.allocate(Headers.Request.SIZE, 8);
+        this.requestHeader = arena.allocate(RequestHeader.SIZE, 8);
     }
 
     /** Connects to options' socket and performs GR_HELLO. A refused hello fails with its status (EBADMSG). */
@@ -145,9 +145,9 @@ public final class GroutClient implements AutoCloseable {
             ArrayDeque<Cached> stale = asideResponses.remove(id);
             if (stale != null) asideCount -= stale.size();
         }
-        Headers.Request.write(requestHeader, 0, id, type, (int) length);
+        RequestHeader.write(requestHeader, 0, id, type, (int) length);
         try {
-            writer.write(requestHeader, 0, Headers.Request.SIZE, payload, offset, length);
+            writer.write(requestHeader, 0, RequestHeader.SIZE, payload, offset, length);
         } catch (ErrnoException e) {
             throw breakWith(e);
         }
@@ -188,17 +188,17 @@ public final class GroutClient implements AutoCloseable {
     }
 
     /** Blocks until an event arrives (or returns one that arrived while a response was awaited). */
-    public Response nextEvent() throws IOException {
+    public Event nextEvent() throws IOException {
         usable();
         Cached c = asideEvents.poll();
         if (c != null) {
-            event.set(c.id, 0, MemorySegment.ofArray(c.payload), 0, c.payload.length);
+            event.set(c.id, MemorySegment.ofArray(c.payload), 0, c.payload.length);
             return event;
         }
         while (true) {
             readOne();
             if (reader.isEvent) {
-                event.set(reader.first, 0, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+                event.set(reader.first, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
                 return event;
             }
             keepAside(reader.first, reader.status);

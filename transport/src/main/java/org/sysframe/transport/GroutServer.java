@@ -3,7 +3,7 @@ package org.sysframe.transport;
 import org.sysframe.unix.Epoll;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.LibC;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.PeerCredentials;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
@@ -67,7 +67,6 @@ public final class GroutServer implements AutoCloseable {
     private volatile boolean running = true;
     private volatile int loopTid;
     private volatile int connectionCount;
-    private long accepted;
     private boolean acceptPaused;
     private long acceptPausedAt;
     private boolean acceptFailureLogged;
@@ -169,29 +168,6 @@ public final class GroutServer implements AutoCloseable {
     /** Every counted syscall of the event-loop thread. */
     public SyscallCounters counters() { return loopCounters; }
 
-    /**
-     * Waits until the loop thread is parked in epoll_wait (as /proc/self/task/TID/syscall shows).
-     * The library counts a call when it returns and the kernel when it enters, so their counts of the
-     * loop agree over a window that starts and ends at such a point.
-     */
-    public void awaitIdle(java.time.Duration timeout) throws IOException {
-        java.nio.file.Path syscall = java.nio.file.Path.of("/proc/self/task/" + loopTid + "/syscall");
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String now;
-        do {
-            now = java.nio.file.Files.readString(syscall);
-            String nr = now.substring(0, Math.max(0, now.indexOf(' ')));
-            if (nr.equals("232") || nr.equals("281")) return; // x86-64 epoll_wait, epoll_pwait
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted", e);
-            }
-        } while (System.nanoTime() < deadline);
-        throw new IOException("server loop not idle in epoll_wait after " + timeout + ": " + now.trim());
-    }
-
     /** Connections open now. */
     public int connectionCount() { return connectionCount; }
 
@@ -264,7 +240,7 @@ public final class GroutServer implements AutoCloseable {
     }
 
     private void run() {
-        loopTid = LibC.gettid();
+        loopTid = Self.tid();
         try {
             epoll.add(listener.fd(), Epoll.EPOLLIN, LISTENER);
             epoll.add(wakeRead.fd(), Epoll.EPOLLIN, WAKEUP);
@@ -376,7 +352,6 @@ public final class GroutServer implements AutoCloseable {
             }
             slots[slot] = c;
             connectionCount++;
-            accepted++;
         }
     }
 

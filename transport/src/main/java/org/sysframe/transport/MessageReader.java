@@ -42,12 +42,9 @@ final class MessageReader {
         this.socket = socket;
         this.capacity = framing.readAhead() ? framing.bufferSize() : 0;
         this.ahead = framing.readAhead() ? arena.allocate(capacity, 8) : null;
-        this.header = arena.allocate(Headers.Event.SIZE, 8);
+        this.header = arena.allocate(EventHeader.SIZE, 8);
         this.big = arena.allocate(GroutApi.MAX_MSG_LEN, 8);
     }
-
-    /** Bytes already received and not yet handed out (read-ahead only). */
-    int buffered() { return end - start; }
 
     /** Blocks until one whole message is read; throws EMSGSIZE, ECONNRESET or ETIMEDOUT. */
     void next() throws ErrnoException {
@@ -56,10 +53,10 @@ final class MessageReader {
     }
 
     private void nextExact() throws ErrnoException {
-        recvExactly(header, 0, Headers.Response.SIZE, true);
+        recvExactly(header, 0, ResponseHeader.SIZE, true);
         first = header.get(JAVA_INT_UNALIGNED, 0);
         isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
-        if (isEvent) recvExactly(header, Headers.Response.SIZE, Headers.Event.SIZE - Headers.Response.SIZE, false);
+        if (isEvent) recvExactly(header, ResponseHeader.SIZE, EventHeader.SIZE - ResponseHeader.SIZE, false);
         parseHeader(header, 0);
         recvExactly(big, 0, payloadLen, false);
         payloadBuffer = big;
@@ -71,7 +68,7 @@ final class MessageReader {
         ensure(4, true);
         first = ahead.get(JAVA_INT_UNALIGNED, start);
         isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
-        int hlen = isEvent ? Headers.Event.SIZE : Headers.Response.SIZE;
+        int hlen = isEvent ? EventHeader.SIZE : ResponseHeader.SIZE;
         ensure(hlen, false);
         parseHeader(ahead, start);
         long total = hlen + payloadLen;
@@ -94,10 +91,10 @@ final class MessageReader {
     private void parseHeader(MemorySegment s, long at) throws ErrnoException {
         if (isEvent) {
             status = 0;
-            payloadLen = Headers.Event.payloadLen(s, at);
+            payloadLen = EventHeader.payloadLen(s, at);
         } else {
-            status = Headers.Response.status(s, at);
-            payloadLen = Headers.Response.payloadLen(s, at);
+            status = ResponseHeader.status(s, at);
+            payloadLen = ResponseHeader.payloadLen(s, at);
         }
         if (payloadLen < 0 || payloadLen > GroutApi.MAX_MSG_LEN) {
             throw new ErrnoException(isEvent ? "event header" : "response header", Errno.EMSGSIZE,

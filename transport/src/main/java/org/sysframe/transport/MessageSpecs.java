@@ -32,8 +32,6 @@ public final class MessageSpecs {
         return this;
     }
 
-    public boolean isKnown(int type) { return specs.get(type) != null; }
-
     /** Minimum request payload of type; 0 when undeclared. */
     public int minRequest(int type) {
         Spec s = specs.get(type);

@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
- * A received response (or event), as a reusable flyweight: valid until the next call on the client
+ * A received response, as a reusable flyweight: valid until the next call on the client
  * that returned it. The payload is {@link #length()} bytes of {@link #buffer()} from
  * {@link #offset()}, read in place; {@link #payload()} and {@link #toByteArray()} make copies or views
  * when one is needed for longer (they allocate; the accessors do not).
@@ -25,10 +25,10 @@ public final class Response {
         this.length = length;
     }
 
-    /** The response's for_id, or the event's ev_type. */
+    /** The response's for_id: the id of the request it answers. */
     public int id() { return id; }
 
-    /** 0 for success, else an errno value. Always 0 for events. */
+    /** 0 for success, else an errno value. */
     public int status() { return status; }
 
     /** Payload length in bytes. */
@@ -50,11 +50,6 @@ public final class Response {
 
     /** A copy of the payload on the heap. */
     public byte[] toByteArray() { return payload().toArray(JAVA_BYTE); }
-
-    /** Copies the payload into dst at dstOffset. */
-    public void copyTo(MemorySegment dst, long dstOffset) {
-        MemorySegment.copy(buffer, offset, dst, dstOffset, length);
-    }
 
     @Override
     public String toString() {

@@ -20,7 +20,7 @@ public record SendFraming(Kind kind, int copyThreshold) {
     public static final SendFraming GATHER = new SendFraming(Kind.GATHER, 0);
 
     public SendFraming {
-        if ((kind == Kind.COPY || kind == Kind.COPY_GATHER) && (copyThreshold < Headers.Event.SIZE || copyThreshold > 16 << 20)) {
+        if ((kind == Kind.COPY || kind == Kind.COPY_GATHER) && (copyThreshold < EventHeader.SIZE || copyThreshold > 16 << 20)) {
             throw new IllegalArgumentException("copy threshold " + copyThreshold + " out of [16, 16 MiB]");
         }
     }

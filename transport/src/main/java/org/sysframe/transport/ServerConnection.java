@@ -89,7 +89,7 @@ final class ServerConnection {
         this.peerPid = peerPid;
         this.peerUid = peerUid;
         this.writer = new MessageWriter(socket, options.send(), arena);
-        this.header = arena.allocate(Headers.Event.SIZE, 8);
+        this.header = arena.allocate(EventHeader.SIZE, 8);
         this.small = arena.allocate(options.readBuffer(), 8);
         this.in = small;
     }
@@ -131,8 +131,8 @@ final class ServerConnection {
 
     private void handleRequests() {
         int need = 0;
-        while (inEnd - inStart >= Headers.Request.SIZE) {
-            long plen = Headers.Request.payloadLen(in, inStart);
+        while (inEnd - inStart >= RequestHeader.SIZE) {
+            long plen = RequestHeader.payloadLen(in, inStart);
             if (plen > GroutApi.MAX_MSG_LEN) {
                 server.log(Level.WARNING, "pid=%d: request payload_len %d over GR_API_MAX_MSG_LEN %d: closing the connection",
                         peerPid, plen, GroutApi.MAX_MSG_LEN);
@@ -142,7 +142,7 @@ final class ServerConnection {
                 if (!closed && pendingEnd == pendingStart) close(closeWhenSent);
                 return;
             }
-            int total = Headers.Request.SIZE + (int) plen;
+            int total = RequestHeader.SIZE + (int) plen;
             if (inEnd - inStart < total) {
                 need = total;
                 break;
@@ -166,11 +166,11 @@ final class ServerConnection {
                 largeArena = null;
             }
         } else {
-            if (need == 0) need = Headers.Request.SIZE;
+            if (need == 0) need = RequestHeader.SIZE;
             if (need > in.byteSize()) {
                 // A request bigger than the read buffer: read it into a 128 KiB one (see above for when it goes).
                 largeArena = Arena.ofConfined();
-                MemorySegment bigger = largeArena.allocate(Headers.Request.SIZE + GroutApi.MAX_MSG_LEN, 8);
+                MemorySegment bigger = largeArena.allocate(RequestHeader.SIZE + GroutApi.MAX_MSG_LEN, 8);
                 MemorySegment.copy(in, inStart, bigger, 0, inEnd - inStart);
                 in = bigger;
                 inEnd -= inStart;
@@ -184,10 +184,10 @@ final class ServerConnection {
     }
 
     private void dispatch(int at, int plen) {
-        int id = Headers.Request.id(in, at);
-        int type = Headers.Request.type(in, at);
+        int id = RequestHeader.id(in, at);
+        int type = RequestHeader.type(in, at);
         requests++;
-        request.set(id, type, in, at + Headers.Request.SIZE, plen, peerPid, peerUid);
+        request.set(id, type, in, at + RequestHeader.SIZE, plen, peerPid, peerUid);
         if (!helloDone && type != GroutApi.HELLO) {
             server.log(Level.DEBUG, "pid=%d: %s before GR_HELLO", peerPid, GroutApi.typeName(type));
             respond(id, Errno.EBADMSG, MemorySegment.NULL, 0, 0, false);
@@ -224,14 +224,14 @@ final class ServerConnection {
 
     /** Queues or writes one response; fromRequest payloads are echoed in place (no copy). */
     void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest) {
-        Headers.Response.write(header, 0, forId, status, (int) len);
-        deliver(Headers.Response.SIZE, payload, off, len, fromRequest);
+        ResponseHeader.write(header, 0, forId, status, (int) len);
+        deliver(ResponseHeader.SIZE, payload, off, len, fromRequest);
     }
 
     /** Queues or writes one event (its payload is copied when queued: the publisher's memory is not ours). */
     void sendEvent(int evType, MemorySegment payload, long off, long len) {
-        Headers.Event.write(header, 0, evType, len);
-        deliver(Headers.Event.SIZE, payload, off, len, false);
+        EventHeader.write(header, 0, evType, len);
+        deliver(EventHeader.SIZE, payload, off, len, false);
     }
 
     /** Sends the message whose header is in {@code header}: now (IMMEDIATE) or in the batch (DEFERRED). */
@@ -259,7 +259,7 @@ final class ServerConnection {
             // below the high-water mark before any message is added, so one more message always fits.
             if (stagingArena == null) {
                 stagingArena = Arena.ofConfined();
-                largeStaging = stagingArena.allocate(options.highWater() + GroutApi.MAX_MSG_LEN + 2L * Headers.Event.SIZE, 8);
+                largeStaging = stagingArena.allocate(options.highWater() + GroutApi.MAX_MSG_LEN + 2L * EventHeader.SIZE, 8);
             }
             staging = largeStaging;
             stagingUsed = 0;
@@ -443,7 +443,7 @@ final class ServerConnection {
             return;
         }
         // Requests completed while output was backed up are handled now.
-        if (inEnd - inStart >= Headers.Request.SIZE) handleRequests();
+        if (inEnd - inStart >= RequestHeader.SIZE) handleRequests();
     }
 
     boolean wants(int evType, int causePid) {

@@ -79,7 +79,7 @@ public final class ServerOptions {
 
     /** Unsent output a connection may have queued before it is closed as a slow reader. */
     public ServerOptions maxQueuedOutput(int bytes) {
-        if (bytes < 2 * (GroutApi.MAX_MSG_LEN + Headers.Event.SIZE) + highWater) {
+        if (bytes < 2 * (GroutApi.MAX_MSG_LEN + EventHeader.SIZE) + highWater) {
             throw new IllegalArgumentException("max queued output " + bytes + " is below two full messages plus the high-water mark");
         }
         this.maxQueuedOutput = bytes;

@@ -1,9 +1,9 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.Self;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.sysframe.unix.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -121,7 +121,7 @@ class ConcurrentClientsTest {
         for (ConnectionStats s : closed) {
             assertEquals(PINGS + 1, s.requests(), "requests of " + s + " (hello included)");
             assertEquals(pid, s.peerPid(), s.toString());
-            assertEquals(LibC.getuid(), s.peerUid(), s.toString());
+            assertEquals(Self.uid(), s.peerUid(), s.toString());
             assertEquals("peer closed", s.closeReason(), s.toString());
         }
         assertEquals(List.of(), server.openConnections());

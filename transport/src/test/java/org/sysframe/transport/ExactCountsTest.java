@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.ThreadSyscall;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,7 +46,7 @@ class ExactCountsTest {
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
-            s.awaitIdle(java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
             SyscallCounts sl0 = s.counters().snapshot(), sk0 = sk.read();
             for (int i = 0; i < CALLS; i++) {
@@ -54,7 +55,7 @@ class ExactCountsTest {
                 assertEquals((byte) 217, r.getByte(31));
             }
             SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
-            s.awaitIdle(java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             SyscallCounts sl1 = s.counters().snapshot(), sk1 = sk.read();
             Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)));
             System.out.printf("client %s/%s, server %s/%s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
@@ -121,22 +122,22 @@ class ExactCountsTest {
              org.sysframe.unix.UnixSocket raw = org.sysframe.unix.UnixSocket.connect(path);
              Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(12 + GroutApi.HELLO_REQUEST_SIZE + n * (12 + PAYLOAD));
-            Headers.Request.write(out, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
+            RequestHeader.write(out, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
             out.set(java.lang.foreign.ValueLayout.JAVA_INT, 12, GroutApi.DEFAULT_API_VERSION);
             raw.sendFully(out, 0, 12 + GroutApi.HELLO_REQUEST_SIZE);
             MemorySegment in = a.allocate(64 * 1024);
             raw.recvFully(in, 0, 12 + GroutApi.HELLO_RESPONSE_SIZE);
             long at = 0;
             for (int i = 0; i < n; i++) {
-                Headers.Request.write(out, at, 2 + i, GroutApi.PING, PAYLOAD);
+                RequestHeader.write(out, at, 2 + i, GroutApi.PING, PAYLOAD);
                 at += 12 + PAYLOAD;
             }
-            s.awaitIdle(java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             SyscallCounts before = s.counters().snapshot();
             assertEquals(at, raw.send(out, 0, at, 0)); // one send: the server finds all 50 in one recv
             raw.recvFully(in, 0, n * (12 + PAYLOAD));
-            for (int i = 0; i < n; i++) assertEquals(2 + i, Headers.Response.forId(in, i * (12L + PAYLOAD)));
-            s.awaitIdle(java.time.Duration.ofSeconds(10));
+            for (int i = 0; i < n; i++) assertEquals(2 + i, ResponseHeader.forId(in, i * (12L + PAYLOAD)));
+            ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             return s.counters().snapshot().minus(before);
         }
     }

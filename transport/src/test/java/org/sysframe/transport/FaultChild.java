@@ -55,32 +55,32 @@ public final class FaultChild {
         UnixSocket s = UnixSocket.connect(path);
         s.setReceiveTimeout(30_000); // hang guard should the server never answer
 
-        MemorySegment hello = arena.allocate(Headers.Request.SIZE + GroutApi.HELLO_REQUEST_SIZE);
+        MemorySegment hello = arena.allocate(RequestHeader.SIZE + GroutApi.HELLO_REQUEST_SIZE);
         request(hello, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
-        hello.set(JAVA_INT_UNALIGNED, Headers.Request.SIZE, GroutApi.DEFAULT_API_VERSION);
+        hello.set(JAVA_INT_UNALIGNED, RequestHeader.SIZE, GroutApi.DEFAULT_API_VERSION);
         byte[] v = "fault-child".getBytes(StandardCharsets.UTF_8);
-        MemorySegment.copy(v, 0, hello, JAVA_BYTE, Headers.Request.SIZE + 4, v.length);
+        MemorySegment.copy(v, 0, hello, JAVA_BYTE, RequestHeader.SIZE + 4, v.length);
         s.sendFully(hello, 0, hello.byteSize());
-        MemorySegment answer = arena.allocate(Headers.Response.SIZE + GroutApi.HELLO_RESPONSE_SIZE);
+        MemorySegment answer = arena.allocate(ResponseHeader.SIZE + GroutApi.HELLO_RESPONSE_SIZE);
         s.recvFully(answer, 0, answer.byteSize());
-        int status = Headers.Response.status(answer, 0);
-        if (Headers.Response.forId(answer, 0) != 1 || status != 0) throw new IllegalStateException("hello answered with status " + status);
+        int status = ResponseHeader.status(answer, 0);
+        if (ResponseHeader.forId(answer, 0) != 1 || status != 0) throw new IllegalStateException("hello answered with status " + status);
 
         if (leaveAResponseUnread) {
-            MemorySegment ping = arena.allocate(Headers.Request.SIZE + 100);
+            MemorySegment ping = arena.allocate(RequestHeader.SIZE + 100);
             request(ping, 0, 2, GroutApi.PING, 100);
             s.sendFully(ping, 0, ping.byteSize());
         }
 
-        MemorySegment big = arena.allocate(Headers.Request.SIZE + DECLARED);
+        MemorySegment big = arena.allocate(RequestHeader.SIZE + DECLARED);
         request(big, 0, 3, GroutApi.PING, DECLARED);
-        for (int i = 0; i < DECLARED; i++) big.set(JAVA_BYTE, Headers.Request.SIZE + i, (byte) (i * 7 + 3));
-        s.sendFully(big, 0, Headers.Request.SIZE);
+        for (int i = 0; i < DECLARED; i++) big.set(JAVA_BYTE, RequestHeader.SIZE + i, (byte) (i * 7 + 3));
+        s.sendFully(big, 0, RequestHeader.SIZE);
         for (int off = 0; off < SENT_PAYLOAD; off += 4096) {
-            s.sendFully(big, Headers.Request.SIZE + off, 4096);
+            s.sendFully(big, RequestHeader.SIZE + off, 4096);
             Thread.sleep(2);
         }
-        System.out.println("SENT " + (Headers.Request.SIZE + SENT_PAYLOAD));
+        System.out.println("SENT " + (RequestHeader.SIZE + SENT_PAYLOAD));
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // mid-request until SIGKILL
     }

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.ThreadSyscall;
+import org.sysframe.unix.Self;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -9,7 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.KernelSyscallCounter;
-import org.sysframe.unix.LibC;
+import org.sysframe.unix.internal.LibC;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
@@ -275,7 +277,7 @@ class FaultsTest {
         int before = s.connectionCount();
         try (Child child = new Child(childJava("partial", path, Boolean.toString(unreadResponse)))) {
             String sent = child.awaitLine(l -> l.startsWith("SENT "));
-            assertEquals("SENT " + (Headers.Request.SIZE + FaultChild.SENT_PAYLOAD), sent);
+            assertEquals("SENT " + (RequestHeader.SIZE + FaultChild.SENT_PAYLOAD), sent);
             // The requests it completed were handled (and answered) before it dies: the hello, and the
             // small ping whose answer it leaves unread.
             long handled = unreadResponse ? 2 : 1;
@@ -407,7 +409,7 @@ class FaultsTest {
     /** Sends sig to the given threads in turn, every ~50 µs, until stopped; counts what it sent. */
     private static final class Signaller extends Thread {
         private final int sig;
-        private final int pid = LibC.getpid();
+        private final int pid = Self.pid();
         private volatile int[] targets = new int[0];
         private volatile boolean stop;
         final AtomicLong sent = new AtomicLong();
@@ -547,7 +549,7 @@ class FaultsTest {
                 List<Transfer> transfers = new CopyOnWriteArrayList<>();
                 SyscallCounts[] kernel = new SyscallCounts[1];
                 Thread target = new Thread(() -> {
-                    targetTid.set(LibC.gettid());
+                    targetTid.set(Self.tid());
                     try (KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread(); Arena a = Arena.ofConfined()) {
                         SyscallCounts k0 = k.read();
                         SyscallCounts r0 = in[0].counters().snapshot(), s0 = out[0].counters().snapshot();
@@ -638,10 +640,10 @@ class FaultsTest {
     /** A reading of the server loop's library and kernel counts, taken while it waits in epoll_wait. */
     private static SyscallCounts[] idleReading(GroutServer s, KernelSyscallCounter k) throws Exception {
         while (true) {
-            s.awaitIdle(Duration.ofSeconds(10));
+            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts l = s.counters().snapshot(), kk = k.read();
             Thread.sleep(20);
-            s.awaitIdle(Duration.ofSeconds(10));
+            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts l2 = s.counters().snapshot(), k2 = k.read();
             if (l.equals(l2) && kk.equals(k2)) return new SyscallCounts[] {l, kk};
         }
@@ -667,7 +669,7 @@ class FaultsTest {
                 SyscallCounts[] client = new SyscallCounts[2]; // library, kernel
                 AtomicLong bytes = new AtomicLong();
                 Thread t = new Thread(() -> {
-                    clientTid.set(LibC.gettid());
+                    clientTid.set(Self.tid());
                     try (GroutClient c = GroutClient.connect(clientOptions(p).socketBufferSize(4096).recv(RecvFraming.EXACT));
                          KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread();
                          Arena a = Arena.ofConfined()) {
@@ -816,7 +818,7 @@ class FaultsTest {
                 AtomicReference<Throwable> waitOutcome = new AtomicReference<>();
                 CountDownLatch subscribed = new CountDownLatch(1);
                 Thread waiter = new Thread(() -> {
-                    waitingTid.set(LibC.gettid());
+                    waitingTid.set(Self.tid());
                     try (GroutClient waiting = GroutClient.connect(clientOptions(p))) {
                         waiting.subscribe(GroutApi.EVENT_ALL, false);
                         subscribed.countDown();

@@ -24,15 +24,15 @@ class HelloCompatibilityTest {
     private static int[] rawHello(String path, int apiVersion) throws Exception {
         try (UnixSocket s = UnixSocket.connect(path); Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(12 + GroutApi.HELLO_REQUEST_SIZE);
-            Headers.Request.write(out, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
+            RequestHeader.write(out, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
             out.set(JAVA_INT, 12, apiVersion);
             s.sendFully(out, 0, out.byteSize());
             MemorySegment in = a.allocate(64);
             s.recvFully(in, 0, 12);
-            int len = (int) Headers.Response.payloadLen(in, 0);
+            int len = (int) ResponseHeader.payloadLen(in, 0);
             s.recvFully(in, 12, len);
             int maxIfaces = len == 2 ? Short.toUnsignedInt(in.get(JAVA_SHORT_UNALIGNED, 12)) : -1;
-            return new int[] {Headers.Response.forId(in, 0), Headers.Response.status(in, 0), len, maxIfaces};
+            return new int[] {ResponseHeader.forId(in, 0), ResponseHeader.status(in, 0), len, maxIfaces};
         }
     }
 

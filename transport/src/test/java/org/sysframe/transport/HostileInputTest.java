@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.LibC;
+import org.sysframe.unix.internal.LibC;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
@@ -72,7 +72,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * wait, and a preemptive timeout around each test body.
  */
 class HostileInputTest {
-    private static final int HDR = Headers.Request.SIZE;
+    private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;
     private static final int RECV_TIMEOUT_MS = 20_000;
     private static final long WAIT_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(20);
@@ -178,15 +178,15 @@ class HostileInputTest {
     private static void rawHello(UnixSocket s, MemorySegment scratch, int id) throws ErrnoException {
         int len = HDR + GroutApi.HELLO_REQUEST_SIZE;
         scratch.asSlice(0, len).fill((byte) 0);
-        Headers.Request.write(scratch, 0, id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
+        RequestHeader.write(scratch, 0, id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
         scratch.set(JAVA_INT_UNALIGNED, HDR, GroutApi.DEFAULT_API_VERSION);
         byte[] v = "hostile-input-test".getBytes(StandardCharsets.UTF_8);
         MemorySegment.copy(v, 0, scratch, JAVA_BYTE, HDR + 4, v.length);
         s.sendFully(scratch, 0, len);
         s.recvFully(scratch, 0, HDR + GroutApi.HELLO_RESPONSE_SIZE);
-        assertEquals(id, Headers.Response.forId(scratch, 0), "hello for_id");
-        assertEquals(0, Headers.Response.status(scratch, 0), "hello status");
-        assertEquals(GroutApi.HELLO_RESPONSE_SIZE, Headers.Response.payloadLen(scratch, 0), "hello payload_len");
+        assertEquals(id, ResponseHeader.forId(scratch, 0), "hello for_id");
+        assertEquals(0, ResponseHeader.status(scratch, 0), "hello status");
+        assertEquals(GroutApi.HELLO_RESPONSE_SIZE, ResponseHeader.payloadLen(scratch, 0), "hello payload_len");
         assertEquals(SERVER_MAX_IFACES, Short.toUnsignedInt(scratch.get(JAVA_SHORT_UNALIGNED, HDR)), "max_ifaces");
     }
 
@@ -705,9 +705,9 @@ class HostileInputTest {
             String what = sc.name() + ": response " + (i + 1) + " of " + ex.size + " (for_id " + hex(ex.forId[i])
                     + ", status " + ex.status[i] + ", " + ex.len[i] + " bytes)";
             if (!in.fill(HDR)) throw new AssertionError(what + ": the server closed the connection instead");
-            int forId = Headers.Response.forId(in.buf, in.start);
-            int status = Headers.Response.status(in.buf, in.start);
-            long len = Headers.Response.payloadLen(in.buf, in.start);
+            int forId = ResponseHeader.forId(in.buf, in.start);
+            int status = ResponseHeader.status(in.buf, in.start);
+            long len = ResponseHeader.payloadLen(in.buf, in.start);
             if (forId != ex.forId[i] || status != ex.status[i] || len != ex.len[i]) {
                 throw new AssertionError(what + ": got for_id " + hex(forId) + ", status " + status + ", " + len + " bytes");
             }
@@ -1000,9 +1000,9 @@ class HostileInputTest {
                 for (int i = 0; i < pings; i++) {
                     assertTrue(in.fill(HDR), "the server closed without answering ping " + (i + 1) + " of " + pings
                             + ", which it read before the over-size header");
-                    assertEquals(10 + i, Headers.Response.forId(in.buf, in.start));
-                    assertEquals(0, Headers.Response.status(in.buf, in.start));
-                    assertEquals(payloads[i].length, Headers.Response.payloadLen(in.buf, in.start));
+                    assertEquals(10 + i, ResponseHeader.forId(in.buf, in.start));
+                    assertEquals(0, ResponseHeader.status(in.buf, in.start));
+                    assertEquals(payloads[i].length, ResponseHeader.payloadLen(in.buf, in.start));
                     assertTrue(in.fill(HDR + payloads[i].length), "the stream ended inside answer " + (i + 1));
                     assertArrayEquals(payloads[i], in.buf.asSlice(in.start + HDR, payloads[i].length).toArray(JAVA_BYTE));
                     in.start += HDR + payloads[i].length;
@@ -1027,7 +1027,7 @@ class HostileInputTest {
             Arena shared = track(Arena.ofShared());
             MemorySegment requests = shared.allocate((long) count * frame, 8);
             for (int i = 0; i < count; i++) {
-                Headers.Request.write(requests, (long) i * frame, 1000 + i, GroutApi.PING, len);
+                RequestHeader.write(requests, (long) i * frame, 1000 + i, GroutApi.PING, len);
                 MemorySegment.copy(pattern(500 + i, len), 0, requests, JAVA_BYTE, (long) i * frame + HDR, len);
             }
             MemorySegment scratch = shared.allocate(2L * (HDR + MAX), 8);
@@ -1117,9 +1117,9 @@ class HostileInputTest {
             sender.start();
             for (int i = 0; i < count; i++) {
                 slow.recvFully(answer, 0, frame);
-                assertEquals(1000 + i, Headers.Response.forId(answer, 0), "for_id of answer " + i);
-                assertEquals(0, Headers.Response.status(answer, 0));
-                assertEquals(len, Headers.Response.payloadLen(answer, 0));
+                assertEquals(1000 + i, ResponseHeader.forId(answer, 0), "for_id of answer " + i);
+                assertEquals(0, ResponseHeader.status(answer, 0));
+                assertEquals(len, ResponseHeader.payloadLen(answer, 0));
                 assertEquals(-1, MemorySegment.mismatch(answer, HDR, frame, requests, (long) i * frame + HDR, (long) (i + 1) * frame),
                         "payload of answer " + i);
             }
@@ -1162,7 +1162,7 @@ class HostileInputTest {
                 rawHello(loris, scratch, 1);
                 byte[] payload = pattern(7, 88);
                 MemorySegment req = a.allocate(HDR + payload.length, 8);
-                Headers.Request.write(req, 0, 0x10a15, GroutApi.PING, payload.length);
+                RequestHeader.write(req, 0, 0x10a15, GroutApi.PING, payload.length);
                 MemorySegment.copy(payload, 0, req, JAVA_BYTE, HDR, payload.length);
                 long[] atStart = new long[normals.size()];
                 for (int i = 0; i < normals.size(); i++) atStart[i] = normals.get(i).pings.get();
@@ -1181,9 +1181,9 @@ class HostileInputTest {
                 for (PoliteClient c : normals) c.checkAlive();
                 // The last byte completed the request: exactly its answer comes.
                 loris.recvFully(scratch, 0, HDR + payload.length);
-                assertEquals(0x10a15, Headers.Response.forId(scratch, 0));
-                assertEquals(0, Headers.Response.status(scratch, 0));
-                assertEquals(payload.length, Headers.Response.payloadLen(scratch, 0));
+                assertEquals(0x10a15, ResponseHeader.forId(scratch, 0));
+                assertEquals(0, ResponseHeader.status(scratch, 0));
+                assertEquals(payload.length, ResponseHeader.payloadLen(scratch, 0));
                 assertArrayEquals(payload, scratch.asSlice(HDR, payload.length).toArray(JAVA_BYTE));
             }
             long[] done = new long[normals.size()];
@@ -1237,7 +1237,7 @@ class HostileInputTest {
                 RawRequest hello = read();
                 assertEquals(GroutApi.HELLO, hello.type());
                 MemorySegment out = a.allocate(HDR + 2, 8);
-                Headers.Response.write(out, 0, hello.id(), 0, 2);
+                ResponseHeader.write(out, 0, hello.id(), 0, 2);
                 out.set(JAVA_SHORT_UNALIGNED, HDR, (short) 0x4321);
                 s.sendFully(out, 0, HDR + 2);
                 script.run(this);
@@ -1250,9 +1250,9 @@ class HostileInputTest {
 
         RawRequest read() throws ErrnoException {
             conn.recvFully(in, 0, HDR);
-            int id = Headers.Request.id(in, 0);
-            int type = Headers.Request.type(in, 0);
-            long len = Headers.Request.payloadLen(in, 0);
+            int id = RequestHeader.id(in, 0);
+            int type = RequestHeader.type(in, 0);
+            long len = RequestHeader.payloadLen(in, 0);
             assertTrue(len <= MAX, "request payload_len " + len);
             conn.recvFully(in, 0, len);
             return new RawRequest(id, type, in.asSlice(0, len).toArray(JAVA_BYTE));
@@ -1382,7 +1382,7 @@ class HostileInputTest {
         while (p + 4 <= g.length) {
             int first = (int) I32.get(g, p);
             boolean event = Integer.compareUnsigned(first, 0xffff) > 0;
-            int hlen = event ? Headers.Event.SIZE : HDR;
+            int hlen = event ? EventHeader.SIZE : HDR;
             if (p + hlen > g.length) break;
             long len = event ? (long) I64.get(g, p + 8) : Integer.toUnsignedLong((int) I32.get(g, p + 8));
             if (len < 0 || len > MAX) return new ClientOutcome(Errno.EMSGSIZE, event ? "event header" : "response header", len, aside, p);
@@ -1455,7 +1455,7 @@ class HostileInputTest {
         long declared = 1L << 40;
         HostileServer hs = track(new HostileServer(p, s -> {
             s.read();
-            byte[] ev = new byte[Headers.Event.SIZE + 8];
+            byte[] ev = new byte[EventHeader.SIZE + 8];
             I32.set(ev, 0, GroutApi.type(0x5f5f, 0x40));
             I64.set(ev, 8, declared);
             s.write(ev);

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.ThreadSyscall;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,10 +56,10 @@ class HotPathAllocationTest {
                 MemorySegment payload = a.allocate(1024);
                 long bytes = Long.MAX_VALUE;
                 for (int attempt = 0; attempt < 5 && bytes != 0; attempt++) {
-                    s.awaitIdle(java.time.Duration.ofSeconds(10));
+                    ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
                     long before = threads.getThreadAllocatedBytes(loopId);
                     for (int i = 0; i < 20_000; i++) c.sendRecv(GroutApi.PING, payload, 0, (i & 1) == 0 ? 32 : 1024);
-                    s.awaitIdle(java.time.Duration.ofSeconds(10));
+                    ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
                     bytes = threads.getThreadAllocatedBytes(loopId) - before;
                 }
                 assertEquals(0, bytes, "heap bytes allocated by the server loop over 20,000 requests, " + flush);

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.Self;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.function.Executable;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.LibC;
+import org.sysframe.unix.internal.LibC;
 import org.sysframe.unix.UnixSocket;
 
 import java.io.IOException;
@@ -120,7 +121,7 @@ class ServerLifecycleTest {
     private final class Raw implements AutoCloseable {
         final UnixSocket socket;
         final Arena arena = Arena.ofConfined();
-        final MemorySegment header = arena.allocate(Headers.Request.SIZE, 8);
+        final MemorySegment header = arena.allocate(RequestHeader.SIZE, 8);
 
         Raw(String path) throws ErrnoException {
             this(UnixSocket.connect(path));
@@ -134,12 +135,12 @@ class ServerLifecycleTest {
 
         /** The bytes of one request: header then payload. */
         static byte[] request(int id, int type, long payloadLen, byte[] payload) {
-            byte[] out = new byte[Headers.Request.SIZE + payload.length];
+            byte[] out = new byte[RequestHeader.SIZE + payload.length];
             MemorySegment s = MemorySegment.ofArray(out);
             s.set(JAVA_INT_UNALIGNED, 0, id);
             s.set(JAVA_INT_UNALIGNED, 4, type);
             s.set(JAVA_INT_UNALIGNED, 8, (int) payloadLen);
-            System.arraycopy(payload, 0, out, Headers.Request.SIZE, payload.length);
+            System.arraycopy(payload, 0, out, RequestHeader.SIZE, payload.length);
             return out;
         }
 
@@ -173,10 +174,10 @@ class ServerLifecycleTest {
         }
 
         RawResponse readResponse() throws ErrnoException {
-            socket.recvFully(header, 0, Headers.Response.SIZE);
-            int forId = Headers.Response.forId(header, 0);
-            int status = Headers.Response.status(header, 0);
-            long len = Headers.Response.payloadLen(header, 0);
+            socket.recvFully(header, 0, ResponseHeader.SIZE);
+            int forId = ResponseHeader.forId(header, 0);
+            int status = ResponseHeader.status(header, 0);
+            long len = ResponseHeader.payloadLen(header, 0);
             assertTrue(len <= GroutApi.MAX_MSG_LEN, "response payload_len " + len);
             byte[] payload = new byte[(int) len];
             if (len > 0) {
@@ -231,7 +232,7 @@ class ServerLifecycleTest {
      * switch back. Skipped unless running as root on x86-64.
      */
     private static UnixSocket connectAsUid(String name, int uid) throws Exception {
-        assumeTrue(LibC.getuid() == 0, "needs root to connect as another uid");
+        assumeTrue(Self.uid() == 0, "needs root to connect as another uid");
         assumeTrue("amd64".equals(System.getProperty("os.arch")), "setresuid syscall number is x86-64's");
         java.util.concurrent.FutureTask<UnixSocket> task = new java.util.concurrent.FutureTask<>(() -> {
             try (Arena a = Arena.ofConfined()) {
@@ -261,7 +262,7 @@ class ServerLifecycleTest {
     }
 
     private static int otherUid() {
-        int ours = LibC.getuid();
+        int ours = Self.uid();
         return ours == 12345 ? 12346 : 12345;
     }
 
@@ -428,7 +429,7 @@ class ServerLifecycleTest {
     void clientWhoseUidIsAllowedGetsIn() throws Exception {
         String p = path("uids-allowed.sock");
         guard(() -> {
-            GroutServer s = start(ServerOptions.defaults().socketPath(p).allowedUids(Set.of(LibC.getuid(), otherUid())));
+            GroutServer s = start(ServerOptions.defaults().socketPath(p).allowedUids(Set.of(Self.uid(), otherUid())));
             try (GroutClient c = GroutClient.connect(clientOptions(p))) {
                 assertEquals(MAX_IFACES, c.maxIfaces());
                 pingAndCheck(c, 12, 33);

@@ -12,7 +12,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.sysframe.transport.GroutApi;
-import org.sysframe.transport.Headers;
+import org.sysframe.transport.EventHeader;
+import org.sysframe.transport.RequestHeader;
+import org.sysframe.transport.ResponseHeader;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -34,7 +36,7 @@ public class HeaderCodecBenchmark {
     public void setup() {
         arena = Arena.ofConfined();
         buf = arena.allocate(64);
-        Headers.Response.write(buf, 7, 42, 0, 32);
+        ResponseHeader.write(buf, 7, 42, 0, 32);
     }
 
     @TearDown
@@ -42,11 +44,11 @@ public class HeaderCodecBenchmark {
 
     @Benchmark
     public void encodeRequest() {
-        Headers.Request.write(buf, 3, ++id, GroutApi.PING, 32);
+        RequestHeader.write(buf, 3, ++id, GroutApi.PING, 32);
     }
 
     @Benchmark
     public long decodeResponse() {
-        return Headers.Response.forId(buf, 7) + Headers.Response.status(buf, 7) + Headers.Response.payloadLen(buf, 7);
+        return ResponseHeader.forId(buf, 7) + ResponseHeader.status(buf, 7) + ResponseHeader.payloadLen(buf, 7);
     }
 }

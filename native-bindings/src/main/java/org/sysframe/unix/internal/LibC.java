@@ -1,4 +1,4 @@
-package org.sysframe.unix;
+package org.sysframe.unix.internal;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -15,14 +15,16 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Every libc downcall sysframe makes, one {@code static final MethodHandle} each, built in one place.
+ * Internal: not part of the API (the bindings' public classes wrap these calls with counting, EINTR
+ * handling and exceptions); applications and other modules use those classes instead.
  *
  * <p>Each method takes, first, the errno capture segment of its caller; after a
- * call that returned -1, {@link Errno#read} holds the errno the call set. None of the handles is
+ * call that returned -1, {@code Errno.read} holds the errno the call set. None of the handles is
  * {@code critical}: the blocking ones must let the JVM reach safepoints while they wait. These are raw
- * calls: no retries, no counting, no exceptions; {@link UnixSocket}, {@link Epoll} and
- * {@link KernelSyscallCounter} add those.
+ * calls: no retries, no counting, no exceptions; {@code UnixSocket}, {@code Epoll} and
+ * {@code KernelSyscallCounter} add those.
  *
- * <p>Raw addresses: the hot-path data arguments of send, recv, writev and readv are passed as
+ * <p>Raw addresses: the hot-path data arguments of send, recv and writev are passed as
  * {@code long} addresses, not segments, so that pointing into the middle of a buffer allocates no
  * slice object per call. The callers check bounds against the owning segment and keep it alive.
  */
@@ -30,8 +32,8 @@ public final class LibC {
     private LibC() {}
 
     /** Layout of the capture segment: {@code errno} only. */
-    static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    static final long ERRNO_OFFSET =
+    public static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    public static final long ERRNO_OFFSET =
             CAPTURE_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
 
     private static final Linker LINKER = Linker.nativeLinker();
@@ -76,12 +78,8 @@ public final class LibC {
             errnoCall("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle SENDMSG =
             errnoCall("sendmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle RECVMSG =
-            errnoCall("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle WRITEV =
             errnoCall("writev", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle READV =
-            errnoCall("readv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle READ =
             errnoCall("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     // fcntl(int, int, ...) and ioctl(int, unsigned long, ...) are variadic: the third argument is the first variadic one.
@@ -163,16 +161,8 @@ public final class LibC {
         try { return (long) SENDMSG.invokeExact(cs, fd, msg, flags); } catch (Throwable t) { throw rethrow(t); }
     }
 
-    public static long recvmsg(MemorySegment cs, int fd, MemorySegment msg, int flags) {
-        try { return (long) RECVMSG.invokeExact(cs, fd, msg, flags); } catch (Throwable t) { throw rethrow(t); }
-    }
-
     public static long writev(MemorySegment cs, int fd, long iov, int iovcnt) {
         try { return (long) WRITEV.invokeExact(cs, fd, iov, iovcnt); } catch (Throwable t) { throw rethrow(t); }
-    }
-
-    public static long readv(MemorySegment cs, int fd, long iov, int iovcnt) {
-        try { return (long) READV.invokeExact(cs, fd, iov, iovcnt); } catch (Throwable t) { throw rethrow(t); }
     }
 
     public static long read(MemorySegment cs, int fd, MemorySegment buf, long len) {
@@ -224,8 +214,8 @@ public final class LibC {
         try { return (int) GETUID.invokeExact(); } catch (Throwable t) { throw rethrow(t); }
     }
 
-    /** strerror text; only called on error paths and cached by {@link Errno}. */
-    static String strerror(int errno) {
+    /** strerror text; only called on error paths and cached by {@code Errno}. */
+    public static String strerror(int errno) {
         try {
             MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
             return s.reinterpret(1024).getString(0);
@@ -235,7 +225,7 @@ public final class LibC {
     }
 
     /** A capture segment for a caller that has no owner of its own (slow paths): auto-freed. */
-    static MemorySegment newCallState(Arena arena) {
+    public static MemorySegment newCallState(Arena arena) {
         return arena.allocate(CAPTURE_LAYOUT);
     }
 
