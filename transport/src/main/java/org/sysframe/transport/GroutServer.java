@@ -91,6 +91,7 @@ public final class GroutServer implements AutoCloseable {
     /** Binds, listens and starts the event loop; returns once it runs. */
     public static GroutServer start(ServerOptions options) throws IOException {
         String path = options.socketPath();
+        if (options.loops() != 1) throw new UnsupportedOperationException("several loops: not yet");
         if (!path.startsWith("@")) clearStaleSocket(path);
         UnixSocket listener = UnixSocket.listen(path, options.mode(), options.backlog(), true);
         Epoll epoll = null;
@@ -167,6 +168,21 @@ public final class GroutServer implements AutoCloseable {
 
     /** Every counted syscall of the event-loop thread. */
     public SyscallCounters counters() { return loopCounters; }
+
+    /** Number of event-loop threads ({@link ServerOptions#loops(int)}). */
+    public int loopCount() { return 1; }
+
+    /** Kernel thread id of loop i (0 &lt;= i &lt; {@link #loopCount()}). */
+    public int loopThreadId(int i) {
+        java.util.Objects.checkIndex(i, loopCount());
+        return loopTid;
+    }
+
+    /** Every counted syscall of loop i's thread. */
+    public SyscallCounters loopCounters(int i) {
+        java.util.Objects.checkIndex(i, loopCount());
+        return loopCounters;
+    }
 
     /** Connections open now. */
     public int connectionCount() { return connectionCount; }

@@ -24,6 +24,7 @@ public final class ServerOptions {
     private int maxQueuedOutput = 4 << 20;
     private int backlog = 128;
     private int socketBufferSize;
+    private int loops = 1;
     private final HandlerRegistry handlers = new HandlerRegistry();
 
     public ServerOptions() {
@@ -107,6 +108,17 @@ public final class ServerOptions {
         return this;
     }
 
+    /**
+     * Event-loop threads (default 1). Loop 0 also accepts; each new connection goes to the loop with
+     * the fewest connections and stays there.
+     */
+    public ServerOptions loops(int n) {
+        if (n < 1 || n > 64) throw new IllegalArgumentException("loops " + n + ": expected 1..64");
+        this.loops = n;
+        return this;
+    }
+
+    public int loops() { return loops; }
     public int socketBufferSize() { return socketBufferSize; }
     public String socketPath() { return socketPath; }
     public int mode() { return mode; }
