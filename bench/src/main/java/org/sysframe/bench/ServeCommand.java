@@ -37,14 +37,23 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--empty-hello", description = "answer GR_HELLO without max_ifaces, as older Grout servers did (their clients need it)")
     boolean emptyHello;
 
-    @Option(names = "--allow-uid", description = "only let these uids connect (repeatable; default: any)")
+    @Option(names = "--allow-uid", description = "let these uids connect (repeatable). Socket file: only these (default: whoever the file mode"
+            + " lets in). Abstract @NAME, which has no file mode: these besides this server's own uid (default: its own uid only)")
     List<Integer> allowUids = new ArrayList<>();
+
+    @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
+    boolean allowAnyUid;
 
     @Override
     public Integer call() throws Exception {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
                 .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8)).emptyHelloResponse(emptyHello);
-        if (!allowUids.isEmpty()) o.allowedUids(Set.copyOf(allowUids));
+        if (!allowUids.isEmpty()) {
+            Set<Integer> uids = new java.util.HashSet<>(allowUids);
+            if (socket.startsWith("@")) uids.add(org.sysframe.unix.Self.uid()); // widens the abstract name's default
+            o.allowedUids(uids);
+        }
+        o.allowAnyUid(allowAnyUid);
         GroutServer server = GroutServer.start(o);
         System.out.println("serving " + o + " (loop thread " + server.loopThreadId() + "); SIGINT or SIGTERM stops");
         CountDownLatch done = new CountDownLatch(1);

@@ -4,6 +4,7 @@ import org.sysframe.unix.Epoll;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.Self;
+import org.sysframe.unix.SocketFile;
 import org.sysframe.unix.PeerCredentials;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
@@ -73,11 +74,11 @@ public final class GroutServer implements AutoCloseable {
     private Throwable failure;
 
     /** Device and inode of the socket file this server bound; null for an abstract name. */
-    private final Object socketFile;
+    private final SocketFile.Id socketFile;
 
     private GroutServer(ServerOptions options, UnixSocket listener, Epoll epoll, UnixSocket[] wake) {
         this.options = options;
-        this.socketFile = socketFileId(options.socketPath());
+        this.socketFile = boundFile(options.socketPath());
         this.loopCounters = epoll.counters();
         this.handlers = options.handlers().copy();
         this.listener = listener;
@@ -91,8 +92,11 @@ public final class GroutServer implements AutoCloseable {
     /** Binds, listens and starts the event loop; returns once it runs. */
     public static GroutServer start(ServerOptions options) throws IOException {
         String path = options.socketPath();
+        if (options.allowAnyUid() && options.allowedUids() != null) {
+            throw new IllegalArgumentException("allowAnyUid and allowedUids " + options.allowedUids() + " both set: choose one");
+        }
         if (options.loops() != 1) throw new UnsupportedOperationException("several loops: not yet");
-        if (!path.startsWith("@")) clearStaleSocket(path);
+        if (!path.startsWith("@")) claimPath(path);
         UnixSocket listener = UnixSocket.listen(path, options.mode(), options.backlog(), true);
         Epoll epoll = null;
         UnixSocket[] wake = null;
@@ -124,30 +128,34 @@ public final class GroutServer implements AutoCloseable {
         return s;
     }
 
-    /** Refuses a path where a server answers; removes the file of a dead one. */
-    private static void clearStaleSocket(String path) throws ErrnoException {
+    /**
+     * Makes path free for bind: nothing there is fine; a socket nobody answers on is removed (only
+     * that socket file, see {@link SocketFile#removeIfSame}); a live server is EADDRINUSE; anything
+     * that is not a socket is EEXIST and is left exactly as it was.
+     */
+    private static void claimPath(String path) throws ErrnoException {
+        SocketFile.Id stale = SocketFile.socketAt(path);
+        if (stale == null) return;
         try {
-            UnixSocket probe = UnixSocket.connect(path);
-            probe.close();
+            UnixSocket.connect(path).close();
             throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE, "a live server already answers on this path");
         } catch (ErrnoException e) {
-            if (e.errno() == Errno.ECONNREFUSED) {
-                LOG.log(Level.INFO, "removing stale socket file {0}", path);
-                UnixSocket.unlink(path);
-            } else if (e.errno() != Errno.ENOENT) {
-                throw e;
-            }
+            if (e.errno() == Errno.ENOENT) return; // gone meanwhile
+            if (e.errno() != Errno.ECONNREFUSED) throw e;
+        }
+        if (SocketFile.removeIfSame(path, stale)) {
+            LOG.log(Level.INFO, "removed the stale socket file {0} (a socket nobody answered on)", path);
+        } else if (SocketFile.socketAt(path) != null) {
+            throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE, "another socket took this path while the stale one was checked");
         }
     }
 
-    /** (st_dev, st_ino) of a socket file, or null when there is none (abstract name, deleted). */
-    private static Object socketFileId(String path) {
+    /** (st_dev, st_ino) of this server's socket file, or null for an abstract name. */
+    private static SocketFile.Id boundFile(String path) {
         if (path.startsWith("@")) return null;
         try {
-            java.nio.file.Path p = java.nio.file.Path.of(path);
-            return List.of(java.nio.file.Files.getAttribute(p, "unix:dev", java.nio.file.LinkOption.NOFOLLOW_LINKS),
-                    java.nio.file.Files.getAttribute(p, "unix:ino", java.nio.file.LinkOption.NOFOLLOW_LINKS));
-        } catch (IOException | UnsupportedOperationException e) {
+            return SocketFile.socketAt(path);
+        } catch (ErrnoException e) {
             return null;
         }
     }
@@ -348,7 +356,7 @@ public final class GroutServer implements AutoCloseable {
                 s.close();
                 continue;
             }
-            if (options.allowedUids() != null && !options.allowedUids().contains(cred.uid())) {
+            if (!options.admits(cred.uid())) {
                 log(Level.WARNING, "refused connection from uid %d (pid %d): not an allowed uid", cred.uid(), cred.pid());
                 s.close();
                 continue;
@@ -442,15 +450,14 @@ public final class GroutServer implements AutoCloseable {
         }
         listener.close();
         // Remove the file only if it is still ours: it may have been deleted and bound again by another server.
-        Object now = socketFileId(options.socketPath());
-        if (now != null && now.equals(socketFile)) {
+        if (socketFile != null) {
             try {
-                UnixSocket.unlink(options.socketPath());
+                if (!SocketFile.removeIfSame(options.socketPath(), socketFile)) {
+                    LOG.log(Level.INFO, "{0} is no longer this server''s socket file: left in place", options.socketPath());
+                }
             } catch (ErrnoException e) {
                 LOG.log(Level.WARNING, "cannot remove {0}: {1}", options.socketPath(), e.getMessage());
             }
-        } else if (socketFile != null) {
-            LOG.log(Level.INFO, "{0} is no longer this server''s socket file: left in place", options.socketPath());
         }
         wakeRead.close();
         epoll.close();

@@ -14,6 +14,8 @@ public final class ServerOptions {
     private String socketPath = GroutApi.defaultSocketPath();
     private int mode = 0600;
     private Set<Integer> allowedUids;
+    private boolean allowAnyUid;
+    private static final int OWN_UID = org.sysframe.unix.Self.uid();
     private SendFraming send = SendFraming.COPY_GATHER;
     private FlushMode flush = FlushMode.DEFERRED;
     private int highWater = FlushMode.DEFAULT_HIGH_WATER;
@@ -42,8 +44,42 @@ public final class ServerOptions {
         return this;
     }
 
-    /** Only these uids may connect (checked with SO_PEERCRED at accept); null allows every uid. */
+    /**
+     * Only these uids may connect (checked with SO_PEERCRED at accept). When not set (null): on a
+     * socket file the file mode decides; on an abstract name, which has no file mode, only the
+     * server's own uid may connect.
+     */
     public ServerOptions allowedUids(Set<Integer> uids) { this.allowedUids = uids == null ? null : Set.copyOf(uids); return this; }
+
+    /**
+     * Admits every uid on an abstract name (which has no file mode: by default only the server's own
+     * uid may connect there). Not combined with {@link #allowedUids}.
+     */
+    public ServerOptions allowAnyUid(boolean any) { this.allowAnyUid = any; return this; }
+
+    public boolean allowAnyUid() { return allowAnyUid; }
+
+    /** Whether a peer of this uid may connect, by the rules of {@link #allowedUids} and {@link #allowAnyUid}. */
+    boolean admits(int uid) {
+        if (allowAnyUid) return true;
+        if (allowedUids == null) return !socketPath.startsWith("@") || uid == OWN_UID;
+        return allowedUids.contains(uid);
+    }
+
+    /** Who may connect, in one phrase for start-up lines: the file mode, or the uids of an abstract name. */
+    public String access() {
+        if (allowAnyUid) return socketPath.startsWith("@") ? "abstract name, any uid may connect" : "mode 0" + Integer.toOctalString(mode);
+        if (socketPath.startsWith("@")) {
+            java.util.SortedSet<Integer> uids = new java.util.TreeSet<>(allowedUids == null ? Set.of(OWN_UID) : allowedUids);
+            return "abstract name, no file mode: only uid" + (uids.size() > 1 ? "s " : " ") + joined(uids) + " may connect";
+        }
+        String m = "mode 0" + Integer.toOctalString(mode);
+        return allowedUids == null ? m : m + ", only uid" + (allowedUids.size() > 1 ? "s " : " ") + joined(new java.util.TreeSet<>(allowedUids));
+    }
+
+    private static String joined(java.util.SortedSet<Integer> uids) {
+        return uids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+    }
 
     public ServerOptions send(SendFraming f) { this.send = Objects.requireNonNull(f); return this; }
 
@@ -135,7 +171,7 @@ public final class ServerOptions {
 
     @Override
     public String toString() {
-        return "socket " + socketPath + " (mode 0" + Integer.toOctalString(mode) + "), send " + send + ", flush "
+        return "socket " + socketPath + " (" + access() + "), send " + send + ", flush "
                 + flush.name().toLowerCase(java.util.Locale.ROOT) + ", api " + apiVersion;
     }
 }

@@ -86,6 +86,39 @@ class AccessControlTest {
         }
     }
 
+    @Test
+    void anAbstractNameAdmitsOnlyTheServersOwnUidByDefault() throws Exception {
+        Path exe = compileChild();
+        String name = "sysframe-acl-default-" + ProcessHandle.current().pid();
+        ServerOptions defaults = ServerOptions.defaults().socketPath("@" + name);
+        assertEquals("abstract name, no file mode: only uid " + org.sysframe.unix.Self.uid() + " may connect", defaults.access());
+        try (GroutServer s = GroutServer.start(defaults)) {
+            assertEquals("closed uid 65534", runAsNobody(exe, name));
+            assertEquals(0, s.connectionCount());
+            try (GroutClient own = GroutClient.connect("@" + name)) {
+                assertEquals(1024, own.maxIfaces(), "the server's own uid is served");
+            }
+        }
+    }
+
+    @Test
+    void allowAnyUidOpensAnAbstractNameToEveryUid() throws Exception {
+        Path exe = compileChild();
+        String name = "sysframe-acl-any-" + ProcessHandle.current().pid();
+        ServerOptions any = ServerOptions.defaults().socketPath("@" + name).allowAnyUid(true);
+        assertEquals("abstract name, any uid may connect", any.access());
+        try (GroutServer s = GroutServer.start(any)) {
+            assertEquals("answered 0 uid 65534", runAsNobody(exe, name));
+        }
+    }
+
+    @Test
+    void allowAnyUidTogetherWithAllowedUidsIsRefusedAtStart() {
+        ServerOptions both = ServerOptions.defaults().socketPath("@sysframe-acl-both").allowAnyUid(true).allowedUids(Set.of(1));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> GroutServer.start(both));
+        assertEquals("allowAnyUid and allowedUids [1] both set: choose one", e.getMessage());
+    }
+
     private Path compileChild() throws Exception {
         Path src = dir.resolve("acl_child.c");
         Path exe = dir.resolve("acl_child");

@@ -70,6 +70,8 @@ public final class LibC {
     private static final MethodHandle CLOSE = errnoCall("close", ints(1));
     private static final MethodHandle SHUTDOWN = errnoCall("shutdown", ints(2));
     private static final MethodHandle UNLINK = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle RENAMEAT2 = errnoCall("renameat2",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle CHMOD =
             errnoCall("chmod", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle SEND =
@@ -142,6 +144,11 @@ public final class LibC {
 
     public static int unlink(MemorySegment cs, MemorySegment path) {
         try { return (int) UNLINK.invokeExact(cs, path); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** renameat2(2): flags such as RENAME_NOREPLACE (1) make the rename fail rather than replace. */
+    public static int renameat2(MemorySegment cs, int oldDirFd, MemorySegment oldPath, int newDirFd, MemorySegment newPath, int flags) {
+        try { return (int) RENAMEAT2.invokeExact(cs, oldDirFd, oldPath, newDirFd, newPath, flags); } catch (Throwable t) { throw rethrow(t); }
     }
 
     public static int chmod(MemorySegment cs, MemorySegment path, int mode) {
