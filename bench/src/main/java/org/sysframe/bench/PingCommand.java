@@ -50,11 +50,11 @@ final class PingCommand implements Callable<Integer> {
         try (GroutClient client = GroutClient.connect(o)) {
             if (!json) {
                 System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s)%n", count,
-                        ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.send(), o.recv());
+                        ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv());
             }
             PingResult r;
             try {
-                r = PingRunner.run(o.send() + "/" + o.recv(), client, ping2, len, count, null);
+                r = PingRunner.run(o.freeze().send() + "/" + o.freeze().recv(), client, ping2, len, count, null);
             } finally {
                 KernelCounters.closeAll();
             }

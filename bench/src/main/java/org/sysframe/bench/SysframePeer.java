@@ -29,7 +29,7 @@ final class SysframePeer implements PingPeer {
 
     @Override public String name() { return name; }
 
-    @Override public String framing() { return "FFM send/recv, " + options.send() + " / " + options.recv(); }
+    @Override public String framing() { return "FFM send/recv, " + options.freeze().send() + " / " + options.freeze().recv(); }
 
     @Override
     public void open(String path) throws IOException {

@@ -2,59 +2,61 @@ package org.sysframe.transport;
 
 import org.sysframe.unix.Errno;
 
-import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
-/** The main module's messages every sysframe server answers (PROTOCOL.md, "Server rules"). */
+/**
+ * The main module's messages every sysframe server answers (see the wire-format document, "Server
+ * rules"); their minimum sizes are those of {@link MessageSpecs#grout()}.
+ */
 final class BuiltinHandlers {
     private BuiltinHandlers() {}
 
-    static void registerAll(HandlerRegistry r) {
-        r.register(GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE, BuiltinHandlers::hello);
-        r.register(GroutApi.PING, 0, (req, reply) -> reply.echo(0, req.length()));
-        r.register(GroutApi.PING2, GroutApi.PING2_SIZE, GroutApi.PING2_SIZE, (req, reply) -> reply.echo(0, GroutApi.PING2_SIZE));
-        r.register(GroutApi.EVENT_SUBSCRIBE, GroutApi.SUBSCRIBE_REQUEST_SIZE, BuiltinHandlers::subscribe);
-        r.register(GroutApi.EVENT_UNSUBSCRIBE, 0, BuiltinHandlers::unsubscribe);
+    private static final System.Logger LOG = System.getLogger("org.sysframe.server");
+
+    /** A new handler table holding the built-in handlers. */
+    static TypeTable<Handler> table() {
+        TypeTable<Handler> t = new TypeTable<>();
+        t.put(GroutApi.HELLO, BuiltinHandlers::hello);
+        t.put(GroutApi.PING, (req, reply) -> reply.echo(0, req.length()));
+        t.put(GroutApi.PING2, (req, reply) -> reply.echo(0, GroutApi.PING2_SIZE));
+        t.put(GroutApi.EVENT_SUBSCRIBE, BuiltinHandlers::subscribe);
+        t.put(GroutApi.EVENT_UNSUBSCRIBE, BuiltinHandlers::unsubscribe);
+        return t;
     }
 
     private static void hello(Request req, Reply reply) {
-        ServerConnection c = reply.connection();
-        GroutServer server = c.server();
+        Responder c = reply.session();
         int theirs = req.buffer().get(JAVA_INT_UNALIGNED, req.offset());
-        int ours = server.options().apiVersion();
+        int ours = c.config().apiVersion();
         if (theirs != ours) {
-            server.log(Level.WARNING, "pid=%d: GR_HELLO with api_version %d, this server speaks %d", req.peerPid(), theirs, ours);
+            LOG.log(System.Logger.Level.WARNING, "pid={0}: GR_HELLO with api_version {1}, this server speaks {2}",
+                    String.valueOf(req.peerPid()), String.valueOf(theirs), String.valueOf(ours));
             reply.error(Errno.EBADMSG);
             return;
         }
-        c.helloDone(true);
-        if (server.options().emptyHelloResponse()) {
+        c.helloDone();
+        if (c.config().emptyHelloResponse()) {
             reply.ok();
             return;
         }
-        MemorySegment resp = server.scratch();
-        resp.set(JAVA_SHORT_UNALIGNED, 0, (short) server.options().maxIfaces());
+        MemorySegment resp = c.scratch();
+        resp.set(JAVA_SHORT_UNALIGNED, 0, (short) c.config().maxIfaces());
         reply.ok(resp, 0, GroutApi.HELLO_RESPONSE_SIZE);
     }
 
     private static void subscribe(Request req, Reply reply) {
         boolean suppressSelf = req.buffer().get(JAVA_BYTE, req.offset()) != 0;
         int evType = req.buffer().get(JAVA_INT_UNALIGNED, req.offset() + 4);
-        ServerConnection c = reply.connection();
-        c.subscribe(evType, suppressSelf);
-        c.server().subscribed(c);
+        reply.session().subscribe(evType, suppressSelf);
         reply.ok();
     }
 
     private static void unsubscribe(Request req, Reply reply) {
-        ServerConnection c = reply.connection();
-        c.unsubscribeAll();
-        c.server().unsubscribed(c);
+        reply.session().unsubscribeAll();
         reply.ok();
     }
-
 }

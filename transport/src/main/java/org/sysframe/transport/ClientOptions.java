@@ -3,7 +3,8 @@ package org.sysframe.transport;
 import java.util.Objects;
 
 /**
- * Settings of a {@link GroutClient}, chosen at connect time. Defaults: the socket of
+ * Builder of a {@link GroutClient}'s settings; {@link GroutClient#connect} freezes them into a
+ * {@link ClientConfig}, so changing a builder after connect changes nothing in the client. Defaults: the socket of
  * {@link GroutApi#defaultSocketPath()}, API version 11, {@link SendFraming#COPY_GATHER} (one send of
  * a copy up to 1024 bytes, one sendmsg above),
  * {@link RecvFraming#READAHEAD} (8192 bytes), no receive timeout, Grout's message sizes.
@@ -52,18 +53,11 @@ public final class ClientOptions {
         return this;
     }
 
-    public int socketBufferSize() { return socketBufferSize; }
-    public String socketPath() { return socketPath; }
-    public int apiVersion() { return apiVersion; }
-    public String version() { return version; }
-    public SendFraming send() { return send; }
-    public RecvFraming recv() { return recv; }
-    public long receiveTimeoutMillis() { return receiveTimeoutMillis; }
-    public MessageSpecs specs() { return specs; }
+    /** The settings as they are now, frozen. */
+    public ClientConfig freeze() {
+        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize);
+    }
 
     @Override
-    public String toString() {
-        return "socket " + socketPath + ", api " + apiVersion + ", send " + send + ", recv " + recv
-                + (receiveTimeoutMillis > 0 ? ", timeout " + receiveTimeoutMillis + " ms" : "");
-    }
+    public String toString() { return freeze().toString(); }
 }

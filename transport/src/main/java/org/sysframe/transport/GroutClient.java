@@ -19,7 +19,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 /**
  * A client of a Grout-style API socket: connects, says GR_HELLO, then sends requests and receives
- * responses and events with the framing chosen in {@link ClientOptions}.
+ * responses and events with the framing chosen in {@link ClientOptions} (frozen at connect).
  *
  * <p>Thread-confined, like Grout's C client: use one per thread. {@link #sendRecv} allocates nothing
  * on the Java heap; the {@link Response} it returns is a flyweight valid until the next call.
@@ -33,7 +33,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
  * 128 KiB) the client is broken: every later call fails with ENOTCONN naming the first failure.
  */
 public final class GroutClient implements AutoCloseable {
-    private final ClientOptions options;
+    private final ClientConfig options;
+    private final MessageSpecs specs;
     private final Arena arena = Arena.ofConfined();
     private final UnixSocket socket;
     private final MessageWriter writer;
@@ -54,8 +55,9 @@ public final class GroutClient implements AutoCloseable {
 
     private record Cached(int id, int status, byte[] payload) {}
 
-    private GroutClient(ClientOptions options, UnixSocket socket) {
+    private GroutClient(ClientConfig options, UnixSocket socket) {
         this.options = options;
+        this.specs = options.specs();
         this.socket = socket;
         this.writer = new MessageWriter(socket, options.send(), arena);
         this.reader = new MessageReader(socket, options.recv(), arena);
@@ -63,7 +65,8 @@ public final class GroutClient implements AutoCloseable {
     }
 
     /** Connects to options' socket and performs GR_HELLO. A refused hello fails with its status (EBADMSG). */
-    public static GroutClient connect(ClientOptions options) throws IOException {
+    public static GroutClient connect(ClientOptions builder) throws IOException {
+        ClientConfig options = builder.freeze();
         UnixSocket s = UnixSocket.connect(options.socketPath(), new SyscallCounters("client " + options.socketPath()));
         GroutClient c = new GroutClient(options, s);
         try {
@@ -99,7 +102,8 @@ public final class GroutClient implements AutoCloseable {
     /** What the server said in its GR_HELLO response; -1 when it answered without it (older servers). */
     public int maxIfaces() { return maxIfaces; }
 
-    public ClientOptions options() { return options; }
+    /** The settings this client runs with. */
+    public ClientConfig config() { return options; }
 
     public SendFraming sendFraming() { return writer.framing(); }
 
@@ -260,7 +264,7 @@ public final class GroutClient implements AutoCloseable {
     private void checkResponse(int type, Response r, boolean inStream) throws ApiException, ErrnoException {
         if (r.status() != 0) throw new ApiException(type, r.status());
         boolean terminator = inStream && r.length() == 0;
-        int min = options.specs().minResponse(type);
+        int min = specs.minResponse(type);
         if (r.length() < min && !terminator) {
             throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
                     "response payload of " + r.length() + " bytes, at least " + min + " expected");

@@ -11,12 +11,12 @@ import java.lang.foreign.MemorySegment;
  * connection being served.
  */
 public final class Reply {
-    private ServerConnection connection;
+    private Responder connection;
     private Request request;
     private boolean answered;
     private int minResponse;
 
-    void bind(ServerConnection connection, Request request, int minResponse) {
+    void bind(Responder connection, Request request, int minResponse) {
         this.connection = connection;
         this.request = request;
         this.answered = false;
@@ -25,7 +25,8 @@ public final class Reply {
 
     boolean answered() { return answered; }
 
-    ServerConnection connection() { return connection; }
+    /** The connection being answered, for the built-in messages that change its session. */
+    Responder session() { return connection; }
 
     /** Success, empty payload. */
     public void ok() { finish(0, MemorySegment.NULL, 0, 0, false); }
@@ -76,6 +77,6 @@ public final class Reply {
 
     /** Publishes an event to subscribers, caused by this request (for suppress_self_events). */
     public void publish(int evType, MemorySegment seg, long off, long len) {
-        connection.server().publish(evType, seg, off, len, request.peerPid());
+        connection.publish(evType, seg, off, len, request.peerPid());
     }
 }

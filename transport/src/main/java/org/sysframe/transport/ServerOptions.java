@@ -4,18 +4,21 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Settings of a {@link GroutServer}. Defaults: the socket of {@link GroutApi#defaultSocketPath()} with
- * mode 0600, any uid allowed, {@link SendFraming#COPY_GATHER} with {@link FlushMode#DEFERRED} (64 KiB
- * high-water: a batch of one small response is copied and sent once, a larger batch leaves in one
- * writev), API version 11, max_ifaces 1024, an 8 KiB read buffer per connection, and at most
- * 4 MiB of unsent output queued per connection before it is closed as a slow reader.
+ * Builder of a {@link GroutServer}'s settings; {@link GroutServer#start} freezes them into a
+ * {@link ServerConfig}, so changing a builder after start changes nothing in the running server.
+ *
+ * <p>Defaults: the socket of {@link GroutApi#defaultSocketPath()} with mode 0600 (an abstract name
+ * admits only the server's own uid), {@link SendFraming#COPY_GATHER} with {@link FlushMode#DEFERRED}
+ * (64 KiB high-water: a batch of one small response is copied and sent once, a larger batch leaves in
+ * one writev), API version 11, max_ifaces 1024, an 8 KiB read buffer per connection, at most 4 MiB of
+ * unsent output per connection before it is closed as a slow reader, one event loop, and Grout's
+ * built-in messages (GR_HELLO, GR_PING, GR_PING2, GR_EVENT_SUBSCRIBE, GR_EVENT_UNSUBSCRIBE).
  */
 public final class ServerOptions {
     private String socketPath = GroutApi.defaultSocketPath();
     private int mode = 0600;
     private Set<Integer> allowedUids;
     private boolean allowAnyUid;
-    private static final int OWN_UID = org.sysframe.unix.Self.uid();
     private SendFraming send = SendFraming.COPY_GATHER;
     private FlushMode flush = FlushMode.DEFERRED;
     private int highWater = FlushMode.DEFAULT_HIGH_WATER;
@@ -27,11 +30,8 @@ public final class ServerOptions {
     private int backlog = 128;
     private int socketBufferSize;
     private int loops = 1;
-    private final HandlerRegistry handlers = new HandlerRegistry();
-
-    public ServerOptions() {
-        BuiltinHandlers.registerAll(handlers);
-    }
+    private MessageSpecs specs = MessageSpecs.grout();
+    private final TypeTable<Handler> handlers = BuiltinHandlers.table();
 
     public static ServerOptions defaults() { return new ServerOptions(); }
 
@@ -39,7 +39,7 @@ public final class ServerOptions {
 
     /** File mode of the socket (octal, e.g. 0600); never wider unless asked. Ignored for abstract names. */
     public ServerOptions mode(int m) {
-        if ((m & ~0777) != 0) throw new IllegalArgumentException("mode 0" + Integer.toOctalString(m));
+        if ((m & ~0777) != 0) throw new IllegalArgumentException("mode 0" + Integer.toOctalString(m) + ": expected 0000..0777");
         this.mode = m;
         return this;
     }
@@ -57,36 +57,12 @@ public final class ServerOptions {
      */
     public ServerOptions allowAnyUid(boolean any) { this.allowAnyUid = any; return this; }
 
-    public boolean allowAnyUid() { return allowAnyUid; }
-
-    /** Whether a peer of this uid may connect, by the rules of {@link #allowedUids} and {@link #allowAnyUid}. */
-    boolean admits(int uid) {
-        if (allowAnyUid) return true;
-        if (allowedUids == null) return !socketPath.startsWith("@") || uid == OWN_UID;
-        return allowedUids.contains(uid);
-    }
-
-    /** Who may connect, in one phrase for start-up lines: the file mode, or the uids of an abstract name. */
-    public String access() {
-        if (allowAnyUid) return socketPath.startsWith("@") ? "abstract name, any uid may connect" : "mode 0" + Integer.toOctalString(mode);
-        if (socketPath.startsWith("@")) {
-            java.util.SortedSet<Integer> uids = new java.util.TreeSet<>(allowedUids == null ? Set.of(OWN_UID) : allowedUids);
-            return "abstract name, no file mode: only uid" + (uids.size() > 1 ? "s " : " ") + joined(uids) + " may connect";
-        }
-        String m = "mode 0" + Integer.toOctalString(mode);
-        return allowedUids == null ? m : m + ", only uid" + (allowedUids.size() > 1 ? "s " : " ") + joined(new java.util.TreeSet<>(allowedUids));
-    }
-
-    private static String joined(java.util.SortedSet<Integer> uids) {
-        return uids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
-    }
-
     public ServerOptions send(SendFraming f) { this.send = Objects.requireNonNull(f); return this; }
 
     public ServerOptions flush(FlushMode f) { this.flush = Objects.requireNonNull(f); return this; }
 
     public ServerOptions highWater(int bytes) {
-        if (bytes < 1024) throw new IllegalArgumentException("high-water " + bytes);
+        if (bytes < 1024) throw new IllegalArgumentException("high-water " + bytes + ": at least 1024 bytes");
         this.highWater = bytes;
         return this;
     }
@@ -94,7 +70,7 @@ public final class ServerOptions {
     public ServerOptions apiVersion(int v) { this.apiVersion = v; return this; }
 
     public ServerOptions maxIfaces(int n) {
-        if (n < 0 || n > 0xffff) throw new IllegalArgumentException("max_ifaces " + n);
+        if (n < 0 || n > 0xffff) throw new IllegalArgumentException("max_ifaces " + n + ": expected 0..65535");
         this.maxIfaces = n;
         return this;
     }
@@ -105,11 +81,9 @@ public final class ServerOptions {
      */
     public ServerOptions emptyHelloResponse(boolean empty) { this.emptyHelloResponse = empty; return this; }
 
-    public boolean emptyHelloResponse() { return emptyHelloResponse; }
-
     /** Per-connection read buffer; a request larger than it switches that connection to a 128 KiB one. */
     public ServerOptions readBuffer(int bytes) {
-        if (bytes < 64) throw new IllegalArgumentException("read buffer " + bytes);
+        if (bytes < 64) throw new IllegalArgumentException("read buffer " + bytes + ": at least 64 bytes");
         this.readBuffer = bytes;
         return this;
     }
@@ -124,18 +98,6 @@ public final class ServerOptions {
     }
 
     public ServerOptions backlog(int n) { this.backlog = n; return this; }
-
-    /** Adds a handler for type (replacing a built-in one if the type is GR_PING, say). */
-    public ServerOptions handle(int type, int minRequestLen, Handler handler) {
-        handlers.register(type, minRequestLen, handler);
-        return this;
-    }
-
-    /** Adds a handler whose successful answers carry at least minResponseLen bytes (see {@link HandlerRegistry}). */
-    public ServerOptions handle(int type, int minRequestLen, int minResponseLen, Handler handler) {
-        handlers.register(type, minRequestLen, minResponseLen, handler);
-        return this;
-    }
 
     /** SO_SNDBUF and SO_RCVBUF of every accepted socket (0: the kernel's default). */
     public ServerOptions socketBufferSize(int bytes) {
@@ -154,24 +116,41 @@ public final class ServerOptions {
         return this;
     }
 
-    public int loops() { return loops; }
-    public int socketBufferSize() { return socketBufferSize; }
-    public String socketPath() { return socketPath; }
-    public int mode() { return mode; }
-    public Set<Integer> allowedUids() { return allowedUids; }
-    public SendFraming send() { return send; }
-    public FlushMode flush() { return flush; }
-    public int highWater() { return highWater; }
-    public int apiVersion() { return apiVersion; }
-    public int maxIfaces() { return maxIfaces; }
-    public int readBuffer() { return readBuffer; }
-    public int maxQueuedOutput() { return maxQueuedOutput; }
-    public int backlog() { return backlog; }
-    HandlerRegistry handlers() { return handlers; }
+    /** The declared message sizes (the same table a client uses; set it before {@link #handle}, which adds to it). */
+    public ServerOptions specs(MessageSpecs s) { this.specs = Objects.requireNonNull(s).copy(); return this; }
+
+    /** Adds a handler for type (replacing a built-in one if the type is GR_PING, say). */
+    public ServerOptions handle(int type, int minRequestLen, Handler handler) {
+        return handle(type, minRequestLen, 0, handler);
+    }
+
+    /**
+     * Adds a handler whose requests must carry at least minRequestLen bytes (shorter ones are answered
+     * EMSGSIZE, the handler not called) and whose successful answers (stream items included, the empty
+     * terminator excepted) must carry at least minResponseLen bytes: a shorter one is a handler bug,
+     * answered EIO and logged, so no client ever sees a short payload from us. Both sizes go into
+     * {@link #specs}.
+     */
+    public ServerOptions handle(int type, int minRequestLen, int minResponseLen, Handler handler) {
+        if (minRequestLen < 0 || minRequestLen > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("min request " + minRequestLen);
+        if (minResponseLen < 0 || minResponseLen > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("min response " + minResponseLen);
+        handlers.put(type, Objects.requireNonNull(handler));
+        specs.put(type, minRequestLen, minResponseLen, specs.isStream(type));
+        return this;
+    }
+
+    /** Who may connect, as the start-up line says it (see {@link ServerConfig#access()}). */
+    public String access() { return freeze().access(); }
+
+    /** The settings as they are now, frozen. */
+    public ServerConfig freeze() {
+        return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops);
+    }
+
+    /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */
+    Routes routes() { return new Routes(handlers, specs); }
 
     @Override
-    public String toString() {
-        return "socket " + socketPath + " (" + access() + "), send " + send + ", flush "
-                + flush.name().toLowerCase(java.util.Locale.ROOT) + ", api " + apiVersion;
-    }
+    public String toString() { return freeze().toString(); }
 }

@@ -59,7 +59,7 @@ class ExactCountsTest {
             SyscallCounts sl1 = s.counters().snapshot(), sk1 = sk.read();
             Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)));
             System.out.printf("client %s/%s, server %s/%s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
-                    client.send(), client.recv(), server.send(), server.flush(), CALLS, PAYLOAD,
+                    client.freeze().send(), client.freeze().recv(), server.freeze().send(), server.freeze().flush(), CALLS, PAYLOAD,
                     run.client.library, run.client.kernel, run.server.library, run.server.kernel);
             assertEquals(run.client.library, run.client.kernel, "client: library vs kernel");
             assertEquals(run.server.library, run.server.kernel, "server: library vs kernel");

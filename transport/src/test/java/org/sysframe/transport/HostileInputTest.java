@@ -984,7 +984,7 @@ class HostileInputTest {
                     for (byte b : payloads[i]) out.put(b);
                 }
                 out.header(10 + pings, GroutApi.PING, 0xffffffff);
-                assertTrue(out.n <= ServerOptions.defaults().readBuffer(), "all of it fits one read of the server");
+                assertTrue(out.n <= ServerOptions.defaults().freeze().readBuffer(), "all of it fits one read of the server");
                 MemorySegment bytes = nativeCopy(a, Arrays.copyOf(out.a, out.n));
                 assertEquals(out.n, s.send(bytes, 0, out.n, 0), "one send(2) for the pings and the over-size header");
                 // Read nothing until the server has handled the pings (it holds their answers, or closed).
@@ -1023,7 +1023,7 @@ class HostileInputTest {
         String p = path("slow-reader.sock");
         guard(() -> {
             GroutServer server = start(ServerOptions.defaults().socketPath(p));
-            int maxQueued = server.options().maxQueuedOutput();
+            int maxQueued = server.config().maxQueuedOutput();
             Arena shared = track(Arena.ofShared());
             MemorySegment requests = shared.allocate((long) count * frame, 8);
             for (int i = 0; i < count; i++) {

@@ -52,7 +52,7 @@ class HotPathAllocationTest {
                  GroutClient c = GroutClient.connect(path);
                  Arena a = Arena.ofConfined()) {
                 long loopId = Thread.getAllStackTraces().keySet().stream()
-                        .filter(t -> t.getName().equals("sysframe-server " + path)).findFirst().orElseThrow().threadId();
+                        .filter(t -> t.getName().equals("sysframe-server-0 " + path)).findFirst().orElseThrow().threadId();
                 MemorySegment payload = a.allocate(1024);
                 long bytes = Long.MAX_VALUE;
                 for (int attempt = 0; attempt < 5 && bytes != 0; attempt++) {

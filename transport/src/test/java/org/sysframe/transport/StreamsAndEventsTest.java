@@ -374,7 +374,7 @@ class StreamsAndEventsTest {
     void publishStillReachesTheNextSubscriberWhenAnEarlierOneIsClosedAsASlowReader() throws Exception {
         String path = dir.resolve("slow.sock").toString();
         ServerOptions opts = serverOptions(path, FlushMode.DEFERRED);
-        opts.maxQueuedOutput(2 * (GroutApi.MAX_MSG_LEN + EventHeader.SIZE) + opts.highWater()); // the least allowed
+        opts.maxQueuedOutput(2 * (GroutApi.MAX_MSG_LEN + EventHeader.SIZE) + opts.freeze().highWater()); // the least allowed
         try (Arena shared = Arena.ofShared();
              GroutServer server = GroutServer.start(opts);
              GroutClient x = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));

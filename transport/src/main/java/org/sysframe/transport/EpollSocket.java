@@ -1,0 +1,95 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.Epoll;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.IovArray;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A server connection's socket as the epoll driver moves its bytes: non-blocking calls that stop at
+ * EAGAIN, and read or write interest switched with epoll_ctl. Loop thread only; its memory (the send
+ * framing's copy buffer and iovec) is freed by {@link #close()}.
+ */
+final class EpollSocket implements Outlet {
+    private final UnixSocket socket;
+    private final Epoll epoll;
+    private final long tag;
+    private final Arena arena = Arena.ofConfined();
+    private final MessageWriter writer;
+    private ServerConnection connection;
+
+    EpollSocket(UnixSocket socket, Epoll epoll, long tag, SendFraming framing) {
+        this.socket = socket;
+        this.epoll = epoll;
+        this.tag = tag;
+        this.writer = new MessageWriter(socket, framing, arena);
+    }
+
+    void attach(ServerConnection c) { this.connection = c; }
+
+    ServerConnection connection() { return connection; }
+
+    UnixSocket socket() { return socket; }
+
+    /** One recv into the connection's input buffer; false when the connection closed (EOF or error). */
+    void receive() {
+        InputBuffer in = connection.input();
+        long n;
+        try {
+            n = socket.recv(in.segment(), in.end(), in.free(), 0);
+        } catch (ErrnoException e) {
+            connection.onReadFailed(e);
+            return;
+        }
+        if (n == UnixSocket.WOULD_BLOCK) return;
+        if (n == 0) {
+            connection.onEof();
+            return;
+        }
+        in.produced(n);
+        connection.onInput();
+    }
+
+    @Override
+    public long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException {
+        return writer.write(header, 0, hlen, payload, off, len);
+    }
+
+    @Override
+    public void gather(IovArray iov) throws ErrnoException {
+        while (!iov.isEmpty()) {
+            long n = socket.writev(iov);
+            if (n == UnixSocket.WOULD_BLOCK) return;
+            iov.advance(n);
+        }
+    }
+
+    @Override
+    public long send(MemorySegment seg, long off, long len) throws ErrnoException {
+        long done = 0;
+        while (done < len) {
+            long n = socket.send(seg, off + done, len - done, 0);
+            if (n == UnixSocket.WOULD_BLOCK) break;
+            done += n;
+        }
+        return done;
+    }
+
+    @Override
+    public void wantWritable(boolean on) throws ErrnoException {
+        epoll.modify(socket.fd(), on ? Epoll.EPOLLOUT : Epoll.EPOLLIN, tag); // not both: no reading while output waits
+    }
+
+    @Override
+    public SyscallCounters counters() { return socket.counters(); }
+
+    @Override
+    public void close() {
+        socket.close(); // also takes it out of the epoll set
+        if (arena.scope().isAlive()) arena.close();
+    }
+}

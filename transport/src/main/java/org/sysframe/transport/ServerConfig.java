@@ -1,0 +1,53 @@
+package org.sysframe.transport;
+
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * The settings a running {@link GroutServer} uses, frozen from {@link ServerOptions} when it starts:
+ * changing the options afterwards changes nothing in the server. See {@link ServerOptions} for each
+ * setting's meaning and default.
+ */
+public record ServerConfig(
+        String socketPath, int mode, Set<Integer> allowedUids, boolean allowAnyUid,
+        SendFraming send, FlushMode flush, int highWater,
+        int apiVersion, int maxIfaces, boolean emptyHelloResponse,
+        int readBuffer, int maxQueuedOutput, int backlog, int socketBufferSize, int loops) {
+
+    private static final int OWN_UID = org.sysframe.unix.Self.uid();
+
+    public ServerConfig {
+        allowedUids = allowedUids == null ? null : Set.copyOf(allowedUids);
+    }
+
+    /** True for a name in the abstract namespace ({@code @name}), which has no file and no file mode. */
+    public boolean isAbstract() { return socketPath.startsWith("@"); }
+
+    /** Whether a peer of this uid may connect (see {@link ServerOptions#allowedUids}, {@link ServerOptions#allowAnyUid}). */
+    public boolean admits(int uid) {
+        if (allowAnyUid) return true;
+        if (allowedUids == null) return !isAbstract() || uid == OWN_UID;
+        return allowedUids.contains(uid);
+    }
+
+    /** Who may connect, as one phrase for start-up lines: the file mode, or the uids of an abstract name. */
+    public String access() {
+        if (allowAnyUid) return isAbstract() ? "abstract name, any uid may connect" : "mode 0" + Integer.toOctalString(mode);
+        if (isAbstract()) return "abstract name, no file mode: " + onlyUids(allowedUids == null ? Set.of(OWN_UID) : allowedUids) + " may connect";
+        String m = "mode 0" + Integer.toOctalString(mode);
+        return allowedUids == null ? m : m + ", " + onlyUids(allowedUids);
+    }
+
+    private static String onlyUids(Set<Integer> uids) {
+        SortedSet<Integer> sorted = new TreeSet<>(uids);
+        return "only uid" + (sorted.size() > 1 ? "s " : " ") + sorted.stream().map(String::valueOf).collect(Collectors.joining(", "));
+    }
+
+    @Override
+    public String toString() {
+        return "socket " + socketPath + " (" + access() + "), send " + send + ", flush "
+                + flush.name().toLowerCase(java.util.Locale.ROOT) + ", api " + apiVersion + (loops > 1 ? ", " + loops + " loops" : "");
+    }
+}

@@ -1,0 +1,107 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.IovArray;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Bytes a connection's socket would not take yet, in order, up to a limit. While it holds any, the
+ * connection watches for room to write instead of reading (it owns switching that interest on and off
+ * through its {@link Outlet}), so a client that does not read cannot make the server buffer more than
+ * one batch. Its memory grows by doubling and is given back once it drains.
+ */
+final class UnsentQueue {
+    private final Outlet outlet;
+    private final long limit;
+    private Arena arena;
+    private MemorySegment bytes;
+    private long start;
+    private long end;
+    private boolean watching;
+
+    UnsentQueue(Outlet outlet, long limit) {
+        this.outlet = outlet;
+        this.limit = limit;
+    }
+
+    boolean isEmpty() { return end == start; }
+
+    /** Bytes queued now. */
+    long size() { return end - start; }
+
+    /** Whether n more bytes stay within the limit. */
+    boolean fits(long n) { return size() + n <= limit; }
+
+    long limit() { return limit; }
+
+    /**
+     * Queues header[skip..hlen) then payload (less what skip covers past the header): a message of
+     * which skip bytes were written already. The caller checked {@link #fits}.
+     */
+    void append(MemorySegment header, int hlen, MemorySegment payload, long off, long len, long skip) throws ErrnoException {
+        reserve(hlen + len - skip);
+        if (skip < hlen) {
+            MemorySegment.copy(header, skip, bytes, end, hlen - skip);
+            end += hlen - skip;
+            skip = 0;
+        } else {
+            skip -= hlen;
+        }
+        if (len - skip > 0) {
+            MemorySegment.copy(payload, off + skip, bytes, end, len - skip);
+            end += len - skip;
+        }
+        watch(true);
+    }
+
+    /** Queues what a partial gathering write left in iov. The caller checked {@link #fits}. */
+    void appendRemaining(IovArray iov) throws ErrnoException {
+        long rest = iov.remaining();
+        reserve(rest);
+        iov.copyRemainingTo(bytes, end);
+        end += rest;
+        watch(true);
+    }
+
+    /** Sends what is queued; true once all is out (the memory is given back and reading resumes). */
+    boolean drain() throws ErrnoException {
+        start += outlet.send(bytes, start, end - start);
+        if (start < end) return false;
+        arena.close();
+        arena = null;
+        bytes = null;
+        start = end = 0;
+        watch(false);
+        return true;
+    }
+
+    private void watch(boolean on) throws ErrnoException {
+        if (watching == on) return;
+        watching = on;
+        outlet.wantWritable(on);
+    }
+
+    private void reserve(long n) {
+        if (bytes != null && end + n <= bytes.byteSize()) return;
+        long used = size();
+        long capacity = bytes == null ? 64 * 1024 : bytes.byteSize();
+        while (capacity < used + n) capacity *= 2;
+        capacity = Math.min(capacity, limit);
+        Arena next = Arena.ofConfined();
+        MemorySegment bigger = next.allocate(capacity, 8);
+        if (used > 0) MemorySegment.copy(bytes, start, bigger, 0, used);
+        if (arena != null) arena.close();
+        arena = next;
+        bytes = bigger;
+        start = 0;
+        end = used;
+    }
+
+    void close() {
+        if (arena != null) arena.close();
+        arena = null;
+        bytes = null;
+    }
+}

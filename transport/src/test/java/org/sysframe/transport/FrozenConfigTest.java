@@ -1,0 +1,64 @@
+package org.sysframe.transport;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.SyscallKind;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Options are frozen when a server starts or a client connects: changing the builder afterwards changes nothing. */
+class FrozenConfigTest {
+    @TempDir Path dir;
+
+    private static final int LATE = GroutApi.type(0x7a7a, 1);
+
+    @Test
+    void changingServerOptionsAfterStartChangesNothingInTheServer() throws Exception {
+        String path = dir.resolve("frozen.sock").toString();
+        ServerOptions o = ServerOptions.defaults().socketPath(path).send(SendFraming.SPLIT).flush(FlushMode.IMMEDIATE).apiVersion(11);
+        try (GroutServer s = GroutServer.start(o)) {
+            o.send(SendFraming.GATHER).flush(FlushMode.DEFERRED).apiVersion(12).maxIfaces(7)
+                    .handle(LATE, 0, (req, reply) -> reply.ok());
+            assertEquals(SendFraming.SPLIT, s.config().send());
+            assertEquals(FlushMode.IMMEDIATE, s.config().flush());
+            try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
+                assertEquals(1024, c.maxIfaces(), "max_ifaces as at start");
+                ApiException e = assertThrows(ApiException.class, () -> c.sendRecv(LATE));
+                assertEquals(Errno.ENOTSUP, e.status(), "a handler added after start is not served");
+                long before = s.counters().get(SyscallKind.SENDTO);
+                c.sendRecv(GroutApi.PING, a.allocate(32));
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                while (s.counters().get(SyscallKind.SENDTO) - before < 2 && System.nanoTime() < deadline) Thread.onSpinWait();
+                assertEquals(2, s.counters().get(SyscallKind.SENDTO) - before, "still split (header, payload), not gathered");
+                assertEquals(0, s.counters().get(SyscallKind.WRITEV), "still immediate, never a deferred writev");
+            }
+        }
+    }
+
+    @Test
+    void changingClientOptionsAfterConnectChangesNothingInTheClient() throws Exception {
+        String path = dir.resolve("client.sock").toString();
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path))) {
+            ClientOptions o = ClientOptions.defaults().socketPath(path).send(SendFraming.SPLIT).recv(RecvFraming.EXACT);
+            try (GroutClient c = GroutClient.connect(o); Arena a = Arena.ofConfined()) {
+                o.send(SendFraming.GATHER).recv(RecvFraming.READAHEAD).specs(MessageSpecs.grout().put(GroutApi.PING, 0, 64, false));
+                assertEquals(SendFraming.SPLIT, c.config().send());
+                assertEquals(RecvFraming.EXACT, c.config().recv());
+                long sends = c.counters().get(SyscallKind.SENDTO);
+                long recvs = c.counters().get(SyscallKind.RECVFROM);
+                MemorySegment p = a.allocate(32);
+                assertEquals(32, c.sendRecv(GroutApi.PING, p).length(), "a 32-byte echo is not held to the minimum of 64 set after connect");
+                assertEquals(2, c.counters().get(SyscallKind.SENDTO) - sends, "still split");
+                assertEquals(2, c.counters().get(SyscallKind.RECVFROM) - recvs, "still exact");
+                c.config().specs().put(GroutApi.PING, 0, 64, false);
+                assertEquals(32, c.sendRecv(GroutApi.PING, p).length(), "the config's sizes are a copy");
+            }
+        }
+    }
+}
