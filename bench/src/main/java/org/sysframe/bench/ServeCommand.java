@@ -41,13 +41,16 @@ final class ServeCommand implements Callable<Integer> {
             + " lets in). Abstract @NAME, which has no file mode: these besides this server's own uid (default: its own uid only)")
     List<Integer> allowUids = new ArrayList<>();
 
+    @Option(names = "--loops", description = "event-loop threads; loop 0 also accepts, each connection goes to the least-loaded loop (default: ${DEFAULT-VALUE})")
+    int loops = 1;
+
     @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
     boolean allowAnyUid;
 
     @Override
     public Integer call() throws Exception {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
-                .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8)).emptyHelloResponse(emptyHello);
+                .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8)).emptyHelloResponse(emptyHello).loops(loops);
         if (!allowUids.isEmpty()) {
             Set<Integer> uids = new java.util.HashSet<>(allowUids);
             if (socket.startsWith("@")) uids.add(org.sysframe.unix.Self.uid()); // widens the abstract name's default
@@ -55,7 +58,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         o.allowAnyUid(allowAnyUid);
         GroutServer server = GroutServer.start(o);
-        System.out.println("serving " + o + " (loop thread " + server.loopThreadId() + "); SIGINT or SIGTERM stops");
+        StringBuilder tids = new StringBuilder();
+        for (int i = 0; i < server.loopCount(); i++) tids.append(i == 0 ? "" : ", ").append(server.loopThreadId(i));
+        System.out.println("serving " + server.config() + " (loop thread" + (server.loopCount() > 1 ? "s " : " ") + tids + "); SIGINT or SIGTERM stops");
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
@@ -64,7 +69,7 @@ final class ServeCommand implements Callable<Integer> {
                 server.close();
                 System.out.println("stopped; " + all.size() + " connection(s):");
                 for (ConnectionStats c : all) System.out.println("  " + c);
-                System.out.println("server loop total: " + server.counters().snapshot());
+                System.out.println("server loops total: " + server.totalCounts());
             } catch (Exception e) {
                 System.err.println("shutdown: " + e.getMessage());
             } finally {

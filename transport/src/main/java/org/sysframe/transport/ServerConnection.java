@@ -2,7 +2,6 @@ package org.sysframe.transport;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.IovArray;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -11,13 +10,11 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The protocol side of one server connection: cuts requests out of its {@link InputBuffer}, dispatches
- * them to handlers, answers now ({@link FlushMode#IMMEDIATE}) or in an {@link OutputBatch}
- * ({@link FlushMode#DEFERRED}: one writev per read, early at the high-water mark, a batch of one small
- * message with the copy framing), and keeps what the socket would not take in an {@link UnsentQueue}.
+ * them to handlers, and answers through its {@link ConnectionOutput} (now, or in a deferred batch).
  * How bytes move and how the loop waits is its {@link Outlet}'s and its loop's business.
  * Driven by its loop thread only.
  */
-final class ServerConnection implements Responder {
+final class ServerConnection implements Responder, ConnectionOutput.Owner {
     private static final Logger LOG = System.getLogger("org.sysframe.server");
 
     final long tag;
@@ -29,16 +26,13 @@ final class ServerConnection implements Responder {
     private final int peerUid;
     private final boolean deferred;
     private final Arena arena = Arena.ofConfined();
-    private final MemorySegment header = arena.allocate(EventHeader.SIZE, 8);
     private final InputBuffer input;
-    private final OutputBatch batch;
-    private final UnsentQueue unsent;
+    private final ConnectionOutput output;
     private final Subscriptions subscriptions = new Subscriptions();
     private final Request request = new Request();
     private final Reply reply = new Reply();
     private boolean helloDone;
     private boolean closed;
-    private boolean dirty;
     private String closeWhenSent; // set: read nothing more, close once the unsent queue is empty
     private long requests;
 
@@ -52,19 +46,20 @@ final class ServerConnection implements Responder {
         this.peerUid = peerUid;
         this.deferred = config.flush() == FlushMode.DEFERRED;
         this.input = new InputBuffer(arena, config.readBuffer());
-        this.batch = new OutputBatch(arena, config.highWater());
-        this.unsent = new UnsentQueue(out, config.maxQueuedOutput());
+        this.output = new ConnectionOutput(this, config, out, arena);
     }
 
-    int peerPid() { return peerPid; }
+    @Override
+    public int peerPid() { return peerPid; }
     int peerUid() { return peerUid; }
     long requests() { return requests; }
-    boolean isClosed() { return closed; }
+    @Override
+    public boolean isClosed() { return closed; }
     Outlet outlet() { return out; }
     InputBuffer input() { return input; }
 
     /** Whether the loop should read now: not while output is queued or the connection is closing. */
-    boolean wantsInput() { return !closed && unsent.isEmpty() && closeWhenSent == null; }
+    boolean wantsInput() { return !closed && output.allSent() && closeWhenSent == null; }
 
     /** Bytes were received into {@link #input()}: handle every complete request. */
     void onInput() { handleRequests(); }
@@ -92,8 +87,8 @@ final class ServerConnection implements Responder {
                         peerPid, plen, GroutApi.MAX_MSG_LEN);
                 // Answers to the requests before it were produced: they leave first, then the connection closes.
                 closeWhenSent = "payload_len " + plen + " over the maximum";
-                if (deferred) flush();
-                if (!closed && unsent.isEmpty()) close(closeWhenSent);
+                if (deferred) output.flush();
+                if (!closed && output.allSent()) close(closeWhenSent);
                 return;
             }
             int total = RequestHeader.SIZE + (int) plen;
@@ -105,7 +100,7 @@ final class ServerConnection implements Responder {
             if (closed) return;
             input.consume(total);
         }
-        if (deferred) flush();
+        if (deferred) output.flush();
         if (!closed) input.compact(need, RequestHeader.SIZE);
     }
 
@@ -146,121 +141,27 @@ final class ServerConnection implements Responder {
 
     @Override
     public void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest) {
-        ResponseHeader.write(header, 0, forId, status, (int) len);
-        deliver(ResponseHeader.SIZE, payload, off, len, fromRequest);
+        if (!closed) output.respond(forId, status, payload, off, len, fromRequest);
     }
 
     /** Sends one event (its payload is copied when queued: the publisher's memory is not ours). */
     void sendEvent(int evType, MemorySegment payload, long off, long len) {
-        EventHeader.write(header, 0, evType, len);
-        deliver(EventHeader.SIZE, payload, off, len, false);
+        if (!closed) output.event(evType, payload, off, len);
     }
 
-    /** Sends the message whose header is in {@code header}: now (IMMEDIATE) or in the batch (DEFERRED). */
-    private void deliver(int hlen, MemorySegment payload, long off, long len, boolean fromRequest) {
-        if (closed) return;
-        if (!deferred) {
-            writeNow(hlen, payload, off, len);
-            return;
-        }
-        if (!batch.hasRoom()) {
-            flush();
-            if (closed) return;
-        }
-        if (!unsent.isEmpty()) {
-            queue(hlen, payload, off, len, 0); // output is backed up: this goes behind it
-            return;
-        }
-        batch.add(header, hlen, payload, off, len, fromRequest);
-        if (!dirty) {
-            dirty = true;
-            host.markDirty(this);
-        }
-        if (batch.bytes() >= config.highWater()) flush();
-    }
-
-    private void writeNow(int hlen, MemorySegment payload, long off, long len) {
-        if (!unsent.isEmpty()) {
-            queue(hlen, payload, off, len, 0);
-            return;
-        }
-        long written;
-        try {
-            written = out.write(header, hlen, payload, off, len);
-        } catch (ErrnoException e) {
-            close("send failed: " + e.getMessage());
-            return;
-        }
-        if (written < hlen + len) queue(hlen, payload, off, len, written);
-    }
-
-    private void queue(int hlen, MemorySegment payload, long off, long len, long skip) {
-        if (!unsent.fits(hlen + len - skip)) {
-            slowReader(hlen + len - skip);
-            return;
-        }
-        try {
-            unsent.append(header, hlen, payload, off, len, skip);
-        } catch (ErrnoException e) {
-            close("cannot watch for room to write: " + e.getMessage());
-        }
-    }
-
-    private void slowReader(long more) {
-        log(Level.WARNING, "pid=%d: slow reader, %d bytes unsent over the %d limit: closing the connection",
-                peerPid, unsent.size() + more, unsent.limit());
-        close("slow reader");
-    }
-
-    /**
-     * Writes the deferred batch with one gathering write (more if the kernel takes it in parts) and
-     * queues what is left. A batch of one message small enough for the copy framing (COPY,
-     * COPY_GATHER) is copied and sent with one send instead: the cheapest call for one request/response.
-     */
-    void flush() {
-        dirty = false;
-        if (batch.isEmpty() || closed) {
-            batch.reset();
-            return;
-        }
-        SendFraming f = config.send();
-        boolean copies = f.kind() == SendFraming.Kind.COPY || f.kind() == SendFraming.Kind.COPY_GATHER;
-        if (batch.messages() == 1 && copies && batch.bytes() <= f.copyThreshold()) {
-            int hlen = batch.copyFirstHeader(header);
-            writeNow(hlen, batch.firstPayload(), batch.firstPayloadOffset(), batch.firstPayloadLength());
-            batch.reset();
-            return;
-        }
-        IovArray iov = batch.iov();
-        try {
-            out.gather(iov);
-            if (!iov.isEmpty()) {
-                if (unsent.fits(iov.remaining())) unsent.appendRemaining(iov);
-                else slowReader(iov.remaining());
-            }
-        } catch (ErrnoException e) {
-            close("writev failed: " + e.getMessage());
-        }
-        batch.reset();
-    }
+    /** Flushes the deferred batch at the end of the loop turn. */
+    void flush() { output.flush(); }
 
     /** Whether a deferred batch waits for the end of the loop turn. */
-    boolean dirty() { return dirty; }
+    boolean dirty() { return output.dirty(); }
 
-    /** The socket can take more: send the unsent queue; once it is empty, read again. */
+    /** The socket can take more: send the unsent queue; once it is empty, handle what was read meanwhile. */
     void onWritable() {
-        if (closed) return;
-        try {
-            if (!unsent.drain()) return;
-        } catch (ErrnoException e) {
-            close("send failed: " + e.getMessage());
-            return;
-        }
+        if (closed || !output.drain()) return;
         if (closeWhenSent != null) {
             close(closeWhenSent);
             return;
         }
-        // Requests completed while output was backed up are handled now.
         if (input.available() >= RequestHeader.SIZE) handleRequests();
     }
 
@@ -294,17 +195,20 @@ final class ServerConnection implements Responder {
     @Override
     public MemorySegment scratch() { return host.scratch(); }
 
+    @Override
+    public void batchStarted() { host.markDirty(this); }
+
     private static void log(Level level, String format, Object... args) {
         if (LOG.isLoggable(level)) LOG.log(level, String.format(format, args));
     }
 
     /** Closes the socket, frees every buffer, and tells the loop why. Idempotent. */
-    void close(String reason) {
+    @Override
+    public void close(String reason) {
         if (closed) return;
         closed = true;
         out.close();
-        unsent.close();
-        batch.close();
+        output.close();
         input.close();
         arena.close();
         host.closed(this, reason);
