@@ -5,11 +5,13 @@ import org.sysframe.transport.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
+import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -47,14 +49,20 @@ final class PingCommand implements Callable<Integer> {
         if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
                 .recv(RecvFraming.parse(recv)).apiVersion(apiVersion);
-        try (GroutClient client = GroutClient.connect(o)) {
+        SysframePeer peer = new SysframePeer(o.send() + "/" + o.recv(), o, ping2);
+        try (PeerThread client = new PeerThread(peer)) {
+            client.onThread(() -> peer.open(socket));
             if (!json) {
                 System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s)%n", count,
                         ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.send(), o.recv());
             }
-            PingResult r;
+            // A server elsewhere on this machine is measured by its process (every thread).
+            long serverPid = otherServerPid(peer.client());
+            ServerSample.Source server = serverPid > 0 ? ServerSample.Source.ofProcess(serverPid) : ServerSample.Source.NONE;
+            Cell cell = new Cell(peer.name(), len, peer.framing(), count, 0, new ClientThreadsProbe(List.of(client), server));
+            Measurement r;
             try {
-                r = PingRunner.run(o.send() + "/" + o.recv(), client, ping2, len, count, null);
+                r = RoundRunner.run("ping", List.of(cell), 1).get(0);
             } finally {
                 KernelCounters.closeAll();
             }
@@ -67,7 +75,19 @@ final class PingCommand implements Callable<Integer> {
         return 0;
     }
 
-    static void print(PingResult r) {
+    /** The pid of a server in another process on this machine whose /proc we can read, else -1. */
+    private static long otherServerPid(GroutClient client) {
+        try {
+            long pid = client.serverCredentials().pid();
+            boolean readable = pid > 0 && pid != ProcessHandle.current().pid()
+                    && java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/" + pid + "/task"));
+            return readable ? pid : -1;
+        } catch (ErrnoException e) {
+            return -1;
+        }
+    }
+
+    static void print(Measurement r) {
         System.out.printf(Locale.ROOT, "total time: %.3f s (%.1f calls/s)%n", r.seconds(), r.callsPerSecond());
         System.out.printf(Locale.ROOT, "latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
                 r.p50Nanos() / 1e3, r.p90Nanos() / 1e3, r.p99Nanos() / 1e3, r.p999Nanos() / 1e3, r.maxNanos() / 1e3);
@@ -89,6 +109,6 @@ final class PingCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s%n", k.kernelName(), lib,
                     kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker));
         }
-        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + PingRunner.kernelUnavailable());
+        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + KernelCounters.unavailable());
     }
 }
