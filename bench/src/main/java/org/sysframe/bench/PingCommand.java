@@ -59,7 +59,7 @@ final class PingCommand implements Callable<Integer> {
             // A server elsewhere on this machine is measured by its process (every thread).
             long serverPid = otherServerPid(peer.client());
             ServerSample.Source server = serverPid > 0 ? ServerSample.Source.ofProcess(serverPid) : ServerSample.Source.NONE;
-            Cell cell = new Cell(peer.name(), len, peer.framing(), count, 0, new ClientThreadsProbe(List.of(client), server));
+            Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, 0, new ClientThreadsProbe(List.of(client), server));
             Measurement r;
             try {
                 r = RoundRunner.run("ping", List.of(cell), 1).get(0);
@@ -67,7 +67,10 @@ final class PingCommand implements Callable<Integer> {
                 KernelCounters.closeAll();
             }
             if (json) {
-                System.out.println(Json.write(r.toMap()));
+                java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("label", r.cell()); // the key ping --json has always had
+                m.putAll(r.toMap());
+                System.out.println(Json.write(m));
             } else {
                 print(r);
             }
@@ -100,6 +103,7 @@ final class PingCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "server cpu: %.2f us/call on-CPU, whole server process (user %.2f, sys %.2f from 10 ms ticks)%n",
                     sc.cpuNanos() / 1e3 / r.calls(), (double) sc.userMicros() / r.calls(), (double) sc.systemMicros() / r.calls());
         }
+        if (r.cpus() != null) System.out.println("ran on: " + r.cpus());
         System.out.println("client syscalls per call:   library    kernel");
         for (SyscallKind k : SyscallKind.values()) {
             double lib = r.clientLibrary().perCall(k, r.calls());
