@@ -82,6 +82,7 @@ public record CellSummary(String name, int payload, int rounds, int clients,
     /** Every figure by name; rowKind names the first column ({@code pairing}, {@code peer}...). */
     public Map<String, Object> toMap(String rowKind, String reference) {
         Map<String, Object> m = new LinkedHashMap<>();
+        reference = reference.replaceAll("[^A-Za-z0-9_-]", "_");
         m.put(rowKind, name);
         m.put("payload", payload);
         m.put("rounds", rounds);
