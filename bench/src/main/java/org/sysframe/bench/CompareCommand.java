@@ -36,7 +36,12 @@ final class CompareCommand implements Callable<Integer> {
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         long started = System.nanoTime();
-        BenchTable peers = PeerTable.run(rounds, quick, serverLoops);
+        BenchTable peers;
+        try {
+            peers = PeerTable.run(rounds, quick, serverLoops);
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
+        }
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 List.of(peers), KernelCounters.unavailable());
         System.out.println();

@@ -50,8 +50,12 @@ final class MatrixCommand implements Callable<Integer> {
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         long started = System.nanoTime();
         List<BenchTable> tables = new ArrayList<>();
-        tables.add(PairingTable.run(Pairing.standard(), payloads, rounds, quick, serverLoops));
-        if (!noCompare) tables.add(PeerTable.run(rounds, quick, serverLoops));
+        try {
+            tables.add(PairingTable.run(Pairing.standard(), payloads, rounds, quick, serverLoops));
+            if (!noCompare) tables.add(PeerTable.run(rounds, quick, serverLoops));
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
+        }
         if (!noLoops) tables.add(LoopsTable.run(rounds, quick));
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 tables, KernelCounters.unavailable());
