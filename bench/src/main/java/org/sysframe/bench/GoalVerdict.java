@@ -48,23 +48,25 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Goal.Statu
                 a.cpu - b.cpu, a.kernel - b.kernel, (a.cpu - a.kernel) - (b.cpu - b.kernel));
     }
 
-    /** One cell's figures over its rounds, per call (CPU sums over every round, so ticks add up). */
+    /**
+     * One cell's figures over its rounds, per call: medians of round trip and CPU (as in the tables);
+     * the kernel's share of the CPU from the sums over every round, so that 10 ms ticks add up.
+     */
     private record Side(double roundTrip, double clientCpu, double serverCpu, double cpu, double kernel,
                         String clientSyscalls, String serverSyscalls) {
         static Side of(List<Measurement> runs) {
-            double clientNs = 0, serverNs = 0, sysUs = 0;
-            long calls = 0;
+            double cpuUs = 0, sysUs = 0;
             for (Measurement m : runs) {
-                calls += m.calls();
-                clientNs += m.clientCpu() == null ? 0 : m.clientCpu().cpuNanos();
-                serverNs += m.serverCpu() == null ? 0 : m.serverCpu().cpuNanos();
+                cpuUs += ((m.clientCpu() == null ? 0 : m.clientCpu().cpuNanos()) + (m.serverCpu() == null ? 0 : m.serverCpu().cpuNanos())) / 1e3;
                 sysUs += (m.clientCpu() == null ? 0 : m.clientCpu().systemMicros())
                         + (m.serverCpu() == null ? 0 : m.serverCpu().systemMicros());
             }
             double roundTrip = Spread.over(runs, m -> 1e6 * m.clients() / m.callsPerSecond()).median();
+            double client = Spread.over(runs, Measurement::clientCpuMicrosPerCall).median();
+            double server = Spread.over(runs, m -> m.serverCpu() == null ? 0 : m.serverCpuMicrosPerCall()).median();
+            double share = cpuUs == 0 ? 0 : Math.min(1, sysUs / cpuUs);
             boolean kernelCounts = runs.stream().anyMatch(m -> m.clientLibrary() == null);
-            return new Side(roundTrip, clientNs / 1e3 / calls, serverNs / 1e3 / calls, (clientNs + serverNs) / 1e3 / calls,
-                    sysUs / calls,
+            return new Side(roundTrip, client, server, client + server, share * (client + server),
                     CellSummary.describe(Spread.medianPerCall(runs,
                             kernelCounts ? Measurement::clientKernel : Measurement::clientLibrary, Measurement::calls)),
                     CellSummary.describe(Spread.medianPerCall(runs, Measurement::serverLibrary, Measurement::calls)));
@@ -72,8 +74,8 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Goal.Statu
 
         String describe() {
             return String.format(Locale.ROOT,
-                    "round trip %.1f us, CPU per call %.2f us client + %.2f us server, %.0f %% of it in the kernel"
-                            + " (system time, 10 ms ticks); syscalls per call: client %s, server %s",
+                    "round trip %.1f us, CPU per call %.2f us client + %.2f us server (medians), %.0f %% of it in the kernel"
+                            + " (system time over all rounds, 10 ms ticks); syscalls per call: client %s, server %s",
                     roundTrip, clientCpu, serverCpu, cpu == 0 ? 0 : 100 * kernel / cpu, clientSyscalls, serverSyscalls);
         }
     }

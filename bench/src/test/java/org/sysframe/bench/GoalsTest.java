@@ -76,10 +76,10 @@ class GoalsTest {
         GoalVerdict v = GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090));
         assertEquals("goal +10 % (a vs b at 32 B): calls/s 1.050x [1.000-1.090] (want >= 1.10x): MISSED", v.line());
         assertEquals("why, from this run: per round 1.000 1.050 1.090; the spread [1.000-1.090] lies wholly below 1.10. "
-                + "a: round trip 95.2 us, CPU per call 10.00 us client + 8.00 us server, 56 % of it in the kernel"
-                + " (system time, 10 ms ticks); syscalls per call: client 1 sendto + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
-                + "b: round trip 100.0 us, CPU per call 12.00 us client + 9.00 us server, 57 % of it in the kernel"
-                + " (system time, 10 ms ticks); syscalls per call: client 2 sendto + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
+                + "a: round trip 95.2 us, CPU per call 10.00 us client + 8.00 us server (medians), 56 % of it in the kernel"
+                + " (system time over all rounds, 10 ms ticks); syscalls per call: client 1 sendto + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
+                + "b: round trip 100.0 us, CPU per call 12.00 us client + 9.00 us server (medians), 57 % of it in the kernel"
+                + " (system time over all rounds, 10 ms ticks); syscalls per call: client 2 sendto + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
                 + "Difference a - b: -3.00 us CPU per call, -2.00 us of it in the kernel, -1.00 us in user space.", v.explanation());
         // Other figures, other text: nothing in it is canned.
         GoalVerdict w = GoalVerdict.of(AT_LEAST, table(1040, 1060, 1120));
