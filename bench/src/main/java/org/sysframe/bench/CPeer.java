@@ -1,6 +1,5 @@
 package org.sysframe.bench;
 
-import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
 
@@ -40,9 +39,14 @@ final class CPeer {
         return p;
     }
 
-    PeerRun measure(String socket, int len, long n, GroutServer server) throws IOException {
+    /** A probe that starts this peer against socket for each run; the server side read from server. */
+    Cell.Probe probe(String socket, ServerSample.Source server) {
+        return (cell, calls, round) -> measure(socket, cell, calls, round, server);
+    }
+
+    private Measurement measure(String socket, Cell cell, long n, int round, ServerSample.Source server) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(binary().toString(), "-s", socket, "-n", Long.toString(n),
-                "-l", Integer.toString(len), "-f", framing, "-r", "readahead", "-w", "-j"));
+                "-l", Integer.toString(cell.payload()), "-f", framing, "-r", "readahead", "-w", "-j"));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
              OutputStream in = p.getOutputStream()) {
@@ -50,7 +54,7 @@ final class CPeer {
             if (!"ready".equals(ready)) throw new IOException(name + " did not get ready: " + ready);
             int pid = (int) p.pid();
             try (KernelSyscallCounter k = KernelCounters.openOnce(pid, PeerThread.ALL_KINDS)) {
-                ServerSample s0 = ServerSample.take(server);
+                ServerSample s0 = server.sample();
                 SyscallCounts k0 = k == null ? null : k.read();
                 in.write('\n');
                 in.flush();
@@ -60,10 +64,17 @@ final class CPeer {
                     throw new IOException(name + " failed (exit " + (p.isAlive() ? "timeout" : p.exitValue()) + "): " + total);
                 }
                 SyscallCounts k1 = k == null ? null : k.read(); // the counts of an exited task stay readable
-                ServerSample sd = ServerSample.take(server).minus(s0);
-                return new PeerRun(name, len, n, num(json, "seconds"), num(json, "p50_ns") / 1e3, num(json, "p99_ns") / 1e3,
-                        num(json, "cpu_user_us") + num(json, "cpu_sys_us"), sd.cpu().cpuNanos() / 1e3,
-                        k == null ? null : k1.minus(k0), sd.library(), sd.kernel());
+                ServerSample s1 = server.sample();
+                ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
+                long user = (long) num(json, "cpu_user_us"), sys = (long) num(json, "cpu_sys_us");
+                ThreadCpu cpu = new ThreadCpu((user + sys) * 1000, user, sys, (long) num(json, "nvcsw"), (long) num(json, "nivcsw"));
+                return new Measurement(cell.name(), cell.payload(), round, 1, n, num(json, "seconds"),
+                        (long) num(json, "p50_ns"), (long) num(json, "p90_ns"), (long) num(json, "p99_ns"),
+                        (long) num(json, "p999_ns"), (long) num(json, "max_ns"),
+                        null, k == null ? null : k1.minus(k0),
+                        sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
+                        cpu, sd == null ? null : sd.cpu(),
+                        ClientThreadsProbe.cpus(new java.util.TreeSet<>(), sd == null ? null : sd.cpus()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

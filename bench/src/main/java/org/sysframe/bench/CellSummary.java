@@ -6,47 +6,60 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * One pairing at one payload size, summarised over the rounds: medians with min-max spread, the
- * per-round ratio against the baseline pairing, syscalls per call by kind, and whether the library's
- * counts equalled the kernel's in every round.
+ * One cell of a table summarised over its rounds: medians with min-max spreads, ratios against the
+ * table's reference cell of the same payload taken round by round (both directions), syscalls per call
+ * by kind, and whether the library's counts equalled the kernel's in every round.
+ *
+ * @param clientSyscallsFromKernel true when the client keeps no count of its own (a peer): the kernel's
  */
-public record CellSummary(String pairing, int payload, int rounds,
-                          Spread callsPerSec, Spread ratio, Spread cpuRatio, Spread p50Micros, Spread p99Micros,
+public record CellSummary(String name, int payload, int rounds, int clients,
+                          Spread callsPerSec, Spread ratio, Spread referenceRatio, Spread cpuRatio,
+                          Spread clientCpuReferenceRatio, Spread p50Micros, Spread p99Micros,
                           Spread clientCpuMicros, Spread serverCpuMicros,
-                          Map<SyscallKind, Double> clientSyscalls, Map<SyscallKind, Double> serverSyscalls,
-                          boolean kernelAgrees, boolean kernelMeasured) {
+                          Map<SyscallKind, Double> clientSyscalls, boolean clientSyscallsFromKernel,
+                          Map<SyscallKind, Double> serverSyscalls,
+                          boolean kernelAgrees, boolean kernelMeasured, String cpus) {
 
-    /**
-     * Summarises the rounds of one cell; baseline holds the baseline pairing's results of the same
-     * payload, round by round (ratios are taken per round, then summarised).
-     */
-    public static CellSummary of(String pairing, int payload, List<PingResult> runs, List<PingResult> baseline) {
-        boolean measured = runs.stream().allMatch(r -> r.clientKernel() != null && (r.serverLibrary() == null || r.serverKernel() != null));
-        boolean agrees = measured && runs.stream().allMatch(r -> r.clientKernel().equals(r.clientLibrary())
-                && (r.serverLibrary() == null || r.serverKernel().equals(r.serverLibrary())));
-        return new CellSummary(pairing, payload, runs.size(),
-                Spread.over(runs, PingResult::callsPerSecond),
-                Spread.perRound(runs, baseline, (r, b) -> r.callsPerSecond() / b.callsPerSecond()),
-                Spread.perRound(runs, baseline, (r, b) -> totalCpu(r) / totalCpu(b)),
+    /** Summarises the rounds of one cell against the reference cell's rounds of the same payload. */
+    public static CellSummary of(String name, int payload, List<Measurement> runs, List<Measurement> reference) {
+        boolean measured = runs.stream().allMatch(Measurement::kernelMeasured);
+        boolean fromKernel = runs.stream().anyMatch(r -> r.clientLibrary() == null);
+        return new CellSummary(name, payload, runs.size(), runs.isEmpty() ? 0 : runs.get(0).clients(),
+                Spread.over(runs, Measurement::callsPerSecond),
+                Spread.perRound(runs, reference, (r, b) -> r.callsPerSecond() / b.callsPerSecond()),
+                Spread.perRound(runs, reference, (r, b) -> b.callsPerSecond() / r.callsPerSecond()),
+                Spread.perRound(runs, reference, (r, b) -> r.totalCpuMicrosPerCall() / b.totalCpuMicrosPerCall()),
+                Spread.perRound(runs, reference, (r, b) -> b.clientCpuMicrosPerCall() / r.clientCpuMicrosPerCall()),
                 Spread.over(runs, r -> r.p50Nanos() / 1e3), Spread.over(runs, r -> r.p99Nanos() / 1e3),
-                Spread.over(runs, r -> r.cpuMicrosPerCall(r.clientCpu())),
-                Spread.over(runs, r -> r.serverCpu() == null ? Double.NaN : r.cpuMicrosPerCall(r.serverCpu())),
-                Spread.medianPerCall(runs, PingResult::clientLibrary, PingResult::calls),
-                Spread.medianPerCall(runs, PingResult::serverLibrary, PingResult::calls),
-                agrees, measured);
+                Spread.over(runs, Measurement::clientCpuMicrosPerCall),
+                Spread.over(runs, Measurement::serverCpuMicrosPerCall),
+                Spread.medianPerCall(runs, fromKernel ? Measurement::clientKernel : Measurement::clientLibrary, Measurement::calls),
+                fromKernel,
+                Spread.medianPerCall(runs, Measurement::serverLibrary, Measurement::calls),
+                measured && runs.stream().allMatch(Measurement::kernelAgrees), measured,
+                placement(runs));
     }
 
-    private static double totalCpu(PingResult r) {
-        double c = r.cpuMicrosPerCall(r.clientCpu());
-        return r.serverCpu() == null ? c : c + r.cpuMicrosPerCall(r.serverCpu());
+    /** The CPUs the threads were seen on in most rounds, e.g. {@code client cpu 0; server cpu 1 (5/7)}. */
+    static String placement(List<Measurement> runs) {
+        Map<String, Integer> count = new TreeMap<>();
+        for (Measurement r : runs) if (r.cpus() != null) count.merge(r.cpus(), 1, Integer::sum);
+        if (count.isEmpty()) return "?";
+        Map.Entry<String, Integer> most = null;
+        for (Map.Entry<String, Integer> e : count.entrySet()) if (most == null || e.getValue() > most.getValue()) most = e;
+        return most.getValue() == runs.size() ? most.getKey() : most.getKey() + " (" + most.getValue() + "/" + runs.size() + ")";
     }
 
     /** Client + server on-CPU microseconds per call (median of each). */
     public double cpuMicrosPerCall() {
         return clientCpuMicros.median() + (Double.isNaN(serverCpuMicros.median()) ? 0 : serverCpuMicros.median());
     }
+
+    /** The k=l column: yes, NO, or n/a when the kernel's counts are missing. */
+    public String kernelColumn() { return !kernelMeasured ? "n/a" : kernelAgrees ? "yes" : "NO"; }
 
     /**
      * e.g. {@code 1 sendmsg + 1 recvfrom}; a fraction is shown with two decimals, or four when it is
@@ -66,22 +79,29 @@ public record CellSummary(String pairing, int payload, int rounds,
         return sb.isEmpty() ? "0" : sb.toString();
     }
 
-    public Map<String, Object> toMap() {
+    /** Every figure by name; rowKind names the first column ({@code pairing}, {@code peer}...). */
+    public Map<String, Object> toMap(String rowKind, String reference) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("pairing", pairing);
+        reference = reference.replaceAll("[^A-Za-z0-9_-]", "_");
+        m.put(rowKind, name);
         m.put("payload", payload);
         m.put("rounds", rounds);
         spread(m, "calls_per_sec", callsPerSec);
-        spread(m, "ratio_vs_baseline", ratio);
-        spread(m, "cpu_ratio_vs_baseline", cpuRatio);
+        spread(m, "ratio_vs_" + reference, ratio);
+        spread(m, "cpu_ratio_vs_" + reference, cpuRatio);
+        spread(m, reference + "_over_" + rowKind + "_calls", referenceRatio);
+        spread(m, reference + "_over_" + rowKind + "_client_cpu", clientCpuReferenceRatio);
         spread(m, "p50_us", p50Micros);
         spread(m, "p99_us", p99Micros);
         spread(m, "client_cpu_us_per_call", clientCpuMicros);
         spread(m, "server_cpu_us_per_call", serverCpuMicros);
-        for (SyscallKind k : SyscallKind.values()) m.put("client_" + k.kernelName() + "_per_call", clientSyscalls.get(k));
+        String client = clientSyscallsFromKernel ? "client_kernel_" : "client_";
+        for (SyscallKind k : SyscallKind.values()) m.put(client + k.kernelName() + "_per_call", clientSyscalls.get(k));
         for (SyscallKind k : SyscallKind.values()) m.put("server_" + k.kernelName() + "_per_call", serverSyscalls.get(k));
         m.put("kernel_counts_measured", kernelMeasured);
         m.put("library_equals_kernel", kernelAgrees);
+        m.put("clients", clients);
+        m.put("cpus", cpus);
         return m;
     }
 

@@ -1,32 +1,23 @@
 package org.sysframe.bench;
 
-import org.sysframe.transport.GroutClient;
-import org.sysframe.transport.GroutServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 /**
- * {@code sysframe matrix}: every standard pairing over every payload size against embedded servers,
- * in interleaved rounds, summarised as medians with spreads and ratios against the baseline.
+ * {@code sysframe matrix}: the pairings table (every standard pairing over every payload size), then
+ * the peers and the server-loops tables, each through {@link RoundRunner} against embedded servers,
+ * with the goals of {@link Goals} evaluated on them.
  *
- * <p>The servers run in this JVM, one per pairing, each on its own event-loop thread: their loop
- * thread ids are then known, so the kernel counts and the on-CPU time of the server side are read
- * exactly, per thread, beside the client's. The cost is a shared heap and JIT; the loop threads do
- * not allocate per request, so the GC has nothing to do during a run.
+ * <p>The servers run in this JVM, so their loop thread ids are known: the kernel counts and the
+ * on-CPU time of the server side are read exactly, per loop thread, beside the client's. The loop
+ * threads do not allocate per request, so the shared heap costs them nothing during a run.
  */
 @Command(name = "matrix", mixinStandardHelpOptions = true,
         description = "Compare framing pairings over payload sizes against embedded servers, in interleaved rounds.")
@@ -46,79 +37,32 @@ final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-compare", description = "skip the peer comparison (JDK, jnr, C) that follows the matrix")
     boolean noCompare;
 
+    @Option(names = "--no-loops", description = "skip the server-loops table (1 vs 2 loops, 8 concurrent clients)")
+    boolean noLoops;
+
+    @Option(names = "--server-loops", description = "event loops of every embedded server of the matrix and the peers (default: ${DEFAULT-VALUE})")
+    int serverLoops = 1;
+
     @Override
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds must be at least 5 (medians need them)");
+        if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        MatrixResult result = run(Pairing.standard(), payloads, rounds, quick);
-        if (!noCompare) result = result.withCompare(CompareCommand.run(rounds, quick));
-        System.out.println();
-        System.out.print(ReportWriter.table(result));
-        ReportWriter.writeAll(result, out);
-        System.out.println("wrote " + out.resolve("results.csv") + ", results.json, "
-                + (result.compare() != null ? "compare.csv, compare.json, " : "") + "report.html");
-        return 0;
-    }
-
-    /** Calls per cell: enough for a stable median, fewer for big payloads. */
-    static long callsFor(int payload, boolean quick) {
-        long n = payload <= 1024 ? 20_000 : payload <= 8192 ? 10_000 : 3_000;
-        return quick ? n / 10 : n;
-    }
-
-    static MatrixResult run(List<Pairing> pairings, int[] payloads, int rounds, boolean quick) throws IOException {
-        Path dir = Files.createTempDirectory("sysframe-matrix");
-        List<GroutServer> servers = new ArrayList<>();
-        List<GroutClient> clients = new ArrayList<>();
         long started = System.nanoTime();
+        List<BenchTable> tables = new ArrayList<>();
         try {
-            for (Pairing p : pairings) {
-                String path = dir.resolve(p.name() + ".sock").toString();
-                servers.add(GroutServer.start(p.server(path)));
-                clients.add(GroutClient.connect(p.client(path)));
-            }
-            // Warm-up: the JIT compiles every path that the measured rounds take.
-            for (int i = 0; i < pairings.size(); i++) {
-                for (int payload : payloads) {
-                    progress("warm-up " + pairings.get(i).name() + " " + payload + " B");
-                    PingRunner.run("warm-up", clients.get(i), false, payload, callsFor(payload, quick) / 2, servers.get(i));
-                }
-            }
-            Map<String, List<PingResult>> cells = new LinkedHashMap<>();
-            for (int r = 1; r <= rounds; r++) {
-                for (int payload : payloads) {
-                    for (int i = 0; i < pairings.size(); i++) {
-                        Pairing p = pairings.get(i);
-                        progress(String.format(Locale.ROOT, "round %d/%d  %-9s %6d B", r, rounds, p.name(), payload));
-                        PingResult res = PingRunner.run(p.name(), clients.get(i), false, payload, callsFor(payload, quick), servers.get(i));
-                        cells.computeIfAbsent(key(p.name(), payload), k -> new ArrayList<>()).add(res);
-                    }
-                }
-            }
-            Progress.done();
-            List<CellSummary> summaries = new ArrayList<>();
-            String base = pairings.get(0).name();
-            for (Pairing p : pairings) {
-                for (int payload : payloads) {
-                    summaries.add(CellSummary.of(p.name(), payload, cells.get(key(p.name(), payload)), cells.get(key(base, payload))));
-                }
-            }
-            double seconds = (System.nanoTime() - started) / 1e9;
-            return new MatrixResult(MachineInfo.describe(), pairings, payloads, rounds, quick, seconds, summaries,
-                    PingRunner.kernelUnavailable(), null);
-        } finally {
-            KernelCounters.closeAll();
-            for (GroutClient c : clients) c.close();
-            for (GroutServer s : servers) s.close();
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            }
+            tables.add(PairingTable.run(Pairing.standard(), payloads, rounds, quick, serverLoops));
+            if (!noCompare) tables.add(PeerTable.run(rounds, quick, serverLoops));
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
         }
-    }
-
-    private static String key(String pairing, int payload) { return pairing + "/" + payload; }
-
-    private static void progress(String what) {
-        Progress.show(what);
+        if (!noLoops) tables.add(LoopsTable.run(rounds, quick));
+        BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
+                tables, KernelCounters.unavailable());
+        System.out.println();
+        System.out.print(TerminalReport.of(run));
+        List<String> files = ResultFiles.writeAll(run, out);
+        System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
+        return 0;
     }
 }

@@ -25,6 +25,12 @@ public record Pairing(String name, String description, SendFraming clientSend, R
                         SendFraming.COPY_GATHER, RecvFraming.READAHEAD, SendFraming.COPY_GATHER, FlushMode.DEFERRED));
     }
 
+    /** The standard pairing of that name. */
+    public static Pairing named(String name) {
+        for (Pairing p : standard()) if (p.name().equals(name)) return p;
+        throw new IllegalArgumentException("no pairing " + name);
+    }
+
     public ClientOptions client(String path) {
         return ClientOptions.defaults().socketPath(path).send(clientSend).recv(clientRecv);
     }

@@ -1,10 +1,8 @@
 package org.sysframe.bench;
 
 import org.HdrHistogram.Histogram;
-import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.Self;
-import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.io.IOException;
@@ -70,58 +68,70 @@ final class PeerThread implements AutoCloseable {
         void run() throws Exception;
     }
 
-    /** n timed pings of len bytes; counts read from here while the peer thread waits. */
-    PeerRun measure(int len, long n, GroutServer server) throws IOException {
-        int t = await(tid);
-        if (kernel == null) kernel = KernelCounters.of(t, ALL_KINDS);
-        Histogram h = new Histogram(10_000_000_000L, 3);
-        CountDownLatch ready = new CountDownLatch(1), go = new CountDownLatch(1), release = new CountDownLatch(1);
-        long[] elapsed = new long[1];
-        CompletableFuture<Void> done = new CompletableFuture<>();
+    /**
+     * A run scheduled on the peer's thread: it prepares len bytes, counts down ready, waits for go,
+     * makes n timed pings, completes done and then parks (in a futex, not in a counted call) until
+     * released, so that its counters can be read from another thread.
+     */
+    final class Run {
+        final CountDownLatch ready = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final Histogram latency = new Histogram(10_000_000_000L, 3);
+        volatile long startNanos, endNanos;
+
+        PeerThread owner() { return PeerThread.this; }
+
+        void awaitReady() throws IOException {
+            try {
+                if (!ready.await(300, TimeUnit.SECONDS)) throw new IOException(peer.name() + " did not get ready within 300 s");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+            if (done.isCompletedExceptionally()) await(done);
+        }
+
+        void awaitDone() throws IOException { await(done); }
+    }
+
+    /** Schedules n pings of len bytes that start when go opens. */
+    Run schedule(int len, long n, CountDownLatch go) {
+        Run run = new Run();
         tasks.add(() -> {
             try {
                 peer.prepare(len);
-                ready.countDown();
+                run.ready.countDown();
                 go.await();
                 long t0 = System.nanoTime(), prev = t0;
+                run.startNanos = t0;
                 for (long i = 0; i < n; i++) {
                     peer.ping();
                     long now = System.nanoTime();
-                    h.recordValue(Math.min(now - prev, h.getHighestTrackableValue()));
+                    run.latency.recordValue(Math.min(now - prev, run.latency.getHighestTrackableValue()));
                     prev = now;
                 }
-                elapsed[0] = System.nanoTime() - t0;
-                done.complete(null);
-                release.await(); // parked in a futex, not in a counted call, while we read
+                run.endNanos = System.nanoTime();
+                run.done.complete(null);
+                run.release.await();
             } catch (Throwable e) {
-                done.completeExceptionally(e);
-                ready.countDown();
+                run.done.completeExceptionally(e);
+                run.ready.countDown();
             }
         });
-        try {
-            ready.await();
-            ServerSample s0 = ServerSample.take(server);
-            SyscallCounts k0 = kernel == null ? null : kernel.read();
-            ThreadCpu c0 = ThreadCpu.of(t);
-            go.countDown();
-            await(done);
-            SyscallCounts k1 = kernel == null ? null : kernel.read();
-            ThreadCpu c1 = ThreadCpu.of(t);
-            ServerSample sd = ServerSample.take(server).minus(s0);
-            return new PeerRun(peer.name(), len, n, elapsed[0] / 1e9,
-                    h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
-                    c1.minus(c0).cpuNanos() / 1e3, sd.cpu().cpuNanos() / 1e3,
-                    k0 == null ? null : k1.minus(k0), sd.library(), sd.kernel());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } finally {
-            release.countDown();
-            go.countDown();
-        }
+        return run;
     }
 
-    private static <T> T await(CompletableFuture<T> f) throws IOException {
+    /** The peer thread's kernel id. */
+    int tid() throws IOException { return await(tid); }
+
+    /** The kernel counter of the peer's thread (every kind), kept open; null when unavailable. */
+    KernelSyscallCounter kernel() throws IOException {
+        if (kernel == null) kernel = KernelCounters.of(tid(), ALL_KINDS);
+        return kernel;
+    }
+
+    static <T> T await(CompletableFuture<T> f) throws IOException {
         try {
             return f.get(300, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

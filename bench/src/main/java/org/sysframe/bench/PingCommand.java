@@ -5,11 +5,13 @@ import org.sysframe.transport.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
+import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -47,19 +49,28 @@ final class PingCommand implements Callable<Integer> {
         if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
                 .recv(RecvFraming.parse(recv)).apiVersion(apiVersion);
-        try (GroutClient client = GroutClient.connect(o)) {
+        SysframePeer peer = new SysframePeer(o.freeze().send() + "/" + o.freeze().recv(), o, ping2);
+        try (PeerThread client = new PeerThread(peer)) {
+            client.onThread(() -> peer.open(socket));
             if (!json) {
                 System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s)%n", count,
                         ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv());
             }
-            PingResult r;
+            // A server elsewhere on this machine is measured by its process (every thread).
+            long serverPid = otherServerPid(peer.client());
+            ServerSample.Source server = serverPid > 0 ? ServerSample.Source.ofProcess(serverPid) : ServerSample.Source.NONE;
+            Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, 0, new ClientThreadsProbe(List.of(client), server));
+            Measurement r;
             try {
-                r = PingRunner.run(o.freeze().send() + "/" + o.freeze().recv(), client, ping2, len, count, null);
+                r = RoundRunner.run("ping", List.of(cell), 1).get(0);
             } finally {
                 KernelCounters.closeAll();
             }
             if (json) {
-                System.out.println(Json.write(r.toMap()));
+                java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("label", r.cell()); // the key ping --json has always had
+                m.putAll(r.toMap());
+                System.out.println(Json.write(m));
             } else {
                 print(r);
             }
@@ -67,7 +78,19 @@ final class PingCommand implements Callable<Integer> {
         return 0;
     }
 
-    static void print(PingResult r) {
+    /** The pid of a server in another process on this machine whose /proc we can read, else -1. */
+    private static long otherServerPid(GroutClient client) {
+        try {
+            long pid = client.serverCredentials().pid();
+            boolean readable = pid > 0 && pid != ProcessHandle.current().pid()
+                    && java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/" + pid + "/task"));
+            return readable ? pid : -1;
+        } catch (ErrnoException e) {
+            return -1;
+        }
+    }
+
+    static void print(Measurement r) {
         System.out.printf(Locale.ROOT, "total time: %.3f s (%.1f calls/s)%n", r.seconds(), r.callsPerSecond());
         System.out.printf(Locale.ROOT, "latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
                 r.p50Nanos() / 1e3, r.p90Nanos() / 1e3, r.p99Nanos() / 1e3, r.p999Nanos() / 1e3, r.maxNanos() / 1e3);
@@ -80,6 +103,7 @@ final class PingCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "server cpu: %.2f us/call on-CPU, whole server process (user %.2f, sys %.2f from 10 ms ticks)%n",
                     sc.cpuNanos() / 1e3 / r.calls(), (double) sc.userMicros() / r.calls(), (double) sc.systemMicros() / r.calls());
         }
+        if (r.cpus() != null) System.out.println("ran on: " + r.cpus());
         System.out.println("client syscalls per call:   library    kernel");
         for (SyscallKind k : SyscallKind.values()) {
             double lib = r.clientLibrary().perCall(k, r.calls());
@@ -89,6 +113,6 @@ final class PingCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s%n", k.kernelName(), lib,
                     kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker));
         }
-        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + PingRunner.kernelUnavailable());
+        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + KernelCounters.unavailable());
     }
 }

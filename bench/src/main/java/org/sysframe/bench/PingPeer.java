@@ -23,6 +23,9 @@ interface PingPeer extends AutoCloseable {
     /** One round trip; throws if the echo is wrong. */
     void ping() throws IOException;
 
+    /** The library's own syscall counts of this client, cumulative; null when it keeps none. */
+    default org.sysframe.unix.SyscallCounts libraryCounts() { return null; }
+
     @Override
     void close() throws IOException;
 }

@@ -1,30 +1,76 @@
 package org.sysframe.bench;
 
-import org.sysframe.unix.ThreadSyscall;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.ThreadSyscall;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
- * An in-process server's loop thread at one instant: its library counts, the kernel's count of it
- * (null when counters cannot be opened) and its CPU. Taken only while the loop is parked in
- * epoll_wait, where the two counts agree (see {@link org.sysframe.unix.ThreadSyscall}); subtract two samples to
- * get what the loop spent in between.
+ * The server side at one instant, summed over every event loop: library counts, the kernel's counts
+ * (null when a loop's counter cannot be opened) and CPU, with the CPUs the loops were last on. An
+ * in-process server is sampled only while every loop is parked in epoll_wait, where the two counts
+ * agree (see {@link ThreadSyscall}); subtract two samples to get what the loops spent in between.
  */
-record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu) {
+record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus) {
 
+    /** Every loop of an in-process server: waits until each is parked in epoll_wait, then reads it. */
     static ServerSample take(GroutServer server) throws IOException {
-        ThreadSyscall.awaitEpollWait(server.loopThreadId(), Duration.ofSeconds(10));
-        KernelSyscallCounter k = KernelCounters.of(server.loopThreadId(), SyscallKind.LIBRARY);
-        return new ServerSample(server.counters().snapshot(), k == null ? null : k.read(), ThreadCpu.of(server.loopThreadId()));
+        int n = server.loopCount();
+        for (int i = 0; i < n; i++) ThreadSyscall.awaitEpollWait(server.loopThreadId(i), Duration.ofSeconds(10));
+        List<ServerSample> loops = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int tid = server.loopThreadId(i);
+            KernelSyscallCounter k = KernelCounters.of(tid, SyscallKind.LIBRARY);
+            loops.add(new ServerSample(server.loopCounters(i).snapshot(), k == null ? null : k.read(), ThreadCpu.of(tid),
+                    new TreeSet<>(List.of(ThreadCpu.lastCpu(tid)))));
+        }
+        return sum(loops);
+    }
+
+    /** Every thread of a server in another process: CPU only (its counts are out of reach). */
+    static ServerSample ofProcess(long pid) {
+        return new ServerSample(null, null, ThreadCpu.ofProcess(pid), new TreeSet<>());
+    }
+
+    /** The loops together: counts and CPU added; kernel counts only when every loop has them. */
+    static ServerSample sum(List<ServerSample> loops) {
+        SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO;
+        ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
+        SortedSet<Integer> cpus = new TreeSet<>();
+        for (ServerSample s : loops) {
+            library = library == null || s.library == null ? null : library.plus(s.library);
+            kernel = kernel == null || s.kernel == null ? null : kernel.plus(s.kernel);
+            cpu = cpu.plus(s.cpu);
+            cpus.addAll(s.cpus);
+        }
+        return new ServerSample(library, kernel, cpu, cpus);
     }
 
     ServerSample minus(ServerSample earlier) {
-        return new ServerSample(library.minus(earlier.library),
-                kernel == null || earlier.kernel == null ? null : kernel.minus(earlier.kernel), cpu.minus(earlier.cpu));
+        SortedSet<Integer> seen = new TreeSet<>(cpus);
+        seen.addAll(earlier.cpus);
+        return new ServerSample(library == null || earlier.library == null ? null : library.minus(earlier.library),
+                kernel == null || earlier.kernel == null ? null : kernel.minus(earlier.kernel), cpu.minus(earlier.cpu), seen);
+    }
+
+    /** How a probe reaches the server side of its measurements. */
+    @FunctionalInterface
+    interface Source {
+        /** A sample now; null when the server is out of reach. */
+        ServerSample sample() throws IOException;
+
+        static Source of(GroutServer server) { return () -> take(server); }
+
+        static Source ofProcess(long pid) { return () -> ServerSample.ofProcess(pid); }
+
+        Source NONE = () -> null;
     }
 }

@@ -21,11 +21,24 @@ final class SysframePeer implements PingPeer {
     private MemorySegment payload;
     private GroutClient client;
     private int len;
+    private final int type;
 
     SysframePeer(String name, ClientOptions options) {
+        this(name, options, false);
+    }
+
+    /** With ping2, every ping is a GR_PING2 of its fixed 32 bytes (prepare's length is ignored). */
+    SysframePeer(String name, ClientOptions options, boolean ping2) {
         this.name = name;
         this.options = options;
+        this.type = ping2 ? GroutApi.PING2 : GroutApi.PING;
     }
+
+    /** The connected client (after open). */
+    GroutClient client() { return client; }
+
+    @Override
+    public org.sysframe.unix.SyscallCounts libraryCounts() { return client.counters().snapshot(); }
 
     @Override public String name() { return name; }
 
@@ -40,13 +53,13 @@ final class SysframePeer implements PingPeer {
 
     @Override
     public void prepare(int len) {
-        this.len = len;
-        for (int i = 0; i < len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+        this.len = type == GroutApi.PING2 ? GroutApi.PING2_SIZE : len;
+        for (int i = 0; i < this.len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
     }
 
     @Override
     public void ping() throws IOException {
-        Response r = client.sendRecv(GroutApi.PING, payload, 0, len);
+        Response r = client.sendRecv(type, payload, 0, len);
         if (r.length() != len || (len > 0 && r.getByte(len - 1) != payload.get(JAVA_BYTE, len - 1))) {
             throw new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + r);
         }

@@ -23,9 +23,7 @@ public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long 
         try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : tasks.toList()) {
                 try {
-                    ThreadCpu t = read(task);
-                    sum = new ThreadCpu(sum.cpuNanos + t.cpuNanos, sum.userMicros + t.userMicros, sum.systemMicros + t.systemMicros,
-                            sum.voluntarySwitches + t.voluntarySwitches, sum.involuntarySwitches + t.involuntarySwitches);
+                    sum = sum.plus(read(task));
                 } catch (IllegalStateException gone) {
                     // a thread that ended between the listing and the read
                 }
@@ -53,6 +51,22 @@ public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long 
         } catch (IOException e) {
             throw new IllegalStateException("cannot read " + task + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The CPU thread tid of this process last ran on (field 39 of its stat), or -1 when unreadable. */
+    public static int lastCpu(int tid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/task/" + tid + "/stat"));
+            return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[36]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** The sum of two threads' figures. */
+    public ThreadCpu plus(ThreadCpu other) {
+        return new ThreadCpu(cpuNanos + other.cpuNanos, userMicros + other.userMicros, systemMicros + other.systemMicros,
+                voluntarySwitches + other.voluntarySwitches, involuntarySwitches + other.involuntarySwitches);
     }
 
     public ThreadCpu minus(ThreadCpu earlier) {

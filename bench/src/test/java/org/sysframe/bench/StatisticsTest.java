@@ -26,10 +26,10 @@ class StatisticsTest {
     }
 
     /** A result with fixed figures: calls in seconds, cpu ns client and server. */
-    static PingResult result(String label, long calls, double seconds, long clientCpuNs, long serverCpuNs, SyscallCounts client, SyscallCounts server) {
-        return new PingResult(label, calls, 32, seconds, 20_000, 30_000, 50_000, 90_000, 100_000,
+    static Measurement result(String label, long calls, double seconds, long clientCpuNs, long serverCpuNs, SyscallCounts client, SyscallCounts server) {
+        return new Measurement(label, 32, 1, 1, calls, seconds, 20_000, 30_000, 50_000, 90_000, 100_000,
                 client, client, server, server,
-                new ThreadCpu(clientCpuNs, 0, 0, 0, 0), new ThreadCpu(serverCpuNs, 0, 0, 0, 0));
+                new ThreadCpu(clientCpuNs, 0, 0, 0, 0), new ThreadCpu(serverCpuNs, 0, 0, 0, 0), "client cpu 0; server cpu 1");
     }
 
     @Test
@@ -37,12 +37,12 @@ class StatisticsTest {
         SyscallCounts split = SyscallCounts.of(2000, 2000, 0, 0, 0, 0, 0);
         SyscallCounts server = SyscallCounts.of(1000, 1000, 0, 0, 0, 0, 1000);
         // Baseline: 1000 calls in 0.1 s, 0.2 s, 0.1 s (10000, 5000, 10000 calls/s).
-        List<PingResult> base = List.of(
+        List<Measurement> base = List.of(
                 result("b", 1000, 0.1, 20_000_000, 10_000_000, split, server),
                 result("b", 1000, 0.2, 20_000_000, 10_000_000, split, server),
                 result("b", 1000, 0.1, 20_000_000, 10_000_000, split, server));
         // Candidate: 12000, 5500, 13000 calls/s: per-round ratios 1.2, 1.1, 1.3.
-        List<PingResult> cand = List.of(
+        List<Measurement> cand = List.of(
                 result("c", 1200, 0.1, 12_000_000, 6_000_000, SyscallCounts.of(0, 1200, 1200, 0, 0, 0, 0), server),
                 result("c", 1100, 0.2, 11_000_000, 5_500_000, SyscallCounts.of(0, 1100, 1100, 0, 0, 0, 0), server),
                 result("c", 1300, 0.1, 13_000_000, 6_500_000, SyscallCounts.of(0, 1300, 1300, 0, 0, 0, 0), server));
@@ -61,14 +61,19 @@ class StatisticsTest {
         assertEquals("1 recvfrom + 1 sendmsg", CellSummary.describe(c.clientSyscalls()));
         assertTrue(c.kernelAgrees());
         assertEquals(20.0, c.p50Micros().median(), 1e-9);
+        // The other direction, for peer tables: reference over row, per round.
+        assertEquals(1 / 1.2, c.referenceRatio().median(), 1e-9);
+        assertEquals(1 / 1.3, c.referenceRatio().min(), 1e-9);
+        assertEquals(2.0, c.clientCpuReferenceRatio().median(), 1e-9);
+        assertEquals("client cpu 0; server cpu 1", c.cpus());
     }
 
     @Test
     void aKernelCountThatDiffersFromTheLibraryIsFlagged() {
         SyscallCounts lib = SyscallCounts.of(1000, 1000, 0, 0, 0, 0, 0);
         SyscallCounts ker = SyscallCounts.of(1000, 1001, 0, 0, 0, 0, 0);
-        PingResult r = new PingResult("x", 1000, 32, 0.1, 1, 1, 1, 1, 1, lib, ker, null, null,
-                new ThreadCpu(1000, 0, 0, 0, 0), null);
+        Measurement r = new Measurement("x", 32, 1, 1, 1000, 0.1, 1, 1, 1, 1, 1, lib, ker, null, null,
+                new ThreadCpu(1000, 0, 0, 0, 0), null, null);
         CellSummary c = CellSummary.of("x", 32, List.of(r), List.of(r));
         assertFalse(c.kernelAgrees());
         assertTrue(c.kernelMeasured());

@@ -1,0 +1,64 @@
+package org.sysframe.bench;
+
+import java.util.Locale;
+
+/**
+ * One of the project's goals: a figure of one cell against another cell of the same table and payload,
+ * taken round by round, that must clear a threshold.
+ *
+ * @param name    what the goal stands for, e.g. {@code seed patch: +10 % calls/s}
+ * @param table   the {@link BenchTable#name()} it is measured in
+ * @param subject the cell that must do well (pairing or peer name)
+ * @param versus  the cell it is compared with
+ * @param atLeast true: the figure must be &gt;= threshold; false: &lt;= threshold
+ */
+public record Goal(String name, String table, String subject, String versus, int payload, Metric metric,
+                   boolean atLeast, double threshold) {
+
+    /** A figure of subject over versus, computed from one round's pair of runs. */
+    public enum Metric {
+        CALLS_RATIO("calls/s"),
+        CPU_RATIO("CPU per call, client + server"),
+        CLIENT_CPU_RATIO("client CPU per call");
+
+        private final String label;
+
+        Metric(String label) { this.label = label; }
+
+        public String label() { return label; }
+
+        /** The figure for one round: subject's value over versus's. */
+        public double of(Measurement subject, Measurement versus) {
+            return switch (this) {
+                case CALLS_RATIO -> subject.callsPerSecond() / versus.callsPerSecond();
+                case CPU_RATIO -> subject.totalCpuMicrosPerCall() / versus.totalCpuMicrosPerCall();
+                case CLIENT_CPU_RATIO -> subject.clientCpuMicrosPerCall() / versus.clientCpuMicrosPerCall();
+            };
+        }
+    }
+
+    /** The three verdicts: the whole spread clears the threshold, straddles it, or misses it. */
+    public enum Status {
+        MET("met"), NOT_SETTLED("NOT SETTLED"), MISSED("MISSED");
+
+        private final String label;
+
+        Status(String label) { this.label = label; }
+
+        public String label() { return label; }
+    }
+
+    /** Met when the whole min-max spread clears the threshold, missed when none of it does. */
+    public Status judge(Spread s) {
+        double worst = atLeast ? s.min() : s.max();
+        double best = atLeast ? s.max() : s.min();
+        if (clears(worst)) return Status.MET;
+        if (clears(best)) return Status.NOT_SETTLED;
+        return Status.MISSED;
+    }
+
+    private boolean clears(double v) { return atLeast ? v >= threshold : v <= threshold; }
+
+    /** e.g. {@code >= 1.10x}. */
+    public String want() { return String.format(Locale.ROOT, "%s %.2fx", atLeast ? ">=" : "<=", threshold); }
+}

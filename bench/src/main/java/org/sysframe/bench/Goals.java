@@ -1,0 +1,48 @@
+package org.sysframe.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.sysframe.bench.Goal.Metric.CALLS_RATIO;
+import static org.sysframe.bench.Goal.Metric.CLIENT_CPU_RATIO;
+import static org.sysframe.bench.Goal.Metric.CPU_RATIO;
+
+/** The project's goals, declared once as data; the reports evaluate this table against a run. */
+public final class Goals {
+    private Goals() {}
+
+    /** Every goal: name, table, subject vs versus, payload, metric, direction, threshold. */
+    public static final List<Goal> TABLE = List.of(
+            new Goal("seed patch: +10 % calls/s", "matrix", "seed-v3", "baseline", 32, CALLS_RATIO, true, 1.10),
+            new Goal("seed patch: 15 % less CPU", "matrix", "seed-v3", "baseline", 32, CPU_RATIO, false, 0.85),
+            new Goal("merged change: +10 % calls/s", "matrix", "merged", "baseline", 32, CALLS_RATIO, true, 1.10),
+            new Goal("merged change: 15 % less CPU", "matrix", "merged", "baseline", 32, CPU_RATIO, false, 0.85),
+            new Goal("level with C on throughput", "peers", "sysframe", "c-sendmsg", 32, CALLS_RATIO, true, 0.97),
+            new Goal("client CPU within 10 % of C", "peers", "sysframe", "c-sendmsg", 32, CLIENT_CPU_RATIO, false, 1.10),
+            new Goal("at least the tuned JDK's throughput", "peers", "sysframe", "jdk-gather", 32, CALLS_RATIO, true, 1.00),
+            new Goal("10 % less client CPU than the tuned JDK", "peers", "sysframe", "jdk-gather", 32, CLIENT_CPU_RATIO, false, 0.90),
+            new Goal("+20 % over jnr-unixsocket", "peers", "sysframe", "jnr", 32, CALLS_RATIO, true, 1.20),
+            new Goal("level with C on throughput", "peers", "sysframe", "c-sendmsg", 1024, CALLS_RATIO, true, 0.97),
+            new Goal("client CPU within 10 % of C", "peers", "sysframe", "c-sendmsg", 1024, CLIENT_CPU_RATIO, false, 1.10),
+            new Goal("at least the tuned JDK's throughput", "peers", "sysframe", "jdk-gather", 1024, CALLS_RATIO, true, 1.00),
+            new Goal("10 % less client CPU than the tuned JDK", "peers", "sysframe", "jdk-gather", 1024, CLIENT_CPU_RATIO, false, 0.90),
+            new Goal("+20 % over jnr-unixsocket", "peers", "sysframe", "jnr", 1024, CALLS_RATIO, true, 1.20));
+
+    /** The verdict of every goal whose cells the tables hold, in the table's order. */
+    public static List<GoalVerdict> evaluate(List<Goal> goals, List<BenchTable> tables) {
+        List<GoalVerdict> out = new ArrayList<>();
+        for (Goal g : goals) {
+            for (BenchTable t : tables) {
+                if (!t.name().equals(g.table())) continue;
+                GoalVerdict v = GoalVerdict.of(g, t);
+                if (v != null) out.add(v);
+            }
+        }
+        return out;
+    }
+
+    /** The verdicts of one table. */
+    public static List<GoalVerdict> of(List<GoalVerdict> all, String table) {
+        return all.stream().filter(v -> v.goal().table().equals(table)).toList();
+    }
+}

@@ -1,0 +1,135 @@
+package org.sysframe.bench;
+
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryLabelPositions;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.category.DefaultCategoryDataset;
+import org.sysframe.unix.SyscallKind;
+
+import java.io.IOException;
+import java.util.Locale;
+
+import static org.sysframe.bench.ChartImages.esc;
+import static org.sysframe.bench.ChartImages.img;
+
+/**
+ * {@code report.html}: the goals with their verdicts and computed explanations, then every table of
+ * the run with its charts (JFreeChart PNGs embedded inline) and its cells' settings.
+ */
+final class HtmlReport {
+    private HtmlReport() {}
+
+    static String of(BenchRun r) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        sb.append("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>sysframe matrix</title>\n")
+          .append("<style>body{font-family:sans-serif;margin:2em;max-width:1200px} table{border-collapse:collapse;font-size:13px}")
+          .append("td,th{border:1px solid #ccc;padding:3px 6px;text-align:right} td.l,th.l{text-align:left}")
+          .append("img{display:block;margin:1.5em 0;max-width:100%} .miss{color:#b00;font-weight:bold} .open{color:#a60;font-weight:bold}")
+          .append(" .why{font-weight:normal;color:#333}</style></head><body>\n")
+          .append("<h1>sysframe: framing pairings compared</h1>\n<p>").append(esc(r.machine())).append("<br>")
+          .append(r.rounds()).append(" interleaved rounds").append(r.quick() ? " (quick)" : "")
+          .append(r.serverLoops() == 1 ? "" : ", " + r.serverLoops() + " server loops")
+          .append(String.format(Locale.ROOT, ", %.0f s. Medians over rounds, [min-max]; ratios taken per round. A goal is met"
+                  + " when its whole [min-max] clears the threshold, not settled when it straddles it.</p>%n", r.seconds()));
+        sb.append("<h2>Goals</h2>");
+        goals(sb, r, null);
+        for (BenchTable t : r.tables()) table(sb, r, t);
+        if (r.kernelUnavailable() != null) sb.append("<p>kernel counts unavailable: ").append(esc(r.kernelUnavailable())).append("</p>\n");
+        sb.append("</body></html>\n");
+        return sb.toString();
+    }
+
+    /** The goals of one table (or all when table is null), each with its explanation when not met. */
+    private static void goals(StringBuilder sb, BenchRun r, String table) {
+        sb.append("<ul>");
+        for (GoalVerdict g : table == null ? r.goals() : r.goals(table)) {
+            String cls = switch (g.status()) {
+                case MET -> "";
+                case NOT_SETTLED -> " class=\"open\"";
+                case MISSED -> " class=\"miss\"";
+            };
+            sb.append("<li").append(cls).append('>').append(esc(g.line()));
+            if (g.explanation() != null) sb.append("<br><span class=why>").append(esc(g.explanation())).append("</span>");
+            sb.append("</li>");
+        }
+        sb.append("</ul>\n");
+    }
+
+    private static void table(StringBuilder sb, BenchRun run, BenchTable t) throws IOException {
+        sb.append("<h2>").append(esc(t.title())).append("</h2>\n<p>").append(t.rounds()).append(" interleaved rounds. ")
+          .append(t.referenceOverRow() ? "Ratios are " + esc(t.reference()) + "'s client over the peer, per round. Peer syscalls come"
+                  + " from the kernel's counters of the peer's thread (or process)." : "Ratios vs " + esc(t.reference()) + ", per round.")
+          .append("</p>\n");
+        for (String note : t.notes()) sb.append("<p>note: ").append(esc(note)).append("</p>\n");
+        charts(sb, t);
+        sb.append("<table><tr><th class=l>").append(esc(t.rowKind())).append("</th><th>bytes</th><th>calls/s</th><th>")
+          .append(t.referenceOverRow() ? esc(t.reference()) + "/" + esc(t.rowKind()) : "ratio").append(" [min-max]</th>")
+          .append("<th>CPU ratio</th><th>p50 us</th><th>p99 us</th><th>client us/call</th><th>server us/call</th>")
+          .append("<th class=l>client syscalls/call</th><th class=l>server syscalls/call</th><th>library = kernel</th><th class=l>cpus</th></tr>\n");
+        for (int payload : t.payloads()) {
+            for (String name : t.names()) {
+                CellSummary x = t.row(name, payload);
+                if (x == null) continue;
+                Spread ratio = t.shownRatio(x);
+                double cpuRatio = t.referenceOverRow() ? x.clientCpuReferenceRatio().median() : x.cpuRatio().median();
+                sb.append(String.format(Locale.ROOT,
+                        "<tr><td class=l>%s</td><td>%d</td><td>%.0f</td><td>%.3f [%.3f-%.3f]</td><td>%.3f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td><td class=l>%s</td><td class=l>%s</td><td>%s</td><td class=l>%s</td></tr>%n",
+                        esc(name), payload, x.callsPerSec().median(), ratio.median(), ratio.min(), ratio.max(),
+                        cpuRatio, x.p50Micros().median(), x.p99Micros().median(), x.clientCpuMicros().median(),
+                        x.serverCpuMicros().median(), esc(CellSummary.describe(x.clientSyscalls())),
+                        esc(CellSummary.describe(x.serverSyscalls())), x.kernelColumn(), esc(x.cpus())));
+            }
+        }
+        sb.append("</table>\n<ul>");
+        for (String n : t.names()) sb.append("<li><b>").append(esc(n)).append("</b>: ").append(esc(t.settings(n))).append("</li>");
+        sb.append("</ul>\n");
+        if (!run.goals(t.name()).isEmpty()) {
+            sb.append("<h3>Goals on this table</h3>");
+            goals(sb, run, t.name());
+        }
+    }
+
+    private static void charts(StringBuilder sb, BenchTable t) throws IOException {
+        DefaultCategoryDataset cps = new DefaultCategoryDataset();
+        DefaultCategoryDataset cpu = new DefaultCategoryDataset();
+        if (t.referenceOverRow()) {
+            for (CellSummary row : t.rows()) {
+                cps.addValue(row.callsPerSec().median(), row.payload() + " B", row.name());
+                cpu.addValue(row.clientCpuMicros().median(), row.payload() + " B", row.name());
+            }
+            sb.append(img(ChartFactory.createBarChart(t.title() + ": calls per second (median)", t.rowKind(), "calls/s",
+                    cps, PlotOrientation.VERTICAL, true, false, false), 1100, 420));
+            sb.append(img(ChartFactory.createBarChart(t.title() + ": client CPU per call (median, us on-CPU)", t.rowKind(),
+                    "us per call", cpu, PlotOrientation.VERTICAL, true, false, false), 1100, 420));
+            return;
+        }
+        if (t.payloads().size() < 2) return; // one payload: the table says it all
+        DefaultCategoryDataset sys = new DefaultCategoryDataset();
+        for (String name : t.names()) {
+            for (int payload : t.payloads()) {
+                CellSummary c = t.row(name, payload);
+                cps.addValue(c.callsPerSec().median(), name, payload + " B");
+                cpu.addValue(c.cpuMicrosPerCall(), name, payload + " B");
+            }
+        }
+        for (int payload : t.payloads()) {
+            for (String name : t.names()) {
+                CellSummary c = t.row(name, payload);
+                for (SyscallKind k : SyscallKind.values()) {
+                    sys.addValue(c.clientSyscalls().get(k), "client " + k.kernelName(), name + " " + payload + " B");
+                    sys.addValue(c.serverSyscalls().get(k), "server " + k.kernelName(), name + " " + payload + " B");
+                }
+            }
+        }
+        ChartImages.removeEmptyRows(sys);
+        JFreeChart c = ChartFactory.createStackedBarChart("Syscalls per call by kind (library counts, client + server)", "",
+                "syscalls per call", sys, PlotOrientation.VERTICAL, true, false, false);
+        c.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
+        sb.append(img(ChartFactory.createLineChart("Calls per second (median) by payload", "payload", "calls/s",
+                cps, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
+        sb.append(img(ChartFactory.createLineChart("CPU per call, client + server (median, us on-CPU)", "payload", "us per call",
+                cpu, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
+        sb.append(img(c, 1100, 600));
+    }
+}

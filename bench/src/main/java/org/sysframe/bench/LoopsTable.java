@@ -1,0 +1,50 @@
+package org.sysframe.bench;
+
+import org.sysframe.transport.GroutServer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The server-loops table: one server with 1 event loop and one with 2, each with 8 concurrent
+ * sysframe clients (one thread each, default pairing, 32 B pings), measured in the same interleaved
+ * rounds: aggregate calls/s of 2 loops over 1, server syscalls per request and CPU.
+ */
+final class LoopsTable {
+    private LoopsTable() {}
+
+    static final String NAME = "server-loops";
+    static final int CLIENTS = 8;
+    static final int PAYLOAD = 32;
+    static final int[] LOOPS = {1, 2};
+
+    static String cellName(int loops) { return loops == 1 ? "1 loop" : loops + " loops"; }
+
+    static BenchTable run(int rounds, boolean quick) throws IOException {
+        long calls = (quick ? 500L : 5_000L) * CLIENTS;
+        Pairing p = Pairing.named("sysframe");
+        List<String> notes = new ArrayList<>();
+        try (BenchFixture f = new BenchFixture("loops")) {
+            List<Cell> cells = new ArrayList<>();
+            for (int loops : LOOPS) {
+                String socket = f.socket("loops" + loops);
+                GroutServer server;
+                try {
+                    server = f.server(p.server(socket).loops(loops));
+                } catch (UnsupportedOperationException e) {
+                    notes.add(cellName(loops) + " not measured: this server build refuses it (" + e.getMessage() + ")");
+                    continue;
+                }
+                List<PeerThread> clients = new ArrayList<>();
+                for (int i = 0; i < CLIENTS; i++) clients.add(f.peer(new SysframePeer("client " + i, p.client(socket)), socket));
+                cells.add(new Cell(cellName(loops), PAYLOAD,
+                        CLIENTS + " clients on their own threads, " + p.framing() + ", " + loops + " server loop" + (loops == 1 ? "" : "s"),
+                        calls, calls / 2, new ClientThreadsProbe(clients, ServerSample.Source.of(server))));
+            }
+            List<Measurement> runs = RoundRunner.run("loops", cells, rounds);
+            return BenchTable.of(NAME, "Server loops, " + CLIENTS + " concurrent clients", "server", cellName(1), false,
+                    rounds, cells, runs, notes);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package org.sysframe.bench;
+
+import org.sysframe.transport.GroutServer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The strategy matrix as a table: one embedded server and one sysframe client per pairing, a cell per
+ * pairing and payload, ratios against the first pairing (the baseline).
+ */
+final class PairingTable {
+    private PairingTable() {}
+
+    static final String NAME = "matrix";
+
+    /** Calls per cell: enough for a stable median, fewer for big payloads. */
+    static long callsFor(int payload, boolean quick) {
+        long n = payload <= 1024 ? 20_000 : payload <= 8192 ? 10_000 : 3_000;
+        return quick ? n / 10 : n;
+    }
+
+    static BenchTable run(List<Pairing> pairings, int[] payloads, int rounds, boolean quick, int serverLoops) throws IOException {
+        try (BenchFixture f = new BenchFixture(NAME)) {
+            List<Cell.Probe> probes = new ArrayList<>();
+            for (Pairing p : pairings) {
+                String socket = f.socket(p.name());
+                GroutServer server = f.server(p.server(socket).loops(serverLoops));
+                PeerThread client = f.peer(new SysframePeer(p.name(), p.client(socket)), socket);
+                probes.add(new ClientThreadsProbe(List.of(client), ServerSample.Source.of(server)));
+            }
+            List<Cell> cells = new ArrayList<>();
+            for (int payload : payloads) {
+                for (int i = 0; i < pairings.size(); i++) {
+                    Pairing p = pairings.get(i);
+                    long calls = callsFor(payload, quick);
+                    cells.add(new Cell(p.name(), payload, p.description() + " (" + p.framing() + loops(serverLoops) + ")",
+                            calls, calls / 2, probes.get(i)));
+                }
+            }
+            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+            return BenchTable.of(NAME, "framing pairings", "pairing", pairings.get(0).name(), false, rounds, cells, runs, List.of());
+        }
+    }
+
+    static String loops(int n) { return n == 1 ? "" : ", " + n + " server loops"; }
+}

@@ -1,0 +1,50 @@
+package org.sysframe.bench;
+
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutServer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The peers as a table: sysframe's client and the clients a user would pick instead (the JDK's
+ * SocketChannel, jnr-unixsocket, a C client) against one embedded server with sysframe's default
+ * framing; ratios are sysframe's over the peer's. Peer syscalls come from the kernel's counters.
+ */
+final class PeerTable {
+    private PeerTable() {}
+
+    static final String NAME = "peers";
+    static final String REFERENCE = "sysframe";
+    static final int[] PAYLOADS = {32, 1024};
+
+    static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
+        long calls = quick ? 2_000 : 20_000;
+        Pairing best = Pairing.named("sysframe");
+        try (BenchFixture f = new BenchFixture("compare")) {
+            String socket = f.socket("compare");
+            GroutServer server = f.server(best.server(socket).loops(serverLoops));
+            ServerSample.Source side = ServerSample.Source.of(server);
+            List<PingPeer> javaPeers = List.of(
+                    new SysframePeer(REFERENCE, ClientOptions.defaults().send(best.clientSend()).recv(best.clientRecv())),
+                    ChannelPeer.jdk("jdk-gather", ChannelPeer.Send.GATHER, true),
+                    ChannelPeer.jdk("jdk-2write", ChannelPeer.Send.TWO_WRITES, false),
+                    ChannelPeer.jnr("jnr", ChannelPeer.Send.COPY_ONE_WRITE, true));
+            List<Cell.Probe> probes = new ArrayList<>();
+            for (PingPeer p : javaPeers) probes.add(new ClientThreadsProbe(List.of(f.peer(p, socket)), side));
+            List<CPeer> cPeers = List.of(new CPeer("c-split", "split"), new CPeer("c-sendmsg", "sendmsg"));
+            String serverSettings = "; server " + best.serverSend() + "/" + best.serverFlush().name().toLowerCase(java.util.Locale.ROOT)
+                    + PairingTable.loops(serverLoops);
+            List<Cell> cells = new ArrayList<>();
+            for (int payload : PAYLOADS) {
+                for (int i = 0; i < javaPeers.size(); i++) {
+                    cells.add(new Cell(javaPeers.get(i).name(), payload, javaPeers.get(i).framing() + serverSettings, calls, calls, probes.get(i)));
+                }
+                for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls, 0, c.probe(socket, side)));
+            }
+            List<Measurement> runs = RoundRunner.run("compare", cells, rounds);
+            return BenchTable.of(NAME, "Peers on one sysframe server", "peer", REFERENCE, true, rounds, cells, runs, List.of());
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package org.sysframe.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Writes a bench run's files: per table a CSV of its summary rows and a JSON with its rows, every
+ * round's raw figures and its goals ({@code results.*} for the matrix, {@code compare.*} for the peers,
+ * {@code server-loops.*}), and {@code report.html} when the matrix is there.
+ */
+final class ResultFiles {
+    private ResultFiles() {}
+
+    /** The base file name of a table's CSV and JSON. */
+    static String baseName(BenchTable t) {
+        return switch (t.name()) {
+            case PairingTable.NAME -> "results";
+            case PeerTable.NAME -> "compare";
+            default -> t.name();
+        };
+    }
+
+    /** Writes every file; returns their names. */
+    static List<String> writeAll(BenchRun run, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        List<String> names = new ArrayList<>();
+        for (BenchTable t : run.tables()) {
+            String base = baseName(t);
+            Files.writeString(dir.resolve(base + ".csv"), csv(t));
+            Files.writeString(dir.resolve(base + ".json"), json(run, t));
+            names.add(base + ".csv");
+            names.add(base + ".json");
+        }
+        if (run.table(PairingTable.NAME) != null) {
+            Files.writeString(dir.resolve("report.html"), HtmlReport.of(run));
+            names.add("report.html");
+        }
+        return names;
+    }
+
+    static String csv(BenchTable t) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (CellSummary c : t.rows()) rows.add(c.toMap(t.rowKind(), t.reference()));
+        StringBuilder sb = new StringBuilder();
+        List<String> header = null;
+        for (Map<String, Object> m : rows) {
+            if (header == null) {
+                header = new ArrayList<>(m.keySet());
+                sb.append(String.join(",", header)).append('\n');
+            }
+            List<String> row = new ArrayList<>();
+            for (String k : header) {
+                Object v = m.get(k);
+                String s = v instanceof Double d ? String.format(Locale.ROOT, "%.6g", d) : String.valueOf(v);
+                row.add(s.contains(",") || s.contains(";") ? "\"" + s + "\"" : s);
+            }
+            sb.append(String.join(",", row)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** One table: the run's header, the cells' settings, summary rows, every raw run, and the goals. */
+    static String json(BenchRun run, BenchTable t) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("machine", run.machine());
+        m.put("table", t.name());
+        m.put("title", t.title());
+        m.put("rounds", t.rounds());
+        m.put("quick", run.quick());
+        m.put("seconds", run.seconds());
+        m.put("server_loops", run.serverLoops());
+        m.put("reference", t.reference());
+        List<Object> cells = new ArrayList<>();
+        for (String n : t.names()) {
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("name", n);
+            c.put("settings", t.settings(n));
+            cells.add(c);
+        }
+        m.put(t.rowKind() + "s", cells);
+        List<Object> rows = new ArrayList<>();
+        for (CellSummary c : t.rows()) rows.add(c.toMap(t.rowKind(), t.reference()));
+        m.put("cells", rows);
+        List<Object> raw = new ArrayList<>();
+        for (Measurement r : t.runs()) raw.add(r.toMap());
+        m.put("runs", raw);
+        List<Object> goals = new ArrayList<>();
+        List<String> lines = new ArrayList<>();
+        for (GoalVerdict g : run.goals(t.name())) {
+            goals.add(goalMap(g));
+            lines.add(g.text());
+        }
+        m.put("goals", goals);
+        m.put("targets", lines);
+        m.put("notes", t.notes());
+        m.put("kernel_unavailable", run.kernelUnavailable());
+        return Json.write(m) + "\n";
+    }
+
+    private static Map<String, Object> goalMap(GoalVerdict g) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", g.goal().name());
+        m.put("subject", g.goal().subject());
+        m.put("versus", g.goal().versus());
+        m.put("payload", g.goal().payload());
+        m.put("metric", g.goal().metric().label());
+        m.put("want", g.goal().want());
+        m.put("per_round", java.util.Arrays.stream(g.perRound()).boxed().toList());
+        m.put("median", g.value().median());
+        m.put("min", g.value().min());
+        m.put("max", g.value().max());
+        m.put("status", g.status().label());
+        m.put("explanation", g.explanation());
+        return m;
+    }
+}

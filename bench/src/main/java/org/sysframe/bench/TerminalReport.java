@@ -1,0 +1,73 @@
+package org.sysframe.bench;
+
+import java.util.Locale;
+
+/**
+ * A bench run as printed on the terminal: per table, one row per cell with medians, [min-max] spreads,
+ * ratios, CPU and syscalls per call, then the cells' settings and the goals evaluated on that table.
+ */
+final class TerminalReport {
+    private TerminalReport() {}
+
+    static String of(BenchRun run) {
+        StringBuilder sb = new StringBuilder();
+        boolean first = true;
+        for (BenchTable t : run.tables()) {
+            if (first) {
+                sb.append(String.format(Locale.ROOT, "%d rounds%s on %s; medians, [min-max] over rounds; ratio vs %s per round%s%n",
+                        run.rounds(), run.quick() ? " (quick)" : "", run.machine(), t.reference(),
+                        run.serverLoops() == 1 ? "" : "; " + run.serverLoops() + " server loops"));
+            } else {
+                sb.append(String.format(Locale.ROOT, "%n%s (%d interleaved rounds; %s):%n", t.title(), t.rounds(),
+                        t.referenceOverRow() ? "syscalls of each peer from the kernel's counters"
+                                : "ratio vs " + t.reference() + " per round"));
+            }
+            first = false;
+            if (t.referenceOverRow()) peerRows(sb, t);
+            else rows(sb, t);
+            sb.append(t.rowKind()).append("s:\n");
+            for (String n : t.names()) sb.append(String.format(Locale.ROOT, "  %-11s %s%n", n, t.settings(n)));
+            for (String note : t.notes()) sb.append("note: ").append(note).append('\n');
+            for (GoalVerdict g : run.goals(t.name())) sb.append(g.text()).append('\n');
+        }
+        if (run.kernelUnavailable() != null) sb.append("kernel counts unavailable: ").append(run.kernelUnavailable()).append('\n');
+        return sb.toString();
+    }
+
+    private static void rows(StringBuilder sb, BenchTable t) {
+        String head = String.format(Locale.ROOT, "%-9s %6s %9s %5s %19s %7s %7s %8s  %-28s %-38s %-3s %s%n",
+                t.rowKind(), "bytes", "calls/s", "±%", "ratio [min-max]", "p50 us", "p99 us", "cpu us", "client syscalls/call",
+                "server syscalls/call", "k=l", "cpus");
+        sb.append(head).append("-".repeat(head.length() - 1)).append('\n');
+        for (int payload : t.payloads()) {
+            for (String name : t.names()) {
+                CellSummary c = t.row(name, payload);
+                if (c == null) continue;
+                sb.append(String.format(Locale.ROOT, "%-9s %6d %9.0f %5.1f %5.3f [%5.3f-%5.3f] %7.1f %7.1f %8.2f  %-28s %-38s %-3s %s%n",
+                        name, payload, c.callsPerSec().median(), c.callsPerSec().halfRangePercent(),
+                        c.ratio().median(), c.ratio().min(), c.ratio().max(),
+                        c.p50Micros().median(), c.p99Micros().median(), c.cpuMicrosPerCall(),
+                        CellSummary.describe(c.clientSyscalls()), CellSummary.describe(c.serverSyscalls()),
+                        c.kernelColumn(), c.cpus()));
+            }
+        }
+    }
+
+    private static void peerRows(StringBuilder sb, BenchTable t) {
+        String head = String.format(Locale.ROOT, "%-11s %5s %9s %19s %8s %7s %7s %9s %8s  %-30s %-38s %s%n",
+                t.rowKind(), "bytes", "calls/s", t.reference() + "/" + t.rowKind(), "cpu s/p", "p50 us", "p99 us", "client us",
+                "server us", "client syscalls/call (kernel)", "server syscalls/call", "cpus");
+        sb.append(head).append("-".repeat(head.length() - 1)).append('\n');
+        for (int payload : t.payloads()) {
+            for (String name : t.names()) {
+                CellSummary r = t.row(name, payload);
+                if (r == null) continue;
+                sb.append(String.format(Locale.ROOT, "%-11s %5d %9.0f %5.3f [%5.3f-%5.3f] %8.3f %7.1f %7.1f %9.2f %8.2f  %-30s %-38s %s%n",
+                        name, payload, r.callsPerSec().median(), r.referenceRatio().median(), r.referenceRatio().min(),
+                        r.referenceRatio().max(), r.clientCpuReferenceRatio().median(), r.p50Micros().median(),
+                        r.p99Micros().median(), r.clientCpuMicros().median(), r.serverCpuMicros().median(),
+                        CellSummary.describe(r.clientSyscalls()), CellSummary.describe(r.serverSyscalls()), r.cpus()));
+            }
+        }
+    }
+}
