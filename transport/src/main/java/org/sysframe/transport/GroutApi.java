@@ -1,7 +1,7 @@
 package org.sysframe.transport;
 
 /**
- * Constants of Grout's API protocol (../shared/PROTOCOL.md): message types of the main module, limits,
+ * Constants of Grout's API protocol (docs/wire-format.md): message types of the main module, limits,
  * and the socket path rules.
  */
 public final class GroutApi {

@@ -12,7 +12,7 @@ public final class MessageSpecs {
 
     private TypeTable<Spec> specs = new TypeTable<>();
 
-    /** The main module's messages (PROTOCOL.md). */
+    /** The main module's messages (docs/wire-format.md). */
     public static MessageSpecs grout() {
         return new MessageSpecs()
                 // Older Grout servers answer GR_HELLO with no payload: accepted, max_ifaces is then unknown.
