@@ -7,10 +7,8 @@ import org.sysframe.testsupport.Gc;
 import org.sysframe.testsupport.ProcessProbe;
 import org.sysframe.transport.support.ServerFixture;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

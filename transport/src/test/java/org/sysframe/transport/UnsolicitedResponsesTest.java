@@ -1,59 +1,26 @@
 package org.sysframe.transport;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.sysframe.testsupport.Awaits;
-import org.sysframe.testsupport.Gc;
-import org.sysframe.testsupport.ProcessProbe;
 import org.sysframe.testsupport.WireBytes;
-import org.sysframe.transport.support.ClientStreamModel;
 import org.sysframe.transport.support.Payloads;
 import org.sysframe.transport.support.PoliteClient;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.support.RawSockets;
-import org.sysframe.transport.support.ResponseReader;
 import org.sysframe.transport.support.ServerFixture;
-import org.sysframe.transport.support.fuzz.FrameFuzzer;
-import org.sysframe.transport.support.fuzz.FuzzConnection;
-import org.sysframe.unix.Errno;
-import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
-import org.sysframe.unix.UnixSocket;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
-import java.util.Locale;
-import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.sysframe.testsupport.Awaits.awaitUntil;
 import static org.sysframe.transport.support.Payloads.nativeCopy;
-import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 
 /**
  * Responses no request of the client asked for (an id never sent, the id the client will use next) are

@@ -1,7 +1,6 @@
 package org.sysframe.transport.support.fuzz;
 
 import org.sysframe.testsupport.Awaits;
-import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.GroutApi;
 import org.sysframe.transport.RequestHeader;
@@ -9,15 +8,12 @@ import org.sysframe.transport.ResponseHeader;
 import org.sysframe.transport.support.PoliteClient;
 import org.sysframe.transport.support.RawSockets;
 import org.sysframe.transport.support.ResponseReader;
-import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;

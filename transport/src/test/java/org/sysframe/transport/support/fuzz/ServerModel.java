@@ -1,35 +1,11 @@
 package org.sysframe.transport.support.fuzz;
 
 import org.sysframe.testsupport.WireBytes;
-import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.GroutApi;
 import org.sysframe.transport.RequestHeader;
-import org.sysframe.transport.ResponseHeader;
-import org.sysframe.transport.support.PoliteClient;
-import org.sysframe.transport.support.RawSockets;
-import org.sysframe.transport.support.ResponseReader;
 import org.sysframe.unix.Errno;
-import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.SyscallCounters;
-import org.sysframe.unix.UnixSocket;
 
 import java.util.Arrays;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
-
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * What a server must answer to a request byte stream sent after a successful GR_HELLO, computed
