@@ -25,10 +25,9 @@ public final class PrivilegeGate implements ExecutionCondition, BeforeEachCallba
         String missing = missing(context.getElement());
         if (missing == null) return ConditionEvaluationResult.enabled("has what it needs");
         if (Privileges.mustRun()) return ConditionEvaluationResult.enabled("root or CI: must run (" + missing + ")");
-        String line = "skipped: " + missing;
         String where = context.getRequiredTestClass().getName() + context.getTestMethod().map(m -> "#" + m.getName()).orElse("");
-        if (ANNOUNCED.add(where)) System.err.println("[sysframe] " + where + " " + line);
-        return ConditionEvaluationResult.disabled(line);
+        if (ANNOUNCED.add(where)) System.err.println("[sysframe] " + where + " skipped: " + missing);
+        return ConditionEvaluationResult.disabled(missing);
     }
 
     @Override
