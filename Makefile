@@ -31,8 +31,17 @@ tracefs:
 	  else echo "warning: tracefs is not mounted and we are not root: kernel syscall counters will be unavailable"; fi; \
 	fi
 
+# Ends with a summary from the surefire reports: tests run, skipped, and why (tests that need root, the
+# kernel's syscall counters or strace skip, saying why, only for a non-root user outside CI).
 test: tracefs c-peer
-	$(MVN) install
+	@rm -rf */target/surefire-reports
+	@rc=0; $(MVN) install || rc=$$?; \
+	awk '/<testsuite /{ if (match($$0, /tests="[0-9]+"/)) t += substr($$0, RSTART+7, RLENGTH-8); \
+	                    if (match($$0, /skipped="[0-9]+"/)) s += substr($$0, RSTART+9, RLENGTH-10) } \
+	     /<skipped message="/{ match($$0, /message="[^"]*"/); r[substr($$0, RSTART+9, RLENGTH-10)]++ } \
+	     END { printf "test summary: %d tests, %d skipped\n", t, s; for (k in r) printf "test summary: %d skipped: %s\n", r[k], k }' \
+	  $$(ls */target/surefire-reports/TEST-*.xml 2>/dev/null) /dev/null; \
+	exit $$rc
 
 bench: tracefs build
 	./sysframe matrix $(BENCH_ARGS)

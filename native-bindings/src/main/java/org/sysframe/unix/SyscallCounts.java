@@ -24,6 +24,41 @@ public final class SyscallCounts {
         return new SyscallCounts(java.util.Arrays.copyOf(perKind, SyscallKind.count()));
     }
 
+    /** Counts by kind, e.g. {@code of(Map.of(SyscallKind.SENDTO, 1000L))}; kinds not in the map are 0. */
+    public static SyscallCounts of(java.util.Map<SyscallKind, Long> byKind) {
+        Builder b = builder();
+        byKind.forEach(b::count);
+        return b.build();
+    }
+
+    /** A builder naming each kind, e.g. {@code SyscallCounts.builder().sendto(1000).recvfrom(1000).epollWait(1000).build()}. */
+    public static Builder builder() { return new Builder(); }
+
+    /** Sets counts kind by kind; kinds never set are 0. */
+    public static final class Builder {
+        private final long[] counts = new long[SyscallKind.count()];
+
+        private Builder() {}
+
+        /** Sets the count of kind (the last value set for a kind wins). */
+        public Builder count(SyscallKind kind, long n) {
+            counts[kind.ordinal()] = n;
+            return this;
+        }
+
+        public Builder sendto(long n) { return count(SyscallKind.SENDTO, n); }
+        public Builder recvfrom(long n) { return count(SyscallKind.RECVFROM, n); }
+        public Builder sendmsg(long n) { return count(SyscallKind.SENDMSG, n); }
+        public Builder recvmsg(long n) { return count(SyscallKind.RECVMSG, n); }
+        public Builder writev(long n) { return count(SyscallKind.WRITEV, n); }
+        public Builder readv(long n) { return count(SyscallKind.READV, n); }
+        public Builder epollWait(long n) { return count(SyscallKind.EPOLL_WAIT, n); }
+        public Builder read(long n) { return count(SyscallKind.READ, n); }
+        public Builder write(long n) { return count(SyscallKind.WRITE, n); }
+
+        public SyscallCounts build() { return new SyscallCounts(counts.clone()); }
+    }
+
     public long get(SyscallKind kind) { return counts[kind.ordinal()]; }
 
     /** The sum over every kind. */

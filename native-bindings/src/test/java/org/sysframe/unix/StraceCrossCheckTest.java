@@ -1,5 +1,6 @@
 package org.sysframe.unix;
 
+import org.sysframe.testsupport.NeedsStrace;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,8 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The third witness: {@code strace -f -c} of a child JVM running {@link StraceWorkload} counts the same
  * sendto and recvfrom calls as the library does. Runs wherever strace is installed (it is on this
- * machine kind: this test fails rather than skips when it is missing).
+ * machine kind; @NeedsStrace skips it, saying so, only for a non-root user outside CI).
  */
+@NeedsStrace
 class StraceCrossCheckTest {
     @Test
     void straceCountsWhatTheLibraryCounts(@TempDir Path dir) throws Exception {

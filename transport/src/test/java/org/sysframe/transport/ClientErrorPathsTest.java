@@ -6,9 +6,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.sysframe.testsupport.WireBytes;
+import org.sysframe.transport.support.RawRequest;
+import org.sysframe.transport.support.RawServer;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
@@ -16,13 +18,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,6 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.sysframe.transport.support.Payloads.nativeCopy;
+import static org.sysframe.transport.support.Payloads.pattern;
 
 /**
  * How a {@link GroutClient} fails when the server misbehaves (a hand-written raw server that answers
@@ -38,226 +38,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ClientErrorPathsTest {
-    /** What the raw server answers in GR_HELLO. */
-    static final int RAW_MAX_IFACES = 0x1234;
-
     @TempDir Path dir;
 
     String sock(String name) { return dir.resolve(name).toString(); }
 
     static ClientOptions client(String path, String recvFraming) {
         return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recvFraming));
-    }
-
-    /** n bytes that differ from those of any other seed. */
-    static byte[] pattern(int n, int seed) {
-        byte[] b = new byte[n];
-        for (int i = 0; i < n; i++) b[i] = (byte) (seed * 31 + i * 7 + (i >>> 8) * 13);
-        return b;
-    }
-
-    static MemorySegment nativeCopy(Arena a, byte[] bytes) {
-        MemorySegment s = a.allocate(Math.max(1, bytes.length), 8).asSlice(0, bytes.length);
-        MemorySegment.copy(bytes, 0, s, JAVA_BYTE, 0, bytes.length);
-        return s;
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // The raw test server: one connection, blocking reads and writes of raw header bytes.
-
-    /** A request as the raw server read it off the wire. */
-    record RawRequest(int id, int type, byte[] payload) {}
-
-    /** The raw server's side of its one connection (used on the server thread only). */
-    static final class RawConn {
-        final UnixSocket socket;
-        private final MemorySegment in;
-        private final MemorySegment out;
-
-        RawConn(UnixSocket socket, Arena arena) {
-            this.socket = socket;
-            this.in = arena.allocate(GroutApi.MAX_MSG_LEN + 64L, 8);
-            this.out = arena.allocate(2L * GroutApi.MAX_MSG_LEN + 64L, 8);
-        }
-
-        /** Reads one request header (12 bytes: id, type, payload_len) and its payload. */
-        RawRequest readRequest() throws ErrnoException {
-            socket.recvFully(in, 0, 12);
-            int id = in.get(JAVA_INT_UNALIGNED, 0);
-            int type = in.get(JAVA_INT_UNALIGNED, 4);
-            long len = Integer.toUnsignedLong(in.get(JAVA_INT_UNALIGNED, 8));
-            if (len > GroutApi.MAX_MSG_LEN) throw new AssertionError("raw server: request payload_len " + len);
-            socket.recvFully(in, 0, len);
-            return new RawRequest(id, type, in.asSlice(0, len).toArray(JAVA_BYTE));
-        }
-
-        /** Reads a request and checks its type and payload. */
-        RawRequest expect(int type, byte[] payload) throws ErrnoException {
-            RawRequest r = readRequest();
-            assertEquals(type, r.type(), "raw server: request type");
-            assertArrayEquals(payload, r.payload(), "raw server: request payload");
-            return r;
-        }
-
-        /** Bytes of a response: for_id, status, payload_len (as declared), then the payload bytes given. */
-        static byte[] response(int forId, int status, long declaredLen, byte[] payload) {
-            byte[] b = new byte[12 + payload.length];
-            MemorySegment s = MemorySegment.ofArray(b);
-            s.set(JAVA_INT_UNALIGNED, 0, forId);
-            s.set(JAVA_INT_UNALIGNED, 4, status);
-            s.set(JAVA_INT_UNALIGNED, 8, (int) declaredLen);
-            System.arraycopy(payload, 0, b, 12, payload.length);
-            return b;
-        }
-
-        static byte[] response(int forId, int status, byte[] payload) {
-            return response(forId, status, payload.length, payload);
-        }
-
-        /** Bytes of an event: ev_type, 4 bytes of padding, u64 payload_len, then the payload. */
-        static byte[] event(int evType, byte[] payload) {
-            byte[] b = new byte[16 + payload.length];
-            MemorySegment s = MemorySegment.ofArray(b);
-            s.set(JAVA_INT_UNALIGNED, 0, evType);
-            s.set(JAVA_LONG_UNALIGNED, 8, payload.length);
-            System.arraycopy(payload, 0, b, 16, payload.length);
-            return b;
-        }
-
-        /** Bytes of an event header alone, declaring payload_len (a u64). */
-        static byte[] eventHeader(int evType, long declaredLen) {
-            byte[] b = new byte[16];
-            MemorySegment s = MemorySegment.ofArray(b);
-            s.set(JAVA_INT_UNALIGNED, 0, evType);
-            s.set(JAVA_LONG_UNALIGNED, 8, declaredLen);
-            return b;
-        }
-
-        static byte[] concat(byte[]... parts) {
-            int n = 0;
-            for (byte[] p : parts) n += p.length;
-            byte[] all = new byte[n];
-            int at = 0;
-            for (byte[] p : parts) {
-                System.arraycopy(p, 0, all, at, p.length);
-                at += p.length;
-            }
-            return all;
-        }
-
-        /** Writes raw bytes, all of them, in one send call where the kernel takes them. */
-        void write(byte[] bytes) throws ErrnoException {
-            MemorySegment.copy(bytes, 0, out, JAVA_BYTE, 0, bytes.length);
-            socket.sendFully(out, 0, bytes.length);
-        }
-
-        void respond(int forId, int status, byte[] payload) throws ErrnoException {
-            write(response(forId, status, payload));
-        }
-
-        /** Answers GR_HELLO as Grout does: for_id = id, status 0, u16 max_ifaces. */
-        void answerHello() throws ErrnoException {
-            RawRequest r = readRequest();
-            assertEquals(GroutApi.HELLO, r.type(), "raw server: first request");
-            assertEquals(GroutApi.HELLO_REQUEST_SIZE, r.payload().length, "raw server: hello size");
-            assertEquals(GroutApi.DEFAULT_API_VERSION, MemorySegment.ofArray(r.payload()).get(JAVA_INT_UNALIGNED, 0));
-            byte[] maxIfaces = new byte[2];
-            MemorySegment.ofArray(maxIfaces).set(JAVA_SHORT_UNALIGNED, 0, (short) RAW_MAX_IFACES);
-            respond(r.id(), 0, maxIfaces);
-        }
-
-        /**
-         * Waits until the client closes its end; any byte it sends instead is a failure. A client that
-         * closes with bytes of ours unread makes this recv fail with ECONNRESET rather than return 0
-         * (which one depends on whether its shutdown or its close is seen first): both mean closed.
-         */
-        void awaitEof() throws ErrnoException {
-            long n;
-            try {
-                n = socket.recv(in, 0, 1, 0);
-            } catch (ErrnoException e) {
-                if (e.errno() == Errno.ECONNRESET) return;
-                throw e;
-            }
-            if (n != 0) throw new AssertionError("raw server: expected EOF, got " + n);
-        }
-    }
-
-    /**
-     * A server thread that accepts one connection, answers GR_HELLO, then runs a script. Closing it
-     * closes the connection and the listener, joins the thread and removes the socket file.
-     */
-    static final class RawServer implements AutoCloseable {
-        interface Script {
-            void run(RawConn c) throws Exception;
-        }
-
-        private final String path;
-        private final UnixSocket listener;
-        private final Thread thread;
-        private final CompletableFuture<Void> done = new CompletableFuture<>();
-        private UnixSocket conn;
-        private boolean closing;
-
-        RawServer(String path, Script script) throws ErrnoException {
-            this.path = path;
-            this.listener = UnixSocket.listen(path, 0600, 4, false);
-            this.thread = new Thread(() -> serve(script), "raw test server " + path);
-            this.thread.setDaemon(true);
-            this.thread.start();
-        }
-
-        private void serve(Script script) {
-            try (Arena arena = Arena.ofConfined()) {
-                UnixSocket s = listener.accept(new SyscallCounters("raw server connection"));
-                if (!adopt(s)) {
-                    done.complete(null);
-                    return;
-                }
-                s.setNonBlocking(false); // accept4 gives a non-blocking socket: this server blocks
-                RawConn c = new RawConn(s, arena);
-                c.answerHello();
-                script.run(c);
-                done.complete(null);
-            } catch (Throwable t) {
-                done.completeExceptionally(t);
-            } finally {
-                synchronized (this) {
-                    if (conn != null) conn.close();
-                }
-            }
-        }
-
-        private synchronized boolean adopt(UnixSocket s) {
-            if (closing || s == null) {
-                if (s != null) s.close();
-                return false;
-            }
-            conn = s;
-            return true;
-        }
-
-        /** Waits for the script to finish and rethrows what failed in it (assertions included). */
-        void awaitScript() throws Exception {
-            try {
-                done.get(20, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof Error err) throw err;
-                throw (Exception) e.getCause();
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            synchronized (this) {
-                closing = true;
-                if (conn != null) conn.close();
-            }
-            listener.close(); // wakes a thread still blocked in accept (EINVAL)
-            thread.join(10_000);
-            UnixSocket.unlink(path);
-            if (thread.isAlive()) throw new AssertionError("raw server thread did not stop");
-        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -274,7 +60,7 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            assertEquals(RAW_MAX_IFACES, client.maxIfaces());
+            assertEquals(RawServer.DEFAULT_MAX_IFACES, client.maxIfaces());
             Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(3, 1)));
             assertEquals(0, r.status());
             assertEquals(GroutApi.MAX_MSG_LEN, r.length());
@@ -290,7 +76,7 @@ class ClientErrorPathsTest {
         String path = sock("over.sock");
         try (RawServer raw = new RawServer(path, c -> {
                 RawRequest r = c.expect(GroutApi.PING, pattern(8, 2));
-                c.write(RawConn.response(r.id(), 0, GroutApi.MAX_MSG_LEN + 1L, new byte[0]));
+                c.write(WireBytes.response(r.id(), 0, GroutApi.MAX_MSG_LEN + 1L, new byte[0]));
                 c.awaitEof();
             });
              GroutClient client = GroutClient.connect(client(path, framing));
@@ -324,7 +110,7 @@ class ClientErrorPathsTest {
         long len = Long.parseUnsignedLong(declared); // 2^32 + 5: its low 32 bits alone would read as 5
         try (RawServer raw = new RawServer(path, c -> {
                 c.expect(GroutApi.PING, pattern(8, 20));
-                c.write(RawConn.concat(RawConn.eventHeader(GroutApi.type(0x5f5f, 0x10), len), pattern(5, 21)));
+                c.write(WireBytes.concat(WireBytes.eventHeader(GroutApi.type(0x5f5f, 0x10), len), pattern(5, 21)));
                 c.awaitEof();
             });
              GroutClient client = GroutClient.connect(client(path, framing));
@@ -348,7 +134,7 @@ class ClientErrorPathsTest {
         try (RawServer raw = new RawServer(path, c -> {
                 RawRequest r = c.expect(GroutApi.PING, pattern(100, 3));
                 // Declares 100 bytes, sends 40, then closes.
-                c.write(RawConn.response(r.id(), 0, 100, Arrays.copyOf(pattern(100, 3), 40)));
+                c.write(WireBytes.response(r.id(), 0, 100, Arrays.copyOf(pattern(100, 3), 40)));
                 c.socket.close();
             });
              GroutClient client = GroutClient.connect(client(path, framing));

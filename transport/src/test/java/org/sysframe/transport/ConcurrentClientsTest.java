@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.unix.Self;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -112,8 +113,7 @@ class ConcurrentClientsTest {
         assertEquals((long) THREADS * PINGS, matched.get(), "responses matched");
 
         // The clients closed their sockets; the server sees each EOF on its loop thread.
-        for (int i = 0; i < 2_000 && server.connectionCount() != 0; i++) Thread.sleep(5);
-        assertEquals(0, server.connectionCount());
+        ServerFixture.awaitConnectionCount(server, 0);
 
         List<ConnectionStats> closed = server.closedConnections();
         assertEquals(THREADS, closed.size());

@@ -4,19 +4,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
+import org.sysframe.testsupport.Gc;
+import org.sysframe.testsupport.ProcessProbe;
+import org.sysframe.testsupport.ProcessProbe.Nmt;
+import org.sysframe.transport.support.ServerFixture;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -44,56 +42,8 @@ class ConnectionChurnTest {
         if (server != null) server.close();
     }
 
-    /** Committed bytes of NMT's total and of its "Other" category. */
-    record Nmt(long totalCommitted, long otherCommitted) {
-        @Override
-        public String toString() {
-            return String.format(Locale.ROOT, "total committed %,d KiB, Other committed %,d bytes", totalCommitted / 1024, otherCommitted);
-        }
-    }
-
-    private static final Pattern TOTAL = Pattern.compile("^Total: reserved=\\d+(B|KB|MB|GB)?, committed=(\\d+)(B|KB|MB|GB)?", Pattern.MULTILINE);
-    private static final Pattern OTHER = Pattern.compile("^-\\s+Other \\(reserved=\\d+(B|KB|MB|GB)?, committed=(\\d+)(B|KB|MB|GB)?\\)", Pattern.MULTILINE);
-
-    private static long scaled(String number, String unit) {
-        long n = Long.parseLong(number);
-        return switch (unit == null ? "B" : unit) {
-            case "KB" -> n << 10;
-            case "MB" -> n << 20;
-            case "GB" -> n << 30;
-            default -> n;
-        };
-    }
-
-    static Nmt nativeMemory() throws Exception {
-        MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
-        String out = (String) mbs.invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
-                new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
-        Matcher total = TOTAL.matcher(out);
-        assertTrue(total.find(), "no NMT total (is -XX:NativeMemoryTracking=summary set?):\n" + out);
-        Matcher other = OTHER.matcher(out);
-        // NMT omits categories under 1 KB: then "Other" is (nearly) empty.
-        long otherBytes = other.find() ? scaled(other.group(2), other.group(3)) : 0;
-        return new Nmt(scaled(total.group(2), total.group(3)), otherBytes);
-    }
-
-    static long openFds() throws IOException {
-        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-            return s.count();
-        }
-    }
-
-    private void awaitNoConnections() throws InterruptedException {
-        for (int i = 0; i < 2_000 && server.connectionCount() != 0; i++) Thread.sleep(5);
-        assertEquals(0, server.connectionCount(), "server.connectionCount()");
-    }
-
-    /** Lets the GC free what automatic arenas hold (the 4-byte errno capture segment of each socket). */
-    private static void settleGarbage() throws InterruptedException {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(100);
-        }
+    private void awaitNoConnections() {
+        ServerFixture.awaitConnectionCount(server, 0);
     }
 
     private static void churn(String path, int count, MemorySegment payload) throws IOException {
@@ -123,20 +73,20 @@ class ConnectionChurnTest {
                 // Warm-up: classes loaded, code compiled, the MBean server and NMT reporting set up.
                 churn(path, WARM_UP, payload);
                 awaitNoConnections();
-                settleGarbage();
-                nativeMemory();
-                openFds();
+                Gc.settle();
+                ProcessProbe.nativeMemory();
+                ProcessProbe.openFds();
 
-                Nmt before = nativeMemory();
-                long fdsBefore = openFds();
+                Nmt before = ProcessProbe.nativeMemory();
+                long fdsBefore = ProcessProbe.openFds();
                 System.out.printf(Locale.ROOT, "churn: before %,d connections: %d open fds, NMT %s%n", CONNECTIONS, fdsBefore, before);
 
                 churn(path, CONNECTIONS, payload);
                 awaitNoConnections();
-                settleGarbage();
+                Gc.settle();
 
-                Nmt after = nativeMemory();
-                long fdsAfter = openFds();
+                Nmt after = ProcessProbe.nativeMemory();
+                long fdsAfter = ProcessProbe.openFds();
                 System.out.printf(Locale.ROOT, "churn: after  %,d connections: %d open fds, NMT %s%n", CONNECTIONS, fdsAfter, after);
                 System.out.printf(Locale.ROOT, "churn: growth: fds %+d, Other committed %+,d bytes, total committed %+,d KiB%n",
                         fdsAfter - fdsBefore, after.otherCommitted() - before.otherCommitted(),

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.testsupport.ProcessProbe;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.unix.KernelSyscallCounter;
@@ -164,6 +166,7 @@ class EventLoopsTest {
     }
 
     @Test
+    @NeedsKernelCounter
     void libraryAndKernelCountsAgreeOnEveryLoopThread() throws Exception {
         String path = dir.resolve("counts.sock").toString();
         try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).loops(2))) {
@@ -200,11 +203,11 @@ class EventLoopsTest {
         String path = dir.resolve("busy.sock").toString();
         // Warm up once so that class loading and first-use allocations are not counted.
         runBusyAndClose(path, 16);
-        long fds0 = ConnectionChurnTest.openFds();
-        ConnectionChurnTest.Nmt nmt0 = ConnectionChurnTest.nativeMemory();
+        long fds0 = ProcessProbe.openFds();
+        ProcessProbe.Nmt nmt0 = ProcessProbe.nativeMemory();
         for (int round = 0; round < 10; round++) runBusyAndClose(path, 16);
-        long fds1 = ConnectionChurnTest.openFds();
-        ConnectionChurnTest.Nmt nmt1 = ConnectionChurnTest.nativeMemory();
+        long fds1 = ProcessProbe.openFds();
+        ProcessProbe.Nmt nmt1 = ProcessProbe.nativeMemory();
         System.out.printf("close under traffic x10 (4 loops, 16 clients): fds %d -> %d, NMT Other %d -> %d bytes%n",
                 fds0, fds1, nmt0.otherCommitted(), nmt1.otherCommitted());
         assertEquals(fds0, fds1, "open fds");

@@ -4,9 +4,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.sysframe.transport.ClientErrorPathsTest.RawConn;
-import org.sysframe.transport.ClientErrorPathsTest.RawRequest;
-import org.sysframe.transport.ClientErrorPathsTest.RawServer;
+import org.sysframe.testsupport.WireBytes;
+import org.sysframe.transport.support.RawRequest;
+import org.sysframe.transport.support.RawServer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,9 +18,8 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.sysframe.transport.ClientErrorPathsTest.client;
-import static org.sysframe.transport.ClientErrorPathsTest.nativeCopy;
-import static org.sysframe.transport.ClientErrorPathsTest.pattern;
+import static org.sysframe.transport.support.Payloads.nativeCopy;
+import static org.sysframe.transport.support.Payloads.pattern;
 
 /**
  * Responses that do not come in request order: the client keeps the ones not awaited aside and hands
@@ -29,6 +28,10 @@ import static org.sysframe.transport.ClientErrorPathsTest.pattern;
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class OutOfOrderResponsesTest {
     @TempDir Path dir;
+
+    private static ClientOptions client(String path, String recvFraming) {
+        return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recvFraming));
+    }
 
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
@@ -40,7 +43,7 @@ class OutOfOrderResponsesTest {
                 RawRequest r1 = c.expect(GroutApi.PING, a);
                 RawRequest r2 = c.expect(GroutApi.PING, b);
                 // Both responses, second request's first, in one write.
-                c.write(RawConn.concat(RawConn.response(r2.id(), 0, r2.payload()), RawConn.response(r1.id(), 0, r1.payload())));
+                c.write(WireBytes.concat(WireBytes.response(r2.id(), 0, r2.payload()), WireBytes.response(r1.id(), 0, r1.payload())));
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {
@@ -76,8 +79,8 @@ class OutOfOrderResponsesTest {
         byte[] ping = pattern(33, 5);
         try (RawServer raw = new RawServer(path, c -> {
                 RawRequest r = c.expect(GroutApi.PING, ping);
-                c.write(RawConn.concat(RawConn.event(evType, ev), RawConn.event(evType + 1, bigEv),
-                        RawConn.response(r.id(), 0, r.payload())));
+                c.write(WireBytes.concat(WireBytes.event(evType, ev), WireBytes.event(evType + 1, bigEv),
+                        WireBytes.response(r.id(), 0, r.payload())));
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.testsupport.NeedsRoot;
+import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.unix.Self;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -108,11 +110,6 @@ class ServerLifecycleTest {
 
     private static void pingAndCheck(GroutClient c, int seed, int len) throws IOException {
         pingAndCheck(c, pattern(seed, len));
-    }
-
-    private static void waitForConnectionCount(GroutServer s, int expected) throws InterruptedException {
-        for (int i = 0; i < 2_000 && s.connectionCount() != expected; i++) Thread.sleep(5);
-        assertEquals(expected, s.connectionCount(), "server.connectionCount()");
     }
 
     private record RawResponse(int forId, int status, byte[] payload) {}
@@ -311,7 +308,7 @@ class ServerLifecycleTest {
                 }
                 pingAndCheck(before, 5, 43);
             }
-            waitForConnectionCount(first, 0);
+            ServerFixture.awaitConnectionCount(first, 0);
         });
     }
 
@@ -439,6 +436,7 @@ class ServerLifecycleTest {
     }
 
     @Test
+    @NeedsRoot
     void connectionFromAnotherUidIsRefusedUnlessAllowedAndTheServerRecordsThatUid() throws Exception {
         // Abstract names have no file permissions, so a client of another uid can reach the server.
         String name = "@sysframe-test-uid-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
@@ -467,7 +465,7 @@ class ServerLifecycleTest {
                 assertEquals((int) ProcessHandle.current().pid(), p.get(JAVA_INT_UNALIGNED, 4), "Request.peerPid()");
                 assertEquals(1, s.connectionCount());
             }
-            waitForConnectionCount(s, 0);
+            ServerFixture.awaitConnectionCount(s, 0);
             List<ConnectionStats> closed = s.closedConnections();
             assertEquals(1, closed.size(), "the refused connection is not recorded, the accepted one is");
             assertEquals(2, closed.get(0).requests());

@@ -3,11 +3,12 @@ package org.sysframe.transport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.testsupport.Gc;
+import org.sysframe.testsupport.ProcessProbe;
+import org.sysframe.transport.support.ServerFixture;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,14 +68,7 @@ class SoakTest {
         return r.nextInt(64 * 1024 + 1, GroutApi.MAX_MSG_LEN + 1); // ..128 KiB
     }
 
-    static long rssBytes() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-        }
-        throw new IllegalStateException("no VmRSS in /proc/self/status");
-    }
-
-    record Sample(String when, long rss, ConnectionChurnTest.Nmt nmt, long fds, int connections) {
+    record Sample(String when, long rss, ProcessProbe.Nmt nmt, long fds, int connections) {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "%s: RSS %,d KiB, %s, %d fds, %d connections", when, rss / 1024, nmt, fds, connections);
@@ -82,11 +76,8 @@ class SoakTest {
     }
 
     private Sample sample(String when) throws Exception {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(100);
-        }
-        return new Sample(when, rssBytes(), ConnectionChurnTest.nativeMemory(), ConnectionChurnTest.openFds(), server.connectionCount());
+        Gc.settle();
+        return new Sample(when, ProcessProbe.rssBytes(), ProcessProbe.nativeMemory(), ProcessProbe.openFds(), server.connectionCount());
     }
 
     /** Holds every client between two requests while memory is sampled. */
@@ -201,7 +192,7 @@ class SoakTest {
             for (Thread th : threads) th.join();
             long elapsed = System.nanoTime() - start;
 
-            for (int i = 0; i < 2_000 && server.connectionCount() != 0; i++) Thread.sleep(5);
+            ServerFixture.awaitConnectionCount(server, 0);
             Sample after = sample("after all disconnected");
 
             long n = requests.get();

@@ -22,8 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.sysframe.transport.ClientErrorPathsTest.nativeCopy;
-import static org.sysframe.transport.ClientErrorPathsTest.pattern;
+import static org.sysframe.transport.support.Payloads.nativeCopy;
+import static org.sysframe.transport.support.Payloads.pattern;
 
 /**
  * Stream responses (many items then an empty terminator) and events pushed to subscribers, through a

@@ -1,4 +1,10 @@
-package org.sysframe.transport;
+package org.sysframe.transport.support;
+
+import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.RequestHeader;
+import org.sysframe.transport.ResponseHeader;
+import org.sysframe.transport.ServerOptions;
 
 import org.sysframe.unix.UnixSocket;
 
@@ -14,7 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
- * The child process of {@link FaultsTest}: a separate JVM, so that the test can SIGKILL it or start it
+ * The child process of the fault tests (a peer killed mid-request, descriptor exhaustion): a separate JVM, so that the test can SIGKILL it or start it
  * with a low descriptor limit. It reports on stdout, one line per fact, and reads commands on stdin.
  *
  * <ul>
@@ -31,8 +37,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
  */
 public final class FaultChild {
     /** The incomplete request's declared payload, and how much of it the child sends. */
-    static final int DECLARED = GroutApi.MAX_MSG_LEN;
-    static final int SENT_PAYLOAD = 60 * 1024;
+    public static final int DECLARED = GroutApi.MAX_MSG_LEN;
+    public static final int SENT_PAYLOAD = 60 * 1024;
 
     private FaultChild() {}
 

@@ -1,0 +1,183 @@
+package org.sysframe.transport;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.function.Executable;
+import org.sysframe.testsupport.ChildProcess;
+import org.sysframe.testsupport.ProcessProbe;
+import org.sysframe.transport.support.DescriptorLimits;
+import org.sysframe.transport.support.FaultChild;
+import org.sysframe.transport.support.OwnedClient;
+import org.sysframe.transport.support.ServerFixture;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.sysframe.transport.support.Pings.ping;
+
+/**
+ * A server out of descriptors (EMFILE) pauses accepting, keeps serving its connections, and resumes once
+ * descriptors are free again, whether or not one of its own connections closes.
+ * Outcomes are exact; waits are bounded only as hang guards.
+ */
+class DescriptorExhaustionTest {
+    private static final Duration HANG_GUARD = Duration.ofSeconds(90);
+    private static final int RECV_TIMEOUT_MS = 30_000;
+
+    @RegisterExtension
+    final ServerFixture fx = new ServerFixture();
+
+    private static void guard(Executable body) {
+        assertTimeoutPreemptively(HANG_GUARD, body);
+    }
+
+    private static ClientOptions clientOptions(String path) {
+        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RECV_TIMEOUT_MS);
+    }
+
+    private static final Predicate<String> EMFILE_LINE = l -> l.contains("accept failed") && l.contains("EMFILE");
+
+    private static String countOf(ChildProcess child) throws Exception {
+        child.command("count");
+        return child.awaitLine(l -> l.startsWith("COUNT "));
+    }
+
+    /** The child's server's open and closed connection counts, as it answers the "count" command. */
+    private static int[] counts(ChildProcess child) throws Exception {
+        String[] f = countOf(child).split(" ");
+        return new int[] {Integer.parseInt(f[1]), Integer.parseInt(f[2])};
+    }
+
+    @Test
+    void serverOutOfDescriptorsPausesAcceptingKeepsServingAndResumesWhenAConnectionCloses() throws Exception {
+        final int limit = 64;
+        String p = fx.path("emfile.sock");
+        guard(() -> {
+            ChildProcess child = new ChildProcess(DescriptorLimits.withDescriptorLimit(limit, ChildProcess.javaCommand(FaultChild.class, "server", p)));
+            fx.track(child);
+            String ready = child.awaitLine(l -> l.startsWith("READY "));
+            ClientOptions o = clientOptions(p).receiveTimeoutMillis(60_000);
+
+            // Connect one client at a time until the child logs that accept failed with EMFILE. Its
+            // loop accepts until the backlog is empty, and accept4 reports EMFILE before it looks for
+            // a connection: the warning comes from the accept after the one that took the last free
+            // descriptor, whether or not a connection is waiting. The child's count says which.
+            List<OwnedClient> accepted = new ArrayList<>();
+            OwnedClient pending = null;
+            for (int i = 0; i < 2 * limit && child.count(EMFILE_LINE) == 0; i++) {
+                OwnedClient c = new OwnedClient(o);
+                fx.track(c);
+                while (!c.client.isDone() && child.count(EMFILE_LINE) == 0) Thread.sleep(1);
+                if (c.client.isDone() || counts(child)[0] == accepted.size() + 1) {
+                    c.awaitConnected(); // accepted: its hello is answered
+                    accepted.add(c);
+                } else {
+                    pending = c; // met the full table itself: it waits in the backlog
+                }
+            }
+            assertEquals(1, child.count(EMFILE_LINE), "accept failures logged");
+            int n = accepted.size();
+            long childFds = ProcessProbe.descriptorsOf(child.pid());
+            System.out.printf(Locale.ROOT, "EMFILE: child pid %d (%s), limit %d, %d clients accepted, child descriptors %d,"
+                            + " the warning came %s:%n  %s%n", child.pid(), ready, limit, n, childFds,
+                    pending == null ? "right after the last accept (nobody waiting yet)" : "when the next client arrived",
+                    child.output.stream().filter(EMFILE_LINE).findFirst().orElseThrow());
+            assertEquals(limit, childFds, "the child's descriptor table is full when accepting pauses");
+
+            // The next client waits in the backlog; the accepted ones are all served meanwhile, and
+            // the paused listener does not make the loop spin on EMFILE (still one warning).
+            if (pending == null) {
+                pending = new OwnedClient(o);
+                fx.track(pending);
+            }
+            for (int i = 0; i < n; i++) accepted.get(i).ping(i, 1 + i * 997 % 20_000);
+            assertArrayEquals(new int[] {n, 0}, counts(child));
+            assertFalse(pending.client.isDone(), "the client beyond the limit was served");
+            assertEquals(1, child.count(EMFILE_LINE), String.join("\n", child.output));
+
+            // One connection closes: accepting resumes and the waiting client is taken from the
+            // backlog; that fills the table again, so accepting pauses again (a second warning).
+            accepted.remove(0).close();
+            pending.awaitConnected();
+            pending.ping(100, 30_000);
+            for (int i = 0; i < 2_000 && child.count(EMFILE_LINE) < 2; i++) Thread.sleep(5);
+            assertEquals(2, child.count(EMFILE_LINE), "accept failures logged");
+            assertArrayEquals(new int[] {n, 1}, counts(child));
+            assertEquals(limit, ProcessProbe.descriptorsOf(child.pid()));
+
+            // Three more close: a brand-new client is accepted and served straight away.
+            for (int i = 0; i < 3; i++) accepted.remove(0).close();
+            int[] want = {n - 3, 4};
+            int[] got = counts(child);
+            for (int i = 0; i < 2_000 && !java.util.Arrays.equals(want, got); i++) {
+                Thread.sleep(5);
+                got = counts(child);
+            }
+            assertArrayEquals(want, got);
+            OwnedClient fresh = new OwnedClient(o);
+            fx.track(fresh);
+            fresh.ping(101, GroutApi.MAX_MSG_LEN);
+            for (OwnedClient c : accepted) c.ping(102, 64);
+            pending.ping(103, 64);
+            assertArrayEquals(new int[] {n - 2, 4}, counts(child));
+            assertEquals(2, child.count(EMFILE_LINE), "accept failures logged");
+            System.out.printf(Locale.ROOT, "EMFILE: after 1 close the backlogged client was accepted (table full again: warning 2);"
+                    + " after 3 more a new client was served at once; child descriptors %d, %s%n", ProcessProbe.descriptorsOf(child.pid()), countOf(child));
+
+            for (OwnedClient c : accepted) c.close();
+            pending.close();
+            fresh.close();
+            child.command("quit");
+            child.awaitLine(l -> l.equals("BYE"));
+            assertTrue(child.process.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(0, child.process.exitValue(), String.join("\n", child.output));
+        });
+    }
+
+    @Test
+    void acceptingResumesOnceDescriptorsAreFreeAgainEvenIfNoConnectionOfTheServerCloses() throws Exception {
+        final int limit = 64;
+        String p = fx.path("emfile-elsewhere.sock");
+        guard(() -> {
+            ChildProcess child = new ChildProcess(DescriptorLimits.withDescriptorLimit(limit, ChildProcess.javaCommand(FaultChild.class, "server", p)));
+            fx.track(child);
+            child.awaitLine(l -> l.startsWith("READY "));
+            // Something else in the process takes every free descriptor; the server has no connection.
+            child.command("hog");
+            String hogged = child.awaitLine(l -> l.startsWith("HOGGED "));
+            assertEquals(limit, ProcessProbe.descriptorsOf(child.pid()), hogged);
+
+            OwnedClient c = new OwnedClient(clientOptions(p).receiveTimeoutMillis(60_000));
+            fx.track(c);
+            child.awaitLine(EMFILE_LINE); // the server met the full table and paused accepting
+            child.command("release");
+            String released = child.awaitLine(l -> l.startsWith("RELEASED "));
+            long free = limit - ProcessProbe.descriptorsOf(child.pid());
+            System.out.printf(Locale.ROOT, "EMFILE elsewhere: %s, server paused; %s: %d descriptors free, 0 connections to close;"
+                    + " child epoll registrations:%s%n", hogged, released, free, DescriptorLimits.epollRegistrations(child.pid()));
+            assertTrue(free > 1, "descriptors free after the release: " + free);
+
+            // Nothing of the server's will close, so only a retry can resume accepting. Bounded wait
+            // (a hang guard, not a timing requirement): the client waits in the backlog meanwhile.
+            try {
+                c.client.get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                fail("with " + free + " descriptors free again, the client still waits in the listen backlog: the server"
+                        + " paused accepting \"until a connection closes\" and has none; epoll registrations of the child"
+                        + " (the listener's tag is ffffffffffffffff; events 18 = only the always-reported EPOLLERR|EPOLLHUP, no EPOLLIN: paused):" + DescriptorLimits.epollRegistrations(child.pid()));
+            }
+            c.ping(1, 100);
+            assertEquals("COUNT 1 0", countOf(child));
+        });
+    }
+}

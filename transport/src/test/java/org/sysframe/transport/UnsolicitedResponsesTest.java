@@ -1,0 +1,120 @@
+package org.sysframe.transport;
+
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.sysframe.testsupport.WireBytes;
+import org.sysframe.transport.support.Payloads;
+import org.sysframe.transport.support.PoliteClient;
+import org.sysframe.transport.support.RawRequest;
+import org.sysframe.transport.support.RawServer;
+import org.sysframe.transport.support.RawSockets;
+import org.sysframe.transport.support.ServerFixture;
+import org.sysframe.unix.SyscallCounts;
+
+import java.lang.foreign.Arena;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.sysframe.transport.support.Payloads.nativeCopy;
+
+/**
+ * Responses no request of the client asked for (an id never sent, the id the client will use next) are
+ * kept aside and never answer a later request; the awaited response is returned, byte-exact.
+ *
+ * <p>Outcomes are exact; nothing is timed. Waits are progress-based and bounded only as hang guards:
+ * receive timeouts on every raw socket, a deadline on every wait, and a preemptive timeout around each test body.
+ */
+class UnsolicitedResponsesTest {
+    private static final int HDR = RequestHeader.SIZE;
+    private static final int MAX = GroutApi.MAX_MSG_LEN;
+    private static final Duration HANG_GUARD = Duration.ofSeconds(45);
+
+    @RegisterExtension
+    final ServerFixture fx = new ServerFixture();
+
+    private static void guard(Executable body) {
+        assertTimeoutPreemptively(HANG_GUARD, body);
+    }
+
+    private static ClientOptions clientOptions(String path) {
+        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RawSockets.RECV_TIMEOUT_MS);
+    }
+
+    private PoliteClient newPolite(String path, String name, int seed, int maxLen) {
+        return fx.track(new PoliteClient(path, name, seed, maxLen));
+    }
+
+    private static ClientOptions framing(String path, String recv) {
+        return clientOptions(path).recv(RecvFraming.parse(recv));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead", "readahead:64"})
+    void responseForAnIdNeverSentIsKeptAsideAndTheAwaitedOneArrivingAfterItIsReturned(String recv) throws Throwable {
+        String p = fx.path("unsolicited.sock");
+        byte[] junk = Payloads.unique(66, 100);
+        byte[] first = Payloads.unique(1, 40);
+        byte[] second = Payloads.unique(2, 41);
+        RawServer hs = fx.track(new RawServer(p, 0x4321, s -> {
+            RawRequest r = s.readRequest();
+            assertEquals(GroutApi.PING, r.type());
+            s.write(WireBytes.concat(WireBytes.response(0xbeef, 0, junk.length, junk), WireBytes.response(r.id(), 0, r.payload().length, r.payload())));
+            RawRequest r2 = s.readRequest();
+            s.write(WireBytes.response(r2.id(), 0, r2.payload().length, r2.payload()));
+            s.awaitEof();
+        }));
+        guard(() -> {
+            try (GroutClient c = GroutClient.connect(framing(p, recv)); Arena a = Arena.ofConfined()) {
+                assertEquals(0x4321, c.maxIfaces());
+                Response r = c.sendRecv(GroutApi.PING, nativeCopy(a, first));
+                assertEquals(2, r.id(), "the awaited id, not 0xbeef");
+                assertArrayEquals(first, r.toByteArray());
+                r = c.sendRecv(GroutApi.PING, nativeCopy(a, second));
+                assertEquals(3, r.id());
+                assertArrayEquals(second, r.toByteArray());
+                // 0xbeef was kept aside: awaiting it takes no syscall.
+                SyscallCounts before = c.counters().snapshot();
+                Response kept = c.recv(GroutApi.PING, 0xbeef);
+                assertArrayEquals(junk, kept.toByteArray());
+                assertEquals(before, c.counters().snapshot());
+                assertTrue(c.isUsable());
+            }
+        });
+        hs.awaitScript();
+    }
+
+    /**
+     * A response for the id the client will use next arrives before that request is sent. It answers
+     * no request of this client; the request sent afterwards with that id must get its own answer.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"exact", "readahead"})
+    void unsolicitedResponseForTheNextIdDoesNotAnswerTheRequestSentLaterWithThatId(String recv) throws Throwable {
+        String p = fx.path("early.sock");
+        byte[] junk = Payloads.unique(67, 30);
+        byte[] first = Payloads.unique(3, 20);
+        byte[] second = Payloads.unique(4, 21);
+        RawServer hs = fx.track(new RawServer(p, 0x4321, s -> {
+            RawRequest r = s.readRequest();
+            s.write(WireBytes.concat(WireBytes.response(r.id() + 1, 0, junk.length, junk), WireBytes.response(r.id(), 0, r.payload().length, r.payload())));
+            RawRequest r2 = s.readRequest();
+            assertEquals(r.id() + 1, r2.id());
+            s.write(WireBytes.response(r2.id(), 0, r2.payload().length, r2.payload()));
+            s.awaitEof();
+        }));
+        guard(() -> {
+            try (GroutClient c = GroutClient.connect(framing(p, recv)); Arena a = Arena.ofConfined()) {
+                assertArrayEquals(first, c.sendRecv(GroutApi.PING, nativeCopy(a, first)).toByteArray());
+                Response r = c.sendRecv(GroutApi.PING, nativeCopy(a, second));
+                assertArrayEquals(second, r.toByteArray(),
+                        "request 3 was answered with the bytes of a response for id 3 that arrived before request 3 was sent");
+            }
+        });
+        hs.awaitScript();
+    }
+}

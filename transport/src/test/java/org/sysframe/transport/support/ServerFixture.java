@@ -1,0 +1,80 @@
+package org.sysframe.transport.support;
+
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.sysframe.testsupport.Awaits;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+
+/**
+ * JUnit 5 extension ({@code @RegisterExtension}): a fresh temp dir per test, GroutServers started on sockets
+ * in it, and everything tracked closed after the test, last opened first, whatever happened.
+ */
+public final class ServerFixture implements BeforeEachCallback, AfterEachCallback {
+    private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
+    private Path dir;
+
+    @Override
+    public void beforeEach(ExtensionContext context) throws IOException {
+        dir = Files.createTempDirectory("sysframe-test-");
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        List<AutoCloseable> all = new ArrayList<>(resources);
+        resources.clear();
+        Collections.reverse(all);
+        Throwable first = null;
+        for (AutoCloseable r : all) {
+            try {
+                r.close();
+            } catch (Throwable e) {
+                System.err.println("tear-down: " + e);
+                if (first == null) first = e;
+            }
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+        if (first instanceof Exception e) throw e;
+        if (first instanceof Error e) throw e;
+    }
+
+    /** The test's temp dir. */
+    public Path dir() { return dir; }
+
+    /** The path of a socket named name in the test's temp dir. */
+    public String path(String name) { return dir.resolve(name).toString(); }
+
+    /** Starts a server with options as given (their socket path included), closed after the test. */
+    public GroutServer start(ServerOptions options) throws IOException {
+        return track(GroutServer.start(options));
+    }
+
+    /** Starts a server on the socket named name in the temp dir; its path is {@link #path(String) path(name)}. */
+    public GroutServer start(String name, ServerOptions options) throws IOException {
+        return start(options.socketPath(path(name)));
+    }
+
+    /** Closes r after the test (before what was tracked earlier). */
+    public <T extends AutoCloseable> T track(T r) {
+        resources.add(r);
+        return r;
+    }
+
+    /** Waits (hang guard only) until the server counts expected connections, then asserts it does. */
+    public static void awaitConnectionCount(GroutServer server, int expected) {
+        Awaits.awaitEquals(expected, server::connectionCount, Awaits.HANG_GUARD, "server.connectionCount()");
+    }
+}

@@ -1,0 +1,46 @@
+package org.sysframe.transport.support;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** A thread of this process seen from /proc: the syscall it is blocked in, its blocked signals; and a way to keep it alive. */
+public final class ThreadStates {
+    private ThreadStates() {}
+
+    /** The kernel's name of what thread tid is blocked in ({@code /proc/self/task/TID/syscall}), e.g. "45" for recvfrom. */
+    public static String blockedIn(int tid) throws IOException {
+        String s = Files.readString(Path.of("/proc/self/task/" + tid + "/syscall")).trim();
+        int sp = s.indexOf(' ');
+        return sp < 0 ? s : s.substring(0, sp);
+    }
+
+    public static void awaitBlockedIn(int tid, String syscallNr) throws Exception {
+        for (int i = 0; i < 4_000 && !blockedIn(tid).equals(syscallNr); i++) Thread.sleep(2);
+        assertEquals(syscallNr, blockedIn(tid), "thread " + tid + " is not blocked in syscall " + syscallNr);
+    }
+
+    /** A signalled thread's last step: says it is done, then lives on until the signals have stopped. */
+    public static void stayUntilReleased(CountDownLatch done, CountDownLatch release) {
+        done.countDown();
+        try {
+            release.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public static int sigBlockedBit(int tid, int sig) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/task/" + tid + "/status"))) {
+            if (line.startsWith("SigBlk:")) {
+                long mask = Long.parseUnsignedLong(line.substring(7).trim(), 16);
+                return (int) ((mask >>> (sig - 1)) & 1);
+            }
+        }
+        throw new IllegalStateException("no SigBlk in the status of thread " + tid);
+    }
+}
