@@ -2,16 +2,19 @@ package org.sysframe.transport;
 
 import java.lang.foreign.MemorySegment;
 
-/** What a server connection needs from the event loop that owns it. Loop thread only. */
-interface ConnectionHost {
+/**
+ * What a server connection needs from the event loop that owns it. Loop thread only. Generic in the
+ * connection type so that this interface does not depend on the connection class.
+ */
+interface ConnectionHost<C> {
     /** The connection has a deferred batch to flush at the end of this loop turn. */
-    void markDirty(ServerConnection c);
+    void markDirty(C c);
 
     /** The connection closed (socket and buffers freed): forget it and record why. */
-    void closed(ServerConnection c, String reason);
+    void closed(C c, String reason);
 
     /** The connection's subscriptions changed (it may now be a subscriber, or no longer one). */
-    void subscriptionsChanged(ServerConnection c);
+    void subscriptionsChanged(C c);
 
     /** Publishes an event to every subscriber of the server, on every loop. */
     void publish(int evType, MemorySegment payload, long off, long len, int causePid);

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * calls). Loop 0 also runs the {@link Acceptor}. The syscalls it makes are counted in
  * {@link #counters()}, the loop thread's total.
  */
-final class EpollLoop implements ConnectionHost, Acceptor.Loop, EventFanout.Loop {
+final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop, EventFanout.Loop {
     private static final Logger LOG = System.getLogger("org.sysframe.server");
 
     final int index;

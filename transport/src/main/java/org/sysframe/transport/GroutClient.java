@@ -9,9 +9,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Map;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -38,29 +35,21 @@ public final class GroutClient implements AutoCloseable {
     private final Arena arena = Arena.ofConfined();
     private final UnixSocket socket;
     private final MessageWriter writer;
-    private final MessageReader reader;
     private final MemorySegment requestHeader;
     private final Response response = new Response();
     private final Event event = new Event();
-    /** At most this many messages are kept aside: a server flooding unasked-for ones cannot grow the heap without bound. */
-    static final int MAX_KEPT_ASIDE = 4096;
-
-    private final Map<Integer, ArrayDeque<Cached>> asideResponses = new HashMap<>();
-    private int asideCount; // responses in asideResponses
-    private final ArrayDeque<Cached> asideEvents = new ArrayDeque<>();
-    private final ResponseStream stream = new ResponseStream();
+    private final Inbox inbox;
+    private final ResponseStream stream = new ResponseStream(new StreamItems());
     private int lastId;
     private int maxIfaces;
     private ErrnoException broken;
-
-    private record Cached(int id, int status, byte[] payload) {}
 
     private GroutClient(ClientConfig options, UnixSocket socket) {
         this.options = options;
         this.specs = options.specs();
         this.socket = socket;
         this.writer = new MessageWriter(socket, options.send(), arena);
-        this.reader = new MessageReader(socket, options.recv(), arena);
+        this.inbox = new Inbox(new MessageReader(socket, options.recv(), arena), socket.name());
         this.requestHeader = arena.allocate(RequestHeader.SIZE, 8);
     }
 
@@ -145,10 +134,7 @@ public final class GroutClient implements AutoCloseable {
         lastId = id;
         // A response for this id that came before the request (unsolicited, or from before the ids
         // wrapped) does not answer it.
-        if (!asideResponses.isEmpty()) {
-            ArrayDeque<Cached> stale = asideResponses.remove(id);
-            if (stale != null) asideCount -= stale.size();
-        }
+        inbox.forgetResponses(id);
         RequestHeader.write(requestHeader, 0, id, type, (int) length);
         try {
             writer.write(requestHeader, 0, RequestHeader.SIZE, payload, offset, length);
@@ -194,68 +180,35 @@ public final class GroutClient implements AutoCloseable {
     /** Blocks until an event arrives (or returns one that arrived while a response was awaited). */
     public Event nextEvent() throws IOException {
         usable();
-        Cached c = asideEvents.poll();
-        if (c != null) {
-            event.set(c.id, MemorySegment.ofArray(c.payload), 0, c.payload.length);
-            return event;
+        try {
+            inbox.nextEvent(event);
+        } catch (ErrnoException e) {
+            throw breakWith(e);
         }
-        while (true) {
-            readOne();
-            if (reader.isEvent) {
-                event.set(reader.first, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
-                return event;
-            }
-            keepAside(reader.first, reader.status);
-        }
+        return event;
     }
 
     /** Events received and not yet taken by {@link #nextEvent()}. */
-    public int pendingEvents() { return asideEvents.size(); }
+    public int pendingEvents() { return inbox.eventCount(); }
 
-    private void awaitResponse(int id) throws IOException {
-        ArrayDeque<Cached> q = asideResponses.isEmpty() ? null : asideResponses.get(id);
-        if (q != null) {
-            Cached c = q.poll();
-            asideCount--;
-            if (q.isEmpty()) asideResponses.remove(id);
-            response.set(c.id, c.status, MemorySegment.ofArray(c.payload), 0, c.payload.length);
-            return;
+    /** The client as its stream cursor sees it. */
+    private final class StreamItems implements ResponseStream.Source {
+        @Override
+        public Response awaitStreamItem(int id) throws IOException {
+            usable();
+            awaitResponse(id);
+            return response;
         }
-        while (true) {
-            readOne();
-            if (!reader.isEvent && reader.first == id) {
-                response.set(id, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
-                return;
-            }
-            if (reader.isEvent) {
-                limitAside();
-                asideEvents.add(new Cached(reader.first, 0, copyPayload()));
-            } else {
-                keepAside(reader.first, reader.status);
-            }
+
+        @Override
+        public void checkStreamItem(int type, Response r) throws ErrnoException {
+            checkResponse(type, r, true);
         }
     }
 
-    private void keepAside(int forId, int status) throws ErrnoException {
-        limitAside();
-        asideResponses.computeIfAbsent(forId, k -> new ArrayDeque<>()).add(new Cached(forId, status, copyPayload()));
-        asideCount++;
-    }
-
-    private void limitAside() throws ErrnoException {
-        if (asideCount + asideEvents.size() >= MAX_KEPT_ASIDE) {
-            throw breakWith(new ErrnoException("client(" + socket.name() + ")", Errno.ENOBUFS,
-                    MAX_KEPT_ASIDE + " responses and events kept aside, none of them awaited"));
-        }
-    }
-
-    private byte[] copyPayload() {
-        return reader.payloadBuffer.asSlice(reader.payloadOffset, reader.payloadLen).toArray(JAVA_BYTE);
-    }
-
-    private void readOne() throws ErrnoException {
+    private void awaitResponse(int id) throws ErrnoException {
         try {
-            reader.next();
+            inbox.awaitResponse(id, response);
         } catch (ErrnoException e) {
             throw breakWith(e);
         }
@@ -291,49 +244,5 @@ public final class GroutClient implements AutoCloseable {
     public void close() {
         socket.close();
         if (arena.scope().isAlive()) arena.close();
-    }
-
-    /**
-     * The responses of one stream request, as a reusable cursor: {@link #next()} returns true with
-     * {@link #current()} set for each item, false at the empty terminator.
-     */
-    public final class ResponseStream implements AutoCloseable {
-        private int type;
-        private int id;
-        private boolean done = true;
-
-        void open(int type, int id) {
-            this.type = type;
-            this.id = id;
-            this.done = false;
-        }
-
-        /** Reads the next item; false once the terminator arrived. A non-zero status throws (and ends the stream). */
-        public boolean next() throws IOException {
-            if (done) return false;
-            usable();
-            awaitResponse(id);
-            if (response.status() != 0) {
-                done = true;
-                throw new ApiException(type, response.status());
-            }
-            if (response.length() == 0) {
-                done = true;
-                return false;
-            }
-            checkResponse(type, response, true);
-            return true;
-        }
-
-        /** The item {@link #next()} just read. */
-        public Response current() { return response; }
-
-        /** Drains the items not read yet, so the client can go on. */
-        @Override
-        public void close() throws IOException {
-            while (next()) {
-                // drained
-            }
-        }
     }
 }

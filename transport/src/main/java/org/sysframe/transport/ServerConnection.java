@@ -18,7 +18,7 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     private static final Logger LOG = System.getLogger("org.sysframe.server");
 
     final long tag;
-    private final ConnectionHost host;
+    private final ConnectionHost<ServerConnection> host;
     private final ServerConfig config;
     private final Routes routes;
     private final Outlet out;
@@ -36,7 +36,7 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     private String closeWhenSent; // set: read nothing more, close once the unsent queue is empty
     private long requests;
 
-    ServerConnection(ConnectionHost host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid, int peerUid) {
+    ServerConnection(ConnectionHost<ServerConnection> host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid, int peerUid) {
         this.host = host;
         this.config = config;
         this.routes = routes;

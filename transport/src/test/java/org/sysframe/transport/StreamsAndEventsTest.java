@@ -132,7 +132,7 @@ class StreamsAndEventsTest {
         try (GroutServer server = GroutServer.start(serverOptions(path, flush));
              GroutClient client = GroutClient.connect(clientOptions(path, recv));
              Arena a = Arena.ofConfined()) {
-            GroutClient.ResponseStream s = client.stream(STREAM, streamRequest(a, ITEMS, 0), 0, 8);
+            ResponseStream s = client.stream(STREAM, streamRequest(a, ITEMS, 0), 0, 8);
             int n = 0;
             while (s.next()) {
                 Response r = s.current();
@@ -146,7 +146,7 @@ class StreamsAndEventsTest {
             assertTrue(client.isUsable());
             assertPing(client, a, pattern(40, 1));
             // A second stream on the same connection works the same.
-            try (GroutClient.ResponseStream again = client.stream(STREAM, streamRequest(a, 3, 0), 0, 8)) {
+            try (ResponseStream again = client.stream(STREAM, streamRequest(a, 3, 0), 0, 8)) {
                 for (int i = 0; i < 3; i++) {
                     assertTrue(again.next());
                     assertArrayEquals(item(i), again.current().toByteArray());
@@ -163,7 +163,7 @@ class StreamsAndEventsTest {
         try (GroutServer server = GroutServer.start(serverOptions(path, flush));
              GroutClient client = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              Arena a = Arena.ofConfined()) {
-            GroutClient.ResponseStream s = client.stream(STREAM, streamRequest(a, ITEMS, 0), 0, 8);
+            ResponseStream s = client.stream(STREAM, streamRequest(a, ITEMS, 0), 0, 8);
             for (int i = 0; i < 10; i++) {
                 assertTrue(s.next());
                 assertArrayEquals(item(i), s.current().toByteArray());
@@ -183,7 +183,7 @@ class StreamsAndEventsTest {
         try (GroutServer server = GroutServer.start(serverOptions(path, flush));
              GroutClient client = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              Arena a = Arena.ofConfined()) {
-            GroutClient.ResponseStream s = client.stream(STREAM, streamRequest(a, 10, 3), 0, 8);
+            ResponseStream s = client.stream(STREAM, streamRequest(a, 10, 3), 0, 8);
             for (int i = 0; i < 3; i++) {
                 assertTrue(s.next());
                 assertArrayEquals(item(i), s.current().toByteArray());
@@ -441,7 +441,7 @@ class StreamsAndEventsTest {
             assertEquals(8, c.sendRecv(fixed, req, 0, 8).length());
             ApiException e = assertThrows(ApiException.class, () -> c.sendRecv(fixed, req, 0, 7));
             assertEquals(Errno.EIO, e.errno());
-            try (GroutClient.ResponseStream st = c.stream(items, req, 0, 0)) {
+            try (ResponseStream st = c.stream(items, req, 0, 0)) {
                 assertTrue(st.next());
                 assertEquals(8, st.current().length());
                 ApiException e2 = assertThrows(ApiException.class, st::next);
