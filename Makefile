@@ -33,6 +33,8 @@ tracefs:
 
 # Ends with a summary from the surefire reports: tests run, skipped, and why (tests that need root, the
 # kernel's syscall counters or strace skip, saying why, only for a non-root user outside CI).
+# make test runs the suite, then the transport tests again with every server on TEST_LOOPS event loops.
+TEST_LOOPS ?= 2
 test: tracefs c-peer
 	@rm -rf */target/surefire-reports
 	@rc=0; $(MVN) install || rc=$$?; \
@@ -41,7 +43,9 @@ test: tracefs c-peer
 	     /<skipped message="/{ match($$0, /message="[^"]*"/); r[substr($$0, RSTART+9, RLENGTH-10)]++ } \
 	     END { printf "test summary: %d tests, %d skipped\n", t, s; for (k in r) printf "test summary: %d skipped: %s\n", r[k], k }' \
 	  $$(ls */target/surefire-reports/TEST-*.xml 2>/dev/null) /dev/null; \
-	exit $$rc
+	[ $$rc = 0 ] || exit $$rc; \
+	echo "second pass: every transport test again, each server with $(TEST_LOOPS) event loops (-Dsysframe.test.loops)"; \
+	$(MVN) verify -pl transport -Dsysframe.test.loops=$(TEST_LOOPS) -Dsurefire.reportsDirectory=target/surefire-reports-loops
 
 bench: tracefs build
 	./sysframe matrix $(BENCH_ARGS)

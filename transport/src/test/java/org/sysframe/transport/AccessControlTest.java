@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.sysframe.testsupport.NeedsRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,14 +72,14 @@ class AccessControlTest {
         log.addHandler(capture);
         try {
             String name = "sysframe-acl-" + ProcessHandle.current().pid();
-            try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath("@" + name).allowedUids(Set.of(0)))) {
+            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name).allowedUids(Set.of(0)))) {
                 assertEquals("closed uid 65534", runAsNobody(exe, name));
                 assertEquals(1, refusals.size(), refusals.toString());
                 assertTrue(refusals.get(0).startsWith("refused connection from uid 65534 (pid "), refusals.get(0));
                 assertEquals(0, s.connectionCount());
                 assertEquals(List.of(), s.closedConnections(), "a refused connection is never registered");
             }
-            try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath("@" + name).allowedUids(Set.of(0, NOBODY)))) {
+            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name).allowedUids(Set.of(0, NOBODY)))) {
                 assertEquals("answered 0 uid 65534", runAsNobody(exe, name));
                 assertEquals(1, refusals.size(), "no new refusal");
                 assertTrue(s.connectionCount() <= 1);
@@ -94,7 +95,7 @@ class AccessControlTest {
         String name = "sysframe-acl-default-" + ProcessHandle.current().pid();
         ServerOptions defaults = ServerOptions.defaults().socketPath("@" + name);
         assertEquals("abstract name, no file mode: only uid " + org.sysframe.unix.Self.uid() + " may connect", defaults.access());
-        try (GroutServer s = GroutServer.start(defaults)) {
+        try (GroutServer s = TestServers.start(defaults)) {
             assertEquals("closed uid 65534", runAsNobody(exe, name));
             assertEquals(0, s.connectionCount());
             try (GroutClient own = GroutClient.connect("@" + name)) {
@@ -109,7 +110,7 @@ class AccessControlTest {
         String name = "sysframe-acl-any-" + ProcessHandle.current().pid();
         ServerOptions any = ServerOptions.defaults().socketPath("@" + name).allowAnyUid(true);
         assertEquals("abstract name, any uid may connect", any.access());
-        try (GroutServer s = GroutServer.start(any)) {
+        try (GroutServer s = TestServers.start(any)) {
             assertEquals("answered 0 uid 65534", runAsNobody(exe, name));
         }
     }
@@ -117,7 +118,7 @@ class AccessControlTest {
     @Test
     void allowAnyUidTogetherWithAllowedUidsIsRefusedAtStart() {
         ServerOptions both = ServerOptions.defaults().socketPath("@sysframe-acl-both").allowAnyUid(true).allowedUids(Set.of(1));
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> GroutServer.start(both));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> TestServers.start(both));
         assertEquals("allowAnyUid and allowedUids [1] both set: choose one", e.getMessage());
     }
 

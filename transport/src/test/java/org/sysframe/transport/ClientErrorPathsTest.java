@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -283,7 +284,7 @@ class ClientErrorPathsTest {
     void heapSegmentPayloadIsEchoedOrRefusedUpFrontWithoutBreakingTheClient(String send) throws Exception {
         String path = sock("heap.sock");
         byte[] bytes = pattern(24, 30);
-        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(SendFraming.parse(send)));
              Arena a = Arena.ofConfined()) {
             try {
@@ -304,7 +305,7 @@ class ClientErrorPathsTest {
     void unknownMessageTypeFailsWithENOTSUPAndTheClientStaysUsable() throws Exception {
         String path = sock("srv1.sock");
         int unknown = GroutApi.type(0x5f5f, 0x0777);
-        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(path);
              Arena a = Arena.ofConfined()) {
             ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(unknown, nativeCopy(a, pattern(9, 12))));
@@ -321,7 +322,7 @@ class ClientErrorPathsTest {
     @Test
     void ping2WithAFourBytePayloadFailsWithEMSGSIZEFromTheServer() throws Exception {
         String path = sock("srv2.sock");
-        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(path);
              Arena a = Arena.ofConfined()) {
             ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING2, nativeCopy(a, pattern(4, 14))));
@@ -337,7 +338,7 @@ class ClientErrorPathsTest {
     @Test
     void helloWithApiVersion10AgainstAServerAt11FailsToConnectWithEBADMSG() throws Exception {
         String path = sock("srv3.sock");
-        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path).apiVersion(11))) {
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path).apiVersion(11))) {
             ApiException e = assertThrows(ApiException.class,
                     () -> GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(10)));
             assertEquals(74, e.errno());
@@ -355,7 +356,7 @@ class ClientErrorPathsTest {
     @Test
     void requestSentRawBeforeHelloIsAnsweredWithEBADMSGAndTheConnectionStaysOpen() throws Exception {
         String path = sock("srv4.sock");
-        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path).maxIfaces(321));
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path).maxIfaces(321));
              UnixSocket s = UnixSocket.connect(path);
              Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(256, 8);

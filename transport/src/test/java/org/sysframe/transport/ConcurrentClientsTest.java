@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.unix.Self;
 import org.junit.jupiter.api.AfterEach;
@@ -59,7 +60,7 @@ class ConcurrentClientsTest {
     void sixtyFourClientThreadsEachGetExactlyTheirOwnTwoThousandEchoesAndTheServerAccountsForEveryConnection()
             throws Exception {
         String path = dir.resolve("concurrent.sock").toString();
-        server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        server = TestServers.start(ServerOptions.defaults().socketPath(path));
 
         AtomicLong matched = new AtomicLong();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,7 +64,7 @@ class ConnectionChurnTest {
     @Test
     void tenThousandConnectionsOpenedAndClosedLeaveDescriptorsAndNativeMemoryAsTheyWere() throws Exception {
         String path = dir.resolve("churn.sock").toString();
-        server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        server = TestServers.start(ServerOptions.defaults().socketPath(path));
 
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
             try (Arena a = Arena.ofConfined()) {

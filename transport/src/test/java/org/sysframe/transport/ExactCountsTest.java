@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.unix.ThreadSyscall;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,7 +42,7 @@ class ExactCountsTest {
 
     Run run(ClientOptions client, ServerOptions server) throws Exception {
         String path = dir.resolve("counts.sock").toString();
-        try (GroutServer s = GroutServer.start(server.socketPath(path));
+        try (GroutServer s = TestServers.start(server.socketPath(path));
              GroutClient c = GroutClient.connect(client.socketPath(path));
              Arena a = Arena.ofConfined();
              KernelSyscallCounter ck = KernelSyscallCounter.forCurrentThread();
@@ -120,7 +121,7 @@ class ExactCountsTest {
     SyscallCounts pipelined(ServerOptions options) throws Exception {
         String path = dir.resolve("pipe.sock").toString();
         int n = 50;
-        try (GroutServer s = GroutServer.start(options.socketPath(path));
+        try (GroutServer s = TestServers.start(options.socketPath(path));
              org.sysframe.unix.UnixSocket raw = org.sysframe.unix.UnixSocket.connect(path);
              Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(12 + GroutApi.HELLO_REQUEST_SIZE + n * (12 + PAYLOAD));

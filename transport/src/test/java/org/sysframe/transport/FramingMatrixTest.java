@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.unix.SyscallCounts;
@@ -38,7 +39,7 @@ class FramingMatrixTest {
             MemorySegment payload = a.allocate(GroutApi.MAX_MSG_LEN);
             for (ServerMode sm : SERVER) {
                 String path = dir.resolve("m.sock").toString();
-                try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).send(sm.send()).flush(sm.flush()))) {
+                try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).send(sm.send()).flush(sm.flush()))) {
                     for (SendFraming cs : CLIENT_SEND) {
                         for (RecvFraming cr : CLIENT_RECV) {
                             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(cs).recv(cr))) {
@@ -65,7 +66,7 @@ class FramingMatrixTest {
     @Test
     void copyFramingSendsOnceUpToItsThresholdAndSplitsAbove() throws Exception {
         String path = dir.resolve("c.sock").toString();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(SendFraming.copy(1024)));
              Arena a = Arena.ofConfined()) {
             MemorySegment payload = a.allocate(2048);
@@ -81,7 +82,7 @@ class FramingMatrixTest {
     @Test
     void copyGatherFramingSendsOnceAtEverySize() throws Exception {
         String path = dir.resolve("g.sock").toString();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(SendFraming.copyGather(1024)));
              Arena a = Arena.ofConfined()) {
             MemorySegment payload = a.allocate(GroutApi.MAX_MSG_LEN);

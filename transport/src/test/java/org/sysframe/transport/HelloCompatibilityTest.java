@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.unix.UnixSocket;
@@ -39,7 +40,7 @@ class HelloCompatibilityTest {
     @Test
     void helloIsAnsweredWithMaxIfacesByDefault() throws Exception {
         String path = dir.resolve("h.sock").toString();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).maxIfaces(300))) {
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).maxIfaces(300))) {
             assertEquals(java.util.List.of(1, 0, 2, 300), java.util.Arrays.stream(rawHello(path, 11)).boxed().toList());
             try (GroutClient c = GroutClient.connect(path)) {
                 assertEquals(300, c.maxIfaces());
@@ -50,7 +51,7 @@ class HelloCompatibilityTest {
     @Test
     void emptyHelloResponseAnswersWithNoPayloadAndOurClientStillConnects() throws Exception {
         String path = dir.resolve("e.sock").toString();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).emptyHelloResponse(true).apiVersion(1));
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).emptyHelloResponse(true).apiVersion(1));
              Arena a = Arena.ofConfined()) {
             assertEquals(java.util.List.of(1, 0, 0, -1), java.util.Arrays.stream(rawHello(path, 1)).boxed().toList());
             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(1))) {

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.sysframe.unix.ThreadSyscall;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,7 +23,7 @@ class HotPathAllocationTest {
     void sendRecvAllocatesNothingPerCallWithEveryClientFraming() throws Exception {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         String path = dir.resolve("alloc.sock").toString();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path)); Arena a = Arena.ofConfined()) {
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path)); Arena a = Arena.ofConfined()) {
             MemorySegment payload = a.allocate(1024);
             for (SendFraming send : new SendFraming[] {SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER}) {
                 for (RecvFraming recv : new RecvFraming[] {RecvFraming.EXACT, RecvFraming.READAHEAD}) {
@@ -48,7 +49,7 @@ class HotPathAllocationTest {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (FlushMode flush : FlushMode.values()) {
             String path = dir.resolve("srv-" + flush + ".sock").toString();
-            try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).flush(flush));
+            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).flush(flush));
                  GroutClient c = GroutClient.connect(path);
                  Arena a = Arena.ofConfined()) {
                 long loopId = Thread.getAllStackTraces().keySet().stream()

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -104,7 +105,7 @@ class OutOfOrderResponsesTest {
     void hundredPipelinedPingsToAGroutServerReceivedInReverseIdOrderReturnEveryPayload(String framing) throws Exception {
         String path = dir.resolve("pipelined.sock").toString();
         int n = 100;
-        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {
             int[] ids = new int[n];

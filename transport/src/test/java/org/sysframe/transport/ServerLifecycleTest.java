@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.sysframe.testsupport.NeedsRoot;
 import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.unix.Self;
@@ -72,7 +73,7 @@ class ServerLifecycleTest {
     }
 
     private GroutServer start(ServerOptions o) throws IOException {
-        GroutServer s = GroutServer.start(o);
+        GroutServer s = TestServers.start(o);
         servers.add(s);
         return s;
     }

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,7 +111,7 @@ class SoakTest {
     @Test
     void twoHundredFiftySixClientsWithMixedPayloadsLoseNothingAndMemoryStaysFlat() throws Exception {
         String path = dir.resolve("soak.sock").toString();
-        server = GroutServer.start(ServerOptions.defaults().socketPath(path));
+        server = TestServers.start(ServerOptions.defaults().socketPath(path));
         long warmUpSeconds = Math.max(2, SECONDS / 5);
 
         assertTimeoutPreemptively(Duration.ofSeconds(SECONDS + 120), () -> {

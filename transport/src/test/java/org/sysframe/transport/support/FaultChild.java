@@ -95,7 +95,7 @@ public final class FaultChild {
         // Logging is set up first, as a long-running server's would be: the JDK's LogManager reads
         // conf/logging.properties when first used, which needs a free descriptor.
         System.getLogger("org.sysframe.server").log(System.Logger.Level.INFO, "fault child: logging ready");
-        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path))) {
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path))) {
             long fds;
             try (var list = Files.list(Path.of("/proc/self/fd"))) {
                 fds = list.count() - 1; // without the directory stream's own descriptor

@@ -59,7 +59,7 @@ public final class ServerFixture implements BeforeEachCallback, AfterEachCallbac
 
     /** Starts a server with options as given (their socket path included), closed after the test. */
     public GroutServer start(ServerOptions options) throws IOException {
-        return track(GroutServer.start(options));
+        return track(TestServers.start(options));
     }
 
     /** Starts a server on the socket named name in the temp dir; its path is {@link #path(String) path(name)}. */

@@ -1,0 +1,22 @@
+package org.sysframe.transport.support;
+
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
+
+import java.io.IOException;
+
+/**
+ * Every test server starts here, so that the whole suite can run against servers with several event
+ * loops: {@code -Dsysframe.test.loops=N} gives every server that does not choose its loops N of them.
+ */
+public final class TestServers {
+    private TestServers() {}
+
+    /** Event loops for servers whose options leave the default (1), from -Dsysframe.test.loops. */
+    public static final int LOOPS = Integer.getInteger("sysframe.test.loops", 1);
+
+    public static GroutServer start(ServerOptions options) throws IOException {
+        if (LOOPS != 1 && options.freeze().loops() == 1) options.loops(LOOPS);
+        return GroutServer.start(options);
+    }
+}
