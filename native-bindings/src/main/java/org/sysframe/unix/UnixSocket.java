@@ -215,14 +215,23 @@ public final class UnixSocket implements AutoCloseable {
         throw new ErrnoException(call + "(" + name + ")", err);
     }
 
+    /**
+     * Sends len bytes with as many send calls as it takes, until all are out or a non-blocking socket
+     * is full; returns the bytes sent.
+     */
+    public long sendUntilFull(MemorySegment seg, long offset, long len) throws ErrnoException {
+        long done = 0;
+        while (done < len) {
+            long n = send(seg, offset + done, len - done, 0);
+            if (n == WOULD_BLOCK) break;
+            done += n;
+        }
+        return done;
+    }
+
     /** Sends all len bytes, blocking; a would-block on a non-blocking socket is an error here. */
     public void sendFully(MemorySegment seg, long offset, long len) throws ErrnoException {
-        while (len > 0) {
-            long n = send(seg, offset, len, 0);
-            if (n == WOULD_BLOCK) throw new ErrnoException("send(" + name + ")", Errno.EAGAIN);
-            offset += n;
-            len -= n;
-        }
+        if (sendUntilFull(seg, offset, len) < len) throw new ErrnoException("send(" + name + ")", Errno.EAGAIN);
     }
 
     /** Receives exactly len bytes, blocking; EOF before that is ECONNRESET. */

@@ -70,13 +70,7 @@ final class EpollSocket implements Outlet {
 
     @Override
     public long send(MemorySegment seg, long off, long len) throws ErrnoException {
-        long done = 0;
-        while (done < len) {
-            long n = socket.send(seg, off + done, len - done, 0);
-            if (n == UnixSocket.WOULD_BLOCK) break;
-            done += n;
-        }
-        return done;
+        return socket.sendUntilFull(seg, off, len);
     }
 
     @Override

@@ -83,12 +83,6 @@ public final class MessageWriter {
     }
 
     private long sendAll(MemorySegment seg, long off, long len) throws ErrnoException {
-        long done = 0;
-        while (done < len) {
-            long n = socket.send(seg, off + done, len - done, 0);
-            if (n == UnixSocket.WOULD_BLOCK) break;
-            done += n;
-        }
-        return done;
+        return socket.sendUntilFull(seg, off, len);
     }
 }

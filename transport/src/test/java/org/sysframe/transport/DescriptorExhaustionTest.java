@@ -17,6 +17,8 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
+import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -31,19 +33,9 @@ import static org.sysframe.transport.support.Pings.ping;
  * Outcomes are exact; waits are bounded only as hang guards.
  */
 class DescriptorExhaustionTest {
-    private static final Duration HANG_GUARD = Duration.ofSeconds(90);
-    private static final int RECV_TIMEOUT_MS = 30_000;
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RECV_TIMEOUT_MS);
-    }
 
     private static final Predicate<String> EMFILE_LINE = l -> l.contains("accept failed") && l.contains("EMFILE");
 

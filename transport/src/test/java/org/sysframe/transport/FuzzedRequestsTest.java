@@ -24,6 +24,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
+import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -42,22 +44,9 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 class FuzzedRequestsTest {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;
-    private static final Duration HANG_GUARD = Duration.ofSeconds(45);
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RawSockets.RECV_TIMEOUT_MS);
-    }
-
-    private PoliteClient newPolite(String path, String name, int seed, int maxLen) {
-        return fx.track(new PoliteClient(path, name, seed, maxLen));
-    }
 
     static Stream<Arguments> fuzzRuns() {
         return Stream.of(
@@ -88,7 +77,7 @@ class FuzzedRequestsTest {
         final int workers = 3;
         guard(() -> {
             GroutServer server = fx.start(options);
-            PoliteClient polite = newPolite(p, "polite client", 3, 2048);
+            PoliteClient polite = fx.polite(p, "polite client", 3, 2048);
             polite.awaitPings(0, 1);
             FuzzConnection.Totals totals = new FuzzConnection.Totals();
             ExecutorService pool = Executors.newFixedThreadPool(workers);

@@ -22,6 +22,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Random;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
+import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -39,22 +41,9 @@ import static org.sysframe.transport.support.Payloads.nativeCopy;
 class GarbageResponsesTest {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;
-    private static final Duration HANG_GUARD = Duration.ofSeconds(45);
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RawSockets.RECV_TIMEOUT_MS);
-    }
-
-    private PoliteClient newPolite(String path, String name, int seed, int maxLen) {
-        return fx.track(new PoliteClient(path, name, seed, maxLen));
-    }
 
     private static ClientOptions framing(String path, String recv) {
         return clientOptions(path).recv(RecvFraming.parse(recv));

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
+import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -41,18 +43,6 @@ class NonReadingClientTest {
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RawSockets.RECV_TIMEOUT_MS);
-    }
-
-    private PoliteClient newPolite(String path, String name, int seed, int maxLen) {
-        return fx.track(new PoliteClient(path, name, seed, maxLen));
-    }
 
     @Test
     void clientThatNeverReadsIsNotReadFromItsQueuedOutputStaysBoundedAndItGetsEveryResponseOnceItReads() throws Exception {

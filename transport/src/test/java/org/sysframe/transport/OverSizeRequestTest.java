@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,18 +46,6 @@ class OverSizeRequestTest {
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RawSockets.RECV_TIMEOUT_MS);
-    }
-
-    private PoliteClient newPolite(String path, String name, int seed, int maxLen) {
-        return fx.track(new PoliteClient(path, name, seed, maxLen));
-    }
 
     static Stream<Arguments> batchedOverSizeCases() {
         return Stream.of(

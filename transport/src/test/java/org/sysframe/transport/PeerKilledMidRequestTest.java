@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
+import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,19 +30,9 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
  * Outcomes are exact; waits are bounded only as hang guards.
  */
 class PeerKilledMidRequestTest {
-    private static final Duration HANG_GUARD = Duration.ofSeconds(90);
-    private static final int RECV_TIMEOUT_MS = 30_000;
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RECV_TIMEOUT_MS);
-    }
 
     /** NMT "Other" may grow by less than the 128 KiB read buffer a cut-off request makes the server allocate. */
     private static final long MAX_OTHER_GROWTH = 64 * 1024;

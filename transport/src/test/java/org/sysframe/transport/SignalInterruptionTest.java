@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
+import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,19 +46,10 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
  */
 @NeedsKernelCounter
 class SignalInterruptionTest {
-    private static final Duration HANG_GUARD = Duration.ofSeconds(90);
     private static final int RECV_TIMEOUT_MS = 30_000;
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RECV_TIMEOUT_MS);
-    }
 
     /** What the signalled thread did in one direction: its own calls, the library's count, the kernel's count. */
     private record Transfer(String what, long successfulCalls, SyscallCounts library) {

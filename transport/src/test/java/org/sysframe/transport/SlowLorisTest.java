@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,22 +34,9 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 class SlowLorisTest {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;
-    private static final Duration HANG_GUARD = Duration.ofSeconds(45);
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RawSockets.RECV_TIMEOUT_MS);
-    }
-
-    private PoliteClient newPolite(String path, String name, int seed, int maxLen) {
-        return fx.track(new PoliteClient(path, name, seed, maxLen));
-    }
 
     @Test
     void slowLorisDribblingOneBytePer20MsDoesNotHoldUpEightNormalClientsAndGetsItsAnswer() throws Exception {
@@ -56,7 +44,7 @@ class SlowLorisTest {
         guard(() -> {
             GroutServer server = fx.start(ServerOptions.defaults().socketPath(p));
             List<PoliteClient> normals = new ArrayList<>();
-            for (int i = 0; i < 8; i++) normals.add(newPolite(p, "normal client " + i, 100 + i, 512));
+            for (int i = 0; i < 8; i++) normals.add(fx.polite(p, "normal client " + i, 100 + i, 512));
             for (PoliteClient c : normals) c.awaitPings(0, 1);
 
             UnixSocket loris = fx.track(RawSockets.connect(p));

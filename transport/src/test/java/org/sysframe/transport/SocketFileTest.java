@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.sysframe.transport.support.ServerFixture.guard;
+import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,19 +30,9 @@ import static org.sysframe.transport.support.Pings.ping;
  * Outcomes are exact; waits are bounded only as hang guards.
  */
 class SocketFileTest {
-    private static final Duration HANG_GUARD = Duration.ofSeconds(90);
-    private static final int RECV_TIMEOUT_MS = 30_000;
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
-
-    private static void guard(Executable body) {
-        assertTimeoutPreemptively(HANG_GUARD, body);
-    }
-
-    private static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(RECV_TIMEOUT_MS);
-    }
 
     private static void closeAll(List<GroutClient> clients) {
         for (GroutClient c : clients) c.close();

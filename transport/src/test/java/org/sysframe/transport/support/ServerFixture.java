@@ -4,12 +4,15 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.sysframe.testsupport.Awaits;
+import org.junit.jupiter.api.function.Executable;
+import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -17,11 +20,18 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
 /**
  * JUnit 5 extension ({@code @RegisterExtension}): a fresh temp dir per test, GroutServers started on sockets
  * in it, and everything tracked closed after the test, last opened first, whatever happened.
  */
 public final class ServerFixture implements BeforeEachCallback, AfterEachCallback {
+    /** Bound on a whole test body: a hang guard only, never a timing assertion. */
+    public static final Duration HANG_GUARD = Duration.ofSeconds(90);
+    /** Receive timeout of the test clients: a hang guard only. */
+    public static final int CLIENT_RECV_TIMEOUT_MS = 30_000;
+
     private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
     private Path dir;
 
@@ -71,6 +81,21 @@ public final class ServerFixture implements BeforeEachCallback, AfterEachCallbac
     public <T extends AutoCloseable> T track(T r) {
         resources.add(r);
         return r;
+    }
+
+    /** Runs body, failing it if it runs past {@link #HANG_GUARD} (a hung test fails instead of stalling the suite). */
+    public static void guard(Executable body) {
+        assertTimeoutPreemptively(HANG_GUARD, body);
+    }
+
+    /** Client options for path with the test clients' receive timeout. */
+    public static ClientOptions clientOptions(String path) {
+        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(CLIENT_RECV_TIMEOUT_MS);
+    }
+
+    /** A polite client pinging path on its own thread (see {@link PoliteClient}), stopped after the test. */
+    public PoliteClient polite(String path, String name, int seed, int maxLen) {
+        return track(new PoliteClient(path, name, seed, maxLen));
     }
 
     /** Waits (hang guard only) until the server counts expected connections, then asserts it does. */
