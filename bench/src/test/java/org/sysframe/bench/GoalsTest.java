@@ -47,8 +47,8 @@ class GoalsTest {
 
     static Measurement run(String cell, int round, long calls, long clientUs, long clientSysUs, long serverUs, long serverSysUs,
                            int clientSends) {
-        SyscallCounts client = SyscallCounts.of(clientSends * calls, calls, 0, 0, 0, 0, 0);
-        SyscallCounts server = SyscallCounts.of(calls, calls, 0, 0, 0, 0, calls);
+        SyscallCounts client = SyscallCounts.builder().sendto(clientSends * calls).recvfrom(calls).build();
+        SyscallCounts server = SyscallCounts.builder().sendto(calls).recvfrom(calls).epollWait(calls).build();
         return new Measurement(cell, 32, round, 1, calls, 0.1, 1, 1, 1, 1, 1, client, client, server, server,
                 new ThreadCpu(clientUs * 1000 * calls, 0, clientSysUs * calls, 0, 0),
                 new ThreadCpu(serverUs * 1000 * calls, 0, serverSysUs * calls, 0, 0), "client cpu 0; server cpu 1");

@@ -42,8 +42,8 @@ class ReportsTest {
 
     /** calls in 0.1 s; the client makes perCall sendto and recvfrom per call, the server one of each + epoll_wait. */
     static Measurement run(String cell, int payload, int round, long calls, long clientNs, long serverNs, int perCall) {
-        SyscallCounts client = SyscallCounts.of(perCall * calls, perCall * calls, 0, 0, 0, 0, 0);
-        SyscallCounts server = SyscallCounts.of(calls, calls, 0, 0, 0, 0, calls);
+        SyscallCounts client = SyscallCounts.builder().sendto(perCall * calls).recvfrom(perCall * calls).build();
+        SyscallCounts server = SyscallCounts.builder().sendto(calls).recvfrom(calls).epollWait(calls).build();
         return new Measurement(cell, payload, round, 1, calls, 0.1, 20_000, 30_000, 50_000, 90_000, 100_000,
                 client, client, server, server, new ThreadCpu(clientNs, 10_000, 20_000, 0, 0),
                 new ThreadCpu(serverNs, 0, 10_000, 0, 0), "client cpu 0; server cpu 1");

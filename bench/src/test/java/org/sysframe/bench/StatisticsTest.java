@@ -34,8 +34,8 @@ class StatisticsTest {
 
     @Test
     void ratiosAreTakenPerRoundThenSummarised() {
-        SyscallCounts split = SyscallCounts.of(2000, 2000, 0, 0, 0, 0, 0);
-        SyscallCounts server = SyscallCounts.of(1000, 1000, 0, 0, 0, 0, 1000);
+        SyscallCounts split = SyscallCounts.builder().sendto(2000).recvfrom(2000).build();
+        SyscallCounts server = SyscallCounts.builder().sendto(1000).recvfrom(1000).epollWait(1000).build();
         // Baseline: 1000 calls in 0.1 s, 0.2 s, 0.1 s (10000, 5000, 10000 calls/s).
         List<Measurement> base = List.of(
                 result("b", 1000, 0.1, 20_000_000, 10_000_000, split, server),
@@ -43,9 +43,9 @@ class StatisticsTest {
                 result("b", 1000, 0.1, 20_000_000, 10_000_000, split, server));
         // Candidate: 12000, 5500, 13000 calls/s: per-round ratios 1.2, 1.1, 1.3.
         List<Measurement> cand = List.of(
-                result("c", 1200, 0.1, 12_000_000, 6_000_000, SyscallCounts.of(0, 1200, 1200, 0, 0, 0, 0), server),
-                result("c", 1100, 0.2, 11_000_000, 5_500_000, SyscallCounts.of(0, 1100, 1100, 0, 0, 0, 0), server),
-                result("c", 1300, 0.1, 13_000_000, 6_500_000, SyscallCounts.of(0, 1300, 1300, 0, 0, 0, 0), server));
+                result("c", 1200, 0.1, 12_000_000, 6_000_000, SyscallCounts.builder().recvfrom(1200).sendmsg(1200).build(), server),
+                result("c", 1100, 0.2, 11_000_000, 5_500_000, SyscallCounts.builder().recvfrom(1100).sendmsg(1100).build(), server),
+                result("c", 1300, 0.1, 13_000_000, 6_500_000, SyscallCounts.builder().recvfrom(1300).sendmsg(1300).build(), server));
         CellSummary c = CellSummary.of("c", 32, cand, base);
         assertEquals(12000.0, c.callsPerSec().median(), 1e-6);
         assertEquals(1.2, c.ratio().median(), 1e-9);
@@ -70,8 +70,8 @@ class StatisticsTest {
 
     @Test
     void aKernelCountThatDiffersFromTheLibraryIsFlagged() {
-        SyscallCounts lib = SyscallCounts.of(1000, 1000, 0, 0, 0, 0, 0);
-        SyscallCounts ker = SyscallCounts.of(1000, 1001, 0, 0, 0, 0, 0);
+        SyscallCounts lib = SyscallCounts.builder().sendto(1000).recvfrom(1000).build();
+        SyscallCounts ker = SyscallCounts.builder().sendto(1000).recvfrom(1001).build();
         Measurement r = new Measurement("x", 32, 1, 1, 1000, 0.1, 1, 1, 1, 1, 1, lib, ker, null, null,
                 new ThreadCpu(1000, 0, 0, 0, 0), null, null);
         CellSummary c = CellSummary.of("x", 32, List.of(r), List.of(r));

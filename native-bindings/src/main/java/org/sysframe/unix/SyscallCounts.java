@@ -16,14 +16,6 @@ public final class SyscallCounts {
         this.counts = counts;
     }
 
-    /** Counts from explicit values, in {@link SyscallKind} order; kinds left out at the end are 0. */
-    public static SyscallCounts of(long... perKind) {
-        if (perKind.length > SyscallKind.count()) {
-            throw new IllegalArgumentException("at most " + SyscallKind.count() + " counts, got " + perKind.length);
-        }
-        return new SyscallCounts(java.util.Arrays.copyOf(perKind, SyscallKind.count()));
-    }
-
     /** Counts by kind, e.g. {@code of(Map.of(SyscallKind.SENDTO, 1000L))}; kinds not in the map are 0. */
     public static SyscallCounts of(java.util.Map<SyscallKind, Long> byKind) {
         Builder b = builder();
@@ -53,6 +45,7 @@ public final class SyscallCounts {
         public Builder writev(long n) { return count(SyscallKind.WRITEV, n); }
         public Builder readv(long n) { return count(SyscallKind.READV, n); }
         public Builder epollWait(long n) { return count(SyscallKind.EPOLL_WAIT, n); }
+        public Builder schedYield(long n) { return count(SyscallKind.SCHED_YIELD, n); }
         public Builder read(long n) { return count(SyscallKind.READ, n); }
         public Builder write(long n) { return count(SyscallKind.WRITE, n); }
 

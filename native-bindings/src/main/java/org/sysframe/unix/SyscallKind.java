@@ -3,8 +3,9 @@ package org.sysframe.unix;
 /**
  * The syscalls sysframe counts, by the kernel's names: glibc's {@code send} and {@code recv} enter the
  * kernel as {@code sendto} and {@code recvfrom}, so they are counted as those. The library makes the
- * first seven; {@code read} and {@code write} are what other transports (JDK channels, jnr) use on
- * sockets, so the kernel counter counts them too when it measures those peers.
+ * kinds of {@link #LIBRARY} ({@code sched_yield} when a wait mode yields between empty tries);
+ * {@code read} and {@code write} are what other transports (JDK channels, jnr) use on sockets, so the
+ * kernel counter counts them too when it measures those peers.
  */
 public enum SyscallKind {
     SENDTO("sendto"),
@@ -14,6 +15,7 @@ public enum SyscallKind {
     WRITEV("writev"),
     READV("readv"),
     EPOLL_WAIT("epoll_wait"),
+    SCHED_YIELD("sched_yield"),
     READ("read"),
     WRITE("write");
 
@@ -21,7 +23,7 @@ public enum SyscallKind {
 
     /** The kinds the library itself makes and counts. */
     public static final java.util.Set<SyscallKind> LIBRARY =
-            java.util.Collections.unmodifiableSet(java.util.EnumSet.range(SENDTO, EPOLL_WAIT));
+            java.util.Collections.unmodifiableSet(java.util.EnumSet.range(SENDTO, SCHED_YIELD));
 
     private final String kernelName;
 

@@ -101,6 +101,12 @@ public final class LibC {
     private static final MethodHandle SYSCALL6 = errnoCall("syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle SCHED_SETAFFINITY =
+            errnoCall("sched_setaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    private static final MethodHandle SCHED_GETAFFINITY =
+            errnoCall("sched_getaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    private static final MethodHandle SCHED_YIELD = LINKER.downcallHandle(symbol("sched_yield"), FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle SCHED_GETCPU = LINKER.downcallHandle(symbol("sched_getcpu"), FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle GETTID =
             LINKER.downcallHandle(symbol("gettid"), FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle GETPID =
@@ -206,6 +212,25 @@ public final class LibC {
 
     public static long syscall(MemorySegment cs, long nr, long a1, long a2, long a3, long a4, long a5) {
         try { return (long) SYSCALL6.invokeExact(cs, nr, a1, a2, a3, a4, a5); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** sched_setaffinity(2); pid 0 is the calling thread. */
+    public static int schedSetaffinity(MemorySegment cs, int pid, long size, MemorySegment mask) {
+        try { return (int) SCHED_SETAFFINITY.invokeExact(cs, pid, size, mask); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int schedGetaffinity(MemorySegment cs, int pid, long size, MemorySegment mask) {
+        try { return (int) SCHED_GETAFFINITY.invokeExact(cs, pid, size, mask); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** sched_yield(2): always succeeds on Linux. */
+    public static int schedYield() {
+        try { return (int) SCHED_YIELD.invokeExact(); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** The CPU the calling thread runs on now (glibc reads it without a syscall where the vDSO allows). */
+    public static int schedGetcpu() {
+        try { return (int) SCHED_GETCPU.invokeExact(); } catch (Throwable t) { throw rethrow(t); }
     }
 
     /** The calling thread's kernel thread id. */
