@@ -80,12 +80,17 @@ public final class Epoll implements AutoCloseable {
 
     /**
      * Waits up to timeoutMs (-1: forever) and returns how many descriptors are ready (0 on timeout or
-     * when a signal interrupted the wait: the loop simply waits again). Counted as one epoll_wait.
+     * when a signal interrupted the wait: the loop simply waits again). Counted as one epoll_wait, and
+     * as an empty one when it returned no event.
      */
     public int await(int timeoutMs) throws ErrnoException {
         int n = LibC.epollWait(callState, epfd, events, capacity, timeoutMs);
         counters.increment(SyscallKind.EPOLL_WAIT);
-        if (n >= 0) return n;
+        if (n > 0) return n;
+        if (n == 0) {
+            counters.incrementEmpty(SyscallKind.EPOLL_WAIT);
+            return 0;
+        }
         int err = Errno.read(callState);
         if (err == Errno.EINTR) return 0;
         throw new ErrnoException("epoll_wait", err);

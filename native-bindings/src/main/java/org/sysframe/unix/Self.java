@@ -12,6 +12,12 @@ public final class Self {
     /** The process id. */
     public static int pid() { return LibC.getpid(); }
 
+    /** Gives the CPU to another runnable thread (sched_yield), counted as one sched_yield in counters. */
+    public static void yield(SyscallCounters counters) {
+        LibC.schedYield();
+        counters.increment(SyscallKind.SCHED_YIELD);
+    }
+
     /** The real user id of the process. */
     public static int uid() { return LibC.getuid(); }
 }

@@ -19,6 +19,7 @@ public final class SyscallCounters {
     private final String name;
     private final SyscallCounters parent;
     private final long[] counts = new long[SyscallKind.count()];
+    private final long[] empty = new long[SyscallKind.count()];
 
     public SyscallCounters(String name) {
         this(name, null);
@@ -36,6 +37,24 @@ public final class SyscallCounters {
         int i = kind.ordinal();
         SLOT.setRelease(counts, i, counts[i] + 1);
         if (parent != null) parent.increment(kind);
+    }
+
+    /**
+     * Counts one call of kind that moved nothing (a recv or send that returned EAGAIN, an epoll_wait
+     * that returned no event): in addition to {@link #increment}, so that the empty calls a busy-poll
+     * makes show apart from the ones that did work. Only the owning thread calls this.
+     */
+    public void incrementEmpty(SyscallKind kind) {
+        int i = kind.ordinal();
+        SLOT.setRelease(empty, i, empty[i] + 1);
+        if (parent != null) parent.incrementEmpty(kind);
+    }
+
+    /** Of the calls counted, those that moved nothing, per kind (see {@link #incrementEmpty}). */
+    public SyscallCounts emptySnapshot() {
+        long[] copy = new long[empty.length];
+        for (int i = 0; i < copy.length; i++) copy[i] = (long) SLOT.getAcquire(empty, i);
+        return new SyscallCounts(copy);
     }
 
     /** The current count of kind. */

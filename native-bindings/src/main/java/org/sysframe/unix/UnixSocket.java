@@ -211,7 +211,10 @@ public final class UnixSocket implements AutoCloseable {
         if (n >= 0) return n;
         int err = Errno.read(callState);
         if (err == Errno.EINTR) return RETRY;
-        if (err == Errno.EAGAIN) return WOULD_BLOCK;
+        if (err == Errno.EAGAIN) {
+            counters.incrementEmpty(kind);
+            return WOULD_BLOCK;
+        }
         throw new ErrnoException(call + "(" + name + ")", err);
     }
 

@@ -6,7 +6,7 @@ package org.sysframe.transport;
  * setting's meaning and default. The message sizes are a private copy.
  */
 public record ClientConfig(String socketPath, int apiVersion, String version, SendFraming send, RecvFraming recv,
-                           long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize) {
+                           long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu) {
     public ClientConfig {
         specs = specs.copy();
     }
@@ -18,6 +18,7 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
     @Override
     public String toString() {
         return "socket " + socketPath + ", api " + apiVersion + ", send " + send + ", recv " + recv
-                + (receiveTimeoutMillis > 0 ? ", timeout " + receiveTimeoutMillis + " ms" : "");
+                + (receiveTimeoutMillis > 0 ? ", timeout " + receiveTimeoutMillis + " ms" : "")
+                + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "") + (cpu >= 0 ? ", cpu " + cpu : "");
     }
 }

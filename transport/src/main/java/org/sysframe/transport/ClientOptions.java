@@ -7,7 +7,8 @@ import java.util.Objects;
  * {@link ClientConfig}, so changing a builder after connect changes nothing in the client. Defaults: the socket of
  * {@link GroutApi#defaultSocketPath()}, API version 11, {@link SendFraming#COPY_GATHER} (one send of
  * a copy up to 1024 bytes, one sendmsg above),
- * {@link RecvFraming#READAHEAD} (8192 bytes), no receive timeout, Grout's message sizes.
+ * {@link RecvFraming#READAHEAD} (8192 bytes), no receive timeout, Grout's message sizes, blocking
+ * receives, no CPU pinning.
  */
 public final class ClientOptions {
     private String socketPath = GroutApi.defaultSocketPath();
@@ -18,6 +19,8 @@ public final class ClientOptions {
     private long receiveTimeoutMillis;
     private MessageSpecs specs = MessageSpecs.grout();
     private int socketBufferSize;
+    private WaitMode waitMode = WaitMode.BLOCK;
+    private int cpu = -1;
 
     public static ClientOptions defaults() { return new ClientOptions(); }
 
@@ -53,9 +56,26 @@ public final class ClientOptions {
         return this;
     }
 
+    /**
+     * How the client waits for an answer (default {@link WaitMode#BLOCK}): spinning trades a busy core
+     * and empty recv calls (counted apart) for a shorter wake-up.
+     */
+    public ClientOptions waitMode(WaitMode mode) { this.waitMode = Objects.requireNonNull(mode); return this; }
+
+    /**
+     * Pins the thread that connects (the client's owner: it is thread-confined) to cpu at connect;
+     * -1 (the default) leaves it where the scheduler puts it. A CPU outside the allowed set fails the
+     * connect with EINVAL naming it.
+     */
+    public ClientOptions cpu(int cpu) {
+        if (cpu < -1) throw new IllegalArgumentException("cpu " + cpu + ": expected a CPU number, or -1 for none");
+        this.cpu = cpu;
+        return this;
+    }
+
     /** The settings as they are now, frozen. */
     public ClientConfig freeze() {
-        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize);
+        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu);
     }
 
     @Override

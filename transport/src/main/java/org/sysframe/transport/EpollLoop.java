@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.CpuPlacement;
 import org.sysframe.unix.Epoll;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.PeerCredentials;
@@ -30,6 +31,7 @@ final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop
     private final Routes routes;
     private final SyscallCounters counters;
     private final Epoll epoll;
+    private final LoopWaiter waiter;
     private final LoopTasks tasks;
     private final Arena arena = Arena.ofShared(); // closed by close(), after the thread ended
     private final MemorySegment scratch = arena.allocate(64, 8);
@@ -51,6 +53,7 @@ final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop
         this.routes = routes;
         this.counters = new SyscallCounters("server loop " + index);
         this.epoll = new Epoll(256, counters);
+        this.waiter = new LoopWaiter(epoll, config.waitMode(), counters);
         try {
             this.tasks = new LoopTasks(epoll, counters, arena);
         } catch (ErrnoException e) {
@@ -82,6 +85,8 @@ final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop
     private void run() {
         tid = Self.tid();
         try {
+            int cpu = config.cpuOfLoop(index);
+            if (cpu >= 0) CpuPlacement.pinCurrentThread(cpu);
             tasks.watch();
             if (acceptor != null) acceptor.watch();
         } catch (ErrnoException e) {
@@ -102,7 +107,7 @@ final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop
     }
 
     private void turn() throws ErrnoException {
-        int n = epoll.await(acceptor == null ? -1 : acceptor.waitLimitMillis());
+        int n = waiter.await(acceptor == null ? -1 : acceptor.waitLimitMillis());
         if (acceptor != null) acceptor.retryIfDue();
         for (int i = 0; i < n; i++) {
             long tag = epoll.readyTag(i);

@@ -49,7 +49,8 @@ public final class GroutClient implements AutoCloseable {
         this.specs = options.specs();
         this.socket = socket;
         this.writer = new MessageWriter(socket, options.send(), arena);
-        this.inbox = new Inbox(new MessageReader(socket, options.recv(), arena), socket.name());
+        SocketReceiver receiver = new SocketReceiver(socket, options.waitMode(), options.receiveTimeoutMillis());
+        this.inbox = new Inbox(new MessageReader(socket, receiver, options.recv(), arena), socket.name());
         this.requestHeader = arena.allocate(RequestHeader.SIZE, 8);
     }
 
@@ -59,6 +60,7 @@ public final class GroutClient implements AutoCloseable {
         UnixSocket s = UnixSocket.connect(options.socketPath(), new SyscallCounters("client " + options.socketPath()));
         GroutClient c = new GroutClient(options, s);
         try {
+            if (options.cpu() >= 0) org.sysframe.unix.CpuPlacement.pinCurrentThread(options.cpu());
             if (options.receiveTimeoutMillis() > 0) s.setReceiveTimeout(options.receiveTimeoutMillis());
             if (options.socketBufferSize() > 0) {
                 s.setSendBufferSize(options.socketBufferSize());

@@ -73,7 +73,7 @@ public final class GroutServer implements AutoCloseable {
                 Throwable failure = l.tasks().awaitStarted();
                 if (failure != null) {
                     s.close();
-                    throw new IOException("server loop " + l.index + " failed to start", failure);
+                    throw new IOException("server loop " + l.index + " failed to start: " + failure.getMessage(), failure);
                 }
             }
         } catch (InterruptedException e) {

@@ -10,8 +10,8 @@ import java.lang.foreign.MemorySegment;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
- * Reads the messages a server sends a client (responses and events) from a blocking socket, with a
- * {@link RecvFraming}. After {@link #next()}, the fields describe one whole message whose payload stays
+ * Reads the messages a server sends a client (responses and events) with a {@link RecvFraming}, each
+ * receive waiting as its {@link SocketReceiver} says. After {@link #next()}, the fields describe one whole message whose payload stays
  * valid until the following call.
  *
  * <p>Responses and events share the socket. They are told apart by the first header word: a
@@ -23,6 +23,7 @@ final class MessageReader {
     static final int MAX_ID = 0xffff;
 
     private final UnixSocket socket;
+    private final SocketReceiver receiver;
     private final MemorySegment ahead;  // read-ahead buffer, or null for EXACT
     private final int capacity;
     private final MemorySegment header; // EXACT: the header being read
@@ -38,8 +39,9 @@ final class MessageReader {
     MemorySegment payloadBuffer;
     long payloadOffset;
 
-    MessageReader(UnixSocket socket, RecvFraming framing, Arena arena) {
+    MessageReader(UnixSocket socket, SocketReceiver receiver, RecvFraming framing, Arena arena) {
         this.socket = socket;
+        this.receiver = receiver;
         this.capacity = framing.readAhead() ? framing.bufferSize() : 0;
         this.ahead = framing.readAhead() ? arena.allocate(capacity, 8) : null;
         this.header = arena.allocate(EventHeader.SIZE, 8);
@@ -110,7 +112,7 @@ final class MessageReader {
                 end -= start;
                 start = 0;
             }
-            long n = socket.recv(ahead, end, capacity - end, 0);
+            long n = receiver.recv(ahead, end, capacity - end);
             check(n, atMessageStart && end == start);
             end += (int) n;
         }
@@ -119,7 +121,7 @@ final class MessageReader {
     private void recvExactly(MemorySegment dst, long off, long len, boolean atMessageStart) throws ErrnoException {
         long done = 0;
         while (done < len) {
-            long n = socket.recv(dst, off + done, len - done, 0);
+            long n = receiver.recv(dst, off + done, len - done);
             check(n, atMessageStart && done == 0);
             done += n;
         }

@@ -14,13 +14,22 @@ public record ServerConfig(
         String socketPath, int mode, Set<Integer> allowedUids, boolean allowAnyUid,
         SendFraming send, FlushMode flush, int highWater,
         int apiVersion, int maxIfaces, boolean emptyHelloResponse,
-        int readBuffer, int maxQueuedOutput, int backlog, int socketBufferSize, int loops) {
+        int readBuffer, int maxQueuedOutput, int backlog, int socketBufferSize, int loops,
+        WaitMode waitMode, int[] cpus) {
 
     private static final int OWN_UID = org.sysframe.unix.Self.uid();
 
     public ServerConfig {
         allowedUids = allowedUids == null ? null : Set.copyOf(allowedUids);
+        cpus = cpus.clone();
     }
+
+    /** The CPUs the loops are pinned to, loop i to {@code cpus[i % cpus.length]}; empty: not pinned. */
+    @Override
+    public int[] cpus() { return cpus.clone(); }
+
+    /** The CPU loop i is pinned to, or -1. */
+    public int cpuOfLoop(int i) { return cpus.length == 0 ? -1 : cpus[i % cpus.length]; }
 
     /** True for a name in the abstract namespace ({@code @name}), which has no file and no file mode. */
     public boolean isAbstract() { return socketPath.startsWith("@"); }
@@ -48,6 +57,8 @@ public record ServerConfig(
     @Override
     public String toString() {
         return "socket " + socketPath + " (" + access() + "), send " + send + ", flush "
-                + flush.name().toLowerCase(java.util.Locale.ROOT) + ", api " + apiVersion + (loops > 1 ? ", " + loops + " loops" : "");
+                + flush.name().toLowerCase(java.util.Locale.ROOT) + ", api " + apiVersion + (loops > 1 ? ", " + loops + " loops" : "")
+                + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "")
+                + (cpus.length > 0 ? ", cpus " + java.util.Arrays.toString(cpus) : "");
     }
 }

@@ -11,7 +11,8 @@ import java.util.Set;
  * admits only the server's own uid), {@link SendFraming#COPY_GATHER} with {@link FlushMode#DEFERRED}
  * (64 KiB high-water: a batch of one small response is copied and sent once, a larger batch leaves in
  * one writev), API version 11, max_ifaces 1024, an 8 KiB read buffer per connection, at most 4 MiB of
- * unsent output per connection before it is closed as a slow reader, one event loop, and Grout's
+ * unsent output per connection before it is closed as a slow reader, one event loop that blocks in
+ * epoll_wait and is not pinned, and Grout's
  * built-in messages (GR_HELLO, GR_PING, GR_PING2, GR_EVENT_SUBSCRIBE, GR_EVENT_UNSUBSCRIBE).
  */
 public final class ServerOptions {
@@ -30,6 +31,8 @@ public final class ServerOptions {
     private int backlog = 128;
     private int socketBufferSize;
     private int loops = 1;
+    private WaitMode waitMode = WaitMode.BLOCK;
+    private int[] cpus = new int[0];
     private MessageSpecs specs = MessageSpecs.grout();
     private final TypeTable<Handler> handlers = BuiltinHandlers.table();
 
@@ -116,6 +119,20 @@ public final class ServerOptions {
         return this;
     }
 
+    /**
+     * How each loop waits for events (default {@link WaitMode#BLOCK}: epoll_wait sleeps). SPIN polls
+     * with epoll_wait(0) and never sleeps (a core per loop); SPIN_THEN_BLOCK polls up to its budget
+     * after the last event, then sleeps; YIELD polls and yields the CPU between empty polls.
+     */
+    public ServerOptions waitMode(WaitMode mode) { this.waitMode = Objects.requireNonNull(mode); return this; }
+
+    /** Pins loop i to {@code cpus[i % cpus.length]} when it starts (none given: not pinned). */
+    public ServerOptions cpus(int... cpus) {
+        for (int c : cpus) if (c < 0) throw new IllegalArgumentException("cpu " + c + ": expected a CPU number");
+        this.cpus = cpus.clone();
+        return this;
+    }
+
     /** The declared message sizes (the same table a client uses; set it before {@link #handle}, which adds to it). */
     public ServerOptions specs(MessageSpecs s) { this.specs = Objects.requireNonNull(s).copy(); return this; }
 
@@ -145,7 +162,7 @@ public final class ServerOptions {
     /** The settings as they are now, frozen. */
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
-                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops);
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */
