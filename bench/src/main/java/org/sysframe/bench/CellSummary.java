@@ -21,7 +21,9 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                           Spread clientCpuMicros, Spread serverCpuMicros,
                           Map<SyscallKind, Double> clientSyscalls, boolean clientSyscallsFromKernel,
                           Map<SyscallKind, Double> serverSyscalls,
-                          boolean kernelAgrees, boolean kernelMeasured, String cpus) {
+                          boolean kernelAgrees, boolean kernelMeasured, String cpus,
+                          Map<SyscallKind, Double> clientEmpty, Map<SyscallKind, Double> serverEmpty,
+                          Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches, Spread serverSwitches) {
 
     /** Summarises the rounds of one cell against the reference cell's rounds of the same payload. */
     public static CellSummary of(String name, int payload, List<Measurement> runs, List<Measurement> reference) {
@@ -40,8 +42,36 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 fromKernel,
                 Spread.medianPerCall(runs, Measurement::serverLibrary, Measurement::calls),
                 measured && runs.stream().allMatch(Measurement::kernelAgrees), measured,
-                placement(runs));
+                placement(runs),
+                runs.stream().allMatch(r -> r.clientEmpty() != null) ? Spread.medianPerCall(runs, Measurement::clientEmpty, Measurement::calls) : Map.of(),
+                runs.stream().allMatch(r -> r.serverEmpty() != null) ? Spread.medianPerCall(runs, Measurement::serverEmpty, Measurement::calls) : Map.of(),
+                Spread.over(runs, r -> busy(r.clientCpu(), r)), Spread.over(runs, r -> busy(r.serverCpu(), r)),
+                Spread.over(runs, r -> switches(r.clientCpu(), r)), Spread.over(runs, r -> switches(r.serverCpu(), r)));
     }
+
+    /** On-CPU time over the run's wall time, in percent per thread kind (100 % is one whole core). */
+    private static double busy(ThreadCpu cpu, Measurement r) {
+        return cpu == null ? Double.NaN : 100.0 * cpu.cpuNanos() / (r.seconds() * 1e9);
+    }
+
+    /** Voluntary + involuntary context switches per call. */
+    private static double switches(ThreadCpu cpu, Measurement r) {
+        return cpu == null ? Double.NaN : (double) (cpu.voluntarySwitches() + cpu.involuntarySwitches()) / r.calls();
+    }
+
+    /**
+     * The trade of a wait mode in one line: the empty calls per call apart from the ones that moved
+     * data, each side's CPU busy share and its context switches per call, e.g. {@code empty calls/call:
+     * client 5.82 recvfrom, server 12.26 epoll_wait; busy: client 99 %, server 98 %; switches/call: ...}.
+     */
+    public String tradeLine() {
+        return String.format(Locale.ROOT, "empty calls/call: client %s, server %s; busy: client %.0f %%, server %.0f %%;"
+                        + " context switches/call: client %.2f, server %.2f",
+                orNone(describe(clientEmpty)), orNone(describe(serverEmpty)), clientBusyPercent.median(), serverBusyPercent.median(),
+                clientSwitches.median(), serverSwitches.median());
+    }
+
+    private static String orNone(String s) { return s.isEmpty() ? "none" : s; }
 
     /** The CPUs the threads were seen on in most rounds, e.g. {@code client cpu 0; server cpu 1 (5/7)}. */
     static String placement(List<Measurement> runs) {

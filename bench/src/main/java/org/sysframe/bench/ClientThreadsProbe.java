@@ -57,7 +57,8 @@ final class ClientThreadsProbe implements Cell.Probe {
                     minus(c1.library, c0.library), minus(c1.kernel, c0.kernel),
                     sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
                     c1.cpu.minus(c0.cpu), sd == null ? null : sd.cpu(),
-                    cpus(clientCpus, sd == null ? null : sd.cpus()));
+                    cpus(clientCpus, sd == null ? null : sd.cpus()),
+                    minus(c1.empty, c0.empty), sd == null ? null : sd.empty());
         } finally {
             go.countDown();
             for (PeerThread.Run r : runs) r.release.countDown();
@@ -87,20 +88,22 @@ final class ClientThreadsProbe implements Cell.Probe {
     }
 
     /** The client threads together at one instant. */
-    private record Side(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus) {
+    private record Side(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty) {
         static Side read(List<PeerThread> clients) throws IOException {
-            SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO;
+            SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO, empty = SyscallCounts.ZERO;
             ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
             SortedSet<Integer> cpus = new TreeSet<>();
             for (PeerThread p : clients) {
                 SyscallCounts lib = p.peer().libraryCounts();
                 library = library == null || lib == null ? null : library.plus(lib);
+                SyscallCounts e = p.peer().emptyCounts();
+                empty = empty == null || e == null ? null : empty.plus(e);
                 KernelSyscallCounter k = p.kernel();
                 kernel = kernel == null || k == null ? null : kernel.plus(k.read());
                 cpu = cpu.plus(ThreadCpu.of(p.tid()));
                 cpus.add(ThreadCpu.lastCpu(p.tid()));
             }
-            return new Side(library, kernel, cpu, cpus);
+            return new Side(library, kernel, cpu, cpus, empty);
         }
     }
 }

@@ -19,7 +19,8 @@ public record Goal(String name, String table, String subject, String versus, int
     public enum Metric {
         CALLS_RATIO("calls/s"),
         CPU_RATIO("CPU per call, client + server"),
-        CLIENT_CPU_RATIO("client CPU per call");
+        CLIENT_CPU_RATIO("client CPU per call"),
+        P99_RATIO("p99 latency");
 
         private final String label;
 
@@ -33,6 +34,7 @@ public record Goal(String name, String table, String subject, String versus, int
                 case CALLS_RATIO -> subject.callsPerSecond() / versus.callsPerSecond();
                 case CPU_RATIO -> subject.totalCpuMicrosPerCall() / versus.totalCpuMicrosPerCall();
                 case CLIENT_CPU_RATIO -> subject.clientCpuMicrosPerCall() / versus.clientCpuMicrosPerCall();
+                case P99_RATIO -> (double) subject.p99Nanos() / versus.p99Nanos();
             };
         }
     }

@@ -6,6 +6,7 @@ import java.util.List;
 import static org.sysframe.bench.Goal.Metric.CALLS_RATIO;
 import static org.sysframe.bench.Goal.Metric.CLIENT_CPU_RATIO;
 import static org.sysframe.bench.Goal.Metric.CPU_RATIO;
+import static org.sysframe.bench.Goal.Metric.P99_RATIO;
 
 /** The project's goals, declared once as data; the reports evaluate this table against a run. */
 public final class Goals {
@@ -26,7 +27,10 @@ public final class Goals {
             new Goal("client CPU within 10 % of C", "peers", "sysframe", "c-sendmsg", 1024, CLIENT_CPU_RATIO, false, 1.10),
             new Goal("at least the tuned JDK's throughput", "peers", "sysframe", "jdk-gather", 1024, CALLS_RATIO, true, 1.00),
             new Goal("10 % less client CPU than the tuned JDK", "peers", "sysframe", "jdk-gather", 1024, CLIENT_CPU_RATIO, false, 0.90),
-            new Goal("+20 % over jnr-unixsocket", "peers", "sysframe", "jnr", 1024, CALLS_RATIO, true, 1.20));
+            new Goal("+20 % over jnr-unixsocket", "peers", "sysframe", "jnr", 1024, CALLS_RATIO, true, 1.20),
+            new Goal("spinning both sides: 5x blocking across cores", "wait", "spin/spin 2 cores", "block/block 2 cores", 32, CALLS_RATIO, true, 5.0),
+            new Goal("spinning both sides: half the p99 latency", "wait", "spin/spin 2 cores", "block/block 2 cores", 32, P99_RATIO, false, 0.5),
+            new Goal("spin:50us within 10 % of spinning", "wait", "spin:50us/spin 2 cores", "spin/spin 2 cores", 32, CALLS_RATIO, true, 0.90));
 
     /** The verdict of every goal whose cells the tables hold, in the table's order. */
     public static List<GoalVerdict> evaluate(List<Goal> goals, List<BenchTable> tables) {

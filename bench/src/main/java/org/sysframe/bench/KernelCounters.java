@@ -50,6 +50,15 @@ final class KernelCounters {
     /** Why kernel counts are missing, or null. */
     static synchronized String unavailable() { return unavailable; }
 
+    /** Closes the kept counters of a thread that is gone (a server or client made for one run). */
+    static synchronized void forget(int tid) {
+        OPEN.entrySet().removeIf(e -> {
+            if (e.getKey().tid() != tid) return false;
+            e.getValue().close();
+            return true;
+        });
+    }
+
     /** Closes every kept counter (end of a command). */
     static synchronized void closeAll() {
         OPEN.values().forEach(KernelSyscallCounter::close);

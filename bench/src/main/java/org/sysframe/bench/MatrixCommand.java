@@ -12,7 +12,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code sysframe matrix}: the pairings table (every standard pairing over every payload size), then
- * the peers and the server-loops tables, each through {@link RoundRunner} against embedded servers,
+ * the peers, the server-loops and the wait-modes tables, each through {@link RoundRunner} against embedded servers,
  * with the goals of {@link Goals} evaluated on them.
  *
  * <p>The servers run in this JVM, so their loop thread ids are known: the kernel counts and the
@@ -40,6 +40,12 @@ final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-loops", description = "skip the server-loops table (1 vs 2 loops, 8 concurrent clients)")
     boolean noLoops;
 
+    @Option(names = "--no-wait", description = "skip the wait-modes and placement table")
+    boolean noWait;
+
+    @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B)")
+    boolean full;
+
     @Option(names = "--server-loops", description = "event loops of every embedded server of the matrix and the peers (default: ${DEFAULT-VALUE})")
     int serverLoops = 1;
 
@@ -57,6 +63,7 @@ final class MatrixCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
         }
         if (!noLoops) tables.add(LoopsTable.run(rounds, quick));
+        if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 tables, KernelCounters.unavailable());
         System.out.println();

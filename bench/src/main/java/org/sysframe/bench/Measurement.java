@@ -9,14 +9,25 @@ import java.util.Map;
 /**
  * One measured run of one cell in one round: the only result record of the bench. Throughput and
  * latency (ns) of the clients, syscalls of the client side (library counts where the client has them,
- * kernel counts) and of the server side (summed over its loops), CPU of both sides, and the CPUs the
- * threads were seen on. Null fields mean "not measurable here" (no kernel counter, no server in reach).
+ * kernel counts) and of the server side (summed over its loops), of those the calls that moved nothing
+ * (the empty tries of a spin), CPU of both sides, and the CPUs the threads were seen on. Null fields mean "not measurable here" (no kernel counter, no server in reach).
  */
 public record Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
                           long p50Nanos, long p90Nanos, long p99Nanos, long p999Nanos, long maxNanos,
                           SyscallCounts clientLibrary, SyscallCounts clientKernel,
                           SyscallCounts serverLibrary, SyscallCounts serverKernel,
-                          ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus) {
+                          ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus,
+                          SyscallCounts clientEmpty, SyscallCounts serverEmpty) {
+
+    /** Without empty-call counts (peers that keep none). */
+    public Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
+                       long p50Nanos, long p90Nanos, long p99Nanos, long p999Nanos, long maxNanos,
+                       SyscallCounts clientLibrary, SyscallCounts clientKernel,
+                       SyscallCounts serverLibrary, SyscallCounts serverKernel,
+                       ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus) {
+        this(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos, maxNanos,
+                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, null, null);
+    }
 
     /** Round number of a warm-up run (not kept). */
     public static final int WARM_UP = 0;
@@ -71,6 +82,8 @@ public record Measurement(String cell, int payload, int round, int clients, long
         perCall(m, "client_kernel_", clientKernel);
         perCall(m, "server_lib_", serverLibrary);
         perCall(m, "server_kernel_", serverKernel);
+        perCall(m, "client_empty_", clientEmpty);
+        perCall(m, "server_empty_", serverEmpty);
         cpu(m, "client_", clientCpu);
         cpu(m, "server_", serverCpu);
         m.put("cpus", cpus);

@@ -26,6 +26,9 @@ interface PingPeer extends AutoCloseable {
     /** The library's own syscall counts of this client, cumulative; null when it keeps none. */
     default org.sysframe.unix.SyscallCounts libraryCounts() { return null; }
 
+    /** Of {@link #libraryCounts()}, the calls that moved nothing (EAGAIN), cumulative; null when not kept. */
+    default org.sysframe.unix.SyscallCounts emptyCounts() { return null; }
+
     @Override
     void close() throws IOException;
 }

@@ -19,18 +19,27 @@ import java.util.TreeSet;
  * in-process server is sampled only while every loop is parked in epoll_wait, where the two counts
  * agree (see {@link ThreadSyscall}); subtract two samples to get what the loops spent in between.
  */
-record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus) {
+record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty) {
 
-    /** Every loop of an in-process server: waits until each is parked in epoll_wait, then reads it. */
+    ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus) {
+        this(library, kernel, cpu, cpus, null);
+    }
+
+    /**
+     * Every loop of an in-process server: waits until each is parked in epoll_wait, then reads it. A
+     * loop that never sleeps (spin, yield) has no such instant: its library counts are read as they
+     * are and its kernel counts are left out (the calls in flight at either end would differ).
+     */
     static ServerSample take(GroutServer server) throws IOException {
         int n = server.loopCount();
-        for (int i = 0; i < n; i++) ThreadSyscall.awaitEpollWait(server.loopThreadId(i), Duration.ofSeconds(10));
+        boolean parks = server.config().waitMode().blocks();
+        if (parks) for (int i = 0; i < n; i++) ThreadSyscall.awaitEpollWait(server.loopThreadId(i), Duration.ofSeconds(10));
         List<ServerSample> loops = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int tid = server.loopThreadId(i);
-            KernelSyscallCounter k = KernelCounters.of(tid, SyscallKind.LIBRARY);
+            KernelSyscallCounter k = parks ? KernelCounters.of(tid, SyscallKind.LIBRARY) : null;
             loops.add(new ServerSample(server.loopCounters(i).snapshot(), k == null ? null : k.read(), ThreadCpu.of(tid),
-                    new TreeSet<>(List.of(ThreadCpu.lastCpu(tid)))));
+                    new TreeSet<>(List.of(ThreadCpu.lastCpu(tid))), server.loopCounters(i).emptySnapshot()));
         }
         return sum(loops);
     }
@@ -42,23 +51,25 @@ record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, 
 
     /** The loops together: counts and CPU added; kernel counts only when every loop has them. */
     static ServerSample sum(List<ServerSample> loops) {
-        SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO;
+        SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO, empty = SyscallCounts.ZERO;
         ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
         SortedSet<Integer> cpus = new TreeSet<>();
         for (ServerSample s : loops) {
             library = library == null || s.library == null ? null : library.plus(s.library);
+            empty = empty == null || s.empty == null ? null : empty.plus(s.empty);
             kernel = kernel == null || s.kernel == null ? null : kernel.plus(s.kernel);
             cpu = cpu.plus(s.cpu);
             cpus.addAll(s.cpus);
         }
-        return new ServerSample(library, kernel, cpu, cpus);
+        return new ServerSample(library, kernel, cpu, cpus, empty);
     }
 
     ServerSample minus(ServerSample earlier) {
         SortedSet<Integer> seen = new TreeSet<>(cpus);
         seen.addAll(earlier.cpus);
         return new ServerSample(library == null || earlier.library == null ? null : library.minus(earlier.library),
-                kernel == null || earlier.kernel == null ? null : kernel.minus(earlier.kernel), cpu.minus(earlier.cpu), seen);
+                kernel == null || earlier.kernel == null ? null : kernel.minus(earlier.kernel), cpu.minus(earlier.cpu), seen,
+                empty == null || earlier.empty == null ? null : empty.minus(earlier.empty));
     }
 
     /** How a probe reaches the server side of its measurements. */

@@ -40,6 +40,9 @@ final class SysframePeer implements PingPeer {
     @Override
     public org.sysframe.unix.SyscallCounts libraryCounts() { return client.counters().snapshot(); }
 
+    @Override
+    public org.sysframe.unix.SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
+
     @Override public String name() { return name; }
 
     @Override public String framing() { return "FFM send/recv, " + options.freeze().send() + " / " + options.freeze().recv(); }

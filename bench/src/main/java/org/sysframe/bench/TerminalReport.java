@@ -25,6 +25,14 @@ final class TerminalReport {
             first = false;
             if (t.referenceOverRow()) peerRows(sb, t);
             else rows(sb, t);
+            if (t.name().equals(WaitTable.NAME)) {
+                for (int payload : t.payloads()) {
+                    for (String n : t.names()) {
+                        CellSummary c = t.row(n, payload);
+                        if (c != null) sb.append(String.format(Locale.ROOT, "  %-24s %5d B: %s%n", n, payload, c.tradeLine()));
+                    }
+                }
+            }
             sb.append(t.rowKind()).append("s:\n");
             for (String n : t.names()) sb.append(String.format(Locale.ROOT, "  %-11s %s%n", n, t.settings(n)));
             for (String note : t.notes()) sb.append("note: ").append(note).append('\n');
@@ -35,7 +43,10 @@ final class TerminalReport {
     }
 
     private static void rows(StringBuilder sb, BenchTable t) {
-        String head = String.format(Locale.ROOT, "%-9s %6s %9s %5s %19s %7s %7s %8s  %-28s %-38s %-3s %s%n",
+        int w = t.rowKind().length();
+        for (String n : t.names()) w = Math.max(w, n.length());
+        String nameCol = "%-" + w + "s";
+        String head = String.format(Locale.ROOT, nameCol + " %6s %9s %5s %19s %7s %7s %8s  %-28s %-38s %-3s %s%n",
                 t.rowKind(), "bytes", "calls/s", "±%", "ratio [min-max]", "p50 us", "p99 us", "cpu us", "client syscalls/call",
                 "server syscalls/call", "k=l", "cpus");
         sb.append(head).append("-".repeat(head.length() - 1)).append('\n');
@@ -43,7 +54,7 @@ final class TerminalReport {
             for (String name : t.names()) {
                 CellSummary c = t.row(name, payload);
                 if (c == null) continue;
-                sb.append(String.format(Locale.ROOT, "%-9s %6d %9.0f %5.1f %5.3f [%5.3f-%5.3f] %7.1f %7.1f %8.2f  %-28s %-38s %-3s %s%n",
+                sb.append(String.format(Locale.ROOT, nameCol + " %6d %9.0f %5.1f %5.3f [%5.3f-%5.3f] %7.1f %7.1f %8.2f  %-28s %-38s %-3s %s%n",
                         name, payload, c.callsPerSec().median(), c.callsPerSec().halfRangePercent(),
                         c.ratio().median(), c.ratio().min(), c.ratio().max(),
                         c.p50Micros().median(), c.p99Micros().median(), c.cpuMicrosPerCall(),
