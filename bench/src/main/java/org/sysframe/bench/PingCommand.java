@@ -5,6 +5,7 @@ import org.sysframe.transport.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
+import org.sysframe.transport.WaitMode;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
@@ -40,6 +41,12 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--api-version", description = "API version sent in GR_HELLO (default: ${DEFAULT-VALUE})")
     int apiVersion = GroutApi.DEFAULT_API_VERSION;
 
+    @Option(names = "--wait", description = "how the client waits for its answer: block | spin | spin:DURATION (e.g. spin:50us) | yield (default: ${DEFAULT-VALUE})")
+    String waitMode = "block";
+
+    @Option(names = "--cpu", description = "pin the client thread to this CPU (default: not pinned)")
+    int cpu = -1;
+
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
@@ -48,13 +55,14 @@ final class PingCommand implements Callable<Integer> {
         if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len + " is outside 0..131072");
         if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
-                .recv(RecvFraming.parse(recv)).apiVersion(apiVersion);
+                .recv(RecvFraming.parse(recv)).apiVersion(apiVersion).waitMode(WaitMode.parse(waitMode)).cpu(cpu);
         SysframePeer peer = new SysframePeer(o.freeze().send() + "/" + o.freeze().recv(), o, ping2);
         try (PeerThread client = new PeerThread(peer)) {
             client.onThread(() -> peer.open(socket));
             if (!json) {
-                System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s)%n", count,
-                        ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv());
+                System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s, wait %s%s)%n", count,
+                        ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
+                        o.freeze().waitMode(), cpu >= 0 ? ", client pinned to CPU " + cpu : "");
             }
             // A server elsewhere on this machine is measured by its process (every thread).
             long serverPid = otherServerPid(peer.client());
@@ -95,23 +103,25 @@ final class PingCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
                 r.p50Nanos() / 1e3, r.p90Nanos() / 1e3, r.p99Nanos() / 1e3, r.p999Nanos() / 1e3, r.maxNanos() / 1e3);
         ThreadCpu c = r.clientCpu();
-        System.out.printf(Locale.ROOT, "client cpu: %.2f us/call on-CPU (user %.2f, sys %.2f from 10 ms ticks), %.3f voluntary ctx switches/call%n",
+        System.out.printf(Locale.ROOT, "client cpu: %.2f us/call on-CPU (user %.2f, sys %.2f from 10 ms ticks), busy %.0f %% of the run,"
+                        + " %.3f voluntary + %.3f involuntary ctx switches/call%n",
                 c.cpuNanos() / 1e3 / r.calls(), (double) c.userMicros() / r.calls(), (double) c.systemMicros() / r.calls(),
-                (double) c.voluntarySwitches() / r.calls());
+                100.0 * c.cpuNanos() / (r.seconds() * 1e9), (double) c.voluntarySwitches() / r.calls(), (double) c.involuntarySwitches() / r.calls());
         ThreadCpu sc = r.serverCpu();
         if (sc != null) {
             System.out.printf(Locale.ROOT, "server cpu: %.2f us/call on-CPU, whole server process (user %.2f, sys %.2f from 10 ms ticks)%n",
                     sc.cpuNanos() / 1e3 / r.calls(), (double) sc.userMicros() / r.calls(), (double) sc.systemMicros() / r.calls());
         }
         if (r.cpus() != null) System.out.println("ran on: " + r.cpus());
-        System.out.println("client syscalls per call:   library    kernel");
+        System.out.println("client syscalls per call:   library    kernel   of them empty (EAGAIN)");
         for (SyscallKind k : SyscallKind.values()) {
             double lib = r.clientLibrary().perCall(k, r.calls());
             SyscallCounts kc = r.clientKernel();
             double ker = kc == null ? Double.NaN : kc.perCall(k, r.calls());
             if (lib == 0 && (kc == null || ker == 0)) continue;
-            System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s%n", k.kernelName(), lib,
-                    kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker));
+            double empty = r.clientEmpty() == null ? 0 : r.clientEmpty().perCall(k, r.calls());
+            System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s %9s%n", k.kernelName(), lib,
+                    kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker), empty == 0 ? "" : String.format(Locale.ROOT, "%.3f", empty));
         }
         if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + KernelCounters.unavailable());
     }

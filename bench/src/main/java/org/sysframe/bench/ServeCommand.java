@@ -6,6 +6,7 @@ import org.sysframe.transport.GroutApi;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -44,13 +45,20 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--loops", description = "event-loop threads; loop 0 also accepts, each connection goes to the least-loaded loop (default: ${DEFAULT-VALUE})")
     int loops = 1;
 
+    @Option(names = "--wait", description = "how each loop waits for events: block | spin | spin:DURATION (e.g. spin:50us) | yield (default: ${DEFAULT-VALUE})")
+    String waitMode = "block";
+
+    @Option(names = "--cpu", split = ",", description = "pin loop i to the i-th of these CPUs, repeating (e.g. --cpu 0 or --cpu 0,1; default: not pinned)")
+    int[] cpus = new int[0];
+
     @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
     boolean allowAnyUid;
 
     @Override
     public Integer call() throws Exception {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
-                .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8)).emptyHelloResponse(emptyHello).loops(loops);
+                .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8)).emptyHelloResponse(emptyHello).loops(loops)
+                .waitMode(WaitMode.parse(waitMode)).cpus(cpus);
         if (!allowUids.isEmpty()) {
             Set<Integer> uids = new java.util.HashSet<>(allowUids);
             if (socket.startsWith("@")) uids.add(org.sysframe.unix.Self.uid()); // widens the abstract name's default
