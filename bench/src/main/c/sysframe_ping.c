@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // sysframe_ping: a C peer of the Java sysframe client, doing what Grout's
-// ping_perf does (GR_HELLO, then COUNT synchronous GR_PING calls) so both can
-// be measured against the same server. The framing (-f) and receive (-r)
-// strategies are selectable to compare the ones discussed in PROTOCOL.md.
+// ping_perf does (GR_HELLO, then COUNT synchronous GR_PING calls, or COUNT
+// pipelined ones with -d) so both can be measured against the same server. The
+// framing (-f) and receive (-r) strategies are selectable to compare the ones
+// discussed in PROTOCOL.md, and so are the ways the Java client can wait for a
+// response (-W), the CPU it runs on (-c) and pipelining (-d, -b). Every send and
+// receive syscall of the timed loop is counted.
 //
 // Build: gcc -O2 -Wall -Wextra -Werror -std=gnu11 -o sysframe_ping sysframe_ping.c
 
-#define _GNU_SOURCE // RUSAGE_THREAD
+#define _GNU_SOURCE // RUSAGE_THREAD, sched_getcpu, CPU_SET, IOV_MAX
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +36,11 @@
 #define PING2_LEN 32u
 #define HELLO_VERSION_LEN 128
 #define READ_AHEAD_LEN 8192 // BUFSIZ, as Grout's client uses
+#define COPY_MAX 65536 // a pipelined batch up to this size is copied and sent with one send()
+#define DEPTH_MAX 4096
+#define SPIN_US_MAX 60000000ul
+#define CPU_SAMPLE_EVERY 1024 // calls between two sched_getcpu() samples
+#define EXIT_USAGE 2
 
 // Host byte order, natural alignment: both headers are 12 bytes, no padding.
 struct req_hdr {
@@ -44,10 +55,29 @@ struct resp_hdr {
 	uint32_t payload_len;
 };
 
+// How a receive waits for its data (-W).
+enum wait_mode {
+	WAIT_BLOCK, // blocking recv()
+	WAIT_SPIN, // recv(MSG_DONTWAIT) again and again until data
+	WAIT_SPIN_BLOCK, // as WAIT_SPIN for spin_us microseconds, then one blocking recv()
+	WAIT_YIELD, // sched_yield() between empty recv(MSG_DONTWAIT) tries
+};
+
+struct pipeline;
+
 struct peer {
 	int fd;
+	// Pipelining: sends do not block; while the socket is full, wait in poll()
+	// and take the responses that come meanwhile (the server may stop reading
+	// requests until its responses are read).
+	struct pipeline *pipe;
 	bool split; // -f split: two send() calls instead of one sendmsg()
 	bool exact; // -r exact: no read-ahead buffer
+	enum wait_mode wait;
+	uint64_t spin_ns; // WAIT_SPIN_BLOCK: how long to spin
+	// Syscalls made: send()/sendmsg() calls, recv() calls that returned data,
+	// and recv(MSG_DONTWAIT) calls that found nothing (EAGAIN).
+	uint64_t sends, recv_data, recv_empty, polls;
 	size_t rpos, rlen; // unread bytes are rbuf[rpos..rlen)
 	uint8_t rbuf[READ_AHEAD_LEN];
 };
@@ -57,20 +87,41 @@ static void fail(const char *what, int err) {
 	exit(1);
 }
 
+// A usage error: one line on stderr, exit code 2.
+static void bad_option(char opt, const char *arg, const char *accepted) {
+	fprintf(stderr, "sysframe_ping: -%c: invalid value '%s' (%s)\n", opt, arg, accepted);
+	exit(EXIT_USAGE);
+}
+
 static void usage(FILE *f) {
 	fprintf(f,
 		"usage: sysframe_ping [-s SOCK] [-n COUNT] [-l LEN] [-2] [-f split|sendmsg]\n"
-		"                     [-r exact|readahead] [-v API_VERSION] [-w] [-j]\n"
+		"                     [-r exact|readahead] [-v API_VERSION] [-W MODE] [-c CPU]\n"
+		"                     [-d DEPTH] [-b BATCH] [-w] [-j]\n"
 		"  -s SOCK     socket path (default $GROUT_SOCK_PATH, else /run/grout.sock)\n"
-		"  -n COUNT    number of timed calls (default 10000)\n"
+		"  -n COUNT    number of timed calls (GR_PING requests in all; default 10000)\n"
 		"  -l LEN      GR_PING payload length, 0..%u (default 0)\n"
 		"  -2          send GR_PING2 with a %u-byte payload (overrides -l)\n"
-		"  -f MODE     split: send(header) + send(payload); sendmsg: one sendmsg (default)\n"
-		"  -r MODE     exact: recv(header) + recv(payload); readahead: %d-byte buffer (default)\n"
+		"  -f MODE     split: send(header) + send(payload); sendmsg: one sendmsg (default);\n"
+		"              depth 1 only: a pipelined batch always leaves in one call (see -b)\n"
+		"  -r MODE     exact: recv(header) + recv(payload); readahead: %d-byte buffer (default);\n"
+		"              exact is for depth 1 only\n"
 		"  -v VERSION  api_version sent in GR_HELLO (default 11)\n"
+		"  -W MODE     how a receive waits: block (blocking recv, default); spin (recv with\n"
+		"              MSG_DONTWAIT until data, never sleeping); spin:N (spin N microseconds,\n"
+		"              0..%lu, then one blocking recv); yield (sched_yield between empty tries)\n"
+		"  -c CPU      pin the process to CPU (one of its allowed CPUs) before GR_HELLO\n"
+		"  -d DEPTH    requests in flight, 1..%d (default 1: one synchronous call at a time)\n"
+		"  -b BATCH    1..DEPTH (default DEPTH): whenever BATCH slots are free, send BATCH\n"
+		"              requests with one send() of a copy (<= %d bytes), else one sendmsg()\n"
+		"              per %d iovec entries; responses are matched by for_id, in any order;\n"
+		"              these sends do not block: while the socket is full, poll() and read\n"
+		"              the responses that came (counted: sends include the EAGAIN ones)\n"
 		"  -w          after GR_HELLO print 'ready' and wait for a line on stdin\n"
-		"  -j          also print a one-line JSON summary\n",
-		GR_API_MAX_MSG_LEN, PING2_LEN, READ_AHEAD_LEN);
+		"  -j          also print a one-line JSON summary\n"
+		"Usage errors exit with 2, other failures with 1.\n",
+		GR_API_MAX_MSG_LEN, PING2_LEN, READ_AHEAD_LEN, SPIN_US_MAX, DEPTH_MAX, COPY_MAX,
+		IOV_MAX);
 }
 
 static unsigned long parse_num(const char *arg, char opt, unsigned long min, unsigned long max) {
@@ -80,35 +131,55 @@ static unsigned long parse_num(const char *arg, char opt, unsigned long min, uns
 	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v < min || v > max) {
 		fprintf(stderr, "sysframe_ping: -%c: invalid value '%s' (%lu..%lu)\n", opt, arg, min,
 			max);
-		exit(1);
+		exit(EXIT_USAGE);
 	}
 	return v;
 }
 
+static uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void wait_writable(struct peer *p);
+
 // One send() per buffer; loops because a stream socket may take only part of it.
-static void send_full(int fd, const void *buf, size_t len) {
-	const uint8_t *p = buf;
+static void send_full(struct peer *p, const void *buf, size_t len) {
+	const uint8_t *b = buf;
+	int flags = MSG_NOSIGNAL | (p->pipe != NULL ? MSG_DONTWAIT : 0);
 	while (len > 0) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		ssize_t n = send(p->fd, b, len, flags);
+		p->sends++;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (p->pipe != NULL && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				wait_writable(p);
+				continue;
+			}
 			fail("send", errno);
 		}
-		p += n;
+		b += n;
 		len -= (size_t)n;
 	}
 }
 
 // Header and payload in one sendmsg(), without copying them together. On a
 // partial write, skip the fully written entries and trim the first remaining one.
-static void sendmsg_full(int fd, struct iovec *iov, size_t cnt) {
+static void sendmsg_full(struct peer *p, struct iovec *iov, size_t cnt) {
+	int flags = MSG_NOSIGNAL | (p->pipe != NULL ? MSG_DONTWAIT : 0);
 	while (cnt > 0) {
 		struct msghdr msg = {.msg_iov = iov, .msg_iovlen = cnt};
-		ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+		ssize_t n = sendmsg(p->fd, &msg, flags);
+		p->sends++;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (p->pipe != NULL && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				wait_writable(p);
+				continue;
+			}
 			fail("sendmsg", errno);
 		}
 		size_t done = (size_t)n;
@@ -124,42 +195,57 @@ static void sendmsg_full(int fd, struct iovec *iov, size_t cnt) {
 	}
 }
 
-// recv() until len bytes have arrived; EOF inside a frame means the peer is gone.
-static void recv_full(int fd, void *buf, size_t len) {
-	uint8_t *p = buf;
-	while (len > 0) {
-		ssize_t n = recv(fd, p, len, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			fail("recv", errno);
+// One receive of up to len bytes, waiting as -W says; returns how many came
+// (at least one). EOF means the peer is gone: every caller is inside a frame.
+static size_t wait_recv(struct peer *p, void *buf, size_t len) {
+	uint64_t spin_end = p->wait == WAIT_SPIN_BLOCK ? now_ns() + p->spin_ns : 0;
+	int flags = p->wait == WAIT_BLOCK ? 0 : MSG_DONTWAIT;
+	for (;;) {
+		if (p->wait == WAIT_SPIN_BLOCK && flags != 0 && now_ns() >= spin_end)
+			flags = 0; // spun long enough: one blocking recv
+		ssize_t n = recv(p->fd, buf, len, flags);
+		if (n > 0) {
+			p->recv_data++;
+			return (size_t)n;
 		}
 		if (n == 0)
 			fail("recv", ECONNRESET);
-		p += n;
-		len -= (size_t)n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			fail("recv", errno);
+		p->recv_empty++;
+		if (p->wait == WAIT_YIELD)
+			sched_yield();
 	}
+}
+
+// recv() until len bytes have arrived.
+static void recv_full(struct peer *p, void *buf, size_t len) {
+	uint8_t *b = buf;
+	while (len > 0) {
+		size_t n = wait_recv(p, b, len);
+		b += n;
+		len -= n;
+	}
+}
+
+// Read-ahead: move the unread bytes to the front and receive once into the
+// space after them, as much as fits.
+static void ra_refill(struct peer *p) {
+	if (p->rpos > 0) {
+		memmove(p->rbuf, p->rbuf + p->rpos, p->rlen - p->rpos);
+		p->rlen -= p->rpos;
+		p->rpos = 0;
+	}
+	p->rlen += wait_recv(p, p->rbuf + p->rlen, sizeof(p->rbuf) - p->rlen);
 }
 
 // Read-ahead: make sure a whole header is buffered, pulling as much as fits
 // per recv() so that a small response (header + payload) costs one syscall.
 static void ra_header(struct peer *p, struct resp_hdr *h) {
-	while (p->rlen - p->rpos < sizeof(*h)) {
-		if (p->rpos > 0) { // keep the partial header at the front to make room
-			memmove(p->rbuf, p->rbuf + p->rpos, p->rlen - p->rpos);
-			p->rlen -= p->rpos;
-			p->rpos = 0;
-		}
-		ssize_t n = recv(p->fd, p->rbuf + p->rlen, sizeof(p->rbuf) - p->rlen, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			fail("recv", errno);
-		}
-		if (n == 0)
-			fail("recv", ECONNRESET);
-		p->rlen += (size_t)n;
-	}
+	while (p->rlen - p->rpos < sizeof(*h))
+		ra_refill(p);
 	memcpy(h, p->rbuf + p->rpos, sizeof(*h));
 	p->rpos += sizeof(*h);
 }
@@ -175,7 +261,7 @@ static void ra_payload(struct peer *p, void *dst, size_t len) {
 	if (p->rpos == p->rlen)
 		p->rpos = p->rlen = 0; // empty: next recv can use the whole buffer
 	if (len > avail)
-		recv_full(p->fd, (uint8_t *)dst + avail, len - avail);
+		recv_full(p, (uint8_t *)dst + avail, len - avail);
 }
 
 // One request/response round trip. The response payload lands in rx, which
@@ -185,19 +271,19 @@ static void call(struct peer *p, uint32_t id, uint32_t type, const void *payload
 	struct req_hdr req = {.id = id, .type = type, .payload_len = len};
 
 	if (p->split) {
-		send_full(p->fd, &req, sizeof(req));
+		send_full(p, &req, sizeof(req));
 		if (len > 0)
-			send_full(p->fd, payload, len);
+			send_full(p, payload, len);
 	} else {
 		struct iovec iov[2] = {
 			{.iov_base = &req, .iov_len = sizeof(req)},
 			{.iov_base = (void *)payload, .iov_len = len},
 		};
-		sendmsg_full(p->fd, iov, len > 0 ? 2 : 1);
+		sendmsg_full(p, iov, len > 0 ? 2 : 1);
 	}
 
 	if (p->exact)
-		recv_full(p->fd, resp, sizeof(*resp));
+		recv_full(p, resp, sizeof(*resp));
 	else
 		ra_header(p, resp);
 	if (resp->payload_len > GR_API_MAX_MSG_LEN)
@@ -205,7 +291,7 @@ static void call(struct peer *p, uint32_t id, uint32_t type, const void *payload
 	// Drain the payload even if the response is going to be rejected, so the
 	// message boundary stays right (and the error reported is the real one).
 	if (p->exact)
-		recv_full(p->fd, rx, resp->payload_len);
+		recv_full(p, rx, resp->payload_len);
 	else
 		ra_payload(p, rx, resp->payload_len);
 	if (resp->for_id != id) {
@@ -215,10 +301,163 @@ static void call(struct peer *p, uint32_t id, uint32_t type, const void *payload
 	}
 }
 
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+// The checks every timed response gets: status 0, the payload echoed whole.
+static void check_echo(unsigned long nth, const struct resp_hdr *resp, const void *body,
+		       const void *sent, uint32_t len, bool ping2) {
+	if (resp->status != 0)
+		fail(ping2 ? "GR_PING2 response status" : "GR_PING response status",
+		     (int)resp->status);
+	if (resp->payload_len != len) {
+		fprintf(stderr, "sysframe_ping: call %lu: payload_len %" PRIu32 ", sent %" PRIu32 "\n",
+			nth, resp->payload_len, len);
+		exit(1);
+	}
+	if (memcmp(body, sent, len) != 0) {
+		fprintf(stderr, "sysframe_ping: call %lu: echoed payload differs\n", nth);
+		exit(1);
+	}
+}
+
+// Pipelining (-d DEPTH > 1): DEPTH slots, each holding one request in flight.
+// A request's id carries its slot in the low bits (above them a running
+// sequence number), so a response finds its slot from for_id alone, in any
+// order, and is checked against the id the slot holds.
+struct pipeline {
+	unsigned depth, batch, bits;
+	uint32_t type, len;
+	const uint8_t *tx; // every request's payload
+	bool ping2;
+	uint32_t seq;
+	uint32_t *slot_id; // id of the request in each slot
+	uint64_t *slot_t0; // when it was sent
+	bool *busy;
+	unsigned *free_slots, nfree; // stack of free slots
+	struct req_hdr *hdrs; // the headers of the batch being sent
+	uint8_t *copy; // batch copy buffer (COPY_MAX bytes)
+	struct iovec *iov; // gather list for a batch over COPY_MAX (IOV_MAX entries)
+	unsigned long sent, done;
+	uint64_t *lat; // per request, in completion order
+	uint8_t *rx; // a payload too large for the read-ahead buffer lands here
+};
+
+// Sends k requests in one send() of a copy, or in sendmsg() calls of at most
+// IOV_MAX entries when k frames are more than COPY_MAX bytes.
+static void send_batch(struct peer *p, struct pipeline *q, unsigned k) {
+	size_t frame = sizeof(struct req_hdr) + q->len;
+	for (unsigned i = 0; i < k; i++) {
+		unsigned slot = q->free_slots[--q->nfree];
+		uint32_t id = (++q->seq << q->bits) | slot;
+		q->slot_id[slot] = id;
+		q->busy[slot] = true;
+		q->hdrs[i] = (struct req_hdr){.id = id, .type = q->type, .payload_len = q->len};
+	}
+	uint64_t t0 = now_ns();
+	for (unsigned i = 0; i < k; i++)
+		q->slot_t0[q->hdrs[i].id & ((1u << q->bits) - 1)] = t0;
+	if (k * frame <= COPY_MAX) {
+		uint8_t *b = q->copy;
+		for (unsigned i = 0; i < k; i++) {
+			memcpy(b, &q->hdrs[i], sizeof(q->hdrs[i]));
+			memcpy(b + sizeof(q->hdrs[i]), q->tx, q->len);
+			b += frame;
+		}
+		send_full(p, q->copy, k * frame);
+	} else {
+		size_t cnt = 0;
+		for (unsigned i = 0; i < k; i++) {
+			q->iov[cnt++] = (struct iovec){.iov_base = &q->hdrs[i],
+						       .iov_len = sizeof(q->hdrs[i])};
+			if (q->len > 0)
+				q->iov[cnt++] = (struct iovec){.iov_base = (void *)q->tx,
+							       .iov_len = q->len};
+			if (cnt + 2 > IOV_MAX || i + 1 == k) {
+				sendmsg_full(p, q->iov, cnt);
+				cnt = 0;
+			}
+		}
+	}
+	q->sent += k;
+}
+
+// One response: its slot from for_id, checks, latency, the slot freed.
+static void complete(struct pipeline *q, const struct resp_hdr *h, const void *body,
+		     uint64_t now) {
+	unsigned slot = h->for_id & ((1u << q->bits) - 1);
+	if (slot >= q->depth || !q->busy[slot] || q->slot_id[slot] != h->for_id) {
+		fprintf(stderr, "sysframe_ping: response for_id %" PRIu32 " matches no request in flight\n",
+			h->for_id);
+		exit(1);
+	}
+	check_echo(q->done + 1, h, body, q->tx, q->len, q->ping2);
+	q->lat[q->done++] = now - q->slot_t0[slot];
+	q->busy[slot] = false;
+	q->free_slots[q->nfree++] = slot;
+}
+
+// Completes every response that is whole in the read-ahead buffer. One too
+// large for the buffer is finished now, its payload received straight into rx.
+static void take_responses(struct peer *p, struct pipeline *q, uint64_t now) {
+	for (;;) {
+		size_t avail = p->rlen - p->rpos;
+		struct resp_hdr h;
+		if (avail < sizeof(h))
+			break;
+		memcpy(&h, p->rbuf + p->rpos, sizeof(h));
+		if (h.payload_len > GR_API_MAX_MSG_LEN)
+			fail("response payload_len over GR_API_MAX_MSG_LEN", EMSGSIZE);
+		size_t whole = sizeof(h) + h.payload_len;
+		if (avail >= whole) {
+			complete(q, &h, p->rbuf + p->rpos + sizeof(h), now);
+			p->rpos += whole;
+		} else if (whole > sizeof(p->rbuf)) {
+			p->rpos += sizeof(h);
+			ra_payload(p, q->rx, h.payload_len);
+			now = now_ns();
+			complete(q, &h, q->rx, now);
+		} else {
+			break; // the rest comes with the next refill
+		}
+	}
+	if (p->rpos == p->rlen)
+		p->rpos = p->rlen = 0;
+}
+
+// A pipelined send found the socket full: wait until it can take more, taking
+// the responses that arrive meanwhile (one refill each time there are some).
+static void wait_writable(struct peer *p) {
+	struct pollfd pfd = {.fd = p->fd, .events = POLLIN | POLLOUT};
+	for (;;) {
+		int n = poll(&pfd, 1, -1);
+		p->polls++;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("poll", errno);
+		}
+		if (pfd.revents & POLLIN) {
+			ra_refill(p);
+			take_responses(p, p->pipe, now_ns());
+		}
+		if (pfd.revents & (POLLOUT | POLLERR | POLLHUP))
+			return; // a send error is reported by the send itself
+	}
+}
+
+static void sample_cpu(cpu_set_t *seen) {
+	int cpu = sched_getcpu();
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_SET(cpu, seen);
+}
+
+// The CPUs of set as "0,1" (empty: "?").
+static const char *cpu_list(const cpu_set_t *set) {
+	static char buf[CPU_SETSIZE * 6];
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, set))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d", n > 0 ? "," : "", c);
+	return n > 0 ? buf : "?";
 }
 
 static uint64_t tv_us(struct timeval tv) {
@@ -238,17 +477,46 @@ static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned permille) 
 	return sorted[rank - 1];
 }
 
+static void parse_wait(const char *arg, struct peer *p, char *name, size_t name_len) {
+	static const char accepted[] = "block|spin|spin:N|yield, N microseconds 0..60000000";
+	if (strcmp(arg, "block") == 0) {
+		p->wait = WAIT_BLOCK;
+	} else if (strcmp(arg, "spin") == 0) {
+		p->wait = WAIT_SPIN;
+	} else if (strcmp(arg, "yield") == 0) {
+		p->wait = WAIT_YIELD;
+	} else if (strncmp(arg, "spin:", 5) == 0) {
+		const char *n = arg + 5;
+		char *end;
+		errno = 0;
+		unsigned long us = strtoul(n, &end, 10);
+		if (errno != 0 || end == n || *end != '\0' || n[0] == '-' || n[0] == '+' ||
+		    us > SPIN_US_MAX)
+			bad_option('W', arg, accepted);
+		p->wait = WAIT_SPIN_BLOCK;
+		p->spin_ns = (uint64_t)us * 1000u;
+	} else {
+		bad_option('W', arg, accepted);
+	}
+	snprintf(name, name_len, "%s", arg);
+}
+
 int main(int argc, char **argv) {
 	const char *path = getenv("GROUT_SOCK_PATH");
-	unsigned long count = 10000, len = 0, api_version = 11;
-	bool ping2 = false, wait_go = false, json = false;
+	unsigned long count = 10000, len = 0, api_version = 11, depth = 1, batch = 0;
+	const char *batch_arg = NULL;
+	bool ping2 = false, wait_go = false, json = false, framing_given = false,
+	     recv_given = false;
+	long pin = -1;
+	char wait_name[32] = "block";
 	static struct peer peer = {.fd = -1};
 	int opt;
 
 	if (path == NULL || path[0] == '\0')
 		path = "/run/grout.sock";
 
-	while ((opt = getopt(argc, argv, "s:n:l:2f:r:v:wjh")) != -1) {
+	opterr = 0; // the errors below are one line each
+	while ((opt = getopt(argc, argv, ":s:n:l:2f:r:v:W:c:d:b:wjh")) != -1) {
 		switch (opt) {
 		case 's':
 			path = optarg;
@@ -268,7 +536,8 @@ int main(int argc, char **argv) {
 			else if (strcmp(optarg, "sendmsg") == 0)
 				peer.split = false;
 			else
-				goto bad_usage;
+				bad_option('f', optarg, "split|sendmsg");
+			framing_given = true;
 			break;
 		case 'r':
 			if (strcmp(optarg, "exact") == 0)
@@ -276,10 +545,23 @@ int main(int argc, char **argv) {
 			else if (strcmp(optarg, "readahead") == 0)
 				peer.exact = false;
 			else
-				goto bad_usage;
+				bad_option('r', optarg, "exact|readahead");
+			recv_given = true;
 			break;
 		case 'v':
 			api_version = parse_num(optarg, 'v', 0, UINT32_MAX);
+			break;
+		case 'W':
+			parse_wait(optarg, &peer, wait_name, sizeof(wait_name));
+			break;
+		case 'c':
+			pin = (long)parse_num(optarg, 'c', 0, CPU_SETSIZE - 1);
+			break;
+		case 'd':
+			depth = parse_num(optarg, 'd', 1, DEPTH_MAX);
+			break;
+		case 'b':
+			batch_arg = optarg; // checked against the depth below
 			break;
 		case 'w':
 			wait_go = true;
@@ -290,15 +572,45 @@ int main(int argc, char **argv) {
 		case 'h':
 			usage(stdout);
 			return 0;
+		case ':':
+			fprintf(stderr, "sysframe_ping: -%c needs a value (see -h)\n", optopt);
+			return EXIT_USAGE;
 		default:
-			goto bad_usage;
+			fprintf(stderr, "sysframe_ping: unknown option -%c (see -h)\n", optopt);
+			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc)
-		goto bad_usage;
+	if (optind != argc) {
+		fprintf(stderr, "sysframe_ping: unexpected argument '%s' (see -h)\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	batch = batch_arg == NULL ? depth : parse_num(batch_arg, 'b', 1, depth);
+	if (depth > 1 && framing_given && peer.split) {
+		fprintf(stderr, "sysframe_ping: -f: split is for -d 1 only (a batch leaves in one call)\n");
+		return EXIT_USAGE;
+	}
+	if (depth > 1 && recv_given && peer.exact) {
+		fprintf(stderr, "sysframe_ping: -r: exact is for -d 1 only (a pipeline reads ahead)\n");
+		return EXIT_USAGE;
+	}
 	if (ping2)
 		len = PING2_LEN;
 	uint32_t type = ping2 ? GR_PING2 : GR_PING;
+
+	if (pin >= 0) {
+		cpu_set_t allowed, one;
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+			fail("sched_getaffinity", errno);
+		if (!CPU_ISSET(pin, &allowed)) {
+			fprintf(stderr, "sysframe_ping: -c: CPU %ld is not in the allowed set %s\n", pin,
+				cpu_list(&allowed));
+			return EXIT_USAGE;
+		}
+		CPU_ZERO(&one);
+		CPU_SET(pin, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) < 0)
+			fail("sched_setaffinity", errno);
+	}
 
 	// Allocate and touch every buffer now so no page fault lands in the loop.
 	uint8_t *tx = malloc(GR_API_MAX_MSG_LEN);
@@ -310,6 +622,25 @@ int main(int argc, char **argv) {
 		tx[i] = (uint8_t)((i * 31 + 7) & 0xff);
 	memset(rx, 0, GR_API_MAX_MSG_LEN);
 	memset(lat, 0, count * sizeof(*lat));
+
+	struct pipeline q = {.depth = (unsigned)depth, .batch = (unsigned)batch, .type = type,
+			     .len = (uint32_t)len, .tx = tx, .ping2 = ping2, .lat = lat, .rx = rx};
+	if (depth > 1) {
+		while ((1ul << q.bits) < depth)
+			q.bits++;
+		q.slot_id = calloc(depth, sizeof(*q.slot_id));
+		q.slot_t0 = calloc(depth, sizeof(*q.slot_t0));
+		q.busy = calloc(depth, sizeof(*q.busy));
+		q.free_slots = calloc(depth, sizeof(*q.free_slots));
+		q.hdrs = calloc(batch, sizeof(*q.hdrs));
+		q.copy = calloc(COPY_MAX, 1);
+		q.iov = calloc(IOV_MAX, sizeof(*q.iov));
+		if (q.slot_id == NULL || q.slot_t0 == NULL || q.busy == NULL ||
+		    q.free_slots == NULL || q.hdrs == NULL || q.copy == NULL || q.iov == NULL)
+			fail("calloc", ENOMEM);
+		for (unsigned s = (unsigned)depth; s > 0; s--)
+			q.free_slots[q.nfree++] = s - 1; // slot 0 on top
+	}
 
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof(addr.sun_path))
@@ -348,25 +679,41 @@ int main(int argc, char **argv) {
 		}
 	}
 
+	// Only the timed loop's syscalls are reported.
+	peer.sends = peer.recv_data = peer.recv_empty = peer.polls = 0;
+	if (depth > 1)
+		peer.pipe = &q;
+	cpu_set_t seen;
+	CPU_ZERO(&seen);
 	struct rusage ru0, ru1;
 	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
 		fail("getrusage", errno);
 	uint64_t start = now_ns();
-	for (unsigned long i = 0; i < count; i++) {
-		uint64_t t0 = now_ns();
-		call(&peer, ++id, type, tx, (uint32_t)len, &resp, rx);
-		lat[i] = now_ns() - t0;
-		if (resp.status != 0)
-			fail(ping2 ? "GR_PING2 response status" : "GR_PING response status",
-			     (int)resp.status);
-		if (resp.payload_len != len) {
-			fprintf(stderr, "sysframe_ping: call %lu: payload_len %" PRIu32 ", sent %lu\n",
-				i + 1, resp.payload_len, len);
-			return 1;
+	if (depth == 1) {
+		for (unsigned long i = 0; i < count; i++) {
+			if (i % CPU_SAMPLE_EVERY == 0)
+				sample_cpu(&seen);
+			uint64_t t0 = now_ns();
+			call(&peer, ++id, type, tx, (uint32_t)len, &resp, rx);
+			lat[i] = now_ns() - t0;
+			check_echo(i + 1, &resp, rx, tx, (uint32_t)len, ping2);
 		}
-		if (memcmp(rx, tx, len) != 0) {
-			fprintf(stderr, "sysframe_ping: call %lu: echoed payload differs\n", i + 1);
-			return 1;
+	} else {
+		unsigned long next_sample = 0;
+		while (q.done < count) {
+			if (q.done >= next_sample) {
+				sample_cpu(&seen);
+				next_sample += CPU_SAMPLE_EVERY;
+			}
+			for (;;) {
+				unsigned long left = count - q.sent;
+				unsigned k = left < batch ? (unsigned)left : (unsigned)batch;
+				if (k == 0 || q.nfree < k)
+					break;
+				send_batch(&peer, &q, k);
+			}
+			ra_refill(&peer);
+			take_responses(&peer, &q, now_ns());
 		}
 	}
 	uint64_t total_ns = now_ns() - start;
@@ -375,8 +722,22 @@ int main(int argc, char **argv) {
 	close(peer.fd);
 
 	double secs = (double)total_ns / 1e9;
-	double rate = (double)count / secs;
+	double rate = (double)count / secs, n = (double)count;
+	uint64_t user_us = tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime);
+	uint64_t sys_us = tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime);
+	long nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw, nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
+	const char *framing = depth == 1 ? (peer.split ? "split" : "sendmsg")
+			      : batch * (sizeof(struct req_hdr) + len) <= COPY_MAX ? "copy"
+										   : "gather";
 	printf("total time: %.3f s (%.1f calls/s)\n", secs, rate);
+	printf("per call: %.4f sends, %.4f recvs with data, %.4f empty recvs, %.4f polls (wait %s, "
+	       "depth %lu, batch %lu, framing %s)\n",
+	       (double)peer.sends / n, (double)peer.recv_data / n, (double)peer.recv_empty / n,
+	       (double)peer.polls / n, wait_name, depth, depth == 1 ? 1ul : batch, framing);
+	printf("per call: %.4f voluntary + %.4f involuntary context switches, %.3f us user + %.3f us "
+	       "system CPU; ran on cpu %s\n",
+	       (double)nvcsw / n, (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
+	       cpu_list(&seen));
 
 	if (json) {
 		qsort(lat, count, sizeof(*lat), cmp_u64);
@@ -385,20 +746,33 @@ int main(int argc, char **argv) {
 		       "\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
 		       ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ","
 		       "\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
-		       ",\"nvcsw\":%ld,\"nivcsw\":%ld}\n",
-		       peer.split ? "split" : "sendmsg", peer.exact ? "exact" : "readahead", count, len,
-		       secs, rate, percentile(lat, count, 500), percentile(lat, count, 900),
+		       ",\"nvcsw\":%ld,\"nivcsw\":%ld,"
+		       "\"wait\":\"%s\",\"pin\":%ld,\"depth\":%lu,\"batch\":%lu,"
+		       "\"sends\":%" PRIu64 ",\"recv_data\":%" PRIu64 ",\"recv_empty\":%" PRIu64
+		       ",\"polls\":%" PRIu64 ","
+		       "\"sends_per_call\":%.6f,\"recvs_per_call\":%.6f,"
+		       "\"recv_data_per_call\":%.6f,\"recv_empty_per_call\":%.6f,"
+		       "\"vcsw_per_call\":%.6f,\"ivcsw_per_call\":%.6f,"
+		       "\"user_us_per_call\":%.4f,\"sys_us_per_call\":%.4f,\"cpus\":\"%s\"}\n",
+		       framing, peer.exact ? "exact" : "readahead", count, len, secs, rate,
+		       percentile(lat, count, 500), percentile(lat, count, 900),
 		       percentile(lat, count, 990), percentile(lat, count, 999), lat[count - 1],
-		       tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime),
-		       tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime), ru1.ru_nvcsw - ru0.ru_nvcsw,
-		       ru1.ru_nivcsw - ru0.ru_nivcsw);
+		       user_us, sys_us, nvcsw, nivcsw, wait_name, pin, depth,
+		       depth == 1 ? 1ul : batch, peer.sends, peer.recv_data, peer.recv_empty,
+		       peer.polls, (double)peer.sends / n, (double)(peer.recv_data + peer.recv_empty) / n,
+		       (double)peer.recv_data / n, (double)peer.recv_empty / n, (double)nvcsw / n,
+		       (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
+		       cpu_list(&seen));
 	}
+	free(q.slot_id);
+	free(q.slot_t0);
+	free(q.busy);
+	free(q.free_slots);
+	free(q.hdrs);
+	free(q.copy);
+	free(q.iov);
 	free(lat);
 	free(rx);
 	free(tx);
 	return 0;
-
-bad_usage:
-	usage(stderr);
-	return 1;
 }
