@@ -69,6 +69,11 @@ final class CPeer {
                 + (options.cpu() < 0 ? "" : ", pinned to cpu " + options.cpu());
     }
 
+    /** Whether the C client is built (make builds it; a bare Maven build does not). */
+    static boolean available() {
+        return Files.isExecutable(Path.of(System.getProperty("sysframe.cpeer", "bench/target/sysframe_ping")));
+    }
+
     static Path binary() {
         Path p = Path.of(System.getProperty("sysframe.cpeer", "bench/target/sysframe_ping"));
         if (!Files.isExecutable(p)) throw new IllegalStateException(p + " is missing: build it with make (gcc)");
@@ -118,7 +123,8 @@ final class CPeer {
                         null, k == null ? null : k1.minus(k0),
                         sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
                         cpu, sd == null ? null : sd.cpu(),
-                        ClientThreadsProbe.cpus(cpuSet(str(json, "cpus")), sd == null ? null : sd.cpus()));
+                        ClientThreadsProbe.cpus(cpuSet(str(json, "cpus")), sd == null ? null : sd.cpus()),
+                        SyscallCounts.builder().recvfrom((long) num(json, "recv_empty")).build(), sd == null ? null : sd.empty());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

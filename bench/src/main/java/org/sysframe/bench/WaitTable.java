@@ -49,7 +49,11 @@ final class WaitTable {
         return client + "/" + server + (sameCore ? " 1 core" : " 2 cores");
     }
 
+    /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
+    static final String C_PREFIX = "C ";
+
     static BenchTable run(List<Setting> settings, int[] payloads, int rounds, boolean quick) throws IOException {
+        boolean cPeer = CPeer.available();
         Pairing p = Pairing.named("sysframe");
         Path dir = Files.createTempDirectory("sysframe-wait");
         try {
@@ -58,9 +62,15 @@ final class WaitTable {
                 for (Setting s : settings) {
                     long calls = quick ? 2_000 : 20_000;
                     String socket = dir.resolve("wait-" + cells.size() + ".sock").toString();
-                    cells.add(new Cell(name(s.client, s.server, s.sameCore), payload,
-                            "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait " + s.server + " on CPU 0 ("
-                                    + p.framing() + ")", calls, calls / 4, probe(p, s, socket)));
+                    String where = "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait " + s.server + " on CPU 0";
+                    cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")",
+                            calls, calls / 4, probe(p, s, socket)));
+                    if (cPeer) {
+                        String cSocket = dir.resolve("wait-" + cells.size() + ".sock").toString();
+                        cells.add(new Cell(C_PREFIX + name(s.client, s.server, s.sameCore), payload,
+                                where + " (C client, one sendmsg, read-ahead 8192; server " + p.server(cSocket).freeze().send() + ")",
+                                calls, calls / 4, cProbe(p, s, cSocket)));
+                    }
                 }
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
@@ -71,6 +81,26 @@ final class WaitTable {
     }
 
     private static int clientCpu(Setting s) { return s.sameCore ? 0 : 1; }
+
+    /** The C client's -W form of a wait mode: spin:N counts microseconds. */
+    static String cWaitMode(String mode) {
+        WaitMode m = WaitMode.parse(mode);
+        return m.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? "spin:" + Math.max(1, m.spinNanos() / 1000) : m.toString();
+    }
+
+    /** A probe that starts the cell's server for one run and runs the C client in the same wait mode and placement. */
+    private static Cell.Probe cProbe(Pairing p, Setting s, String socket) {
+        CPeer peer = new CPeer("c-" + s.client, "sendmsg", new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
+        return (cell, calls, round) -> {
+            try (GroutServer server = GroutServer.start(p.server(socket).waitMode(WaitMode.parse(s.server)).cpus(0))) {
+                try {
+                    return peer.probe(socket, ServerSample.Source.of(server)).measure(cell, calls, round);
+                } finally {
+                    for (int i = 0; i < server.loopCount(); i++) KernelCounters.forget(server.loopThreadId(i));
+                }
+            }
+        };
+    }
 
     /** A probe that starts the cell's server and client for one run and stops them after it. */
     private static Cell.Probe probe(Pairing p, Setting s, String socket) {
