@@ -43,7 +43,7 @@ final class TerminalReport {
     }
 
     private static void rows(StringBuilder sb, BenchTable t) {
-        int w = t.rowKind().length();
+        int w = Math.max(9, t.rowKind().length());
         for (String n : t.names()) w = Math.max(w, n.length());
         String nameCol = "%-" + w + "s";
         String head = String.format(Locale.ROOT, nameCol + " %6s %9s %5s %19s %7s %7s %8s  %-28s %-38s %-3s %s%n",

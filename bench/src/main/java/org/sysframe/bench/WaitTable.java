@@ -60,7 +60,7 @@ final class WaitTable {
             List<Cell> cells = new ArrayList<>();
             for (int payload : payloads) {
                 for (Setting s : settings) {
-                    long calls = quick ? 2_000 : 20_000;
+                    long calls = quick ? 2_000 : 10_000;
                     String socket = dir.resolve("wait-" + cells.size() + ".sock").toString();
                     String where = "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait " + s.server + " on CPU 0";
                     cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")",

@@ -107,6 +107,10 @@ class GoalsTest {
             List<String> names = switch (g.table()) {
                 case PairingTable.NAME -> pairings;
                 case PeerTable.NAME -> peers;
+                case WaitTable.NAME -> WaitTable.TELLING.stream()
+                        .flatMap(w -> java.util.stream.Stream.of(WaitTable.name(w.client(), w.server(), w.sameCore()),
+                                WaitTable.C_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore())))
+                        .toList();
                 default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
             };
             assertTrue(names.contains(g.subject()) && names.contains(g.versus()), g.toString());
