@@ -54,6 +54,20 @@ final class SysframePeer implements PingPeer {
         client = GroutClient.connect(options.socketPath(path));
     }
 
+    /** Closes the connection (if any) and connects again to path: for a server that is started anew. */
+    void reconnect(String path) throws IOException {
+        disconnect();
+        open(path);
+    }
+
+    /** Closes the connection and its memory; {@link #open} or {@link #reconnect} connects again. */
+    void disconnect() {
+        if (client != null) client.close();
+        if (arena != null) arena.close();
+        client = null;
+        arena = null;
+    }
+
     @Override
     public void prepare(int len) {
         this.len = type == GroutApi.PING2 ? GroutApi.PING2_SIZE : len;
@@ -69,8 +83,5 @@ final class SysframePeer implements PingPeer {
     }
 
     @Override
-    public void close() {
-        if (client != null) client.close();
-        if (arena != null) arena.close();
-    }
+    public void close() { disconnect(); }
 }

@@ -56,29 +56,40 @@ final class WaitTable {
         boolean cPeer = CPeer.available();
         Pairing p = Pairing.named("sysframe");
         Path dir = Files.createTempDirectory("sysframe-wait");
+        List<WaitProbe> probes = new ArrayList<>();
         try {
             List<Cell> cells = new ArrayList<>();
             for (int payload : payloads) {
                 for (Setting s : settings) {
                     long calls = quick ? 2_000 : 10_000;
-                    String socket = dir.resolve("wait-" + cells.size() + ".sock").toString();
                     String where = "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait " + s.server + " on CPU 0";
-                    cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")",
-                            calls, calls / 4, probe(p, s, socket)));
-                    if (cPeer) {
-                        String cSocket = dir.resolve("wait-" + cells.size() + ".sock").toString();
-                        cells.add(new Cell(C_PREFIX + name(s.client, s.server, s.sameCore), payload,
-                                where + " (C client, one sendmsg, read-ahead 8192; server " + p.server(cSocket).freeze().send() + ")",
-                                calls, calls / 4, cProbe(p, s, cSocket)));
-                    }
+                    ServerOptions so = p.server("").waitMode(WaitMode.parse(s.server)).cpus(0);
+                    WaitProbe mine = WaitProbe.sysframe(name(s.client, s.server, s.sameCore),
+                            p.client("").waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s)), so, socket(dir, probes.size()));
+                    probes.add(mine);
+                    cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")", calls, calls / 4, mine));
+                    if (!cPeer) continue;
+                    CPeer c = new CPeer("c-" + s.client, "sendmsg", new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
+                    WaitProbe theirs = WaitProbe.c(c, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));
+                    probes.add(theirs);
+                    cells.add(new Cell(C_PREFIX + name(s.client, s.server, s.sameCore), payload,
+                            where + " (C client, one sendmsg, read-ahead 8192; server " + p.serverSend() + "/deferred)", calls, calls / 4, theirs));
                 }
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
-            return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false, rounds, cells, runs, List.of());
+            List<String> notes = cPeer ? List.of() : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false, rounds, cells, runs, notes);
         } finally {
+            for (WaitProbe w : probes) w.close();
+            KernelCounters.closeAll();
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) Files.deleteIfExists(f);
+            }
             Files.deleteIfExists(dir);
         }
     }
+
+    private static String socket(Path dir, int i) { return dir.resolve("wait-" + i + ".sock").toString(); }
 
     private static int clientCpu(Setting s) { return s.sameCore ? 0 : 1; }
 
@@ -86,37 +97,5 @@ final class WaitTable {
     static String cWaitMode(String mode) {
         WaitMode m = WaitMode.parse(mode);
         return m.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? "spin:" + Math.max(1, m.spinNanos() / 1000) : m.toString();
-    }
-
-    /** A probe that starts the cell's server for one run and runs the C client in the same wait mode and placement. */
-    private static Cell.Probe cProbe(Pairing p, Setting s, String socket) {
-        CPeer peer = new CPeer("c-" + s.client, "sendmsg", new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
-        return (cell, calls, round) -> {
-            try (GroutServer server = GroutServer.start(p.server(socket).waitMode(WaitMode.parse(s.server)).cpus(0))) {
-                try {
-                    return peer.probe(socket, ServerSample.Source.of(server)).measure(cell, calls, round);
-                } finally {
-                    for (int i = 0; i < server.loopCount(); i++) KernelCounters.forget(server.loopThreadId(i));
-                }
-            }
-        };
-    }
-
-    /** A probe that starts the cell's server and client for one run and stops them after it. */
-    private static Cell.Probe probe(Pairing p, Setting s, String socket) {
-        return (cell, calls, round) -> {
-            ServerOptions so = p.server(socket).waitMode(WaitMode.parse(s.server)).cpus(0);
-            ClientOptions co = p.client(socket).waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s));
-            try (GroutServer server = GroutServer.start(so);
-                 PeerThread client = new PeerThread(new SysframePeer(cell.name(), co))) {
-                try {
-                    client.onThread(() -> client.peer().open(socket));
-                    return new ClientThreadsProbe(List.of(client), ServerSample.Source.of(server)).measure(cell, calls, round);
-                } finally {
-                    KernelCounters.forget(client.tid());
-                    for (int i = 0; i < server.loopCount(); i++) KernelCounters.forget(server.loopThreadId(i));
-                }
-            }
-        };
     }
 }
