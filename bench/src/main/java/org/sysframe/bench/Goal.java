@@ -20,13 +20,18 @@ public record Goal(String name, String table, String subject, String versus, int
         CALLS_RATIO("calls/s"),
         CPU_RATIO("CPU per call, client + server"),
         CLIENT_CPU_RATIO("client CPU per call"),
-        P99_RATIO("p99 latency");
+        P99_RATIO("p99 latency"),
+        /** The subject's own client syscalls per call (library counts, else kernel); versus is not used. */
+        CLIENT_SYSCALLS_PER_CALL("client syscalls per call");
 
         private final String label;
 
         Metric(String label) { this.label = label; }
 
         public String label() { return label; }
+
+        /** "x" for a ratio of two cells, nothing for a figure of its own. */
+        public String unit() { return this == CLIENT_SYSCALLS_PER_CALL ? "" : "x"; }
 
         /** The figure for one round: subject's value over versus's. */
         public double of(Measurement subject, Measurement versus) {
@@ -35,6 +40,7 @@ public record Goal(String name, String table, String subject, String versus, int
                 case CPU_RATIO -> subject.totalCpuMicrosPerCall() / versus.totalCpuMicrosPerCall();
                 case CLIENT_CPU_RATIO -> subject.clientCpuMicrosPerCall() / versus.clientCpuMicrosPerCall();
                 case P99_RATIO -> (double) subject.p99Nanos() / versus.p99Nanos();
+                case CLIENT_SYSCALLS_PER_CALL -> (double) subject.clientSyscalls().total() / subject.calls();
             };
         }
     }
@@ -62,5 +68,8 @@ public record Goal(String name, String table, String subject, String versus, int
     private boolean clears(double v) { return atLeast ? v >= threshold : v <= threshold; }
 
     /** e.g. {@code >= 1.10x}. */
-    public String want() { return String.format(Locale.ROOT, "%s %.2fx", atLeast ? ">=" : "<=", threshold); }
+    public String want() {
+        String t = String.format(Locale.ROOT, "%.4f", threshold).replaceAll("(\\.\\d\\d)0+$", "$1"); // 1.1000 -> 1.10; 0.0413 stays
+        return (atLeast ? ">= " : "<= ") + t + metric.unit();
+    }
 }

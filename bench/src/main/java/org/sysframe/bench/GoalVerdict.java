@@ -26,9 +26,10 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Goal.Statu
 
     /** One line: the goal, this run's figure with its spread, the threshold and the verdict. */
     public String line() {
-        return String.format(Locale.ROOT, "goal %s (%s vs %s at %d B): %s %.3fx [%.3f-%.3f] (want %s): %s",
-                goal.name(), goal.subject(), goal.versus(), goal.payload(), goal.metric().label(),
-                value.median(), value.min(), value.max(), goal.want(), status.label());
+        String against = goal.subject().equals(goal.versus()) ? goal.subject() : goal.subject() + " vs " + goal.versus();
+        return String.format(Locale.ROOT, "goal %s (%s at %d B): %s %.3f%s [%.3f-%.3f] (want %s): %s",
+                goal.name(), against, goal.payload(), goal.metric().label(),
+                value.median(), goal.metric().unit(), value.min(), value.max(), goal.want(), status.label());
     }
 
     /** The line, followed by the explanation when the goal is not met. */

@@ -5,6 +5,7 @@ import java.util.List;
 
 import static org.sysframe.bench.Goal.Metric.CALLS_RATIO;
 import static org.sysframe.bench.Goal.Metric.CLIENT_CPU_RATIO;
+import static org.sysframe.bench.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
 import static org.sysframe.bench.Goal.Metric.CPU_RATIO;
 import static org.sysframe.bench.Goal.Metric.P99_RATIO;
 
@@ -31,6 +32,10 @@ public final class Goals {
             new Goal("spinning both sides: 5x blocking across cores", "wait", "spin/spin 2 cores", "block/block 2 cores", 32, CALLS_RATIO, true, 5.0),
             new Goal("spinning both sides: half the p99 latency", "wait", "spin/spin 2 cores", "block/block 2 cores", 32, P99_RATIO, false, 0.5),
             new Goal("spin:50us within 10 % of spinning", "wait", "spin:50us/spin 2 cores", "spin/spin 2 cores", 32, CALLS_RATIO, true, 0.90),
+            new Goal("depth 64: 8x depth 1", "depth", "depth 64", "depth 1", 32, CALLS_RATIO, true, 8.0),
+            new Goal("depth 64: at least 0.9x C at depth 64", "depth", "depth 64", "C depth 64", 32, CALLS_RATIO, true, 0.90),
+            new Goal("depth 64: at most 2/64 + 0.01 client syscalls per call", "depth", "depth 64", "depth 64", 32,
+                    CLIENT_SYSCALLS_PER_CALL, false, 2.0 / 64 + 0.01),
             new Goal("spinning: level with C spinning", "wait", "spin/spin 2 cores", "C spin/spin 2 cores", 32, CALLS_RATIO, true, 0.95));
 
     /** The verdict of every goal whose cells the tables hold, in the table's order. */

@@ -4,10 +4,13 @@ import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.statistics.DefaultBoxAndWhiskerCategoryDataset;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.sysframe.unix.SyscallKind;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 import static org.sysframe.bench.ChartImages.esc;
@@ -104,7 +107,10 @@ final class HtmlReport {
                     "us per call", cpu, PlotOrientation.VERTICAL, true, false, false), 1100, 420));
             return;
         }
-        if (t.payloads().size() < 2) return; // one payload: the table says it all
+        if (t.payloads().size() < 2) {
+            spreadCharts(sb, t);
+            return;
+        }
         DefaultCategoryDataset sys = new DefaultCategoryDataset();
         for (String name : t.names()) {
             for (int payload : t.payloads()) {
@@ -131,5 +137,31 @@ final class HtmlReport {
         sb.append(img(ChartFactory.createLineChart("CPU per call, client + server (median, us on-CPU)", "payload", "us per call",
                 cpu, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
         sb.append(img(c, 1100, 600));
+    }
+
+    /**
+     * One payload: calls/s and CPU per call of every row as boxes over its rounds (median, quartiles,
+     * and min-max whiskers), so the spread is seen with the figure.
+     */
+    private static void spreadCharts(StringBuilder sb, BenchTable t) throws IOException {
+        DefaultBoxAndWhiskerCategoryDataset cps = new DefaultBoxAndWhiskerCategoryDataset();
+        DefaultBoxAndWhiskerCategoryDataset cpu = new DefaultBoxAndWhiskerCategoryDataset();
+        for (String name : t.names()) {
+            List<Double> calls = new ArrayList<>(), micros = new ArrayList<>();
+            for (Measurement m : t.runs()) {
+                if (!m.cell().equals(name)) continue;
+                calls.add(m.callsPerSecond());
+                micros.add(m.totalCpuMicrosPerCall());
+            }
+            if (calls.isEmpty()) continue;
+            cps.add(calls, "calls/s", name);
+            cpu.add(micros, "CPU us per call", name);
+        }
+        for (var chart : List.of(
+                ChartFactory.createBoxAndWhiskerChart(t.title() + ": calls per second over the rounds", t.rowKind(), "calls/s", cps, false),
+                ChartFactory.createBoxAndWhiskerChart(t.title() + ": CPU per call, client + server, over the rounds", t.rowKind(), "us per call", cpu, false))) {
+            chart.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
+            sb.append(img(chart, 1100, 480));
+        }
     }
 }

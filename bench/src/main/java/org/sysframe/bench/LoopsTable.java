@@ -22,7 +22,7 @@ final class LoopsTable {
     static String cellName(int loops) { return loops == 1 ? "1 loop" : loops + " loops"; }
 
     static BenchTable run(int rounds, boolean quick) throws IOException {
-        long calls = (quick ? 500L : 5_000L) * CLIENTS;
+        long calls = (quick ? 500L : 3_000L) * CLIENTS;
         Pairing p = Pairing.named("sysframe");
         List<String> notes = new ArrayList<>();
         try (BenchFixture f = new BenchFixture("loops")) {

@@ -43,6 +43,9 @@ final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-wait", description = "skip the wait-modes and placement table")
     boolean noWait;
 
+    @Option(names = "--no-depth", description = "skip the pipelining-depth table")
+    boolean noDepth;
+
     @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B)")
     boolean full;
 
@@ -63,6 +66,7 @@ final class MatrixCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
         }
         if (!noLoops) tables.add(LoopsTable.run(rounds, quick));
+        if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 tables, KernelCounters.unavailable());

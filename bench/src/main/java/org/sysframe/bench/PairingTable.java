@@ -17,8 +17,8 @@ final class PairingTable {
 
     /** Calls per cell: enough for a stable median, fewer for big payloads. */
     static long callsFor(int payload, boolean quick) {
-        long n = payload <= 1024 ? 20_000 : payload <= 8192 ? 10_000 : 3_000;
-        return quick ? n / 10 : n;
+        long n = payload <= 1024 ? 6_000 : payload <= 8192 ? 4_000 : 1_500;
+        return quick ? n / 5 : n;
     }
 
     static BenchTable run(List<Pairing> pairings, int[] payloads, int rounds, boolean quick, int serverLoops) throws IOException {

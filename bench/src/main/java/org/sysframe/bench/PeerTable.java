@@ -20,7 +20,7 @@ final class PeerTable {
     static final int[] PAYLOADS = {32, 1024};
 
     static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
-        long calls = quick ? 2_000 : 20_000;
+        long calls = quick ? 1_200 : 6_000;
         Pairing best = Pairing.named("sysframe");
         try (BenchFixture f = new BenchFixture("compare")) {
             String socket = f.socket("compare");

@@ -103,14 +103,8 @@ final class PeerThread implements AutoCloseable {
                 peer.prepare(len);
                 run.ready.countDown();
                 go.await();
-                long t0 = System.nanoTime(), prev = t0;
-                run.startNanos = t0;
-                for (long i = 0; i < n; i++) {
-                    peer.ping();
-                    long now = System.nanoTime();
-                    run.latency.recordValue(Math.min(now - prev, run.latency.getHighestTrackableValue()));
-                    prev = now;
-                }
+                run.startNanos = System.nanoTime();
+                peer.pingMany(n, run.latency);
                 run.endNanos = System.nanoTime();
                 run.done.complete(null);
                 run.release.await();

@@ -47,6 +47,12 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--cpu", description = "pin the client thread to this CPU (default: not pinned)")
     int cpu = -1;
 
+    @Option(names = "--depth", description = "requests kept in flight (pipelining; default: ${DEFAULT-VALUE}, one at a time)")
+    int depth = 1;
+
+    @Option(names = "--batch", description = "refill this many at a time, each refill one send (default: the depth)")
+    int batch;
+
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
@@ -56,16 +62,24 @@ final class PingCommand implements Callable<Integer> {
         if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
                 .recv(RecvFraming.parse(recv)).apiVersion(apiVersion).waitMode(WaitMode.parse(waitMode)).cpu(cpu);
-        SysframePeer peer = new SysframePeer(o.freeze().send() + "/" + o.freeze().recv(), o, ping2);
+        if (depth < 1 || depth > org.sysframe.transport.PipelineOptions.MAX_WINDOW) {
+            throw new IllegalArgumentException("--depth " + depth + ": expected 1.." + org.sysframe.transport.PipelineOptions.MAX_WINDOW);
+        }
+        if (batch == 0) batch = depth;
+        if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
+        if (depth > 1 && ping2) throw new IllegalArgumentException("--ping2 goes one call at a time: leave out --depth");
+        String label = o.freeze().send() + "/" + o.freeze().recv() + (depth > 1 ? " depth " + depth + " batch " + batch : "");
+        PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch) : new SysframePeer(label, o, ping2);
         try (PeerThread client = new PeerThread(peer)) {
             client.onThread(() -> peer.open(socket));
             if (!json) {
-                System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s, wait %s%s)%n", count,
+                System.out.printf("performing %d %s calls (%d bytes; send %s, recv %s, wait %s%s%s)%n", count,
                         ping2 ? "ping2" : "ping", ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
-                        o.freeze().waitMode(), cpu >= 0 ? ", client pinned to CPU " + cpu : "");
+                        o.freeze().waitMode(), cpu >= 0 ? ", client pinned to CPU " + cpu : "",
+                        depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "");
             }
             // A server elsewhere on this machine is measured by its process (every thread).
-            long serverPid = otherServerPid(peer.client());
+            long serverPid = otherServerPid(peer);
             ServerSample.Source server = serverPid > 0 ? ServerSample.Source.ofProcess(serverPid) : ServerSample.Source.NONE;
             Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, 0, new ClientThreadsProbe(List.of(client), server));
             Measurement r;
@@ -87,9 +101,9 @@ final class PingCommand implements Callable<Integer> {
     }
 
     /** The pid of a server in another process on this machine whose /proc we can read, else -1. */
-    private static long otherServerPid(GroutClient client) {
+    private static long otherServerPid(PingPeer peer) {
         try {
-            long pid = client.serverCredentials().pid();
+            long pid = peer.serverPid();
             boolean readable = pid > 0 && pid != ProcessHandle.current().pid()
                     && java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/" + pid + "/task"));
             return readable ? pid : -1;

@@ -23,11 +23,28 @@ interface PingPeer extends AutoCloseable {
     /** One round trip; throws if the echo is wrong. */
     void ping() throws IOException;
 
+    /**
+     * n timed round trips, each one's latency recorded; the default makes them one after the other
+     * with {@link #ping()}, a pipelining peer keeps several in flight.
+     */
+    default void pingMany(long n, org.HdrHistogram.Histogram latency) throws IOException {
+        long prev = System.nanoTime();
+        for (long i = 0; i < n; i++) {
+            ping();
+            long now = System.nanoTime();
+            latency.recordValue(Math.min(now - prev, latency.getHighestTrackableValue()));
+            prev = now;
+        }
+    }
+
     /** The library's own syscall counts of this client, cumulative; null when it keeps none. */
     default org.sysframe.unix.SyscallCounts libraryCounts() { return null; }
 
     /** Of {@link #libraryCounts()}, the calls that moved nothing (EAGAIN), cumulative; null when not kept. */
     default org.sysframe.unix.SyscallCounts emptyCounts() { return null; }
+
+    /** The server process's pid (SO_PEERCRED), or -1 when unknown. */
+    default long serverPid() throws org.sysframe.unix.ErrnoException { return -1; }
 
     @Override
     void close() throws IOException;

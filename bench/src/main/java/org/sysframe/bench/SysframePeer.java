@@ -41,6 +41,9 @@ final class SysframePeer implements PingPeer {
     public org.sysframe.unix.SyscallCounts libraryCounts() { return client.counters().snapshot(); }
 
     @Override
+    public long serverPid() throws ErrnoException { return client.serverCredentials().pid(); }
+
+    @Override
     public org.sysframe.unix.SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
 
     @Override public String name() { return name; }

@@ -61,7 +61,7 @@ final class WaitTable {
             List<Cell> cells = new ArrayList<>();
             for (int payload : payloads) {
                 for (Setting s : settings) {
-                    long calls = quick ? 2_000 : 10_000;
+                    long calls = quick ? 1_500 : 6_000;
                     String where = "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait " + s.server + " on CPU 0";
                     ServerOptions so = p.server("").waitMode(WaitMode.parse(s.server)).cpus(0);
                     WaitProbe mine = WaitProbe.sysframe(name(s.client, s.server, s.sameCore),

@@ -10,6 +10,9 @@ interface ConnectionHost<C> {
     /** The connection has a deferred batch to flush at the end of this loop turn. */
     void markDirty(C c);
 
+    /** The connection stopped at its per-turn request budget with complete requests left: continue it next turn. */
+    void requestsLeft(C c);
+
     /** The connection closed (socket and buffers freed): forget it and record why. */
     void closed(C c, String reason);
 

@@ -38,6 +38,8 @@ final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop
     private final ConnectionTable table = new ConnectionTable();
     private final SubscriberSet subscribers = new SubscriberSet();
     private final List<ServerConnection> dirty = new ArrayList<>();
+    private final List<ServerConnection> backlog = new ArrayList<>();
+    private final List<ServerConnection> backlogNow = new ArrayList<>();
     private final ConnectionLog log = new ConnectionLog();
     private final AtomicInteger load = new AtomicInteger();
     private final Thread thread;
@@ -107,7 +109,8 @@ final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop
     }
 
     private void turn() throws ErrnoException {
-        int n = waiter.await(acceptor == null ? -1 : acceptor.waitLimitMillis());
+        // Connections with requests left from the last turn: poll, do not sleep.
+        int n = waiter.await(!backlog.isEmpty() ? 0 : acceptor == null ? -1 : acceptor.waitLimitMillis());
         if (acceptor != null) acceptor.retryIfDue();
         for (int i = 0; i < n; i++) {
             long tag = epoll.readyTag(i);
@@ -122,6 +125,12 @@ final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop
                 if ((events & Epoll.EPOLLOUT) != 0) s.connection().onWritable();
                 if ((events & (Epoll.EPOLLIN | Epoll.EPOLLHUP | Epoll.EPOLLERR)) != 0 && s.connection().wantsInput()) s.receive();
             }
+        }
+        if (!backlog.isEmpty()) {
+            backlogNow.addAll(backlog);
+            backlog.clear();
+            for (int i = 0; i < backlogNow.size(); i++) backlogNow.get(i).continueRequests();
+            backlogNow.clear();
         }
         for (int i = 0; i < dirty.size(); i++) {
             ServerConnection c = dirty.get(i);
@@ -177,6 +186,9 @@ final class EpollLoop implements ConnectionHost<ServerConnection>, Acceptor.Loop
 
     @Override
     public void markDirty(ServerConnection c) { dirty.add(c); }
+
+    @Override
+    public void requestsLeft(ServerConnection c) { backlog.add(c); }
 
     @Override
     public void closed(ServerConnection c, String reason) {

@@ -132,11 +132,7 @@ public final class GroutClient implements AutoCloseable {
             throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
         }
-        int id = lastId == MessageReader.MAX_ID ? 1 : lastId + 1;
-        lastId = id;
-        // A response for this id that came before the request (unsolicited, or from before the ids
-        // wrapped) does not answer it.
-        inbox.forgetResponses(id);
+        int id = nextId();
         RequestHeader.write(requestHeader, 0, id, type, (int) length);
         try {
             writer.write(requestHeader, 0, RequestHeader.SIZE, payload, offset, length);
@@ -145,6 +141,37 @@ public final class GroutClient implements AutoCloseable {
         }
         return id;
     }
+
+    /** The next request id (1..0xffff, wrapping). */
+    int nextId() {
+        int id = lastId == MessageReader.MAX_ID ? 1 : lastId + 1;
+        lastId = id;
+        // A response for this id that came before the request (unsolicited, or from before the ids
+        // wrapped) does not answer it.
+        inbox.forgetResponses(id);
+        return id;
+    }
+
+    /**
+     * A pipeline on this client: many requests in flight, sent a batch per syscall, answers taken as
+     * they come (see {@link Pipeline}). Thread-confined like the client; one at a time.
+     */
+    public Pipeline pipeline(PipelineOptions options) throws ErrnoException {
+        usable();
+        return new Pipeline(this, options);
+    }
+
+    UnixSocket socket() { return socket; }
+
+    Inbox inbox() { return inbox; }
+
+    MessageSpecs specs() { return specs; }
+
+    /** Fails if the client is broken (see the class comment). */
+    void checkUsable() throws ErrnoException { usable(); }
+
+    /** Marks the client broken by e (the byte stream is out of step) and returns e. */
+    ErrnoException fail(ErrnoException e) { return breakWith(e); }
 
     /** Waits for the response to request id (of type, for its minimum size). */
     public Response recv(int type, int id) throws IOException {

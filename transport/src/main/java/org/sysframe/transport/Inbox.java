@@ -70,6 +70,60 @@ final class Inbox {
         }
     }
 
+    /** What a pipeline's receive loop does with each response it reads. */
+    interface ResponseSink {
+        int TAKEN = 1, DROPPED = 0, KEEP_ASIDE = -1;
+
+        /** TAKEN (delivered), DROPPED (a late answer to an abandoned request) or KEEP_ASIDE (not in flight). */
+        int accept(int forId, int status, MemorySegment buffer, long offset, long length);
+    }
+
+    /**
+     * Hands up to limit responses to sink: those kept aside first, then what is buffered, then what one
+     * recv brings (waiting for it when wait and nothing was handed yet). Events and responses the sink
+     * does not take are kept aside. Returns how many the sink took.
+     */
+    int drain(ResponseSink sink, int limit, boolean wait) throws ErrnoException {
+        int n = responseCount > 0 ? drainKept(sink, limit) : 0;
+        while (n < limit) {
+            if (!reader.hasCompleteMessage()) {
+                if (n > 0) break;
+                if (reader.readsAhead()) {
+                    if (!reader.receive(wait)) break;
+                    continue;
+                }
+                if (!wait) break; // exact framing reads one whole message at a time, blocking
+            }
+            reader.next();
+            if (reader.isEvent) {
+                keep();
+                continue;
+            }
+            int r = sink.accept(reader.first, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+            if (r == ResponseSink.TAKEN) n++;
+            else if (r == ResponseSink.KEEP_ASIDE) keep();
+        }
+        return n;
+    }
+
+    private int drainKept(ResponseSink sink, int limit) {
+        int n = 0;
+        var it = responses.entrySet().iterator();
+        while (it.hasNext() && n < limit) {
+            ArrayDeque<Kept> q = it.next().getValue();
+            while (!q.isEmpty() && n < limit) {
+                Kept k = q.peek();
+                int r = sink.accept(k.id, k.status, MemorySegment.ofArray(k.payload), 0, k.payload.length);
+                if (r == ResponseSink.KEEP_ASIDE) break;
+                q.poll();
+                responseCount--;
+                if (r == ResponseSink.TAKEN) n++;
+            }
+            if (q.isEmpty()) it.remove();
+        }
+        return n;
+    }
+
     /** Drops the responses kept for id: they came before its request, so they do not answer it. */
     void forgetResponses(int id) {
         if (responses.isEmpty()) return;

@@ -90,6 +90,45 @@ final class MessageReader {
         }
     }
 
+    /** Whether the framing reads ahead (only then can {@link #hasCompleteMessage} be true). */
+    boolean readsAhead() { return ahead != null; }
+
+    /**
+     * Whether {@link #next()} would return a message without receiving: its header and payload are
+     * buffered (or its header is, and the message is too big for the buffer: next() then receives
+     * the rest of what has started to arrive, or fails on a bad payload_len).
+     */
+    boolean hasCompleteMessage() {
+        if (ahead == null) return false;
+        int avail = end - start;
+        if (avail < 4) return false;
+        boolean event = Integer.compareUnsigned(ahead.get(JAVA_INT_UNALIGNED, start), MAX_ID) > 0;
+        int hlen = event ? EventHeader.SIZE : ResponseHeader.SIZE;
+        if (avail < hlen) return false;
+        long plen = event ? EventHeader.payloadLen(ahead, start) : ResponseHeader.payloadLen(ahead, start);
+        if (plen < 0 || hlen + plen > capacity) return true;
+        return avail >= hlen + plen;
+    }
+
+    /**
+     * One recv into the read-ahead buffer (waiting as the client's wait mode says when wait, else
+     * MSG_DONTWAIT); false when nothing came. Read-ahead framing only.
+     */
+    boolean receive(boolean wait) throws ErrnoException {
+        if (start == end) {
+            start = end = 0;
+        } else if (end == capacity || start > capacity / 2) {
+            MemorySegment.copy(ahead, start, ahead, 0, end - start);
+            end -= start;
+            start = 0;
+        }
+        long n = wait ? receiver.recv(ahead, end, capacity - end) : socket.recv(ahead, end, capacity - end, UnixSocket.MSG_DONTWAIT);
+        if (n == UnixSocket.WOULD_BLOCK && !wait) return false;
+        check(n, start == end);
+        end += (int) n;
+        return true;
+    }
+
     private void parseHeader(MemorySegment s, long at) throws ErrnoException {
         if (isEvent) {
             status = 0;

@@ -15,7 +15,7 @@ public record ServerConfig(
         SendFraming send, FlushMode flush, int highWater,
         int apiVersion, int maxIfaces, boolean emptyHelloResponse,
         int readBuffer, int maxQueuedOutput, int backlog, int socketBufferSize, int loops,
-        WaitMode waitMode, int[] cpus) {
+        WaitMode waitMode, int[] cpus, int maxRequestsPerTurn) {
 
     private static final int OWN_UID = org.sysframe.unix.Self.uid();
 

@@ -32,6 +32,7 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     private final Request request = new Request();
     private final Reply reply = new Reply();
     private boolean helloDone;
+    private boolean backlogged; // complete requests wait in the input for the next loop turn
     private boolean closed;
     private String closeWhenSent; // set: read nothing more, close once the unsent queue is empty
     private long requests;
@@ -59,7 +60,7 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     InputBuffer input() { return input; }
 
     /** Whether the loop should read now: not while output is queued or the connection is closing. */
-    boolean wantsInput() { return !closed && output.allSent() && closeWhenSent == null; }
+    boolean wantsInput() { return !closed && !backlogged && output.allSent() && closeWhenSent == null; }
 
     /** Bytes were received into {@link #input()}: handle every complete request. */
     void onInput() { handleRequests(); }
@@ -76,9 +77,22 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
         }
     }
 
+    /** The loop gives this connection another turn for the requests it left in its buffer. */
+    void continueRequests() {
+        backlogged = false;
+        if (!closed) handleRequests();
+    }
+
     private void handleRequests() {
         int need = 0;
+        int budget = config.maxRequestsPerTurn();
         while (input.available() >= RequestHeader.SIZE) {
+            if (budget-- == 0) {
+                // Fairness: the rest waits for the next loop turn, after the other connections.
+                backlogged = true;
+                host.requestsLeft(this);
+                break;
+            }
             MemorySegment in = input.segment();
             int at = input.start();
             long plen = RequestHeader.payloadLen(in, at);
@@ -162,7 +176,7 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
             close(closeWhenSent);
             return;
         }
-        if (input.available() >= RequestHeader.SIZE) handleRequests();
+        if (!backlogged && input.available() >= RequestHeader.SIZE) handleRequests();
     }
 
     boolean wants(int evType, int causePid) { return subscriptions.wants(evType, causePid, peerPid); }

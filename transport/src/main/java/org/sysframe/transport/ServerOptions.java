@@ -33,6 +33,7 @@ public final class ServerOptions {
     private int loops = 1;
     private WaitMode waitMode = WaitMode.BLOCK;
     private int[] cpus = new int[0];
+    private int maxRequestsPerTurn = 128;
     private MessageSpecs specs = MessageSpecs.grout();
     private final TypeTable<Handler> handlers = BuiltinHandlers.table();
 
@@ -126,6 +127,16 @@ public final class ServerOptions {
      */
     public ServerOptions waitMode(WaitMode mode) { this.waitMode = Objects.requireNonNull(mode); return this; }
 
+    /**
+     * Requests one connection may have handled per loop turn (default 128): a client that pipelines
+     * thousands cannot hold the loop while others wait; the rest are handled in the next turns.
+     */
+    public ServerOptions maxRequestsPerTurn(int n) {
+        if (n < 1) throw new IllegalArgumentException("max requests per turn " + n + ": at least 1");
+        this.maxRequestsPerTurn = n;
+        return this;
+    }
+
     /** Pins loop i to {@code cpus[i % cpus.length]} when it starts (none given: not pinned). */
     public ServerOptions cpus(int... cpus) {
         for (int c : cpus) if (c < 0) throw new IllegalArgumentException("cpu " + c + ": expected a CPU number");
@@ -162,7 +173,7 @@ public final class ServerOptions {
     /** The settings as they are now, frozen. */
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
-                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus);
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

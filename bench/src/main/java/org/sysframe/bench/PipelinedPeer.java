@@ -1,0 +1,110 @@
+package org.sysframe.bench;
+
+import org.HdrHistogram.Histogram;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.Pipeline;
+import org.sysframe.transport.PipelineOptions;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounts;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * sysframe's client keeping depth requests in flight through a {@link Pipeline}: it refills batch at
+ * a time (each refill one send) as answers come, and records each request's latency from its flush to
+ * its answer.
+ */
+final class PipelinedPeer implements PingPeer {
+    private final String name;
+    private final ClientOptions options;
+    private final int depth;
+    private final int batch;
+    private Arena arena;
+    private MemorySegment payload;
+    private GroutClient client;
+    private Pipeline pipeline;
+    private int len;
+    private Histogram latency;
+    private long answered;
+    private long bad;
+
+    PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
+        if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
+        this.name = name;
+        this.options = options;
+        this.depth = depth;
+        this.batch = batch;
+    }
+
+    private final Pipeline.Handler onAnswer = (id, status, p, off, length, latencyNanos) -> {
+        answered++;
+        if (status != 0 || length != len || (len > 0 && p.get(JAVA_BYTE, off + len - 1) != payload.get(JAVA_BYTE, len - 1))) bad++;
+        latency.recordValue(Math.min(latencyNanos, latency.getHighestTrackableValue()));
+    };
+
+    @Override public String name() { return name; }
+
+    @Override public String framing() { return "FFM pipeline, depth " + depth + ", batch " + batch + ", " + options.freeze().send() + " / " + options.freeze().recv(); }
+
+    @Override
+    public void open(String path) throws IOException {
+        arena = Arena.ofConfined();
+        payload = arena.allocate(GroutApi.MAX_MSG_LEN);
+        client = GroutClient.connect(options.socketPath(path));
+        pipeline = client.pipeline(PipelineOptions.window(depth));
+    }
+
+    @Override
+    public void prepare(int len) {
+        this.len = len;
+        for (int i = 0; i < len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+    }
+
+    @Override
+    public void ping() throws IOException {
+        throw new UnsupportedOperationException("a pipelined peer runs its calls together: pingMany");
+    }
+
+    @Override
+    public void pingMany(long n, Histogram latency) throws IOException {
+        this.latency = latency;
+        answered = 0;
+        bad = 0;
+        long sent = 0;
+        while (answered < n) {
+            int free = depth - pipeline.inFlight();
+            if (sent < n && (free >= batch || n - sent <= free)) {
+                long k = Math.min(Math.min(batch, free), n - sent);
+                for (long i = 0; i < k; i++) pipeline.queue(GroutApi.PING, payload, 0, len);
+                sent += k;
+                pipeline.flush();
+            } else {
+                pipeline.poll(onAnswer, depth, true);
+            }
+        }
+        if (bad > 0) throw new ErrnoException("pipelined ping", Errno.EBADMSG, bad + " of " + n + " answers wrong");
+    }
+
+    @Override
+    public SyscallCounts libraryCounts() { return client.counters().snapshot(); }
+
+    @Override
+    public long serverPid() throws ErrnoException { return client.serverCredentials().pid(); }
+
+    @Override
+    public SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
+
+    @Override
+    public void close() throws IOException {
+        if (pipeline != null) pipeline.close();
+        if (client != null) client.close();
+        if (arena != null) arena.close();
+    }
+}

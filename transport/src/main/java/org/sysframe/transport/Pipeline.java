@@ -1,0 +1,286 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.IovArray;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Many requests in flight on one {@link GroutClient}: {@link #queue} corks requests (nothing is sent),
+ * {@link #flush} sends everything queued with one syscall (one send of a staging buffer when every
+ * payload was copied, else one sendmsg whose iovec points at the large payloads, looping over partial
+ * writes), and {@link #poll} hands answers to a {@link Handler} as they come, matched by id in any
+ * order, with their latency from flush to answer. Nothing is allocated per request.
+ *
+ * <p>The window bounds the requests in flight: {@link #queue} returns {@link #BACK_PRESSURED} when it is
+ * full, and the caller polls. With a request timeout, a request unanswered for that long is failed
+ * with ETIMEDOUT at the next poll and its late answer is dropped (counted), never matched to another
+ * request. Answers for ids not in flight are kept aside as {@link GroutClient} does; events are kept
+ * for {@link GroutClient#nextEvent()}. When the connection fails (the server closed: ECONNRESET),
+ * every request in flight is failed through the handler with that errno before the error is thrown.
+ *
+ * <p>Thread-confined like its client, one pipeline per client at a time. A payload sent from where it
+ * is (over the copy threshold) must stay unchanged until {@link #flush} returns. The flush blocks
+ * until the batch is written: keep window x message size within what the socket buffers hold, or poll
+ * between flushes, since a server stops reading a client that does not read its answers.
+ */
+public final class Pipeline implements AutoCloseable {
+    /** Receives answers, on the polling thread; the payload is valid during the call only. */
+    @FunctionalInterface
+    public interface Handler {
+        /** status 0: success; an errno otherwise (ETIMEDOUT, ECONNRESET, EMSGSIZE included, with no payload). */
+        void onResponse(int id, int status, MemorySegment payload, long offset, long length, long latencyNanos);
+    }
+
+    /** Returned by {@link #queue} when the window is full. */
+    public static final int BACK_PRESSURED = -1;
+
+    private static final int BATCH_BYTES = 64 * 1024;
+    private static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3;
+
+    private final GroutClient client;
+    private final UnixSocket socket;
+    private final Inbox inbox;
+    private final PipelineOptions options;
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment staging = arena.allocate(BATCH_BYTES, 8);
+    private final IovArray iov = new IovArray(arena, IovArray.IOV_MAX);
+    private final byte[] state = new byte[0x10000];
+    private final int[] typeOf = new int[0x10000];
+    private final long[] sentAt = new long[0x10000];
+    private final int[] queued;
+    private final SendOrder order;
+    private final Sink sink = new Sink();
+    private long stagedFrom;
+    private long stagingUsed;
+    private int queuedCount;
+    private int inFlight;
+    private long lateAnswers;
+    private long unknownAnswers;
+    private Handler handler;
+
+    Pipeline(GroutClient client, PipelineOptions options) {
+        this.client = client;
+        this.socket = client.socket();
+        this.inbox = client.inbox();
+        this.options = options;
+        this.queued = new int[options.window()];
+        this.order = options.requestTimeoutMillis() > 0 ? new SendOrder() : null;
+    }
+
+    /** Requests queued or sent and not answered (nor failed). */
+    public int inFlight() { return inFlight; }
+
+    /** Answers that came after their request had timed out, dropped. */
+    public long lateAnswers() { return lateAnswers; }
+
+    /** Answers for ids this pipeline did not have in flight (kept aside by the client). */
+    public long unknownAnswers() { return unknownAnswers; }
+
+    /**
+     * Queues a request without sending it; returns its id, or {@link #BACK_PRESSURED} when the window
+     * is full. A full batch buffer or iovec is flushed first.
+     */
+    public int queue(int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+        client.checkUsable();
+        if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
+            throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
+                    "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
+        }
+        if (inFlight == options.window()) return BACK_PRESSURED;
+        boolean copy = length <= options.copyThreshold() || !payload.isNative();
+        if (copy && RequestHeader.SIZE + length > BATCH_BYTES) {
+            throw new IllegalArgumentException("a heap payload of " + length + " bytes cannot be pipelined: use native memory above 64 KiB");
+        }
+        long need = RequestHeader.SIZE + (copy ? length : 0);
+        if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity() || queuedCount == queued.length) flush();
+        int id = freeId();
+        RequestHeader.write(staging, stagingUsed, id, type, (int) length);
+        stagingUsed += RequestHeader.SIZE;
+        if (copy) {
+            MemorySegment.copy(payload, offset, staging, stagingUsed, length);
+            stagingUsed += length;
+        } else {
+            closeStagingRun();
+            iov.add(payload, offset, length);
+        }
+        state[id] = QUEUED;
+        typeOf[id] = type;
+        queued[queuedCount++] = id;
+        inFlight++;
+        return id;
+    }
+
+    private int freeId() throws ErrnoException {
+        for (int tries = 0; tries < 0x10000; tries++) {
+            int id = client.nextId();
+            if (state[id] == FREE) return id;
+        }
+        throw client.fail(new ErrnoException("pipeline", Errno.ENOBUFS, "no free request id: every id is in flight or abandoned"));
+    }
+
+    private void closeStagingRun() {
+        if (stagingUsed > stagedFrom) iov.add(staging, stagedFrom, stagingUsed - stagedFrom);
+        stagedFrom = stagingUsed;
+    }
+
+    /** Sends every queued request with one syscall (more only if the kernel takes the batch in parts). */
+    public void flush() throws ErrnoException {
+        if (queuedCount == 0) return;
+        try {
+            if (iov.pending() == 0) {
+                socket.sendFully(staging, 0, stagingUsed);
+            } else {
+                closeStagingRun();
+                while (!iov.isEmpty()) iov.advance(socket.sendmsg(iov, 0));
+            }
+        } catch (ErrnoException e) {
+            throw failAll(e);
+        }
+        long now = System.nanoTime();
+        for (int i = 0; i < queuedCount; i++) {
+            int id = queued[i];
+            state[id] = SENT;
+            sentAt[id] = now;
+            if (order != null) order.add(id, now);
+        }
+        queuedCount = 0;
+        stagingUsed = stagedFrom = 0;
+        iov.clear();
+    }
+
+    /**
+     * Sends what is queued, then hands up to limit answers to handler: those already received first;
+     * then one recv. When wait, it waits (as the client's wait mode says) for at least one answer if
+     * any request is in flight. Returns how many answers were handed (timeouts included).
+     */
+    public int poll(Handler handler, int limit, boolean wait) throws ErrnoException {
+        flush();
+        this.handler = handler;
+        int n = order == null ? 0 : expire();
+        if (inFlight == 0 || n >= limit) return n;
+        try {
+            return n + inbox.drain(sink, limit - n, wait && n == 0);
+        } catch (ErrnoException e) {
+            throw failAll(e);
+        }
+    }
+
+    /** Fails the requests unanswered for longer than the request timeout; returns how many. */
+    private int expire() {
+        long limit = options.requestTimeoutMillis() * 1_000_000L;
+        long now = System.nanoTime();
+        int n = 0;
+        while (!order.isEmpty() && now - order.headTime() >= limit) {
+            int id = order.headId();
+            long t = order.headTime();
+            order.pop();
+            if (state[id] != SENT || sentAt[id] != t) continue; // answered (and maybe sent again) since
+            state[id] = ABANDONED;
+            inFlight--;
+            n++;
+            handler.onResponse(id, Errno.ETIMEDOUT, MemorySegment.NULL, 0, 0, now - t);
+        }
+        return n;
+    }
+
+    /** Fails every request in flight with e's errno through the current handler, marks the client broken, returns e. */
+    private ErrnoException failAll(ErrnoException e) {
+        long now = System.nanoTime();
+        for (int id = 1; id < state.length; id++) {
+            byte s = state[id];
+            if (s == FREE) continue;
+            state[id] = FREE;
+            if ((s == SENT || s == QUEUED) && handler != null) handler.onResponse(id, e.errno(), MemorySegment.NULL, 0, 0, s == SENT ? now - sentAt[id] : 0);
+        }
+        inFlight = 0;
+        queuedCount = 0;
+        return client.fail(e);
+    }
+
+    /** Waits for the answers still in flight (dropping them), then frees the pipeline's memory. */
+    @Override
+    public void close() throws ErrnoException {
+        try {
+            Handler drop = (id, status, p, off, len, lat) -> { };
+            while (inFlight > 0 && client.isUsable()) poll(drop, Integer.MAX_VALUE, true);
+        } finally {
+            if (arena.scope().isAlive()) arena.close();
+        }
+    }
+
+    /** Matches each answer read to its request. */
+    private final class Sink implements Inbox.ResponseSink {
+        @Override
+        public int accept(int forId, int status, MemorySegment buffer, long offset, long length) {
+            int id = forId & 0xffff;
+            if (id != forId) return KEEP_ASIDE;
+            byte s = state[id];
+            if (s == ABANDONED) {
+                state[id] = FREE;
+                lateAnswers++;
+                return DROPPED;
+            }
+            if (s != SENT) {
+                unknownAnswers++;
+                return KEEP_ASIDE;
+            }
+            state[id] = FREE;
+            inFlight--;
+            long latency = System.nanoTime() - sentAt[id];
+            int min = client.specs().minResponse(typeOf[id]);
+            if (status == 0 && length < min) handler.onResponse(id, Errno.EMSGSIZE, MemorySegment.NULL, 0, 0, latency);
+            else handler.onResponse(id, status, buffer, offset, length, latency);
+            return TAKEN;
+        }
+    }
+
+    /**
+     * Ids in the order they were sent, with their send times, for the request timeout. Entries whose
+     * request was answered go when they reach the head, or all at once when the ring is full.
+     */
+    private final class SendOrder {
+        private final int[] ids = new int[0x10000];
+        private final long[] times = new long[0x10000];
+        private int head;
+        private int size;
+
+        boolean isEmpty() { return size == 0; }
+
+        int headId() { return ids[head]; }
+
+        long headTime() { return times[head]; }
+
+        void pop() {
+            head = (head + 1) & 0xffff;
+            size--;
+        }
+
+        private boolean live(int at) { return state[ids[at]] == SENT && sentAt[ids[at]] == times[at]; }
+
+        void add(int id, long time) {
+            while (size > 0 && !live(head)) pop();
+            if (size == ids.length) compact();
+            int at = (head + size) & 0xffff;
+            ids[at] = id;
+            times[at] = time;
+            size++;
+        }
+
+        /** Keeps the live entries only, in order (at most the window, half the ring). */
+        private void compact() {
+            int kept = 0;
+            for (int i = 0; i < size; i++) {
+                int from = (head + i) & 0xffff;
+                if (!live(from)) continue;
+                int to = (head + kept++) & 0xffff;
+                ids[to] = ids[from];
+                times[to] = times[from];
+            }
+            size = kept;
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package org.sysframe.transport;
+
+/**
+ * Settings of a {@link Pipeline}: the window (most requests in flight; queueing more is refused until
+ * answers come), the per-request timeout (0: none), and the largest payload copied into the batch
+ * buffer (larger ones are sent from where they are, as iovec entries of one sendmsg).
+ */
+public record PipelineOptions(int window, long requestTimeoutMillis, int copyThreshold) {
+    /** At most this many in flight: half the 16-bit id space, so an id is never reused while in flight. */
+    public static final int MAX_WINDOW = 32_768;
+
+    public PipelineOptions {
+        if (window < 1 || window > MAX_WINDOW) {
+            throw new IllegalArgumentException("window " + window + ": expected 1.." + MAX_WINDOW + " (request ids are 16-bit)");
+        }
+        if (requestTimeoutMillis < 0) throw new IllegalArgumentException("request timeout " + requestTimeoutMillis + " ms: expected >= 0");
+        if (copyThreshold < 0 || copyThreshold > GroutApi.MAX_MSG_LEN) {
+            throw new IllegalArgumentException("copy threshold " + copyThreshold + ": expected 0.." + GroutApi.MAX_MSG_LEN);
+        }
+    }
+
+    /** window 64, no timeout, payloads up to 1024 bytes copied. */
+    public static PipelineOptions window(int window) { return new PipelineOptions(window, 0, 1024); }
+
+    public PipelineOptions requestTimeoutMillis(long ms) { return new PipelineOptions(window, ms, copyThreshold); }
+
+    public PipelineOptions copyThreshold(int bytes) { return new PipelineOptions(window, requestTimeoutMillis, bytes); }
+}

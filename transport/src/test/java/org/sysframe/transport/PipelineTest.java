@@ -1,0 +1,269 @@
+package org.sysframe.transport;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.testsupport.WireBytes;
+import org.sysframe.transport.support.RawRequest;
+import org.sysframe.transport.support.RawServer;
+import org.sysframe.transport.support.ServerFixture;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.ThreadSyscall;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A pipelined client: batches sent with one syscall, answers matched by id in any order, failures delivered to every request in flight. */
+class PipelineTest {
+    @RegisterExtension
+    final ServerFixture fx = new ServerFixture();
+
+    /** Records what the handler got: ids, statuses and the first 4 payload bytes (the request's tag). */
+    private static final class Answers implements Pipeline.Handler {
+        final List<int[]> got = new ArrayList<>();
+        long count;
+        long mismatched;
+
+        @Override
+        public void onResponse(int id, int status, MemorySegment payload, long offset, long length, long latencyNanos) {
+            count++;
+            int tag = length >= 4 ? payload.get(JAVA_INT_UNALIGNED, offset) : -1;
+            if (got.size() < 10_000) got.add(new int[] {id, status, tag});
+        }
+    }
+
+    @Test
+    void windowsOutsideTheSixteenBitIdsAreRefusedAtConfiguration() {
+        assertEquals("window 0: expected 1..32768 (request ids are 16-bit)",
+                assertThrows(IllegalArgumentException.class, () -> PipelineOptions.window(0)).getMessage());
+        assertEquals("window 65535: expected 1..32768 (request ids are 16-bit)",
+                assertThrows(IllegalArgumentException.class, () -> PipelineOptions.window(65535)).getMessage());
+    }
+
+    @Test
+    @NeedsKernelCounter
+    void depth32Batch32CostsExactlyOneSendPerBatchAndTheDeferredServerOneRecvAndOneWriteForEachReadBatch() throws Exception {
+        String path = fx.path("pipeline.sock");
+        GroutServer s = fx.start(ServerOptions.defaults().socketPath(path));
+        int batches = 1000, depth = 32;
+        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined();
+             KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread();
+             KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId());
+             Pipeline p = c.pipeline(PipelineOptions.window(depth))) {
+            MemorySegment payload = a.allocate(32);
+            Answers answers = new Answers();
+            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            SyscallCounts c0 = c.counters().snapshot(), k0 = k.read(), s0 = s.counters().snapshot(), sk0 = sk.read();
+            for (int b = 0; b < batches; b++) {
+                for (int i = 0; i < depth; i++) {
+                    payload.set(JAVA_INT_UNALIGNED, 0, b * depth + i);
+                    assertTrue(p.queue(GroutApi.PING, payload, 0, 32) > 0);
+                }
+                p.flush();
+                while (p.inFlight() > 0) p.poll(answers, depth, true);
+            }
+            SyscallCounts client = c.counters().snapshot().minus(c0), kernel = k.read().minus(k0);
+            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            SyscallCounts server = s.counters().snapshot().minus(s0), serverKernel = sk.read().minus(sk0);
+            System.out.printf("pipeline depth %d batch %d, %d pings of 32 B: client %s (kernel %s); server %s (kernel %s)%n",
+                    depth, depth, batches * depth, client, kernel, server, serverKernel);
+            assertEquals(batches * depth, answers.count);
+            assertEquals(client, kernel, "client: library vs kernel");
+            assertEquals(server, serverKernel, "server: library vs kernel");
+            assertEquals(batches, client.get(SyscallKind.SENDTO), "one send per batch of 32");
+            assertEquals(0, client.get(SyscallKind.SENDMSG));
+            long recvs = client.get(SyscallKind.RECVFROM);
+            assertTrue(recvs >= batches && recvs <= batches * depth, "receives " + recvs);
+            long reads = server.get(SyscallKind.RECVFROM);
+            assertEquals(reads, server.get(SyscallKind.WRITEV) + server.get(SyscallKind.SENDTO), "each read's requests answered by one write");
+        }
+    }
+
+    @Test
+    void answersInAnyOrderAreMatchedByIdAndEventsInBetweenAreKept() throws Exception {
+        String path = fx.path("reversed.sock");
+        int evType = GroutApi.type(0x7e57, 1);
+        try (RawServer server = new RawServer(path, conn -> {
+            for (int pair = 0; pair < 4; pair++) {
+                RawRequest first = conn.readRequest(), second = conn.readRequest();
+                conn.respond(second.id(), 0, second.payload());
+                if (pair == 1) conn.write(WireBytes.event(evType, new byte[] {9, 9}));
+                conn.respond(first.id(), 0, first.payload());
+            }
+            conn.awaitEof();
+        }); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(8))) {
+            MemorySegment payload = a.allocate(4);
+            int[] ids = new int[8];
+            for (int i = 0; i < 8; i++) {
+                payload.set(JAVA_INT_UNALIGNED, 0, 100 + i);
+                ids[i] = p.queue(GroutApi.PING, payload, 0, 4);
+            }
+            Answers answers = new Answers();
+            while (p.inFlight() > 0) p.poll(answers, 8, true);
+            assertEquals(8, answers.count);
+            for (int[] g : answers.got) {
+                int i = java.util.Arrays.stream(ids).boxed().toList().indexOf(g[0]);
+                assertEquals(100 + i, g[2], "answer for id " + g[0] + " carries its own request's payload");
+                assertEquals(0, g[1]);
+            }
+            assertEquals(ids[1], answers.got.get(0)[0], "the second of the pair came first");
+            assertEquals(1, c.pendingEvents(), "the event in between is kept for nextEvent");
+            assertEquals(evType, c.nextEvent().type());
+        }
+    }
+
+    @Test
+    void aServerThatClosesWithRequestsInFlightFailsEachOfThemWithEconnreset() throws Exception {
+        String path = fx.path("closing.sock");
+        try (RawServer server = new RawServer(path, conn -> {
+            RawRequest r = conn.readRequest();
+            conn.respond(r.id(), 0, r.payload());
+            for (int i = 0; i < 4; i++) conn.readRequest();
+            // then the script ends: the server closes with 4 requests unanswered
+        }); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
+            Pipeline p = c.pipeline(PipelineOptions.window(8));
+            MemorySegment payload = a.allocate(4);
+            for (int i = 0; i < 5; i++) p.queue(GroutApi.PING, payload, 0, 4);
+            Answers answers = new Answers();
+            ErrnoException e = assertThrows(ErrnoException.class, () -> {
+                while (p.inFlight() > 0) p.poll(answers, 8, true);
+            });
+            assertEquals(Errno.ECONNRESET, e.errno(), e.getMessage());
+            assertEquals(5, answers.count, "one answer and four failures: none lost");
+            assertEquals(4, answers.got.stream().filter(g -> g[1] == Errno.ECONNRESET).count());
+            assertEquals(0, p.inFlight());
+            assertTrue(!c.isUsable());
+        }
+    }
+
+    @Test
+    void aRequestUnansweredPastItsTimeoutFailsWithEtimedoutAndItsLateAnswerIsDroppedNotMatched() throws Exception {
+        String path = fx.path("late.sock");
+        try (RawServer server = new RawServer(path, conn -> {
+            RawRequest slow = conn.readRequest();
+            Thread.sleep(300); // past the 100 ms request timeout
+            RawRequest next = conn.readRequest();
+            conn.respond(slow.id(), 0, slow.payload()); // late
+            conn.respond(next.id(), 0, next.payload());
+            conn.awaitEof();
+        }); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined();
+             Pipeline p = c.pipeline(PipelineOptions.window(4).requestTimeoutMillis(100))) {
+            MemorySegment payload = a.allocate(4);
+            payload.set(JAVA_INT_UNALIGNED, 0, 1);
+            int slowId = p.queue(GroutApi.PING, payload, 0, 4);
+            Answers answers = new Answers();
+            p.flush();
+            while (answers.count == 0) {
+                p.poll(answers, 4, false);
+                Thread.onSpinWait();
+            }
+            assertEquals(slowId, answers.got.get(0)[0]);
+            assertEquals(Errno.ETIMEDOUT, answers.got.get(0)[1]);
+            payload.set(JAVA_INT_UNALIGNED, 0, 2);
+            int nextId = p.queue(GroutApi.PING, payload, 0, 4);
+            while (p.inFlight() > 0) p.poll(answers, 4, true);
+            assertEquals(2, answers.count);
+            assertEquals(nextId, answers.got.get(1)[0]);
+            assertEquals(2, answers.got.get(1)[2], "the next request got its own answer");
+            assertEquals(1, p.lateAnswers(), "the late answer was dropped and counted");
+        }
+    }
+
+    @Test
+    void aFullWindowPushesBackUntilAnswersCome() throws Exception {
+        String path = fx.path("window.sock");
+        fx.start(ServerOptions.defaults().socketPath(path));
+        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(4))) {
+            MemorySegment payload = a.allocate(8);
+            for (int i = 0; i < 4; i++) assertTrue(p.queue(GroutApi.PING, payload, 0, 8) > 0);
+            assertEquals(Pipeline.BACK_PRESSURED, p.queue(GroutApi.PING, payload, 0, 8));
+            Answers answers = new Answers();
+            while (p.inFlight() > 0) p.poll(answers, 4, true);
+            assertTrue(p.queue(GroutApi.PING, payload, 0, 8) > 0, "room again");
+        }
+    }
+
+    @Test
+    void payloadsOverTheCopyThresholdLeaveFromWhereTheyAreInOneSendmsgPerBatch() throws Exception {
+        String path = fx.path("large.sock");
+        fx.start(ServerOptions.defaults().socketPath(path));
+        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(8))) {
+            MemorySegment big = a.allocate(4096);
+            for (int i = 0; i < 4096; i++) big.set(JAVA_BYTE, i, (byte) (i * 7));
+            SyscallCounts c0 = c.counters().snapshot();
+            Answers answers = new Answers();
+            for (int round = 0; round < 10; round++) {
+                for (int i = 0; i < 8; i++) p.queue(GroutApi.PING, big, 0, 4096);
+                p.flush();
+                while (p.inFlight() > 0) p.poll((id, status, pl, off, len, lat) -> {
+                    answers.count++;
+                    assertEquals(4096, len);
+                    assertEquals(-1, MemorySegment.mismatch(pl, off, off + len, big, 0, 4096));
+                }, 8, true);
+            }
+            SyscallCounts used = c.counters().snapshot().minus(c0);
+            assertEquals(80, answers.count);
+            assertEquals(10, used.get(SyscallKind.SENDMSG), "one sendmsg per batch of 8 x 4 KiB");
+            assertEquals(0, used.get(SyscallKind.SENDTO));
+        }
+    }
+
+    @Test
+    void aPipelinedClientAllocatesNothingPerRequest() throws Exception {
+        String path = fx.path("alloc.sock");
+        fx.start(ServerOptions.defaults().socketPath(path));
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(64))) {
+            MemorySegment payload = a.allocate(32);
+            long[] n = {0};
+            Pipeline.Handler count = (id, status, pl, off, len, lat) -> n[0]++;
+            long bytes = Long.MAX_VALUE;
+            // Up to 20 attempts of 1,000 batches: the first ones run before the JIT has compiled the
+            // pipeline's methods (an interpreted FFM downcall allocates; the compiled one does not).
+            for (int attempt = 0; attempt < 20 && bytes != 0; attempt++) {
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int b = 0; b < 1000; b++) {
+                    for (int i = 0; i < 64; i++) p.queue(GroutApi.PING, payload, 0, 32);
+                    while (p.inFlight() > 0) p.poll(count, 64, true);
+                }
+                bytes = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            assertEquals(0, bytes, "heap bytes allocated over 64,000 pipelined calls");
+        }
+    }
+
+    @Test
+    void aPipeliningClientCannotHoldTheLoopWhileAnotherWaits() throws Exception {
+        String path = fx.path("fair.sock");
+        GroutServer s = fx.start(ServerOptions.defaults().socketPath(path).maxRequestsPerTurn(64));
+        int flood = 4096;
+        try (GroutClient heavy = GroutClient.connect(path); GroutClient light = GroutClient.connect(path); Arena a = Arena.ofConfined();
+             Pipeline p = heavy.pipeline(PipelineOptions.window(flood))) {
+            MemorySegment payload = a.allocate(32);
+            for (int i = 0; i < flood; i++) p.queue(GroutApi.PING, payload, 0, 32);
+            p.flush();
+            light.sendRecv(GroutApi.PING, payload);  // answered while the flood is being served
+            Answers answers = new Answers();
+            while (p.inFlight() > 0) p.poll(answers, flood, true);
+            assertEquals(flood, answers.count);
+        }
+        ConnectionStats heavyStats = s.closedConnections().stream().filter(st -> st.requests() == flood + 1).findFirst().orElseThrow();
+        long writes = heavyStats.syscalls().get(SyscallKind.WRITEV) + heavyStats.syscalls().get(SyscallKind.SENDTO);
+        assertTrue(writes >= (flood + 1) / 64, "at most 64 requests answered per turn: " + writes + " writes for " + flood);
+    }
+}
