@@ -8,11 +8,6 @@ import org.sysframe.unix.UnixSocket;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
-
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 /**
  * A client of a Grout-style API socket: connects, says GR_HELLO, then sends requests and receives
@@ -80,13 +75,8 @@ public final class GroutClient implements AutoCloseable {
 
     private void hello() throws IOException {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment req = a.allocate(GroutApi.HELLO_REQUEST_SIZE);
-            req.set(JAVA_INT, 0, options.apiVersion());
-            byte[] v = options.version().getBytes(StandardCharsets.UTF_8);
-            MemorySegment.copy(v, 0, req, JAVA_BYTE, 4, v.length); // the rest stays 0: NUL-terminated
-            Response r = sendRecv(GroutApi.HELLO, req, 0, req.byteSize());
-            maxIfaces = r.length() >= GroutApi.HELLO_RESPONSE_SIZE
-                    ? Short.toUnsignedInt(r.buffer().get(JAVA_SHORT_UNALIGNED, r.offset())) : -1;
+            MemorySegment req = MainModulePayloads.hello(a, options.apiVersion(), options.version());
+            maxIfaces = MainModulePayloads.maxIfaces(sendRecv(GroutApi.HELLO, req, 0, req.byteSize()));
         }
     }
 
@@ -158,20 +148,19 @@ public final class GroutClient implements AutoCloseable {
      */
     public Pipeline pipeline(PipelineOptions options) throws ErrnoException {
         usable();
-        return new Pipeline(this, options);
+        return new Pipeline(new PipelineSide(), options);
     }
 
-    UnixSocket socket() { return socket; }
-
-    Inbox inbox() { return inbox; }
-
-    MessageSpecs specs() { return specs; }
-
-    /** Fails if the client is broken (see the class comment). */
-    void checkUsable() throws ErrnoException { usable(); }
-
-    /** Marks the client broken by e (the byte stream is out of step) and returns e. */
-    ErrnoException fail(ErrnoException e) { return breakWith(e); }
+    /** The client as a pipeline sees it. */
+    private final class PipelineSide implements PipelineClient {
+        @Override public UnixSocket socket() { return socket; }
+        @Override public Inbox inbox() { return inbox; }
+        @Override public int nextId() { return GroutClient.this.nextId(); }
+        @Override public MessageSpecs specs() { return specs; }
+        @Override public void checkUsable() throws ErrnoException { usable(); }
+        @Override public boolean isUsable() { return GroutClient.this.isUsable(); }
+        @Override public ErrnoException fail(ErrnoException e) { return breakWith(e); }
+    }
 
     /** Waits for the response to request id (of type, for its minimum size). */
     public Response recv(int type, int id) throws IOException {
@@ -194,9 +183,7 @@ public final class GroutClient implements AutoCloseable {
     /** Subscribes this connection to ev_type (or {@link GroutApi#EVENT_ALL}). */
     public void subscribe(int evType, boolean suppressSelfEvents) throws IOException {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment req = a.allocate(GroutApi.SUBSCRIBE_REQUEST_SIZE);
-            req.set(JAVA_BYTE, 0, (byte) (suppressSelfEvents ? 1 : 0));
-            req.set(JAVA_INT, 4, evType);
+            MemorySegment req = MainModulePayloads.subscribe(a, evType, suppressSelfEvents);
             sendRecv(GroutApi.EVENT_SUBSCRIBE, req, 0, req.byteSize());
         }
     }

@@ -41,7 +41,7 @@ public final class Pipeline implements AutoCloseable {
     private static final int BATCH_BYTES = 64 * 1024;
     private static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3;
 
-    private final GroutClient client;
+    private final PipelineClient client;
     private final UnixSocket socket;
     private final Inbox inbox;
     private final PipelineOptions options;
@@ -62,13 +62,13 @@ public final class Pipeline implements AutoCloseable {
     private long unknownAnswers;
     private Handler handler;
 
-    Pipeline(GroutClient client, PipelineOptions options) {
+    Pipeline(PipelineClient client, PipelineOptions options) {
         this.client = client;
         this.socket = client.socket();
         this.inbox = client.inbox();
         this.options = options;
         this.queued = new int[options.window()];
-        this.order = options.requestTimeoutMillis() > 0 ? new SendOrder() : null;
+        this.order = options.requestTimeoutMillis() > 0 ? new SendOrder((id, time) -> state[id] == SENT && sentAt[id] == time) : null;
     }
 
     /** Requests queued or sent and not answered (nor failed). */
@@ -235,52 +235,6 @@ public final class Pipeline implements AutoCloseable {
             if (status == 0 && length < min) handler.onResponse(id, Errno.EMSGSIZE, MemorySegment.NULL, 0, 0, latency);
             else handler.onResponse(id, status, buffer, offset, length, latency);
             return TAKEN;
-        }
-    }
-
-    /**
-     * Ids in the order they were sent, with their send times, for the request timeout. Entries whose
-     * request was answered go when they reach the head, or all at once when the ring is full.
-     */
-    private final class SendOrder {
-        private final int[] ids = new int[0x10000];
-        private final long[] times = new long[0x10000];
-        private int head;
-        private int size;
-
-        boolean isEmpty() { return size == 0; }
-
-        int headId() { return ids[head]; }
-
-        long headTime() { return times[head]; }
-
-        void pop() {
-            head = (head + 1) & 0xffff;
-            size--;
-        }
-
-        private boolean live(int at) { return state[ids[at]] == SENT && sentAt[ids[at]] == times[at]; }
-
-        void add(int id, long time) {
-            while (size > 0 && !live(head)) pop();
-            if (size == ids.length) compact();
-            int at = (head + size) & 0xffff;
-            ids[at] = id;
-            times[at] = time;
-            size++;
-        }
-
-        /** Keeps the live entries only, in order (at most the window, half the ring). */
-        private void compact() {
-            int kept = 0;
-            for (int i = 0; i < size; i++) {
-                int from = (head + i) & 0xffff;
-                if (!live(from)) continue;
-                int to = (head + kept++) & 0xffff;
-                ids[to] = ids[from];
-                times[to] = times[from];
-            }
-            size = kept;
         }
     }
 }

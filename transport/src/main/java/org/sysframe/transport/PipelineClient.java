@@ -1,0 +1,24 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.UnixSocket;
+
+/** What a {@link Pipeline} needs from the client it runs on (so that it does not depend on the client class). */
+interface PipelineClient {
+    UnixSocket socket();
+
+    Inbox inbox();
+
+    /** The next request id (1..0xffff, wrapping). */
+    int nextId();
+
+    MessageSpecs specs();
+
+    /** Fails if the client is broken. */
+    void checkUsable() throws ErrnoException;
+
+    boolean isUsable();
+
+    /** Marks the client broken by e and returns e. */
+    ErrnoException fail(ErrnoException e);
+}
