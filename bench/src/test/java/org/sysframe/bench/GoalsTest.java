@@ -111,6 +111,9 @@ class GoalsTest {
                         .flatMap(w -> java.util.stream.Stream.of(WaitTable.name(w.client(), w.server(), w.sameCore()),
                                 WaitTable.C_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore())))
                         .toList();
+                case DepthTable.NAME -> java.util.Arrays.stream(DepthTable.DEPTHS)
+                        .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d)))
+                        .toList();
                 default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
             };
             assertTrue(names.contains(g.subject()) && names.contains(g.versus()), g.toString());
