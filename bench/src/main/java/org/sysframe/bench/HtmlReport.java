@@ -111,6 +111,10 @@ final class HtmlReport {
             spreadCharts(sb, t);
             return;
         }
+        if (t.name().equals(DepthTable.NAME)) {
+            depthCharts(sb, t);
+            return;
+        }
         DefaultCategoryDataset sys = new DefaultCategoryDataset();
         for (String name : t.names()) {
             for (int payload : t.payloads()) {
@@ -137,6 +141,28 @@ final class HtmlReport {
         sb.append(img(ChartFactory.createLineChart("CPU per call, client + server (median, us on-CPU)", "payload", "us per call",
                 cpu, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
         sb.append(img(c, 1100, 600));
+    }
+
+    /** Calls/s and latency (p50, p99) against the number in flight, one line per client and payload. */
+    private static void depthCharts(StringBuilder sb, BenchTable t) throws IOException {
+        DefaultCategoryDataset cps = new DefaultCategoryDataset();
+        DefaultCategoryDataset lat = new DefaultCategoryDataset();
+        for (int payload : t.payloads()) {
+            for (String client : new String[] {"", DepthTable.C_PREFIX}) {
+                String who = (client.isEmpty() ? "sysframe " : "C ") + payload + " B";
+                for (int depth : DepthTable.DEPTHS) {
+                    CellSummary c = t.row(client + DepthTable.name(depth), payload);
+                    if (c == null) continue;
+                    cps.addValue(c.callsPerSec().median(), who, Integer.toString(depth));
+                    lat.addValue(c.p50Micros().median(), who + " p50", Integer.toString(depth));
+                    lat.addValue(c.p99Micros().median(), who + " p99", Integer.toString(depth));
+                }
+            }
+        }
+        sb.append(img(ChartFactory.createLineChart(t.title() + ": calls per second (median) against requests in flight", "depth",
+                "calls/s", cps, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
+        sb.append(img(ChartFactory.createLineChart("Per-request latency (median of the rounds' p50 and p99) against requests in flight", "depth",
+                "us", lat, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
     }
 
     /**

@@ -101,6 +101,7 @@ class PipelineTest {
         try (RawServer server = new RawServer(path, conn -> {
             for (int pair = 0; pair < 4; pair++) {
                 RawRequest first = conn.readRequest(), second = conn.readRequest();
+                if (pair == 2) conn.respond(0x7777, 0, new byte[] {1, 2, 3, 4}); // an id never sent
                 conn.respond(second.id(), 0, second.payload());
                 if (pair == 1) conn.write(WireBytes.event(evType, new byte[] {9, 9}));
                 conn.respond(first.id(), 0, first.payload());
@@ -123,6 +124,7 @@ class PipelineTest {
             }
             assertEquals(ids[1], answers.got.get(0)[0], "the second of the pair came first");
             assertEquals(1, c.pendingEvents(), "the event in between is kept for nextEvent");
+            assertEquals(1, p.unknownAnswers(), "the answer for an id never sent is counted, not matched");
             assertEquals(evType, c.nextEvent().type());
         }
     }
