@@ -45,10 +45,6 @@ class GarbageResponsesTest {
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
 
-    private static ClientOptions framing(String path, String recv) {
-        return clientOptions(path).recv(RecvFraming.parse(recv));
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
     void oneMegabyteOfRandomGarbageInsteadOfAResponseFailsClearlyBreaksTheClientAndAllocatesNothing(String recv) throws Throwable {
@@ -71,8 +67,8 @@ class GarbageResponsesTest {
         RawServer warmServer = fx.track(new RawServer(warmPath, 0x4321, script));
         RawServer hs = fx.track(new RawServer(p, 0x4321, script));
         guard(() -> {
-            GroutClient warm = fx.track(GroutClient.connect(framing(warmPath, recv)));
-            GroutClient c = fx.track(GroutClient.connect(framing(p, recv)));
+            GroutClient warm = fx.track(GroutClient.connect(clientOptions(warmPath).recv(RecvFraming.parse(recv))));
+            GroutClient c = fx.track(GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))));
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment ping = nativeCopy(a, Payloads.unique(5, 16));
                 // The same failure once, unmeasured: classes loaded and code compiled before the measurement.
@@ -114,7 +110,7 @@ class GarbageResponsesTest {
             s.awaitEof();
         }));
         guard(() -> {
-            try (GroutClient c = GroutClient.connect(framing(p, recv)); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
                 MemorySegment ping = nativeCopy(a, Payloads.unique(9, 8));
                 ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING, ping));
                 assertEquals(Errno.EMSGSIZE, e.errno(), e.getMessage());

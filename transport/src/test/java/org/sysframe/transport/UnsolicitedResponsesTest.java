@@ -38,10 +38,6 @@ class UnsolicitedResponsesTest {
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
 
-    private static ClientOptions framing(String path, String recv) {
-        return clientOptions(path).recv(RecvFraming.parse(recv));
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
     void responseForAnIdNeverSentIsKeptAsideAndTheAwaitedOneArrivingAfterItIsReturned(String recv) throws Throwable {
@@ -58,7 +54,7 @@ class UnsolicitedResponsesTest {
             s.awaitEof();
         }));
         guard(() -> {
-            try (GroutClient c = GroutClient.connect(framing(p, recv)); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
                 assertEquals(0x4321, c.maxIfaces());
                 Response r = c.sendRecv(GroutApi.PING, nativeCopy(a, first));
                 assertEquals(2, r.id(), "the awaited id, not 0xbeef");
@@ -97,7 +93,7 @@ class UnsolicitedResponsesTest {
             s.awaitEof();
         }));
         guard(() -> {
-            try (GroutClient c = GroutClient.connect(framing(p, recv)); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
                 assertArrayEquals(first, c.sendRecv(GroutApi.PING, nativeCopy(a, first)).toByteArray());
                 Response r = c.sendRecv(GroutApi.PING, nativeCopy(a, second));
                 assertArrayEquals(second, r.toByteArray(),
