@@ -56,6 +56,11 @@ final class MatrixCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds must be at least 5 (medians need them)");
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
+        for (int p : payloads) {
+            if (p < 0 || p > org.sysframe.transport.GroutApi.MAX_MSG_LEN) {
+                throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
+            }
+        }
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         long started = System.nanoTime();
         List<BenchTable> tables = new ArrayList<>();

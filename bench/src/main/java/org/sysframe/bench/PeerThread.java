@@ -29,6 +29,7 @@ final class PeerThread implements AutoCloseable {
     private final CompletableFuture<Integer> tid = new CompletableFuture<>();
     private volatile boolean running = true;
     private KernelSyscallCounter kernel; // kept open by KernelCounters
+    private volatile Run current;
 
     PeerThread(PingPeer peer) {
         this.peer = peer;
@@ -79,6 +80,8 @@ final class PeerThread implements AutoCloseable {
         final CompletableFuture<Void> done = new CompletableFuture<>();
         final Histogram latency = new Histogram(10_000_000_000L, 3);
         volatile long startNanos, endNanos;
+        /** About how many calls completed so far (read from another thread, for a partial summary). */
+        long completedAbout() { return latency.getTotalCount(); }
 
         PeerThread owner() { return PeerThread.this; }
 
@@ -95,9 +98,13 @@ final class PeerThread implements AutoCloseable {
         void awaitDone() throws IOException { await(done); }
     }
 
+    /** The run scheduled last (null before the first). */
+    Run current() { return current; }
+
     /** Schedules n pings of len bytes that start when go opens. */
     Run schedule(int len, long n, CountDownLatch go) {
         Run run = new Run();
+        current = run;
         tasks.add(() -> {
             try {
                 peer.prepare(len);

@@ -20,7 +20,7 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Serve the Grout API (GR_HELLO, GR_PING, GR_PING2, events) until SIGINT or SIGTERM.")
 final class ServeCommand implements Callable<Integer> {
-    @Option(names = "--socket", description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock; @NAME: abstract)")
+    @Option(names = {"-s", "--socket"}, description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock; @NAME: abstract)")
     String socket = GroutApi.defaultSocketPath();
 
     @Option(names = "--send", description = "split | copy[:SIZE] | gather | copygather[:SIZE] (default: ${DEFAULT-VALUE})")
@@ -54,11 +54,22 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
     boolean allowAnyUid;
 
+    /** --mode as an octal file mode; anything else fails naming the option and the form. */
+    static int octalMode(String m) {
+        try {
+            int v = Integer.parseInt(m, 8);
+            if ((v & ~0777) == 0) return v;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--mode " + m + ": expected an octal file mode 0000..0777, e.g. 0600");
+    }
+
     @Override
     public Integer call() throws Exception {
-        ServerOptions o = ServerOptions.defaults().socketPath(socket).send(SendFraming.parse(send))
-                .flush(FlushMode.parse(flush)).apiVersion(apiVersion).mode(Integer.parseInt(mode, 8)).emptyHelloResponse(emptyHello).loops(loops)
-                .waitMode(WaitMode.parse(waitMode)).cpus(cpus);
+        ServerOptions o = ServerOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
+                .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
+                .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus);
         if (!allowUids.isEmpty()) {
             Set<Integer> uids = new java.util.HashSet<>(allowUids);
             if (socket.startsWith("@")) uids.add(org.sysframe.unix.Self.uid()); // widens the abstract name's default

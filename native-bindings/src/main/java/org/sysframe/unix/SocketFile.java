@@ -99,6 +99,17 @@ public final class SocketFile {
         }
     }
 
+    /** What is at path, without following a symlink: "nothing", "a socket", "a regular file", "a symbolic link"... */
+    public static String kindAt(String path) {
+        try {
+            return kind((Integer) Files.getAttribute(Path.of(path), "unix:mode", LinkOption.NOFOLLOW_LINKS));
+        } catch (NoSuchFileException e) {
+            return "nothing";
+        } catch (IOException | UnsupportedOperationException e) {
+            return "something unreadable (" + e.getMessage() + ")";
+        }
+    }
+
     private static String kind(int mode) {
         return switch (mode & S_IFMT) {
             case 0100000 -> "a regular file";
@@ -107,6 +118,7 @@ public final class SocketFile {
             case 0010000 -> "a FIFO";
             case 0020000 -> "a character device";
             case 0060000 -> "a block device";
+            case S_IFSOCK -> "a socket";
             default -> "file type 0" + Integer.toOctalString(mode & S_IFMT);
         };
     }

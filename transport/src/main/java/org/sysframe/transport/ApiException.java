@@ -16,6 +16,12 @@ public final class ApiException extends ErrnoException {
         this.type = type;
     }
 
+    /** As {@link #ApiException(int, int)}, with a sentence saying what to check. */
+    public ApiException(int type, int status, String detail) {
+        super(GroutApi.typeName(type), status, detail);
+        this.type = type;
+    }
+
     /** The request's message type. */
     public int type() { return type; }
 

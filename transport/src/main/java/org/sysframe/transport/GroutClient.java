@@ -49,20 +49,20 @@ public final class GroutClient implements AutoCloseable {
         this.requestHeader = arena.allocate(RequestHeader.SIZE, 8);
     }
 
-    /** Connects to options' socket and performs GR_HELLO. A refused hello fails with its status (EBADMSG). */
+    /**
+     * Connects to options' socket and performs GR_HELLO. Failures say what to check: no socket file,
+     * a path that is not a socket, a refused API version (EBADMSG), a server that closed right after
+     * connect (a uid it does not admit).
+     */
     public static GroutClient connect(ClientOptions builder) throws IOException {
         ClientConfig options = builder.freeze();
-        UnixSocket s = UnixSocket.connect(options.socketPath(), new SyscallCounters("client " + options.socketPath()));
-        GroutClient c = new GroutClient(options, s);
+        GroutClient c = new GroutClient(options, ClientConnect.open(options));
         try {
-            if (options.cpu() >= 0) org.sysframe.unix.CpuPlacement.pinCurrentThread(options.cpu());
-            if (options.receiveTimeoutMillis() > 0) s.setReceiveTimeout(options.receiveTimeoutMillis());
-            if (options.socketBufferSize() > 0) {
-                s.setSendBufferSize(options.socketBufferSize());
-                s.setReceiveBufferSize(options.socketBufferSize());
-            }
             c.hello();
             return c;
+        } catch (ErrnoException e) {
+            c.close();
+            throw ClientConnect.hello(options.apiVersion(), e);
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;

@@ -28,7 +28,7 @@ public record RecvFraming(boolean readAhead, int bufferSize) {
         String[] p = s.toLowerCase(Locale.ROOT).split(":", 2);
         return switch (p[0]) {
             case "exact" -> EXACT;
-            case "readahead" -> p.length == 1 ? READAHEAD : readAhead(Integer.parseInt(p[1]));
+            case "readahead" -> p.length == 1 ? READAHEAD : readAhead(SendFraming.size(p[1], s, "exact or readahead[:SIZE]"));
             default -> throw new IllegalArgumentException("recv framing '" + s + "': expected exact or readahead[:SIZE]");
         };
     }

@@ -31,15 +31,26 @@ public record SendFraming(Kind kind, int copyThreshold) {
 
     public static SendFraming copyGather(int threshold) { return new SendFraming(Kind.COPY_GATHER, threshold); }
 
-    /** Parses {@code split}, {@code copy}, {@code copy:SIZE} or {@code gather}. */
+    private static final String FORMS = "split, copy[:SIZE], gather or copygather[:SIZE] (SIZE in bytes)";
+
+    /** A size in a framing's text form; anything but a whole number fails naming the text and the forms. */
+    static int size(String n, String whole, String forms) {
+        try {
+            return Integer.parseInt(n);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + whole + "': " + n + " is not a size in bytes; expected " + forms);
+        }
+    }
+
+    /** Parses {@code split}, {@code copy}, {@code copy:SIZE}, {@code gather} or {@code copygather[:SIZE]}. */
     public static SendFraming parse(String s) {
         String[] p = s.toLowerCase(Locale.ROOT).split(":", 2);
         return switch (p[0]) {
             case "split" -> SPLIT;
             case "gather" -> GATHER;
-            case "copy" -> p.length == 1 ? COPY : copy(Integer.parseInt(p[1]));
-            case "copygather" -> p.length == 1 ? COPY_GATHER : copyGather(Integer.parseInt(p[1]));
-            default -> throw new IllegalArgumentException("send framing '" + s + "': expected split, copy[:SIZE], gather or copygather[:SIZE]");
+            case "copy" -> p.length == 1 ? COPY : copy(size(p[1], s, FORMS));
+            case "copygather" -> p.length == 1 ? COPY_GATHER : copyGather(size(p[1], s, FORMS));
+            default -> throw new IllegalArgumentException("send framing '" + s + "': expected " + FORMS);
         };
     }
 
