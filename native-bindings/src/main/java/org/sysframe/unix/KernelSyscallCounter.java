@@ -141,6 +141,13 @@ public final class KernelSyscallCounter implements AutoCloseable {
             }
         }
         if (root == null) {
+            for (Path p : TRACEFS) {
+                // A directory we may not list (tracefs is mode 0700 root) looks like a missing one.
+                if (Files.isDirectory(p) && !Files.isReadable(p) && tracefsMounted(p)) {
+                    throw new Unavailable("tracefs is mounted at " + p + " but not readable by uid " + Self.uid()
+                            + ": run as root, or grant CAP_PERFMON and make tracefs readable");
+                }
+            }
             throw new Unavailable("tracefs is not mounted (no /sys/kernel/tracing/events): as root, "
                     + "mount -t tracefs nodev /sys/kernel/tracing");
         }
@@ -155,6 +162,19 @@ public final class KernelSyscallCounter implements AutoCloseable {
             }
         }
         return ids;
+    }
+
+    /** Whether /proc/self/mounts lists a tracefs at p. */
+    private static boolean tracefsMounted(Path p) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/mounts"))) {
+                String[] f = line.split(" ");
+                if (f.length > 2 && f[2].equals("tracefs") && Path.of(f[1]).equals(p)) return true;
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
     }
 
     private static String explainOpenFailure(SyscallKind k, int tid, int err) {
