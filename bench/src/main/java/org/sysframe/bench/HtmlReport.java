@@ -30,17 +30,43 @@ final class HtmlReport {
           .append("td,th{border:1px solid #ccc;padding:3px 6px;text-align:right} td.l,th.l{text-align:left}")
           .append("img{display:block;margin:1.5em 0;max-width:100%} .miss{color:#b00;font-weight:bold} .open{color:#a60;font-weight:bold}")
           .append(" .why{font-weight:normal;color:#333}</style></head><body>\n")
-          .append("<h1>sysframe: framing pairings compared</h1>\n<p>").append(esc(r.machine())).append("<br>")
+          .append("<h1>sysframe benchmark").append(r.quick() ? " (quick run: fewer calls per cell; make bench runs the full one)" : "")
+          .append("</h1>\n<p>").append(esc(r.machine())).append("<br>")
           .append(r.rounds()).append(" interleaved rounds").append(r.quick() ? " (quick)" : "")
           .append(r.serverLoops() == 1 ? "" : ", " + r.serverLoops() + " server loops")
           .append(String.format(Locale.ROOT, ", %.0f s. Medians over rounds, [min-max]; ratios taken per round. A goal is met"
                   + " when its whole [min-max] clears the threshold, not settled when it straddles it.</p>%n", r.seconds()));
+        if (r.reproduce() != null) sb.append("<p class=reproduce>To reproduce: ").append(esc(r.reproduce())).append("</p>\n");
         sb.append("<h2>Goals</h2>");
         goals(sb, r, null);
         for (BenchTable t : r.tables()) table(sb, r, t);
         if (r.kernelUnavailable() != null) sb.append("<p>kernel counts unavailable: ").append(esc(r.kernelUnavailable())).append("</p>\n");
         sb.append("</body></html>\n");
         return sb.toString();
+    }
+
+    /**
+     * One sentence: how the table's goals came out (and the first of them), or where there are none,
+     * the row that did best against the reference with its spread.
+     */
+    static String headline(BenchRun run, BenchTable t) {
+        List<GoalVerdict> goals = run.goals(t.name());
+        if (!goals.isEmpty()) {
+            long met = goals.stream().filter(g -> g.status() == Goal.Status.MET).count();
+            long missed = goals.stream().filter(g -> g.status() == Goal.Status.MISSED).count();
+            return "Verdict: " + met + " of " + goals.size() + " goals met, " + (goals.size() - met - missed) + " not settled, "
+                    + missed + " missed. " + goals.get(0).line();
+        }
+        CellSummary best = null;
+        for (CellSummary c : t.rows()) {
+            if (c.name().equals(t.reference())) continue;
+            Spread x = t.shownRatio(c);
+            if (best == null || x.median() > t.shownRatio(best).median()) best = c;
+        }
+        if (best == null) return "One row: nothing to compare.";
+        Spread x = t.shownRatio(best);
+        return String.format(Locale.ROOT, "Best against %s: %s at %d B, %.3fx [%.3f-%.3f].", t.reference(), best.name(), best.payload(),
+                x.median(), x.min(), x.max());
     }
 
     /** The goals of one table (or all when table is null), each with its explanation when not met. */
@@ -64,6 +90,7 @@ final class HtmlReport {
           .append(t.referenceOverRow() ? "Ratios are " + esc(t.reference()) + "'s client over the peer, per round. Peer syscalls come"
                   + " from the kernel's counters of the peer's thread (or process)." : "Ratios vs " + esc(t.reference()) + ", per round.")
           .append("</p>\n");
+        sb.append("<p class=headline><b>").append(esc(headline(run, t))).append("</b></p>\n");
         for (String note : t.notes()) sb.append("<p>note: ").append(esc(note)).append("</p>\n");
         charts(sb, t);
         sb.append("<table><tr><th class=l>").append(esc(t.rowKind())).append("</th><th>bytes</th><th>calls/s</th><th>")

@@ -8,6 +8,21 @@ import java.nio.file.Path;
 final class MachineInfo {
     private MachineInfo() {}
 
+    /** The command line, the JVM's flags and the git commit of the working directory, for a report's reader. */
+    static String reproduction(String command) {
+        String commit;
+        try {
+            Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            commit = p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "unknown (not a git checkout)";
+        } catch (IOException | InterruptedException e) {
+            commit = "unknown (" + e.getMessage() + ")";
+        }
+        return "command: " + command + "; JVM flags: "
+                + String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+                + "; git commit: " + commit;
+    }
+
     static String describe() {
         String cpu = "unknown CPU";
         try {

@@ -22,6 +22,9 @@ import java.util.concurrent.Callable;
 @Command(name = "matrix", mixinStandardHelpOptions = true,
         description = "Compare framing pairings over payload sizes against embedded servers, in interleaved rounds.")
 final class MatrixCommand implements Callable<Integer> {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--quick", description = "fewer calls per cell (finishes in under a minute)")
     boolean quick;
 
@@ -74,7 +77,8 @@ final class MatrixCommand implements Callable<Integer> {
         if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
-                tables, KernelCounters.unavailable());
+                tables, KernelCounters.unavailable(),
+                MachineInfo.reproduction(String.join(" ", "./sysframe matrix", String.join(" ", spec.commandLine().getParseResult().originalArgs()))));
         System.out.println();
         System.out.print(TerminalReport.of(run));
         List<String> files = ResultFiles.writeAll(run, out);

@@ -89,6 +89,8 @@ class ReportsTest {
         }
         assertEquals(3, images);
         assertTrue(html.contains("class=\"miss\""), "missed goals are highlighted");
+        assertTrue(html.contains("<p class=headline><b>Verdict: 2 of 4 goals met, 0 not settled, 2 missed. goal seed patch: +10 % calls/s"), html);
+        assertEquals(images, html.split("src=\"", -1).length - 1, "every src is an embedded image: no broken reference");
         assertTrue(html.contains("<td class=l>seed-v3</td><td>32</td><td>12500</td><td>1.250 [1.250-1.250]</td>"), html);
     }
 
