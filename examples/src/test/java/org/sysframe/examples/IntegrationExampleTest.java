@@ -70,6 +70,11 @@ class IntegrationExampleTest {
         assumeTrue(bindingsJar.toString().endsWith(".jar") && transportJar.toString().endsWith(".jar"),
                 "the example runs against the packaged jars, and these are class directories (" + bindingsJar + ", "
                         + transportJar + "): run it through mvn verify");
+        for (Path jar : List.of(bindingsJar, transportJar)) {
+            assertTrue(ModuleFinder.of(jar).findAll().stream().noneMatch(m -> m.descriptor().isAutomatic()),
+                    jar + " has no module-info.class: a jar from before the modules (a local repository's snapshot?); "
+                            + "build it in the same run (-am)");
+        }
         work = Files.createTempDirectory("sysframe-examples");
 
         classPathBuild = work.resolve("cp-classes");
