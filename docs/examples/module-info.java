@@ -1,0 +1,3 @@
+module com.example.ping {
+    requires org.sysframe.transport; // requires org.sysframe.unix transitively (ErrnoException)
+}
