@@ -10,7 +10,7 @@ import java.time.Duration;
  *
  * <p>For measurements: the library counts a call when it returns and the kernel counter when it
  * enters, so the two agree over a window that starts and ends while the measured thread is parked in
- * its wait call (an event loop in {@code epoll_wait}). {@link #awaitBlockedIn} finds such a point.
+ * its wait call (an event loop in {@code epoll_wait}). {@link #awaitEpollWait} finds such a point.
  */
 public final class ThreadSyscall {
     private ThreadSyscall() {}

@@ -74,8 +74,11 @@ final class Inbox {
     interface ResponseSink {
         int TAKEN = 1, DROPPED = 0, KEEP_ASIDE = -1;
 
-        /** TAKEN (delivered), DROPPED (a late answer to an abandoned request) or KEEP_ASIDE (not in flight). */
-        int accept(int forId, int status, MemorySegment buffer, long offset, long length);
+        /**
+         * TAKEN (delivered), DROPPED (a late answer to an abandoned request) or KEEP_ASIDE (not in
+         * flight); kept: the answer was read earlier and kept aside (it is offered again at every drain).
+         */
+        int accept(int forId, int status, MemorySegment buffer, long offset, long length, boolean kept);
     }
 
     /**
@@ -99,7 +102,7 @@ final class Inbox {
                 keep();
                 continue;
             }
-            int r = sink.accept(reader.first, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+            int r = sink.accept(reader.first, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen, false);
             if (r == ResponseSink.TAKEN) n++;
             else if (r == ResponseSink.KEEP_ASIDE) keep();
         }
@@ -113,7 +116,7 @@ final class Inbox {
             ArrayDeque<Kept> q = it.next().getValue();
             while (!q.isEmpty() && n < limit) {
                 Kept k = q.peek();
-                int r = sink.accept(k.id, k.status, MemorySegment.ofArray(k.payload), 0, k.payload.length);
+                int r = sink.accept(k.id, k.status, MemorySegment.ofArray(k.payload), 0, k.payload.length, true);
                 if (r == ResponseSink.KEEP_ASIDE) break;
                 q.poll();
                 responseCount--;

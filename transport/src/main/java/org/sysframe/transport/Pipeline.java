@@ -215,7 +215,7 @@ public final class Pipeline implements AutoCloseable {
     /** Matches each answer read to its request. */
     private final class Sink implements Inbox.ResponseSink {
         @Override
-        public int accept(int forId, int status, MemorySegment buffer, long offset, long length) {
+        public int accept(int forId, int status, MemorySegment buffer, long offset, long length, boolean kept) {
             int id = forId & 0xffff;
             if (id != forId) return KEEP_ASIDE;
             byte s = state[id];
@@ -225,7 +225,7 @@ public final class Pipeline implements AutoCloseable {
                 return DROPPED;
             }
             if (s != SENT) {
-                unknownAnswers++;
+                if (!kept) unknownAnswers++;
                 return KEEP_ASIDE;
             }
             state[id] = FREE;
