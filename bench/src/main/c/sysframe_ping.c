@@ -4,7 +4,7 @@
 // ping_perf does (GR_HELLO, then COUNT synchronous GR_PING calls, or COUNT
 // pipelined ones with -d) so both can be measured against the same server. The
 // framing (-f) and receive (-r) strategies are selectable to compare the ones
-// discussed in PROTOCOL.md, and so are the ways the Java client can wait for a
+// discussed in docs/wire-format.md, and so are the ways the Java client can wait for a
 // response (-W), the CPU it runs on (-c) and pipelining (-d, -b). Every send and
 // receive syscall of the timed loop is counted.
 //

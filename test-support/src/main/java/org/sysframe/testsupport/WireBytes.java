@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.Random;
 
 /**
- * Raw Grout frames built byte by byte in host byte order, from PROTOCOL.md alone (no sysframe code):
+ * Raw Grout frames built byte by byte in host byte order, from docs/wire-format.md alone (no sysframe code):
  * requests and responses {u32, u32, u32 payload_len}, events {u32 ev_type, 4 bytes padding, u64 payload_len}.
  */
 public final class WireBytes {

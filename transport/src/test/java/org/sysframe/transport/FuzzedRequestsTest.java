@@ -35,7 +35,7 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 
 /**
  * A seeded fuzzer throws random and mutated request frames at a live {@link GroutServer}: every response
- * is checked against what PROTOCOL.md says a server must answer to the bytes sent, every close reason
+ * is checked against what docs/wire-format.md says a server must answer to the bytes sent, every close reason
  * against the model, while a polite client goes on being served.
  *
  * <p>Outcomes are exact; nothing is timed. Waits are progress-based and bounded only as hang guards:

@@ -14,7 +14,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * GR_HELLO's answer in both shapes: {@code u16 max_ifaces} (PROTOCOL.md, API 11), or empty, as older
+ * GR_HELLO's answer in both shapes: {@code u16 max_ifaces} (docs/wire-format.md, API 11), or empty, as older
  * Grout servers answered and as their clients require (Grout's own client asserts when a hello answer
  * carries a payload it did not ask for).
  */

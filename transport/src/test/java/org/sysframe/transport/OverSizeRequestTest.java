@@ -58,7 +58,7 @@ class OverSizeRequestTest {
     /**
      * The fuzzer lets every earlier answer arrive before it sends a closing header. Here twenty pings
      * and the closing header travel in one send(2), so the server reads them together: it must still
-     * deliver the answers of the complete requests it handled before it closes (PROTOCOL.md: the
+     * deliver the answers of the complete requests it handled before it closes (docs/wire-format.md: the
      * over-size request gets no response; the ones before it are ordinary requests, and their
      * handlers ran). With a 4 KiB server socket buffer the answers cannot all leave at once and some
      * wait in the server's queue of unsent bytes when the closing header is read.

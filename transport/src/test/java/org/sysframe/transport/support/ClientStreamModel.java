@@ -4,7 +4,7 @@ import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.GroutApi;
 import org.sysframe.unix.Errno;
 
-/** What a GroutClient awaiting an id makes of a byte stream from a server (PROTOCOL.md and the client's documented rules). */
+/** What a GroutClient awaiting an id makes of a byte stream from a server (docs/wire-format.md and the client's documented rules). */
 public final class ClientStreamModel {
     private ClientStreamModel() {}
 

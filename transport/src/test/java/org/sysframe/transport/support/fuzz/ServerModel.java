@@ -9,7 +9,7 @@ import java.util.Arrays;
 
 /**
  * What a server must answer to a request byte stream sent after a successful GR_HELLO, computed
- * from PROTOCOL.md alone: every 12-byte header is {id, type, payload_len}; payload_len over 128 KiB
+ * from docs/wire-format.md alone: every 12-byte header is {id, type, payload_len}; payload_len over 128 KiB
  * closes the connection with no response (nothing after that header is sent); unknown types get
  * ENOTSUP; a payload under the declared minimum (GR_HELLO 132, GR_PING2 32, GR_EVENT_SUBSCRIBE 8)
  * gets EMSGSIZE; GR_HELLO with another api_version gets EBADMSG; GR_PING echoes everything,
