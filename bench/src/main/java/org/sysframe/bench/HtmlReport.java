@@ -45,6 +45,12 @@ final class HtmlReport {
         return sb.toString();
     }
 
+    /** The kernel's count per call (median over the rounds), or "n/a" when it was not read. */
+    private static String kernel(List<Measurement> runs, java.util.function.Function<Measurement, org.sysframe.unix.SyscallCounts> side) {
+        if (runs.isEmpty() || runs.stream().anyMatch(m -> side.apply(m) == null)) return "n/a";
+        return CellSummary.describe(Spread.medianPerCall(runs, side, Measurement::calls));
+    }
+
     /**
      * One sentence: how the table's goals came out (and the first of them), or where there are none,
      * the row that did best against the reference with its spread.
@@ -96,19 +102,22 @@ final class HtmlReport {
         sb.append("<table><tr><th class=l>").append(esc(t.rowKind())).append("</th><th>bytes</th><th>calls/s</th><th>")
           .append(t.referenceOverRow() ? esc(t.reference()) + "/" + esc(t.rowKind()) : "ratio").append(" [min-max]</th>")
           .append("<th>CPU ratio</th><th>p50 us</th><th>p99 us</th><th>client us/call</th><th>server us/call</th>")
-          .append("<th class=l>client syscalls/call</th><th class=l>server syscalls/call</th><th>library = kernel</th><th class=l>cpus</th></tr>\n");
+          .append("<th class=l>client syscalls/call</th><th class=l>client, kernel's count</th><th class=l>server syscalls/call</th>")
+          .append("<th class=l>server, kernel's count</th><th>library = kernel</th><th class=l>cpus</th></tr>\n");
         for (int payload : t.payloads()) {
             for (String name : t.names()) {
                 CellSummary x = t.row(name, payload);
                 if (x == null) continue;
                 Spread ratio = t.shownRatio(x);
                 double cpuRatio = t.referenceOverRow() ? x.clientCpuReferenceRatio().median() : x.cpuRatio().median();
+                List<Measurement> runs = t.runs(name, payload);
                 sb.append(String.format(Locale.ROOT,
-                        "<tr><td class=l>%s</td><td>%d</td><td>%.0f</td><td>%.3f [%.3f-%.3f]</td><td>%.3f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td><td class=l>%s</td><td class=l>%s</td><td>%s</td><td class=l>%s</td></tr>%n",
+                        "<tr><td class=l>%s</td><td>%d</td><td>%.0f</td><td>%.3f [%.3f-%.3f]</td><td>%.3f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td><td class=l>%s</td><td class=l>%s</td><td class=l>%s</td><td class=l>%s</td><td>%s</td><td class=l>%s</td></tr>%n",
                         esc(name), payload, x.callsPerSec().median(), ratio.median(), ratio.min(), ratio.max(),
                         cpuRatio, x.p50Micros().median(), x.p99Micros().median(), x.clientCpuMicros().median(),
                         x.serverCpuMicros().median(), esc(CellSummary.describe(x.clientSyscalls())),
-                        esc(CellSummary.describe(x.serverSyscalls())), x.kernelColumn(), esc(x.cpus())));
+                        esc(kernel(runs, Measurement::clientKernel)), esc(CellSummary.describe(x.serverSyscalls())),
+                        esc(kernel(runs, Measurement::serverKernel)), x.kernelColumn(), esc(x.cpus())));
             }
         }
         sb.append("</table>\n<ul>");
@@ -145,9 +154,7 @@ final class HtmlReport {
         DefaultCategoryDataset sys = new DefaultCategoryDataset();
         for (String name : t.names()) {
             for (int payload : t.payloads()) {
-                CellSummary c = t.row(name, payload);
-                cps.addValue(c.callsPerSec().median(), name, payload + " B");
-                cpu.addValue(c.cpuMicrosPerCall(), name, payload + " B");
+                cpu.addValue(t.row(name, payload).cpuMicrosPerCall(), name, payload + " B");
             }
         }
         for (int payload : t.payloads()) {
@@ -163,11 +170,44 @@ final class HtmlReport {
         JFreeChart c = ChartFactory.createStackedBarChart("Syscalls per call by kind (library counts, client + server)", "",
                 "syscalls per call", sys, PlotOrientation.VERTICAL, true, false, false);
         c.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
-        sb.append(img(ChartFactory.createLineChart("Calls per second (median) by payload", "payload", "calls/s",
-                cps, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
-        sb.append(img(ChartFactory.createLineChart("CPU per call, client + server (median, us on-CPU)", "payload", "us per call",
+        sb.append(img(ratioBoxes(t), 1100, 480));
+        sb.append(img(ChartFactory.createBarChart("CPU per call, client + server (median, us on-CPU)", "payload", "us per call",
                 cpu, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
         sb.append(img(c, 1100, 600));
+        sb.append(img(percentiles(t, t.payloads().get(Math.min(1, t.payloads().size() - 1))), 1100, 450));
+    }
+
+    /** Per-round ratio against the reference, as boxes (min-max whiskers) per row, one group per payload. */
+    private static JFreeChart ratioBoxes(BenchTable t) {
+        DefaultBoxAndWhiskerCategoryDataset d = new DefaultBoxAndWhiskerCategoryDataset();
+        for (int payload : t.payloads()) {
+            List<Measurement> ref = t.runs(t.reference(), payload);
+            for (String name : t.names()) {
+                List<Measurement> own = t.runs(name, payload);
+                if (own.size() != ref.size() || own.isEmpty()) continue;
+                List<Double> ratios = new ArrayList<>();
+                for (int i = 0; i < own.size(); i++) ratios.add(own.get(i).callsPerSecond() / ref.get(i).callsPerSecond());
+                d.add(ratios, name, payload + " B");
+            }
+        }
+        JFreeChart c = ChartFactory.createBoxAndWhiskerChart(t.title() + ": calls/s over " + t.reference() + "'s, per round (box: quartiles,"
+                + " whiskers: min-max)", "payload", "ratio", d, true);
+        return c;
+    }
+
+    /** Latency percentiles of every row at one payload (medians over the rounds), from HdrHistogram. */
+    private static JFreeChart percentiles(BenchTable t, int payload) {
+        DefaultCategoryDataset d = new DefaultCategoryDataset();
+        for (String name : t.names()) {
+            List<Measurement> runs = t.runs(name, payload);
+            if (runs.isEmpty()) continue;
+            d.addValue(Spread.over(runs, m -> m.p50Nanos() / 1e3).median(), name, "p50");
+            d.addValue(Spread.over(runs, m -> m.p90Nanos() / 1e3).median(), name, "p90");
+            d.addValue(Spread.over(runs, m -> m.p99Nanos() / 1e3).median(), name, "p99");
+            d.addValue(Spread.over(runs, m -> m.p999Nanos() / 1e3).median(), name, "p99.9");
+        }
+        return ChartFactory.createLineChart(t.title() + ": round-trip latency percentiles at " + payload + " B (median over rounds)",
+                "percentile", "us", d, PlotOrientation.VERTICAL, true, false, false);
     }
 
     /** Calls/s and latency (p50, p99) against the number in flight, one line per client and payload. */

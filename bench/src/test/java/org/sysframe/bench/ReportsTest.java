@@ -87,7 +87,7 @@ class ReportsTest {
             assertTrue(png.length > 5000, "a chart with content, not an empty image: " + png.length + " bytes");
             images++;
         }
-        assertEquals(3, images);
+        assertEquals(4, images); // ratio boxes, CPU bars, syscalls by kind, latency percentiles
         assertTrue(html.contains("class=\"miss\""), "missed goals are highlighted");
         assertTrue(html.contains("<p class=headline><b>Verdict: 2 of 4 goals met, 0 not settled, 2 missed. goal seed patch: +10 % calls/s"), html);
         assertEquals(images, html.split("src=\"", -1).length - 1, "every src is an embedded image: no broken reference");
