@@ -78,7 +78,7 @@ final class MatrixCommand implements Callable<Integer> {
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 tables, KernelCounters.unavailable(),
-                MachineInfo.reproduction(String.join(" ", "./sysframe matrix", String.join(" ", spec.commandLine().getParseResult().originalArgs()))));
+                MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())));
         System.out.println();
         System.out.print(TerminalReport.of(run));
         List<String> files = ResultFiles.writeAll(run, out);
