@@ -121,7 +121,13 @@ final class HtmlReport {
             }
         }
         sb.append("</table>\n<ul>");
-        for (String n : t.names()) sb.append("<li><b>").append(esc(n)).append("</b>: ").append(esc(t.settings(n))).append("</li>");
+        for (String n : t.names()) {
+            StringBuilder calls = new StringBuilder();
+            for (Cell c : t.cells()) {
+                if (c.name().equals(n)) calls.append(calls.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d at %d B", c.calls(), c.payload()));
+            }
+            sb.append("<li><b>").append(esc(n)).append("</b>: ").append(esc(t.settings(n))).append("; calls per run: ").append(calls).append("</li>");
+        }
         sb.append("</ul>\n");
         if (!run.goals(t.name()).isEmpty()) {
             sb.append("<h3>Goals on this table</h3>");
