@@ -35,7 +35,15 @@ final class BuiltinHandlers {
         if (theirs != ours) {
             LOG.log(System.Logger.Level.WARNING, "pid={0}: GR_HELLO with api_version {1}, this server speaks {2}",
                     String.valueOf(req.peerPid()), String.valueOf(theirs), String.valueOf(ours));
-            reply.error(Errno.EBADMSG);
+            if (c.config().emptyHelloResponse()) {
+                reply.error(Errno.EBADMSG); // as Grout's servers of that generation: no payload their clients do not expect
+                return;
+            }
+            // The version this server speaks goes with the refusal (a client drains an error's payload), so
+            // the client can say which version to use.
+            MemorySegment ver = c.scratch();
+            ver.set(JAVA_INT_UNALIGNED, 0, ours);
+            reply.error(Errno.EBADMSG, ver, 0, 4);
             return;
         }
         c.helloDone();

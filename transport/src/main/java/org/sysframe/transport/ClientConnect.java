@@ -56,12 +56,15 @@ final class ClientConnect {
                 : path + " is " + kind + ", not a socket: is the path right?";
     }
 
-    /** GR_HELLO failed: a refused version, or a server that closed right after connect (a uid it does not admit). */
+    /** GR_HELLO refused (EBADMSG): both versions when the server said its own (sysframe's do, Grout's do not). */
+    static ApiException refusedVersion(int sent, int servers) {
+        return new ApiException(GroutApi.HELLO, Errno.EBADMSG, "the server refused api_version " + sent
+                + (servers >= 0 ? ": it speaks " + servers : ": it speaks another version of the API")
+                + " (set ClientOptions.apiVersion, ping --api-version, to the server's)");
+    }
+
+    /** GR_HELLO failed: a server that closed right after connect (a uid it does not admit), or as it is. */
     static ErrnoException hello(int apiVersion, ErrnoException e) {
-        if (e.errno() == Errno.EBADMSG) {
-            return new ApiException(GroutApi.HELLO, Errno.EBADMSG, "the server refused api_version " + apiVersion
-                    + ": it speaks another version of the API (set ClientOptions.apiVersion, ping --api-version, to the server's)");
-        }
         if (e.errno() == Errno.ECONNRESET || e.errno() == Errno.EPIPE) {
             return new ErrnoException("GR_HELLO", e.errno(), "the server closed the connection right after connect: is uid "
                     + Self.uid() + " allowed (the server's allowed uids)?");

@@ -76,7 +76,13 @@ public final class GroutClient implements AutoCloseable {
     private void hello() throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment req = MainModulePayloads.hello(a, options.apiVersion(), options.version());
-            maxIfaces = MainModulePayloads.maxIfaces(sendRecv(GroutApi.HELLO, req, 0, req.byteSize()));
+            int id = send(GroutApi.HELLO, req, 0, req.byteSize());
+            awaitResponse(id);
+            if (response.status() == Errno.EBADMSG) {
+                throw ClientConnect.refusedVersion(options.apiVersion(), MainModulePayloads.serverVersion(response));
+            }
+            checkResponse(GroutApi.HELLO, response, false);
+            maxIfaces = MainModulePayloads.maxIfaces(response);
         }
     }
 

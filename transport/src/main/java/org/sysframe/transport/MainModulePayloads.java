@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 /** The payloads of the main module's session messages a client sends and reads (GR_HELLO, GR_EVENT_SUBSCRIBE). */
@@ -24,6 +25,11 @@ final class MainModulePayloads {
     /** {@code u16 max_ifaces} of a GR_HELLO answer; -1 when the server answered without it (older servers). */
     static int maxIfaces(Response r) {
         return r.length() >= GroutApi.HELLO_RESPONSE_SIZE ? Short.toUnsignedInt(r.buffer().get(JAVA_SHORT_UNALIGNED, r.offset())) : -1;
+    }
+
+    /** The api_version a sysframe server puts in its refusal of GR_HELLO; -1 when absent (Grout's servers send none). */
+    static int serverVersion(Response r) {
+        return r.length() >= 4 ? r.buffer().get(JAVA_INT_UNALIGNED, r.offset()) : -1;
     }
 
     /** {@code bool suppress_self_events; u32 ev_type} with its C padding: 8 bytes. */

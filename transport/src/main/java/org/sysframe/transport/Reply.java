@@ -46,6 +46,12 @@ public final class Reply {
         finish(status, MemorySegment.NULL, 0, 0, false);
     }
 
+    /** Failure with an errno status and a payload that says more (e.g. the version a refused GR_HELLO should use). */
+    void error(int status, MemorySegment seg, long off, long len) {
+        if (status == 0) throw new IllegalArgumentException("an error status is not 0");
+        finish(status, seg, off, len, false);
+    }
+
     /** One item of a stream response (a non-empty payload, copied when it must outlive the call). */
     public void item(MemorySegment seg, long off, long len) {
         if (answered) throw new IllegalStateException("request " + request.id() + " already answered");

@@ -36,8 +36,12 @@ public final class FuzzConnection {
     /** GR_HELLO's answer payload from a default server: u16 max_ifaces. */
     private static final byte[] HELLO_ANSWER = new byte[2];
 
+    /** The payload of a GR_HELLO refused for its api_version: u32, the version the server speaks. */
+    private static final byte[] VERSION_ANSWER = new byte[4];
+
     static {
         MemorySegment.ofArray(HELLO_ANSWER).set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) RawSockets.SERVER_MAX_IFACES);
+        MemorySegment.ofArray(VERSION_ANSWER).set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, GroutApi.DEFAULT_API_VERSION);
     }
 
     private FuzzConnection() {}
@@ -63,8 +67,8 @@ public final class FuzzConnection {
             }
             if (!in.fill(HDR + (int) len)) throw new AssertionError(what + ": the stream ended inside the payload");
             long p = in.start + HDR;
-            long mismatch = ex.off[i] < 0
-                    ? MemorySegment.mismatch(in.buf, p, p + len, hello, 0, len)
+            long mismatch = ex.off[i] == ServerModel.HELLO_PAYLOAD ? MemorySegment.mismatch(in.buf, p, p + len, hello, 0, len)
+                    : ex.off[i] == ServerModel.VERSION_PAYLOAD ? MemorySegment.mismatch(in.buf, p, p + len, MemorySegment.ofArray(VERSION_ANSWER), 0, len)
                     : MemorySegment.mismatch(in.buf, p, p + len, sent, ex.off[i], ex.off[i] + len);
             if (mismatch != -1) throw new AssertionError(what + ": payload differs at byte " + mismatch);
             in.start += HDR + (int) len;

@@ -12,14 +12,17 @@ import java.util.Arrays;
  * from docs/wire-format.md alone: every 12-byte header is {id, type, payload_len}; payload_len over 128 KiB
  * closes the connection with no response (nothing after that header is sent); unknown types get
  * ENOTSUP; a payload under the declared minimum (GR_HELLO 132, GR_PING2 32, GR_EVENT_SUBSCRIBE 8)
- * gets EMSGSIZE; GR_HELLO with another api_version gets EBADMSG; GR_PING echoes everything,
+ * gets EMSGSIZE; GR_HELLO with another api_version gets EBADMSG with the server's version (u32); GR_PING echoes everything,
  * GR_PING2 its 32 bytes; subscribe and unsubscribe answer empty successes.
  */
 final class ServerModel {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;
 
-    /** The answers expected on one connection, as parallel arrays (payload offset -1: the GR_HELLO answer). */
+    /** Payload offsets that stand for a fixed answer: GR_HELLO's max_ifaces, and a refused hello's api_version. */
+    static final int HELLO_PAYLOAD = -1, VERSION_PAYLOAD = -2;
+
+    /** The answers expected on one connection, as parallel arrays (a negative offset: one of the fixed answers). */
     static final class Answers {
         int[] forId = new int[256];
         int[] status = new int[256];
@@ -80,8 +83,8 @@ final class ServerModel {
         int p = at + HDR;
         if (type == GroutApi.HELLO) {
             if (plen < GroutApi.HELLO_REQUEST_SIZE) answers.add(id, Errno.EMSGSIZE, 0, 0);
-            else if (in.u32At(p) != GroutApi.DEFAULT_API_VERSION) answers.add(id, Errno.EBADMSG, 0, 0);
-            else answers.add(id, 0, -1, GroutApi.HELLO_RESPONSE_SIZE);
+            else if (in.u32At(p) != GroutApi.DEFAULT_API_VERSION) answers.add(id, Errno.EBADMSG, VERSION_PAYLOAD, 4);
+            else answers.add(id, 0, HELLO_PAYLOAD, GroutApi.HELLO_RESPONSE_SIZE);
         } else if (type == GroutApi.PING) {
             answers.add(id, 0, p, plen);
         } else if (type == GroutApi.PING2) {
