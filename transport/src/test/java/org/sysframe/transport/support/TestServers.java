@@ -15,6 +15,16 @@ public final class TestServers {
     /** Event loops for servers whose options leave the default (1), from -Dsysframe.test.loops. */
     public static final int LOOPS = Integer.getInteger("sysframe.test.loops", 1);
 
+    /**
+     * A server on one loop whatever -Dsysframe.test.loops says, for a test of a one-loop property: an
+     * event published by one connection reaches another connection of the same loop before the
+     * publisher's answer; across loops it comes through the other loop's task queue, unordered against
+     * that loop's own answers.
+     */
+    public static GroutServer startOneLoop(ServerOptions options) throws IOException {
+        return GroutServer.start(options.loops(1));
+    }
+
     public static GroutServer start(ServerOptions options) throws IOException {
         if (LOOPS != 1 && options.freeze().loops() == 1) options.loops(LOOPS);
         return GroutServer.start(options);
