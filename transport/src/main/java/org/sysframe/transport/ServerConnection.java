@@ -24,7 +24,6 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     private final Outlet out;
     private final int peerPid;
     private final int peerUid;
-    private final boolean deferred;
     private final Arena arena = Arena.ofConfined();
     private final InputBuffer input;
     private final ConnectionOutput output;
@@ -45,7 +44,6 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
         this.out = out;
         this.peerPid = peerPid;
         this.peerUid = peerUid;
-        this.deferred = config.flush() == FlushMode.DEFERRED;
         this.input = new InputBuffer(arena, config.readBuffer());
         this.output = new ConnectionOutput(this, config, out, arena);
     }
@@ -101,7 +99,7 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
                         peerPid, plen, GroutApi.MAX_MSG_LEN);
                 // Answers to the requests before it were produced: they leave first, then the connection closes.
                 closeWhenSent = "payload_len " + plen + " over the maximum";
-                if (deferred) output.flush();
+                output.flush(); // a deferred batch; nothing in IMMEDIATE mode, where answers left already
                 if (!closed && output.allSent()) close(closeWhenSent);
                 return;
             }
@@ -114,7 +112,7 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
             if (closed) return;
             input.consume(total);
         }
-        if (deferred) output.flush();
+        output.flush();
         if (!closed) input.compact(need, RequestHeader.SIZE);
     }
 
