@@ -8,4 +8,5 @@
  */
 module org.sysframe.unix {
     exports org.sysframe.unix;
+    exports org.sysframe.unix.uring;
 }

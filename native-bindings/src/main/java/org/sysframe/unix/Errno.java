@@ -21,6 +21,7 @@ public final class Errno {
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EACCES = 13;
+    public static final int EBUSY = 16;
     public static final int EEXIST = 17;
     public static final int EINVAL = 22;
     public static final int ENFILE = 23;
@@ -28,6 +29,7 @@ public final class Errno {
     public static final int EPIPE = 32;
     public static final int ENAMETOOLONG = 36;
     public static final int ENOSYS = 38;
+    public static final int ETIME = 62;
     public static final int EBADMSG = 74;
     public static final int ENOTSOCK = 88;
     public static final int EMSGSIZE = 90;
@@ -39,6 +41,7 @@ public final class Errno {
     public static final int ENOTCONN = 107;
     public static final int ETIMEDOUT = 110;
     public static final int ECONNREFUSED = 111;
+    public static final int ECANCELED = 125;
 
     // Index = errno. Names from the kernel's uapi headers; gaps are values Linux does not use.
     private static final String[] NAMES = {

@@ -3,7 +3,8 @@ package org.sysframe.unix;
 /**
  * The syscalls sysframe counts, by the kernel's names: glibc's {@code send} and {@code recv} enter the
  * kernel as {@code sendto} and {@code recvfrom}, so they are counted as those. The library makes the
- * kinds of {@link #LIBRARY} ({@code sched_yield} when a wait mode yields between empty tries);
+ * kinds of {@link #LIBRARY} ({@code io_uring_enter} with the io_uring backends, {@code sched_yield}
+ * when a wait mode yields between empty tries);
  * {@code read} and {@code write} are what other transports (JDK channels, jnr) use on sockets, so the
  * kernel counter counts them too when it measures those peers.
  */
@@ -15,6 +16,7 @@ public enum SyscallKind {
     WRITEV("writev"),
     READV("readv"),
     EPOLL_WAIT("epoll_wait"),
+    IO_URING_ENTER("io_uring_enter"),
     SCHED_YIELD("sched_yield"),
     READ("read"),
     WRITE("write");

@@ -101,6 +101,13 @@ public final class LibC {
     private static final MethodHandle SYSCALL6 = errnoCall("syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
+    // long syscall(long number, ...) with six arguments (io_uring_enter takes six).
+    private static final MethodHandle SYSCALL7 = errnoCall("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle MMAP = errnoCall("mmap",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle SCHED_SETAFFINITY =
             errnoCall("sched_setaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
     private static final MethodHandle SCHED_GETAFFINITY =
@@ -212,6 +219,20 @@ public final class LibC {
 
     public static long syscall(MemorySegment cs, long nr, long a1, long a2, long a3, long a4, long a5) {
         try { return (long) SYSCALL6.invokeExact(cs, nr, a1, a2, a3, a4, a5); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** syscall(2) with six arguments, for io_uring_enter; the hot path of the io_uring backends. */
+    public static long syscall(MemorySegment cs, long nr, long a1, long a2, long a3, long a4, long a5, long a6) {
+        try { return (long) SYSCALL7.invokeExact(cs, nr, a1, a2, a3, a4, a5, a6); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** mmap(2): the mapped address, or -1 (MAP_FAILED) with errno set. */
+    public static long mmap(MemorySegment cs, long addr, long len, int prot, int flags, int fd, long offset) {
+        try { return (long) MMAP.invokeExact(cs, addr, len, prot, flags, fd, offset); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int munmap(MemorySegment cs, long addr, long len) {
+        try { return (int) MUNMAP.invokeExact(cs, addr, len); } catch (Throwable t) { throw rethrow(t); }
     }
 
     /** sched_setaffinity(2); pid 0 is the calling thread. */
