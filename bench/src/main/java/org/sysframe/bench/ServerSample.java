@@ -33,7 +33,7 @@ record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, 
     static ServerSample take(GroutServer server) throws IOException {
         int n = server.loopCount();
         boolean parks = server.config().waitMode().blocks();
-        if (parks) for (int i = 0; i < n; i++) ThreadSyscall.awaitEpollWait(server.loopThreadId(i), Duration.ofSeconds(10));
+        if (parks) for (int i = 0; i < n; i++) ThreadSyscall.awaitParked(server.loopThreadId(i), Duration.ofSeconds(10));
         List<ServerSample> loops = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int tid = server.loopThreadId(i);

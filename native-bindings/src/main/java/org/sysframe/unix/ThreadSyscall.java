@@ -10,7 +10,8 @@ import java.time.Duration;
  *
  * <p>For measurements: the library counts a call when it returns and the kernel counter when it
  * enters, so the two agree over a window that starts and ends while the measured thread is parked in
- * its wait call (an event loop in {@code epoll_wait}). {@link #awaitEpollWait} finds such a point.
+ * its wait call (an event loop in {@code epoll_wait}, or in {@code io_uring_enter} with the io_uring
+ * backend). {@link #awaitParked} finds such a point.
  */
 public final class ThreadSyscall {
     private ThreadSyscall() {}
@@ -18,6 +19,7 @@ public final class ThreadSyscall {
     // x86-64 syscall numbers; glibc may enter epoll_wait as epoll_pwait.
     private static final int NR_EPOLL_WAIT = 232;
     private static final int NR_EPOLL_PWAIT = 281;
+    private static final int NR_IO_URING_ENTER = 426;
 
     /** The number of the syscall thread tid is in, or -1 when it runs in user space. */
     public static int current(int tid) throws IOException {
@@ -27,13 +29,16 @@ public final class ThreadSyscall {
         return nr.equals("running") || nr.startsWith("-") ? -1 : Integer.parseInt(nr);
     }
 
-    /** Waits until thread tid is blocked in epoll_wait (polling every millisecond), or fails after timeout. */
-    public static void awaitEpollWait(int tid, Duration timeout) throws IOException {
+    /**
+     * Waits until thread tid is blocked in its loop's wait call, epoll_wait or io_uring_enter (polling
+     * every millisecond), or fails after timeout.
+     */
+    public static void awaitParked(int tid, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         int nr;
         do {
             nr = current(tid);
-            if (nr == NR_EPOLL_WAIT || nr == NR_EPOLL_PWAIT) return;
+            if (nr == NR_EPOLL_WAIT || nr == NR_EPOLL_PWAIT || nr == NR_IO_URING_ENTER) return;
             try {
                 Thread.sleep(1);
             } catch (InterruptedException e) {
@@ -41,6 +46,6 @@ public final class ThreadSyscall {
                 throw new IOException("interrupted", e);
             }
         } while (System.nanoTime() < deadline);
-        throw new IOException("thread " + tid + " not parked in epoll_wait after " + timeout + " (in syscall " + nr + ")");
+        throw new IOException("thread " + tid + " not parked in epoll_wait or io_uring_enter after " + timeout + " (in syscall " + nr + ")");
     }
 }

@@ -112,7 +112,7 @@ class EventLoopsTest {
                 awaitConnections(s, 8);
                 // Each loop's counters saw exactly two connections' hellos: 2 recvfrom + 2 sendto of data per loop.
                 // The library counts a send when it returns, after the client may already have the answer.
-                for (int i = 0; i < 4; i++) ThreadSyscall.awaitEpollWait(s.loopThreadId(i), Duration.ofSeconds(10));
+                for (int i = 0; i < 4; i++) ThreadSyscall.awaitParked(s.loopThreadId(i), Duration.ofSeconds(10));
                 StringBuilder all = new StringBuilder();
                 for (int i = 0; i < 4; i++) all.append(" loop ").append(i).append(": ").append(s.loopCounters(i).snapshot());
                 for (int i = 0; i < 4; i++) {
@@ -176,7 +176,7 @@ class EventLoopsTest {
                 MemorySegment p = arena.allocate(32);
                 SyscallCounts[] lib0 = new SyscallCounts[2], ker0 = new SyscallCounts[2];
                 for (int i = 0; i < 2; i++) {
-                    ThreadSyscall.awaitEpollWait(s.loopThreadId(i), Duration.ofSeconds(10));
+                    ThreadSyscall.awaitParked(s.loopThreadId(i), Duration.ofSeconds(10));
                     lib0[i] = s.loopCounters(i).snapshot();
                     ker0[i] = kernel.get(i).read();
                 }
@@ -185,7 +185,7 @@ class EventLoopsTest {
                     b.sendRecv(GroutApi.PING, p);
                 }
                 for (int i = 0; i < 2; i++) {
-                    ThreadSyscall.awaitEpollWait(s.loopThreadId(i), Duration.ofSeconds(10));
+                    ThreadSyscall.awaitParked(s.loopThreadId(i), Duration.ofSeconds(10));
                     SyscallCounts lib = s.loopCounters(i).snapshot().minus(lib0[i]);
                     SyscallCounts ker = kernel.get(i).read().minus(ker0[i]);
                     assertEquals(lib, ker, "loop " + i + ": library vs kernel");

@@ -49,7 +49,7 @@ class ExactCountsTest {
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
             SyscallCounts sl0 = s.counters().snapshot(), sk0 = sk.read();
             for (int i = 0; i < CALLS; i++) {
@@ -58,7 +58,7 @@ class ExactCountsTest {
                 assertEquals((byte) 217, r.getByte(31));
             }
             SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             SyscallCounts sl1 = s.counters().snapshot(), sk1 = sk.read();
             Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)));
             System.out.printf("client %s/%s, server %s/%s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
@@ -135,12 +135,12 @@ class ExactCountsTest {
                 RequestHeader.write(out, at, 2 + i, GroutApi.PING, PAYLOAD);
                 at += 12 + PAYLOAD;
             }
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             SyscallCounts before = s.counters().snapshot();
             assertEquals(at, raw.send(out, 0, at, 0)); // one send: the server finds all 50 in one recv
             raw.recvFully(in, 0, n * (12 + PAYLOAD));
             for (int i = 0; i < n; i++) assertEquals(2 + i, ResponseHeader.forId(in, i * (12L + PAYLOAD)));
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             return s.counters().snapshot().minus(before);
         }
     }

@@ -59,10 +59,10 @@ class HotPathAllocationTest {
                 MemorySegment payload = a.allocate(1024);
                 long bytes = Long.MAX_VALUE;
                 for (int attempt = 0; attempt < 5 && bytes != 0; attempt++) {
-                    ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+                    ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
                     long before = threads.getThreadAllocatedBytes(loopId);
                     for (int i = 0; i < 20_000; i++) c.sendRecv(GroutApi.PING, payload, 0, (i & 1) == 0 ? 32 : 1024);
-                    ThreadSyscall.awaitEpollWait(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+                    ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
                     bytes = threads.getThreadAllocatedBytes(loopId) - before;
                 }
                 assertEquals(0, bytes, "heap bytes allocated by the server loop over 20,000 requests, " + flush);

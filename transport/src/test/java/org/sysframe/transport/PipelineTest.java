@@ -67,7 +67,7 @@ class PipelineTest {
              Pipeline p = c.pipeline(PipelineOptions.window(depth))) {
             MemorySegment payload = a.allocate(32);
             Answers answers = new Answers();
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts c0 = c.counters().snapshot(), k0 = k.read(), s0 = s.counters().snapshot(), sk0 = sk.read();
             for (int b = 0; b < batches; b++) {
                 for (int i = 0; i < depth; i++) {
@@ -78,7 +78,7 @@ class PipelineTest {
                 while (p.inFlight() > 0) p.poll(answers, depth, true);
             }
             SyscallCounts client = c.counters().snapshot().minus(c0), kernel = k.read().minus(k0);
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts server = s.counters().snapshot().minus(s0), serverKernel = sk.read().minus(sk0);
             System.out.printf("pipeline depth %d batch %d, %d pings of 32 B: client %s (kernel %s); server %s (kernel %s)%n",
                     depth, depth, batches * depth, client, kernel, server, serverKernel);

@@ -218,10 +218,10 @@ class SignalInterruptionTest {
     /** A reading of the server loop's library and kernel counts, taken while it waits in epoll_wait. */
     private static SyscallCounts[] idleReading(GroutServer s, KernelSyscallCounter k) throws Exception {
         while (true) {
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts l = s.counters().snapshot(), kk = k.read();
             Thread.sleep(20);
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts l2 = s.counters().snapshot(), k2 = k.read();
             if (l.equals(l2) && kk.equals(k2)) return new SyscallCounts[] {l, kk};
         }

@@ -150,10 +150,10 @@ class WaitModesTest {
         GroutServer s = fx.start(ServerOptions.defaults().socketPath(path).waitMode(WaitMode.parse("spin:1ms")));
         SyscallCounters loop = s.counters();
         try (GroutClient c = GroutClient.connect(path)) {
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts l0 = loop.snapshot(), e0 = loop.emptySnapshot();
             pingAll(c, null, 32);
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts lib = loop.snapshot().minus(l0), empty = loop.emptySnapshot().minus(e0);
             System.out.printf("spin:1ms server loop, %d x 32 B: %s (empty: %s)%n", CALLS, lib, empty);
             assertEquals(CALLS, lib.get(SyscallKind.RECVFROM), "one recv per request");
@@ -170,7 +170,7 @@ class WaitModesTest {
         GroutServer s = fx.start(ServerOptions.defaults().socketPath(path).waitMode(WaitMode.parse("spin:1ms")));
         try (GroutClient c = GroutClient.connect(path)) {
             c.sendRecv(GroutApi.PING);
-            ThreadSyscall.awaitEpollWait(s.loopThreadId(), Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             long sleeping = s.counters().get(SyscallKind.EPOLL_WAIT);
             Thread.sleep(50);
             assertEquals(sleeping, s.counters().get(SyscallKind.EPOLL_WAIT), "an idle loop past its budget makes no call");
