@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -211,6 +212,16 @@ public final class IoUring implements AutoCloseable {
         sqe.position(Sqe.SIZE * (localSqTail & sqMask));
         localSqTail++;
         return sqe;
+    }
+
+    /**
+     * Adds IOSQE flags to the SQE prepared last, while it is not submitted yet: e.g. {@link Sqe#IO_LINK}
+     * once another SQE must start only after it.
+     */
+    public void flagLast(int iosqeFlags) {
+        if (pending() == 0) throw new IllegalStateException("no SQE prepared since the last submit");
+        long at = Sqe.SIZE * ((localSqTail - 1) & sqMask) + Sqe.FLAGS;
+        sqes.set(JAVA_BYTE, at, (byte) (sqes.get(JAVA_BYTE, at) | iosqeFlags));
     }
 
     /** SQEs prepared and not yet consumed by the kernel. */

@@ -1,0 +1,61 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.uring.UringSupport;
+
+import java.util.Locale;
+
+/**
+ * Which kernel interface moves a client's or a server's bytes: {@link #EPOLL} (readiness: send, recv,
+ * sendmsg, writev, epoll_wait; the default), {@link #IO_URING} (completion: SQEs submitted and reaped
+ * with io_uring_enter), or {@link #AUTO}: io_uring when this process can use it, else epoll, saying
+ * why in one log line.
+ */
+public enum Backend {
+    EPOLL, IO_URING, AUTO;
+
+    private static final System.Logger LOG = System.getLogger("org.sysframe.backend");
+    private static final String FORMS = "epoll, io_uring or auto";
+
+    /**
+     * The default backend of every client and server of this process whose options do not choose one:
+     * the system property {@code sysframe.backend} (epoll, io_uring or auto), else {@link #EPOLL}.
+     * A value that does not parse fails the options' creation, naming it.
+     */
+    public static Backend configuredDefault() {
+        String p = System.getProperty("sysframe.backend");
+        if (p == null || p.isEmpty()) return EPOLL;
+        try {
+            return parse(p);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("-Dsysframe.backend: " + e.getMessage());
+        }
+    }
+
+    /** Parses {@code epoll}, {@code io_uring} (or {@code iouring}) or {@code auto}; anything else fails naming the value and the forms. */
+    public static Backend parse(String s) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
+            case "epoll" -> EPOLL;
+            case "io_uring", "iouring", "io-uring" -> IO_URING;
+            case "auto" -> AUTO;
+            default -> throw new IllegalArgumentException("backend '" + s + "': expected " + FORMS);
+        };
+    }
+
+    /**
+     * The backend to run: EPOLL or IO_URING. IO_URING where io_uring is unavailable fails with the
+     * cause; AUTO falls back to EPOLL and logs the cause once per use.
+     */
+    Backend resolve(String who) throws org.sysframe.unix.ErrnoException {
+        if (this == EPOLL) return EPOLL;
+        String reason = UringSupport.unavailableReason();
+        if (reason == null) return IO_URING;
+        if (this == AUTO) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: backend auto falls back to epoll: {1}", who, reason);
+            return EPOLL;
+        }
+        throw new org.sysframe.unix.ErrnoException(who + " backend io_uring", org.sysframe.unix.Errno.ENOTSUP, reason);
+    }
+
+    @Override
+    public String toString() { return name().toLowerCase(Locale.ROOT); }
+}
