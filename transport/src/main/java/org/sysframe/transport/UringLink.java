@@ -22,12 +22,15 @@ import java.util.Objects;
  * are linked (IOSQE_IO_LINK), so they reach the socket in order; they carry MSG_WAITALL, so a short
  * send means the peer went away.
  *
- * <p>Waiting: {@link WaitMode.Kind#BLOCK} waits inside io_uring_enter (ring with SINGLE_ISSUER |
- * DEFER_TASKRUN: completions are posted in that same call). The spinning modes submit without waiting
- * and watch the CQ tail from user space (ring without DEFER_TASKRUN, so the kernel posts completions
- * as they happen): no empty syscall at all, sched_yield between looks for YIELD, and one waiting enter
- * once the budget of SPIN_THEN_BLOCK is spent. SQPOLL (an option) lets a kernel thread take the SQEs,
+ * <p>Waiting: {@link WaitMode.Kind#BLOCK} waits inside io_uring_enter for the send and receive
+ * completions together. The spinning modes submit without waiting and watch the CQ tail from user
+ * space: no empty syscall at all, sched_yield between looks for YIELD, and one waiting enter once the
+ * budget of SPIN_THEN_BLOCK is spent. The ring is SINGLE_ISSUER without DEFER_TASKRUN, so the kernel
+ * posts completions as they happen (see the constructor for why not DEFER_TASKRUN). SQPOLL (an option) lets a kernel thread take the SQEs,
  * so that a spinning client makes no syscall per call; it burns a core of its own.
+ *
+ * <p>Confined, like the client, to the thread that connected: that thread set the SINGLE_ISSUER ring
+ * up and registered its fd, and only it may submit.
  *
  * <p>A receive timeout cancels the receive (ASYNC_CANCEL) and waits for it to end before returning, so
  * the kernel never writes into the buffer afterwards. Owner thread only; nothing allocated per call.
@@ -41,9 +44,10 @@ final class UringLink implements ClientLink {
     private static final int FIXED = 0;          // the socket's index among the registered files
 
     private final UnixSocket socket;
-    private final IoUring ring;
     private final WaitMode mode;
     private final long timeoutNanos;
+    private final UringCounters uringCounters = new UringCounters();
+    private final IoUring ring;
     private int sendsInFlight;     // SEND/SENDMSG SQEs prepared whose completion has not been seen
     private boolean lastIsSend;    // the SQE prepared last is a send, not submitted yet
     private boolean recvDone;
@@ -55,9 +59,12 @@ final class UringLink implements ClientLink {
         this.socket = socket;
         this.mode = mode;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
-        int flags = IoUring.SETUP_SINGLE_ISSUER
-                | (sqpoll ? IoUring.SETUP_SQPOLL : mode.kind() == WaitMode.Kind.BLOCK ? IoUring.SETUP_DEFER_TASKRUN : 0);
-        this.ring = new IoUring(64, 0, flags, socket.counters(), new UringCounters());
+        // Not DEFER_TASKRUN: with it, a wait for the send's and the receive's completions together does
+        // not wake for a send that the kernel must retry in parts (its retry is deferred work that the
+        // waiter only runs once as many items are queued as it waits for): a send larger than the
+        // socket buffer then stalls (seen on 6.18 with SO_SNDBUF 4096 and 20,000 bytes).
+        int flags = IoUring.SETUP_SINGLE_ISSUER | (sqpoll ? IoUring.SETUP_SQPOLL : 0);
+        this.ring = new IoUring(64, 0, flags, socket.counters(), uringCounters);
         try {
             ring.registerRingFd();
             ring.registerFiles(socket.fd());
@@ -66,6 +73,7 @@ final class UringLink implements ClientLink {
             throw e;
         }
     }
+
 
     private static long address(MemorySegment seg, long off, long len) {
         Objects.checkFromIndexSize(off, len, seg.byteSize());
@@ -200,7 +208,7 @@ final class UringLink implements ClientLink {
     }
 
     @Override
-    public UringCounts uringCounts() { return ring.uringCounters().snapshot(); }
+    public UringCounts uringCounts() { return uringCounters.snapshot(); }
 
     @Override
     public SyscallCounters counters() { return socket.counters(); }

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Exact syscalls per transaction (32-byte GR_PING, 1000 calls after the hello) for the pairings the
  * seed patch and Grout's merged change compare, client and server, each library count checked
- * against the kernel's count of the same thread.
+ * against the kernel's count of the same thread. Epoll clients: the io_uring client's counts are
+ * in {@code UringClientTest}.
  */
 @NeedsKernelCounter
 class ExactCountsTest {
@@ -43,7 +44,7 @@ class ExactCountsTest {
     Run run(ClientOptions client, ServerOptions server) throws Exception {
         String path = dir.resolve("counts.sock").toString();
         try (GroutServer s = TestServers.start(server.socketPath(path));
-             GroutClient c = GroutClient.connect(client.socketPath(path));
+             GroutClient c = GroutClient.connect(client.socketPath(path).backend(Backend.EPOLL));
              Arena a = Arena.ofConfined();
              KernelSyscallCounter ck = KernelSyscallCounter.forCurrentThread();
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {

@@ -61,7 +61,7 @@ class PipelineTest {
         String path = fx.path("pipeline.sock");
         GroutServer s = fx.start(ServerOptions.defaults().socketPath(path));
         int batches = 1000, depth = 32;
-        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined();
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)); Arena a = Arena.ofConfined();
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread();
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId());
              Pipeline p = c.pipeline(PipelineOptions.window(depth))) {

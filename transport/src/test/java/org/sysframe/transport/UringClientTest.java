@@ -152,6 +152,26 @@ class UringClientTest {
     }
 
     @Test
+    void messagesLargerThanTheSocketBuffersGoThroughInPartsWithoutStalling() throws Exception {
+        // A send the kernel must retry in parts while the same enter waits for the answer too (the
+        // case DEFER_TASKRUN stalls on): 4 KiB socket buffers on both sides, messages up to 128 KiB.
+        String path = fx.path("small-buffers.sock");
+        fx.start(ServerOptions.defaults().socketPath(path).socketBufferSize(4096));
+        for (SendFraming f : new SendFraming[] {SendFraming.SPLIT, SendFraming.COPY_GATHER, SendFraming.GATHER}) {
+            try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING).send(f).socketBufferSize(4096));
+                 Arena a = Arena.ofConfined()) {
+                for (int len : new int[] {20_000, 65_536, GroutApi.MAX_MSG_LEN, 1}) {
+                    MemorySegment m = a.allocate(len);
+                    for (int i = 0; i < len; i += 997) m.set(JAVA_BYTE, i, (byte) (i ^ len));
+                    Response r = c.sendRecv(GroutApi.PING, m, 0, len);
+                    assertEquals(len, r.length());
+                    for (int i = 0; i < len; i += 997) assertEquals((byte) (i ^ len), r.getByte(i), f + " " + len + " byte " + i);
+                }
+            }
+        }
+    }
+
+    @Test
     void aServerThatNeverAnswersTimesOutTheReceiveAndItIsCancelled() throws Exception {
         String path = fx.path("silent.sock");
         try (RawServer server = new RawServer(path, conn -> {

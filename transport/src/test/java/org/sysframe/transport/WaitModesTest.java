@@ -67,7 +67,7 @@ class WaitModesTest {
     void aSpinningClientMakesOneDataRecvPerCallAndItsEmptyRecvsAreCountedApartAndByTheKernel() throws Exception {
         String path = fx.path("spin.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).waitMode(WaitMode.SPIN));
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(WaitMode.SPIN));
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread()) {
             SyscallCounts[] r = pingAll(c, k, 32);
             SyscallCounts lib = r[0], empty = r[1], kernel = r[2];
@@ -84,7 +84,7 @@ class WaitModesTest {
     void aYieldingClientYieldsExactlyOnceAfterEachEmptyRecv() throws Exception {
         String path = fx.path("yield.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).waitMode(WaitMode.YIELD));
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(WaitMode.YIELD));
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread()) {
             SyscallCounts[] r = pingAll(c, k, 32);
             SyscallCounts lib = r[0], empty = r[1], kernel = r[2];

@@ -316,7 +316,9 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * Registers the ring's own fd with itself (IORING_REGISTER_RING_FDS, Linux 5.18), so that every
-     * io_uring_enter skips the fd look-up; false when the kernel does not support it (nothing changes).
+     * io_uring_enter skips the fd look-up; false when the kernel does not support it or this thread
+     * already registered its maximum of 16 rings (nothing changes then). The registration belongs to
+     * the calling thread: only it may enter the ring afterwards.
      */
     public boolean registerRingFd() throws ErrnoException {
         MemorySegment upd = arena.allocate(UringLayouts.RSRC_UPDATE);
@@ -324,7 +326,7 @@ public final class IoUring implements AutoCloseable {
         upd.set(JAVA_LONG, UringLayouts.offset(UringLayouts.RSRC_UPDATE, "data"), ringFd);
         long r = register(REGISTER_RING_FDS, upd.address(), 1);
         if (r < 0) {
-            if (-r == Errno.EINVAL) return false;
+            if (-r == Errno.EINVAL || -r == Errno.EBUSY) return false;
             throw new ErrnoException("io_uring_register(RING_FDS)", (int) -r);
         }
         enterFd = upd.get(JAVA_INT, 0);
