@@ -74,7 +74,6 @@ final class UringLink implements ClientLink {
         }
     }
 
-
     private static long address(MemorySegment seg, long off, long len) {
         Objects.checkFromIndexSize(off, len, seg.byteSize());
         if (!seg.isNative()) throw new IllegalArgumentException("a heap segment cannot be handed to the kernel");
