@@ -5,12 +5,41 @@ import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
-/** A client framing paired with a server framing: one column of the comparison. */
+/**
+ * A client framing paired with a server framing: one column of the comparison, with the settings a
+ * {@code --pairing} may also give (see {@link PairingSpec}): the server's high-water mark, how the client
+ * waits, the CPU it is pinned to, and how many requests it keeps in flight.
+ *
+ * @param highWater  bytes a deferred server queues before it flushes early
+ * @param clientWait how the client waits for its answer
+ * @param clientCpu  the CPU the client is pinned to, -1 for none
+ * @param depth      requests in flight (1: one call at a time; more: a {@link PipelinedPeer} refilling the whole window)
+ */
 public record Pairing(String name, String description, SendFraming clientSend, RecvFraming clientRecv,
-                      SendFraming serverSend, FlushMode serverFlush) {
+                      SendFraming serverSend, FlushMode serverFlush, int highWater, WaitMode clientWait, int clientCpu, int depth) {
+
+    /** A pairing with the default high-water mark, a blocking unpinned client, one call at a time. */
+    public Pairing(String name, String description, SendFraming clientSend, RecvFraming clientRecv,
+                   SendFraming serverSend, FlushMode serverFlush) {
+        this(name, description, clientSend, clientRecv, serverSend, serverFlush, FlushMode.DEFAULT_HIGH_WATER, WaitMode.BLOCK, -1, 1);
+    }
+
+    /** The library's defaults on both sides (the {@code sysframe} pairing), under another name. */
+    public static Pairing defaults(String name, String description) {
+        Pairing d = named("sysframe");
+        return new Pairing(name, description, d.clientSend, d.clientRecv, d.serverSend, d.serverFlush);
+    }
+
+    /** This pairing under another name and description. */
+    public Pairing renamed(String newName, String newDescription) {
+        return new Pairing(newName, newDescription, clientSend, clientRecv, serverSend, serverFlush, highWater, clientWait, clientCpu, depth);
+    }
 
     /** The four pairings of the benchmark; the first is the baseline ratios are taken against. */
     public static List<Pairing> standard() {
@@ -32,15 +61,26 @@ public record Pairing(String name, String description, SendFraming clientSend, R
     }
 
     public ClientOptions client(String path) {
-        return ClientOptions.defaults().socketPath(path).send(clientSend).recv(clientRecv);
+        return ClientOptions.defaults().socketPath(path).send(clientSend).recv(clientRecv).waitMode(clientWait).cpu(clientCpu);
     }
 
     public ServerOptions server(String path) {
-        return ServerOptions.defaults().socketPath(path).send(serverSend).flush(serverFlush);
+        return ServerOptions.defaults().socketPath(path).send(serverSend).flush(serverFlush).highWater(highWater);
     }
 
+    /** The client of this pairing, named name: one call at a time, or a pipeline of {@link #depth} in flight. */
+    PingPeer peer(String peerName, String path) {
+        return depth == 1 ? new SysframePeer(peerName, client(path)) : new PipelinedPeer(peerName, client(path), depth, depth);
+    }
+
+    /** e.g. {@code client copy:1024/readahead:8192, server copy:1024/immediate}, then whatever is not the default. */
     public String framing() {
+        List<String> extra = new ArrayList<>();
+        if (highWater != FlushMode.DEFAULT_HIGH_WATER) extra.add("high-water " + highWater);
+        if (!clientWait.equals(WaitMode.BLOCK)) extra.add("client wait " + clientWait);
+        if (clientCpu >= 0) extra.add("client on CPU " + clientCpu);
+        if (depth != 1) extra.add("depth " + depth);
         return "client " + clientSend + "/" + clientRecv + ", server " + serverSend + "/"
-                + serverFlush.name().toLowerCase(java.util.Locale.ROOT);
+                + serverFlush.name().toLowerCase(Locale.ROOT) + (extra.isEmpty() ? "" : ", " + String.join(", ", extra));
     }
 }
