@@ -49,6 +49,8 @@ final class SweepChart {
         LogAxis sizes = new LogAxis("payload bytes (log scale; 0 drawn at 1)");
         sizes.setBase(2);
         sizes.setSmallestValue(1);
+        sizes.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1)); // one tick per power of two...
+        sizes.setNumberFormatOverride(new java.text.DecimalFormat("#,##0")); // ...labelled in bytes
         NumberAxis values = new NumberAxis(unit);
         values.setAutoRangeIncludesZero(false);
         DeviationRenderer r = new DeviationRenderer(true, true);

@@ -36,6 +36,10 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--crossover", description = "two values whose crossover over the sizes to find, e.g. 8192,256 (default: the first and last)")
     String crossover;
 
+    @Option(names = "--bisect", paramLabel = "STEPS", description = "measure up to STEPS more sizes, each halfway (log2) between the"
+            + " two the crossover's medians change side at (default: ${DEFAULT-VALUE})")
+    int bisect = 0;
+
     @Option(names = "--quick", description = "a fifth of the calls per cell")
     boolean quick;
 
@@ -53,6 +57,7 @@ final class SweepCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds " + rounds + ": at least 5 (medians need them)");
+        if (bisect < 0 || bisect > 8) throw new IllegalArgumentException("--bisect " + bisect + ": accepted 0..8");
         SweepSpec s = SweepSpec.parse(sweep);
         Plan plan = new Plan(s, OptionValues.parse("--base", base, PairingSpec::parse), OptionValues.parse("--payloads", payloads, Payloads::parse),
                 OptionValues.parse("--crossover", crossover == null ? "" : crossover, c -> pair(s, c)), rounds, quick);
@@ -61,6 +66,7 @@ final class SweepCommand implements Callable<Integer> {
         long started = System.nanoTime();
         BenchRun run = run(plan, MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())),
                 started);
+        run = Bisection.refine(plan, run, bisect, started);
         System.out.println();
         System.out.print(TerminalReport.of(run));
         List<String> files = ResultFiles.writeAll(run, out);

@@ -159,4 +159,27 @@ class CrossoverAndTuneRuleTest {
         assertEquals(base / (0.75 / (12_500 * 1.05) + 0.25 / (4_000 * 1.05)), g.max(), 1e-3);
         assertEquals(base / (0.75 / (12_500 * 1.03) + 0.25 / (4_000 * 1.03)), g.median(), 1e-3);
     }
+
+    @Test
+    void bisectionMeasuresHalfwayOnTheLogAxisAndMergesBySize() {
+        assertEquals(2896, Bisection.midpoint(2048, 4096), "sqrt(2048 * 4096) = 2896.3, rounded to 8 bytes");
+        assertEquals(48, Bisection.midpoint(32, 64));
+        assertEquals(8, Bisection.midpoint(0, 64), "0 counts as 1");
+        assertEquals(17, Bisection.midpoint(16, 18), "rounding to 8 lands on an end: the arithmetic middle");
+        assertEquals(0, Bisection.midpoint(16, 17), "nothing strictly between");
+        List<Cell> a = List.of(new Cell("x", 32, "", 1, 0, null), new Cell("x", 64, "", 1, 0, null));
+        BenchTable t = BenchTable.of("sweep", "t", "p", "x", false, 5, a, runs("x", 32, 64), List.of());
+        BenchTable more = BenchTable.of("sweep", "t", "p", "x", false, 5, List.of(new Cell("x", 48, "", 1, 0, null)), runs("x", 48), List.of());
+        BenchTable m = Bisection.merge(t, more, "bisected");
+        assertEquals(List.of(32, 48, 64), m.payloads());
+        assertEquals(15, m.runs().size());
+        assertEquals(5, m.runs("x", 48).size());
+        assertEquals(List.of("bisected"), m.notes());
+    }
+
+    private static List<Measurement> runs(String cell, int... payloads) {
+        List<Measurement> out = new ArrayList<>();
+        for (int r = 1; r <= 5; r++) for (int p : payloads) out.add(ReportsTest.run(cell, p, r, 1000, 1, 1, 1));
+        return out;
+    }
 }
