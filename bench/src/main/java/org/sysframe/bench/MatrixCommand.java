@@ -54,7 +54,7 @@ final class MatrixCommand implements Callable<Integer> {
 
     @Option(names = "--pairing", paramLabel = "SPEC",
             description = "a pairing to run instead of the built-in four (repeatable): name=NAME[,KEY=VALUE...] with keys"
-                    + " base, client-send, client-recv, server-send, flush, high-water, wait, cpu, depth; or a built-in name")
+                    + " base, client-send, client-recv, server-send, flush, high-water, wait, cpu, server-cpu, depth; or a built-in name")
     List<String> pairingSpecs = new ArrayList<>();
 
     @Option(names = "--baseline", paramLabel = "NAME", description = "the pairing ratios are taken against (default: the first)")

@@ -21,7 +21,7 @@ public final class PairingSpec {
 
     /** The keys, in the order the help gives them. */
     public static final List<String> KEYS = List.of("name", "base", "client-send", "client-recv", "server-send", "flush",
-            "high-water", "wait", "cpu", "depth");
+            "high-water", "wait", "cpu", "server-cpu", "depth");
 
     static final String SEND_FORMS = "split, copy[:SIZE], gather or copygather[:SIZE] (SIZE " + Limits.COPY_THRESHOLD.accepted() + ")";
     static final String RECV_FORMS = "exact or readahead[:SIZE] (SIZE " + Limits.READAHEAD.accepted() + ")";
@@ -59,6 +59,7 @@ public final class PairingSpec {
                 kv.containsKey("high-water") ? Limits.HIGH_WATER.parse("high-water=" + kv.get("high-water"), kv.get("high-water")) : p.highWater(),
                 kv.containsKey("wait") ? wait("wait", kv.get("wait")) : p.clientWait(),
                 kv.containsKey("cpu") ? Limits.CPU.parse("cpu=" + kv.get("cpu"), kv.get("cpu")) : p.clientCpu(),
+                kv.containsKey("server-cpu") ? Limits.CPU.parse("server-cpu=" + kv.get("server-cpu"), kv.get("server-cpu")) : p.serverCpu(),
                 kv.containsKey("depth") ? Limits.DEPTH.parse("depth=" + kv.get("depth"), kv.get("depth")) : p.depth());
     }
 
@@ -108,6 +109,6 @@ public final class PairingSpec {
     public static String format(Pairing p) {
         return "name=" + p.name() + ",client-send=" + p.clientSend() + ",client-recv=" + p.clientRecv() + ",server-send=" + p.serverSend()
                 + ",flush=" + p.serverFlush().name().toLowerCase(Locale.ROOT) + ",high-water=" + p.highWater() + ",wait=" + p.clientWait()
-                + ",cpu=" + p.clientCpu() + ",depth=" + p.depth();
+                + ",cpu=" + p.clientCpu() + ",server-cpu=" + p.serverCpu() + ",depth=" + p.depth();
     }
 }

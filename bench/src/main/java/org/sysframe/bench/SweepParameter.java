@@ -146,7 +146,7 @@ public enum SweepParameter {
 
     Pairing with(Pairing p, String value, SendFraming cs, RecvFraming cr, SendFraming ss, FlushMode flush, int highWater,
                          WaitMode wait, int depth) {
-        Pairing out = new Pairing(given(value), "", cs, cr, ss, flush, highWater, wait, p.clientCpu(), depth);
+        Pairing out = new Pairing(given(value), "", cs, cr, ss, flush, highWater, wait, p.clientCpu(), p.serverCpu(), depth);
         return out.renamed(out.name(), "held " + p.name() + ", " + given(value));
     }
 }

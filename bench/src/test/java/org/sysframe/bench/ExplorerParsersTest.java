@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The explorer's command-line parsers: --pairing, sweep PARAM=..., --payloads, histograms; every refusal's exact line. */
 class ExplorerParsersTest {
-    static final String KEYS = "name, base, client-send, client-recv, server-send, flush, high-water, wait, cpu, depth";
+    static final String KEYS = "name, base, client-send, client-recv, server-send, flush, high-water, wait, cpu, server-cpu, depth";
 
     private static <T> void refuses(String message, Function<String, T> parser, String input) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parser.apply(input), input);
@@ -43,14 +43,16 @@ class ExplorerParsersTest {
         assertEquals(List.of(sysframe.clientSend(), sysframe.clientRecv(), sysframe.serverSend(), sysframe.serverFlush()),
                 List.of(d.clientSend(), d.clientRecv(), d.serverSend(), d.serverFlush()), "unspecified keys take the defaults");
 
-        Pairing b = PairingSpec.parse("name=m4k,base=merged,client-recv=readahead:4096,high-water=4096,wait=spin:50us,cpu=1,depth=16");
+        Pairing b = PairingSpec.parse("name=m4k,base=merged,client-recv=readahead:4096,high-water=4096,wait=spin:50us,cpu=1,server-cpu=0,depth=16");
         assertEquals(SendFraming.GATHER, b.clientSend());
         assertEquals(RecvFraming.readAhead(4096), b.clientRecv());
         assertEquals(4096, b.highWater());
         assertEquals(WaitMode.parse("spin:50us"), b.clientWait());
         assertEquals(1, b.clientCpu());
+        assertEquals(0, b.serverCpu());
+        assertEquals(List.of(0), java.util.Arrays.stream(b.server("/x").freeze().cpus()).boxed().toList());
         assertEquals(16, b.depth());
-        assertEquals("client gather/readahead:4096, server gather/deferred, high-water 4096, client wait spin:50us, client on CPU 1, depth 16",
+        assertEquals("client gather/readahead:4096, server gather/deferred, high-water 4096, client wait spin:50us, client on CPU 1, server on CPU 0, depth 16",
                 b.framing());
         assertEquals(Pairing.named("seed-v3"), PairingSpec.parse("seed-v3"), "a built-in by its name alone");
         assertEquals(b.framing(), PairingSpec.parse(PairingSpec.format(b)).framing(), "format gives the spec back");
@@ -81,6 +83,7 @@ class ExplorerParsersTest {
         refuses("flush=lazy: unknown flush mode; accepted immediate or deferred", p, "name=a,flush=lazy");
         refuses("high-water=512: high-water out of range; accepted 1024..16777216 bytes", p, "name=a,high-water=512");
         refuses("depth=0: depth out of range; accepted 1..1024", p, "name=a,depth=0");
+        refuses("depth=4: a pipelined client never splits its sends; use client-send copy, gather or copygather", p, "name=a,base=baseline,depth=4");
         refuses("cpu=-2: cpu out of range; accepted -1..4095", p, "name=a,cpu=-2");
         refuses("wait=nap: wait mode 'nap': expected block, spin, spin:DURATION (e.g. spin:50us) or yield", p, "name=a,wait=nap");
         refuses("'nope' is no built-in pairing (baseline, seed-v3, merged, sysframe) and not KEY=VALUE,...", p, "name=a,base=nope");
@@ -149,6 +152,8 @@ class ExplorerParsersTest {
         Pairing immediate = Pairing.named("seed-v3");
         refuses("high-water: the held pairing flushes immediately, so it has no high-water mark; hold one with flush=deferred",
                 v -> SweepSpec.parse(v).pairings(immediate), "high-water=1024,4096");
+        refuses("depth=4: a pipelined client never splits its sends; use client-send copy, gather or copygather",
+                v -> SweepSpec.parse(v).pairings(Pairing.named("baseline")), "depth=1,4");
         SweepSpec spec = SweepSpec.parse("copy-threshold=256,8192");
         refuses("512 is not a swept value (256, 8192)", v -> SweepCommand.pair(spec, v), "256,512");
         refuses("'256': expected two swept values, A,B", v -> SweepCommand.pair(spec, v), "256");

@@ -31,9 +31,9 @@ class SweepEndToEndTest {
             for (int payload : new int[] {32, 512}) {
                 List<Measurement> runs = t.runs(row, payload);
                 assertEquals(3, runs.size(), row + " " + payload);
-                // The request (16 B header + payload) is copied and sent once when it fits the threshold, else gathered in one
+                // The request (12 B header + payload) is copied and sent once when it fits the threshold, else gathered in one
                 // sendmsg; the answer is read ahead in one recvfrom.
-                boolean copies = 16 + payload <= (row.endsWith("=64") ? 64 : 1024);
+                boolean copies = org.sysframe.transport.RequestHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024);
                 for (Measurement m : runs) {
                     assertEquals(calls, m.calls());
                     assertEquals(copies ? calls : 0, m.clientLibrary().get(SyscallKind.SENDTO), row + " " + payload + " sendto");
