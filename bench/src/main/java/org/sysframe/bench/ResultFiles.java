@@ -126,6 +126,7 @@ final class ResultFiles {
         m.put("medians_between", crosses ? List.of(c.below(), c.above()) : null);
         m.put("estimate", crosses ? Math.round(c.estimate()) : null);
         m.put("recrosses", c.recrosses());
+        m.put("median_side_changes", c.medianChanges());
         m.put("text", c.text());
         return m;
     }

@@ -54,6 +54,7 @@ class CrossoverAndTuneRuleTest {
         assertEquals(64, c.above());
         assertEquals(Math.pow(2, 5.5), c.estimate(), 1e-9, "medians 0.8 and 1.2 cross halfway in log2");
         assertTrue(c.recrosses());
+        assertEquals(3, c.medianChanges());
         assertEquals("b stops paying off against a between 32 B and 64 B here (no size measured in between); medians cross near 45 B;"
                 + " b wins clearly again at a larger size", c.text());
         Crossover exact = Crossover.find("t", "a", "b", List.of(at(0, 1.5, 1.2, 1.6), at(16, 1.0, 0.9, 1.1), at(64, 0.5, 0.4, 0.6)));
@@ -67,11 +68,11 @@ class CrossoverAndTuneRuleTest {
         Crossover one = Crossover.find("t", "a", "b", List.of(at(32, 1.2, 1.1, 1.3), at(64, 1.0, 0.9, 1.1), at(128, 1.05, 0.99, 1.1)));
         assertEquals(Crossover.Outcome.NO_CROSSING, one.outcome());
         assertEquals("a", one.leader());
-        assertEquals("a vs b: no crossover, a is ahead wherever the spreads do not overlap", one.text());
+        assertEquals("a vs b: no crossover, a is ahead wherever the spreads do not overlap (the medians change side 0 times between sizes)", one.text());
         Crossover none = Crossover.find("t", "a", "b", List.of(at(32, 1.2, 0.9, 1.3), at(64, 0.9, 0.8, 1.0)));
         assertEquals(Crossover.Outcome.UNSETTLED, none.outcome());
         assertNull(none.leader());
-        assertEquals("a vs b: no crossover, the spreads overlap at every size measured", none.text());
+        assertEquals("a vs b: no crossover, the spreads overlap at every size measured (the medians change side 1 time between sizes)", none.text());
     }
 
     private static Map<String, Spread> gains(Object... valueMedianMinMax) {
