@@ -39,12 +39,6 @@ public record Pairing(String name, String description, SendFraming clientSend, R
         this(name, description, clientSend, clientRecv, serverSend, serverFlush, FlushMode.DEFAULT_HIGH_WATER, WaitMode.BLOCK, -1, -1, 1);
     }
 
-    /** The library's defaults on both sides (the {@code sysframe} pairing), under another name. */
-    public static Pairing defaults(String name, String description) {
-        Pairing d = named("sysframe");
-        return new Pairing(name, description, d.clientSend, d.clientRecv, d.serverSend, d.serverFlush);
-    }
-
     /** This pairing under another name and description. */
     public Pairing renamed(String newName, String newDescription) {
         return new Pairing(newName, newDescription, clientSend, clientRecv, serverSend, serverFlush, highWater, clientWait, clientCpu, serverCpu, depth);

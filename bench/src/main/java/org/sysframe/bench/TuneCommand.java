@@ -44,25 +44,69 @@ final class TuneCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the decisions as JSON (for scripts) instead of text")
     boolean json;
 
+    @Option(names = "--try", paramLabel = "PARAM=V1,...", description = "candidates instead of the built-in ones (repeatable, one"
+            + " parameter each, at most " + MAX_CANDIDATES + " values in all besides the defaults'): copy-threshold=256,4096")
+    List<String> tries = new ArrayList<>();
+
+    @Option(names = "--base", paramLabel = "SPEC", description = "the settings to improve on, as --pairing of matrix takes them"
+            + " (default: the library's defaults)")
+    String base = "sysframe";
+
+    /** Candidate values at most (beside the defaults), so that a run stays within minutes. */
+    static final int MAX_CANDIDATES = 8;
+
     @Override
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds " + rounds + ": at least 5 (medians need them)");
+        Pairing held = OptionValues.parse("--base", base, PairingSpec::parse).renamed(DEFAULTS, "the settings to improve on");
+        List<SweepSpec> specs = specs(tries, held);
         Workload w = histogram != null ? Workload.histogram(histogram)
                 : Workload.of(OptionValues.parse("--payloads", payloads, Payloads::parse));
+        List<Pairing> rows = candidates(held, specs); // a value the held settings cannot take fails here, before anything runs
         long started = System.nanoTime();
-        Pairing held = Pairing.defaults(DEFAULTS, "the library's defaults");
-        BenchTable t = PairingTable.run(NAME, "tune: candidates beside the defaults", "setting", candidates(held), DEFAULTS,
+        BenchTable t = PairingTable.run(NAME, "tune: candidates beside the defaults", "setting", rows, DEFAULTS,
                 w.sizes(), rounds, quick, 1);
-        List<TuneDecision> decisions = decide(t, w, held);
+        List<TuneDecision> decisions = decide(t, w, held, specs);
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.print(json ? TuneReport.json(w, t, decisions, held, seconds, quick) : TuneReport.text(w, t, decisions, held, seconds, quick));
         return 0;
     }
 
+    /** The --try values as sweeps (the built-in candidates when there are none): each parameter once, bounded. */
+    static List<SweepSpec> specs(List<String> tries, Pairing defaults) {
+        if (tries.isEmpty()) return CANDIDATES;
+        List<SweepSpec> out = new ArrayList<>();
+        int values = 0;
+        for (String t : tries) {
+            SweepSpec s = OptionValues.parse("--try", t, x -> candidateSpec(x, defaults));
+            if (out.stream().anyMatch(o -> o.parameter() == s.parameter())) {
+                throw new IllegalArgumentException("--try: " + s.parameter().id + " given twice; list its values in one --try");
+            }
+            out.add(s);
+            values += s.values().size() - (s.values().contains(s.parameter().held(defaults)) ? 1 : 0);
+        }
+        if (values > MAX_CANDIDATES) throw new IllegalArgumentException("--try: " + values + " candidate values; at most " + MAX_CANDIDATES);
+        return List.copyOf(out);
+    }
+
+    /** PARAM=V1,... with the defaults' own value added when missing (a single candidate is fine here). */
+    private static SweepSpec candidateSpec(String text, Pairing defaults) {
+        int eq = text.indexOf('=');
+        if (eq < 0) return SweepSpec.parse(text); // fails naming the forms
+        SweepParameter p = SweepParameter.named(text.substring(0, eq).trim());
+        String held = p.held(defaults);
+        List<String> given = new ArrayList<>();
+        for (String v : text.substring(eq + 1).split(",", -1)) given.add(v.isBlank() ? v : p.check(v.trim()));
+        if (given.stream().allMatch(held::equals)) {
+            throw new IllegalArgumentException(text + ": nothing but the defaults' own value (" + held + "); name another");
+        }
+        return SweepSpec.parse(given.contains(held) ? text : text + "," + held);
+    }
+
     /** The defaults first, then every candidate that differs from them. */
-    static List<Pairing> candidates(Pairing held) {
+    static List<Pairing> candidates(Pairing held, List<SweepSpec> specs) {
         List<Pairing> out = new ArrayList<>(List.of(held));
-        for (SweepSpec s : CANDIDATES) {
+        for (SweepSpec s : specs) {
             for (Pairing p : s.pairings(held)) {
                 if (!p.name().equals(s.parameter().given(s.parameter().held(held)))) out.add(p);
             }
@@ -71,9 +115,9 @@ final class TuneCommand implements Callable<Integer> {
     }
 
     /** One decision per tuned parameter from the table's rounds. */
-    static List<TuneDecision> decide(BenchTable t, Workload w, Pairing held) {
+    static List<TuneDecision> decide(BenchTable t, Workload w, Pairing held, List<SweepSpec> specs) {
         List<TuneDecision> out = new ArrayList<>();
-        for (SweepSpec s : CANDIDATES) {
+        for (SweepSpec s : specs) {
             SweepParameter p = s.parameter();
             Map<String, Spread> gains = new LinkedHashMap<>();
             for (String v : s.values()) {

@@ -161,6 +161,24 @@ class ExplorerParsersTest {
     }
 
     @Test
+    void tuneCandidatesComeFromTryOrTheBuiltInSet() {
+        Pairing held = Pairing.named("sysframe").renamed(TuneCommand.DEFAULTS, "");
+        assertEquals(TuneCommand.CANDIDATES, TuneCommand.specs(List.of(), held));
+        List<SweepSpec> s = TuneCommand.specs(List.of("readahead=64,1024", "flush=immediate"), held);
+        assertEquals(List.of("64", "1024", "8192"), s.get(0).values(), "the defaults' own value is added");
+        assertEquals(List.of("immediate", "deferred"), s.get(1).values());
+        assertEquals(List.of("default", "readahead=64", "readahead=1024", "flush=immediate"),
+                TuneCommand.candidates(held, s).stream().map(Pairing::name).toList());
+        Function<String, List<SweepSpec>> one = t -> TuneCommand.specs(List.of(t), held);
+        refuses("--try: flush=deferred: nothing but the defaults' own value (deferred); name another", one, "flush=deferred");
+        refuses("--try: readahead=32: read-ahead out of range; accepted 64..16777216 bytes", one, "readahead=32");
+        refuses("--try: 9 candidate values; at most 8", one, "copy-threshold=16,32,64,128,256,512,2048,4096,8192");
+        refuses("--try: readahead given twice; list its values in one --try", t -> TuneCommand.specs(List.of("readahead=64", t), held), "readahead=128");
+        Pairing slow = PairingSpec.parse("name=slow,client-recv=readahead:64").renamed(TuneCommand.DEFAULTS, "");
+        assertEquals(List.of("8192", "64"), TuneCommand.specs(List.of("readahead=8192"), slow).get(0).values(), "--base changes the held value");
+    }
+
+    @Test
     void payloadsDoubleAcrossAnEllipsis() {
         assertArrayEquals(new int[] {32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536}, Payloads.parse("32,...,65536"));
         assertArrayEquals(new int[] {0, 32, 64, 100, 128}, Payloads.parse("0,100,32,...,128"));
