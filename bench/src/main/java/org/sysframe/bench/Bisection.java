@@ -20,8 +20,25 @@ final class Bisection {
         return mid <= lo || mid >= hi ? 0 : (int) mid;
     }
 
+    /** Measures rows at one payload size as a table of the sweep (real servers and clients, or a test's figures). */
+    @FunctionalInterface
+    interface Measure {
+        BenchTable at(List<Pairing> rows, String reference, int payload) throws IOException;
+    }
+
+    /** Each row on an embedded server of its own, in the plan's rounds. */
+    static Measure embedded(SweepCommand.Plan plan, String title, String rowKind) {
+        return (rows, reference, payload) -> PairingTable.run(SweepCommand.NAME, title, rowKind, rows, reference, new int[] {payload},
+                plan.rounds(), plan.quick(), 1);
+    }
+
     /** The plan's run with up to steps sizes measured between the medians' bracket, and its crossover found again. */
     static BenchRun refine(SweepCommand.Plan plan, BenchRun run, int steps, long startedNanos) throws IOException {
+        BenchTable t = run.table(SweepCommand.NAME);
+        return refine(plan, run, steps, startedNanos, embedded(plan, t.title(), t.rowKind()));
+    }
+
+    static BenchRun refine(SweepCommand.Plan plan, BenchRun run, int steps, long startedNanos, Measure measure) throws IOException {
         for (int i = 0; i < steps; i++) {
             BenchTable t = run.table(SweepCommand.NAME);
             Crossover c = run.crossovers(SweepCommand.NAME).get(0);
@@ -32,8 +49,7 @@ final class Bisection {
             for (Pairing p : plan.pairings()) {
                 if (p.name().equals(c.a()) || p.name().equals(c.b()) || p.name().equals(t.reference())) rows.add(p);
             }
-            BenchTable more = PairingTable.run(SweepCommand.NAME, t.title(), t.rowKind(), rows, t.reference(), new int[] {mid},
-                    plan.rounds(), plan.quick(), 1);
+            BenchTable more = measure.at(rows, t.reference(), mid);
             BenchTable merged = merge(t, more, "bisection step " + (i + 1) + ": " + Limits.size(mid) + " measured afterwards, for "
                     + String.join(", ", rows.stream().map(Pairing::name).toList()) + " only (their own interleaved rounds)");
             run = new BenchRun(run.machine(), run.rounds(), run.quick(), (System.nanoTime() - startedNanos) / 1e9, run.serverLoops(), List.of(merged), run.goals(),

@@ -95,6 +95,17 @@ public enum SweepParameter {
             };
         }
     },
+    /** How the client waits for its answer: block, spin, spin:DURATION or yield. */
+    WAIT("wait", "block, spin, spin:DURATION (up to 10s, e.g. spin:50us) or yield") {
+        @Override String check(String value) { return PairingSpec.wait(id, value).toString(); }
+
+        @Override Pairing apply(Pairing p, String value) {
+            return with(p, value, p.clientSend(), p.clientRecv(), p.serverSend(), p.serverFlush(), p.highWater(), WaitMode.parse(value),
+                    p.depth());
+        }
+
+        @Override String held(Pairing p) { return p.clientWait().toString(); }
+    },
     /** When the server writes: each response at once, or a read's responses together. */
     FLUSH("flush", "immediate or deferred") {
         @Override String check(String value) { return PairingSpec.flush(id, value).name().toLowerCase(Locale.ROOT); }

@@ -12,9 +12,9 @@ final class TuneReport {
 
     static String text(Workload w, BenchTable t, List<TuneDecision> decisions, Pairing held, double seconds, boolean quick) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "tune on %s: %s; %d candidates beside the defaults (%s), %d interleaved rounds%s, %.0f s%n",
+        sb.append(String.format(Locale.ROOT, "tune on %s: %s; %d candidates beside the held settings (%s), %d interleaved rounds%s, %.0f s%n",
                 MachineInfo.describe(), w.description(), t.names().size() - 1, held.framing(), t.rounds(), quick ? " (quick)" : "", seconds));
-        sb.append("gain = the defaults' time per call of the workload over the candidate's, per round: median [min to max]\n");
+        sb.append("gain = the held settings' time per call of the workload over the candidate's, per round: median [min to max]\n");
         for (TuneDecision d : decisions) {
             sb.append(d.text()).append('\n');
             for (Map.Entry<String, Spread> c : d.candidates().entrySet()) {
@@ -22,7 +22,7 @@ final class TuneReport {
             }
         }
         Pairing tuned = TuneCommand.tuned(held, decisions);
-        sb.append(tuned == null ? "recommendation: keep the defaults (nothing beats them clearly here)\n"
+        sb.append(tuned == null ? "recommendation: keep the held settings (nothing beats them clearly here)\n"
                 : "recommendation: --pairing " + PairingSpec.format(tuned) + "\n");
         return sb.toString();
     }

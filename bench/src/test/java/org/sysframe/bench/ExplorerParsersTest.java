@@ -119,6 +119,9 @@ class ExplorerParsersTest {
         assertEquals(16, SweepSpec.parse("depth=1,16").pairings(held).get(1).depth());
         List<Pairing> spin = SweepSpec.parse("spin=0,50us,forever").pairings(held);
         assertEquals(List.of(WaitMode.BLOCK, WaitMode.parse("spin:50us"), WaitMode.SPIN), spin.stream().map(Pairing::clientWait).toList());
+        assertEquals(List.of(WaitMode.BLOCK, WaitMode.YIELD, WaitMode.parse("spin:50us")),
+                SweepSpec.parse("wait=block,YIELD,spin:50us").pairings(held).stream().map(Pairing::clientWait).toList());
+        assertEquals("wait=block", SweepSpec.parse("wait=yield,block").reference(held));
         assertEquals(List.of(FlushMode.IMMEDIATE, FlushMode.DEFERRED),
                 SweepSpec.parse("flush=Immediate,deferred").pairings(held).stream().map(Pairing::serverFlush).toList());
         assertEquals(List.of("copy-threshold=8192", "copy-threshold=256"), SweepCommand.pair(SweepSpec.parse("copy-threshold=256,8192"), "8192,256"));
@@ -129,7 +132,7 @@ class ExplorerParsersTest {
     void sweepRefusalsNameTheParameterAndItsRange() {
         String all = "copy-threshold (16..131072 bytes), readahead (64..16777216 bytes), high-water (1024..16777216 bytes), depth (1..1024),"
                 + " spin (0 (block), a duration of ns, us, ms or s up to 10s such as 50us (spin, then block), or forever (spin only)),"
-                + " flush (immediate or deferred)";
+                + " wait (block, spin, spin:DURATION (up to 10s, e.g. spin:50us) or yield), flush (immediate or deferred)";
         Function<String, SweepSpec> s = SweepSpec::parse;
         refuses("unknown parameter 'threshold'; sweepable: " + all, s, "threshold=1,2");
         refuses("'copy-threshold': expected PARAM=V1,V2,...; sweepable: " + all, s, "copy-threshold");
@@ -144,6 +147,7 @@ class ExplorerParsersTest {
         refuses("spin=11s: not a spin budget; accepted 0 (block), a duration of ns, us, ms or s up to 10s such as 50us (spin, then block),"
                 + " or forever (spin only)", s, "spin=0,11s");
         refuses("flush=lazy: unknown flush mode; accepted immediate or deferred", s, "flush=deferred,lazy");
+        refuses("wait=nap: wait mode 'nap': expected block, spin, spin:DURATION (e.g. spin:50us) or yield", s, "wait=block,nap");
         refuses("copy-threshold=512,0512: 512 listed twice", s, "copy-threshold=512,0512");
         refuses("copy-threshold=512: a sweep needs at least two values", s, "copy-threshold=512");
         Pairing merged = Pairing.named("merged");
