@@ -12,23 +12,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A tiny sweep on embedded servers and real sockets: two copy thresholds at two payloads, three rounds;
- * the client's syscalls per call are exact, and the CSV, JSON and HTML hold them.
+ * A tiny sweep on embedded servers and real sockets: two copy thresholds at two payloads, three rounds
+ * (52 B: a 64-byte message with its 12-byte header, exactly the lower threshold);
+ * the client's and the server's sends per call are exact, and the CSV, JSON and HTML hold them.
  */
 class SweepEndToEndTest {
     @Test
     void copyThresholdSweepCountsEverySendExactly(@TempDir Path dir) throws Exception {
         SweepSpec spec = SweepSpec.parse("copy-threshold=64,1024");
-        SweepCommand.Plan plan = new SweepCommand.Plan(spec, Pairing.named("sysframe"), new int[] {32, 512},
+        SweepCommand.Plan plan = new SweepCommand.Plan(spec, Pairing.named("sysframe"), new int[] {52, 512},
                 SweepCommand.pair(spec, ""), 3, true);
         BenchRun run = SweepCommand.run(plan, null, System.nanoTime());
         BenchTable t = run.table(SweepCommand.NAME);
         assertEquals(List.of("copy-threshold=64", "copy-threshold=1024"), t.names());
         assertEquals("copy-threshold=1024", t.reference(), "the held pairing's own threshold");
-        long calls = PairingTable.callsFor(32, true);
+        long calls = PairingTable.callsFor(52, true);
         assertEquals(calls, PairingTable.callsFor(512, true));
         for (String row : t.names()) {
-            for (int payload : new int[] {32, 512}) {
+            for (int payload : new int[] {52, 512}) {
                 List<Measurement> runs = t.runs(row, payload);
                 assertEquals(3, runs.size(), row + " " + payload);
                 // The request (12 B header + payload) is copied and sent once when it fits the threshold, else gathered in one
@@ -39,7 +40,15 @@ class SweepEndToEndTest {
                     assertEquals(copies ? calls : 0, m.clientLibrary().get(SyscallKind.SENDTO), row + " " + payload + " sendto");
                     assertEquals(copies ? 0 : calls, m.clientLibrary().get(SyscallKind.SENDMSG), row + " " + payload + " sendmsg");
                     assertEquals(calls, m.clientLibrary().get(SyscallKind.RECVFROM), row + " " + payload + " recvfrom");
-                    if (m.kernelMeasured()) assertEquals(m.clientLibrary(), m.clientKernel(), "library vs kernel");
+                    // The server's deferred batch of one response (12 B header + payload) is copied and sent once under the
+                    // threshold, else written with one writev.
+                    long serverSends = org.sysframe.transport.ResponseHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024) ? calls : 0;
+                    assertEquals(serverSends, m.serverLibrary().get(SyscallKind.SENDTO), row + " " + payload + " server sendto");
+                    assertEquals(calls - serverSends, m.serverLibrary().get(SyscallKind.WRITEV), row + " " + payload + " server writev");
+                    if (m.kernelMeasured()) {
+                        assertEquals(m.clientLibrary(), m.clientKernel(), "client, library vs kernel");
+                        assertEquals(m.serverLibrary(), m.serverKernel(), "server, library vs kernel");
+                    }
                 }
             }
         }
@@ -53,7 +62,7 @@ class SweepEndToEndTest {
         List<String> header = List.of(csv.get(0).split(","));
         assertEquals(List.of("copy-threshold", "payload", "rounds", "calls_per_sec_median"), header.subList(0, 4));
         int sendto = header.indexOf("client_sendto_per_call"), sendmsg = header.indexOf("client_sendmsg_per_call");
-        assertEquals(List.of("copy-threshold=64,32,3", "copy-threshold=1024,32,3", "copy-threshold=64,512,3", "copy-threshold=1024,512,3"),
+        assertEquals(List.of("copy-threshold=64,52,3", "copy-threshold=1024,52,3", "copy-threshold=64,512,3", "copy-threshold=1024,512,3"),
                 csv.subList(1, 5).stream().map(l -> l.split(",")[0] + "," + l.split(",")[1] + "," + l.split(",")[2]).toList());
         assertEquals(List.of("1.00000/0.00000", "1.00000/0.00000", "0.00000/1.00000", "1.00000/0.00000"),
                 csv.subList(1, 5).stream().map(l -> l.split(",")[sendto] + "/" + l.split(",")[sendmsg]).toList());
