@@ -74,7 +74,7 @@ final class TuneCommand implements Callable<Integer> {
 
     /** The --try values as sweeps (the built-in candidates when there are none): each parameter once, bounded. */
     static List<SweepSpec> specs(List<String> tries, Pairing defaults) {
-        if (tries.isEmpty()) return CANDIDATES;
+        if (tries.isEmpty()) return CANDIDATES.stream().filter(s -> applies(s, defaults)).toList();
         List<SweepSpec> out = new ArrayList<>();
         int values = 0;
         for (String t : tries) {
@@ -87,6 +87,16 @@ final class TuneCommand implements Callable<Integer> {
         }
         if (values > MAX_CANDIDATES) throw new IllegalArgumentException("--try: " + values + " candidate values; at most " + MAX_CANDIDATES);
         return List.copyOf(out);
+    }
+
+    /** Whether every value of s can be set on held (a copy threshold needs a copying send, a high-water mark a deferred flush). */
+    private static boolean applies(SweepSpec s, Pairing held) {
+        try {
+            s.pairings(held);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** PARAM=V1,... with the defaults' own value added when missing (a single candidate is fine here). */

@@ -28,6 +28,7 @@ public record Workload(int[] sizes, double[] weights, String description) {
 
     /** A histogram file's sizes and counts; a bad line fails naming the file and the line. */
     static Workload histogram(Path file) throws IOException {
+        if (!Files.isReadable(file)) throw new IllegalArgumentException("--histogram " + file + ": no such readable file");
         List<String> lines = Files.readAllLines(file);
         TreeMap<Integer, Long> counts = new TreeMap<>();
         for (int i = 0; i < lines.size(); i++) {

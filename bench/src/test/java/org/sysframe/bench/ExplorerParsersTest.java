@@ -168,6 +168,9 @@ class ExplorerParsersTest {
     void tuneCandidatesComeFromTryOrTheBuiltInSet() {
         Pairing held = Pairing.named("sysframe").renamed(TuneCommand.DEFAULTS, "");
         assertEquals(TuneCommand.CANDIDATES, TuneCommand.specs(List.of(), held));
+        assertEquals(List.of(SweepParameter.READAHEAD, SweepParameter.FLUSH),
+                TuneCommand.specs(List.of(), Pairing.named("merged")).stream().map(SweepSpec::parameter).toList(),
+                "built-in candidates the held settings cannot take are left out (merged never copies)");
         List<SweepSpec> s = TuneCommand.specs(List.of("readahead=64,1024", "flush=immediate"), held);
         assertEquals(List.of("64", "1024", "8192"), s.get(0).values(), "the defaults' own value is added");
         assertEquals(List.of("immediate", "deferred"), s.get(1).values());
@@ -212,6 +215,8 @@ class ExplorerParsersTest {
         Files.writeString(f, "200000 1\n");
         assertEquals(f + ":1: size 200000: payload out of range; accepted 0..131072 bytes",
                 assertThrows(IllegalArgumentException.class, () -> Workload.histogram(f)).getMessage());
+        assertEquals("--histogram " + dir.resolve("none") + ": no such readable file",
+                assertThrows(IllegalArgumentException.class, () -> Workload.histogram(dir.resolve("none"))).getMessage());
         Files.writeString(f, "# nothing\n");
         assertEquals(f + ": no SIZE COUNT lines", assertThrows(IllegalArgumentException.class, () -> Workload.histogram(f)).getMessage());
         assertEquals("13 sizes; at most 12 (each is measured for every candidate)",
