@@ -135,7 +135,8 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         return m;
     }
 
-    private static void spread(Map<String, Object> m, String name, Spread s) {
+    /** Puts NAME_median, NAME_min and NAME_max of s into m. */
+    static void spread(Map<String, Object> m, String name, Spread s) {
         m.put(name + "_median", s.median());
         m.put(name + "_min", s.min());
         m.put(name + "_max", s.max());

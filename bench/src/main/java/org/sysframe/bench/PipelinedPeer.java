@@ -26,6 +26,7 @@ final class PipelinedPeer implements PingPeer {
     private final ClientOptions options;
     private final int depth;
     private final int batch;
+    private final int copyThreshold;
     private Arena arena;
     private MemorySegment payload;
     private GroutClient client;
@@ -36,11 +37,17 @@ final class PipelinedPeer implements PingPeer {
     private long bad;
 
     PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
+        this(name, options, depth, batch, PipelineOptions.window(depth).copyThreshold());
+    }
+
+    /** With the pipeline copying requests of up to copyThreshold payload bytes into its batch (larger ones are gathered). */
+    PipelinedPeer(String name, ClientOptions options, int depth, int batch, int copyThreshold) {
         if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
         this.name = name;
         this.options = options;
         this.depth = depth;
         this.batch = batch;
+        this.copyThreshold = copyThreshold;
     }
 
     private final Pipeline.Handler onAnswer = (id, status, p, off, length, latencyNanos) -> {
@@ -51,14 +58,14 @@ final class PipelinedPeer implements PingPeer {
 
     @Override public String name() { return name; }
 
-    @Override public String framing() { return "FFM pipeline, depth " + depth + ", batch " + batch + ", " + options.freeze().send() + " / " + options.freeze().recv(); }
+    @Override public String framing() { return "FFM pipeline, depth " + depth + ", batch " + batch + ", copies up to " + copyThreshold + " B, " + options.freeze().send() + " / " + options.freeze().recv(); }
 
     @Override
     public void open(String path) throws IOException {
         arena = Arena.ofConfined();
         payload = arena.allocate(GroutApi.MAX_MSG_LEN);
         client = GroutClient.connect(options.socketPath(path));
-        pipeline = client.pipeline(PipelineOptions.window(depth));
+        pipeline = client.pipeline(PipelineOptions.window(depth).copyThreshold(copyThreshold));
     }
 
     @Override

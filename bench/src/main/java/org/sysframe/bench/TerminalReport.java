@@ -37,6 +37,7 @@ final class TerminalReport {
             for (String n : t.names()) sb.append(String.format(Locale.ROOT, "  %-11s %s%n", n, t.settings(n)));
             for (String note : t.notes()) sb.append("note: ").append(note).append('\n');
             for (GoalVerdict g : run.goals(t.name())) sb.append(g.text()).append('\n');
+            for (Crossover c : run.crossovers(t.name())) sb.append("crossover: ").append(c.text()).append('\n');
         }
         if (run.kernelUnavailable() != null) sb.append("kernel counts unavailable: ").append(run.kernelUnavailable()).append('\n');
         return sb.toString();
