@@ -109,6 +109,14 @@ final class PipelinedPeer implements PingPeer {
     public SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
 
     @Override
+    public String backend() { return client.backend().toString(); }
+
+    @Override
+    public org.sysframe.unix.uring.UringCounts uringCounts() {
+        return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
+    }
+
+    @Override
     public void close() throws IOException {
         if (pipeline != null) pipeline.close();
         if (client != null) client.close();

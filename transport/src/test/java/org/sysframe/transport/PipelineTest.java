@@ -204,7 +204,7 @@ class PipelineTest {
     void payloadsOverTheCopyThresholdLeaveFromWhereTheyAreInOneSendmsgPerBatch() throws Exception {
         String path = fx.path("large.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(8))) {
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(8))) {
             MemorySegment big = a.allocate(4096);
             for (int i = 0; i < 4096; i++) big.set(JAVA_BYTE, i, (byte) (i * 7));
             SyscallCounts c0 = c.counters().snapshot();

@@ -187,6 +187,27 @@ class UringClientTest {
     }
 
     @Test
+    void theReceiveTimeoutHoldsWhileSpinningAndYieldingWithoutEmptySyscalls() throws Exception {
+        for (WaitMode mode : new WaitMode[] {WaitMode.SPIN, WaitMode.YIELD}) {
+            String path = fx.path("silent-" + mode + ".sock");
+            try (RawServer server = new RawServer(path, conn -> {
+                conn.readRequest();
+                conn.awaitEof();
+            }); GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING).waitMode(mode).receiveTimeoutMillis(200))) {
+                SyscallCounts before = c.counters().snapshot();
+                ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING));
+                assertEquals(Errno.ETIMEDOUT, e.errno(), mode + ": " + e.getMessage());
+                SyscallCounts spent = c.counters().snapshot().minus(before);
+                // One enter submits the request and its receive; the spin watches the CQ from user
+                // space; one more submits the cancel of the receive and waits for both to end.
+                assertEquals(2, spent.get(SyscallKind.IO_URING_ENTER), mode + ": " + spent);
+                if (mode.equals(WaitMode.YIELD)) assertTrue(spent.get(SyscallKind.SCHED_YIELD) > 0, spent.toString());
+                else assertEquals(0, spent.get(SyscallKind.SCHED_YIELD));
+            }
+        }
+    }
+
+    @Test
     void aServerThatGoesAwayGivesEconnresetNotAHang() throws Exception {
         String path = fx.path("gone.sock");
         try (RawServer server = new RawServer(path, conn -> conn.readRequest())) {
