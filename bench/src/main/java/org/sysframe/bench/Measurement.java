@@ -64,6 +64,9 @@ public record Measurement(String cell, int payload, int round, int clients, long
     /** The client's syscalls: the library's count when it has one, else the kernel's. */
     public SyscallCounts clientSyscalls() { return clientLibrary != null ? clientLibrary : clientKernel; }
 
+    /** The server side's syscalls: library counts where the server keeps them, else the kernel's; null when not measured. */
+    public SyscallCounts serverSyscalls() { return serverLibrary != null ? serverLibrary : serverKernel; }
+
     /** Whether every count present has a kernel count beside it. */
     public boolean kernelMeasured() {
         return clientKernel != null && (serverLibrary == null || serverKernel != null);

@@ -1,5 +1,6 @@
 package org.sysframe.bench;
 
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.RecvFraming;
@@ -21,10 +22,12 @@ import java.util.Locale;
  * @param clientCpu  the CPU the client is pinned to, -1 for none
  * @param serverCpu  the CPU the server's loop is pinned to, -1 for none
  * @param depth      requests in flight (1: one call at a time; more: a {@link PipelinedPeer} refilling the whole window)
+ * @param clientBackend how the client moves its bytes (epoll: a syscall per send and receive; io_uring)
+ * @param serverBackend how the server's loops move theirs
  */
 public record Pairing(String name, String description, SendFraming clientSend, RecvFraming clientRecv,
                       SendFraming serverSend, FlushMode serverFlush, int highWater, WaitMode clientWait, int clientCpu,
-                      int serverCpu, int depth) {
+                      int serverCpu, int depth, Backend clientBackend, Backend serverBackend) {
 
     public Pairing {
         if (depth < 1) throw new IllegalArgumentException("depth=" + depth + ": at least 1");
@@ -36,12 +39,14 @@ public record Pairing(String name, String description, SendFraming clientSend, R
     /** A pairing with the default high-water mark, a blocking unpinned client, one call at a time. */
     public Pairing(String name, String description, SendFraming clientSend, RecvFraming clientRecv,
                    SendFraming serverSend, FlushMode serverFlush) {
-        this(name, description, clientSend, clientRecv, serverSend, serverFlush, FlushMode.DEFAULT_HIGH_WATER, WaitMode.BLOCK, -1, -1, 1);
+        this(name, description, clientSend, clientRecv, serverSend, serverFlush, FlushMode.DEFAULT_HIGH_WATER, WaitMode.BLOCK, -1, -1, 1,
+                Backend.EPOLL, Backend.EPOLL);
     }
 
     /** This pairing under another name and description. */
     public Pairing renamed(String newName, String newDescription) {
-        return new Pairing(newName, newDescription, clientSend, clientRecv, serverSend, serverFlush, highWater, clientWait, clientCpu, serverCpu, depth);
+        return new Pairing(newName, newDescription, clientSend, clientRecv, serverSend, serverFlush, highWater, clientWait, clientCpu, serverCpu, depth,
+                clientBackend, serverBackend);
     }
 
     /** The four pairings of the benchmark; the first is the baseline ratios are taken against. */
@@ -64,11 +69,13 @@ public record Pairing(String name, String description, SendFraming clientSend, R
     }
 
     public ClientOptions client(String path) {
-        return ClientOptions.defaults().socketPath(path).send(clientSend).recv(clientRecv).waitMode(clientWait).cpu(clientCpu);
+        return ClientOptions.defaults().socketPath(path).send(clientSend).recv(clientRecv).waitMode(clientWait).cpu(clientCpu)
+                .backend(clientBackend);
     }
 
     public ServerOptions server(String path) {
-        ServerOptions o = ServerOptions.defaults().socketPath(path).send(serverSend).flush(serverFlush).highWater(highWater);
+        ServerOptions o = ServerOptions.defaults().socketPath(path).send(serverSend).flush(serverFlush).highWater(highWater)
+                .backend(serverBackend);
         return serverCpu < 0 ? o : o.cpus(serverCpu);
     }
 
@@ -91,6 +98,7 @@ public record Pairing(String name, String description, SendFraming clientSend, R
         if (clientCpu >= 0) extra.add("client on CPU " + clientCpu);
         if (serverCpu >= 0) extra.add("server on CPU " + serverCpu);
         if (depth != 1) extra.add("depth " + depth);
+        if (clientBackend != Backend.EPOLL || serverBackend != Backend.EPOLL) extra.add("backends " + clientBackend + "/" + serverBackend);
         return "client " + clientSend + "/" + clientRecv + ", server " + serverSend + "/"
                 + serverFlush.name().toLowerCase(Locale.ROOT) + (extra.isEmpty() ? "" : ", " + String.join(", ", extra));
     }

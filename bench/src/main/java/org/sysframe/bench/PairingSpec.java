@@ -1,5 +1,6 @@
 package org.sysframe.bench;
 
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
@@ -21,7 +22,7 @@ public final class PairingSpec {
 
     /** The keys, in the order the help gives them. */
     public static final List<String> KEYS = List.of("name", "base", "client-send", "client-recv", "server-send", "flush",
-            "high-water", "wait", "cpu", "server-cpu", "depth");
+            "high-water", "wait", "cpu", "server-cpu", "depth", "backend", "client-backend", "server-backend");
 
     static final String SEND_FORMS = "split, copy[:SIZE], gather or copygather[:SIZE] (SIZE " + Limits.COPY_THRESHOLD.accepted() + ")";
     static final String RECV_FORMS = "exact or readahead[:SIZE] (SIZE " + Limits.READAHEAD.accepted() + ")";
@@ -37,10 +38,6 @@ public final class PairingSpec {
             if (eq < 0) throw new IllegalArgumentException("'" + part + "' is not KEY=VALUE; keys: " + String.join(", ", KEYS));
             String key = part.substring(0, eq).trim().toLowerCase(Locale.ROOT);
             String value = part.substring(eq + 1).trim();
-            if (key.equals("backend")) {
-                throw new IllegalArgumentException("backend=" + value + ": not selectable yet, this build measures its one (epoll) transport; keys: "
-                        + String.join(", ", KEYS));
-            }
             if (!KEYS.contains(key)) throw new IllegalArgumentException("unknown key '" + key + "'; keys: " + String.join(", ", KEYS));
             if (value.isEmpty()) throw new IllegalArgumentException(key + "=: empty value");
             if (kv.put(key, value) != null) throw new IllegalArgumentException("key '" + key + "' given twice");
@@ -60,7 +57,20 @@ public final class PairingSpec {
                 kv.containsKey("wait") ? wait("wait", kv.get("wait")) : p.clientWait(),
                 kv.containsKey("cpu") ? Limits.CPU.parse("cpu=" + kv.get("cpu"), kv.get("cpu")) : p.clientCpu(),
                 kv.containsKey("server-cpu") ? Limits.CPU.parse("server-cpu=" + kv.get("server-cpu"), kv.get("server-cpu")) : p.serverCpu(),
-                kv.containsKey("depth") ? Limits.DEPTH.parse("depth=" + kv.get("depth"), kv.get("depth")) : p.depth());
+                kv.containsKey("depth") ? Limits.DEPTH.parse("depth=" + kv.get("depth"), kv.get("depth")) : p.depth(),
+                backend(kv, "client-backend", p.clientBackend()), backend(kv, "server-backend", p.serverBackend()));
+    }
+
+    /** The backend of one side: its own key, else backend= (both sides), else the base pairing's. */
+    private static Backend backend(Map<String, String> kv, String key, Backend base) {
+        String v = kv.containsKey(key) ? kv.get(key) : kv.get("backend");
+        if (v == null) return base;
+        String k = kv.containsKey(key) ? key : "backend";
+        try {
+            return Backend.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(k + "=" + v + ": unknown backend; accepted epoll, io_uring or auto");
+        }
     }
 
     private static Pairing builtIn(String name) {
@@ -109,6 +119,7 @@ public final class PairingSpec {
     public static String format(Pairing p) {
         return "name=" + p.name() + ",client-send=" + p.clientSend() + ",client-recv=" + p.clientRecv() + ",server-send=" + p.serverSend()
                 + ",flush=" + p.serverFlush().name().toLowerCase(Locale.ROOT) + ",high-water=" + p.highWater() + ",wait=" + p.clientWait()
-                + ",cpu=" + p.clientCpu() + ",server-cpu=" + p.serverCpu() + ",depth=" + p.depth();
+                + ",cpu=" + p.clientCpu() + ",server-cpu=" + p.serverCpu() + ",depth=" + p.depth()
+                + ",client-backend=" + p.clientBackend() + ",server-backend=" + p.serverBackend();
     }
 }

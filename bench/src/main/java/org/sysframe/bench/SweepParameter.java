@@ -157,7 +157,8 @@ public enum SweepParameter {
 
     Pairing with(Pairing p, String value, SendFraming cs, RecvFraming cr, SendFraming ss, FlushMode flush, int highWater,
                          WaitMode wait, int depth) {
-        Pairing out = new Pairing(given(value), "", cs, cr, ss, flush, highWater, wait, p.clientCpu(), p.serverCpu(), depth);
+        Pairing out = new Pairing(given(value), "", cs, cr, ss, flush, highWater, wait, p.clientCpu(), p.serverCpu(), depth,
+                p.clientBackend(), p.serverBackend());
         return out.renamed(out.name(), "held " + p.name() + ", " + given(value));
     }
 }

@@ -55,6 +55,9 @@ class ExplorerParsersTest {
         assertEquals("client gather/readahead:4096, server gather/deferred, high-water 4096, client wait spin:50us, client on CPU 1, server on CPU 0, depth 16",
                 b.framing());
         assertEquals(Pairing.named("seed-v3"), PairingSpec.parse("seed-v3"), "a built-in by its name alone");
+        Pairing u = PairingSpec.parse("name=u,backend=io_uring,server-backend=epoll");
+        assertEquals(org.sysframe.transport.Backend.IO_URING, u.clientBackend(), "backend= sets both sides");
+        assertEquals(org.sysframe.transport.Backend.EPOLL, u.serverBackend(), "a side's own key wins");
         assertEquals(b.framing(), PairingSpec.parse(PairingSpec.format(b)).framing(), "format gives the spec back");
     }
 
@@ -65,7 +68,8 @@ class ExplorerParsersTest {
         refuses("'mine' is no built-in pairing (baseline, seed-v3, merged, sysframe) and not KEY=VALUE,...", p, "mine");
         refuses("'flush' is not KEY=VALUE; keys: " + KEYS, p, "name=a,flush");
         refuses("unknown key 'colour'; keys: " + KEYS, p, "name=a,colour=red");
-        refuses("backend=io_uring: not selectable yet, this build measures its one (epoll) transport; keys: " + KEYS, p, "name=a,backend=io_uring");
+        refuses("backend=kqueue: unknown backend; accepted epoll, io_uring or auto", p, "name=a,backend=kqueue");
+        refuses("server-backend=uring: unknown backend; accepted epoll, io_uring or auto", p, "name=a,server-backend=uring");
         refuses("flush=: empty value", p, "name=a,flush=");
         refuses("key 'flush' given twice", p, "name=a,flush=deferred,flush=immediate");
         refuses("no name=; every pairing needs one (e.g. name=mine)", p, "flush=deferred");
