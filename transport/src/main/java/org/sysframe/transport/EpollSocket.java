@@ -63,7 +63,8 @@ final class EpollSocket implements LoopSocket {
     }
 
     @Override
-    public void gather(IovArray iov) throws ErrnoException {
+    public void gather(OutputBatch batch) throws ErrnoException {
+        IovArray iov = batch.iov();
         while (!iov.isEmpty()) {
             long n = socket.writev(iov);
             if (n == UnixSocket.WOULD_BLOCK) return;

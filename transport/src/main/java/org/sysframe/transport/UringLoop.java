@@ -46,10 +46,12 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     static final int BUFFERS = 256;
     static final int BUFFER_SIZE = 16 * 1024;
     /** Loop kinds of user_data (connections' kinds are in {@link UringSocket}). */
-    private static final int ACCEPT = 4, WAKE = 5, STOP = 6;
+    private static final int ACCEPT = 8, WAKE = 9, STOP = 10;
     private static final int POLLIN = 1;
     private static final int SOCK_CLOEXEC = 0x80000;
     private static final long STOP_DRAIN_NANOS = 5_000_000_000L;
+    /** Bound of a wait that counts on SENDs completing in it: a guard, never reached when they do. */
+    private static final long SAFETY_NANOS = 5_000_000_000L;
 
     /** CQ entries of new rings (0: twice the SQ); tests make it small to fill the CQ. */
     static volatile int cqEntriesForTests;
@@ -58,6 +60,7 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     private final boolean spins;
     private final List<UringSocket> writableSoon = new ArrayList<>();
     private final List<UringSocket> writableNow = new ArrayList<>();
+    private final List<UringSocket> sendSoon = new ArrayList<>();
     private IoUring uring;
     private BufferRing buffers;
     private UringSocket.Ring io;
@@ -112,9 +115,13 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
         if (acceptor != null) acceptor.retryIfDue();
         boolean poll = hasBacklog() || !writableSoon.isEmpty();
         long limit = listenerPaused ? 100_000_000L : 0;
+        // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
+        // nothing more is due after them (no connection waits for room to send more), the next arrival.
+        int min = Math.max(1, Math.min(io.sendsPrepared + (io.waitingForRoom > 0 ? 0 : 1), uring.cqEntries()));
+        io.sendsPrepared = 0;
         if (spins) spinWait(poll, limit);
-        else if (poll) uring.submit(1, 1); // GETEVENTS without waiting (DEFER_TASKRUN posts completions only then)
-        else uring.submit(1, limit);
+        else if (poll) uring.submit(min, 1); // GETEVENTS without waiting (DEFER_TASKRUN posts completions only then)
+        else uring.submit(min, limit == 0 && min > 1 ? SAFETY_NANOS : limit);
         reap();
         if (!writableSoon.isEmpty()) {
             writableNow.addAll(writableSoon);
@@ -123,6 +130,8 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
             writableNow.clear();
         }
         endOfTurn();
+        for (int i = 0; i < sendSoon.size(); i++) sendSoon.get(i).flushSend();
+        sendSoon.clear();
     }
 
     /** Spin modes: completions arrive in the CQ by themselves (no DEFER_TASKRUN); enter only to submit. */
@@ -225,6 +234,9 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
 
     @Override
     public void finished(UringSocket s) { table.remove(s.tag()); }
+
+    @Override
+    public void sendSoon(UringSocket s) { sendSoon.add(s); }
 
     /** Cancels everything still armed (the connections cancelled theirs when they closed) and reaps until all completed. */
     @Override

@@ -22,11 +22,13 @@ import java.lang.foreign.MemorySegment;
  * to it when it reads again; past {@value #PENDING_LIMIT} bytes kept, the receive is cancelled and
  * armed again once they are taken (nothing is ever dropped). Output: the protocol's memory is reused
  * right after each call, so what it writes is copied into this socket's output area
- * ({@value #AREA} bytes, allocated at the first answer) and sent from there by one SEND SQE at a
- * time; a call takes fewer bytes when the area is full, and the protocol queues the rest and waits for
- * {@link ServerConnection#onWritable()}, which comes with the SEND completion that freed room. SENDs
- * carry MSG_WAITALL, so the kernel itself completes a short stream send; a SEND that still returns
- * short is continued from where it stopped before anything later. Closing cancels the operations in
+ * ({@value #AREA} bytes, allocated at the first answer) and sent from there at the end of the turn
+ * by one SEND SQE (whatever the protocol wrote during the turn, in IMMEDIATE mode too), one in flight
+ * at a time; a call takes fewer bytes when the area is full, and the protocol queues the rest and
+ * waits for {@link ServerConnection#onWritable()}, which comes with the SEND completion that freed
+ * room. SENDs carry MSG_DONTWAIT, so each completes within the io_uring_enter that submits it (the
+ * loop counts on that to wait for them and the next arrival in one enter); one that finds the socket
+ * full (EAGAIN, or a short send) arms a POLL_ADD for POLLOUT and sends the rest, first, when it fires. Closing cancels the operations in
  * flight (ASYNC_CANCEL by fd, all); the descriptor and the area are freed once every one of their
  * completions has arrived. Loop thread only.
  */
@@ -38,6 +40,10 @@ final class UringSocket implements LoopSocket {
         final Host host;
         /** Operations submitted whose last completion has not arrived. */
         int inFlight;
+        /** SENDs prepared since the last enter: each completes within the enter that submits it (MSG_DONTWAIT). */
+        int sendsPrepared;
+        /** Sockets whose connection waits for room (output queued past the area). */
+        int waitingForRoom;
 
         Ring(IoUring uring, BufferRing buffers, Host host) {
             this.uring = uring;
@@ -62,14 +68,17 @@ final class UringSocket implements LoopSocket {
 
         /** Every operation of the closed socket completed: its tag may go. */
         void finished(UringSocket s);
+
+        /** The socket has bytes to send: call {@link #flushSend()} at the end of the turn (after the deferred batches). */
+        void sendSoon(UringSocket s);
     }
 
     /** Operation kinds, in the top byte of user_data (the connection's tag is below 2^56). */
-    static final int RECV = 1, SEND = 2, CANCEL = 3;
+    static final int RECV = 1, SEND = 2, CANCEL = 3, POLLOUT = 4;
     static final long TAG_MASK = (1L << 56) - 1;
     static final int AREA = 64 * 1024;
     static final int PENDING_LIMIT = 64 * 1024;
-    private static final int MSG_WAITALL = 0x100;
+    private static final int POLLOUT_EVENTS = 0x4;
 
     private final UnixSocket socket;
     private final int fd;
@@ -81,6 +90,8 @@ final class UringSocket implements LoopSocket {
     private MemorySegment area;
     private int head, tail;   // unsent bytes of the area: [head, tail)
     private int sending;      // bytes of the SEND in flight (from head), 0: none
+    private boolean sendQueued; // in the loop's send list for this turn
+    private boolean pollingOut; // the socket was full: a POLL_ADD(POLLOUT) waits for room
     private boolean waitingForRoom;
     // input
     private boolean recvArmed;
@@ -127,6 +138,10 @@ final class UringSocket implements LoopSocket {
         switch (kind) {
             case RECV -> received(res, flags, more);
             case SEND -> sent(res);
+            case POLLOUT -> {
+                pollingOut = false;
+                if (!closed) wantSend();
+            }
             default -> {
                 cancels--;
                 if (cancels == 0) recvCancelRequested = false;
@@ -241,26 +256,50 @@ final class UringSocket implements LoopSocket {
 
     private long room() { return area.byteSize() - tail; }
 
+    /** Bytes wait in the area: send them at the end of the turn (one SEND for all the turn wrote). */
     private void startSend() {
-        if (sending != 0 || head == tail || closed) return;
+        wantSend();
+    }
+
+    private void wantSend() {
+        if (sendQueued || sending != 0 || pollingOut || head == tail || closed) return;
+        sendQueued = true;
+        ring.host.sendSoon(this);
+    }
+
+    /** End of turn: prepares the SEND of every byte waiting in the area. */
+    void flushSend() {
+        sendQueued = false;
+        if (sending != 0 || pollingOut || head == tail || closed) return;
         sending = tail - head;
-        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | MSG_WAITALL).userData(ud(SEND));
+        ring.sendsPrepared++;
+        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT).userData(ud(SEND));
     }
 
     private void sent(int res) {
         int len = sending;
         sending = 0;
         if (closed) return;
+        if (res == -Errno.EAGAIN) {
+            armPollOut();
+            return;
+        }
         if (res < 0) {
             connection.close(res == -Errno.EPIPE || res == -Errno.ECONNRESET ? "peer closed (send: " + Errno.name(-res) + ")"
                     : "send failed: " + Errno.name(-res));
             return;
         }
-        head += Math.min(res, len); // a short send: the rest goes first, from head
+        head += Math.min(res, len);
+        if (res < len) armPollOut(); // the socket is full: the rest goes first, when there is room
         if (head == tail) head = tail = 0;
-        startSend();
+        else wantSend();
         if (waitingForRoom) connection.onWritable();
         if (!closed) pump();
+    }
+
+    private void armPollOut() {
+        pollingOut = true;
+        ring.sqe().prepPollAdd(fd, POLLOUT_EVENTS, false).userData(ud(POLLOUT));
     }
 
     @Override
@@ -277,15 +316,17 @@ final class UringSocket implements LoopSocket {
     }
 
     @Override
-    public void gather(IovArray iov) {
+    public void gather(OutputBatch batch) {
+        IovArray iov = batch.iov();
         if (closed) {
             iov.advance(iov.remaining());
             return;
         }
         ensureArea();
         long r = iov.remaining();
-        if (r > room()) return; // all or nothing: the protocol queues it and sends it through send()
-        iov.copyRemainingTo(area, tail);
+        // All or nothing: what does not fit is queued by the protocol and comes back through send().
+        if (r > room() || r != batch.bytes()) return;
+        batch.copyTo(area, tail);
         tail += (int) r;
         iov.advance(r);
         startSend();
@@ -304,8 +345,9 @@ final class UringSocket implements LoopSocket {
 
     @Override
     public void wantWritable(boolean on) {
+        if (on != waitingForRoom) ring.waitingForRoom += on ? 1 : -1;
         waitingForRoom = on;
-        if (on && sending == 0) ring.host.writableSoon(this);
+        if (on && sending == 0 && !sendQueued && !pollingOut) ring.host.writableSoon(this);
     }
 
     /** End of turn, for a connection that waits for room with no SEND in flight. */
@@ -325,7 +367,7 @@ final class UringSocket implements LoopSocket {
     public void close() {
         if (closed) return;
         closed = true;
-        if (recvArmed || sending != 0) {
+        if (recvArmed || sending != 0 || pollingOut) {
             // Prepared after this turn's SENDs: a SEND the socket takes now still goes; one that waits is cancelled.
             cancels++;
             ring.sqe().prepCancel(0, fd, Sqe.ASYNC_CANCEL_FD | Sqe.ASYNC_CANCEL_ALL)
@@ -334,11 +376,13 @@ final class UringSocket implements LoopSocket {
         if (pendingArena != null) pendingArena.close();
         pendingArena = null;
         pending = null;
+        if (waitingForRoom) ring.waitingForRoom--;
+        waitingForRoom = false;
         maybeFinish();
     }
 
     private void maybeFinish() {
-        if (!closed || finished || recvArmed || sending != 0 || cancels != 0) return;
+        if (!closed || finished || recvArmed || sending != 0 || pollingOut || cancels != 0) return;
         finished = true;
         socket.close();
         if (areaArena != null) areaArena.close();
