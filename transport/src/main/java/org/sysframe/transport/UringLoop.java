@@ -53,8 +53,8 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     /** Bound of a wait that counts on SENDs completing in it: a guard, never reached when they do. */
     private static final long SAFETY_NANOS = 5_000_000_000L;
 
-    /** CQ entries of new rings (0: twice the SQ); tests make it small to fill the CQ. */
-    static volatile int cqEntriesForTests;
+    /** SQ and CQ entries of new rings (0: {@value #SQ_ENTRIES}, and a CQ twice that); tests make them small to fill the CQ. */
+    static volatile int sqEntriesForTests, cqEntriesForTests;
 
     private final UringCounters uringCounters = new UringCounters();
     private final boolean spins;
@@ -68,6 +68,8 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     private boolean acceptArmed;
     private boolean listenerPaused;
     private long idleSince;
+    private final int sqEntries = sqEntriesForTests > 0 ? sqEntriesForTests : SQ_ENTRIES;
+    private final int cqEntries = cqEntriesForTests;
 
     UringLoop(int index, ServerConfig config, Routes routes) throws ErrnoException {
         super(index, config, routes);
@@ -82,7 +84,7 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     @Override
     void watch() throws ErrnoException {
         int flags = IoUring.SETUP_SINGLE_ISSUER | (spins ? 0 : IoUring.SETUP_DEFER_TASKRUN);
-        uring = new IoUring(SQ_ENTRIES, cqEntriesForTests, flags, counters, uringCounters);
+        uring = new IoUring(sqEntries, cqEntries, flags, counters, uringCounters);
         uring.registerRingFd();
         buffers = new BufferRing(uring, index, BUFFERS, BUFFER_SIZE);
         io = new UringSocket.Ring(uring, buffers, this);
@@ -156,7 +158,7 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     }
 
     private void reap() throws ErrnoException {
-        for (int i = 0; i < 4 * SQ_ENTRIES; i++) {
+        for (int i = 0; i < 4 * SQ_ENTRIES; i++) { // bounded: the turn's other work (backlog, batches) must come too
             Cqe c = uring.peek();
             if (c == null) return;
             long ud = c.userData();
@@ -192,6 +194,7 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
                 if (!acceptArmed && !listenerPaused && running) armAccept();
             }
             case STOP -> io.inFlight--;
+            case UringSocket.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
             default -> {
                 UringSocket s = table.get(ud & UringSocket.TAG_MASK);
                 if (s != null) {

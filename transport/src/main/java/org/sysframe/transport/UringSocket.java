@@ -26,9 +26,11 @@ import java.lang.foreign.MemorySegment;
  * by one SEND SQE (whatever the protocol wrote during the turn, in IMMEDIATE mode too), one in flight
  * at a time; a call takes fewer bytes when the area is full, and the protocol queues the rest and
  * waits for {@link ServerConnection#onWritable()}, which comes with the SEND completion that freed
- * room. SENDs carry MSG_DONTWAIT, so each completes within the io_uring_enter that submits it (the
- * loop counts on that to wait for them and the next arrival in one enter); one that finds the socket
- * full (EAGAIN, or a short send) arms a POLL_ADD for POLLOUT and sends the rest, first, when it fires. Closing cancels the operations in
+ * room. SENDs carry MSG_DONTWAIT (and MSG_WAITALL, which makes a short send a failed one), so each
+ * completes within the io_uring_enter that submits it, and a NOP linked to it with CQE_SKIP_SUCCESS
+ * completes (ECANCELED) only when it came back short: the loop counts on both to wait for the sends
+ * and the next arrival in one enter. A send that finds the socket full (EAGAIN, or a short send) arms
+ * a POLL_ADD for POLLOUT and sends the rest, first, when it fires. Closing cancels the operations in
  * flight (ASYNC_CANCEL by fd, all); the descriptor and the area are freed once every one of their
  * completions has arrived. Loop thread only.
  */
@@ -74,11 +76,12 @@ final class UringSocket implements LoopSocket {
     }
 
     /** Operation kinds, in the top byte of user_data (the connection's tag is below 2^56). */
-    static final int RECV = 1, SEND = 2, CANCEL = 3, POLLOUT = 4;
+    static final int RECV = 1, SEND = 2, CANCEL = 3, POLLOUT = 4, SEND_SHORT = 5;
     static final long TAG_MASK = (1L << 56) - 1;
     static final int AREA = 64 * 1024;
     static final int PENDING_LIMIT = 64 * 1024;
     private static final int POLLOUT_EVENTS = 0x4;
+    private static final int MSG_WAITALL = 0x100;
 
     private final UnixSocket socket;
     private final int fd;
@@ -273,7 +276,18 @@ final class UringSocket implements LoopSocket {
         if (sending != 0 || pollingOut || head == tail || closed) return;
         sending = tail - head;
         ring.sendsPrepared++;
-        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT).userData(ud(SEND));
+        try {
+            // SEND and its linked NOP go in the same submission (a link cut at a submit boundary would not hold).
+            if (ring.uring.pending() + 2 > ring.uring.sqEntries()) ring.uring.submit(0, 0);
+        } catch (ErrnoException e) {
+            throw new UncheckedIOException(e);
+        }
+        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT | MSG_WAITALL)
+                .flags(Sqe.IO_LINK).userData(ud(SEND));
+        // No completion when the SEND took everything; one (ECANCELED) when it came back short or failed,
+        // so that the enter waiting for "the sends and one more" returns then too.
+        ring.sqe().prepNop().flags(Sqe.CQE_SKIP_SUCCESS).userData(ud(SEND_SHORT));
+        ring.inFlight--; // the NOP is not waited for at close: it holds nothing
     }
 
     private void sent(int res) {
