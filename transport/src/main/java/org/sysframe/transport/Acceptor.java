@@ -1,6 +1,5 @@
 package org.sysframe.transport;
 
-import org.sysframe.unix.Epoll;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.PeerCredentials;
@@ -13,7 +12,10 @@ import java.lang.System.Logger.Level;
 /**
  * Accepts connections on the listening socket (from loop 0's thread), admits them by uid, and hands
  * each to the loop with the fewest connections. When descriptors run out it stops watching the
- * listener, and looks again every 100 ms and whenever a connection of loop 0 closes.
+ * listener, and looks again every 100 ms and whenever a connection of loop 0 closes. How the listener
+ * is watched is loop 0's driver's business ({@link Watcher}): the epoll driver waits for readability
+ * and calls {@link #acceptAll()}; the io_uring driver arms a multishot ACCEPT and gives each new
+ * descriptor to {@link #accepted(int)}. Both go through the same checks and hand-off ({@link #admit}).
  */
 final class Acceptor {
     /** A loop, as the acceptor sees it. */
@@ -28,26 +30,37 @@ final class Acceptor {
         void handOff(UnixSocket s, PeerCredentials cred);
     }
 
+    /** Loop 0's driver, as the acceptor sees it: watches the listener, or stops and resumes watching it. */
+    interface Watcher {
+        void watchListener(int fd) throws ErrnoException;
+
+        /** Stops (true) or resumes (false) watching the listener. */
+        void pauseListener(int fd, boolean pause) throws ErrnoException;
+    }
+
     static final long TAG = -1;
     private static final Logger LOG = System.getLogger("org.sysframe.server");
     private static final long RETRY_NANOS = 100_000_000L;
 
     private final UnixSocket listener;
     private final ServerConfig config;
-    private final Epoll epoll;
+    private final Watcher watcher;
     private final Loop[] loops;
     private boolean paused;
     private long pausedAt;
     private boolean failureLogged;
 
-    Acceptor(UnixSocket listener, ServerConfig config, Epoll epoll, Loop[] loops) {
+    Acceptor(UnixSocket listener, ServerConfig config, Watcher watcher, Loop[] loops) {
         this.listener = listener;
         this.config = config;
-        this.epoll = epoll;
+        this.watcher = watcher;
         this.loops = loops.clone();
     }
 
-    void watch() throws ErrnoException { epoll.add(listener.fd(), Epoll.EPOLLIN, TAG); }
+    void watch() throws ErrnoException { watcher.watchListener(listener.fd()); }
+
+    /** Whether accepting is paused (descriptors ran out). */
+    boolean paused() { return paused; }
 
     /** How long loop 0 may wait before {@link #retryIfDue()} (-1: no limit). */
     int waitLimitMillis() { return paused ? 100 : -1; }
@@ -61,7 +74,7 @@ final class Acceptor {
         if (paused) pause(false);
     }
 
-    /** Accepts every pending connection. */
+    /** Accepts every pending connection (the epoll driver: the listener is readable). */
     void acceptAll() {
         while (true) {
             Loop target = leastLoaded();
@@ -69,38 +82,57 @@ final class Acceptor {
             try {
                 s = listener.accept(target.newConnectionCounters());
             } catch (ErrnoException e) {
-                if (e.errno() == Errno.EMFILE || e.errno() == Errno.ENFILE || e.errno() == Errno.ENOMEM) {
-                    // Once per episode: the retries every 100 ms while it lasts are not news.
-                    log(failureLogged ? Level.DEBUG : Level.WARNING,
-                            "accept failed (%s): pausing accepts, retried every 100 ms and when a connection closes", e.getMessage());
-                    failureLogged = true;
-                    pause(true);
-                } else {
-                    LOG.log(Level.ERROR, "accept failed: {0}", e.getMessage());
-                }
+                acceptFailed(e);
                 return;
             }
             if (s == null) return;
-            failureLogged = false;
-            PeerCredentials cred;
-            try {
-                cred = s.peerCredentials();
-                if (config.socketBufferSize() > 0) {
-                    s.setSendBufferSize(config.socketBufferSize());
-                    s.setReceiveBufferSize(config.socketBufferSize());
-                }
-            } catch (ErrnoException e) {
-                LOG.log(Level.WARNING, "dropping a connection whose credentials cannot be read: {0}", e.getMessage());
-                s.close();
-                continue;
-            }
-            if (!config.admits(cred.uid())) {
-                log(Level.WARNING, "refused connection from uid %d (pid %d): not an allowed uid", cred.uid(), cred.pid());
-                s.close();
-                continue;
-            }
-            target.handOff(s, cred);
+            admit(s, target);
         }
+    }
+
+    /** A descriptor the io_uring driver's ACCEPT completed with: admitted like one from accept4. */
+    void accepted(int fd) {
+        Loop target = leastLoaded();
+        admit(new UnixSocket(fd, listener.name() + "#" + fd, target.newConnectionCounters()), target);
+    }
+
+    /**
+     * Accepting failed: out of descriptors or memory pauses accepts (retried every 100 ms and when a
+     * connection closes); anything else is logged.
+     */
+    void acceptFailed(ErrnoException e) {
+        if (e.errno() == Errno.EMFILE || e.errno() == Errno.ENFILE || e.errno() == Errno.ENOMEM) {
+            // Once per episode: the retries every 100 ms while it lasts are not news.
+            log(failureLogged ? Level.DEBUG : Level.WARNING,
+                    "accept failed (%s): pausing accepts, retried every 100 ms and when a connection closes", e.getMessage());
+            failureLogged = true;
+            pause(true);
+        } else {
+            LOG.log(Level.ERROR, "accept failed: {0}", e.getMessage());
+        }
+    }
+
+    /** One new connection: credentials, socket buffer sizes, uid check, then the hand-off to target. */
+    void admit(UnixSocket s, Loop target) {
+        failureLogged = false;
+        PeerCredentials cred;
+        try {
+            cred = s.peerCredentials();
+            if (config.socketBufferSize() > 0) {
+                s.setSendBufferSize(config.socketBufferSize());
+                s.setReceiveBufferSize(config.socketBufferSize());
+            }
+        } catch (ErrnoException e) {
+            LOG.log(Level.WARNING, "dropping a connection whose credentials cannot be read: {0}", e.getMessage());
+            s.close();
+            return;
+        }
+        if (!config.admits(cred.uid())) {
+            log(Level.WARNING, "refused connection from uid %d (pid %d): not an allowed uid", cred.uid(), cred.pid());
+            s.close();
+            return;
+        }
+        target.handOff(s, cred);
     }
 
     private Loop leastLoaded() {
@@ -114,7 +146,7 @@ final class Acceptor {
     private void pause(boolean pause) {
         if (pause == paused) return;
         try {
-            epoll.modify(listener.fd(), pause ? 0 : Epoll.EPOLLIN, TAG);
+            watcher.pauseListener(listener.fd(), pause);
             paused = pause;
             pausedAt = System.nanoTime();
         } catch (ErrnoException e) {

@@ -5,10 +5,15 @@ import org.sysframe.unix.uring.UringSupport;
 import java.util.Locale;
 
 /**
- * Which kernel interface moves a client's or a server's bytes: {@link #EPOLL} (readiness: send, recv,
- * sendmsg, writev, epoll_wait; the default), {@link #IO_URING} (completion: SQEs submitted and reaped
- * with io_uring_enter), or {@link #AUTO}: io_uring when this process can use it, else epoll, saying
- * why in one log line.
+ * Which kernel interface moves a client's or a server's bytes. {@link #EPOLL} is the default:
+ * readiness with epoll_wait (server) and one send, sendmsg, writev or recv syscall per operation.
+ * {@link #IO_URING} submits the same operations to an io_uring: a client's round trip is one
+ * io_uring_enter; a server loop arms a multishot accept and multishot receives into a provided buffer
+ * ring and sends as SQEs, one io_uring_enter per loop turn. Where io_uring is not usable it fails,
+ * naming the cause in one line. {@link #AUTO} uses io_uring when
+ * {@link org.sysframe.unix.uring.UringSupport#unavailableReason()} finds it usable, and otherwise falls
+ * back to epoll and says so in one WARNING line naming the reason. The default stays epoll until
+ * io_uring measures better.
  */
 public enum Backend {
     EPOLL, IO_URING, AUTO;

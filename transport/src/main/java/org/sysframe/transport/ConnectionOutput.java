@@ -141,7 +141,7 @@ final class ConnectionOutput {
         }
         IovArray iov = batch.iov();
         try {
-            out.gather(iov);
+            out.gather(batch);
             if (!iov.isEmpty()) {
                 if (unsent.fits(iov.remaining())) unsent.appendRemaining(iov);
                 else slowReader(iov.remaining());

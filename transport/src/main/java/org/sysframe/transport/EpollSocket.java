@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * EAGAIN, and read or write interest switched with epoll_ctl. Loop thread only; its memory (the send
  * framing's copy buffer and iovec) is freed by {@link #close()}.
  */
-final class EpollSocket implements Outlet {
+final class EpollSocket implements LoopSocket {
     private final UnixSocket socket;
     private final Epoll epoll;
     private final long tag;
@@ -31,7 +31,10 @@ final class EpollSocket implements Outlet {
 
     void attach(ServerConnection c) { this.connection = c; }
 
-    ServerConnection connection() { return connection; }
+    @Override
+    public ServerConnection connection() { return connection; }
+
+    long tag() { return tag; }
 
     UnixSocket socket() { return socket; }
 
@@ -60,7 +63,8 @@ final class EpollSocket implements Outlet {
     }
 
     @Override
-    public void gather(IovArray iov) throws ErrnoException {
+    public void gather(OutputBatch batch) throws ErrnoException {
+        IovArray iov = batch.iov();
         while (!iov.isEmpty()) {
             long n = socket.writev(iov);
             if (n == UnixSocket.WOULD_BLOCK) return;

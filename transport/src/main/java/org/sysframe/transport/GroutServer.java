@@ -5,6 +5,8 @@ import org.sysframe.unix.SocketFile;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
+import org.sysframe.unix.uring.UringCounts;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.io.IOException;
 import java.lang.System.Logger;
@@ -15,8 +17,8 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * A Grout-style API server on an AF_UNIX socket: one acceptor and {@link ServerConfig#loops()} epoll
- * event-loop threads, each serving the connections handed to it, with the framing of its
+ * A Grout-style API server on an AF_UNIX socket: one acceptor and {@link ServerConfig#loops()}
+ * event-loop threads on the configured {@link Backend} (epoll by default, or io_uring), each serving the connections handed to it, with the framing of its
  * {@link ServerConfig} (frozen from {@link ServerOptions} at start). Handlers run on the loop threads
  * and must not block.
  *
@@ -26,18 +28,21 @@ import java.util.function.Supplier;
  * connection, frees every buffer and removes the socket file if it is still its own.
  *
  * <p>Syscall accounting: {@link #loopCounters(int)} totals every counted call of one loop thread
- * (epoll_wait, wakeups, and its connections' recv and sends); {@link #loopThreadId(int)} is the thread
- * to give {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)} for the kernel's count.
+ * (epoll_wait, wakeups, and its connections' recv and sends; with io_uring, its io_uring_enter calls,
+ * which no connection's own counters see since one enter serves every connection of a turn);
+ * {@link #loopUringCounts(int)} gives an io_uring loop's SQEs by opcode and CQEs;
+ * {@link #loopThreadId(int)} is the thread to give
+ * {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)} for the kernel's count.
  */
 public final class GroutServer implements AutoCloseable {
     private static final Logger LOG = System.getLogger("org.sysframe.server");
 
     private final ServerConfig config;
-    private final EpollLoop[] loops;
+    private final ServerLoop<?>[] loops;
     private final SocketFile.Id socketFile;
     private volatile boolean closed;
 
-    private GroutServer(ServerConfig config, EpollLoop[] loops, SocketFile.Id socketFile) {
+    private GroutServer(ServerConfig config, ServerLoop<?>[] loops, SocketFile.Id socketFile) {
         this.config = config;
         this.loops = loops;
         this.socketFile = socketFile;
@@ -46,6 +51,10 @@ public final class GroutServer implements AutoCloseable {
     /** Freezes options, binds, listens and starts the event loops; returns once they run. */
     public static GroutServer start(ServerOptions options) throws IOException {
         ServerConfig config = options.freeze();
+        if (config.backend() != Backend.EPOLL) {
+            String why = simulatedUringUnavailable != null ? simulatedUringUnavailable : UringSupport.unavailableReason();
+            config = config.withBackend(resolve(config.backend(), why));
+        }
         if (config.allowAnyUid() && config.allowedUids() != null) {
             throw new IllegalArgumentException("allowAnyUid and allowedUids " + config.allowedUids() + " both set: choose one");
         }
@@ -53,23 +62,25 @@ public final class GroutServer implements AutoCloseable {
         if (!config.isAbstract()) ServerSocketPath.claim(path);
         UnixSocket listener = UnixSocket.listen(path, config.mode(), config.backlog(), true);
         SocketFile.Id file = ServerSocketPath.bound(path);
-        EpollLoop[] loops = new EpollLoop[config.loops()];
+        ServerLoop<?>[] loops = new ServerLoop<?>[config.loops()];
         try {
             Routes routes = options.routes();
-            for (int i = 0; i < loops.length; i++) loops[i] = new EpollLoop(i, config, routes);
+            for (int i = 0; i < loops.length; i++) {
+                loops[i] = config.backend() == Backend.IO_URING ? new UringLoop(i, config, routes) : new EpollLoop(i, config, routes);
+            }
         } catch (ErrnoException e) {
-            for (EpollLoop l : loops) if (l != null) l.close();
+            for (ServerLoop<?> l : loops) if (l != null) l.close();
             listener.close();
             ServerSocketPath.release(path, file);
             throw e;
         }
-        Acceptor acceptor = new Acceptor(listener, config, loops[0].epollForAcceptor(), loops);
+        Acceptor acceptor = new Acceptor(listener, config, (Acceptor.Watcher) loops[0], loops);
         EventFanout fanout = new EventFanout(loops);
-        for (EpollLoop l : loops) l.connect(l.index == 0 ? acceptor : null, fanout);
+        for (ServerLoop<?> l : loops) l.connect(l.index == 0 ? acceptor : null, fanout);
         GroutServer s = new GroutServer(config, loops, file);
-        for (EpollLoop l : loops) l.thread().start();
+        for (ServerLoop<?> l : loops) l.thread().start();
         try {
-            for (EpollLoop l : loops) {
+            for (ServerLoop<?> l : loops) {
                 Throwable failure = l.tasks().awaitStarted();
                 if (failure != null) {
                     s.close();
@@ -98,6 +109,38 @@ public final class GroutServer implements AutoCloseable {
     /** Every counted syscall of loop i's thread. */
     public SyscallCounters loopCounters(int i) { return loops[i].counters(); }
 
+    /**
+     * SQEs by opcode and CQEs of loop i's io_uring since it started ({@link UringCounts#ZERO} for an epoll
+     * loop). Beside {@link #loopCounters(int)}, which has the loop's io_uring_enter calls.
+     */
+    public UringCounts loopUringCounts(int i) {
+        return loops[i] instanceof UringLoop u ? u.uringCounters().snapshot() : UringCounts.ZERO;
+    }
+
+    /** The backend the loops run on ({@link Backend#AUTO} resolved at start). */
+    public Backend backend() { return config.backend(); }
+
+    /** Buffers of loop i's provided buffer ring not given back to the kernel (0 for epoll), read on the loop. Tests. */
+    int loopBuffersOutstanding(int i) throws IOException {
+        return loops[i] instanceof UringLoop u ? u.tasks().call(u::buffersOutstanding) : 0;
+    }
+
+    /** For tests only: when set, io_uring is taken as unavailable for this reason (what AUTO falls back on). */
+    static volatile String simulatedUringUnavailable;
+
+    /**
+     * The backend to run: requested itself when io_uring is available (unavailableReason null) or not
+     * asked for; for IO_URING where it is unavailable, a failure naming the cause in one line; for AUTO
+     * there, EPOLL and one WARNING line saying so and why.
+     */
+    static Backend resolve(Backend requested, String unavailableReason) throws IOException {
+        if (requested == Backend.EPOLL) return Backend.EPOLL;
+        if (unavailableReason == null) return Backend.IO_URING;
+        if (requested == Backend.IO_URING) throw new IOException("backend io_uring: " + unavailableReason);
+        LOG.log(Level.WARNING, "backend auto: falling back to epoll (" + unavailableReason + ")");
+        return Backend.EPOLL;
+    }
+
     /** Kernel thread id of loop 0 (the only loop by default), which also accepts. */
     public int loopThreadId() { return loopThreadId(0); }
 
@@ -107,14 +150,14 @@ public final class GroutServer implements AutoCloseable {
     /** Every loop thread's counts added up. */
     public SyscallCounts totalCounts() {
         SyscallCounts total = SyscallCounts.ZERO;
-        for (EpollLoop l : loops) total = total.plus(l.counters().snapshot());
+        for (ServerLoop<?> l : loops) total = total.plus(l.counters().snapshot());
         return total;
     }
 
     /** Connections open now, on every loop. */
     public int connectionCount() {
         int n = 0;
-        for (EpollLoop l : loops) n += l.connectionCount();
+        for (ServerLoop<?> l : loops) n += l.connectionCount();
         return n;
     }
 
@@ -127,7 +170,7 @@ public final class GroutServer implements AutoCloseable {
     /** Statistics of the connections that closed (the latest 10,000 per loop), loop by loop. */
     public List<ConnectionStats> closedConnections() throws IOException {
         List<ConnectionStats> out = new ArrayList<>();
-        for (EpollLoop l : loops) {
+        for (ServerLoop<?> l : loops) {
             // A stopped loop's last writes are visible once its thread ended.
             out.addAll(l.tasks().isStopped() ? l.connectionLog().closedConnections() : l.tasks().call(() -> l.connectionLog().closedConnections()));
         }
@@ -137,7 +180,7 @@ public final class GroutServer implements AutoCloseable {
     /** Statistics of the open connections, read on their loops (none once closed). */
     public List<ConnectionStats> openConnections() throws IOException {
         List<ConnectionStats> out = new ArrayList<>();
-        for (EpollLoop l : loops) if (!l.tasks().isStopped()) out.addAll(l.tasks().call(l::openStats));
+        for (ServerLoop<?> l : loops) if (!l.tasks().isStopped()) out.addAll(l.tasks().call(l::openStats));
         return out;
     }
 
@@ -148,7 +191,7 @@ public final class GroutServer implements AutoCloseable {
      */
     public void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
         if (len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("event payload " + len + " over GR_API_MAX_MSG_LEN");
-        for (EpollLoop l : loops) {
+        for (ServerLoop<?> l : loops) {
             if (l.isCurrentThread()) {
                 l.publish(evType, payload, off, len, causePid);
                 return;
@@ -162,9 +205,9 @@ public final class GroutServer implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
-        for (EpollLoop l : loops) l.stop();
+        for (ServerLoop<?> l : loops) l.stop();
         boolean all = true;
-        for (EpollLoop l : loops) {
+        for (ServerLoop<?> l : loops) {
             try {
                 if (!l.isCurrentThread() && !l.tasks().awaitStopped(30)) {
                     LOG.log(Level.ERROR, "server loop {0} did not stop within 30 s", l.index);
@@ -177,6 +220,6 @@ public final class GroutServer implements AutoCloseable {
         }
         ServerSocketPath.release(config.socketPath(), socketFile);
         if (!all) return; // a loop still runs: its memory stays
-        for (EpollLoop l : loops) if (!l.isCurrentThread()) l.close();
+        for (ServerLoop<?> l : loops) if (!l.isCurrentThread()) l.close();
     }
 }

@@ -1,6 +1,5 @@
 package org.sysframe.transport;
 
-import org.sysframe.unix.Epoll;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
@@ -20,13 +19,13 @@ import java.util.function.Supplier;
 
 /**
  * Work handed to an event loop from other threads: a lock-free queue, and a socketpair whose read end
- * is in the loop's epoll set so that one byte wakes it. Also the loop's start and stop signals.
+ * the loop watches ({@link #wakeFd()}: in its epoll set, or with a multishot poll on its io_uring) so
+ * that one byte wakes it. Also the loop's start and stop signals.
  */
 final class LoopTasks {
     static final long TAG = -2;
     private static final Logger LOG = System.getLogger("org.sysframe.server");
 
-    private final Epoll epoll;
     private final UnixSocket wakeRead;
     private final UnixSocket wakeWrite;
     private final MemorySegment wakeBuf;
@@ -37,8 +36,7 @@ final class LoopTasks {
     private volatile Throwable failure;
     private boolean closed; // guarded by this
 
-    LoopTasks(Epoll epoll, SyscallCounters loopCounters, Arena arena) throws ErrnoException {
-        this.epoll = epoll;
+    LoopTasks(SyscallCounters loopCounters, Arena arena) throws ErrnoException {
         UnixSocket[] pair = UnixSocket.pair(loopCounters, new SyscallCounters("server wakeup (any thread)"));
         try {
             pair[0].setNonBlocking(true);
@@ -54,7 +52,8 @@ final class LoopTasks {
         this.wakeByte = arena.allocate(1);
     }
 
-    void watch() throws ErrnoException { epoll.add(wakeRead.fd(), Epoll.EPOLLIN, TAG); }
+    /** The descriptor the loop watches for readability: a byte there means tasks wait. */
+    int wakeFd() { return wakeRead.fd(); }
 
     /** Queues task for the loop thread; false once the loop has stopped (the task will not run). */
     boolean submit(Runnable task) {

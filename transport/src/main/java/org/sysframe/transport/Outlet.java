@@ -1,7 +1,6 @@
 package org.sysframe.transport;
 
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.IovArray;
 import org.sysframe.unix.SyscallCounters;
 
 import java.lang.foreign.MemorySegment;
@@ -15,8 +14,11 @@ interface Outlet {
     /** Writes one message with the server's send framing; returns the bytes taken (fewer when the socket is full). */
     long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException;
 
-    /** Writes the pending entries of iov until it is empty or the socket is full, advancing it. */
-    void gather(IovArray iov) throws ErrnoException;
+    /**
+     * Writes the batch (its pending iovec entries, {@link OutputBatch#iov()}) until it is empty or the
+     * socket is full, advancing the iovec array.
+     */
+    void gather(OutputBatch batch) throws ErrnoException;
 
     /** Writes len bytes of seg from off until done or the socket is full; returns the bytes taken. */
     long send(MemorySegment seg, long off, long len) throws ErrnoException;

@@ -32,6 +32,11 @@ final class OutputBatch {
     private MemorySegment firstPayload;
     private long firstPayloadOff;
     private long firstPayloadLen;
+    // The same entries as the iovec array, for copying the batch without reading native iovecs back.
+    private final MemorySegment[] entrySeg = new MemorySegment[IOV_ENTRIES];
+    private final long[] entryOff = new long[IOV_ENTRIES];
+    private final long[] entryLen = new long[IOV_ENTRIES];
+    private int entries;
 
     /** highWater: the flush threshold, so that one more message always fits in the large buffer. */
     OutputBatch(Arena arena, int highWater) {
@@ -62,14 +67,17 @@ final class OutputBatch {
         long headerAt = stagingUsed;
         MemorySegment.copy(header, 0, staging, stagingUsed, hlen);
         iov.add(staging, stagingUsed, hlen);
+        entry(staging, stagingUsed, hlen);
         stagingUsed += hlen;
         MemorySegment body = payload;
         long bodyOff = off;
         if (len > 0 && fromRequest) {
             iov.add(payload, off, len);
+            entry(payload, off, len);
         } else if (len > 0) {
             MemorySegment.copy(payload, off, staging, stagingUsed, len);
             iov.add(staging, stagingUsed, len);
+            entry(staging, stagingUsed, len);
             body = staging;
             bodyOff = stagingUsed;
             stagingUsed += len;
@@ -82,6 +90,26 @@ final class OutputBatch {
             firstPayloadLen = len;
         }
         bytes += hlen + len;
+    }
+
+    private void entry(MemorySegment seg, long off, long len) {
+        entrySeg[entries] = seg;
+        entryOff[entries] = off;
+        entryLen[entries] = len;
+        entries++;
+    }
+
+    /**
+     * Copies the whole batch, in order, into dst at at (a driver that sends from its own memory);
+     * only before any of it was written (the iovec array not advanced). Returns the bytes copied.
+     */
+    long copyTo(MemorySegment dst, long at) {
+        long start = at;
+        for (int i = 0; i < entries; i++) {
+            MemorySegment.copy(entrySeg[i], entryOff[i], dst, at, entryLen[i]);
+            at += entryLen[i];
+        }
+        return at - start;
     }
 
     boolean isEmpty() { return messages == 0; }
@@ -113,6 +141,8 @@ final class OutputBatch {
         bytes = 0;
         messages = 0;
         firstPayload = null;
+        for (int i = 0; i < entries; i++) entrySeg[i] = null;
+        entries = 0;
         staging = smallStaging;
         if (largeArena != null && ++largeIdle >= InputBuffer.RELEASE_AFTER) {
             largeArena.close();

@@ -15,13 +15,20 @@ public record ServerConfig(
         SendFraming send, FlushMode flush, int highWater,
         int apiVersion, int maxIfaces, boolean emptyHelloResponse,
         int readBuffer, int maxQueuedOutput, int backlog, int socketBufferSize, int loops,
-        WaitMode waitMode, int[] cpus, int maxRequestsPerTurn) {
+        WaitMode waitMode, int[] cpus, int maxRequestsPerTurn, Backend backend) {
 
     private static final int OWN_UID = org.sysframe.unix.Self.uid();
 
     public ServerConfig {
         allowedUids = allowedUids == null ? null : Set.copyOf(allowedUids);
         cpus = cpus.clone();
+        java.util.Objects.requireNonNull(backend);
+    }
+
+    /** This configuration on another backend (what {@link Backend#AUTO} resolves to at start). */
+    ServerConfig withBackend(Backend b) {
+        return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, b);
     }
 
     /** The CPUs the loops are pinned to, loop i to {@code cpus[i % cpus.length]}; empty: not pinned. */
@@ -59,6 +66,7 @@ public record ServerConfig(
         return "socket " + socketPath + " (" + access() + "), send " + send + ", flush "
                 + flush.name().toLowerCase(java.util.Locale.ROOT) + ", api " + apiVersion + (loops > 1 ? ", " + loops + " loops" : "")
                 + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "")
-                + (cpus.length > 0 ? ", cpus " + java.util.Arrays.toString(cpus) : "");
+                + (cpus.length > 0 ? ", cpus " + java.util.Arrays.toString(cpus) : "")
+                + (backend != Backend.EPOLL ? ", backend " + backend : "");
     }
 }

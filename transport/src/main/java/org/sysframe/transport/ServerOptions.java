@@ -12,7 +12,7 @@ import java.util.Set;
  * (64 KiB high-water: a batch of one small response is copied and sent once, a larger batch leaves in
  * one writev), API version 11, max_ifaces 1024, an 8 KiB read buffer per connection, at most 4 MiB of
  * unsent output per connection before it is closed as a slow reader, one event loop that blocks in
- * epoll_wait and is not pinned, and Grout's
+ * epoll_wait and is not pinned, the epoll backend, and Grout's
  * built-in messages (GR_HELLO, GR_PING, GR_PING2, GR_EVENT_SUBSCRIBE, GR_EVENT_UNSUBSCRIBE).
  */
 public final class ServerOptions {
@@ -32,6 +32,7 @@ public final class ServerOptions {
     private int socketBufferSize;
     private int loops = 1;
     private WaitMode waitMode = WaitMode.BLOCK;
+    private Backend backend = Backend.EPOLL;
     private int[] cpus = new int[0];
     private int maxRequestsPerTurn = 128;
     private MessageSpecs specs = MessageSpecs.grout();
@@ -128,6 +129,13 @@ public final class ServerOptions {
     public ServerOptions waitMode(WaitMode mode) { this.waitMode = Objects.requireNonNull(mode); return this; }
 
     /**
+     * The I/O driver of every loop (default {@link Backend#EPOLL}). {@link Backend#IO_URING} fails at
+     * start, naming the cause in one line, where io_uring is unusable; {@link Backend#AUTO} then falls
+     * back to epoll and logs one WARNING line saying so and why.
+     */
+    public ServerOptions backend(Backend b) { this.backend = Objects.requireNonNull(b); return this; }
+
+    /**
      * Requests one connection may have handled per loop turn (default 128): a client that pipelines
      * thousands cannot hold the loop while others wait; the rest are handled in the next turns.
      */
@@ -173,7 +181,7 @@ public final class ServerOptions {
     /** The settings as they are now, frozen. */
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
-                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn);
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

@@ -71,6 +71,7 @@ public final class IoUring implements AutoCloseable {
     private static final int MAP_SHARED_POPULATE = 0x01 | 0x8000;
 
     private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final long WAIT_ARG_TS = UringLayouts.offset(UringLayouts.GETEVENTS_ARG, "ts"); // once: a timed wait allocates nothing
 
     /** Returned by {@link #submit(int, long)} when its wait timed out (ETIME). */
     public static final int TIMED_OUT = -1;
@@ -242,7 +243,7 @@ public final class IoUring implements AutoCloseable {
         if (minComplete > 0 && timeoutNanos > 0) {
             timespec.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
             timespec.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
-            waitArg.set(JAVA_LONG, UringLayouts.offset(UringLayouts.GETEVENTS_ARG, "ts"), timespec.address());
+            waitArg.set(JAVA_LONG, WAIT_ARG_TS, timespec.address());
             arg = waitArg.address();
             argLen = UringLayouts.GETEVENTS_ARG.byteSize();
             flagsNow |= ENTER_EXT_ARG;

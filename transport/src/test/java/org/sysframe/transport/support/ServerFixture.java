@@ -72,6 +72,11 @@ public final class ServerFixture implements BeforeEachCallback, AfterEachCallbac
         return track(TestServers.start(options));
     }
 
+    /** Starts a server on epoll whatever -Dsysframe.test.backend says (see {@link TestServers#startEpoll}). */
+    public GroutServer startEpoll(String name, ServerOptions options) throws IOException {
+        return track(TestServers.startEpoll(options.socketPath(path(name))));
+    }
+
     /** Starts a server on the socket named name in the temp dir; its path is {@link #path(String) path(name)}. */
     public GroutServer start(String name, ServerOptions options) throws IOException {
         return start(options.socketPath(path(name)));

@@ -1,0 +1,270 @@
+package org.sysframe.transport;
+
+import org.sysframe.unix.CpuPlacement;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.PeerCredentials;
+import org.sysframe.unix.Self;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What every event-loop thread of a server does whatever its I/O driver: owns its connections (the
+ * {@link ConnectionTable}), the deferred-batch and backlog lists, the subscribers, the closed
+ * connections' log, the hand-off of new connections from the acceptor and the task queue
+ * ({@link LoopTasks}); starts and stops its thread. A driver subclass ({@link EpollLoop}, UringLoop)
+ * adds how the loop waits and moves bytes: {@link #watch()}, {@link #turn()}, {@link #newSocket},
+ * {@link #watchConnection}. The syscalls of the loop thread are counted in {@link #counters()}.
+ */
+abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<ServerConnection>, Acceptor.Loop, EventFanout.Loop {
+    static final Logger LOG = System.getLogger("org.sysframe.server");
+
+    final int index;
+    final ServerConfig config;
+    final Routes routes;
+    final SyscallCounters counters;
+    final LoopTasks tasks;
+    final Arena arena = Arena.ofShared(); // closed by close(), after the thread ended
+    private final MemorySegment scratch = arena.allocate(64, 8);
+    final ConnectionTable<S> table = new ConnectionTable<>();
+    private final SubscriberSet subscribers = new SubscriberSet();
+    private final List<ServerConnection> dirty = new ArrayList<>();
+    private final List<ServerConnection> backlog = new ArrayList<>();
+    private final List<ServerConnection> backlogNow = new ArrayList<>();
+    private final ConnectionLog log = new ConnectionLog();
+    private final AtomicInteger load = new AtomicInteger();
+    private final Thread thread;
+    private volatile boolean subscribed;
+    volatile boolean running = true;
+    private volatile int tid;
+    Acceptor acceptor;
+    private EventFanout fanout;
+
+    ServerLoop(int index, ServerConfig config, Routes routes) throws ErrnoException {
+        this.index = index;
+        this.config = config;
+        this.routes = routes;
+        this.counters = new SyscallCounters("server loop " + index);
+        try {
+            this.tasks = new LoopTasks(counters, arena);
+        } catch (ErrnoException e) {
+            arena.close();
+            throw e;
+        }
+        this.thread = new Thread(this::run, "sysframe-server-" + index + " " + config.socketPath());
+        this.thread.setDaemon(true);
+    }
+
+    void connect(Acceptor acceptor, EventFanout fanout) {
+        this.acceptor = acceptor;
+        this.fanout = fanout;
+    }
+
+    Thread thread() { return thread; }
+    int threadId() { return tid; }
+    SyscallCounters counters() { return counters; }
+    LoopTasks tasks() { return tasks; }
+    ConnectionLog connectionLog() { return log; }
+
+    /** Open connections of this loop (and ones handed to it not yet taken). */
+    int connectionCount() { return load.get(); }
+
+    // ---------------------------------------------------------------- the driver's part
+
+    /** On the loop thread before the first turn: watch the task queue's wake-up and (loop 0) the listener. */
+    abstract void watch() throws ErrnoException;
+
+    /** One loop turn: wait, handle what is ready, then {@link #endOfTurn()}. */
+    abstract void turn() throws ErrnoException;
+
+    /** The driver's socket of a new connection, stored under tag. */
+    abstract S newSocket(UnixSocket s, long tag);
+
+    /** Starts watching (or receiving on) a new connection. */
+    abstract void watchConnection(S s) throws ErrnoException;
+
+    /** On the loop thread after every connection was closed at shutdown (the driver finishes its operations). */
+    void shutdown() {}
+
+    /** Frees the driver's resources once the thread ended (after the connections were closed). */
+    abstract void closeDriver();
+
+    /** A connection closed: forget its socket (a driver with operations in flight may keep it until they end). */
+    void forget(ServerConnection c) { table.remove(c.tag); }
+
+    // ---------------------------------------------------------------- the common part
+
+    private void run() {
+        tid = Self.tid();
+        try {
+            int cpu = config.cpuOfLoop(index);
+            if (cpu >= 0) CpuPlacement.pinCurrentThread(cpu);
+            watch();
+            if (acceptor != null) acceptor.watch();
+        } catch (ErrnoException e) {
+            tasks.failed(e);
+            return;
+        }
+        tasks.started();
+        try {
+            while (running) turn();
+        } catch (Throwable t) {
+            LOG.log(Level.ERROR, "server loop " + index + " failed", t);
+            tasks.failed(t);
+        } finally {
+            table.forEach(s -> s.connection().close("server shutdown"));
+            if (acceptor != null) acceptor.close();
+            try {
+                shutdown();
+            } finally {
+                tasks.stopped();
+            }
+        }
+    }
+
+    /** Whether connections left complete requests for the next turn (the loop must not sleep). */
+    boolean hasBacklog() { return !backlog.isEmpty(); }
+
+    /** The end of a turn: continue the connections with requests left, then flush the deferred batches. */
+    void endOfTurn() {
+        if (!backlog.isEmpty()) {
+            backlogNow.addAll(backlog);
+            backlog.clear();
+            for (int i = 0; i < backlogNow.size(); i++) {
+                ServerConnection c = backlogNow.get(i);
+                c.continueRequests();
+                continued(c);
+            }
+            backlogNow.clear();
+        }
+        for (int i = 0; i < dirty.size(); i++) {
+            ServerConnection c = dirty.get(i);
+            if (c.dirty()) c.flush();
+        }
+        dirty.clear();
+    }
+
+    /** A backlogged connection had its next turn (the io_uring driver then feeds it the bytes it held back). */
+    void continued(ServerConnection c) {}
+
+    /** Asks the loop to stop; it closes its connections on the way out. */
+    void stop() {
+        running = false;
+        tasks.wake();
+    }
+
+    // ---------------------------------------------------------------- Acceptor.Loop
+
+    @Override
+    public int load() { return load.get(); }
+
+    @Override
+    public SyscallCounters newConnectionCounters() { return new SyscallCounters("connection", counters); }
+
+    @Override
+    public void handOff(UnixSocket s, PeerCredentials cred) {
+        load.incrementAndGet();
+        if (isCurrentThread()) adopt(s, cred);
+        else if (!tasks.submit(() -> adopt(s, cred))) dropHandOff(s);
+    }
+
+    private void dropHandOff(UnixSocket s) {
+        s.close();
+        load.decrementAndGet();
+    }
+
+    private void adopt(UnixSocket s, PeerCredentials cred) {
+        if (!running) {
+            dropHandOff(s);
+            return;
+        }
+        long tag = table.add(t -> newSocket(s, t));
+        S ls = table.get(tag);
+        ServerConnection c = new ServerConnection(this, config, routes, tag, ls, cred.pid(), cred.uid());
+        attach(ls, c);
+        try {
+            watchConnection(ls);
+        } catch (ErrnoException e) {
+            LOG.log(Level.ERROR, "cannot watch a new connection: {0}", e.getMessage());
+            c.close("cannot watch it: " + e.getMessage());
+        }
+    }
+
+    /** Ties the driver's socket to its connection. */
+    abstract void attach(S s, ServerConnection c);
+
+    // ---------------------------------------------------------------- ConnectionHost
+
+    @Override
+    public void markDirty(ServerConnection c) { dirty.add(c); }
+
+    @Override
+    public void requestsLeft(ServerConnection c) { backlog.add(c); }
+
+    @Override
+    public void closed(ServerConnection c, String reason) {
+        forget(c);
+        load.decrementAndGet();
+        if (c.hasSubscriptions()) {
+            subscribers.remove(c);
+            subscribed = !subscribers.isEmpty();
+        }
+        log.closed(c, reason);
+        if (acceptor != null) acceptor.connectionClosed();
+    }
+
+    @Override
+    public void subscriptionsChanged(ServerConnection c) {
+        subscribers.update(c);
+        subscribed = !subscribers.isEmpty();
+    }
+
+    @Override
+    public void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
+        fanout.publish(evType, payload, off, len, causePid);
+    }
+
+    @Override
+    public MemorySegment scratch() { return scratch; }
+
+    // ---------------------------------------------------------------- EventFanout.Loop
+
+    @Override
+    public boolean isCurrentThread() { return Thread.currentThread() == thread; }
+
+    @Override
+    public boolean hasSubscribers() { return subscribed; }
+
+    @Override
+    public void publishHere(int evType, MemorySegment payload, long off, long len, int causePid) {
+        subscribers.publish(evType, payload, off, len, causePid);
+    }
+
+    @Override
+    public void publishLater(int evType, MemorySegment payload, int causePid) {
+        tasks.submit(() -> subscribers.publish(evType, payload, 0, payload.byteSize(), causePid));
+    }
+
+    /** Open connections' statistics; loop thread only. */
+    List<ConnectionStats> openStats() {
+        List<ConnectionStats> out = new ArrayList<>();
+        table.forEach(s -> {
+            if (!s.connection().isClosed()) out.add(ConnectionLog.stats(s.connection(), "open"));
+        });
+        return out;
+    }
+
+    /** Frees the loop's memory once its thread ended. */
+    void close() {
+        tasks.close();
+        closeDriver();
+        if (arena.scope().isAlive()) arena.close();
+    }
+}

@@ -1,0 +1,273 @@
+package org.sysframe.transport;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.ThreadSyscall;
+import org.sysframe.unix.UnixSocket;
+import org.sysframe.unix.uring.UringCounts;
+import org.sysframe.unix.uring.UringOp;
+import org.sysframe.unix.uring.UringSupport;
+import org.sysframe.transport.support.ServerFixture;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The io_uring server driver on real sockets, whatever -Dsysframe.test.backend says (every server here
+ * states its backend): exact io_uring_enter counts against the kernel's, SQEs and CQEs per request,
+ * a peer gone with operations in flight, a full completion queue, and the backend's choice and fallback.
+ */
+class UringServerTest {
+    static final int CALLS = 1000;
+    static final int PAYLOAD = 32;
+
+    @TempDir Path dir;
+
+    private static ServerOptions uring(String path) {
+        return ServerOptions.defaults().socketPath(path).backend(Backend.IO_URING);
+    }
+
+    @Test
+    void ioUringIsAvailableHere() {
+        assertNull(UringSupport.unavailableReason());
+    }
+
+    @Test
+    @NeedsKernelCounter
+    void oneClientCostsTheServerOneIoUringEnterAndOneSendPerRequestAsTheKernelCountsIt() throws Exception {
+        String path = dir.resolve("one.sock").toString();
+        try (GroutServer s = GroutServer.start(uring(path));
+             GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path));
+             Arena a = Arena.ofConfined();
+             KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
+            assertEquals(Backend.IO_URING, s.backend());
+            MemorySegment payload = a.allocate(PAYLOAD);
+            for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
+            c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD); // the connection's receive is armed and its area made
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
+            SyscallCounts l0 = s.loopCounters(0).snapshot(), k0 = sk.read();
+            UringCounts u0 = s.loopUringCounts(0);
+            for (int i = 0; i < CALLS; i++) {
+                Response r = c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD);
+                assertEquals(PAYLOAD, r.length());
+                assertEquals((byte) 217, r.getByte(31));
+            }
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
+            SyscallCounts library = s.loopCounters(0).snapshot().minus(l0), kernel = sk.read().minus(k0);
+            UringCounts u = s.loopUringCounts(0).minus(u0);
+            System.out.printf("io_uring server, 1 client, %d x %d B: library %s kernel %s | %s%n", CALLS, PAYLOAD, library, kernel, u);
+            assertEquals(library, kernel, "server loop: library vs kernel");
+            assertEquals(SyscallCounts.builder().ioUringEnter(CALLS).build(), library, "one io_uring_enter per request, nothing else");
+            assertEquals(0, kernel.get(SyscallKind.RECVFROM) + kernel.get(SyscallKind.SENDTO) + kernel.get(SyscallKind.EPOLL_WAIT));
+            assertEquals(CALLS, u.sqes(UringOp.SEND));
+            assertEquals(CALLS, u.sqes(UringOp.NOP), "each SEND's linked NOP (it completes only for a short send)");
+            assertEquals("1 SEND + 1 NOP", u.describe(CALLS).replace("1 NOP + 1 SEND", "1 SEND + 1 NOP"), "no other SQE: " + u);
+            assertEquals(2L * CALLS, u.cqes(), "a receive and a send completion per request");
+        }
+    }
+
+    @Test
+    @NeedsKernelCounter
+    void fourClientsCostTheServerAtMostOneIoUringEnterPerRequest() throws Exception {
+        String path = dir.resolve("four.sock").toString();
+        int clients = 4;
+        try (GroutServer s = GroutServer.start(uring(path));
+             KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
+            java.util.concurrent.CyclicBarrier connected = new java.util.concurrent.CyclicBarrier(clients + 1);
+            java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(clients + 1);
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int k = 0; k < clients; k++) {
+                Thread t = new Thread(() -> {
+                    try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path)); Arena a = Arena.ofConfined()) {
+                        MemorySegment p = a.allocate(PAYLOAD);
+                        c.sendRecv(GroutApi.PING, p, 0, PAYLOAD);
+                        connected.await();
+                        go.await();
+                        for (int i = 0; i < CALLS; i++) {
+                            if (c.sendRecv(GroutApi.PING, p, 0, PAYLOAD).length() != PAYLOAD) throw new AssertionError("short echo");
+                        }
+                        connected.await(); // the window ends before anyone closes
+                        go.await();
+                    } catch (Throwable e) {
+                        failures.add(e);
+                        connected.reset();
+                        go.reset();
+                    }
+                });
+                threads.add(t);
+                t.start();
+            }
+            connected.await();
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
+            SyscallCounts l0 = s.loopCounters(0).snapshot(), k0 = sk.read();
+            UringCounts u0 = s.loopUringCounts(0);
+            go.await();
+            connected.await();
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
+            SyscallCounts library = s.loopCounters(0).snapshot().minus(l0), kernel = sk.read().minus(k0);
+            UringCounts u = s.loopUringCounts(0).minus(u0);
+            go.await();
+            for (Thread t : threads) t.join();
+            assertEquals(List.of(), failures);
+            long requests = (long) clients * CALLS;
+            long enters = library.get(SyscallKind.IO_URING_ENTER);
+            System.out.printf("io_uring server, %d clients, %d requests: library %s kernel %s (%.3f io_uring_enter per request) | %s%n",
+                    clients, requests, library, kernel, (double) enters / requests, u);
+            assertEquals(library, kernel, "server loop: library vs kernel");
+            assertTrue(enters <= requests, enters + " io_uring_enter for " + requests + " requests");
+            assertEquals(enters, library.total(), "nothing but io_uring_enter: " + library);
+            assertEquals(requests, u.sqes(UringOp.SEND), "one SEND per answer: " + u);
+        }
+    }
+
+    /** A raw client that writes requests and never reads: the server's sends fill its socket. */
+    @Test
+    void aPeerGoneWithReceivesAndSendsInFlightLeavesEveryBufferInTheRingAndTheServerServing() throws Exception {
+        String path = dir.resolve("gone.sock").toString();
+        ServerFixture.guard(() -> {
+            try (GroutServer s = GroutServer.start(uring(path).socketBufferSize(4096)); Arena a = Arena.ofConfined()) {
+                for (int round = 0; round < 20; round++) {
+                    UnixSocket raw = UnixSocket.connect(path);
+                    int n = 4000;
+                    MemorySegment reqs = a.allocate((long) n * (RequestHeader.SIZE + 64));
+                    long at = 0;
+                    for (int i = 0; i < n; i++) {
+                        RequestHeader.write(reqs, at, i, GroutApi.PING, 64); // answered EBADMSG (no hello): output piles up
+                        at += RequestHeader.SIZE + 64;
+                    }
+                    raw.setNonBlocking(true);
+                    long sent = raw.sendUntilFull(reqs, 0, at);
+                    // Mid-frame: a header that announces more than comes.
+                    assertTrue(sent > 0);
+                    Thread.sleep(round % 4); // sometimes before the server read it all, sometimes after
+                    raw.close();
+                }
+                ServerFixture.awaitConnectionCount(s, 0);
+                assertEquals(0, s.loopBuffersOutstanding(0), "every provided buffer back in the ring");
+                try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path))) {
+                    MemorySegment p = a.allocate(PAYLOAD);
+                    assertEquals(PAYLOAD, c.sendRecv(GroutApi.PING, p, 0, PAYLOAD).length());
+                }
+                assertEquals(0, s.loopBuffersOutstanding(0));
+            }
+        });
+    }
+
+    @Test
+    void aFullCompletionQueueLosesNoCompletion() throws Exception {
+        String path = dir.resolve("fullcq.sock").toString();
+        int clients = 16, pings = 200;
+        UringLoop.sqEntriesForTests = 8;
+        UringLoop.cqEntriesForTests = 8;
+        GroutServer s;
+        try {
+            s = GroutServer.start(uring(path));
+        } finally {
+            UringLoop.sqEntriesForTests = 0;
+            UringLoop.cqEntriesForTests = 0;
+        }
+        try (s) {
+            ServerFixture.guard(() -> {
+                List<Throwable> failures = new CopyOnWriteArrayList<>();
+                List<Thread> threads = new ArrayList<>();
+                for (int k = 0; k < clients; k++) {
+                    int seed = k;
+                    Thread t = new Thread(() -> {
+                        try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path)); Arena a = Arena.ofConfined()) {
+                            MemorySegment p = a.allocate(PAYLOAD);
+                            for (int i = 0; i < pings; i++) {
+                                p.set(JAVA_BYTE, 0, (byte) (seed * 31 + i));
+                                Response r = c.sendRecv(GroutApi.PING, p, 0, PAYLOAD);
+                                if (r.length() != PAYLOAD || r.getByte(0) != (byte) (seed * 31 + i)) throw new AssertionError("bad echo");
+                            }
+                        } catch (Throwable e) {
+                            failures.add(e);
+                        }
+                    });
+                    threads.add(t);
+                    t.start();
+                }
+                for (Thread t : threads) t.join();
+                assertEquals(List.of(), failures);
+                ServerFixture.awaitConnectionCount(s, 0);
+                assertEquals(0, s.loopBuffersOutstanding(0));
+            });
+            UringCounts u = s.loopUringCounts(0);
+            System.out.println("full CQ (8 entries), " + clients + " clients x " + pings + " pings: " + u);
+            assertTrue(u.sqes(UringOp.SEND) >= (long) clients * pings);
+        }
+    }
+
+    @Test
+    void backendParsesItsThreeFormsAndNamesABadValue() {
+        assertEquals(Backend.EPOLL, Backend.parse("epoll"));
+        assertEquals(Backend.IO_URING, Backend.parse("io_uring"));
+        assertEquals(Backend.AUTO, Backend.parse(" AUTO "));
+        for (String bad : new String[] {"uring", "", "epoll,io_uring", "io-uring"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Backend.parse(bad));
+            assertEquals("backend '" + bad + "': expected epoll, io_uring or auto", e.getMessage());
+        }
+        assertEquals(Backend.EPOLL, ServerOptions.defaults().freeze().backend(), "the default stays epoll");
+    }
+
+    @Test
+    void autoRunsOnIoUringWhereItIsAvailable() throws Exception {
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(dir.resolve("auto.sock").toString()).backend(Backend.AUTO))) {
+            assertEquals(Backend.IO_URING, s.backend());
+        }
+    }
+
+    /** Unavailability is simulated (this machine has io_uring): the reason UringSupport would give is handed in. */
+    @Test
+    void whereIoUringIsUnavailableAutoFallsBackToEpollSayingWhyAndIoUringFailsNamingTheCause() throws Exception {
+        String reason = "io_uring unavailable: io_uring_setup: EPERM: kernel.io_uring_disabled = 2: io_uring is disabled for every process";
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler h = new Handler() {
+            @Override public void publish(LogRecord r) { records.add(r); }
+            @Override public void flush() {}
+            @Override public void close() {}
+        };
+        Logger log = Logger.getLogger("org.sysframe.server");
+        log.addHandler(h);
+        GroutServer.simulatedUringUnavailable = reason;
+        try {
+            String path = dir.resolve("fallback.sock").toString();
+            try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.AUTO));
+                 GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path))) {
+                assertEquals(Backend.EPOLL, s.backend());
+                c.sendRecv(GroutApi.PING, MemorySegment.NULL, 0, 0);
+                assertTrue(s.loopCounters(0).get(SyscallKind.EPOLL_WAIT) > 0, "the loops run epoll");
+                assertEquals(UringCounts.ZERO, s.loopUringCounts(0));
+            }
+            List<String> warnings = records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING)
+                    .map(LogRecord::getMessage).filter(m -> m.contains("backend")).toList();
+            assertEquals(List.of("backend auto: falling back to epoll (" + reason + ")"), warnings);
+            IOException e = assertThrows(IOException.class,
+                    () -> GroutServer.start(ServerOptions.defaults().socketPath(dir.resolve("no.sock").toString()).backend(Backend.IO_URING)));
+            assertEquals("backend io_uring: " + reason, e.getMessage());
+        } finally {
+            GroutServer.simulatedUringUnavailable = null;
+            log.removeHandler(h);
+        }
+    }
+}
