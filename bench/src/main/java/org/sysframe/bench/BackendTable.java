@@ -38,7 +38,7 @@ final class BackendTable {
     static BenchTable run(int[] payloads, int rounds, boolean quick, boolean full) throws IOException {
         String unavailable = org.sysframe.unix.uring.UringSupport.unavailableReason();
         if (unavailable != null) {
-            return BenchTable.of(NAME, "backends: epoll and io_uring", "client/server", BASELINE, false, rounds, List.of(), List.of(),
+            return BenchTable.of(NAME, "backends: epoll and io_uring", "pair", BASELINE, false, rounds, List.of(), List.of(),
                     List.of("not measured: " + unavailable));
         }
         Pairing p = Pairing.named("sysframe");
@@ -91,8 +91,8 @@ final class BackendTable {
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
             List<String> notes = new ArrayList<>();
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
-            notes.add("client/server: the backend of each side; C rows: the C client (blocking send/recv) against that server");
-            return BenchTable.of(NAME, "backends: epoll and io_uring, client x server", "client/server", BASELINE, false,
+            notes.add("pair: client backend/server backend; C rows: the C client (blocking send/recv) against that server");
+            return BenchTable.of(NAME, "backends: epoll and io_uring, client x server", "pair", BASELINE, false,
                     rounds, cells, runs, notes);
         } finally {
             for (WaitProbe w : probes) w.close();

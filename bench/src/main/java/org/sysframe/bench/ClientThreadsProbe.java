@@ -59,7 +59,7 @@ final class ClientThreadsProbe implements Cell.Probe {
                     c1.cpu.minus(c0.cpu), sd == null ? null : sd.cpu(),
                     cpus(clientCpus, sd == null ? null : sd.cpus()),
                     minus(c1.empty, c0.empty), sd == null ? null : sd.empty(),
-                    c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring), null);
+                    c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring), sd == null ? null : sd.uring());
         } finally {
             go.countDown();
             for (PeerThread.Run r : runs) r.release.countDown();

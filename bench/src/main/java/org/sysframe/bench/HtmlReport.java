@@ -169,12 +169,14 @@ final class HtmlReport {
         DefaultCategoryDataset sys = new DefaultCategoryDataset();
         for (String name : t.names()) {
             for (int payload : t.payloads()) {
-                cpu.addValue(t.row(name, payload).cpuMicrosPerCall(), name, payload + " B");
+                CellSummary c = t.row(name, payload);
+                if (c != null) cpu.addValue(c.cpuMicrosPerCall(), name, payload + " B"); // not every row runs at every payload
             }
         }
         for (int payload : t.payloads()) {
             for (String name : t.names()) {
                 CellSummary c = t.row(name, payload);
+                if (c == null) continue;
                 for (SyscallKind k : SyscallKind.values()) {
                     sys.addValue(c.clientSyscalls().get(k), "client " + k.kernelName(), name + " " + payload + " B");
                     sys.addValue(c.serverSyscalls().get(k), "server " + k.kernelName(), name + " " + payload + " B");

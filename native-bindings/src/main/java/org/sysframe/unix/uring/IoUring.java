@@ -54,6 +54,7 @@ public final class IoUring implements AutoCloseable {
 
     static final int SQ_NEED_WAKEUP = 1;
     static final int SQ_CQ_OVERFLOW = 1 << 1;
+    static final int SQ_TASKRUN = 1 << 2;
 
     static final int REGISTER_FILES = 2;
     static final int REGISTER_PROBE = 8;
@@ -273,6 +274,20 @@ public final class IoUring implements AutoCloseable {
     }
 
     /** Completions in the CQ not consumed yet. */
+    /**
+     * With {@link #SETUP_COOP_TASKRUN} | {@link #SETUP_TASKRUN_FLAG}: whether the kernel has work queued
+     * for this thread (a completion to post) that runs on its next io_uring_enter; a spinning owner
+     * checks it beside the CQ and calls {@link #runTaskWork()} when set.
+     */
+    public boolean taskWorkPending() {
+        return (ring.get(JAVA_INT, sqFlags) & SQ_TASKRUN) != 0;
+    }
+
+    /** One io_uring_enter that only runs the work queued for this thread (posting its completions); counted. */
+    public void runTaskWork() throws ErrnoException {
+        flushOverflow();
+    }
+
     public int ready() {
         return (int) INT.getAcquire(ring, cqTail) - localCqHead;
     }
