@@ -29,7 +29,7 @@ final class Bisection {
     /** Each row on an embedded server of its own, in the plan's rounds. */
     static Measure embedded(SweepCommand.Plan plan, String title, String rowKind) {
         return (rows, reference, payload) -> PairingTable.run(SweepCommand.NAME, title, rowKind, rows, reference, new int[] {payload},
-                plan.rounds(), plan.quick(), 1);
+                plan.rounds(), plan.quick(), 1, SweepCommand.CALLS_SCALE);
     }
 
     /** The plan's run with up to steps sizes measured between the medians' bracket, and its crossover found again. */

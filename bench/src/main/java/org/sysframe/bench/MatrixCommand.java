@@ -90,7 +90,7 @@ final class MatrixCommand implements Callable<Integer> {
         long started = System.nanoTime();
         List<BenchTable> tables = new ArrayList<>();
         try {
-            tables.add(PairingTable.run(PairingTable.NAME, "framing pairings", "pairing", pairings, reference, payloads, rounds, quick, serverLoops));
+            tables.add(PairingTable.run(PairingTable.NAME, "framing pairings", "pairing", pairings, reference, payloads, rounds, quick, serverLoops, 1));
             if (!noCompare) tables.add(PeerTable.run(rounds, quick, serverLoops));
         } catch (UnsupportedOperationException e) {
             throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);

@@ -22,15 +22,17 @@ final class PairingTable {
     }
 
     static BenchTable run(List<Pairing> pairings, int[] payloads, int rounds, boolean quick, int serverLoops) throws IOException {
-        return run(NAME, "framing pairings", "pairing", pairings, pairings.get(0).name(), payloads, rounds, quick, serverLoops);
+        return run(NAME, "framing pairings", "pairing", pairings, pairings.get(0).name(), payloads, rounds, quick, serverLoops, 1);
     }
 
     /**
      * A table named name of every pairing at every payload, each pairing on a server of its own, with
-     * ratios against the pairing named reference; also what a sweep runs ({@link SweepCommand}).
+     * ratios against the pairing named reference; also what a sweep runs ({@link SweepCommand}). Each
+     * cell makes {@link #callsFor} x scale calls, x the pairing's depth (a pipelined cell is that much
+     * faster per call): sweeps measure smaller differences than the matrix and run longer cells.
      */
     static BenchTable run(String name, String title, String rowKind, List<Pairing> pairings, String reference,
-                          int[] payloads, int rounds, boolean quick, int serverLoops) throws IOException {
+                          int[] payloads, int rounds, boolean quick, int serverLoops, int scale) throws IOException {
         try (BenchFixture f = new BenchFixture(name)) {
             List<Cell.Probe> probes = new ArrayList<>();
             for (Pairing p : pairings) {
@@ -43,7 +45,7 @@ final class PairingTable {
             for (int payload : payloads) {
                 for (int i = 0; i < pairings.size(); i++) {
                     Pairing p = pairings.get(i);
-                    long calls = callsFor(payload, quick);
+                    long calls = callsFor(payload, quick) * scale * p.depth();
                     cells.add(new Cell(p.name(), payload, p.description() + " (" + p.framing() + loops(serverLoops) + ")",
                             calls, calls / 2, probes.get(i)));
                 }

@@ -49,6 +49,13 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--out", description = "output directory (default: bench/results/sweep-<timestamp>)")
     Path out;
 
+    /**
+     * A sweep cell makes this many times the matrix's calls: neighbouring settings differ by a few
+     * per cent, and cells of a few tens of milliseconds on this shared 2-core machine are swamped by
+     * scheduling (per-round ratios of 0.1x to 8x were seen at 1,200 calls a cell).
+     */
+    static final int CALLS_SCALE = 5;
+
     /** Everything a sweep run needs, checked before anything runs. */
     record Plan(SweepSpec spec, Pairing held, int[] payloads, List<String> crossover, int rounds, boolean quick) {
         List<Pairing> pairings() { return spec.pairings(held); }
@@ -78,7 +85,7 @@ final class SweepCommand implements Callable<Integer> {
     static BenchRun run(Plan plan, String reproduce, long startedNanos) throws IOException {
         SweepParameter p = plan.spec().parameter();
         BenchTable t = PairingTable.run(NAME, "sweep of " + p.id + ", held " + plan.held().name() + " (" + plan.held().framing() + ")",
-                p.id, plan.pairings(), plan.spec().reference(plan.held()), plan.payloads(), plan.rounds(), plan.quick(), 1);
+                p.id, plan.pairings(), plan.spec().reference(plan.held()), plan.payloads(), plan.rounds(), plan.quick(), 1, CALLS_SCALE);
         return BenchRun.of(MachineInfo.describe(), plan.rounds(), plan.quick(), (System.nanoTime() - startedNanos) / 1e9, 1, List.of(t),
                 KernelCounters.unavailable(), reproduce).withCrossovers(List.of(plan.crossover()));
     }
