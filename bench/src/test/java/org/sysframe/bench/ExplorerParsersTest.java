@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The explorer's command-line parsers: --pairing, sweep PARAM=..., --payloads, histograms; every refusal's exact line. */
 class ExplorerParsersTest {
-    static final String KEYS = "name, base, client-send, client-recv, server-send, flush, high-water, wait, cpu, server-cpu, depth";
+    static final String KEYS = "name, base, client-send, client-recv, server-send, flush, high-water, wait, cpu, server-cpu, depth, backend, client-backend, server-backend";
 
     private static <T> void refuses(String message, Function<String, T> parser, String input) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parser.apply(input), input);
