@@ -69,7 +69,7 @@ final class UringLink implements ClientLink {
         // (an IPI) to post each completion: p50 ~28 us against an epoll server here; with them it only
         // flags the work, and the spinner runs it with one more io_uring_enter: p50 ~11 us.
         int flags = IoUring.SETUP_SINGLE_ISSUER | (sqpoll ? IoUring.SETUP_SQPOLL : 0)
-                | (mode.kind() != WaitMode.Kind.BLOCK ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : 0);
+                | (mode.kind() != WaitMode.Kind.BLOCK && !sqpoll ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : 0);
         this.ring = new IoUring(64, 0, flags, socket.counters(), uringCounters);
         try {
             ring.registerRingFd();

@@ -128,6 +128,16 @@ class UringClientTest {
 
     @Test
     @NeedsKernelCounter
+    void withSqpollAKernelThreadTakesTheSubmissionsAndTheEnterOnlyWaits() throws Exception {
+        // The submission costs no syscall (the SQ thread polls the ring; a wake-up, when it sleeps, rides
+        // on the waiting enter), so a blocking round trip is still exactly one io_uring_enter.
+        Cost c = pings(ClientOptions.defaults().sqpoll(true), PAYLOAD);
+        assertEquals(SyscallCounts.builder().ioUringEnter(CALLS).build(), c.library);
+        assertEquals("1 SEND + 1 RECV", c.uring.describe(CALLS));
+    }
+
+    @Test
+    @NeedsKernelCounter
     void aPipelinedBatchIsOneSendSqeAndEveryReceiveOneEnter() throws Exception {
         String path = fx.path("uring-pipeline.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
