@@ -237,6 +237,26 @@ class UringClientTest {
     }
 
     @Test
+    void twoThousandClientsOpenedAndClosedLeaveDescriptorsAndMappingsAsTheyWere() throws Exception {
+        // Each io_uring client has a ring: a descriptor and two mappings (rings, SQEs), freed by close().
+        String path = fx.path("churn.sock");
+        GroutServer server = fx.start(ServerOptions.defaults().socketPath(path));
+        ClientOptions o = ServerFixture.clientOptions(path).backend(Backend.IO_URING);
+        for (int i = 0; i < 100; i++) try (GroutClient c = GroutClient.connect(o)) { c.sendRecv(GroutApi.PING); }
+        ServerFixture.awaitConnectionCount(server, 0);
+        org.sysframe.testsupport.Gc.settle();
+        long fds = org.sysframe.testsupport.ProcessProbe.openFds(), maps = org.sysframe.testsupport.ProcessProbe.mappings();
+        for (int i = 0; i < 2000; i++) try (GroutClient c = GroutClient.connect(o)) { c.sendRecv(GroutApi.PING); }
+        ServerFixture.awaitConnectionCount(server, 0);
+        org.sysframe.testsupport.Gc.settle();
+        long fdsAfter = org.sysframe.testsupport.ProcessProbe.openFds(), mapsAfter = org.sysframe.testsupport.ProcessProbe.mappings();
+        System.out.printf("2,000 io_uring clients: fds %d -> %d, mappings %d -> %d%n", fds, fdsAfter, maps, mapsAfter);
+        assertEquals(fds, fdsAfter, "descriptors");
+        // The JVM maps and unmaps a few regions of its own (heap, code cache); a leaked ring would add 4,000.
+        assertTrue(mapsAfter - maps < 50, "mappings " + maps + " -> " + mapsAfter);
+    }
+
+    @Test
     void backendNamesParseAndBadOnesSayWhatIsAccepted() {
         assertEquals(Backend.IO_URING, Backend.parse("io_uring"));
         assertEquals(Backend.EPOLL, Backend.parse("EPOLL"));
