@@ -38,7 +38,7 @@ public enum Backend {
 
     /** Parses {@code epoll}, {@code io_uring} (or {@code iouring}) or {@code auto}; anything else fails naming the value and the forms. */
     public static Backend parse(String s) {
-        return switch (s.toLowerCase(Locale.ROOT)) {
+        return switch (s == null ? "" : s.trim().toLowerCase(Locale.ROOT)) {
             case "epoll" -> EPOLL;
             case "io_uring", "iouring", "io-uring" -> IO_URING;
             case "auto" -> AUTO;

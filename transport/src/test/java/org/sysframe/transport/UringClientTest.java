@@ -68,7 +68,9 @@ class UringClientTest {
                     c.counters().emptySnapshot().minus(e0));
             System.out.printf("io_uring client %s, %d x %d B: library %s, kernel %s, %s per call%n",
                     c.config(), CALLS, payloadLen, cost.library, cost.kernel, cost.uring.describe(CALLS));
-            assertEquals(cost.library, cost.kernel, "library vs kernel");
+            // The JVM itself may call sched_yield on this thread (safepoint or lock spinning): compare the rest.
+            SyscallCounts kernel = cost.kernel.minus(SyscallCounts.builder().count(SyscallKind.SCHED_YIELD, cost.kernel.get(SyscallKind.SCHED_YIELD)).build());
+            assertEquals(cost.library, kernel, "library vs kernel");
             return cost;
         }
     }
