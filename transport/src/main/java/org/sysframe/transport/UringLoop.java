@@ -61,6 +61,7 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     private final List<UringSocket> writableSoon = new ArrayList<>();
     private final List<UringSocket> writableNow = new ArrayList<>();
     private final List<UringSocket> sendSoon = new ArrayList<>();
+    private final List<UringSocket> lingering = new ArrayList<>();
     private IoUring uring;
     private BufferRing buffers;
     private UringSocket.Ring io;
@@ -116,7 +117,8 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     void turn() throws ErrnoException {
         if (acceptor != null) acceptor.retryIfDue();
         boolean poll = hasBacklog() || !writableSoon.isEmpty();
-        long limit = listenerPaused ? 100_000_000L : 0;
+        long limit = listenerPaused || !lingering.isEmpty() ? 100_000_000L : 0;
+        if (!lingering.isEmpty()) checkLingering(false);
         // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
         // nothing more is due after them (no connection waits for room to send more), the next arrival.
         int min = Math.max(1, Math.min(io.sendsPrepared + (io.waitingForRoom > 0 ? 0 : 1), uring.cqEntries()));
@@ -241,11 +243,25 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     @Override
     public void sendSoon(UringSocket s) { sendSoon.add(s); }
 
+    @Override
+    public void lingering(UringSocket s) { lingering.add(s); }
+
+    /** Forgets the lingering sockets that finished; gives up on those past their time (all when stopping). */
+    private void checkLingering(boolean all) {
+        long now = System.nanoTime();
+        for (int i = lingering.size() - 1; i >= 0; i--) {
+            UringSocket s = lingering.get(i);
+            if (!s.finished() && (all || now - s.lingerUntil >= 0)) s.lingerExpired();
+            if (s.finished()) lingering.remove(i);
+        }
+    }
+
     /** Cancels everything still armed (the connections cancelled theirs when they closed) and reaps until all completed. */
     @Override
     void shutdown() {
         if (uring == null) return;
         try {
+            checkLingering(true);
             io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | ASYNC_CANCEL_ANY).userData((long) STOP << 56);
             long deadline = System.nanoTime() + STOP_DRAIN_NANOS;
             while (io.inFlight > 0 && System.nanoTime() < deadline) {

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Exact syscalls per transaction (32-byte GR_PING, 1000 calls after the hello) for the pairings the
  * seed patch and Grout's merged change compare, client and server, each library count checked
- * against the kernel's count of the same thread.
+ * against the kernel's count of the same thread. The servers here run on epoll whatever
+ * -Dsysframe.test.backend says (these are epoll's counts); the io_uring server's are in UringServerTest.
  */
 @NeedsKernelCounter
 class ExactCountsTest {
@@ -42,7 +43,7 @@ class ExactCountsTest {
 
     Run run(ClientOptions client, ServerOptions server) throws Exception {
         String path = dir.resolve("counts.sock").toString();
-        try (GroutServer s = TestServers.start(server.socketPath(path));
+        try (GroutServer s = TestServers.startEpoll(server.socketPath(path)); // epoll's counts: io_uring's are in UringServerTest
              GroutClient c = GroutClient.connect(client.socketPath(path));
              Arena a = Arena.ofConfined();
              KernelSyscallCounter ck = KernelSyscallCounter.forCurrentThread();
@@ -121,7 +122,7 @@ class ExactCountsTest {
     SyscallCounts pipelined(ServerOptions options) throws Exception {
         String path = dir.resolve("pipe.sock").toString();
         int n = 50;
-        try (GroutServer s = TestServers.start(options.socketPath(path));
+        try (GroutServer s = TestServers.startEpoll(options.socketPath(path));
              org.sysframe.unix.UnixSocket raw = org.sysframe.unix.UnixSocket.connect(path);
              Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(12 + GroutApi.HELLO_REQUEST_SIZE + n * (12 + PAYLOAD));
