@@ -62,6 +62,8 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     private final List<UringSocket> writableNow = new ArrayList<>();
     private final List<UringSocket> sendSoon = new ArrayList<>();
     private final List<UringSocket> lingering = new ArrayList<>();
+    private final List<UringSocket> pumpSoon = new ArrayList<>();
+    private final List<UringSocket> pumpNow = new ArrayList<>();
     private IoUring uring;
     private BufferRing buffers;
     private UringSocket.Ring io;
@@ -116,7 +118,7 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     @Override
     void turn() throws ErrnoException {
         if (acceptor != null) acceptor.retryIfDue();
-        boolean poll = hasBacklog() || !writableSoon.isEmpty();
+        boolean poll = hasBacklog() || !writableSoon.isEmpty() || !pumpSoon.isEmpty();
         long limit = listenerPaused || !lingering.isEmpty() ? 100_000_000L : 0;
         if (!lingering.isEmpty()) checkLingering(false);
         // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
@@ -127,6 +129,13 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
         else if (poll) uring.submit(min, 1); // GETEVENTS without waiting (DEFER_TASKRUN posts completions only then)
         else uring.submit(min, limit == 0 && min > 1 ? SAFETY_NANOS : limit);
         reap();
+        if (!pumpSoon.isEmpty()) {
+            // Bytes held back while these connections had requests left: theirs next, after the arrivals.
+            pumpNow.addAll(pumpSoon);
+            pumpSoon.clear();
+            for (int i = 0; i < pumpNow.size(); i++) pumpNow.get(i).pump();
+            pumpNow.clear();
+        }
         if (!writableSoon.isEmpty()) {
             writableNow.addAll(writableSoon);
             writableSoon.clear();
@@ -214,10 +223,14 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
         }
     }
 
+    /**
+     * A backlogged connection had its turn: bytes it held back are given to it next turn, so that a
+     * connection has at most two request budgets per turn, as with epoll (what arrived, what was left).
+     */
     @Override
     void continued(ServerConnection c) {
         UringSocket s = table.get(c.tag);
-        if (s != null) s.pump();
+        if (s != null && !c.isClosed()) pumpSoon.add(s);
     }
 
     @Override
