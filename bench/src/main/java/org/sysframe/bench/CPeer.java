@@ -124,7 +124,8 @@ final class CPeer {
                         sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
                         cpu, sd == null ? null : sd.cpu(),
                         ClientThreadsProbe.cpus(cpuSet(str(json, "cpus")), sd == null ? null : sd.cpus()),
-                        SyscallCounts.builder().recvfrom((long) num(json, "recv_empty")).build(), sd == null ? null : sd.empty());
+                        SyscallCounts.builder().recvfrom((long) num(json, "recv_empty")).build(), sd == null ? null : sd.empty(),
+                        null, sd == null ? null : sd.uring());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -23,7 +23,8 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                           Map<SyscallKind, Double> serverSyscalls,
                           boolean kernelAgrees, boolean kernelMeasured, String cpus,
                           Map<SyscallKind, Double> clientEmpty, Map<SyscallKind, Double> serverEmpty,
-                          Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches, Spread serverSwitches) {
+                          Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches, Spread serverSwitches,
+                          String uringMix) {
 
     /** Summarises the rounds of one cell against the reference cell's rounds of the same payload. */
     public static CellSummary of(String name, int payload, List<Measurement> runs, List<Measurement> reference) {
@@ -46,7 +47,21 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 runs.stream().allMatch(r -> r.clientEmpty() != null) ? Spread.medianPerCall(runs, Measurement::clientEmpty, Measurement::calls) : Map.of(),
                 runs.stream().allMatch(r -> r.serverEmpty() != null) ? Spread.medianPerCall(runs, Measurement::serverEmpty, Measurement::calls) : Map.of(),
                 Spread.over(runs, r -> busy(r.clientCpu(), r)), Spread.over(runs, r -> busy(r.serverCpu(), r)),
-                Spread.over(runs, r -> switches(r.clientCpu(), r)), Spread.over(runs, r -> switches(r.serverCpu(), r)));
+                Spread.over(runs, r -> switches(r.clientCpu(), r)), Spread.over(runs, r -> switches(r.serverCpu(), r)),
+                uringMix(runs));
+    }
+
+    /**
+     * What the io_uring sides submitted per call in the last round, e.g. {@code client 1 SEND + 1 RECV;
+     * server 1 SEND + 0.998 RECV}; empty when neither side runs on io_uring.
+     */
+    static String uringMix(List<Measurement> runs) {
+        if (runs.isEmpty()) return "";
+        Measurement r = runs.get(runs.size() - 1);
+        List<String> parts = new java.util.ArrayList<>();
+        if (r.clientUring() != null) parts.add("client " + r.clientUring().describe(r.calls()));
+        if (r.serverUring() != null) parts.add("server " + r.serverUring().describe(r.calls()));
+        return String.join("; ", parts);
     }
 
     /** On-CPU time over the run's wall time, in percent per thread kind (100 % is one whole core). */
@@ -128,6 +143,7 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         String client = clientSyscallsFromKernel ? "client_kernel_" : "client_";
         for (SyscallKind k : SyscallKind.values()) m.put(client + k.kernelName() + "_per_call", clientSyscalls.get(k));
         for (SyscallKind k : SyscallKind.values()) m.put("server_" + k.kernelName() + "_per_call", serverSyscalls.get(k));
+        if (!uringMix.isEmpty()) m.put("io_uring_sqes_per_call", uringMix);
         m.put("kernel_counts_measured", kernelMeasured);
         m.put("library_equals_kernel", kernelAgrees);
         m.put("clients", clients);
@@ -135,7 +151,8 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         return m;
     }
 
-    private static void spread(Map<String, Object> m, String name, Spread s) {
+    /** Puts NAME_median, NAME_min and NAME_max of s into m. */
+    static void spread(Map<String, Object> m, String name, Spread s) {
         m.put(name + "_median", s.median());
         m.put(name + "_min", s.min());
         m.put(name + "_max", s.max());

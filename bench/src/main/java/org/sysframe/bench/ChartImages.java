@@ -33,6 +33,10 @@ final class ChartImages {
 
     private static void style(JFreeChart chart) {
         chart.setBackgroundPaint(java.awt.Color.WHITE);
+        if (chart.getPlot() instanceof org.jfree.chart.plot.XYPlot xy) {
+            styleXy(xy);
+            return;
+        }
         org.jfree.chart.plot.CategoryPlot plot = chart.getCategoryPlot();
         plot.setBackgroundPaint(java.awt.Color.WHITE);
         plot.setRangeGridlinePaint(new java.awt.Color(0xcccccc));
@@ -46,6 +50,20 @@ final class ChartImages {
         if (r instanceof org.jfree.chart.renderer.category.BarRenderer bar) {
             bar.setBarPainter(new org.jfree.chart.renderer.category.StandardBarPainter());
             bar.setShadowVisible(false);
+        }
+    }
+
+    /** An XY plot (a sweep's lines with bands): the same palette, for lines and their bands alike. */
+    private static void styleXy(org.jfree.chart.plot.XYPlot plot) {
+        plot.setBackgroundPaint(java.awt.Color.WHITE);
+        plot.setRangeGridlinePaint(new java.awt.Color(0xcccccc));
+        plot.setDomainGridlinePaint(new java.awt.Color(0xcccccc));
+        plot.setOutlineVisible(false);
+        org.jfree.chart.renderer.xy.XYItemRenderer r = plot.getRenderer();
+        for (int i = 0; i < plot.getDataset().getSeriesCount(); i++) {
+            r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+            r.setSeriesStroke(i, new java.awt.BasicStroke(3f));
+            if (r instanceof org.jfree.chart.renderer.xy.XYLineAndShapeRenderer line) line.setSeriesFillPaint(i, PALETTE[i % PALETTE.length]);
         }
     }
 

@@ -58,7 +58,8 @@ final class ClientThreadsProbe implements Cell.Probe {
                     sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
                     c1.cpu.minus(c0.cpu), sd == null ? null : sd.cpu(),
                     cpus(clientCpus, sd == null ? null : sd.cpus()),
-                    minus(c1.empty, c0.empty), sd == null ? null : sd.empty());
+                    minus(c1.empty, c0.empty), sd == null ? null : sd.empty(),
+                    c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring), sd == null ? null : sd.uring());
         } finally {
             go.countDown();
             for (PeerThread.Run r : runs) r.release.countDown();
@@ -88,12 +89,16 @@ final class ClientThreadsProbe implements Cell.Probe {
     }
 
     /** The client threads together at one instant. */
-    private record Side(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty) {
+    private record Side(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty,
+                        org.sysframe.unix.uring.UringCounts uring) {
         static Side read(List<PeerThread> clients) throws IOException {
             SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO, empty = SyscallCounts.ZERO;
             ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
             SortedSet<Integer> cpus = new TreeSet<>();
+            org.sysframe.unix.uring.UringCounts uring = org.sysframe.unix.uring.UringCounts.ZERO;
             for (PeerThread p : clients) {
+                org.sysframe.unix.uring.UringCounts u = p.peer().uringCounts();
+                uring = uring == null || u == null ? null : uring.plus(u);
                 SyscallCounts lib = p.peer().libraryCounts();
                 library = library == null || lib == null ? null : library.plus(lib);
                 SyscallCounts e = p.peer().emptyCounts();
@@ -103,7 +108,7 @@ final class ClientThreadsProbe implements Cell.Probe {
                 cpu = cpu.plus(ThreadCpu.of(p.tid()));
                 cpus.add(ThreadCpu.lastCpu(p.tid()));
             }
-            return new Side(library, kernel, cpu, cpus, empty);
+            return new Side(library, kernel, cpu, cpus, empty, uring);
         }
     }
 }

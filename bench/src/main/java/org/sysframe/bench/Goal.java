@@ -22,7 +22,9 @@ public record Goal(String name, String table, String subject, String versus, int
         CLIENT_CPU_RATIO("client CPU per call"),
         P99_RATIO("p99 latency"),
         /** The subject's own client syscalls per call (library counts, else kernel); versus is not used. */
-        CLIENT_SYSCALLS_PER_CALL("client syscalls per call");
+        CLIENT_SYSCALLS_PER_CALL("client syscalls per call"),
+        /** The subject's own server syscalls per request (library counts, else kernel); versus is not used. */
+        SERVER_SYSCALLS_PER_CALL("server syscalls per request");
 
         private final String label;
 
@@ -31,7 +33,7 @@ public record Goal(String name, String table, String subject, String versus, int
         public String label() { return label; }
 
         /** "x" for a ratio of two cells, nothing for a figure of its own. */
-        public String unit() { return this == CLIENT_SYSCALLS_PER_CALL ? "" : "x"; }
+        public String unit() { return this == CLIENT_SYSCALLS_PER_CALL || this == SERVER_SYSCALLS_PER_CALL ? "" : "x"; }
 
         /** The figure for one round: subject's value over versus's. */
         public double of(Measurement subject, Measurement versus) {
@@ -41,6 +43,7 @@ public record Goal(String name, String table, String subject, String versus, int
                 case CLIENT_CPU_RATIO -> subject.clientCpuMicrosPerCall() / versus.clientCpuMicrosPerCall();
                 case P99_RATIO -> (double) subject.p99Nanos() / versus.p99Nanos();
                 case CLIENT_SYSCALLS_PER_CALL -> (double) subject.clientSyscalls().total() / subject.calls();
+                case SERVER_SYSCALLS_PER_CALL -> subject.serverSyscalls() == null ? Double.NaN : (double) subject.serverSyscalls().total() / subject.calls();
             };
         }
     }

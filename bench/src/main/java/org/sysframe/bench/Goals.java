@@ -8,6 +8,7 @@ import static org.sysframe.bench.Goal.Metric.CLIENT_CPU_RATIO;
 import static org.sysframe.bench.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
 import static org.sysframe.bench.Goal.Metric.CPU_RATIO;
 import static org.sysframe.bench.Goal.Metric.P99_RATIO;
+import static org.sysframe.bench.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
 
 /** The project's goals, declared once as data; the reports evaluate this table against a run. */
 public final class Goals {
@@ -36,7 +37,13 @@ public final class Goals {
             new Goal("depth 64: at least 0.9x C at depth 64", "depth", "depth 64", "C depth 64", 32, CALLS_RATIO, true, 0.90),
             new Goal("depth 64: at most 2/64 + 0.01 client syscalls per call", "depth", "depth 64", "depth 64", 32,
                     CLIENT_SYSCALLS_PER_CALL, false, 2.0 / 64 + 0.01),
-            new Goal("spinning: level with C spinning", "wait", "spin/spin 2 cores", "C spin/spin 2 cores", 32, CALLS_RATIO, true, 0.95));
+            new Goal("spinning: level with C spinning", "wait", "spin/spin 2 cores", "C spin/spin 2 cores", 32, CALLS_RATIO, true, 0.95),
+            new Goal("io_uring client: 1 syscall per call", "backends", "io_uring/io_uring", "io_uring/io_uring", 32,
+                    CLIENT_SYSCALLS_PER_CALL, false, 1.0),
+            new Goal("io_uring server: at most 1 syscall per request", "backends", "io_uring/io_uring", "io_uring/io_uring", 32,
+                    SERVER_SYSCALLS_PER_CALL, false, 1.0),
+            new Goal("io_uring both sides: 1.15x epoll's calls/s", "backends", "io_uring/io_uring", "epoll/epoll", 32, CALLS_RATIO, true, 1.15),
+            new Goal("io_uring both sides: less CPU per call than epoll", "backends", "io_uring/io_uring", "epoll/epoll", 32, CPU_RATIO, false, 1.0));
 
     /** The verdict of every goal whose cells the tables hold, in the table's order. */
     public static List<GoalVerdict> evaluate(List<Goal> goals, List<BenchTable> tables) {

@@ -98,7 +98,9 @@ final class HtmlReport {
           .append("</p>\n");
         sb.append("<p class=headline><b>").append(esc(headline(run, t))).append("</b></p>\n");
         for (String note : t.notes()) sb.append("<p>note: ").append(esc(note)).append("</p>\n");
-        charts(sb, t);
+        for (Crossover c : run.crossovers(t.name())) sb.append("<p class=crossover><b>crossover:</b> ").append(esc(c.text())).append("</p>\n");
+        if (t.name().equals(SweepCommand.NAME)) sweep(sb, run, t);
+        else charts(sb, t);
         sb.append("<table><tr><th class=l>").append(esc(t.rowKind())).append("</th><th>bytes</th><th>calls/s</th><th>")
           .append(t.referenceOverRow() ? esc(t.reference()) + "/" + esc(t.rowKind()) : "ratio").append(" [min-max]</th>")
           .append("<th>CPU ratio</th><th>p50 us</th><th>p99 us</th><th>client us/call</th><th>server us/call</th>")
@@ -135,6 +137,13 @@ final class HtmlReport {
         }
     }
 
+    /** A sweep: its lines with min-max bands and the crossovers marked. */
+    private static void sweep(StringBuilder sb, BenchRun run, BenchTable t) throws IOException {
+        List<Crossover> crossovers = run.crossovers(t.name());
+        sb.append(img(SweepChart.callsPerSecond(t, crossovers), 1100, 480));
+        sb.append(img(SweepChart.ratio(t, crossovers), 1100, 480));
+    }
+
     private static void charts(StringBuilder sb, BenchTable t) throws IOException {
         DefaultCategoryDataset cps = new DefaultCategoryDataset();
         DefaultCategoryDataset cpu = new DefaultCategoryDataset();
@@ -160,12 +169,14 @@ final class HtmlReport {
         DefaultCategoryDataset sys = new DefaultCategoryDataset();
         for (String name : t.names()) {
             for (int payload : t.payloads()) {
-                cpu.addValue(t.row(name, payload).cpuMicrosPerCall(), name, payload + " B");
+                CellSummary c = t.row(name, payload);
+                if (c != null) cpu.addValue(c.cpuMicrosPerCall(), name, payload + " B"); // not every row runs at every payload
             }
         }
         for (int payload : t.payloads()) {
             for (String name : t.names()) {
                 CellSummary c = t.row(name, payload);
+                if (c == null) continue;
                 for (SyscallKind k : SyscallKind.values()) {
                     sys.addValue(c.clientSyscalls().get(k), "client " + k.kernelName(), name + " " + payload + " B");
                     sys.addValue(c.serverSyscalls().get(k), "server " + k.kernelName(), name + " " + payload + " B");

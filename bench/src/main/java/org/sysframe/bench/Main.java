@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code ./sysframe} command line. */
 @Command(name = "sysframe", mixinStandardHelpOptions = true, version = "sysframe 0.1.0",
         description = "Grout-style API transport over AF_UNIX through the FFM API, with exact syscall counts.",
-        subcommands = {ServeCommand.class, PingCommand.class, MatrixCommand.class, CompareCommand.class})
+        subcommands = {ServeCommand.class, PingCommand.class, MatrixCommand.class, CompareCommand.class,
+                SweepCommand.class, TuneCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {

@@ -49,8 +49,22 @@ final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-depth", description = "skip the pipelining-depth table")
     boolean noDepth;
 
+    @Option(names = "--no-backends", description = "skip the backends table (epoll and io_uring, client x server)")
+    boolean noBackends;
+
     @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B)")
     boolean full;
+
+    @Option(names = "--pairing", paramLabel = "SPEC",
+            description = "a pairing to run instead of the built-in four (repeatable): name=NAME[,KEY=VALUE...] with keys"
+                    + " base, client-send, client-recv, server-send, flush, high-water, wait, cpu, server-cpu, depth; or a built-in name")
+    List<String> pairingSpecs = new ArrayList<>();
+
+    @Option(names = "--baseline", paramLabel = "NAME", description = "the pairing ratios are taken against (default: the first)")
+    String baseline;
+
+    @Option(names = "--crossover", paramLabel = "A,B", description = "two pairings whose crossover over the payload sizes to report (repeatable)")
+    List<String> crossovers = new ArrayList<>();
 
     @Option(names = "--server-loops", description = "event loops of every embedded server of the matrix and the peers (default: ${DEFAULT-VALUE})")
     int serverLoops = 1;
@@ -64,25 +78,59 @@ final class MatrixCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
             }
         }
+        List<Pairing> pairings = pairings(pairingSpecs);
+        List<String> names = pairings.stream().map(Pairing::name).toList();
+        String reference = baseline == null ? names.get(0) : baseline;
+        if (!names.contains(reference)) {
+            throw new IllegalArgumentException("--baseline " + reference + ": no such pairing (" + String.join(", ", names) + ")");
+        }
+        List<List<String>> pairs = new ArrayList<>();
+        for (String c : crossovers) pairs.add(OptionValues.parse("--crossover", c, x -> crossoverPair(x, names)));
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         long started = System.nanoTime();
         List<BenchTable> tables = new ArrayList<>();
         try {
-            tables.add(PairingTable.run(Pairing.standard(), payloads, rounds, quick, serverLoops));
+            tables.add(PairingTable.run(PairingTable.NAME, "framing pairings", "pairing", pairings, reference, payloads, rounds, quick, serverLoops, 1));
             if (!noCompare) tables.add(PeerTable.run(rounds, quick, serverLoops));
         } catch (UnsupportedOperationException e) {
             throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
         }
         if (!noLoops) tables.add(LoopsTable.run(rounds, quick));
         if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
+        if (!noBackends) tables.add(BackendTable.run(new int[] {32, 1024}, rounds, quick, full));
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 tables, KernelCounters.unavailable(),
-                MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())));
+                MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())))
+                .withCrossovers(pairs);
         System.out.println();
         System.out.print(TerminalReport.of(run));
         List<String> files = ResultFiles.writeAll(run, out);
         System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
         return 0;
+    }
+
+    /** The pairings of the --pairing values, or the built-in four when there are none; each name once. */
+    static List<Pairing> pairings(List<String> specs) {
+        if (specs.isEmpty()) return Pairing.standard();
+        List<Pairing> out = new ArrayList<>();
+        for (String s : specs) {
+            Pairing p = OptionValues.parse("--pairing", s, PairingSpec::parse);
+            if (out.stream().anyMatch(q -> q.name().equals(p.name()))) {
+                throw new IllegalArgumentException("--pairing: name " + p.name() + " given twice");
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    /** A,B: two different pairings of names. */
+    static List<String> crossoverPair(String text, List<String> names) {
+        String[] v = text.split(",", -1);
+        if (v.length != 2 || v[0].equals(v[1])) throw new IllegalArgumentException("'" + text + "': expected two different pairings, A,B");
+        for (String n : v) {
+            if (!names.contains(n)) throw new IllegalArgumentException(n + " is no pairing of this run (" + String.join(", ", names) + ")");
+        }
+        return List.of(v[0], v[1]);
     }
 }

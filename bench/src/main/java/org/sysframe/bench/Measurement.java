@@ -1,6 +1,7 @@
 package org.sysframe.bench;
 
 import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.uring.UringCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.util.LinkedHashMap;
@@ -10,14 +11,27 @@ import java.util.Map;
  * One measured run of one cell in one round: the only result record of the bench. Throughput and
  * latency (ns) of the clients, syscalls of the client side (library counts where the client has them,
  * kernel counts) and of the server side (summed over its loops), of those the calls that moved nothing
- * (the empty tries of a spin), CPU of both sides, and the CPUs the threads were seen on. Null fields mean "not measurable here" (no kernel counter, no server in reach).
+ * (the empty tries of a spin), the SQEs by opcode and CQEs of io_uring sides, CPU of both sides, and
+ * the CPUs the threads were seen on. Null fields mean "not measurable here" (no kernel counter, no server in reach).
  */
 public record Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
                           long p50Nanos, long p90Nanos, long p99Nanos, long p999Nanos, long maxNanos,
                           SyscallCounts clientLibrary, SyscallCounts clientKernel,
                           SyscallCounts serverLibrary, SyscallCounts serverKernel,
                           ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus,
-                          SyscallCounts clientEmpty, SyscallCounts serverEmpty) {
+                          SyscallCounts clientEmpty, SyscallCounts serverEmpty,
+                          UringCounts clientUring, UringCounts serverUring) {
+
+    /** Without io_uring counts (epoll sides, and peers that keep none). */
+    public Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
+                       long p50Nanos, long p90Nanos, long p99Nanos, long p999Nanos, long maxNanos,
+                       SyscallCounts clientLibrary, SyscallCounts clientKernel,
+                       SyscallCounts serverLibrary, SyscallCounts serverKernel,
+                       ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus,
+                       SyscallCounts clientEmpty, SyscallCounts serverEmpty) {
+        this(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos, maxNanos,
+                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty, serverEmpty, null, null);
+    }
 
     /** Without empty-call counts (peers that keep none). */
     public Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
@@ -49,6 +63,9 @@ public record Measurement(String cell, int payload, int round, int clients, long
 
     /** The client's syscalls: the library's count when it has one, else the kernel's. */
     public SyscallCounts clientSyscalls() { return clientLibrary != null ? clientLibrary : clientKernel; }
+
+    /** The server side's syscalls: library counts where the server keeps them, else the kernel's; null when not measured. */
+    public SyscallCounts serverSyscalls() { return serverLibrary != null ? serverLibrary : serverKernel; }
 
     /** Whether every count present has a kernel count beside it. */
     public boolean kernelMeasured() {

@@ -22,25 +22,36 @@ final class PairingTable {
     }
 
     static BenchTable run(List<Pairing> pairings, int[] payloads, int rounds, boolean quick, int serverLoops) throws IOException {
-        try (BenchFixture f = new BenchFixture(NAME)) {
+        return run(NAME, "framing pairings", "pairing", pairings, pairings.get(0).name(), payloads, rounds, quick, serverLoops, 1);
+    }
+
+    /**
+     * A table named name of every pairing at every payload, each pairing on a server of its own, with
+     * ratios against the pairing named reference; also what a sweep runs ({@link SweepCommand}). Each
+     * cell makes {@link #callsFor} x scale calls, x the pairing's depth (a pipelined cell is that much
+     * faster per call): sweeps measure smaller differences than the matrix and run longer cells.
+     */
+    static BenchTable run(String name, String title, String rowKind, List<Pairing> pairings, String reference,
+                          int[] payloads, int rounds, boolean quick, int serverLoops, int scale) throws IOException {
+        try (BenchFixture f = new BenchFixture(name)) {
             List<Cell.Probe> probes = new ArrayList<>();
             for (Pairing p : pairings) {
-                String socket = f.socket(p.name());
+                String socket = f.socket("p" + probes.size());
                 GroutServer server = f.server(p.server(socket).loops(serverLoops));
-                PeerThread client = f.peer(new SysframePeer(p.name(), p.client(socket)), socket);
+                PeerThread client = f.peer(p.peer(p.name(), socket), socket);
                 probes.add(new ClientThreadsProbe(List.of(client), ServerSample.Source.of(server)));
             }
             List<Cell> cells = new ArrayList<>();
             for (int payload : payloads) {
                 for (int i = 0; i < pairings.size(); i++) {
                     Pairing p = pairings.get(i);
-                    long calls = callsFor(payload, quick);
+                    long calls = callsFor(payload, quick) * scale * p.depth();
                     cells.add(new Cell(p.name(), payload, p.description() + " (" + p.framing() + loops(serverLoops) + ")",
                             calls, calls / 2, probes.get(i)));
                 }
             }
-            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
-            return BenchTable.of(NAME, "framing pairings", "pairing", pairings.get(0).name(), false, rounds, cells, runs, List.of());
+            List<Measurement> runs = RoundRunner.run(name, cells, rounds);
+            return BenchTable.of(name, title, rowKind, reference, false, rounds, cells, runs, List.of());
         }
     }
 

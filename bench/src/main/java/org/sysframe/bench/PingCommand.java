@@ -54,6 +54,12 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--batch", description = "refill this many at a time, each refill one send (default: the depth)")
     int batch;
 
+    @Option(names = "--backend", description = "epoll | io_uring | auto: how the client moves its bytes (default: ${DEFAULT-VALUE})")
+    String backend = "epoll";
+
+    @Option(names = "--sqpoll", description = "io_uring only: a kernel thread takes the submissions (IORING_SETUP_SQPOLL; burns a core)")
+    boolean sqpoll;
+
     @Option(names = "--warmup", description = "untimed calls before the timed ones, for the JIT and caches"
             + " (default: ${DEFAULT-VALUE}; 0 is ping_perf's cold start)")
     long warmup = 1000;
@@ -66,7 +72,11 @@ final class PingCommand implements Callable<Integer> {
         if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len + " is outside 0..131072");
         if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
-                .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion).waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu);
+                .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion).waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu)
+                .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse)).sqpoll(sqpoll);
+        if (sqpoll && o.freeze().backend() == org.sysframe.transport.Backend.EPOLL) {
+            throw new IllegalArgumentException("--sqpoll needs --backend io_uring (or auto)");
+        }
         if (depth < 1 || depth > org.sysframe.transport.PipelineOptions.MAX_WINDOW) {
             throw new IllegalArgumentException("--depth " + depth + ": expected 1.." + org.sysframe.transport.PipelineOptions.MAX_WINDOW);
         }
@@ -78,9 +88,9 @@ final class PingCommand implements Callable<Integer> {
         try (PeerThread client = new PeerThread(peer)) {
             client.onThread(() -> peer.open(socket));
             if (!json) {
-                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s%s%s)%n", count,
+                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s)%n", count,
                         ping2 ? "ping2" : "ping", warmup, ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
-                        o.freeze().waitMode(), cpu >= 0 ? ", client pinned to CPU " + cpu : "",
+                        o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""), cpu >= 0 ? ", client pinned to CPU " + cpu : "",
                         depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "");
             }
             // A server elsewhere on this machine is measured by its process (every thread).
@@ -155,6 +165,10 @@ final class PingCommand implements Callable<Integer> {
             double empty = r.clientEmpty() == null ? 0 : r.clientEmpty().perCall(k, r.calls());
             System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s %9s%n", k.kernelName(), lib,
                     kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker), empty == 0 ? "" : String.format(Locale.ROOT, "%.3f", empty));
+        }
+        if (r.clientUring() != null) {
+            System.out.printf(Locale.ROOT, "client io_uring per call:   %s SQEs, %.3f CQEs%n",
+                    r.clientUring().describe(r.calls()), (double) r.clientUring().cqes() / r.calls());
         }
         if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + KernelCounters.unavailable());
     }

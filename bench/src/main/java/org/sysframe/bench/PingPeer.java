@@ -43,6 +43,12 @@ interface PingPeer extends AutoCloseable {
     /** Of {@link #libraryCounts()}, the calls that moved nothing (EAGAIN), cumulative; null when not kept. */
     default org.sysframe.unix.SyscallCounts emptyCounts() { return null; }
 
+    /** The kernel interface it moves bytes with once open: epoll (readiness syscalls) unless it says io_uring. */
+    default String backend() { return "epoll"; }
+
+    /** With the io_uring backend, the SQEs by opcode and CQEs of this client, cumulative; null otherwise. */
+    default org.sysframe.unix.uring.UringCounts uringCounts() { return null; }
+
     /** The server process's pid (SO_PEERCRED), or -1 when unknown. */
     default long serverPid() throws org.sysframe.unix.ErrnoException { return -1; }
 

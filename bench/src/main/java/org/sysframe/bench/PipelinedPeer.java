@@ -20,27 +20,43 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * sysframe's client keeping depth requests in flight through a {@link Pipeline}: it refills batch at
  * a time (each refill one send) as answers come, and records each request's latency from its flush to
  * its answer.
+ *
+ * <p>At most {@link #BYTES_IN_FLIGHT} bytes of requests are kept in flight: a window of large messages
+ * that fills both directions' socket buffers would block the flush's send while the server, its
+ * answers unread, stops reading (the {@link Pipeline}'s documented limit). At 32 B or 1 KiB every
+ * depth up to 64 fits; at 64 KiB one request at a time does.
  */
 final class PipelinedPeer implements PingPeer {
     private final String name;
     private final ClientOptions options;
     private final int depth;
     private final int batch;
+    private final int copyThreshold;
     private Arena arena;
     private MemorySegment payload;
     private GroutClient client;
     private Pipeline pipeline;
+    /** Request bytes kept in flight at most, well under the default AF_UNIX socket buffers (208 KiB). */
+    static final int BYTES_IN_FLIGHT = 96 * 1024;
+
     private int len;
+    private int window;
     private Histogram latency;
     private long answered;
     private long bad;
 
     PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
+        this(name, options, depth, batch, PipelineOptions.window(depth).copyThreshold());
+    }
+
+    /** With the pipeline copying requests of up to copyThreshold payload bytes into its batch (larger ones are gathered). */
+    PipelinedPeer(String name, ClientOptions options, int depth, int batch, int copyThreshold) {
         if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
         this.name = name;
         this.options = options;
         this.depth = depth;
         this.batch = batch;
+        this.copyThreshold = copyThreshold;
     }
 
     private final Pipeline.Handler onAnswer = (id, status, p, off, length, latencyNanos) -> {
@@ -51,20 +67,29 @@ final class PipelinedPeer implements PingPeer {
 
     @Override public String name() { return name; }
 
-    @Override public String framing() { return "FFM pipeline, depth " + depth + ", batch " + batch + ", " + options.freeze().send() + " / " + options.freeze().recv(); }
+    @Override public String framing() {
+        return "FFM pipeline, depth " + depth + " (fewer above " + BYTES_IN_FLIGHT / 1024 + " KiB in flight), batch " + batch
+                + ", copies up to " + copyThreshold + " B, " + options.freeze().send() + " / " + options.freeze().recv();
+    }
 
     @Override
     public void open(String path) throws IOException {
         arena = Arena.ofConfined();
         payload = arena.allocate(GroutApi.MAX_MSG_LEN);
         client = GroutClient.connect(options.socketPath(path));
-        pipeline = client.pipeline(PipelineOptions.window(depth));
+        pipeline = client.pipeline(PipelineOptions.window(depth).copyThreshold(copyThreshold));
     }
 
     @Override
     public void prepare(int len) {
         this.len = len;
+        this.window = windowFor(depth, len);
         for (int i = 0; i < len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+    }
+
+    /** The requests kept in flight for payloads of len bytes: depth, or fewer when their bytes would pass {@link #BYTES_IN_FLIGHT}. */
+    static int windowFor(int depth, int len) {
+        return Math.max(1, Math.min(depth, BYTES_IN_FLIGHT / (len + org.sysframe.transport.RequestHeader.SIZE)));
     }
 
     @Override
@@ -79,9 +104,10 @@ final class PipelinedPeer implements PingPeer {
         bad = 0;
         long sent = 0;
         while (answered < n) {
-            int free = depth - pipeline.inFlight();
-            if (sent < n && (free >= batch || n - sent <= free)) {
-                long k = Math.min(Math.min(batch, free), n - sent);
+            int free = window - pipeline.inFlight();
+            int refill = Math.min(batch, window);
+            if (sent < n && (free >= refill || n - sent <= free)) {
+                long k = Math.min(Math.min(refill, free), n - sent);
                 for (long i = 0; i < k; i++) pipeline.queue(GroutApi.PING, payload, 0, len);
                 sent += k;
                 pipeline.flush();
@@ -100,6 +126,14 @@ final class PipelinedPeer implements PingPeer {
 
     @Override
     public SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
+
+    @Override
+    public String backend() { return client.backend().toString(); }
+
+    @Override
+    public org.sysframe.unix.uring.UringCounts uringCounts() {
+        return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
+    }
 
     @Override
     public void close() throws IOException {

@@ -26,6 +26,12 @@ final class ResultFiles {
         };
     }
 
+    /** bench/results/PREFIX-yyyyMMdd-HHmmss. */
+    static Path defaultDir(String prefix) {
+        return Path.of("bench", "results", prefix + "-" + java.time.LocalDateTime.now().format(
+                java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    }
+
     /** Writes every file; returns their names. */
     static List<String> writeAll(BenchRun run, Path dir) throws IOException {
         Files.createDirectories(dir);
@@ -37,7 +43,7 @@ final class ResultFiles {
             names.add(base + ".csv");
             names.add(base + ".json");
         }
-        if (run.table(PairingTable.NAME) != null) {
+        if (run.table(PairingTable.NAME) != null || run.table(SweepCommand.NAME) != null) {
             Files.writeString(dir.resolve("report.html"), HtmlReport.of(run));
             names.add("report.html");
         }
@@ -99,8 +105,30 @@ final class ResultFiles {
         m.put("goals", goals);
         m.put("targets", lines);
         m.put("notes", t.notes());
+        List<Object> crossovers = new ArrayList<>();
+        for (Crossover c : run.crossovers(t.name())) crossovers.add(crossoverMap(c));
+        m.put("crossovers", crossovers);
         m.put("kernel_unavailable", run.kernelUnavailable());
         return Json.write(m) + "\n";
+    }
+
+    private static Map<String, Object> crossoverMap(Crossover c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("a", c.a());
+        m.put("b", c.b());
+        m.put("outcome", c.outcome().name().toLowerCase(Locale.ROOT));
+        m.put("leader", c.leader());
+        m.put("follower", c.follower());
+        boolean crosses = c.outcome() == Crossover.Outcome.CROSSES;
+        m.put("clear_from", crosses ? c.clearFrom() : null);
+        m.put("clear_to", crosses ? c.clearTo() : null);
+        m.put("sizes_overlapping_between", crosses ? c.ties() : null);
+        m.put("medians_between", crosses ? List.of(c.below(), c.above()) : null);
+        m.put("estimate", crosses ? Math.round(c.estimate()) : null);
+        m.put("recrosses", c.recrosses());
+        m.put("median_side_changes", c.medianChanges());
+        m.put("text", c.text());
+        return m;
     }
 
     private static Map<String, Object> goalMap(GoalVerdict g) {

@@ -51,6 +51,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--cpu", split = ",", description = "pin loop i to the i-th of these CPUs, repeating (e.g. --cpu 0 or --cpu 0,1; default: not pinned)")
     int[] cpus = new int[0];
 
+    @Option(names = "--backend", description = "epoll | io_uring | auto: how the loops move bytes (io_uring: multishot accept and receive,"
+            + " one io_uring_enter per loop turn; auto falls back to epoll where io_uring is unavailable, saying why) (default: ${DEFAULT-VALUE})")
+    String backend = "epoll";
+
     @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
     boolean allowAnyUid;
 
@@ -69,7 +73,8 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
                 .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
-                .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus);
+                .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus)
+                .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse));
         if (!allowUids.isEmpty()) {
             Set<Integer> uids = new java.util.HashSet<>(allowUids);
             if (socket.startsWith("@")) uids.add(org.sysframe.unix.Self.uid()); // widens the abstract name's default
@@ -89,6 +94,11 @@ final class ServeCommand implements Callable<Integer> {
                 System.out.println("stopped; " + all.size() + " connection(s):");
                 for (ConnectionStats c : all) System.out.println("  " + c);
                 System.out.println("server loops total: " + server.totalCounts());
+                if (server.backend() == org.sysframe.transport.Backend.IO_URING) {
+                    org.sysframe.unix.uring.UringCounts u = org.sysframe.unix.uring.UringCounts.ZERO;
+                    for (int i = 0; i < server.loopCount(); i++) u = u.plus(server.loopUringCounts(i));
+                    System.out.println("server loops io_uring: " + u);
+                }
             } catch (Exception e) {
                 System.err.println("shutdown: " + e.getMessage());
             } finally {

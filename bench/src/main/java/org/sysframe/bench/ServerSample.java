@@ -1,6 +1,8 @@
 package org.sysframe.bench;
 
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.unix.uring.UringCounts;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
@@ -15,14 +17,16 @@ import java.util.TreeSet;
 
 /**
  * The server side at one instant, summed over every event loop: library counts, the kernel's counts
- * (null when a loop's counter cannot be opened) and CPU, with the CPUs the loops were last on. An
- * in-process server is sampled only while every loop is parked in epoll_wait, where the two counts
+ * (null when a loop's counter cannot be opened), CPU and, on io_uring, SQEs by opcode and CQEs, with the
+ * CPUs the loops were last on. An in-process server is sampled only while every loop is parked in
+ * epoll_wait or io_uring_enter, where the two counts
  * agree (see {@link ThreadSyscall}); subtract two samples to get what the loops spent in between.
  */
-record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty) {
+record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty,
+                    UringCounts uring) {
 
     ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus) {
-        this(library, kernel, cpu, cpus, null);
+        this(library, kernel, cpu, cpus, null, null);
     }
 
     /**
@@ -39,7 +43,8 @@ record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, 
             int tid = server.loopThreadId(i);
             KernelSyscallCounter k = parks ? KernelCounters.of(tid, SyscallKind.LIBRARY) : null;
             loops.add(new ServerSample(server.loopCounters(i).snapshot(), k == null ? null : k.read(), ThreadCpu.of(tid),
-                    new TreeSet<>(List.of(ThreadCpu.lastCpu(tid))), server.loopCounters(i).emptySnapshot()));
+                    new TreeSet<>(List.of(ThreadCpu.lastCpu(tid))), server.loopCounters(i).emptySnapshot(),
+                    server.backend() == Backend.IO_URING ? server.loopUringCounts(i) : null));
         }
         return sum(loops);
     }
@@ -54,14 +59,16 @@ record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, 
         SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO, empty = SyscallCounts.ZERO;
         ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
         SortedSet<Integer> cpus = new TreeSet<>();
+        UringCounts uring = UringCounts.ZERO;
         for (ServerSample s : loops) {
+            uring = uring == null || s.uring == null ? null : uring.plus(s.uring);
             library = library == null || s.library == null ? null : library.plus(s.library);
             empty = empty == null || s.empty == null ? null : empty.plus(s.empty);
             kernel = kernel == null || s.kernel == null ? null : kernel.plus(s.kernel);
             cpu = cpu.plus(s.cpu);
             cpus.addAll(s.cpus);
         }
-        return new ServerSample(library, kernel, cpu, cpus, empty);
+        return new ServerSample(library, kernel, cpu, cpus, empty, loops.isEmpty() ? null : uring);
     }
 
     ServerSample minus(ServerSample earlier) {
@@ -69,7 +76,8 @@ record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, 
         seen.addAll(earlier.cpus);
         return new ServerSample(library == null || earlier.library == null ? null : library.minus(earlier.library),
                 kernel == null || earlier.kernel == null ? null : kernel.minus(earlier.kernel), cpu.minus(earlier.cpu), seen,
-                empty == null || earlier.empty == null ? null : empty.minus(earlier.empty));
+                empty == null || earlier.empty == null ? null : empty.minus(earlier.empty),
+                uring == null || earlier.uring == null ? null : uring.minus(earlier.uring));
     }
 
     /** How a probe reaches the server side of its measurements. */

@@ -46,6 +46,14 @@ final class SysframePeer implements PingPeer {
     @Override
     public org.sysframe.unix.SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
 
+    @Override
+    public String backend() { return client.backend().toString(); }
+
+    @Override
+    public org.sysframe.unix.uring.UringCounts uringCounts() {
+        return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
+    }
+
     @Override public String name() { return name; }
 
     @Override public String framing() { return "FFM send/recv, " + options.freeze().send() + " / " + options.freeze().recv(); }

@@ -33,10 +33,19 @@ final class TerminalReport {
                     }
                 }
             }
+            for (int payload : t.payloads()) {
+                for (String n : t.names()) {
+                    CellSummary c = t.row(n, payload);
+                    if (c != null && !c.uringMix().isEmpty()) {
+                        sb.append(String.format(Locale.ROOT, "  %-24s %5d B: io_uring SQEs per call: %s%n", n, payload, c.uringMix()));
+                    }
+                }
+            }
             sb.append(t.rowKind()).append("s:\n");
             for (String n : t.names()) sb.append(String.format(Locale.ROOT, "  %-11s %s%n", n, t.settings(n)));
             for (String note : t.notes()) sb.append("note: ").append(note).append('\n');
             for (GoalVerdict g : run.goals(t.name())) sb.append(g.text()).append('\n');
+            for (Crossover c : run.crossovers(t.name())) sb.append("crossover: ").append(c.text()).append('\n');
         }
         if (run.kernelUnavailable() != null) sb.append("kernel counts unavailable: ").append(run.kernelUnavailable()).append('\n');
         return sb.toString();

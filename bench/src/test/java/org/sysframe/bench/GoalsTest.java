@@ -1,5 +1,7 @@
 package org.sysframe.bench;
 
+import org.sysframe.transport.Backend;
+
 import org.junit.jupiter.api.Test;
 import org.sysframe.unix.SyscallCounts;
 
@@ -114,6 +116,8 @@ class GoalsTest {
                 case DepthTable.NAME -> java.util.Arrays.stream(DepthTable.DEPTHS)
                         .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d)))
                         .toList();
+                case BackendTable.NAME -> List.of(BackendTable.BASELINE, BackendTable.name(Backend.IO_URING, Backend.IO_URING),
+                        BackendTable.name(Backend.IO_URING, Backend.EPOLL), BackendTable.name(Backend.EPOLL, Backend.IO_URING));
                 default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
             };
             assertTrue(names.contains(g.subject()) && names.contains(g.versus()), g.toString());

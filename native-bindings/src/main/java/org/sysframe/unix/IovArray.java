@@ -123,8 +123,11 @@ public final class IovArray {
     /** Raw address of the first pending entry, for writev. */
     long pendingAddress() { return iov.address() + start * IOV_SIZE; }
 
-    /** The msghdr describing the pending entries (no name, no control data), for sendmsg. */
-    MemorySegment pendingMsghdr() {
+    /**
+     * The msghdr describing the pending entries (no name, no control data), for sendmsg or an io_uring
+     * SENDMSG SQE (the kernel copies it at submission; the entries' memory must live until completion).
+     */
+    public MemorySegment pendingMsghdr() {
         msghdr.set(JAVA_LONG, MSG_IOV, pendingAddress());
         msghdr.set(JAVA_LONG, MSG_IOVLEN, count - start);
         return msghdr;

@@ -3,13 +3,8 @@ package org.sysframe.unix;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.lang.foreign.StructLayout;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -48,49 +43,17 @@ class StructLayoutTest {
 
     @Test
     void layoutsMatchWhatGccSays(@TempDir Path dir) throws Exception {
-        Map<String, Long> c = compileAndRun(dir);
-        assertStruct(c, "sockaddr_un", SockaddrUn.LAYOUT, "sun_path");
-        assertStruct(c, "iovec", IovArray.IOVEC, "iov_len");
-        assertStruct(c, "msghdr", IovArray.MSGHDR,
+        Map<String, Long> c = GccLayouts.of(dir, PROBE, 16);
+        GccLayouts.assertStruct(c, "sockaddr_un", SockaddrUn.LAYOUT, "sun_path");
+        GccLayouts.assertStruct(c, "iovec", IovArray.IOVEC, "iov_len");
+        GccLayouts.assertStruct(c, "msghdr", IovArray.MSGHDR,
                 "msg_namelen", "msg_iov", "msg_iovlen", "msg_control", "msg_controllen", "msg_flags");
-        assertStruct(c, "ucred", PeerCredentials.UCRED, "uid", "gid");
-        assertStruct(c, "epoll_event", Epoll.EVENT, "data");
+        GccLayouts.assertStruct(c, "ucred", PeerCredentials.UCRED, "uid", "gid");
+        GccLayouts.assertStruct(c, "epoll_event", Epoll.EVENT, "data");
         // The known x86-64 values, so a wrong probe cannot pass silently.
         assertEquals(110, SockaddrUn.LAYOUT.byteSize());
         assertEquals(56, IovArray.MSGHDR.byteSize());
         assertEquals(12, Epoll.EVENT.byteSize());
         assertEquals(4, Epoll.EVENT.byteOffset(groupElement("data")));
     }
-
-    private static void assertStruct(Map<String, Long> c, String name, StructLayout layout, String... fields) {
-        assertEquals(c.get(name), layout.byteSize(), "sizeof(struct " + name + ")");
-        for (String f : fields) {
-            assertEquals(c.get(name + "." + f), layout.byteOffset(groupElement(f)), "offsetof(" + name + ", " + f + ")");
-        }
-    }
-
-    private static Map<String, Long> compileAndRun(Path dir) throws IOException, InterruptedException {
-        Path src = dir.resolve("probe.c");
-        Path exe = dir.resolve("probe");
-        Files.writeString(src, PROBE);
-        run(dir, "gcc", "-O0", "-o", exe.toString(), src.toString());
-        String out = run(dir, exe.toString());
-        Map<String, Long> values = new HashMap<>();
-        for (String line : out.split("\n")) {
-            String[] kv = line.split("=");
-            values.put(kv[0], Long.parseLong(kv[1].trim()));
-        }
-        assertEquals(16, values.size(), out);
-        return values;
-    }
-
-    static String run(Path dir, String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new AssertionError(String.join(" ", cmd) + " failed:\n" + out);
-        }
-        return out;
-    }
-
 }

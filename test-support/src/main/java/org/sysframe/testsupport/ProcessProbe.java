@@ -56,6 +56,13 @@ public final class ProcessProbe {
         }
     }
 
+    /** Memory mappings of this process ({@code /proc/self/maps} lines): an unmapped io_uring ring would add two each. */
+    public static long mappings() throws IOException {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.count();
+        }
+    }
+
     /** This process's resident set size ({@code VmRSS}), in bytes. */
     public static long rssBytes() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {

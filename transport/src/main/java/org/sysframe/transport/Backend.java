@@ -1,28 +1,64 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.uring.UringSupport;
+
 import java.util.Locale;
 
 /**
- * The I/O driver a server (or, later, a client) runs on. {@link #EPOLL} is the default: readiness with
- * epoll_wait and one recv or send syscall per operation. {@link #IO_URING} submits the same operations
- * to an io_uring (multishot accept and receive into a provided buffer ring, sends as SQEs, one
- * io_uring_enter per loop turn) and fails to start, naming the cause in one line, where io_uring is not
- * usable. {@link #AUTO} uses io_uring when {@link org.sysframe.unix.uring.UringSupport#unavailableReason()}
- * finds it usable, and otherwise falls back to epoll and says so in one WARNING line naming the reason.
- * The default stays epoll until io_uring measures better.
+ * Which kernel interface moves a client's or a server's bytes. {@link #EPOLL} is the default:
+ * readiness with epoll_wait (server) and one send, sendmsg, writev or recv syscall per operation.
+ * {@link #IO_URING} submits the same operations to an io_uring: a client's round trip is one
+ * io_uring_enter; a server loop arms a multishot accept and multishot receives into a provided buffer
+ * ring and sends as SQEs, one io_uring_enter per loop turn. Where io_uring is not usable it fails,
+ * naming the cause in one line. {@link #AUTO} uses io_uring when
+ * {@link org.sysframe.unix.uring.UringSupport#unavailableReason()} finds it usable, and otherwise falls
+ * back to epoll and says so in one WARNING line naming the reason. The default stays epoll until
+ * io_uring measures better.
  */
 public enum Backend {
     EPOLL, IO_URING, AUTO;
 
-    /** Parses {@code epoll}, {@code io_uring} or {@code auto}; anything else fails naming the value and the forms. */
+    private static final System.Logger LOG = System.getLogger("org.sysframe.backend");
+    private static final String FORMS = "epoll, io_uring or auto";
+
+    /**
+     * The default backend of every client and server of this process whose options do not choose one:
+     * the system property {@code sysframe.backend} (epoll, io_uring or auto), else {@link #EPOLL}.
+     * A value that does not parse fails the options' creation, naming it.
+     */
+    public static Backend configuredDefault() {
+        String p = System.getProperty("sysframe.backend");
+        if (p == null || p.isEmpty()) return EPOLL;
+        try {
+            return parse(p);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("-Dsysframe.backend: " + e.getMessage());
+        }
+    }
+
+    /** Parses {@code epoll}, {@code io_uring} (or {@code iouring}) or {@code auto}; anything else fails naming the value and the forms. */
     public static Backend parse(String s) {
-        String v = s == null ? "" : s.trim().toLowerCase(Locale.ROOT);
-        return switch (v) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
             case "epoll" -> EPOLL;
-            case "io_uring" -> IO_URING;
+            case "io_uring", "iouring", "io-uring" -> IO_URING;
             case "auto" -> AUTO;
-            default -> throw new IllegalArgumentException("backend '" + s + "': expected epoll, io_uring or auto");
+            default -> throw new IllegalArgumentException("backend '" + s + "': expected " + FORMS);
         };
+    }
+
+    /**
+     * The backend to run: EPOLL or IO_URING. IO_URING where io_uring is unavailable fails with the
+     * cause; AUTO falls back to EPOLL and logs the cause once per use.
+     */
+    Backend resolve(String who) throws org.sysframe.unix.ErrnoException {
+        if (this == EPOLL) return EPOLL;
+        String reason = UringSupport.unavailableReason();
+        if (reason == null) return IO_URING;
+        if (this == AUTO) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: backend auto falls back to epoll: {1}", who, reason);
+            return EPOLL;
+        }
+        throw new org.sysframe.unix.ErrnoException(who + " backend io_uring", org.sysframe.unix.Errno.ENOTSUP, reason);
     }
 
     @Override

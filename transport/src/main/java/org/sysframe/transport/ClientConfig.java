@@ -6,7 +6,8 @@ package org.sysframe.transport;
  * setting's meaning and default. The message sizes are a private copy.
  */
 public record ClientConfig(String socketPath, int apiVersion, String version, SendFraming send, RecvFraming recv,
-                           long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu) {
+                           long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu,
+                           Backend backend, boolean sqpoll) {
     public ClientConfig {
         specs = specs.copy();
     }
@@ -19,6 +20,7 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
     public String toString() {
         return "socket " + socketPath + ", api " + apiVersion + ", send " + send + ", recv " + recv
                 + (receiveTimeoutMillis > 0 ? ", timeout " + receiveTimeoutMillis + " ms" : "")
-                + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "") + (cpu >= 0 ? ", cpu " + cpu : "");
+                + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "") + (cpu >= 0 ? ", cpu " + cpu : "")
+                + (backend != Backend.EPOLL ? ", backend " + backend + (sqpoll ? " (sqpoll)" : "") : "");
     }
 }

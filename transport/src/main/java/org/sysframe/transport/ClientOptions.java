@@ -8,7 +8,7 @@ import java.util.Objects;
  * {@link GroutApi#defaultSocketPath()}, API version 11, {@link SendFraming#COPY_GATHER} (one send of
  * a copy up to 1024 bytes, one sendmsg above),
  * {@link RecvFraming#READAHEAD} (8192 bytes), no receive timeout, Grout's message sizes, blocking
- * receives, no CPU pinning.
+ * receives, no CPU pinning, the epoll backend (or the one {@code -Dsysframe.backend} names).
  */
 public final class ClientOptions {
     private String socketPath = GroutApi.defaultSocketPath();
@@ -21,6 +21,8 @@ public final class ClientOptions {
     private int socketBufferSize;
     private WaitMode waitMode = WaitMode.BLOCK;
     private int cpu = -1;
+    private Backend backend = Backend.configuredDefault();
+    private boolean sqpoll;
 
     public static ClientOptions defaults() { return new ClientOptions(); }
 
@@ -73,9 +75,22 @@ public final class ClientOptions {
         return this;
     }
 
+    /**
+     * Which kernel interface moves the bytes (default {@link Backend#EPOLL}: a syscall per send and per
+     * receive). {@link Backend#IO_URING}: a round trip is one io_uring_enter that submits the request
+     * and waits for its answer; {@link Backend#AUTO}: io_uring where it is available, else epoll (logged).
+     */
+    public ClientOptions backend(Backend b) { this.backend = Objects.requireNonNull(b); return this; }
+
+    /**
+     * io_uring only: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL), so submitting
+     * costs no syscall; it keeps a core busy while the client is active. Off by default (2 cores here).
+     */
+    public ClientOptions sqpoll(boolean on) { this.sqpoll = on; return this; }
+
     /** The settings as they are now, frozen. */
     public ClientConfig freeze() {
-        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu);
+        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu, backend, sqpoll);
     }
 
     @Override

@@ -29,6 +29,7 @@ public final class GroutClient implements AutoCloseable {
     private final MessageSpecs specs;
     private final Arena arena = Arena.ofConfined();
     private final UnixSocket socket;
+    private final ClientLink link;
     private final MessageWriter writer;
     private final MemorySegment requestHeader;
     private final Response response = new Response();
@@ -39,14 +40,21 @@ public final class GroutClient implements AutoCloseable {
     private int maxIfaces;
     private ErrnoException broken;
 
-    private GroutClient(ClientConfig options, UnixSocket socket) {
+    private GroutClient(ClientConfig options, UnixSocket socket, ClientLink link) {
         this.options = options;
         this.specs = options.specs();
         this.socket = socket;
-        this.writer = new MessageWriter(socket, options.send(), arena);
-        SocketReceiver receiver = new SocketReceiver(socket, options.waitMode(), options.receiveTimeoutMillis());
-        this.inbox = new Inbox(new MessageReader(socket, receiver, options.recv(), arena), socket.name());
+        this.link = link;
+        this.writer = new MessageWriter(link, options.send(), arena);
+        this.inbox = new Inbox(new MessageReader(link, options.recv(), arena), socket.name());
         this.requestHeader = arena.allocate(RequestHeader.SIZE, 8);
+    }
+
+    private static ClientLink link(ClientConfig options, UnixSocket socket) throws ErrnoException {
+        if (options.backend().resolve("client(" + socket.name() + ")") == Backend.EPOLL) {
+            return new SocketLink(socket, options.waitMode(), options.receiveTimeoutMillis());
+        }
+        return new UringLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sqpoll());
     }
 
     /**
@@ -56,7 +64,15 @@ public final class GroutClient implements AutoCloseable {
      */
     public static GroutClient connect(ClientOptions builder) throws IOException {
         ClientConfig options = builder.freeze();
-        GroutClient c = new GroutClient(options, ClientConnect.open(options));
+        UnixSocket socket = ClientConnect.open(options);
+        ClientLink link;
+        try {
+            link = link(options, socket);
+        } catch (ErrnoException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+        GroutClient c = new GroutClient(options, socket, link);
         try {
             c.hello();
             return c;
@@ -76,7 +92,7 @@ public final class GroutClient implements AutoCloseable {
     private void hello() throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment req = MainModulePayloads.hello(a, options.apiVersion(), options.version());
-            int id = send(GroutApi.HELLO, req, 0, req.byteSize());
+            int id = queue(GroutApi.HELLO, req, 0, req.byteSize());
             awaitResponse(id);
             if (response.status() == Errno.EBADMSG) {
                 throw ClientConnect.refusedVersion(options.apiVersion(), MainModulePayloads.serverVersion(response));
@@ -101,8 +117,14 @@ public final class GroutClient implements AutoCloseable {
         return socket.peerCredentials();
     }
 
-    /** Every send and recv this client made, by kind. */
+    /** Every send and recv (or io_uring_enter) this client made, by kind. */
     public SyscallCounters counters() { return socket.counters(); }
+
+    /** The backend this client runs on: {@link Backend#EPOLL} or {@link Backend#IO_URING} (AUTO resolved at connect). */
+    public Backend backend() { return link instanceof UringLink ? Backend.IO_URING : Backend.EPOLL; }
+
+    /** With the io_uring backend, the SQEs by opcode and the CQEs so far (zero with epoll). */
+    public org.sysframe.unix.uring.UringCounts uringCounts() { return link.uringCounts(); }
 
     /** Sends a request with an empty payload and waits for its response. */
     public Response sendRecv(int type) throws IOException {
@@ -118,11 +140,23 @@ public final class GroutClient implements AutoCloseable {
      * payload shorter than the type's declared minimum throws EMSGSIZE.
      */
     public Response sendRecv(int type, MemorySegment payload, long offset, long length) throws IOException {
-        return recv(type, send(type, payload, offset, length));
+        // With io_uring, the request's send goes out with the receive of its answer: one io_uring_enter.
+        return recv(type, queue(type, payload, offset, length));
     }
 
     /** Sends a request without waiting; returns its id, for {@link #recv(int, int)}. */
     public int send(int type, MemorySegment payload, long offset, long length) throws IOException {
+        int id = queue(type, payload, offset, length);
+        try {
+            link.flush();
+        } catch (ErrnoException e) {
+            throw breakWith(e);
+        }
+        return id;
+    }
+
+    /** Writes a request to the link: sent (epoll), or queued until the next receive or flush (io_uring). */
+    private int queue(int type, MemorySegment payload, long offset, long length) throws IOException {
         usable();
         if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
             throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
@@ -159,7 +193,7 @@ public final class GroutClient implements AutoCloseable {
 
     /** The client as a pipeline sees it. */
     private final class PipelineSide implements PipelineClient {
-        @Override public UnixSocket socket() { return socket; }
+        @Override public ClientLink link() { return link; }
         @Override public Inbox inbox() { return inbox; }
         @Override public int nextId() { return GroutClient.this.nextId(); }
         @Override public MessageSpecs specs() { return specs; }
@@ -181,7 +215,7 @@ public final class GroutClient implements AutoCloseable {
      * stream early drains the rest, so the client stays usable. One stream at a time.
      */
     public ResponseStream stream(int type, MemorySegment payload, long offset, long length) throws IOException {
-        int id = send(type, payload, offset, length);
+        int id = queue(type, payload, offset, length);
         stream.open(type, id);
         return stream;
     }
@@ -264,6 +298,7 @@ public final class GroutClient implements AutoCloseable {
     /** Closes the socket and frees the client's buffers. */
     @Override
     public void close() {
+        link.close();
         socket.close();
         if (arena.scope().isAlive()) arena.close();
     }

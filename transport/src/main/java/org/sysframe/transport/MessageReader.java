@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
  * Reads the messages a server sends a client (responses and events) with a {@link RecvFraming}, each
- * receive waiting as its {@link SocketReceiver} says. After {@link #next()}, the fields describe one whole message whose payload stays
+ * receive waiting as its {@link ClientLink} says. After {@link #next()}, the fields describe one whole message whose payload stays
  * valid until the following call.
  *
  * <p>Responses and events share the socket. They are told apart by the first header word: a
@@ -22,8 +22,7 @@ final class MessageReader {
     /** Largest request id a client uses: ids above it are event types. */
     static final int MAX_ID = 0xffff;
 
-    private final UnixSocket socket;
-    private final SocketReceiver receiver;
+    private final ClientLink link;
     private final MemorySegment ahead;  // read-ahead buffer, or null for EXACT
     private final int capacity;
     private final MemorySegment header; // EXACT: the header being read
@@ -39,9 +38,8 @@ final class MessageReader {
     MemorySegment payloadBuffer;
     long payloadOffset;
 
-    MessageReader(UnixSocket socket, SocketReceiver receiver, RecvFraming framing, Arena arena) {
-        this.socket = socket;
-        this.receiver = receiver;
+    MessageReader(ClientLink link, RecvFraming framing, Arena arena) {
+        this.link = link;
         this.capacity = framing.readAhead() ? framing.bufferSize() : 0;
         this.ahead = framing.readAhead() ? arena.allocate(capacity, 8) : null;
         this.header = arena.allocate(EventHeader.SIZE, 8);
@@ -122,7 +120,7 @@ final class MessageReader {
             end -= start;
             start = 0;
         }
-        long n = wait ? receiver.recv(ahead, end, capacity - end) : socket.recv(ahead, end, capacity - end, UnixSocket.MSG_DONTWAIT);
+        long n = wait ? link.recv(ahead, end, capacity - end) : link.tryRecv(ahead, end, capacity - end);
         if (n == UnixSocket.WOULD_BLOCK && !wait) return false;
         check(n, start == end);
         end += (int) n;
@@ -151,7 +149,7 @@ final class MessageReader {
                 end -= start;
                 start = 0;
             }
-            long n = receiver.recv(ahead, end, capacity - end);
+            long n = link.recv(ahead, end, capacity - end);
             check(n, atMessageStart && end == start);
             end += (int) n;
         }
@@ -160,7 +158,7 @@ final class MessageReader {
     private void recvExactly(MemorySegment dst, long off, long len, boolean atMessageStart) throws ErrnoException {
         long done = 0;
         while (done < len) {
-            long n = receiver.recv(dst, off + done, len - done);
+            long n = link.recv(dst, off + done, len - done);
             check(n, atMessageStart && done == 0);
             done += n;
         }
@@ -168,10 +166,10 @@ final class MessageReader {
 
     private void check(long n, boolean nothingYet) throws ErrnoException {
         if (n == UnixSocket.WOULD_BLOCK) {
-            throw new ErrnoException("recv(" + socket.name() + ")", Errno.ETIMEDOUT, "receive timeout expired");
+            throw new ErrnoException("recv(" + link.name() + ")", Errno.ETIMEDOUT, "receive timeout expired");
         }
         if (n == 0) {
-            throw new ErrnoException("recv(" + socket.name() + ")", Errno.ECONNRESET,
+            throw new ErrnoException("recv(" + link.name() + ")", Errno.ECONNRESET,
                     nothingYet ? "server closed the connection" : "server closed the connection in the middle of a message");
         }
     }

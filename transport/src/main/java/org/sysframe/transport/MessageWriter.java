@@ -15,7 +15,7 @@ import java.lang.foreign.MemorySegment;
  * native memory first (the kernel needs real addresses); native ones go as they are.
  */
 public final class MessageWriter {
-    private final UnixSocket socket;
+    private final ByteSink sink;
     private final SendFraming framing;
     private final MemorySegment copyBuffer;
     private final IovArray iov;
@@ -23,7 +23,20 @@ public final class MessageWriter {
     private MemorySegment heapCopy; // native copy of heap payloads, allocated on first need
 
     public MessageWriter(UnixSocket socket, SendFraming framing, Arena arena) {
-        this.socket = socket;
+        this(new ByteSink() {
+            @Override
+            public long sendUntilFull(MemorySegment seg, long off, long len) throws ErrnoException {
+                return socket.sendUntilFull(seg, off, len);
+            }
+
+            @Override
+            public long sendmsg(IovArray iov) throws ErrnoException { return socket.sendmsg(iov, 0); }
+        }, framing, arena);
+    }
+
+    /** A writer into sink (a client's link: a socket, or an io_uring that queues the sends). */
+    MessageWriter(ByteSink sink, SendFraming framing, Arena arena) {
+        this.sink = sink;
         this.framing = framing;
         this.arena = arena;
         SendFraming.Kind k = framing.kind();
@@ -68,7 +81,7 @@ public final class MessageWriter {
         iov.add(header, hoff, hlen);
         if (plen > 0) iov.add(payload, poff, plen);
         while (!iov.isEmpty()) {
-            long n = socket.sendmsg(iov, 0);
+            long n = sink.sendmsg(iov);
             if (n == UnixSocket.WOULD_BLOCK) break;
             iov.advance(n);
         }
@@ -83,6 +96,6 @@ public final class MessageWriter {
     }
 
     private long sendAll(MemorySegment seg, long off, long len) throws ErrnoException {
-        return socket.sendUntilFull(seg, off, len);
+        return sink.sendUntilFull(seg, off, len);
     }
 }

@@ -42,7 +42,7 @@ public final class Pipeline implements AutoCloseable {
     private static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3;
 
     private final PipelineClient client;
-    private final UnixSocket socket;
+    private final ClientLink link;
     private final Inbox inbox;
     private final PipelineOptions options;
     private final Arena arena = Arena.ofConfined();
@@ -64,7 +64,7 @@ public final class Pipeline implements AutoCloseable {
 
     Pipeline(PipelineClient client, PipelineOptions options) {
         this.client = client;
-        this.socket = client.socket();
+        this.link = client.link();
         this.inbox = client.inbox();
         this.options = options;
         this.queued = new int[options.window()];
@@ -132,11 +132,13 @@ public final class Pipeline implements AutoCloseable {
         if (queuedCount == 0) return;
         try {
             if (iov.pending() == 0) {
-                socket.sendFully(staging, 0, stagingUsed);
+                link.sendUntilFull(staging, 0, stagingUsed); // a blocking socket takes it all
             } else {
                 closeStagingRun();
-                while (!iov.isEmpty()) iov.advance(socket.sendmsg(iov, 0));
+                while (!iov.isEmpty()) iov.advance(link.sendmsg(iov));
             }
+            link.flush(); // io_uring: the batch's one SEND goes out now, and its memory is free again after
+
         } catch (ErrnoException e) {
             throw failAll(e);
         }

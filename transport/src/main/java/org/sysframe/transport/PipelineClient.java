@@ -1,11 +1,10 @@
 package org.sysframe.transport;
 
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.UnixSocket;
 
 /** What a {@link Pipeline} needs from the client it runs on (so that it does not depend on the client class). */
 interface PipelineClient {
-    UnixSocket socket();
+    ClientLink link();
 
     Inbox inbox();
 

@@ -61,7 +61,7 @@ class PipelineTest {
         String path = fx.path("pipeline.sock");
         GroutServer s = fx.start(ServerOptions.defaults().socketPath(path));
         int batches = 1000, depth = 32;
-        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined();
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)); Arena a = Arena.ofConfined();
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread();
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId());
              Pipeline p = c.pipeline(PipelineOptions.window(depth))) {
@@ -204,7 +204,7 @@ class PipelineTest {
     void payloadsOverTheCopyThresholdLeaveFromWhereTheyAreInOneSendmsgPerBatch() throws Exception {
         String path = fx.path("large.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(8))) {
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(8))) {
             MemorySegment big = a.allocate(4096);
             for (int i = 0; i < 4096; i++) big.set(JAVA_BYTE, i, (byte) (i * 7));
             SyscallCounts c0 = c.counters().snapshot();

@@ -125,7 +125,7 @@ class ServerRestartTest {
                 }
 
                 subscribed.await();
-                ThreadStates.awaitBlockedIn(waitingTid.get(), "45"); // recvfrom
+                ThreadStates.awaitBlockedIn(waitingTid.get(), ThreadStates.clientReceiveSyscall());
                 for (int i = 0; i < 4_000 && onFirst.get() < loopers; i++) Thread.sleep(2);
                 assertEquals(loopers, onFirst.get(), "loopers pinging the first server");
 

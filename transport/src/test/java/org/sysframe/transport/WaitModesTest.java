@@ -67,7 +67,7 @@ class WaitModesTest {
     void aSpinningClientMakesOneDataRecvPerCallAndItsEmptyRecvsAreCountedApartAndByTheKernel() throws Exception {
         String path = fx.path("spin.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).waitMode(WaitMode.SPIN));
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(WaitMode.SPIN));
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread()) {
             SyscallCounts[] r = pingAll(c, k, 32);
             SyscallCounts lib = r[0], empty = r[1], kernel = r[2];
@@ -84,7 +84,7 @@ class WaitModesTest {
     void aYieldingClientYieldsExactlyOnceAfterEachEmptyRecv() throws Exception {
         String path = fx.path("yield.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).waitMode(WaitMode.YIELD));
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(WaitMode.YIELD));
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread()) {
             SyscallCounts[] r = pingAll(c, k, 32);
             SyscallCounts lib = r[0], empty = r[1], kernel = r[2];
@@ -99,7 +99,7 @@ class WaitModesTest {
     void aBlockingClientMakesNoEmptyCall() throws Exception {
         String path = fx.path("block.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(path)) {
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL))) {
             SyscallCounts[] r = pingAll(c, null, 32);
             assertEquals(CALLS, r[0].get(SyscallKind.RECVFROM));
             assertEquals(SyscallCounts.ZERO, r[1], "no empty call");
@@ -133,7 +133,7 @@ class WaitModesTest {
             try (RawServer silent = new RawServer(path, conn -> {
                 conn.readRequest();
                 conn.awaitEof();
-            }); GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).waitMode(mode).receiveTimeoutMillis(200))) {
+            }); GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(mode).receiveTimeoutMillis(200))) {
                 ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING));
                 assertEquals(Errno.ETIMEDOUT, e.errno(), mode + ": " + e.getMessage());
                 assertTrue(c.counters().emptySnapshot().get(SyscallKind.RECVFROM) > 0, mode + " tried without blocking");

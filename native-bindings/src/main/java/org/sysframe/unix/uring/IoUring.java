@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -53,6 +54,7 @@ public final class IoUring implements AutoCloseable {
 
     static final int SQ_NEED_WAKEUP = 1;
     static final int SQ_CQ_OVERFLOW = 1 << 1;
+    static final int SQ_TASKRUN = 1 << 2;
 
     static final int REGISTER_FILES = 2;
     static final int REGISTER_PROBE = 8;
@@ -214,6 +216,16 @@ public final class IoUring implements AutoCloseable {
         return sqe;
     }
 
+    /**
+     * Adds IOSQE flags to the SQE prepared last, while it is not submitted yet: e.g. {@link Sqe#IO_LINK}
+     * once another SQE must start only after it.
+     */
+    public void flagLast(int iosqeFlags) {
+        if (pending() == 0) throw new IllegalStateException("no SQE prepared since the last submit");
+        long at = Sqe.SIZE * ((localSqTail - 1) & sqMask) + Sqe.FLAGS;
+        sqes.set(JAVA_BYTE, at, (byte) (sqes.get(JAVA_BYTE, at) | iosqeFlags));
+    }
+
     /** SQEs prepared and not yet consumed by the kernel. */
     public int pending() {
         return localSqTail - (int) INT.getAcquire(ring, sqHead);
@@ -262,6 +274,20 @@ public final class IoUring implements AutoCloseable {
     }
 
     /** Completions in the CQ not consumed yet. */
+    /**
+     * With {@link #SETUP_COOP_TASKRUN} | {@link #SETUP_TASKRUN_FLAG}: whether the kernel has work queued
+     * for this thread (a completion to post) that runs on its next io_uring_enter; a spinning owner
+     * checks it beside the CQ and calls {@link #runTaskWork()} when set.
+     */
+    public boolean taskWorkPending() {
+        return (ring.get(JAVA_INT, sqFlags) & SQ_TASKRUN) != 0;
+    }
+
+    /** One io_uring_enter that only runs the work queued for this thread (posting its completions); counted. */
+    public void runTaskWork() throws ErrnoException {
+        flushOverflow();
+    }
+
     public int ready() {
         return (int) INT.getAcquire(ring, cqTail) - localCqHead;
     }
@@ -306,7 +332,9 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * Registers the ring's own fd with itself (IORING_REGISTER_RING_FDS, Linux 5.18), so that every
-     * io_uring_enter skips the fd look-up; false when the kernel does not support it (nothing changes).
+     * io_uring_enter skips the fd look-up; false when the kernel does not support it or this thread
+     * already registered its maximum of 16 rings (nothing changes then). The registration belongs to
+     * the calling thread: only it may enter the ring afterwards.
      */
     public boolean registerRingFd() throws ErrnoException {
         MemorySegment upd = arena.allocate(UringLayouts.RSRC_UPDATE);
@@ -314,7 +342,7 @@ public final class IoUring implements AutoCloseable {
         upd.set(JAVA_LONG, UringLayouts.offset(UringLayouts.RSRC_UPDATE, "data"), ringFd);
         long r = register(REGISTER_RING_FDS, upd.address(), 1);
         if (r < 0) {
-            if (-r == Errno.EINVAL) return false;
+            if (-r == Errno.EINVAL || -r == Errno.EBUSY) return false;
             throw new ErrnoException("io_uring_register(RING_FDS)", (int) -r);
         }
         enterFd = upd.get(JAVA_INT, 0);

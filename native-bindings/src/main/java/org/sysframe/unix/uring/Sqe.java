@@ -36,7 +36,7 @@ public final class Sqe {
 
     static final long SIZE = UringLayouts.SQE.byteSize();
     private static final long OPCODE = UringLayouts.offset(UringLayouts.SQE, "opcode");
-    private static final long FLAGS = UringLayouts.offset(UringLayouts.SQE, "flags");
+    static final long FLAGS = UringLayouts.offset(UringLayouts.SQE, "flags");
     private static final long IOPRIO = UringLayouts.offset(UringLayouts.SQE, "ioprio");
     private static final long FD = UringLayouts.offset(UringLayouts.SQE, "fd");
     private static final long ADDR = UringLayouts.offset(UringLayouts.SQE, "addr");

@@ -60,12 +60,12 @@ public final class UringSupport {
                     + ": a seccomp filter or security module denies io_uring_setup to this process";
         }
         if (err == Errno.EINVAL) {
+            StringBuilder asked = new StringBuilder();
             for (int i = 0; i < FLAGS.length; i++) {
-                if ((flags & FLAGS[i]) != 0) {
-                    return "setup flags refused: " + FLAG_NAMES[i] + " and the others asked need Linux " + FLAG_SINCE[i]
-                            + " or later; this is " + kernelRelease();
-                }
+                if ((flags & FLAGS[i]) != 0) asked.append(asked.isEmpty() ? "" : ", ").append(FLAG_NAMES[i]).append(" (Linux ").append(FLAG_SINCE[i]).append(')');
             }
+            if ((flags & IoUring.SETUP_SQPOLL) != 0) asked.append(asked.isEmpty() ? "" : ", ").append("IORING_SETUP_SQPOLL (which excludes the *_TASKRUN flags)");
+            return "setup flags refused by this kernel (" + kernelRelease() + ")" + (asked.isEmpty() ? "" : ": " + asked);
         }
         if (err == Errno.ENOMEM) return "not enough locked memory for the rings (RLIMIT_MEMLOCK on kernels before 5.12)";
         return null;

@@ -180,8 +180,8 @@ class IoUringTest {
                 UringSupport.explainSetupFailure(Errno.EPERM, 0));
         assertEquals("this kernel (" + UringSupport.kernelRelease() + ") has no io_uring (Linux 5.1+ built with CONFIG_IO_URING)",
                 UringSupport.explainSetupFailure(Errno.ENOSYS, 0));
-        assertEquals("setup flags refused: IORING_SETUP_SINGLE_ISSUER and the others asked need Linux 6.0 or later; this is "
-                + UringSupport.kernelRelease(), UringSupport.explainSetupFailure(Errno.EINVAL, FLAGS));
+        assertEquals("setup flags refused by this kernel (" + UringSupport.kernelRelease() + "): IORING_SETUP_SINGLE_ISSUER (Linux 6.0),"
+                + " IORING_SETUP_DEFER_TASKRUN (Linux 6.1)", UringSupport.explainSetupFailure(Errno.EINVAL, FLAGS));
         ErrnoException e = assertThrows(ErrnoException.class, () -> ring(4, 0, FLAGS | (1 << 30)));
         assertEquals(Errno.EINVAL, e.errno());
         assertTrue(e.getMessage().startsWith("io_uring_setup: EINVAL"), e.getMessage());

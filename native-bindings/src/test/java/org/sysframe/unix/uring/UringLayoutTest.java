@@ -2,14 +2,10 @@ package org.sysframe.unix.uring;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.unix.GccLayouts;
 
-import java.io.IOException;
-import java.lang.foreign.StructLayout;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -46,56 +42,28 @@ class UringLayoutTest {
 
     @Test
     void layoutsMatchTheKernelsUapiHeader(@TempDir Path dir) throws Exception {
-        Map<String, Long> c = compileAndRun(dir);
-        assertStruct(c, "io_uring_params", UringLayouts.PARAMS, "sq_entries", "cq_entries", "flags", "features", "sq_off", "cq_off");
-        assertStruct(c, "io_sqring_offsets", UringLayouts.SQ_OFFSETS, "head", "tail", "ring_mask", "ring_entries", "flags", "dropped", "array");
-        assertStruct(c, "io_cqring_offsets", UringLayouts.CQ_OFFSETS, "head", "tail", "ring_mask", "ring_entries", "overflow", "cqes", "flags");
-        assertStruct(c, "io_uring_sqe", UringLayouts.SQE, "opcode", "flags", "ioprio", "fd", "off", "addr", "len", "user_data", "personality", "file_index", "addr3");
+        Map<String, Long> c = GccLayouts.of(dir, PROBE, 59);
+        GccLayouts.assertStruct(c, "io_uring_params", UringLayouts.PARAMS, "sq_entries", "cq_entries", "flags", "features", "sq_off", "cq_off");
+        GccLayouts.assertStruct(c, "io_sqring_offsets", UringLayouts.SQ_OFFSETS, "head", "tail", "ring_mask", "ring_entries", "flags", "dropped", "array");
+        GccLayouts.assertStruct(c, "io_cqring_offsets", UringLayouts.CQ_OFFSETS, "head", "tail", "ring_mask", "ring_entries", "overflow", "cqes", "flags");
+        GccLayouts.assertStruct(c, "io_uring_sqe", UringLayouts.SQE, "opcode", "flags", "ioprio", "fd", "off", "addr", "len", "user_data", "personality", "file_index", "addr3");
         // Union members under our names: msg_flags shares op_flags, buf_group shares buf_index.
         assertEquals(c.get("io_uring_sqe.msg_flags"), UringLayouts.SQE.byteOffset(groupElement("op_flags")));
         assertEquals(c.get("io_uring_sqe.buf_group"), UringLayouts.SQE.byteOffset(groupElement("buf_index")));
-        assertStruct(c, "io_uring_cqe", UringLayouts.CQE, "user_data", "res", "flags");
-        assertStruct(c, "io_uring_buf", UringLayouts.BUF, "addr", "len", "bid");
+        GccLayouts.assertStruct(c, "io_uring_cqe", UringLayouts.CQE, "user_data", "res", "flags");
+        GccLayouts.assertStruct(c, "io_uring_buf", UringLayouts.BUF, "addr", "len", "bid");
         assertEquals(c.get("io_uring_buf_ring"), UringLayouts.BUF.byteSize(), "sizeof(struct io_uring_buf_ring)");
         assertEquals(c.get("io_uring_buf_ring.tail"), 14L, "the buffer ring's tail overlays the first entry's resv");
-        assertStruct(c, "io_uring_buf_reg", UringLayouts.BUF_REG, "ring_addr", "ring_entries", "bgid");
+        GccLayouts.assertStruct(c, "io_uring_buf_reg", UringLayouts.BUF_REG, "ring_addr", "ring_entries", "bgid");
         assertEquals(c.get("io_uring_probe"), UringLayouts.PROBE.byteSize());
         assertEquals(c.get("io_uring_probe.ops"), UringLayouts.PROBE.byteSize());
-        assertStruct(c, "io_uring_probe_op", UringLayouts.PROBE_OP, "flags");
-        assertStruct(c, "io_uring_getevents_arg", UringLayouts.GETEVENTS_ARG, "ts");
-        assertStruct(c, "io_uring_rsrc_update", UringLayouts.RSRC_UPDATE, "data");
+        GccLayouts.assertStruct(c, "io_uring_probe_op", UringLayouts.PROBE_OP, "flags");
+        GccLayouts.assertStruct(c, "io_uring_getevents_arg", UringLayouts.GETEVENTS_ARG, "ts");
+        GccLayouts.assertStruct(c, "io_uring_rsrc_update", UringLayouts.RSRC_UPDATE, "data");
         // The sizes the issue names, so that a wrong probe cannot pass silently.
         assertEquals(120, UringLayouts.PARAMS.byteSize());
         assertEquals(64, UringLayouts.SQE.byteSize());
         assertEquals(16, UringLayouts.CQE.byteSize());
         assertEquals(16, UringLayouts.BUF.byteSize());
-    }
-
-    private static void assertStruct(Map<String, Long> c, String name, StructLayout layout, String... fields) {
-        assertEquals(c.get(name), layout.byteSize(), "sizeof(struct " + name + ")");
-        for (String f : fields) {
-            assertEquals(c.get(name + "." + f), layout.byteOffset(groupElement(f)), "offsetof(" + name + ", " + f + ")");
-        }
-    }
-
-    private static Map<String, Long> compileAndRun(Path dir) throws IOException, InterruptedException {
-        Path src = dir.resolve("uring_probe.c");
-        Path exe = dir.resolve("uring_probe");
-        Files.writeString(src, PROBE);
-        run(dir, "gcc", "-O0", "-o", exe.toString(), src.toString());
-        Map<String, Long> values = new HashMap<>();
-        for (String line : run(dir, exe.toString()).split("\n")) {
-            String[] kv = line.split("=");
-            values.put(kv[0], Long.parseLong(kv[1].trim()));
-        }
-        assertEquals(59, values.size());
-        return values;
-    }
-
-    private static String run(Path dir, String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) throw new AssertionError(String.join(" ", cmd) + " failed:\n" + out);
-        return out;
     }
 }

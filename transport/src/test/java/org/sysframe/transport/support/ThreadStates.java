@@ -12,6 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 public final class ThreadStates {
     private ThreadStates() {}
 
+    /**
+     * The syscall a client of this run's default backend blocks in while it waits for an answer:
+     * "45" (recvfrom) with epoll, "426" (io_uring_enter) with io_uring ({@code -Dsysframe.backend}).
+     */
+    public static String clientReceiveSyscall() {
+        return org.sysframe.transport.Backend.configuredDefault() == org.sysframe.transport.Backend.EPOLL ? "45" : "426";
+    }
+
     /** The kernel's name of what thread tid is blocked in ({@code /proc/self/task/TID/syscall}), e.g. "45" for recvfrom. */
     public static String blockedIn(int tid) throws IOException {
         String s = Files.readString(Path.of("/proc/self/task/" + tid + "/syscall")).trim();
