@@ -61,6 +61,9 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     private final List<UringSocket> writableSoon = new ArrayList<>();
     private final List<UringSocket> writableNow = new ArrayList<>();
     private final List<UringSocket> sendSoon = new ArrayList<>();
+    private final List<UringSocket> lingering = new ArrayList<>();
+    private final List<UringSocket> pumpSoon = new ArrayList<>();
+    private final List<UringSocket> pumpNow = new ArrayList<>();
     private IoUring uring;
     private BufferRing buffers;
     private UringSocket.Ring io;
@@ -115,8 +118,9 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     @Override
     void turn() throws ErrnoException {
         if (acceptor != null) acceptor.retryIfDue();
-        boolean poll = hasBacklog() || !writableSoon.isEmpty();
-        long limit = listenerPaused ? 100_000_000L : 0;
+        boolean poll = hasBacklog() || !writableSoon.isEmpty() || !pumpSoon.isEmpty();
+        long limit = listenerPaused || !lingering.isEmpty() ? 100_000_000L : 0;
+        if (!lingering.isEmpty()) checkLingering(false);
         // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
         // nothing more is due after them (no connection waits for room to send more), the next arrival.
         int min = Math.max(1, Math.min(io.sendsPrepared + (io.waitingForRoom > 0 ? 0 : 1), uring.cqEntries()));
@@ -125,6 +129,13 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
         else if (poll) uring.submit(min, 1); // GETEVENTS without waiting (DEFER_TASKRUN posts completions only then)
         else uring.submit(min, limit == 0 && min > 1 ? SAFETY_NANOS : limit);
         reap();
+        if (!pumpSoon.isEmpty()) {
+            // Bytes held back while these connections had requests left: theirs next, after the arrivals.
+            pumpNow.addAll(pumpSoon);
+            pumpSoon.clear();
+            for (int i = 0; i < pumpNow.size(); i++) pumpNow.get(i).pump();
+            pumpNow.clear();
+        }
         if (!writableSoon.isEmpty()) {
             writableNow.addAll(writableSoon);
             writableSoon.clear();
@@ -212,10 +223,14 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
         }
     }
 
+    /**
+     * A backlogged connection had its turn: bytes it held back are given to it next turn, so that a
+     * connection has at most two request budgets per turn, as with epoll (what arrived, what was left).
+     */
     @Override
     void continued(ServerConnection c) {
         UringSocket s = table.get(c.tag);
-        if (s != null) s.pump();
+        if (s != null && !c.isClosed()) pumpSoon.add(s);
     }
 
     @Override
@@ -241,11 +256,25 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     @Override
     public void sendSoon(UringSocket s) { sendSoon.add(s); }
 
+    @Override
+    public void lingering(UringSocket s) { lingering.add(s); }
+
+    /** Forgets the lingering sockets that finished; gives up on those past their time (all when stopping). */
+    private void checkLingering(boolean all) {
+        long now = System.nanoTime();
+        for (int i = lingering.size() - 1; i >= 0; i--) {
+            UringSocket s = lingering.get(i);
+            if (!s.finished() && (all || now - s.lingerUntil >= 0)) s.lingerExpired();
+            if (s.finished()) lingering.remove(i);
+        }
+    }
+
     /** Cancels everything still armed (the connections cancelled theirs when they closed) and reaps until all completed. */
     @Override
     void shutdown() {
         if (uring == null) return;
         try {
+            checkLingering(true);
             io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | ASYNC_CANCEL_ANY).userData((long) STOP << 56);
             long deadline = System.nanoTime() + STOP_DRAIN_NANOS;
             while (io.inFlight > 0 && System.nanoTime() < deadline) {

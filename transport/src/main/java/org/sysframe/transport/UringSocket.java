@@ -30,9 +30,9 @@ import java.lang.foreign.MemorySegment;
  * completes within the io_uring_enter that submits it, and a NOP linked to it with CQE_SKIP_SUCCESS
  * completes (ECANCELED) only when it came back short: the loop counts on both to wait for the sends
  * and the next arrival in one enter. A send that finds the socket full (EAGAIN, or a short send) arms
- * a POLL_ADD for POLLOUT and sends the rest, first, when it fires. Closing cancels the operations in
- * flight (ASYNC_CANCEL by fd, all); the descriptor and the area are freed once every one of their
- * completions has arrived. Loop thread only.
+ * a POLL_ADD for POLLOUT and sends the rest, first, when it fires. Closing cancels the receive and
+ * lets what is left in the area go (see {@link #close()}); the descriptor and the area are freed once
+ * every completion has arrived. Loop thread only.
  */
 final class UringSocket implements LoopSocket {
     /** The loop's side of the ring, shared by its sockets. */
@@ -73,6 +73,9 @@ final class UringSocket implements LoopSocket {
 
         /** The socket has bytes to send: call {@link #flushSend()} at the end of the turn (after the deferred batches). */
         void sendSoon(UringSocket s);
+
+        /** The socket closed with bytes left in its area, which it sends until {@link #lingerExpired()}. */
+        void lingering(UringSocket s);
     }
 
     /** Operation kinds, in the top byte of user_data (the connection's tag is below 2^56). */
@@ -106,6 +109,8 @@ final class UringSocket implements LoopSocket {
     private int endErrno = -1; // the receive ended (0: EOF, else errno) behind pending bytes; -1: not
     private boolean closed;
     private boolean finished;
+    private boolean gaveUp;     // closed: the area's bytes are dropped (an error, or the linger ran out)
+    long lingerUntil;          // closed with bytes in the area: System.nanoTime() until which they may still go
 
     UringSocket(UnixSocket socket, long tag, Ring ring) {
         this.socket = socket;
@@ -144,6 +149,7 @@ final class UringSocket implements LoopSocket {
             case POLLOUT -> {
                 pollingOut = false;
                 if (!closed) wantSend();
+                else if (!gaveUp && res >= 0) lingerSend();
             }
             default -> {
                 cancels--;
@@ -293,7 +299,14 @@ final class UringSocket implements LoopSocket {
     private void sent(int res) {
         int len = sending;
         sending = 0;
-        if (closed) return;
+        if (closed) {
+            if (res > 0) head += Math.min(res, len);
+            if (res < 0 && res != -Errno.EAGAIN) gaveUp = true;
+            if (head >= tail || gaveUp) return;
+            if (res == -Errno.EAGAIN || res < len) armPollOut();
+            else lingerSend();
+            return;
+        }
         if (res == -Errno.EAGAIN) {
             armPollOut();
             return;
@@ -377,26 +390,54 @@ final class UringSocket implements LoopSocket {
 
     // ---------------------------------------------------------------- close
 
+    /** Linger time of a closed connection's unsent area: what a peer that reads gets, as epoll's socket buffer would. */
+    static final long LINGER_NANOS = 10_000_000_000L;
+
+    /**
+     * Closes: the receive is cancelled; bytes the connection wrote and that are still in the area
+     * (answers before an over-size request, say) keep going, as the kernel's socket buffer would
+     * deliver them after an epoll close, until sent, the peer gone, or {@value #LINGER_NANOS} ns
+     * passed; then the descriptor and the area are freed, once every completion arrived.
+     */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
-        if (recvArmed || sending != 0 || pollingOut) {
-            // Prepared after this turn's SENDs: a SEND the socket takes now still goes; one that waits is cancelled.
-            cancels++;
-            ring.sqe().prepCancel(0, fd, Sqe.ASYNC_CANCEL_FD | Sqe.ASYNC_CANCEL_ALL)
-                    .userData(ud(CANCEL));
-        }
         if (pendingArena != null) pendingArena.close();
         pendingArena = null;
         pending = null;
         if (waitingForRoom) ring.waitingForRoom--;
         waitingForRoom = false;
+        if (recvArmed) {
+            cancels++;
+            ring.sqe().prepCancel(ud(RECV), 0, 0).userData(ud(CANCEL));
+        }
+        if (head < tail) {
+            lingerUntil = System.nanoTime() + LINGER_NANOS;
+            ring.host.lingering(this);
+            if (sending == 0 && !pollingOut) lingerSend();
+        }
+        maybeFinish();
+    }
+
+    private void lingerSend() {
+        sending = tail - head;
+        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT).userData(ud(SEND));
+    }
+
+    /** The linger time ran out (or the loop stops): whatever is left is dropped and waiting operations cancelled. */
+    void lingerExpired() {
+        if (finished || gaveUp) return;
+        gaveUp = true;
+        if (sending != 0 || pollingOut) {
+            cancels++;
+            ring.sqe().prepCancel(0, fd, Sqe.ASYNC_CANCEL_FD | Sqe.ASYNC_CANCEL_ALL).userData(ud(CANCEL));
+        }
         maybeFinish();
     }
 
     private void maybeFinish() {
-        if (!closed || finished || recvArmed || sending != 0 || pollingOut || cancels != 0) return;
+        if (!closed || finished || recvArmed || sending != 0 || pollingOut || cancels != 0 || (head < tail && !gaveUp)) return;
         finished = true;
         socket.close();
         if (areaArena != null) areaArena.close();

@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Exact syscalls per transaction (32-byte GR_PING, 1000 calls after the hello) for the pairings the
  * seed patch and Grout's merged change compare, client and server, each library count checked
- * against the kernel's count of the same thread. Epoll clients: the io_uring client's counts are
- * in {@code UringClientTest}.
+ * against the kernel's count of the same thread. Epoll clients and epoll servers (whatever
+ * -Dsysframe.test.backend says): the io_uring client's counts are in {@code UringClientTest}, the
+ * io_uring server's in {@code UringServerTest}.
  */
 @NeedsKernelCounter
 class ExactCountsTest {
@@ -43,7 +44,7 @@ class ExactCountsTest {
 
     Run run(ClientOptions client, ServerOptions server) throws Exception {
         String path = dir.resolve("counts.sock").toString();
-        try (GroutServer s = TestServers.start(server.socketPath(path));
+        try (GroutServer s = TestServers.startEpoll(server.socketPath(path)); // epoll's counts: io_uring's are in UringServerTest
              GroutClient c = GroutClient.connect(client.socketPath(path).backend(Backend.EPOLL));
              Arena a = Arena.ofConfined();
              KernelSyscallCounter ck = KernelSyscallCounter.forCurrentThread();
@@ -122,7 +123,7 @@ class ExactCountsTest {
     SyscallCounts pipelined(ServerOptions options) throws Exception {
         String path = dir.resolve("pipe.sock").toString();
         int n = 50;
-        try (GroutServer s = TestServers.start(options.socketPath(path));
+        try (GroutServer s = TestServers.startEpoll(options.socketPath(path));
              org.sysframe.unix.UnixSocket raw = org.sysframe.unix.UnixSocket.connect(path);
              Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(12 + GroutApi.HELLO_REQUEST_SIZE + n * (12 + PAYLOAD));
