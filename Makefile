@@ -34,7 +34,7 @@ tracefs:
 # Ends with a summary from the surefire reports: tests run, skipped, and why (tests that need root, the
 # kernel's syscall counters or strace skip, saying why, only for a non-root user outside CI).
 # make test runs the suite, then the transport tests again with every server on TEST_LOOPS event loops,
-# then once more with every server that does not pin its backend on io_uring (-Dsysframe.test.backend).
+# then once more with every server and client that does not pin its backend on io_uring (-Dsysframe.backend).
 TEST_LOOPS ?= 2
 test: tracefs c-peer
 	@rm -rf */target/surefire-reports
@@ -47,8 +47,8 @@ test: tracefs c-peer
 	[ $$rc = 0 ] || exit $$rc; \
 	echo "second pass: every transport test again, each server with $(TEST_LOOPS) event loops (-Dsysframe.test.loops)"; \
 	$(MVN) verify -pl transport -Dsysframe.test.loops=$(TEST_LOOPS) -Dsurefire.reportsDirectory=target/surefire-reports-loops || exit $$?; \
-	echo "third pass: every transport test again, each server on the io_uring backend (-Dsysframe.test.backend=io_uring)"; \
-	$(MVN) verify -pl transport -Dsysframe.test.backend=io_uring -Dsurefire.reportsDirectory=target/surefire-reports-uring
+	echo "third pass: every transport test again, each server and client on the io_uring backend (-Dsysframe.backend=io_uring)"; \
+	$(MVN) verify -pl transport -Dsysframe.backend=io_uring -Dsurefire.reportsDirectory=target/surefire-reports-uring
 
 bench: tracefs build
 	./sysframe matrix $(BENCH_ARGS)

@@ -51,8 +51,12 @@ public enum Backend {
      * cause; AUTO falls back to EPOLL and logs the cause once per use.
      */
     Backend resolve(String who) throws org.sysframe.unix.ErrnoException {
+        return this == EPOLL ? EPOLL : resolve(who, UringSupport.unavailableReason());
+    }
+
+    /** As {@link #resolve(String)} with the reason io_uring is unavailable given (null: available). */
+    Backend resolve(String who, String reason) throws org.sysframe.unix.ErrnoException {
         if (this == EPOLL) return EPOLL;
-        String reason = UringSupport.unavailableReason();
         if (reason == null) return IO_URING;
         if (this == AUTO) {
             LOG.log(System.Logger.Level.WARNING, "{0}: backend auto falls back to epoll: {1}", who, reason);

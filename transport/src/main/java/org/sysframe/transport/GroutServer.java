@@ -6,7 +6,6 @@ import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.uring.UringCounts;
-import org.sysframe.unix.uring.UringSupport;
 
 import java.io.IOException;
 import java.lang.System.Logger;
@@ -51,10 +50,7 @@ public final class GroutServer implements AutoCloseable {
     /** Freezes options, binds, listens and starts the event loops; returns once they run. */
     public static GroutServer start(ServerOptions options) throws IOException {
         ServerConfig config = options.freeze();
-        if (config.backend() != Backend.EPOLL) {
-            String why = simulatedUringUnavailable != null ? simulatedUringUnavailable : UringSupport.unavailableReason();
-            config = config.withBackend(resolve(config.backend(), why));
-        }
+        if (config.backend() != Backend.EPOLL) config = config.withBackend(config.backend().resolve("server(" + config.socketPath() + ")"));
         if (config.allowAnyUid() && config.allowedUids() != null) {
             throw new IllegalArgumentException("allowAnyUid and allowedUids " + config.allowedUids() + " both set: choose one");
         }
@@ -123,22 +119,6 @@ public final class GroutServer implements AutoCloseable {
     /** Buffers of loop i's provided buffer ring not given back to the kernel (0 for epoll), read on the loop. Tests. */
     int loopBuffersOutstanding(int i) throws IOException {
         return loops[i] instanceof UringLoop u ? u.tasks().call(u::buffersOutstanding) : 0;
-    }
-
-    /** For tests only: when set, io_uring is taken as unavailable for this reason (what AUTO falls back on). */
-    static volatile String simulatedUringUnavailable;
-
-    /**
-     * The backend to run: requested itself when io_uring is available (unavailableReason null) or not
-     * asked for; for IO_URING where it is unavailable, a failure naming the cause in one line; for AUTO
-     * there, EPOLL and one WARNING line saying so and why.
-     */
-    static Backend resolve(Backend requested, String unavailableReason) throws IOException {
-        if (requested == Backend.EPOLL) return Backend.EPOLL;
-        if (unavailableReason == null) return Backend.IO_URING;
-        if (requested == Backend.IO_URING) throw new IOException("backend io_uring: " + unavailableReason);
-        LOG.log(Level.WARNING, "backend auto: falling back to epoll (" + unavailableReason + ")");
-        return Backend.EPOLL;
     }
 
     /** Kernel thread id of loop 0 (the only loop by default), which also accepts. */

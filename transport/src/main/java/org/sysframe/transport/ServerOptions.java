@@ -32,7 +32,7 @@ public final class ServerOptions {
     private int socketBufferSize;
     private int loops = 1;
     private WaitMode waitMode = WaitMode.BLOCK;
-    private Backend backend = Backend.EPOLL;
+    private Backend backend = Backend.configuredDefault();
     private int[] cpus = new int[0];
     private int maxRequestsPerTurn = 128;
     private MessageSpecs specs = MessageSpecs.grout();
@@ -129,7 +129,7 @@ public final class ServerOptions {
     public ServerOptions waitMode(WaitMode mode) { this.waitMode = Objects.requireNonNull(mode); return this; }
 
     /**
-     * The I/O driver of every loop (default {@link Backend#EPOLL}). {@link Backend#IO_URING} fails at
+     * The I/O driver of every loop (default {@link Backend#EPOLL}, or the one {@code -Dsysframe.backend} names). {@link Backend#IO_URING} fails at
      * start, naming the cause in one line, where io_uring is unusable; {@link Backend#AUTO} then falls
      * back to epoll and logs one WARNING line saying so and why.
      */

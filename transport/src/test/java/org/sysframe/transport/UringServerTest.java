@@ -3,6 +3,7 @@ package org.sysframe.transport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
@@ -21,9 +22,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
+
+
+
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The io_uring server driver on real sockets, whatever -Dsysframe.test.backend says (every server here
+ * The io_uring server driver on real sockets, whatever -Dsysframe.backend says (every server here
  * states its backend): exact io_uring_enter counts against the kernel's, SQEs and CQEs per request,
  * a peer gone with operations in flight, a full completion queue, and the backend's choice and fallback.
  */
@@ -303,37 +304,14 @@ class UringServerTest {
         }
     }
 
-    /** Unavailability is simulated (this machine has io_uring): the reason UringSupport would give is handed in. */
+    /** What each backend does with a reason io_uring is unavailable (a real one: UringUnavailableTest's seccomp child). */
     @Test
-    void whereIoUringIsUnavailableAutoFallsBackToEpollSayingWhyAndIoUringFailsNamingTheCause() throws Exception {
+    void whereIoUringIsUnavailableAutoMeansEpollAndIoUringFailsNamingTheCause() throws Exception {
         String reason = "io_uring unavailable: io_uring_setup: EPERM: kernel.io_uring_disabled = 2: io_uring is disabled for every process";
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler h = new Handler() {
-            @Override public void publish(LogRecord r) { records.add(r); }
-            @Override public void flush() {}
-            @Override public void close() {}
-        };
-        Logger log = Logger.getLogger("org.sysframe.server");
-        log.addHandler(h);
-        GroutServer.simulatedUringUnavailable = reason;
-        try {
-            String path = dir.resolve("fallback.sock").toString();
-            try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.AUTO));
-                 GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path))) {
-                assertEquals(Backend.EPOLL, s.backend());
-                c.sendRecv(GroutApi.PING, MemorySegment.NULL, 0, 0);
-                assertTrue(s.loopCounters(0).get(SyscallKind.EPOLL_WAIT) > 0, "the loops run epoll");
-                assertEquals(UringCounts.ZERO, s.loopUringCounts(0));
-            }
-            List<String> warnings = records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING)
-                    .map(LogRecord::getMessage).filter(m -> m.contains("backend")).toList();
-            assertEquals(List.of("backend auto: falling back to epoll (" + reason + ")"), warnings);
-            IOException e = assertThrows(IOException.class,
-                    () -> GroutServer.start(ServerOptions.defaults().socketPath(dir.resolve("no.sock").toString()).backend(Backend.IO_URING)));
-            assertEquals("backend io_uring: " + reason, e.getMessage());
-        } finally {
-            GroutServer.simulatedUringUnavailable = null;
-            log.removeHandler(h);
-        }
+        assertEquals(Backend.EPOLL, Backend.AUTO.resolve("server(x)", reason));
+        assertEquals(Backend.IO_URING, Backend.AUTO.resolve("server(x)", null));
+        assertEquals(Backend.EPOLL, Backend.EPOLL.resolve("server(x)", null));
+        ErrnoException e = assertThrows(ErrnoException.class, () -> Backend.IO_URING.resolve("server(x)", reason));
+        assertEquals("server(x) backend io_uring: ENOTSUP (95) Operation not supported: " + reason, e.getMessage());
     }
 }

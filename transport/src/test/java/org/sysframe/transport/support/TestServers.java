@@ -8,9 +8,10 @@ import java.io.IOException;
 
 /**
  * Every test server starts here, so that the whole suite can run against servers with several event
- * loops: {@code -Dsysframe.test.loops=N} gives every server that does not choose its loops N of them,
- * and against either backend: {@code -Dsysframe.test.backend=io_uring} runs every server that does not
- * pin its backend ({@link #startEpoll}) on io_uring.
+ * loops: {@code -Dsysframe.test.loops=N} gives every server that does not choose its loops N of them.
+ * Against either backend: {@code -Dsysframe.backend=io_uring} makes io_uring the default of every
+ * server and client options ({@link Backend#configuredDefault()}); a test of epoll's own counts pins
+ * epoll ({@link #startEpoll}).
  */
 public final class TestServers {
     private TestServers() {}
@@ -25,27 +26,20 @@ public final class TestServers {
      * that loop's own answers.
      */
     public static GroutServer startOneLoop(ServerOptions options) throws IOException {
-        return GroutServer.start(withBackend(options.loops(1)));
+        return GroutServer.start(options.loops(1));
     }
-
-    /** The backend of servers that leave the default (epoll), from -Dsysframe.test.backend (epoll, io_uring, auto). */
-    public static final Backend BACKEND = Backend.parse(System.getProperty("sysframe.test.backend", "epoll"));
 
     public static GroutServer start(ServerOptions options) throws IOException {
         if (LOOPS != 1 && options.freeze().loops() == 1) options.loops(LOOPS);
-        return GroutServer.start(withBackend(options));
+        return GroutServer.start(options);
     }
 
     /**
-     * A server on epoll whatever -Dsysframe.test.backend says, for a test of epoll's own counts
+     * A server on epoll whatever -Dsysframe.backend says, for a test of epoll's own counts
      * (epoll_wait, recvfrom, writev per request); its io_uring counterpart states its backend too.
      */
     public static GroutServer startEpoll(ServerOptions options) throws IOException {
         if (LOOPS != 1 && options.freeze().loops() == 1) options.loops(LOOPS);
         return GroutServer.start(options.backend(Backend.EPOLL));
-    }
-
-    private static ServerOptions withBackend(ServerOptions options) {
-        return options.freeze().backend() == Backend.EPOLL ? options.backend(BACKEND) : options;
     }
 }
