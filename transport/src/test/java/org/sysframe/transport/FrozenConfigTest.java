@@ -21,7 +21,8 @@ class FrozenConfigTest {
     @Test
     void changingServerOptionsAfterStartChangesNothingInTheServer() throws Exception {
         String path = dir.resolve("frozen.sock").toString();
-        ServerOptions o = ServerOptions.defaults().socketPath(path).send(SendFraming.SPLIT).flush(FlushMode.IMMEDIATE).apiVersion(11);
+        // Epoll: the frozen send framing shows in its sendto count (io_uring copies every answer).
+        ServerOptions o = ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).send(SendFraming.SPLIT).flush(FlushMode.IMMEDIATE).apiVersion(11);
         try (GroutServer s = GroutServer.start(o)) {
             o.send(SendFraming.GATHER).flush(FlushMode.DEFERRED).apiVersion(12).maxIfaces(7)
                     .handle(LATE, 0, (req, reply) -> reply.ok());
