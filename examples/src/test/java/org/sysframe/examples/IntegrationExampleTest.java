@@ -122,8 +122,8 @@ class IntegrationExampleTest {
         ModuleFinder jars = ModuleFinder.of(bindingsJar, transportJar);
         ModuleDescriptor unix = jars.find("org.sysframe.unix").orElseThrow().descriptor();
         assertFalse(unix.isAutomatic() || unix.isOpen());
-        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.internal"), unix.packages());
-        assertEquals(Set.of("org.sysframe.unix"), unqualifiedExports(unix), "org.sysframe.unix.internal is not exported");
+        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring", "org.sysframe.unix.internal"), unix.packages());
+        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring"), unqualifiedExports(unix), "org.sysframe.unix.internal is not exported");
         assertEquals(Set.of(), unix.opens());
         assertEquals(Set.of("java.base"), names(unix.requires()));
 
