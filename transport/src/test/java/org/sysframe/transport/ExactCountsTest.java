@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.PipelinedPings;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.unix.ThreadSyscall;
@@ -126,22 +127,10 @@ class ExactCountsTest {
         try (GroutServer s = TestServers.startEpoll(options.socketPath(path));
              org.sysframe.unix.UnixSocket raw = org.sysframe.unix.UnixSocket.connect(path);
              Arena a = Arena.ofConfined()) {
-            MemorySegment out = a.allocate(12 + GroutApi.HELLO_REQUEST_SIZE + n * (12 + PAYLOAD));
-            RequestHeader.write(out, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
-            out.set(java.lang.foreign.ValueLayout.JAVA_INT, 12, GroutApi.DEFAULT_API_VERSION);
-            raw.sendFully(out, 0, 12 + GroutApi.HELLO_REQUEST_SIZE);
-            MemorySegment in = a.allocate(64 * 1024);
-            raw.recvFully(in, 0, 12 + GroutApi.HELLO_RESPONSE_SIZE);
-            long at = 0;
-            for (int i = 0; i < n; i++) {
-                RequestHeader.write(out, at, 2 + i, GroutApi.PING, PAYLOAD);
-                at += 12 + PAYLOAD;
-            }
+            PipelinedPings pings = PipelinedPings.helloThenStage(raw, a, n, PAYLOAD);
             ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             SyscallCounts before = s.counters().snapshot();
-            assertEquals(at, raw.send(out, 0, at, 0)); // one send: the server finds all 50 in one recv
-            raw.recvFully(in, 0, n * (12 + PAYLOAD));
-            for (int i = 0; i < n; i++) assertEquals(2 + i, ResponseHeader.forId(in, i * (12L + PAYLOAD)));
+            pings.sendAllAndCheckAnswers();
             ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
             return s.counters().snapshot().minus(before);
         }

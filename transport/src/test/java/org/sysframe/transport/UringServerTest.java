@@ -12,6 +12,7 @@ import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.uring.UringCounts;
 import org.sysframe.unix.uring.UringOp;
 import org.sysframe.unix.uring.UringSupport;
+import org.sysframe.transport.support.PipelinedPings;
 import org.sysframe.transport.support.ServerFixture;
 
 import java.io.IOException;
@@ -157,23 +158,11 @@ class UringServerTest {
                  UnixSocket raw = UnixSocket.connect(path);
                  Arena a = Arena.ofConfined();
                  KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
-                MemorySegment out = a.allocate(12 + GroutApi.HELLO_REQUEST_SIZE + n * (12 + PAYLOAD));
-                RequestHeader.write(out, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
-                out.set(java.lang.foreign.ValueLayout.JAVA_INT, 12, GroutApi.DEFAULT_API_VERSION);
-                raw.sendFully(out, 0, 12 + GroutApi.HELLO_REQUEST_SIZE);
-                MemorySegment in = a.allocate(64 * 1024);
-                raw.recvFully(in, 0, 12 + GroutApi.HELLO_RESPONSE_SIZE);
-                long at = 0;
-                for (int i = 0; i < n; i++) {
-                    RequestHeader.write(out, at, 2 + i, GroutApi.PING, PAYLOAD);
-                    at += 12 + PAYLOAD;
-                }
+                PipelinedPings pings = PipelinedPings.helloThenStage(raw, a, n, PAYLOAD);
                 ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
                 SyscallCounts l0 = s.counters().snapshot(), k0 = sk.read();
                 UringCounts u0 = s.loopUringCounts(0);
-                assertEquals(at, raw.send(out, 0, at, 0));
-                raw.recvFully(in, 0, n * (12 + PAYLOAD));
-                for (int i = 0; i < n; i++) assertEquals(2 + i, ResponseHeader.forId(in, i * (12L + PAYLOAD)));
+                pings.sendAllAndCheckAnswers();
                 ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
                 SyscallCounts library = s.counters().snapshot().minus(l0), kernel = sk.read().minus(k0);
                 UringCounts u = s.loopUringCounts(0).minus(u0);
