@@ -52,7 +52,7 @@ final class UringLink implements ClientLink {
     private final IoUring ring;
     private int sendsInFlight;     // SEND/SENDMSG SQEs prepared whose completion has not been seen
     private boolean lastIsSend;    // the SQE prepared last is a send, not submitted yet
-    private boolean recvDone;
+    private boolean recvDone = true; // no receive in flight
     private int recvResult;
     private int sendErrno;         // the first failed send since the last check
     private long sendShortBy;
@@ -222,6 +222,25 @@ final class UringLink implements ClientLink {
     @Override
     public String name() { return socket.name(); }
 
+    /**
+     * Frees the ring. A receive still in flight (the client failed out of step, e.g. a send error seen
+     * while it waited) is cancelled and waited for first, at most a second: the kernel must not write
+     * into the client's buffer once it is freed.
+     */
     @Override
-    public void close() { ring.close(); }
+    public void close() {
+        try {
+            if (!recvDone) {
+                ring.nextSqe().prepCancel(RECV, 0, 0).userData(CANCEL);
+                long deadline = System.nanoTime() + 1_000_000_000L;
+                while (!recvDone && System.nanoTime() < deadline) {
+                    ring.submit(1, 100_000_000L);
+                    reap();
+                }
+            }
+        } catch (ErrnoException e) {
+            // closing anyway: the ring's own teardown cancels what is left
+        }
+        ring.close();
+    }
 }
