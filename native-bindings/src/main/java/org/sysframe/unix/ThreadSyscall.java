@@ -30,15 +30,17 @@ public final class ThreadSyscall {
     }
 
     /**
-     * Waits until thread tid is blocked in its loop's wait call, epoll_wait or io_uring_enter (polling
-     * every millisecond), or fails after timeout.
+     * Waits until thread tid is blocked in its loop's wait call (polling every millisecond), or fails
+     * after timeout: {@code epoll_wait}/{@code epoll_pwait} with a timeout other than 0, or
+     * {@code io_uring_enter} waiting for at least one completion. A spinning loop's zero-timeout polls
+     * and its submit-only enters are not parked: a count read then could miss the call under way.
      */
     public static void awaitParked(int tid, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        int nr;
+        String now;
         do {
-            nr = current(tid);
-            if (nr == NR_EPOLL_WAIT || nr == NR_EPOLL_PWAIT || nr == NR_IO_URING_ENTER) return;
+            now = Files.readString(Path.of("/proc/self/task/" + tid + "/syscall")).trim();
+            if (isBlockingWait(now)) return;
             try {
                 Thread.sleep(1);
             } catch (InterruptedException e) {
@@ -46,6 +48,28 @@ public final class ThreadSyscall {
                 throw new IOException("interrupted", e);
             }
         } while (System.nanoTime() < deadline);
-        throw new IOException("thread " + tid + " not parked in epoll_wait or io_uring_enter after " + timeout + " (in syscall " + nr + ")");
+        throw new IOException("thread " + tid + " not parked in epoll_wait or io_uring_enter after " + timeout + " (/proc syscall: " + now + ")");
+    }
+
+    /**
+     * Whether a {@code /proc/PID/task/TID/syscall} line ({@code NR ARG1..ARG6 SP PC}, arguments in hex, or
+     * {@code running}) shows a wait that sleeps: epoll_wait or epoll_pwait whose timeout (argument 4) is
+     * not 0, or io_uring_enter with IORING_ENTER_GETEVENTS and min_complete (argument 3) above 0.
+     */
+    static boolean isBlockingWait(String line) {
+        String[] f = line.trim().split(" ");
+        if (f.length < 7 || f[0].equals("running") || f[0].startsWith("-")) return false;
+        int nr = Integer.parseInt(f[0]);
+        return switch (nr) {
+            case NR_EPOLL_WAIT, NR_EPOLL_PWAIT -> (int) hex(f[4]) != 0;
+            case NR_IO_URING_ENTER -> (int) hex(f[3]) > 0 && (hex(f[4]) & IORING_ENTER_GETEVENTS) != 0;
+            default -> false;
+        };
+    }
+
+    private static final long IORING_ENTER_GETEVENTS = 1;
+
+    private static long hex(String arg) {
+        return Long.parseUnsignedLong(arg.startsWith("0x") ? arg.substring(2) : arg, 16);
     }
 }

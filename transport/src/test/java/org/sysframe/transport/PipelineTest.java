@@ -239,6 +239,8 @@ class PipelineTest {
             while (p.inFlight() > 0) p.poll(answers, flood, true);
             assertEquals(flood, answers.count);
         }
+        // Both clients closed their ends; the loop records a connection when it reads that EOF.
+        ServerFixture.awaitConnectionCount(s, 0);
         ConnectionStats heavyStats = s.closedConnections().stream().filter(st -> st.requests() == flood + 1).findFirst().orElseThrow();
         long writes = heavyStats.syscalls().get(SyscallKind.WRITEV) + heavyStats.syscalls().get(SyscallKind.SENDTO);
         if (s.backend() == Backend.IO_URING) {
