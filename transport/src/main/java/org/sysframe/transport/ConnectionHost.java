@@ -13,7 +13,7 @@ interface ConnectionHost<C> {
     /** The connection stopped at its per-turn request budget with complete requests left: continue it next turn. */
     void requestsLeft(C c);
 
-    /** The connection is closing (its socket and buffers are freed right after): forget it and record why. */
+    /** The connection closed (socket and buffers freed): forget it and record why. */
     void closed(C c, String reason);
 
     /** The connection's subscriptions changed (it may now be a subscriber, or no longer one). */

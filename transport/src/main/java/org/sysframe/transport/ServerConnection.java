@@ -214,19 +214,15 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
         if (LOG.isLoggable(level)) LOG.log(level, String.format(format, args));
     }
 
-    /**
-     * Tells the loop why the connection ends, then closes the socket and frees every buffer. Idempotent.
-     * The loop records the connection (its count, its statistics) before the socket closes, so a peer
-     * that sees the end of the stream also finds it recorded.
-     */
+    /** Closes the socket, frees every buffer, and tells the loop why. Idempotent. */
     @Override
     public void close(String reason) {
         if (closed) return;
         closed = true;
-        host.closed(this, reason);
         out.close();
         output.close();
         input.close();
         arena.close();
+        host.closed(this, reason);
     }
 }
