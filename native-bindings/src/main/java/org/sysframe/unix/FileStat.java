@@ -58,9 +58,6 @@ public final class FileStat {
 
         /** The permission bits (07777) of the mode. */
         public int permissions() { return mode & 07777; }
-
-        /** This file's identity as {@link SocketFile} compares it. */
-        public SocketFile.Id id() { return new SocketFile.Id(dev, ino, ctimeNanos); }
     }
 
     /**

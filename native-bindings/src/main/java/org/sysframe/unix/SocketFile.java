@@ -53,7 +53,7 @@ public final class SocketFile {
                 throw new ErrnoException("bind(" + path + ")", Errno.EEXIST,
                         path + " exists and is not a socket (" + kind(st.mode()) + "): left as it is");
             }
-            return st.id();
+            return idOf(st);
         }
     }
 
@@ -205,7 +205,7 @@ public final class SocketFile {
                 throw new ErrnoException("lstat(" + path + ")", now == null ? Errno.ENOENT : Errno.EEXIST,
                         problem + " (changed right after the socket was put in place): left as it is");
             }
-            return now.id();
+            return idOf(now);
         } finally {
             if (!placed) LibC.unlinkat(cs, dfd, inner, 0);
         }
@@ -230,6 +230,10 @@ public final class SocketFile {
             return path + " has mode 0" + Integer.toOctalString(now.permissions()) + ", not the 0" + Integer.toOctalString(mode) + " set";
         }
         return null;
+    }
+
+    private static Id idOf(FileStat.Info st) {
+        return new Id(st.dev(), st.ino(), st.ctimeNanos());
     }
 
     /** What is at path, without following a symlink: "nothing", "a socket", "a regular file", "a symbolic link"... */
