@@ -82,6 +82,12 @@ final class ServeCommand implements Callable<Integer> {
         }
         o.allowAnyUid(allowAnyUid);
         GroutServer server = GroutServer.start(o);
+        // The line claims the socket's mode: only while the file at the path is this server's socket with it.
+        String moved = server.socketFileProblem();
+        if (moved != null) {
+            server.close();
+            throw new java.io.IOException(moved + ": stopped (another user who can write the directory may have moved the socket)");
+        }
         StringBuilder tids = new StringBuilder();
         for (int i = 0; i < server.loopCount(); i++) tids.append(i == 0 ? "" : ", ").append(server.loopThreadId(i));
         System.out.println("serving " + server.config() + " (loop thread" + (server.loopCount() > 1 ? "s " : " ") + tids + "); SIGINT or SIGTERM stops");

@@ -27,17 +27,59 @@ public final class SockaddrUn {
 
     public static final long SUN_PATH = LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("sun_path"));
 
-    /** An address for path in arena, with its length (the socklen_t to pass) in {@link Address#length()}. */
-    public static Address of(Arena arena, String path) throws ErrnoException {
+    /**
+     * The socket path rules, checked before any syscall by everything that takes a path (client
+     * connect, server listen, socket file checks): not empty, no NUL byte in a file path (the kernel
+     * would end the path at it and name another file), and short enough for sun_path. Fails with
+     * EINVAL (ENAMETOOLONG for the length) on one line naming the path, control characters escaped
+     * ({@code \0} for NUL), e.g. {@code sockaddr_un(/tmp/a\0b): EINVAL (22) Invalid argument: ...}.
+     */
+    public static void check(String path) throws ErrnoException {
+        String problem = problem(path);
+        if (problem == null) return;
+        int errno = problem.contains(SUN_PATH_LIMIT) ? Errno.ENAMETOOLONG : Errno.EINVAL;
+        throw new ErrnoException("sockaddr_un(" + (path.isEmpty() ? "\"\"" : printable(path)) + ")", errno, problem);
+    }
+
+    private static final String SUN_PATH_LIMIT = " bytes, sun_path holds at most ";
+
+    /** Null when path follows {@link #check}'s rules, else what is wrong with it, as {@link #check} says it. */
+    public static String problem(String path) {
+        if (path.isEmpty()) return "empty socket path";
         byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
-        boolean abstractName = bytes.length > 0 && bytes[0] == '@';
-        if (bytes.length == 0) throw new ErrnoException("sockaddr_un(\"\")", Errno.ENOENT, "empty socket path");
-        // A filesystem path needs its NUL terminator inside sun_path; an abstract name does not.
-        int limit = abstractName ? PATH_MAX : PATH_MAX - 1;
-        if (bytes.length > limit) {
-            throw new ErrnoException("sockaddr_un(" + path + ")", Errno.ENAMETOOLONG,
-                    bytes.length + " bytes, sun_path holds at most " + limit);
+        boolean abstractName = bytes[0] == '@';
+        // An abstract name is passed with its length: a NUL in it is part of the name, as the kernel takes it.
+        int nul = abstractName ? -1 : path.indexOf('\0');
+        if (nul >= 0) {
+            return "the socket path has a NUL byte at offset " + utf8Offset(path, nul)
+                    + " (a file path ends at its first NUL: it would name " + (nul == 0 ? "nothing" : printable(path.substring(0, nul))) + ")";
         }
+        int limit = abstractName ? PATH_MAX : PATH_MAX - 1;
+        if (bytes.length > limit) return bytes.length + SUN_PATH_LIMIT + limit;
+        return null;
+    }
+
+    private static int utf8Offset(String path, int charIndex) {
+        return path.substring(0, charIndex).getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /** path with NUL shown as {@code \0} and other control characters as {@code \xNN}, for one-line messages. */
+    public static String printable(String path) {
+        StringBuilder b = new StringBuilder(path.length() + 8);
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c == 0) b.append("\\0");
+            else if (c < 0x20 || c == 0x7f) b.append(String.format("\\x%02x", (int) c));
+            else b.append(c);
+        }
+        return b.toString();
+    }
+
+    /** An address for path in arena, with its length (the socklen_t to pass) in {@link Address#length()}; path checked first ({@link #check}). */
+    public static Address of(Arena arena, String path) throws ErrnoException {
+        check(path);
+        byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
+        boolean abstractName = bytes[0] == '@';
         MemorySegment sa = arena.allocate(LAYOUT);
         sa.set(JAVA_SHORT, 0, AF_UNIX);
         MemorySegment.copy(bytes, 0, sa, JAVA_BYTE, SUN_PATH, bytes.length);

@@ -53,17 +53,23 @@ public final class UnixSocket implements AutoCloseable {
     private final String name;
     private final MemorySegment callState;
     private final SyscallCounters counters;
+    private final SocketFile.Id boundFile;
 
     /**
      * Wraps an open descriptor. The capture segment comes from an automatic arena: it is 4 bytes, and
      * being GC-freed it stays valid for a call that is still returning when another thread closes.
      */
     public UnixSocket(int fd, String name, SyscallCounters counters) {
+        this(fd, name, counters, null);
+    }
+
+    private UnixSocket(int fd, String name, SyscallCounters counters, SocketFile.Id boundFile) {
         if (fd < 0) throw new IllegalArgumentException("fd " + fd);
         this.fd = fd;
         this.name = name;
         this.counters = Objects.requireNonNull(counters);
         this.callState = Errno.newCallState(Arena.ofAuto());
+        this.boundFile = boundFile;
     }
 
     /** Connects a blocking socket to path (see {@link SockaddrUn} for abstract names). */
@@ -92,7 +98,14 @@ public final class UnixSocket implements AutoCloseable {
 
     /**
      * Binds path, sets its file mode (ignored for abstract names; -1 keeps the umask's), and listens.
-     * The mode is set before {@code listen}, so no one can connect while the file has a wider mode.
+     *
+     * <p>With a mode, the socket never has a wider mode at path than asked, and the mode is never set
+     * through a path another user can change: it is bound, given its mode and made to listen inside a
+     * fresh private directory (0700) beside path, then moved to path with renameat2(RENAME_NOREPLACE),
+     * which never replaces what is there; path is then checked to hold that socket with that mode
+     * ({@link SocketFile#bindPrivately}; {@link #boundFile()} is its identity). Anything that appeared at
+     * path meanwhile is left as it is and the call fails with one line saying what is there.
+     * The socket's own address ({@code getsockname}) is then the private directory's, not path.
      */
     public static UnixSocket listen(String path, int mode, int backlog, boolean nonBlocking) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
@@ -101,20 +114,20 @@ public final class UnixSocket implements AutoCloseable {
             int fd = LibC.socket(cs, SockaddrUn.AF_UNIX,
                     SOCK_STREAM | SOCK_CLOEXEC | (nonBlocking ? SOCK_NONBLOCK : 0), 0);
             if (fd < 0) throw new ErrnoException("socket(AF_UNIX)", Errno.read(cs));
-            String failed = null;
-            if (LibC.bind(cs, fd, sa.segment(), sa.length()) < 0) {
-                failed = "bind(" + path + ")";
-            } else if (!sa.isAbstract() && mode >= 0 && LibC.chmod(cs, sa.segment().asSlice(SockaddrUn.SUN_PATH), mode) < 0) {
-                failed = "chmod(" + path + ", 0" + Integer.toOctalString(mode) + ")";
-            } else if (LibC.listen(cs, fd, backlog) < 0) {
-                failed = "listen(" + path + ")";
-            }
-            if (failed != null) {
-                int err = Errno.read(cs);
+            SocketFile.Id file = null;
+            try {
+                if (!sa.isAbstract() && mode >= 0) {
+                    file = SocketFile.bindPrivately(fd, path, mode, backlog);
+                } else {
+                    if (LibC.bind(cs, fd, sa.segment(), sa.length()) < 0) throw new ErrnoException("bind(" + path + ")", Errno.read(cs));
+                    if (LibC.listen(cs, fd, backlog) < 0) throw new ErrnoException("listen(" + path + ")", Errno.read(cs));
+                    if (!sa.isAbstract()) file = SocketFile.socketAt(path);
+                }
+            } catch (ErrnoException | RuntimeException e) {
                 LibC.close(cs, fd);
-                throw new ErrnoException(failed, err);
+                throw e;
             }
-            return new UnixSocket(fd, path, new SyscallCounters("listener " + path));
+            return new UnixSocket(fd, path, new SyscallCounters("listener " + path), file);
         }
     }
 
@@ -331,6 +344,12 @@ public final class UnixSocket implements AutoCloseable {
 
     /** What this socket is connected to or bound at, for messages. */
     public String name() { return name; }
+
+    /**
+     * The socket file {@link #listen} put at its path, as it was checked there; null for an abstract
+     * name and for sockets that are not listeners.
+     */
+    public SocketFile.Id boundFile() { return boundFile; }
 
     /** The counters every data call on this socket goes to. */
     public SyscallCounters counters() { return counters; }

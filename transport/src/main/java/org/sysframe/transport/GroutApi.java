@@ -1,5 +1,8 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SockaddrUn;
+
 /**
  * Constants of Grout's API protocol (docs/wire-format.md): message types of the main module, limits,
  * and the socket path rules.
@@ -44,6 +47,17 @@ public final class GroutApi {
     public static String defaultSocketPath() {
         String env = System.getenv(SOCK_PATH_ENV);
         return env == null || env.isEmpty() ? DEFAULT_SOCK_PATH : env;
+    }
+
+    /**
+     * The socket path rules shared by client and server ({@link org.sysframe.unix.SockaddrUn#check}):
+     * a path starting with {@code @} is an abstract name; any other is a file path, which must not be
+     * empty, must hold no NUL byte (the kernel would end it there and name another file) and fits in
+     * 107 bytes. A path that breaks them fails with one EINVAL (ENAMETOOLONG) line naming it, NUL shown
+     * as {@code \0}, before any syscall.
+     */
+    public static void checkSocketPath(String path) throws ErrnoException {
+        SockaddrUn.check(path);
     }
 
     /** A readable name for the main module's types, else the hex value. */

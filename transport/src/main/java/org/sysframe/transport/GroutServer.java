@@ -21,9 +21,12 @@ import java.util.function.Supplier;
  * {@link ServerConfig} (frozen from {@link ServerOptions} at start). Handlers run on the loop threads
  * and must not block.
  *
- * <p>Start-up refuses a path where a live server answers (EADDRINUSE) or that holds anything but a
- * socket (EEXIST, left untouched), and reclaims a socket file nobody answers on; the file is created
- * with the configured mode before anyone can connect. {@link #close()} stops every loop, closes every
+ * <p>Start-up checks the path ({@link GroutApi#checkSocketPath}), refuses a path where a live server
+ * answers (EADDRINUSE) or that holds anything but a socket (EEXIST, left untouched), and reclaims a
+ * socket file nobody answers on; the socket is then bound, given the configured mode and made to listen
+ * in a private directory and moved to the path without replacing anything
+ * ({@link UnixSocket#listen}), so the mode is never set through a path another user can swap, and the
+ * start fails, saying what is there, unless the path then holds that socket with that mode. {@link #close()} stops every loop, closes every
  * connection, frees every buffer and removes the socket file if it is still its own.
  *
  * <p>Syscall accounting: {@link #loopCounters(int)} totals every counted call of one loop thread
@@ -50,6 +53,7 @@ public final class GroutServer implements AutoCloseable {
     /** Freezes options, binds, listens and starts the event loops; returns once they run. */
     public static GroutServer start(ServerOptions options) throws IOException {
         ServerConfig config = options.freeze();
+        GroutApi.checkSocketPath(config.socketPath());
         if (config.backend() != Backend.EPOLL) config = config.withBackend(config.backend().resolve("server(" + config.socketPath() + ")"));
         if (config.allowAnyUid() && config.allowedUids() != null) {
             throw new IllegalArgumentException("allowAnyUid and allowedUids " + config.allowedUids() + " both set: choose one");
@@ -57,7 +61,9 @@ public final class GroutServer implements AutoCloseable {
         String path = config.socketPath();
         if (!config.isAbstract()) ServerSocketPath.claim(path);
         UnixSocket listener = UnixSocket.listen(path, config.mode(), config.backlog(), true);
-        SocketFile.Id file = ServerSocketPath.bound(path);
+        SocketFile.Id file = listener.boundFile();
+        String shutOut = ServerSocketPath.allowedButShutOut(config);
+        if (shutOut != null) LOG.log(Level.WARNING, shutOut);
         ServerLoop<?>[] loops = new ServerLoop<?>[config.loops()];
         try {
             Routes routes = options.routes();
@@ -89,6 +95,17 @@ public final class GroutServer implements AutoCloseable {
             throw new IOException("interrupted while starting", e);
         }
         return s;
+    }
+
+    /**
+     * Null while the socket path holds this server's socket file with its configured mode (always for
+     * an abstract name), else one phrase saying what is there instead, e.g. {@code /run/grout.sock is
+     * not this socket file any more: it is now a symbolic link to /etc/shadow}. Start-up checked it;
+     * ask again before claiming the mode (another user who can write the directory may have moved
+     * the socket since).
+     */
+    public String socketFileProblem() {
+        return socketFile == null ? null : SocketFile.mismatch(config.socketPath(), socketFile, config.mode());
     }
 
     /** The settings this server runs with. */

@@ -2,13 +2,21 @@ package org.sysframe.transport;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.SocketFile;
 import org.sysframe.unix.UnixSocket;
+
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 
-/** The server's rules for its socket path: what start-up may reclaim, and what close may remove. */
+/**
+ * The server's rules for its socket path: what start-up may reclaim, which allowed uids its mode shuts
+ * out, and what close may remove. Setting the mode safely is {@link UnixSocket#listen}'s.
+ */
 final class ServerSocketPath {
     private ServerSocketPath() {}
 
@@ -36,14 +44,22 @@ final class ServerSocketPath {
         }
     }
 
-    /** The identity of the socket file the server just bound, or null for an abstract name. */
-    static SocketFile.Id bound(String path) {
-        if (path.startsWith("@")) return null;
-        try {
-            return SocketFile.socketAt(path);
-        } catch (ErrnoException e) {
-            return null;
-        }
+    /**
+     * The WARNING for allowed uids that the socket file's mode shuts out, or null: a mode without group
+     * or other write permission lets only the file's owner (this process's uid) and root connect, so
+     * an allowed uid besides those is refused by the kernel before the server sees it.
+     */
+    static String allowedButShutOut(ServerConfig config) {
+        if (config.isAbstract() || config.allowedUids() == null || (config.mode() & 0022) != 0) return null;
+        int owner = Self.uid();
+        SortedSet<Integer> shut = new TreeSet<>(config.allowedUids());
+        shut.remove(owner);
+        shut.remove(0);
+        if (shut.isEmpty()) return null;
+        String uids = shut.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return "socket " + config.socketPath() + " has mode 0" + Integer.toOctalString(config.mode()) + ", which lets only its owner (uid " + owner
+                + ") connect: allowed uid" + (shut.size() > 1 ? "s " : " ") + uids + " cannot"
+                + "; give the socket mode 0666 (the allowed uids still decide who is served) or 0660 with a group of theirs";
     }
 
     /** Removes the server's socket file if it is still its own (it may have been deleted and bound again by another server). */

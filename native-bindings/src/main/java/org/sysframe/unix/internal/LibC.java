@@ -72,8 +72,16 @@ public final class LibC {
     private static final MethodHandle UNLINK = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle RENAMEAT2 = errnoCall("renameat2",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle CHMOD =
-            errnoCall("chmod", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle FCHMODAT =
+            errnoCall("fchmodat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    private static final MethodHandle MKDTEMP = errnoCall("mkdtemp", FunctionDescriptor.of(ADDRESS, ADDRESS));
+    // openat(int, const char *, int, ...): the mode is the first variadic argument.
+    private static final MethodHandle OPENAT = errnoCall("openat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(3));
+    private static final MethodHandle FSTATAT =
+            errnoCall("fstatat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle UNLINKAT =
+            errnoCall("unlinkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle SEND =
             errnoCall("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle RECV =
@@ -120,6 +128,8 @@ public final class LibC {
             LINKER.downcallHandle(symbol("getpid"), FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle GETUID =
             LINKER.downcallHandle(symbol("getuid"), FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle GETEUID =
+            LINKER.downcallHandle(symbol("geteuid"), FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle STRERROR =
             LINKER.downcallHandle(symbol("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -164,8 +174,28 @@ public final class LibC {
         try { return (int) RENAMEAT2.invokeExact(cs, oldDirFd, oldPath, newDirFd, newPath, flags); } catch (Throwable t) { throw rethrow(t); }
     }
 
-    public static int chmod(MemorySegment cs, MemorySegment path, int mode) {
-        try { return (int) CHMOD.invokeExact(cs, path, mode); } catch (Throwable t) { throw rethrow(t); }
+    /** fchmodat(2): the mode of name relative to the directory dirFd (flags 0: Linux has no AT_SYMLINK_NOFOLLOW here). */
+    public static int fchmodat(MemorySegment cs, int dirFd, MemorySegment name, int mode, int flags) {
+        try { return (int) FCHMODAT.invokeExact(cs, dirFd, name, mode, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** mkdtemp(3): turns the template's trailing XXXXXX into a fresh directory of mode 0700, in place; NULL on failure. */
+    public static MemorySegment mkdtemp(MemorySegment cs, MemorySegment template) {
+        try { return (MemorySegment) MKDTEMP.invokeExact(cs, template); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int openat(MemorySegment cs, int dirFd, MemorySegment path, int flags, int mode) {
+        try { return (int) OPENAT.invokeExact(cs, dirFd, path, flags, mode); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** fstatat(2) into a {@code struct stat} ({@code FileStat.LAYOUT}). */
+    public static int fstatat(MemorySegment cs, int dirFd, MemorySegment path, MemorySegment stat, int flags) {
+        try { return (int) FSTATAT.invokeExact(cs, dirFd, path, stat, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** unlinkat(2); flags AT_REMOVEDIR (0x200) removes an empty directory. */
+    public static int unlinkat(MemorySegment cs, int dirFd, MemorySegment path, int flags) {
+        try { return (int) UNLINKAT.invokeExact(cs, dirFd, path, flags); } catch (Throwable t) { throw rethrow(t); }
     }
 
     /** send(2) of len bytes at the raw address buf (see the class comment on raw addresses). */
@@ -265,6 +295,10 @@ public final class LibC {
 
     public static int getuid() {
         try { return (int) GETUID.invokeExact(); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int geteuid() {
+        try { return (int) GETEUID.invokeExact(); } catch (Throwable t) { throw rethrow(t); }
     }
 
     /** strerror text; only called on error paths and cached by {@code Errno}. */
