@@ -85,13 +85,31 @@ final class ClientConnect {
      */
     static ErrnoException hello(int apiVersion, ErrnoException e, PeerCredentials server) {
         if (e.errno() == Errno.ECONNRESET || e.errno() == Errno.EPIPE) {
-            if (server != null && server.pid() > 0 && !alive(server.pid())) {
+            if (server != null && server.pid() > 0 && goneWithin(server.pid(), 50)) {
                 return new ErrnoException("GR_HELLO", e.errno(), "the server (pid " + server.pid() + ") went away during GR_HELLO");
             }
             return new ErrnoException("GR_HELLO", e.errno(), "the server closed the connection right after connect: is uid "
                     + Self.uid() + " allowed (the server's allowed uids)?");
         }
         return e;
+    }
+
+    /**
+     * Whether process pid is gone now or within ms (a process that closes its sockets while it exits
+     * is a zombie only a moment later); a live server that refused the connection costs that wait.
+     */
+    private static boolean goneWithin(int pid, long ms) {
+        long end = System.nanoTime() + ms * 1_000_000L;
+        while (alive(pid)) {
+            if (System.nanoTime() - end >= 0) return false;
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether process pid exists and is not a zombie (/proc/PID/stat's state), as this process sees it. */
