@@ -78,6 +78,9 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
+    /** The SIGINT line's shutdown hook of the last run (removed when the run ends, however it ends). */
+    Thread interruptedHook;
+
     @Override
     public Integer call() throws Exception {
         if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len + " is outside 0..131072");
@@ -115,6 +118,7 @@ final class PingCommand implements Callable<Integer> {
             // SIGINT prints how far the run got; a failure says it in its own line (the hook goes first).
             Thread partial = new Thread(() -> System.out.println("interrupted: " + progress(client)), "ping-interrupted");
             Runtime.getRuntime().addShutdownHook(partial);
+            interruptedHook = partial;
             Measurement r;
             try {
                 r = RoundRunner.run("ping", List.of(cell), 1).get(0);

@@ -132,6 +132,8 @@ final class Inbox {
                 if (!reader.next()) break; // the deadline passed before a message started
                 if (reader.isEvent) {
                     keep();
+                    // Events that keep coming must not hold a wait past its deadline.
+                    if (deadline != 0 && n == 0 && System.nanoTime() - deadline >= 0) break;
                     continue;
                 }
                 int first = reader.first;
