@@ -30,6 +30,10 @@ final class PeerThread implements AutoCloseable {
     private volatile boolean running = true;
     private KernelSyscallCounter kernel; // kept open by KernelCounters
     private volatile Run current;
+    private int runsScheduled; // by the coordinating thread
+
+    /** How long {@link #close} waits for the peer to close (a pipeline waits at most a second for its answers). */
+    static final long CLOSE_WAIT_MILLIS = 2000;
 
     PeerThread(PingPeer peer) {
         this.peer = peer;
@@ -53,6 +57,11 @@ final class PeerThread implements AutoCloseable {
 
     /** Runs work on the peer's thread and waits for it. */
     void onThread(ThrowingRunnable work) throws IOException {
+        onThread(work, 300_000);
+    }
+
+    /** Runs work on the peer's thread and waits for it at most waitMillis (IOException past it). */
+    void onThread(ThrowingRunnable work, long waitMillis) throws IOException {
         CompletableFuture<Void> f = new CompletableFuture<>();
         tasks.add(() -> {
             try {
@@ -62,7 +71,7 @@ final class PeerThread implements AutoCloseable {
                 f.completeExceptionally(t);
             }
         });
-        await(f);
+        await(f, waitMillis);
     }
 
     interface ThrowingRunnable {
@@ -80,6 +89,8 @@ final class PeerThread implements AutoCloseable {
         final CompletableFuture<Void> done = new CompletableFuture<>();
         final Histogram latency = new Histogram(10_000_000_000L, 3);
         volatile long startNanos, endNanos;
+        /** 1 for the first run scheduled on this thread, 2 for the next... */
+        final int number = ++runsScheduled;
         /** About how many calls completed so far (read from another thread, for a partial summary). */
         long completedAbout() { return latency.getTotalCount(); }
 
@@ -133,8 +144,12 @@ final class PeerThread implements AutoCloseable {
     }
 
     static <T> T await(CompletableFuture<T> f) throws IOException {
+        return await(f, 300_000);
+    }
+
+    static <T> T await(CompletableFuture<T> f, long waitMillis) throws IOException {
         try {
-            return f.get(300, TimeUnit.SECONDS);
+            return f.get(waitMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
@@ -143,14 +158,15 @@ final class PeerThread implements AutoCloseable {
             if (e.getCause() instanceof RuntimeException re) throw re; // a bug in the peer: keep its stack
             throw new IOException(e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new IOException("peer did not finish within 300 s", e);
+            throw new IOException("peer did not finish within " + (waitMillis >= 1000 ? waitMillis / 1000 + " s" : waitMillis + " ms"), e);
         }
     }
 
+    /** Closes the peer on its thread, waiting at most {@value #CLOSE_WAIT_MILLIS} ms for it. */
     @Override
     public void close() throws IOException {
         try {
-            onThread(peer::close);
+            onThread(peer::close, CLOSE_WAIT_MILLIS);
         } finally {
             running = false;
             thread.interrupt();

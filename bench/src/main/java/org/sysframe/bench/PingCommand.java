@@ -60,12 +60,26 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--sqpoll", description = "io_uring only: a kernel thread takes the submissions (IORING_SETUP_SQPOLL; burns a core)")
     boolean sqpoll;
 
+    @Option(names = "--timeout", description = "ms a receive waits for the server, and a pipelined request for its answer, before the run"
+            + " fails (0: forever; default: ${DEFAULT-VALUE})")
+    long timeoutMillis = ClientOptions.DEFAULT_RECEIVE_TIMEOUT_MILLIS;
+
+    @Option(names = "--server-uid", description = "accept a server running as this uid (repeatable; default: for an abstract @name"
+            + " the client's own uid or root, for a socket file any uid)")
+    List<Integer> serverUids;
+
+    @Option(names = "--any-server-uid", description = "accept a server of any uid, abstract names included")
+    boolean anyServerUid;
+
     @Option(names = "--warmup", description = "untimed calls before the timed ones, for the JIT and caches"
             + " (default: ${DEFAULT-VALUE}; 0 is ping_perf's cold start)")
     long warmup = 1000;
 
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
+
+    /** The SIGINT line's shutdown hook of the last run (removed when the run ends, however it ends). */
+    Thread interruptedHook;
 
     @Override
     public Integer call() throws Exception {
@@ -74,6 +88,10 @@ final class PingCommand implements Callable<Integer> {
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
                 .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion).waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu)
                 .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse)).sqpoll(sqpoll);
+        if (timeoutMillis < 0) throw new IllegalArgumentException("--timeout " + timeoutMillis + ": expected a number of ms >= 0 (0: forever)");
+        if (anyServerUid && serverUids != null) throw new IllegalArgumentException("--any-server-uid and --server-uid " + serverUids + ": choose one");
+        o.receiveTimeoutMillis(timeoutMillis).anyServerUid(anyServerUid);
+        if (serverUids != null) o.serverUids(java.util.Set.copyOf(serverUids));
         if (sqpoll && o.freeze().backend() == org.sysframe.transport.Backend.EPOLL) {
             throw new IllegalArgumentException("--sqpoll needs --backend io_uring (or auto)");
         }
@@ -97,17 +115,19 @@ final class PingCommand implements Callable<Integer> {
             long serverPid = otherServerPid(peer);
             ServerSample.Source server = serverPid > 0 ? ServerSample.Source.ofProcess(serverPid) : ServerSample.Source.NONE;
             Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, warmup, new ClientThreadsProbe(List.of(client), server));
+            // SIGINT prints how far the run got; a failure says it in its own line (the hook goes first).
             Thread partial = new Thread(() -> System.out.println("interrupted: " + progress(client)), "ping-interrupted");
             Runtime.getRuntime().addShutdownHook(partial);
+            interruptedHook = partial;
             Measurement r;
             try {
                 r = RoundRunner.run("ping", List.of(cell), 1).get(0);
             } catch (IOException | RuntimeException e) {
                 throw new IOException(progress(client) + ": " + e.getMessage(), e);
             } finally {
+                removeHook(partial);
                 KernelCounters.closeAll();
             }
-            Runtime.getRuntime().removeShutdownHook(partial);
             if (json) {
                 java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
                 m.put("label", r.cell()); // the key ping --json has always had
@@ -120,13 +140,26 @@ final class PingCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** e.g. {@code about 4,096 of 10,000 calls completed in 0.412 s (9,942 calls/s)}, from the timed run under way. */
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down already (SIGINT): the hook runs and says how far the run got
+        }
+    }
+
+    /**
+     * e.g. {@code about 4,096 of 10,000 calls completed in 0.412 s (9,942 calls/s)}, from the run under
+     * way ({@code in the warm-up: about 12 of 1,000 warm-up calls ...} when it was the warm-up).
+     */
     private String progress(PeerThread client) {
         PeerThread.Run run = client.current();
         if (run == null || run.startNanos == 0) return "no timed call completed (" + count + " asked)";
+        boolean warmingUp = warmup > 0 && run.number == 1;
         long done = run.completedAbout();
         double s = ((run.endNanos != 0 ? run.endNanos : System.nanoTime()) - run.startNanos) / 1e9;
-        return String.format(Locale.ROOT, "about %,d of %,d calls completed in %.3f s (%,.0f calls/s)", done, count, s, done / s);
+        return String.format(Locale.ROOT, "%sabout %,d of %,d %scalls completed in %.3f s (%,.0f calls/s)", warmingUp ? "in the warm-up: " : "",
+                done, warmingUp ? warmup : count, warmingUp ? "warm-up " : "", s, done / s);
     }
 
     /** The pid of a server in another process on this machine whose /proc we can read, else -1. */

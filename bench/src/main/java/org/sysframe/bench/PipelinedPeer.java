@@ -32,6 +32,7 @@ final class PipelinedPeer implements PingPeer {
     private final int depth;
     private final int batch;
     private final int copyThreshold;
+    private final long requestTimeoutMillis;
     private Arena arena;
     private MemorySegment payload;
     private GroutClient client;
@@ -42,8 +43,10 @@ final class PipelinedPeer implements PingPeer {
     private int len;
     private int window;
     private Histogram latency;
-    private long answered;
-    private long bad;
+    private long answered;      // answers and failures handed back
+    private long echoed;        // of them, right answers
+    private long timedOut;      // of them, ETIMEDOUT (past the request timeout)
+    private ErrnoException wrong; // the first wrong answer, as one line
 
     PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
         this(name, options, depth, batch, PipelineOptions.window(depth).copyThreshold());
@@ -57,11 +60,25 @@ final class PipelinedPeer implements PingPeer {
         this.depth = depth;
         this.batch = batch;
         this.copyThreshold = copyThreshold;
+        // A request unanswered for the client's receive timeout fails (and ends the run), as one call at a time would.
+        this.requestTimeoutMillis = options.freeze().receiveTimeoutMillis();
     }
 
     private final Pipeline.Handler onAnswer = (id, status, p, off, length, latencyNanos) -> {
         answered++;
-        if (status != 0 || length != len || (len > 0 && p.get(JAVA_BYTE, off + len - 1) != payload.get(JAVA_BYTE, len - 1))) bad++;
+        if (status == Errno.ETIMEDOUT && p.equals(MemorySegment.NULL)) {
+            timedOut++;
+            return;
+        }
+        // Every byte compared in place: no copy, no allocation.
+        if (status != 0 || length != len || MemorySegment.mismatch(payload, 0, len, p, off, off + len) >= 0) {
+            if (wrong == null) {
+                wrong = status != 0 ? new ErrnoException("pipelined ping", status, "request " + id + " failed")
+                        : SysframePeer.echoFailure(GroutApi.PING, payload, len, p, off, length);
+            }
+            return;
+        }
+        echoed++;
         latency.recordValue(Math.min(latencyNanos, latency.getHighestTrackableValue()));
     };
 
@@ -77,7 +94,7 @@ final class PipelinedPeer implements PingPeer {
         arena = Arena.ofConfined();
         payload = arena.allocate(GroutApi.MAX_MSG_LEN);
         client = GroutClient.connect(options.socketPath(path));
-        pipeline = client.pipeline(PipelineOptions.window(depth).copyThreshold(copyThreshold));
+        pipeline = client.pipeline(PipelineOptions.window(depth).copyThreshold(copyThreshold).requestTimeoutMillis(requestTimeoutMillis));
     }
 
     @Override
@@ -100,9 +117,10 @@ final class PipelinedPeer implements PingPeer {
     @Override
     public void pingMany(long n, Histogram latency) throws IOException {
         this.latency = latency;
-        answered = 0;
-        bad = 0;
+        answered = echoed = timedOut = 0;
+        wrong = null;
         long sent = 0;
+        long lastAnswer = System.nanoTime(); // of the last poll that brought answers (one clock read per such poll)
         while (answered < n) {
             int free = window - pipeline.inFlight();
             int refill = Math.min(batch, window);
@@ -112,10 +130,21 @@ final class PipelinedPeer implements PingPeer {
                 sent += k;
                 pipeline.flush();
             } else {
+                long before = echoed;
                 pipeline.poll(onAnswer, depth, true);
+                if (wrong != null) throw wrong;
+                if (timedOut > 0) throw stalled(sent, System.nanoTime() - lastAnswer);
+                if (echoed != before) lastAnswer = System.nanoTime();
             }
         }
-        if (bad > 0) throw new ErrnoException("pipelined ping", Errno.EBADMSG, bad + " of " + n + " answers wrong");
+    }
+
+    /** The server left requests unanswered past the request timeout: one line on what happened and what to try. */
+    private ErrnoException stalled(long sent, long quietNanos) {
+        return new ErrnoException("pipelined ping", Errno.ETIMEDOUT, String.format(java.util.Locale.ROOT,
+                "the server stopped answering: %d sent, %d answered, then nothing came for %.3f s (--timeout %d ms);"
+                        + " a server that answers one request per read (as Grout's api.c does) cannot be pipelined: try --depth 1",
+                sent, echoed, quietNanos / 1e9, requestTimeoutMillis));
     }
 
     @Override

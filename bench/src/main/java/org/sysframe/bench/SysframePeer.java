@@ -88,9 +88,27 @@ final class SysframePeer implements PingPeer {
     @Override
     public void ping() throws IOException {
         Response r = client.sendRecv(type, payload, 0, len);
-        if (r.length() != len || (len > 0 && r.getByte(len - 1) != payload.get(JAVA_BYTE, len - 1))) {
-            throw new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + r);
+        // Every byte compared in place: no copy, no allocation.
+        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len) >= 0) {
+            throw echoFailure(type, payload, len, r.buffer(), r.offset(), r.length());
         }
+    }
+
+    /**
+     * Why an answer of length bytes at buffer[offset] is not the echo of len bytes of sent, as one
+     * line: a GR_PING answered with fewer bytes does not echo (Grout's own GR_PING of some revisions
+     * answers with no payload), more bytes or other bytes differ.
+     */
+    static ErrnoException echoFailure(int type, MemorySegment sent, int len, MemorySegment buffer, long offset, long length) {
+        String what = GroutApi.typeName(type);
+        if (length < len) {
+            return new ErrnoException("ping", Errno.EBADMSG, "the server's " + what + " does not echo (answered " + length + " of " + len
+                    + " bytes): use -l 0" + (type == GroutApi.PING ? " or --ping2" : ""));
+        }
+        if (length > len) return new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + what + " answered " + length + " bytes for " + len + " sent");
+        long at = MemorySegment.mismatch(sent, 0, len, buffer, offset, offset + len);
+        return new ErrnoException("ping", Errno.EBADMSG, String.format(java.util.Locale.ROOT, "echo differs at byte %d of %d: sent 0x%02x, answered 0x%02x",
+                at, len, sent.get(JAVA_BYTE, at) & 0xff, buffer.get(JAVA_BYTE, offset + at) & 0xff));
     }
 
     @Override

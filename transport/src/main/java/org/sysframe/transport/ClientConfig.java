@@ -7,9 +7,25 @@ package org.sysframe.transport;
  */
 public record ClientConfig(String socketPath, int apiVersion, String version, SendFraming send, RecvFraming recv,
                            long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu,
-                           Backend backend, boolean sqpoll) {
+                           Backend backend, boolean sqpoll, java.util.Set<Integer> serverUids, boolean anyServerUid) {
     public ClientConfig {
         specs = specs.copy();
+        serverUids = serverUids == null ? null : java.util.Set.copyOf(serverUids);
+    }
+
+    /** Whether a server running as uid is accepted (see {@link ClientOptions#serverUids}); ownUid is this process's. */
+    public boolean acceptsServer(int uid, int ownUid) {
+        if (anyServerUid) return true;
+        if (serverUids != null) return serverUids.contains(uid);
+        return !socketPath.startsWith("@") || uid == ownUid || uid == 0;
+    }
+
+    /** The servers accepted, as an error says it, e.g. {@code uid 1000 or root}, {@code uids 5, 7}, {@code any uid}. */
+    public String acceptedServers(int ownUid) {
+        if (anyServerUid || (serverUids == null && !socketPath.startsWith("@"))) return "any uid";
+        if (serverUids == null) return ownUid == 0 ? "uid 0" : "uid " + ownUid + " or root";
+        java.util.List<String> uids = new java.util.TreeSet<>(serverUids).stream().map(String::valueOf).toList();
+        return (uids.size() == 1 ? "uid " : "uids ") + String.join(", ", uids);
     }
 
     /** A copy of the declared message sizes (the client's own copy cannot be changed). */
@@ -21,6 +37,7 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
         return "socket " + socketPath + ", api " + apiVersion + ", send " + send + ", recv " + recv
                 + (receiveTimeoutMillis > 0 ? ", timeout " + receiveTimeoutMillis + " ms" : "")
                 + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "") + (cpu >= 0 ? ", cpu " + cpu : "")
-                + (backend != Backend.EPOLL ? ", backend " + backend + (sqpoll ? " (sqpoll)" : "") : "");
+                + (backend != Backend.EPOLL ? ", backend " + backend + (sqpoll ? " (sqpoll)" : "") : "")
+                + (anyServerUid ? ", any server uid" : serverUids != null ? ", server uids " + new java.util.TreeSet<>(serverUids) : "");
     }
 }

@@ -18,6 +18,13 @@ interface ClientLink extends ByteSink {
     /** At most len bytes into seg at off, waiting as the wait mode says: the count, 0 at EOF, or WOULD_BLOCK when the timeout expired. */
     long recv(MemorySegment seg, long off, long len) throws ErrnoException;
 
+    /**
+     * As {@link #recv}, waiting at most until deadline (a System.nanoTime() instant; now is the
+     * caller's reading of that clock) as well as within the receive timeout: WOULD_BLOCK when either
+     * passed first. A deadline already passed still takes what is there without waiting.
+     */
+    long recvBy(MemorySegment seg, long off, long len, long deadline, long now) throws ErrnoException;
+
     /** At most len bytes into seg at off without waiting: WOULD_BLOCK when nothing is there. */
     long tryRecv(MemorySegment seg, long off, long len) throws ErrnoException;
 

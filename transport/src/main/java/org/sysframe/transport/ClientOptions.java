@@ -7,16 +7,26 @@ import java.util.Objects;
  * {@link ClientConfig}, so changing a builder after connect changes nothing in the client. Defaults: the socket of
  * {@link GroutApi#defaultSocketPath()}, API version 11, {@link SendFraming#COPY_GATHER} (one send of
  * a copy up to 1024 bytes, one sendmsg above),
- * {@link RecvFraming#READAHEAD} (8192 bytes), no receive timeout, Grout's message sizes, blocking
- * receives, no CPU pinning, the epoll backend (or the one {@code -Dsysframe.backend} names).
+ * {@link RecvFraming#READAHEAD} (8192 bytes), a receive timeout of {@value #DEFAULT_RECEIVE_TIMEOUT_MILLIS} ms,
+ * Grout's message sizes, blocking receives, no CPU pinning, the epoll backend (or the one
+ * {@code -Dsysframe.backend} names), and the server checked as {@link #serverUids} says.
  */
 public final class ClientOptions {
+    /**
+     * The default receive timeout: 5 s. A local Grout server answers in microseconds (a slow operation
+     * in milliseconds); one that sends nothing for seconds is stopped or stuck, and a client should say
+     * so rather than wait until killed. Operations known to take longer need a larger one (or 0).
+     */
+    public static final long DEFAULT_RECEIVE_TIMEOUT_MILLIS = 5000;
+
     private String socketPath = GroutApi.defaultSocketPath();
     private int apiVersion = GroutApi.DEFAULT_API_VERSION;
     private String version = "sysframe";
     private SendFraming send = SendFraming.COPY_GATHER;
     private RecvFraming recv = RecvFraming.READAHEAD;
-    private long receiveTimeoutMillis;
+    private long receiveTimeoutMillis = DEFAULT_RECEIVE_TIMEOUT_MILLIS;
+    private java.util.Set<Integer> serverUids;
+    private boolean anyServerUid;
     private MessageSpecs specs = MessageSpecs.grout();
     private int socketBufferSize;
     private WaitMode waitMode = WaitMode.BLOCK;
@@ -41,12 +51,33 @@ public final class ClientOptions {
 
     public ClientOptions recv(RecvFraming f) { this.recv = Objects.requireNonNull(f); return this; }
 
-    /** 0: wait forever. Past it a call fails with ETIMEDOUT and the client is no longer usable. */
+    /**
+     * How long a receive may wait for the server (default {@value #DEFAULT_RECEIVE_TIMEOUT_MILLIS} ms):
+     * for an answer, for the rest of a message once it started, in every wait mode and backend. Past
+     * it a call fails with ETIMEDOUT naming what did not come, and the client is no longer usable.
+     * 0: wait forever. {@link GroutClient#nextEvent()} waits for an event's start without it (events
+     * may be rare), and with it for the rest of the event.
+     */
     public ClientOptions receiveTimeoutMillis(long ms) {
         if (ms < 0) throw new IllegalArgumentException("timeout " + ms);
         this.receiveTimeoutMillis = ms;
         return this;
     }
+
+    /**
+     * The uids a server may run as (SO_PEERCRED, read right after connect, before any byte is sent):
+     * another uid fails the connect with EPERM naming the server's uid and pid. Default (null): for
+     * an abstract name ({@code @name}, which any process of the network namespace can bind first) the
+     * client's own uid or root; for a socket file any uid, because the file's directory decides who
+     * could have bound it. Not combined with {@link #anyServerUid}.
+     */
+    public ClientOptions serverUids(java.util.Set<Integer> uids) {
+        this.serverUids = uids == null ? null : java.util.Set.copyOf(uids);
+        return this;
+    }
+
+    /** Accepts a server of any uid, abstract names included (off by default). Not combined with {@link #serverUids}. */
+    public ClientOptions anyServerUid(boolean any) { this.anyServerUid = any; return this; }
 
     /** Message sizes, for the minimum response check; add your own module's messages here. */
     public ClientOptions specs(MessageSpecs s) { this.specs = Objects.requireNonNull(s); return this; }
@@ -90,7 +121,11 @@ public final class ClientOptions {
 
     /** The settings as they are now, frozen. */
     public ClientConfig freeze() {
-        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu, backend, sqpoll);
+        if (anyServerUid && serverUids != null) {
+            throw new IllegalArgumentException("anyServerUid and serverUids " + new java.util.TreeSet<>(serverUids) + " both set: choose one");
+        }
+        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu, backend, sqpoll,
+                serverUids, anyServerUid);
     }
 
     @Override

@@ -46,7 +46,7 @@ public final class GroutClient implements AutoCloseable {
         this.socket = socket;
         this.link = link;
         this.writer = new MessageWriter(link, options.send(), arena);
-        this.inbox = new Inbox(new MessageReader(link, options.recv(), arena), socket.name());
+        this.inbox = new Inbox(new MessageReader(link, options.recv(), arena, options.receiveTimeoutMillis()), socket.name());
         this.requestHeader = arena.allocate(RequestHeader.SIZE, 8);
     }
 
@@ -77,8 +77,9 @@ public final class GroutClient implements AutoCloseable {
             c.hello();
             return c;
         } catch (ErrnoException e) {
+            org.sysframe.unix.PeerCredentials server = c.credentialsOrNull();
             c.close();
-            throw ClientConnect.hello(options.apiVersion(), e);
+            throw ClientConnect.hello(options.apiVersion(), e, server);
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;
@@ -94,6 +95,7 @@ public final class GroutClient implements AutoCloseable {
             MemorySegment req = MainModulePayloads.hello(a, options.apiVersion(), options.version());
             int id = queue(GroutApi.HELLO, req, 0, req.byteSize());
             awaitResponse(id);
+            inbox.answered(id);
             if (response.status() == Errno.EBADMSG) {
                 throw ClientConnect.refusedVersion(options.apiVersion(), MainModulePayloads.serverVersion(response));
             }
@@ -115,6 +117,14 @@ public final class GroutClient implements AutoCloseable {
     /** The server process as the kernel recorded it (SO_PEERCRED): its pid, uid and gid. */
     public org.sysframe.unix.PeerCredentials serverCredentials() throws ErrnoException {
         return socket.peerCredentials();
+    }
+
+    private org.sysframe.unix.PeerCredentials credentialsOrNull() {
+        try {
+            return socket.peerCredentials();
+        } catch (ErrnoException e) {
+            return null;
+        }
     }
 
     /** Every send and recv (or io_uring_enter) this client made, by kind. */
@@ -178,7 +188,7 @@ public final class GroutClient implements AutoCloseable {
         lastId = id;
         // A response for this id that came before the request (unsolicited, or from before the ids
         // wrapped) does not answer it.
-        inbox.forgetResponses(id);
+        inbox.issued(id);
         return id;
     }
 
@@ -206,6 +216,7 @@ public final class GroutClient implements AutoCloseable {
     public Response recv(int type, int id) throws IOException {
         usable();
         awaitResponse(id);
+        inbox.answered(id);
         checkResponse(type, response, false);
         return response;
     }
@@ -253,6 +264,7 @@ public final class GroutClient implements AutoCloseable {
         public Response awaitStreamItem(int id) throws IOException {
             usable();
             awaitResponse(id);
+            if (response.status() != 0 || response.length() == 0) inbox.answered(id); // the stream's end
             return response;
         }
 

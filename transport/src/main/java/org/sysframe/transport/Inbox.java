@@ -15,10 +15,15 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * allocation); responses for other ids and events that arrive meanwhile are copied to the heap and
  * kept aside, in arrival order per id, until they are awaited, at most {@value #MAX} in all (a server
  * flooding unasked-for messages cannot grow the heap without bound).
+ *
+ * <p>It knows which ids were issued and answered since: a second answer for a request already
+ * answered (outside a stream) is a server fault, EPROTO, instead of being kept aside unnoticed.
+ * A receive timeout while awaiting a response is reported with what did not come.
  */
 final class Inbox {
     /** At most this many messages are kept aside. */
     static final int MAX = 4096;
+    private static final int EPROTO = 71;
 
     private record Kept(int id, int status, byte[] payload) {}
 
@@ -26,7 +31,11 @@ final class Inbox {
     private final String name;
     private final Map<Integer, ArrayDeque<Kept>> responses = new HashMap<>();
     private final ArrayDeque<Kept> events = new ArrayDeque<>();
+    private static final byte NOT_ISSUED = 0, ISSUED = 1, ANSWERED = 2;
+    private final byte[] idState = new byte[0x10000];
     private int responseCount;
+    private long keptForOtherIds;   // responses kept aside while a response was awaited, for the timeout's line
+    private int lastKeptId;
 
     Inbox(MessageReader reader, String name) {
         this.reader = reader;
@@ -35,6 +44,19 @@ final class Inbox {
 
     /** Sets out to the response to request id: one kept aside earlier, or the next one for it read now. */
     void awaitResponse(int id, Response out) throws ErrnoException {
+        long keptBefore = keptForOtherIds;
+        try {
+            awaitResponseOrTimeout(id, out);
+        } catch (ErrnoException e) {
+            if (e.errno() != Errno.ETIMEDOUT) throw e;
+            long others = keptForOtherIds - keptBefore;
+            throw new ErrnoException(e.call(), Errno.ETIMEDOUT, reader.describeTimeout("request " + id)
+                    + (others == 0 ? "" : "; meanwhile " + others + (others == 1 ? " answer" : " answers")
+                    + " for an id not awaited came (the last for_id " + lastKeptId + ")"));
+        }
+    }
+
+    private void awaitResponseOrTimeout(int id, Response out) throws ErrnoException {
         ArrayDeque<Kept> q = responses.isEmpty() ? null : responses.get(id);
         if (q != null) {
             Kept k = q.poll();
@@ -60,13 +82,18 @@ final class Inbox {
             out.set(k.id, MemorySegment.ofArray(k.payload), 0, k.payload.length);
             return;
         }
-        while (true) {
-            reader.next();
-            if (reader.isEvent) {
-                out.set(reader.first, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
-                return;
+        reader.patientStart = true; // an event may be long in coming; the rest of a message is not
+        try {
+            while (true) {
+                reader.next();
+                if (reader.isEvent) {
+                    out.set(reader.first, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+                    return;
+                }
+                keep();
             }
-            keep();
+        } finally {
+            reader.patientStart = false;
         }
     }
 
@@ -84,27 +111,44 @@ final class Inbox {
     /**
      * Hands up to limit responses to sink: those kept aside first, then what is buffered, then what one
      * recv brings (waiting for it when wait and nothing was handed yet). Events and responses the sink
-     * does not take are kept aside. Returns how many the sink took.
+     * does not take are kept aside. Returns how many the sink took. deadline (System.nanoTime(), 0:
+     * none): no wait goes past it; a message that has not started by then is left for later, one
+     * that stopped half-way fails with ETIMEDOUT. now: the caller's clock reading for the first wait.
      */
-    int drain(ResponseSink sink, int limit, boolean wait) throws ErrnoException {
+    int drain(ResponseSink sink, int limit, boolean wait, long deadline, long now) throws ErrnoException {
         int n = responseCount > 0 ? drainKept(sink, limit) : 0;
-        while (n < limit) {
-            if (!reader.hasCompleteMessage()) {
-                if (n > 0) break;
-                if (reader.readsAhead()) {
-                    if (!reader.receive(wait)) break;
+        reader.deadline = deadline;
+        try {
+            while (n < limit) {
+                if (!reader.hasCompleteMessage()) {
+                    if (n > 0) break;
+                    if (reader.readsAhead()) {
+                        if (!reader.receive(wait, now)) break;
+                        now = 0; // a later wait reads the clock
+                        continue;
+                    }
+                    if (!wait) break; // exact framing reads one whole message at a time, blocking
+                }
+                if (!reader.next()) break; // the deadline passed before a message started
+                if (reader.isEvent) {
+                    keep();
+                    // Events that keep coming must not hold a wait past its deadline.
+                    if (deadline != 0 && n == 0 && System.nanoTime() - deadline >= 0) break;
                     continue;
                 }
-                if (!wait) break; // exact framing reads one whole message at a time, blocking
+                int first = reader.first;
+                int r = sink.accept(first, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen, false);
+                if (r == ResponseSink.TAKEN) {
+                    n++;
+                    idState[first] = ANSWERED;
+                } else if (r == ResponseSink.DROPPED) {
+                    idState[first] = ANSWERED;
+                } else {
+                    keep();
+                }
             }
-            reader.next();
-            if (reader.isEvent) {
-                keep();
-                continue;
-            }
-            int r = sink.accept(reader.first, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen, false);
-            if (r == ResponseSink.TAKEN) n++;
-            else if (r == ResponseSink.KEEP_ASIDE) keep();
+        } finally {
+            reader.deadline = 0;
         }
         return n;
     }
@@ -120,6 +164,7 @@ final class Inbox {
                 if (r == ResponseSink.KEEP_ASIDE) break;
                 q.poll();
                 responseCount--;
+                idState[k.id] = ANSWERED;
                 if (r == ResponseSink.TAKEN) n++;
             }
             if (q.isEmpty()) it.remove();
@@ -127,16 +172,29 @@ final class Inbox {
         return n;
     }
 
-    /** Drops the responses kept for id: they came before its request, so they do not answer it. */
-    void forgetResponses(int id) {
+    /**
+     * Request id is sent (again): the responses kept for id came before it, so they do not answer it
+     * and are dropped.
+     */
+    void issued(int id) {
+        idState[id] = ISSUED;
         if (responses.isEmpty()) return;
         ArrayDeque<Kept> stale = responses.remove(id);
         if (stale != null) responseCount -= stale.size();
     }
 
+    /** Request id got its (last) answer: another response for it is a duplicate. */
+    void answered(int id) {
+        if (id >= 0 && id < idState.length) idState[id] = ANSWERED;
+    }
+
     int eventCount() { return events.size(); }
 
     private void keep() throws ErrnoException {
+        if (!reader.isEvent && reader.first >= 0 && reader.first < idState.length && idState[reader.first] == ANSWERED) {
+            throw new ErrnoException("client(" + name + ")", EPROTO, "a second answer for request " + reader.first
+                    + " (status " + reader.status + ", " + reader.payloadLen + " bytes): the server answered it twice");
+        }
         if (responseCount + events.size() >= MAX) {
             throw new ErrnoException("client(" + name + ")", Errno.ENOBUFS, MAX + " responses and events kept aside, none of them awaited");
         }
@@ -146,6 +204,8 @@ final class Inbox {
         } else {
             responses.computeIfAbsent(reader.first, x -> new ArrayDeque<>()).add(new Kept(reader.first, reader.status, copy));
             responseCount++;
+            keptForOtherIds++;
+            lastKeptId = reader.first;
         }
     }
 }

@@ -17,8 +17,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The window bounds the requests in flight: {@link #queue} returns {@link #BACK_PRESSURED} when it is
  * full, and the caller polls. With a request timeout, a request unanswered for that long is failed
- * with ETIMEDOUT at the next poll and its late answer is dropped (counted), never matched to another
- * request. Answers for ids not in flight are kept aside as {@link GroutClient} does; events are kept
+ * with ETIMEDOUT by the poll that sees it (a waiting poll never waits past the earliest deadline in
+ * flight) and its late answer is dropped (counted), never matched to another request. Without one,
+ * the client's receive timeout bounds every wait (ETIMEDOUT then fails every request in flight). Answers for ids not in flight are kept aside as {@link GroutClient} does; events are kept
  * for {@link GroutClient#nextEvent()}. When the connection fails (the server closed: ECONNRESET),
  * every request in flight is failed through the handler with that errno before the error is thrown.
  *
@@ -158,29 +159,50 @@ public final class Pipeline implements AutoCloseable {
      * Sends what is queued, then hands up to limit answers to handler: those already received first;
      * then one recv. When wait, it waits (as the client's wait mode says) for at least one answer if
      * any request is in flight. Returns how many answers were handed (timeouts included).
+     *
+     * <p>With a request timeout, no wait goes past the earliest deadline of the requests in flight
+     * (their send time plus the timeout): the requests past it are handed to handler as ETIMEDOUT,
+     * whether or not bytes arrived meanwhile. The clock is read once per poll (and once more when a
+     * wait ended at a deadline), not per request.
      */
     public int poll(Handler handler, int limit, boolean wait) throws ErrnoException {
         flush();
         this.handler = handler;
-        int n = order == null ? 0 : expire();
+        long now = order == null ? 0 : System.nanoTime();
+        int n = order == null ? 0 : expire(now);
         if (inFlight == 0 || n >= limit) return n;
+        long deadline = order == null || order.isEmpty() ? 0 : deadlineOf(order.headTime());
         try {
-            return n + inbox.drain(sink, limit - n, wait && n == 0);
+            int got = inbox.drain(sink, limit - n, wait && n == 0, deadline, now);
+            if (got == 0 && deadline != 0 && wait && n == 0) got = expire(System.nanoTime());
+            return n + got;
         } catch (ErrnoException e) {
             throw failAll(e);
         }
     }
 
-    /** Fails the requests unanswered for longer than the request timeout; returns how many. */
-    private int expire() {
+    /** The deadline of a request sent at sentAt; never 0 (0 means none to the inbox). */
+    private long deadlineOf(long sentAt) {
+        long d = sentAt + options.requestTimeoutMillis() * 1_000_000L;
+        return d == 0 ? 1 : d;
+    }
+
+    /**
+     * Fails the requests unanswered for longer than the request timeout; returns how many. Leaves the
+     * send order's head at the oldest request still waiting (answered ones are passed over).
+     */
+    private int expire(long now) {
         long limit = options.requestTimeoutMillis() * 1_000_000L;
-        long now = System.nanoTime();
         int n = 0;
-        while (!order.isEmpty() && now - order.headTime() >= limit) {
+        while (!order.isEmpty()) {
             int id = order.headId();
             long t = order.headTime();
+            if (state[id] != SENT || sentAt[id] != t) { // answered (and maybe sent again) since
+                order.pop();
+                continue;
+            }
+            if (now - t < limit) break;
             order.pop();
-            if (state[id] != SENT || sentAt[id] != t) continue; // answered (and maybe sent again) since
             state[id] = ABANDONED;
             inFlight--;
             n++;
@@ -203,12 +225,38 @@ public final class Pipeline implements AutoCloseable {
         return client.fail(e);
     }
 
-    /** Waits for the answers still in flight (dropping them), then frees the pipeline's memory. */
+    /** How long {@link #close} waits for the answers still in flight. */
+    public static final long CLOSE_WAIT_MILLIS = 1000;
+
+    /**
+     * Waits for the answers still in flight (dropping them), at most {@value #CLOSE_WAIT_MILLIS} ms,
+     * then frees the pipeline's memory. Requests still unanswered then leave the client out of step
+     * (their answers may come later): it is marked broken with ETIMEDOUT saying how many.
+     */
     @Override
     public void close() throws ErrnoException {
         try {
             Handler drop = (id, status, p, off, len, lat) -> { };
-            while (inFlight > 0 && client.isUsable()) poll(drop, Integer.MAX_VALUE, true);
+            long end = System.nanoTime() + CLOSE_WAIT_MILLIS * 1_000_000L;
+            while (inFlight > 0 && client.isUsable()) {
+                flush();
+                this.handler = drop;
+                long now = System.nanoTime();
+                if (order != null) expire(now);
+                if (inFlight == 0) break;
+                if (now - end >= 0) {
+                    int left = inFlight;
+                    failAll(new ErrnoException("pipeline", Errno.ETIMEDOUT, left + (left == 1 ? " request" : " requests")
+                            + " still unanswered when the pipeline closed, after " + CLOSE_WAIT_MILLIS + " ms"));
+                    break;
+                }
+                long deadline = order == null || order.isEmpty() ? end : Math.min(end, deadlineOf(order.headTime()));
+                try {
+                    inbox.drain(sink, Integer.MAX_VALUE, true, deadline == 0 ? 1 : deadline, now);
+                } catch (ErrnoException e) {
+                    throw failAll(e);
+                }
+            }
         } finally {
             if (arena.scope().isAlive()) arena.close();
         }

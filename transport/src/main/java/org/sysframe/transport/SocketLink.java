@@ -30,6 +30,11 @@ final class SocketLink implements ClientLink {
     public long recv(MemorySegment seg, long off, long len) throws ErrnoException { return receiver.recv(seg, off, len); }
 
     @Override
+    public long recvBy(MemorySegment seg, long off, long len, long deadline, long now) throws ErrnoException {
+        return receiver.recvBy(seg, off, len, deadline, now);
+    }
+
+    @Override
     public long tryRecv(MemorySegment seg, long off, long len) throws ErrnoException {
         return socket.recv(seg, off, len, UnixSocket.MSG_DONTWAIT);
     }

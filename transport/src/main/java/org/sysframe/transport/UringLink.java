@@ -114,20 +114,25 @@ final class UringLink implements ClientLink {
 
     @Override
     public long recv(MemorySegment seg, long off, long len) throws ErrnoException {
-        return receive(seg, off, len, 0, true);
+        return receive(seg, off, len, 0, true, 0, 0);
+    }
+
+    @Override
+    public long recvBy(MemorySegment seg, long off, long len, long deadline, long now) throws ErrnoException {
+        return receive(seg, off, len, 0, true, deadline, now);
     }
 
     @Override
     public long tryRecv(MemorySegment seg, long off, long len) throws ErrnoException {
-        return receive(seg, off, len, UnixSocket.MSG_DONTWAIT, false);
+        return receive(seg, off, len, UnixSocket.MSG_DONTWAIT, false, 0, 0);
     }
 
-    private long receive(MemorySegment seg, long off, long len, int flags, boolean wait) throws ErrnoException {
+    private long receive(MemorySegment seg, long off, long len, int flags, boolean wait, long deadline, long now) throws ErrnoException {
         long addr = address(seg, off, len);
         lastIsSend = false;
         ring.nextSqe().prepRecv(FIXED, addr, (int) len, flags).flags(Sqe.FIXED_FILE).userData(RECV);
         recvDone = false;
-        boolean done = awaitCompletions(wait && mode.kind() != WaitMode.Kind.BLOCK);
+        boolean done = awaitCompletions(wait && mode.kind() != WaitMode.Kind.BLOCK, deadline, now);
         checkSends();
         if (!done) return cancelReceive();
         if (recvResult == -Errno.EAGAIN && !wait) return UnixSocket.WOULD_BLOCK;
@@ -135,9 +140,15 @@ final class UringLink implements ClientLink {
         return recvResult;
     }
 
-    /** Until the receive and every send completed: true, or false when the receive timeout expired first. */
-    private boolean awaitCompletions(boolean spin) throws ErrnoException {
-        long start = timeoutNanos > 0 || mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? System.nanoTime() : 0;
+    /**
+     * Until the receive and every send completed: true, or false when the receive timeout (or the
+     * deadline, a System.nanoTime() instant when not 0; now: the caller's reading) expired first.
+     */
+    private boolean awaitCompletions(boolean spin, long deadline, long now) throws ErrnoException {
+        long start = deadline != 0 ? now : timeoutNanos > 0 || mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? System.nanoTime() : 0;
+        // How long this wait may last from start: the receive timeout, or less to end by the deadline.
+        long limit = timeoutNanos;
+        if (deadline != 0 && (limit == 0 || deadline - start < limit)) limit = Math.max(1, deadline - start);
         if (spin) {
             ring.submit(0, 0);
             long budget = mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? mode.spinNanos() : Long.MAX_VALUE;
@@ -146,7 +157,7 @@ final class UringLink implements ClientLink {
                 reap();
                 if (recvDone && sendsInFlight == 0) return true;
                 long waited = start == 0 ? 0 : System.nanoTime() - start;
-                if (timeoutNanos > 0 && waited >= timeoutNanos) return false;
+                if (limit > 0 && waited >= limit) return false;
                 if (waited >= budget) break;
                 if (mode.kind() == WaitMode.Kind.YIELD) Self.yield(socket.counters());
                 else Thread.onSpinWait();
@@ -155,8 +166,8 @@ final class UringLink implements ClientLink {
         while (true) {
             int need = (recvDone ? 0 : 1) + sendsInFlight;
             long left = 0;
-            if (timeoutNanos > 0) {
-                left = timeoutNanos - (System.nanoTime() - start);
+            if (limit > 0) {
+                left = limit - (System.nanoTime() - start);
                 if (left <= 0) return false;
             }
             ring.submit(need, left);

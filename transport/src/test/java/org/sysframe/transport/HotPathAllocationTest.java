@@ -143,4 +143,24 @@ class HotPathAllocationTest {
             assertEquals(0, p.inFlight());
         }
     }
+
+    @Test
+    void aPipelinedClientWithRequestDeadlinesAllocatesNothingPerRequest() throws Exception {
+        String path = dir.resolve("pipeline-deadline-alloc.sock").toString();
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
+             GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined();
+             Pipeline p = c.pipeline(PipelineOptions.window(64).requestTimeoutMillis(5000))) {
+            MemorySegment payload = a.allocate(32);
+            long[] n = {0};
+            Pipeline.Handler count = (id, status, pl, off, len, lat) -> n[0]++;
+            assertNothingOfOurs("64,000 pipelined calls with a request timeout", THREADS::getCurrentThreadAllocatedBytes,
+                    () -> c.counters().snapshot().total(), 20, () -> {
+                for (int b = 0; b < 1000; b++) {
+                    for (int i = 0; i < 64; i++) p.queue(GroutApi.PING, payload, 0, 32);
+                    while (p.inFlight() > 0) p.poll(count, 64, true);
+                }
+            });
+            assertEquals(0, p.inFlight());
+        }
+    }
 }

@@ -157,7 +157,8 @@ class PipelineTest {
         String path = fx.path("late.sock");
         try (RawServer server = new RawServer(path, conn -> {
             RawRequest slow = conn.readRequest();
-            Thread.sleep(300); // past the 100 ms request timeout
+            // The next request comes only once the slow one timed out at the client (100 ms); it is
+            // answered at once, the slow one late.
             RawRequest next = conn.readRequest();
             conn.respond(slow.id(), 0, slow.payload()); // late
             conn.respond(next.id(), 0, next.payload());
