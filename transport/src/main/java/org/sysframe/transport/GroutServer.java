@@ -61,8 +61,9 @@ public final class GroutServer implements AutoCloseable {
         ServerLoop<?>[] loops = new ServerLoop<?>[config.loops()];
         try {
             Routes routes = options.routes();
+            ServerLimits limits = new ServerLimits(config);
             for (int i = 0; i < loops.length; i++) {
-                loops[i] = config.backend() == Backend.IO_URING ? new UringLoop(i, config, routes) : new EpollLoop(i, config, routes);
+                loops[i] = config.backend() == Backend.IO_URING ? new UringLoop(i, config, routes, limits) : new EpollLoop(i, config, routes, limits);
             }
         } catch (ErrnoException e) {
             for (ServerLoop<?> l : loops) if (l != null) l.close();
