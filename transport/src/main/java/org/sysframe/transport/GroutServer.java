@@ -135,6 +135,16 @@ public final class GroutServer implements AutoCloseable {
         return total;
     }
 
+    /** The loops' shared limits: memory budget, warnings' rate limits (tests). */
+    ServerLimits limits() { return loops[0].limits; }
+
+    /** Connections waiting for the memory budget, across loops (tests). */
+    int memoryWaiters() throws IOException {
+        int n = 0;
+        for (ServerLoop<?> l : loops) n += l.tasks().call(l::memoryWaiterCount);
+        return n;
+    }
+
     /** Connections open now, on every loop. */
     public int connectionCount() {
         int n = 0;

@@ -55,6 +55,7 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
     private final java.util.function.Consumer<S> checker = s -> s.connection().checkTimers(this.now);
     private long now = System.nanoTime();
     private int timedCount;
+    private int closedSinceTrim;
     private boolean armed;
     private long nextCheck;
 
@@ -146,6 +147,9 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
 
     // ---------------------------------------------------------------- the timer
 
+    /** Closes after which the loop's next timer check asks malloc to give freed memory back. */
+    private static final int TRIM_AFTER_CLOSES = 256;
+
     /** Retries of a memory wait are at least this often (the budget may be freed by another loop). */
     private static final long MEMORY_RETRY_NANOS = 10_000_000L;
 
@@ -153,7 +157,8 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
      * The start of a turn, right after the driver's wait: reads the clock (once per turn: the time of
      * everything this turn does), gives waiting connections the memory freed meanwhile, and runs the
      * timer check when it is due. The timer runs only while needed: a connection has a request in part,
-     * a large buffer or a wait for memory, an idle timeout is set, or a warning count waits for its line.
+     * a large buffer or a wait for memory, an idle timeout is set, a warning count waits for its line,
+     * or many connections closed since malloc was last asked to give memory back.
      */
     void startOfTurn() {
         now = System.nanoTime();
@@ -167,12 +172,18 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
             table.forEach(checker);
             if (!memoryWaiters.isEmpty()) retryMemoryWaiters();
             limits.flushLogs(false);
+            if (closedSinceTrim >= TRIM_AFTER_CLOSES) {
+                // Many connections went: give their freed buffers back to the kernel, not only to malloc.
+                org.sysframe.unix.PageMemory.trimMalloc();
+                closedSinceTrim = 0;
+            }
             nextCheck = now + checkNanos;
         }
     }
 
     private boolean timerNeeded() {
-        return timedCount > 0 || !memoryWaiters.isEmpty() || (idleTimeout && table.size() > 0) || limits.logPending();
+        return timedCount > 0 || !memoryWaiters.isEmpty() || (idleTimeout && table.size() > 0) || limits.logPending()
+                || closedSinceTrim >= TRIM_AFTER_CLOSES;
     }
 
     private void arm() {
@@ -321,6 +332,7 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
             subscribed = !subscribers.isEmpty();
         }
         log.closed(c, reason);
+        closedSinceTrim++;
         if (acceptor != null) acceptor.connectionClosed();
     }
 
