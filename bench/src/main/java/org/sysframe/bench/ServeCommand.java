@@ -58,6 +58,21 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
     boolean allowAnyUid;
 
+    @Option(names = "--request-timeout", description = "close a connection whose started request is not whole after this long, e.g. 500ms, 10s, 2m (default: ${DEFAULT-VALUE})")
+    String requestTimeout = "10s";
+
+    @Option(names = "--idle-timeout", description = "close a connection from which nothing came for this long; 0: never (default: ${DEFAULT-VALUE}: a client"
+            + " subscribed to events may rightly stay silent)")
+    String idleTimeout = "0";
+
+    @Option(names = "--memory-budget", description = "bytes, across all connections, for large requests (128 KiB each) and unsent output, e.g. 64M;"
+            + " at the budget a large request waits, unread, until memory is freed or its request timeout (default: ${DEFAULT-VALUE})")
+    String memoryBudget = "64M";
+
+    @Option(names = "--log-limit", description = "at most LINES warnings of one kind (refused uid, bad hello, over-size request, timeouts, slow reader)"
+            + " per INTERVAL, then one line counting the rest: LINES/INTERVAL (default: ${DEFAULT-VALUE})")
+    String logLimit = "10/10s";
+
     /** --mode as an octal file mode; anything else fails naming the option and the form. */
     static int octalMode(String m) {
         try {
@@ -69,12 +84,56 @@ final class ServeCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--mode " + m + ": expected an octal file mode 0000..0777, e.g. 0600");
     }
 
+    /** A duration option: a whole number of ms, s or m (or 0 where allowed); anything else fails naming the option. */
+    static java.time.Duration duration(String option, String v, boolean zeroAllowed) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m)?").matcher(v.trim());
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "" : m.group(2);
+            if (n == 0 && zeroAllowed) return java.time.Duration.ZERO;
+            if (n > 0) {
+                switch (unit) {
+                    case "ms": return java.time.Duration.ofMillis(n);
+                    case "s": return java.time.Duration.ofSeconds(n);
+                    case "m": return java.time.Duration.ofMinutes(n);
+                    default: break;
+                }
+            }
+        }
+        throw new IllegalArgumentException(option + " " + v + ": expected a whole number of ms, s or m" + (zeroAllowed ? ", or 0 for never" : "")
+                + ", e.g. 500ms or 10s");
+    }
+
+    /** A size option: bytes, or a whole number of K, M or G (KiB, MiB, GiB). */
+    static long size(String option, String v) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})([KMG]?)").matcher(v.trim().toUpperCase(java.util.Locale.ROOT));
+        if (m.matches()) {
+            int shift = switch (m.group(2)) { case "K" -> 10; case "M" -> 20; case "G" -> 30; default -> 0; };
+            long n = Long.parseLong(m.group(1));
+            if (n <= (Long.MAX_VALUE >> shift)) return n << shift;
+        }
+        throw new IllegalArgumentException(option + " " + v + ": expected bytes or a whole number of K, M or G, e.g. 64M");
+    }
+
     @Override
     public Integer call() throws Exception {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
                 .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
                 .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus)
                 .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse));
+        o.requestTimeout(duration("--request-timeout", requestTimeout, false)).idleTimeout(duration("--idle-timeout", idleTimeout, true));
+        long budget = size("--memory-budget", memoryBudget);
+        OptionValues.parse("--memory-budget", memoryBudget, v -> o.memoryBudget(budget));
+        int slash = logLimit.indexOf('/');
+        if (slash < 0) throw new IllegalArgumentException("--log-limit " + logLimit + ": expected LINES/INTERVAL, e.g. 10/10s");
+        int lines;
+        try {
+            lines = Integer.parseInt(logLimit.substring(0, slash).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--log-limit " + logLimit + ": expected LINES/INTERVAL, e.g. 10/10s");
+        }
+        java.time.Duration interval = duration("--log-limit", logLimit.substring(slash + 1), false);
+        OptionValues.parse("--log-limit", logLimit, v -> o.logLimit(lines, interval));
         if (!allowUids.isEmpty()) {
             Set<Integer> uids = new java.util.HashSet<>(allowUids);
             if (socket.startsWith("@")) uids.add(org.sysframe.unix.Self.uid()); // widens the abstract name's default

@@ -28,6 +28,9 @@ final class Acceptor {
 
         /** Takes a new connection (from any thread). */
         void handOff(UnixSocket s, PeerCredentials cred);
+
+        /** The server's shared limits (the refusals' rate limit). */
+        ServerLimits limits();
     }
 
     /** Loop 0's driver, as the acceptor sees it: watches the listener, or stops and resumes watching it. */
@@ -46,6 +49,7 @@ final class Acceptor {
     private final ServerConfig config;
     private final Watcher watcher;
     private final Loop[] loops;
+    private final LogLimiter refusals;
     private boolean paused;
     private long pausedAt;
     private boolean failureLogged;
@@ -55,6 +59,7 @@ final class Acceptor {
         this.config = config;
         this.watcher = watcher;
         this.loops = loops.clone();
+        this.refusals = loops[0].limits().refusedUid;
     }
 
     void watch() throws ErrnoException { watcher.watchListener(listener.fd()); }
@@ -128,7 +133,9 @@ final class Acceptor {
             return;
         }
         if (!config.admits(cred.uid())) {
-            log(Level.WARNING, "refused connection from uid %d (pid %d): not an allowed uid", cred.uid(), cred.pid());
+            if (LOG.isLoggable(Level.WARNING)) {
+                refusals.warn(String.format("refused connection from uid %d (pid %d): not an allowed uid", cred.uid(), cred.pid()));
+            }
             s.close();
             return;
         }

@@ -15,8 +15,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 final class BuiltinHandlers {
     private BuiltinHandlers() {}
 
-    private static final System.Logger LOG = System.getLogger("org.sysframe.server");
-
     /** A new handler table holding the built-in handlers. */
     static TypeTable<Handler> table() {
         TypeTable<Handler> t = new TypeTable<>();
@@ -33,8 +31,7 @@ final class BuiltinHandlers {
         int theirs = req.buffer().get(JAVA_INT_UNALIGNED, req.offset());
         int ours = c.config().apiVersion();
         if (theirs != ours) {
-            LOG.log(System.Logger.Level.WARNING, "pid={0}: GR_HELLO with api_version {1}, this server speaks {2}",
-                    String.valueOf(req.peerPid()), String.valueOf(theirs), String.valueOf(ours));
+            c.limits().badHello.warn("pid=" + req.peerPid() + ": GR_HELLO with api_version " + theirs + ", this server speaks " + ours);
             if (c.config().emptyHelloResponse()) {
                 reply.error(Errno.EBADMSG); // as Grout's servers of that generation: no payload their clients do not expect
                 return;

@@ -22,6 +22,18 @@ interface ConnectionHost<C> {
     /** Publishes an event to every subscriber of the server, on every loop. */
     void publish(int evType, MemorySegment payload, long off, long len, int causePid);
 
+    /** The start time of this loop turn (System.nanoTime(), read once per turn). */
+    long now();
+
+    /** The server's shared limits: the memory budget and the warnings' rate limits. */
+    ServerLimits limits();
+
+    /** The connection now needs (+1) or no longer needs (-1) the loop's timer (a request in part, a large buffer, a wait for memory). */
+    void timed(int delta);
+
+    /** The connection waits for the memory budget to take its large request: call its retry when there is room. */
+    void waitForMemory(C c);
+
     /** 64 bytes of loop-thread scratch memory for built-in answers. */
     MemorySegment scratch();
 }

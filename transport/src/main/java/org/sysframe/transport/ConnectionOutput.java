@@ -25,6 +25,9 @@ final class ConnectionOutput {
         void batchStarted();
 
         int peerPid();
+
+        /** The server's shared limits (memory budget, warnings' rate limits). */
+        ServerLimits limits();
     }
 
     private static final System.Logger LOG = System.getLogger("org.sysframe.server");
@@ -45,7 +48,7 @@ final class ConnectionOutput {
         this.deferred = config.flush() == FlushMode.DEFERRED;
         this.header = arena.allocate(EventHeader.SIZE, 8);
         this.batch = new OutputBatch(arena, config.highWater());
-        this.unsent = new UnsentQueue(out, config.maxQueuedOutput());
+        this.unsent = new UnsentQueue(out, config.maxQueuedOutput(), connection.limits().memory);
     }
 
     /** Nothing waits in the unsent queue. */
@@ -106,7 +109,7 @@ final class ConnectionOutput {
             return;
         }
         try {
-            unsent.append(header, hlen, payload, off, len, skip);
+            if (!unsent.append(header, hlen, payload, off, len, skip)) overBudget(hlen + len - skip);
         } catch (ErrnoException e) {
             connection.close("cannot watch for room to write: " + e.getMessage());
         }
@@ -114,10 +117,20 @@ final class ConnectionOutput {
 
     private void slowReader(long more) {
         if (LOG.isLoggable(Level.WARNING)) {
-            LOG.log(Level.WARNING, String.format("pid=%d: slow reader, %d bytes unsent over the %d limit: closing the connection",
+            connection.limits().slowReader.warn(String.format("pid=%d: slow reader, %d bytes unsent over the %d limit: closing the connection",
                     connection.peerPid(), unsent.size() + more, unsent.limit()));
         }
         connection.close("slow reader");
+    }
+
+    private void overBudget(long more) {
+        MemoryBudget b = connection.limits().memory;
+        if (LOG.isLoggable(Level.WARNING)) {
+            connection.limits().overBudget.warn(String.format(
+                    "pid=%d: %d bytes unsent and the server's memory budget (%d of %d bytes used) has no room for them: closing the connection",
+                    connection.peerPid(), unsent.size() + more, b.used(), b.limit()));
+        }
+        connection.close("output over the memory budget");
     }
 
     /**
@@ -143,8 +156,8 @@ final class ConnectionOutput {
         try {
             out.gather(batch);
             if (!iov.isEmpty()) {
-                if (unsent.fits(iov.remaining())) unsent.appendRemaining(iov);
-                else slowReader(iov.remaining());
+                if (!unsent.fits(iov.remaining())) slowReader(iov.remaining());
+                else if (!unsent.appendRemaining(iov)) overBudget(iov.remaining());
             }
         } catch (ErrnoException e) {
             connection.close("writev failed: " + e.getMessage());

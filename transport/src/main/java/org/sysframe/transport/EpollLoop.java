@@ -14,8 +14,8 @@ final class EpollLoop extends ServerLoop<EpollSocket> implements Acceptor.Watche
     private final Epoll epoll;
     private final LoopWaiter waiter;
 
-    EpollLoop(int index, ServerConfig config, Routes routes) throws ErrnoException {
-        super(index, config, routes);
+    EpollLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
+        super(index, config, routes, limits);
         try {
             this.epoll = new Epoll(256, counters);
         } catch (ErrnoException e) {
@@ -38,7 +38,8 @@ final class EpollLoop extends ServerLoop<EpollSocket> implements Acceptor.Watche
     @Override
     void turn() throws ErrnoException {
         // Connections with requests left from the last turn: poll, do not sleep.
-        int n = waiter.await(hasBacklog() ? 0 : acceptor == null ? -1 : acceptor.waitLimitMillis());
+        int n = waiter.await(waitMillis(hasBacklog() ? 0 : acceptor == null ? -1 : acceptor.waitLimitMillis()));
+        startOfTurn();
         if (acceptor != null) acceptor.retryIfDue();
         for (int i = 0; i < n; i++) {
             long tag = epoll.readyTag(i);
@@ -51,6 +52,11 @@ final class EpollLoop extends ServerLoop<EpollSocket> implements Acceptor.Watche
                 if (s == null) continue; // closed earlier in this round
                 int events = epoll.readyEvents(i);
                 if ((events & Epoll.EPOLLOUT) != 0) s.connection().onWritable();
+                if ((events & (Epoll.EPOLLHUP | Epoll.EPOLLERR)) != 0 && s.connection().waitsForMemory()) {
+                    // Not read while it waits, so epoll would report the hang-up again at once, every turn.
+                    s.connection().close("peer closed while its request waited for memory");
+                    continue;
+                }
                 if ((events & (Epoll.EPOLLIN | Epoll.EPOLLHUP | Epoll.EPOLLERR)) != 0 && s.connection().wantsInput()) s.receive();
             }
         }

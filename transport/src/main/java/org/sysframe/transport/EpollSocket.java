@@ -21,6 +21,8 @@ final class EpollSocket implements LoopSocket {
     private final Arena arena = Arena.ofConfined();
     private final MessageWriter writer;
     private ServerConnection connection;
+    private boolean writable; // waiting for room to write
+    private boolean inputPaused;
 
     EpollSocket(UnixSocket socket, Epoll epoll, long tag, SendFraming framing) {
         this.socket = socket;
@@ -79,7 +81,19 @@ final class EpollSocket implements LoopSocket {
 
     @Override
     public void wantWritable(boolean on) throws ErrnoException {
-        epoll.modify(socket.fd(), on ? Epoll.EPOLLOUT : Epoll.EPOLLIN, tag); // not both: no reading while output waits
+        writable = on;
+        interest();
+    }
+
+    @Override
+    public void pauseInput(boolean paused) throws ErrnoException {
+        inputPaused = paused;
+        interest();
+    }
+
+    private void interest() throws ErrnoException {
+        // Not both: no reading while output waits; nothing but hang-ups while input is paused.
+        epoll.modify(socket.fd(), writable ? Epoll.EPOLLOUT : inputPaused ? 0 : Epoll.EPOLLIN, tag);
     }
 
     @Override

@@ -67,8 +67,9 @@ public final class GroutServer implements AutoCloseable {
         ServerLoop<?>[] loops = new ServerLoop<?>[config.loops()];
         try {
             Routes routes = options.routes();
+            ServerLimits limits = new ServerLimits(config);
             for (int i = 0; i < loops.length; i++) {
-                loops[i] = config.backend() == Backend.IO_URING ? new UringLoop(i, config, routes) : new EpollLoop(i, config, routes);
+                loops[i] = config.backend() == Backend.IO_URING ? new UringLoop(i, config, routes, limits) : new EpollLoop(i, config, routes, limits);
             }
         } catch (ErrnoException e) {
             for (ServerLoop<?> l : loops) if (l != null) l.close();
@@ -149,6 +150,16 @@ public final class GroutServer implements AutoCloseable {
         SyscallCounts total = SyscallCounts.ZERO;
         for (ServerLoop<?> l : loops) total = total.plus(l.counters().snapshot());
         return total;
+    }
+
+    /** The loops' shared limits: memory budget, warnings' rate limits (tests). */
+    ServerLimits limits() { return loops[0].limits; }
+
+    /** Connections waiting for the memory budget, across loops (tests). */
+    int memoryWaiters() throws IOException {
+        int n = 0;
+        for (ServerLoop<?> l : loops) n += l.tasks().call(l::memoryWaiterCount);
+        return n;
     }
 
     /** Connections open now, on every loop. */

@@ -26,6 +26,15 @@ interface Outlet {
     /** Watch for room to write (and stop reading) while output is queued; back to reading when false. */
     void wantWritable(boolean on) throws ErrnoException;
 
+    /**
+     * Stops reading this socket (true) while its connection waits for memory, or reads again (false);
+     * independent of {@link #wantWritable}.
+     */
+    void pauseInput(boolean paused) throws ErrnoException;
+
+    /** The loop's timer: frees output memory that holds nothing now (the io_uring driver's output area). */
+    default void releaseIdle() {}
+
     /** Every counted call this connection made. */
     SyscallCounters counters();
 

@@ -15,6 +15,9 @@ interface Responder {
 
     ServerConfig config();
 
+    /** The server's shared limits (rate limits of the warnings a peer can provoke). */
+    ServerLimits limits();
+
     /** GR_HELLO was accepted: other requests are served from now on. */
     void helloDone();
 

@@ -15,7 +15,9 @@ public record ServerConfig(
         SendFraming send, FlushMode flush, int highWater,
         int apiVersion, int maxIfaces, boolean emptyHelloResponse,
         int readBuffer, int maxQueuedOutput, int backlog, int socketBufferSize, int loops,
-        WaitMode waitMode, int[] cpus, int maxRequestsPerTurn, Backend backend) {
+        WaitMode waitMode, int[] cpus, int maxRequestsPerTurn, Backend backend,
+        java.time.Duration requestTimeout, java.time.Duration idleTimeout, long memoryBudget,
+        int logLinesPerInterval, java.time.Duration logInterval) {
 
     private static final int OWN_UID = org.sysframe.unix.Self.uid();
 
@@ -23,12 +25,26 @@ public record ServerConfig(
         allowedUids = allowedUids == null ? null : Set.copyOf(allowedUids);
         cpus = cpus.clone();
         java.util.Objects.requireNonNull(backend);
+        java.util.Objects.requireNonNull(requestTimeout);
+        java.util.Objects.requireNonNull(idleTimeout);
+        java.util.Objects.requireNonNull(logInterval);
+    }
+
+    /**
+     * Nanoseconds between two timer checks of a loop (while one is needed): a quarter of the shorter
+     * of the request and idle timeouts, at least 10 ms, at most 1 s.
+     */
+    long checkIntervalNanos() {
+        long t = requestTimeout.toNanos();
+        if (!idleTimeout.isZero()) t = Math.min(t, idleTimeout.toNanos());
+        return Math.max(10_000_000L, Math.min(1_000_000_000L, t / 4));
     }
 
     /** This configuration on another backend (what {@link Backend#AUTO} resolves to at start). */
     ServerConfig withBackend(Backend b) {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
-                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, b);
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, b,
+                requestTimeout, idleTimeout, memoryBudget, logLinesPerInterval, logInterval);
     }
 
     /** The CPUs the loops are pinned to, loop i to {@code cpus[i % cpus.length]}; empty: not pinned. */

@@ -35,6 +35,14 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     private boolean closed;
     private String closeWhenSent; // set: read nothing more, close once the unsent queue is empty
     private long requests;
+    // Bounds in time and memory (loop timer: checkTimers); times are the loop turn's, never read per request.
+    private final ServerLimits limits;
+    private boolean partial;      // a request has started and is not complete
+    private long partialSince;    // when it started (or when the server read again after waiting for the peer)
+    private long lastInput;       // when bytes last came
+    private boolean memoryWait;   // the large buffer of the request in part waits for the memory budget
+    private int memoryNeed;       // the bytes that request needs
+    private boolean timed;        // counted in the loop's connections that need its timer
 
     ServerConnection(ConnectionHost<ServerConnection> host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid, int peerUid) {
         this.host = host;
@@ -44,7 +52,9 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
         this.out = out;
         this.peerPid = peerPid;
         this.peerUid = peerUid;
-        this.input = new InputBuffer(arena, config.readBuffer());
+        this.limits = host.limits();
+        this.input = new InputBuffer(arena, config.readBuffer(), limits.memory);
+        this.lastInput = host.now();
         this.output = new ConnectionOutput(this, config, out, arena);
     }
 
@@ -58,10 +68,13 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     InputBuffer input() { return input; }
 
     /** Whether the loop should read now: not while output is queued or the connection is closing. */
-    boolean wantsInput() { return !closed && !backlogged && output.allSent() && closeWhenSent == null; }
+    boolean wantsInput() { return !closed && !backlogged && !memoryWait && output.allSent() && closeWhenSent == null; }
 
     /** Bytes were received into {@link #input()}: handle every complete request. */
-    void onInput() { handleRequests(); }
+    void onInput() {
+        lastInput = host.now();
+        handleRequests();
+    }
 
     /** The peer closed its end. */
     void onEof() { close(input.available() > 0 ? "peer closed in the middle of a request" : "peer closed"); }
@@ -82,7 +95,9 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     }
 
     private void handleRequests() {
+        if (memoryWait) return; // its request in part waits for the large buffer: nothing complete is there
         int need = 0;
+        boolean consumed = false;
         int budget = config.maxRequestsPerTurn();
         while (input.available() >= RequestHeader.SIZE) {
             if (budget-- == 0) {
@@ -95,8 +110,8 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
             int at = input.start();
             long plen = RequestHeader.payloadLen(in, at);
             if (plen > GroutApi.MAX_MSG_LEN) {
-                log(Level.WARNING, "pid=%d: request payload_len %d over GR_API_MAX_MSG_LEN %d: closing the connection",
-                        peerPid, plen, GroutApi.MAX_MSG_LEN);
+                limits.oversize.warn(String.format("pid=%d: request payload_len %d over GR_API_MAX_MSG_LEN %d: closing the connection",
+                        peerPid, plen, GroutApi.MAX_MSG_LEN));
                 // Answers to the requests before it were produced: they leave first, then the connection closes.
                 closeWhenSent = "payload_len " + plen + " over the maximum";
                 output.flush(); // a deferred batch; nothing in IMMEDIATE mode, where answers left already
@@ -111,9 +126,90 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
             dispatch(in, at, (int) plen);
             if (closed) return;
             input.consume(total);
+            consumed = true;
         }
         output.flush();
-        if (!closed) input.compact(need, RequestHeader.SIZE);
+        if (closed) return;
+        if (!input.compact(need, RequestHeader.SIZE)) waitForMemory(need);
+        if (input.available() == 0) {
+            partial = false;
+        } else if (!partial || consumed) {
+            partial = true;
+            partialSince = host.now();
+        }
+        updateTimed();
+    }
+
+    /** The request in part needs the large buffer and the budget has no room: stop reading until it has. */
+    private void waitForMemory(int need) {
+        memoryWait = true;
+        memoryNeed = need;
+        host.waitForMemory(this);
+        try {
+            out.pauseInput(true);
+        } catch (ErrnoException e) {
+            close("cannot stop reading: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The loop saw room in the memory budget: takes the large buffer and reads again. False when there
+     * was not room enough after all (the connection keeps waiting); true when done or closed.
+     */
+    boolean retryMemory() {
+        if (closed || !memoryWait) return true;
+        if (!input.compact(memoryNeed, RequestHeader.SIZE)) return false;
+        memoryWait = false;
+        try {
+            out.pauseInput(false);
+        } catch (ErrnoException e) {
+            close("cannot read again: " + e.getMessage());
+            return true;
+        }
+        updateTimed();
+        return true;
+    }
+
+    /** Whether this connection waits for the memory budget. */
+    boolean waitsForMemory() { return memoryWait; }
+
+    private void updateTimed() {
+        boolean t = !closed && (partial || memoryWait || input.isLarge());
+        if (t == timed) return;
+        timed = t;
+        host.timed(t ? 1 : -1);
+    }
+
+    /**
+     * The loop's timer, with the turn's time: closes the connection if its request in part is past the
+     * request timeout or it has been idle past the idle timeout (both logged); gives back memory it
+     * does not use now. A request's clock restarts while the server does not read because the peer
+     * has not taken its answers (that is the output limit's business, not the peer's slowness).
+     */
+    void checkTimers(long now) {
+        if (closed) return;
+        if (partial) {
+            if (!output.allSent() || backlogged) {
+                partialSince = now;
+            } else if (now - partialSince >= config.requestTimeout().toNanos()) {
+                int have = input.available();
+                String got = have < RequestHeader.SIZE ? have + " bytes of its header came"
+                        : have + " of " + (RequestHeader.SIZE + RequestHeader.payloadLen(input.segment(), input.start())) + " bytes came";
+                limits.requestTimeout.warn(String.format("pid=%d: request not complete within the %d ms request timeout (%s): closing the connection",
+                        peerPid, config.requestTimeout().toMillis(), got));
+                close("request timeout");
+                return;
+            }
+        }
+        if (!config.idleTimeout().isZero() && now - lastInput >= config.idleTimeout().toNanos()) {
+            limits.idleTimeout.warn(String.format("pid=%d: nothing received within the %d ms idle timeout: closing the connection",
+                    peerPid, config.idleTimeout().toMillis()));
+            close("idle timeout");
+            return;
+        }
+        input.releaseIfUnused();
+        if (output.allSent()) out.releaseIdle();
+        updateTimed();
     }
 
     private void dispatch(MemorySegment in, int at, int plen) {
@@ -190,6 +286,9 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     public ServerConfig config() { return config; }
 
     @Override
+    public ServerLimits limits() { return limits; }
+
+    @Override
     public void helloDone() { helloDone = true; }
 
     @Override
@@ -219,6 +318,10 @@ final class ServerConnection implements Responder, ConnectionOutput.Owner {
     public void close(String reason) {
         if (closed) return;
         closed = true;
+        if (timed) {
+            timed = false;
+            host.timed(-1);
+        }
         out.close();
         output.close();
         input.close();

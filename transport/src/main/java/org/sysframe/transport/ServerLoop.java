@@ -11,6 +11,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,6 +31,7 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
     final ServerConfig config;
     final Routes routes;
     final SyscallCounters counters;
+    final ServerLimits limits;
     final LoopTasks tasks;
     final Arena arena = Arena.ofShared(); // closed by close(), after the thread ended
     private final MemorySegment scratch = arena.allocate(64, 8);
@@ -46,11 +48,24 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
     private volatile int tid;
     Acceptor acceptor;
     private EventFanout fanout;
+    // The timer (request and idle timeouts, memory given back, log summaries): see startOfTurn().
+    private final long checkNanos;
+    private final boolean idleTimeout;
+    private final ArrayDeque<ServerConnection> memoryWaiters = new ArrayDeque<>();
+    private final java.util.function.Consumer<S> checker = s -> s.connection().checkTimers(this.now);
+    private long now = System.nanoTime();
+    private int timedCount;
+    private int closedSinceTrim;
+    private boolean armed;
+    private long nextCheck;
 
-    ServerLoop(int index, ServerConfig config, Routes routes) throws ErrnoException {
+    ServerLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
         this.index = index;
         this.config = config;
         this.routes = routes;
+        this.limits = limits;
+        this.checkNanos = config.checkIntervalNanos();
+        this.idleTimeout = !config.idleTimeout().isZero();
         this.counters = new SyscallCounters("server loop " + index);
         try {
             this.tasks = new LoopTasks(counters, arena);
@@ -120,6 +135,7 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
             tasks.failed(t);
         } finally {
             table.forEach(s -> s.connection().close("server shutdown"));
+            limits.flushLogs(true);
             if (acceptor != null) acceptor.close();
             try {
                 shutdown();
@@ -127,6 +143,105 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
                 tasks.stopped();
             }
         }
+    }
+
+    // ---------------------------------------------------------------- the timer
+
+    /** Closes after which the loop's next timer check asks malloc to give freed memory back. */
+    private static final int TRIM_AFTER_CLOSES = 256;
+
+    /** Retries of a memory wait are at least this often (the budget may be freed by another loop). */
+    private static final long MEMORY_RETRY_NANOS = 10_000_000L;
+
+    /**
+     * The start of a turn, right after the driver's wait: reads the clock (once per turn: the time of
+     * everything this turn does), gives waiting connections the memory freed meanwhile, and runs the
+     * timer check when it is due. The timer runs only while needed: a connection has a request in part,
+     * a large buffer or a wait for memory, an idle timeout is set, a warning count waits for its line,
+     * or many connections closed since malloc was last asked to give memory back.
+     */
+    void startOfTurn() {
+        now = System.nanoTime();
+        if (!memoryWaiters.isEmpty()) retryMemoryWaiters();
+        if (!timerNeeded()) {
+            armed = false;
+            return;
+        }
+        arm();
+        if (now - nextCheck >= 0) {
+            table.forEach(checker);
+            if (!memoryWaiters.isEmpty()) retryMemoryWaiters();
+            limits.flushLogs(false);
+            if (closedSinceTrim >= TRIM_AFTER_CLOSES) {
+                // Many connections went: give their freed buffers back to the kernel, not only to malloc.
+                org.sysframe.unix.PageMemory.trimMalloc();
+                closedSinceTrim = 0;
+            }
+            nextCheck = now + checkNanos;
+        }
+    }
+
+    private boolean timerNeeded() {
+        return timedCount > 0 || !memoryWaiters.isEmpty() || (idleTimeout && table.size() > 0) || limits.logPending()
+                || closedSinceTrim >= TRIM_AFTER_CLOSES;
+    }
+
+    private void arm() {
+        if (armed) return;
+        armed = true;
+        nextCheck = now + checkNanos;
+    }
+
+    /** How long the driver may sleep for the timer's sake, in ns (-1: as long as it likes). */
+    long timerWaitNanos() {
+        if (!timerNeeded()) return -1;
+        long wait = armed ? Math.max(1, nextCheck - now) : checkNanos;
+        return memoryWaiters.isEmpty() ? wait : Math.min(wait, MEMORY_RETRY_NANOS);
+    }
+
+    /** {@link #timerWaitNanos()} combined with a driver's own limit in ms (-1: none) for epoll_wait. */
+    int waitMillis(int limitMillis) {
+        long t = timerWaitNanos();
+        if (t < 0 || limitMillis == 0) return limitMillis;
+        int ms = (int) Math.min(Integer.MAX_VALUE, (t + 999_999) / 1_000_000);
+        return limitMillis < 0 ? ms : Math.min(limitMillis, ms);
+    }
+
+    private void retryMemoryWaiters() {
+        while (!memoryWaiters.isEmpty()) {
+            ServerConnection c = memoryWaiters.peekFirst();
+            if (!c.isClosed() && c.waitsForMemory() && !limits.memory.fits(InputBuffer.LARGE)) return;
+            memoryWaiters.pollFirst();
+            if (!c.retryMemory()) {
+                memoryWaiters.addFirst(c); // another loop took the room first
+                return;
+            }
+        }
+    }
+
+    /** Connections of this loop that wait for the memory budget (loop thread). */
+    int memoryWaiterCount() {
+        int n = 0;
+        for (ServerConnection c : memoryWaiters) if (!c.isClosed() && c.waitsForMemory()) n++;
+        return n;
+    }
+
+    @Override
+    public long now() { return now; }
+
+    @Override
+    public ServerLimits limits() { return limits; }
+
+    @Override
+    public void timed(int delta) {
+        timedCount += delta;
+        if (delta > 0) arm();
+    }
+
+    @Override
+    public void waitForMemory(ServerConnection c) {
+        memoryWaiters.addLast(c);
+        arm();
     }
 
     /** Whether connections left complete requests for the next turn (the loop must not sleep). */
@@ -217,6 +332,7 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
             subscribed = !subscribers.isEmpty();
         }
         log.closed(c, reason);
+        closedSinceTrim++;
         if (acceptor != null) acceptor.connectionClosed();
     }
 

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 
@@ -12,7 +13,9 @@ import java.util.Set;
  * (64 KiB high-water: a batch of one small response is copied and sent once, a larger batch leaves in
  * one writev), API version 11, max_ifaces 1024, an 8 KiB read buffer per connection, at most 4 MiB of
  * unsent output per connection before it is closed as a slow reader, one event loop that blocks in
- * epoll_wait and is not pinned, the epoll backend, and Grout's
+ * epoll_wait and is not pinned, the epoll backend, a request timeout of 10 s, no idle timeout, a
+ * 64 MiB memory budget for large requests and unsent output across all connections, at most 10
+ * warnings of one kind per 10 s (the rest counted in one line), and Grout's
  * built-in messages (GR_HELLO, GR_PING, GR_PING2, GR_EVENT_SUBSCRIBE, GR_EVENT_UNSUBSCRIBE).
  */
 public final class ServerOptions {
@@ -35,6 +38,11 @@ public final class ServerOptions {
     private Backend backend = Backend.configuredDefault();
     private int[] cpus = new int[0];
     private int maxRequestsPerTurn = 128;
+    private Duration requestTimeout = Duration.ofSeconds(10);
+    private Duration idleTimeout = Duration.ZERO;
+    private long memoryBudget = 64L << 20;
+    private int logLines = 10;
+    private Duration logInterval = Duration.ofSeconds(10);
     private MessageSpecs specs = MessageSpecs.grout();
     private final TypeTable<Handler> handlers = BuiltinHandlers.table();
 
@@ -145,6 +153,58 @@ public final class ServerOptions {
         return this;
     }
 
+    /**
+     * How long a started request may take to arrive whole (default 10 s): from its first byte (or from
+     * when the server reads again after waiting for the peer to take its answers) to its last. A peer
+     * whose request stops short (a slow loris) or dribbles past it has its connection closed, logged.
+     * Checked by a timer of the loop that runs only while some connection has a request in part (or
+     * holds memory to give back, or an idle timeout is set): precision about a quarter of the timeout
+     * (at least 10 ms, at most 1 s).
+     */
+    public ServerOptions requestTimeout(Duration d) {
+        if (d.toMillis() < 1) throw new IllegalArgumentException("request timeout " + d + ": at least 1 ms");
+        this.requestTimeout = d;
+        return this;
+    }
+
+    /**
+     * Closes a connection from which no byte came for this long (logged). Default {@link Duration#ZERO}:
+     * off, because a Grout client subscribed to events may rightly stay silent for hours; the request
+     * timeout, the per-connection output limit and the memory budget bound a silent peer anyway.
+     */
+    public ServerOptions idleTimeout(Duration d) {
+        if (d.isNegative() || (!d.isZero() && d.toMillis() < 1)) throw new IllegalArgumentException("idle timeout " + d + ": 0 (off) or at least 1 ms");
+        this.idleTimeout = d;
+        return this;
+    }
+
+    /**
+     * Bytes, across all connections of the server, for large-request input buffers (128 KiB each, taken
+     * by a connection whose request is larger than its read buffer) and unsent output (default 64 MiB).
+     * At the budget a new large request waits, its connection not read, until memory is given back or
+     * its request timeout closes it; output that cannot be queued within it closes its connection.
+     */
+    public ServerOptions memoryBudget(long bytes) {
+        if (bytes < RequestHeader.SIZE + GroutApi.MAX_MSG_LEN) {
+            throw new IllegalArgumentException("memory budget " + bytes + ": at least one large request (" + (RequestHeader.SIZE + GroutApi.MAX_MSG_LEN) + " bytes)");
+        }
+        this.memoryBudget = bytes;
+        return this;
+    }
+
+    /**
+     * Warnings a peer can provoke (refused uid, GR_HELLO of another version, over-size request, request
+     * or idle timeout, slow reader, output over the budget): at most lines of each kind per interval,
+     * then one line counting the rest (default 10 per 10 s).
+     */
+    public ServerOptions logLimit(int lines, Duration interval) {
+        if (lines < 1) throw new IllegalArgumentException("log limit " + lines + " lines: at least 1");
+        if (interval.toMillis() < 1) throw new IllegalArgumentException("log interval " + interval + ": at least 1 ms");
+        this.logLines = lines;
+        this.logInterval = interval;
+        return this;
+    }
+
     /** Pins loop i to {@code cpus[i % cpus.length]} when it starts (none given: not pinned). */
     public ServerOptions cpus(int... cpus) {
         for (int c : cpus) if (c < 0) throw new IllegalArgumentException("cpu " + c + ": expected a CPU number");
@@ -181,7 +241,8 @@ public final class ServerOptions {
     /** The settings as they are now, frozen. */
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
-                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend);
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend,
+                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

@@ -2,6 +2,7 @@ package org.sysframe.transport;
 
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.IovArray;
+import org.sysframe.unix.PageMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,20 +11,23 @@ import java.lang.foreign.MemorySegment;
  * Bytes a connection's socket would not take yet, in order, up to a limit. While it holds any, the
  * connection watches for room to write instead of reading (it owns switching that interest on and off
  * through its {@link Outlet}), so a client that does not read cannot make the server buffer more than
- * one batch. Its memory grows by doubling and is given back once it drains.
+ * one batch. Its memory grows by doubling, is its own mapping ({@link PageMemory}) taken from the
+ * server's {@link MemoryBudget}, and is given back (to the kernel and the budget) once it drains.
  */
 final class UnsentQueue {
     private final Outlet outlet;
     private final long limit;
+    private final MemoryBudget budget;
     private Arena arena;
     private MemorySegment bytes;
     private long start;
     private long end;
     private boolean watching;
 
-    UnsentQueue(Outlet outlet, long limit) {
+    UnsentQueue(Outlet outlet, long limit, MemoryBudget budget) {
         this.outlet = outlet;
         this.limit = limit;
+        this.budget = budget;
     }
 
     boolean isEmpty() { return end == start; }
@@ -38,10 +42,11 @@ final class UnsentQueue {
 
     /**
      * Queues header[skip..hlen) then payload (less what skip covers past the header): a message of
-     * which skip bytes were written already. The caller checked {@link #fits}.
+     * which skip bytes were written already. The caller checked {@link #fits}. False (nothing queued)
+     * when the memory for it is not in the server's budget (or not to be had).
      */
-    void append(MemorySegment header, int hlen, MemorySegment payload, long off, long len, long skip) throws ErrnoException {
-        reserve(hlen + len - skip);
+    boolean append(MemorySegment header, int hlen, MemorySegment payload, long off, long len, long skip) throws ErrnoException {
+        if (!reserve(hlen + len - skip)) return false;
         if (skip < hlen) {
             MemorySegment.copy(header, skip, bytes, end, hlen - skip);
             end += hlen - skip;
@@ -54,24 +59,24 @@ final class UnsentQueue {
             end += len - skip;
         }
         watch(true);
+        return true;
     }
 
-    /** Queues what a partial gathering write left in iov. The caller checked {@link #fits}. */
-    void appendRemaining(IovArray iov) throws ErrnoException {
+    /** Queues what a partial gathering write left in iov. The caller checked {@link #fits}. False as {@link #append}. */
+    boolean appendRemaining(IovArray iov) throws ErrnoException {
         long rest = iov.remaining();
-        reserve(rest);
+        if (!reserve(rest)) return false;
         iov.copyRemainingTo(bytes, end);
         end += rest;
         watch(true);
+        return true;
     }
 
     /** Sends what is queued; true once all is out (the memory is given back and reading resumes). */
     boolean drain() throws ErrnoException {
         start += outlet.send(bytes, start, end - start);
         if (start < end) return false;
-        arena.close();
-        arena = null;
-        bytes = null;
+        free();
         start = end = 0;
         watch(false);
         return true;
@@ -83,25 +88,38 @@ final class UnsentQueue {
         outlet.wantWritable(on);
     }
 
-    private void reserve(long n) {
-        if (bytes != null && end + n <= bytes.byteSize()) return;
+    private boolean reserve(long n) {
+        if (bytes != null && end + n <= bytes.byteSize()) return true;
         long used = size();
         long capacity = bytes == null ? 64 * 1024 : bytes.byteSize();
         while (capacity < used + n) capacity *= 2;
         capacity = Math.min(capacity, limit);
+        if (!budget.tryTake(capacity)) return false;
         Arena next = Arena.ofConfined();
-        MemorySegment bigger = next.allocate(capacity, 8);
+        MemorySegment bigger;
+        try {
+            bigger = PageMemory.map(capacity, next);
+        } catch (ErrnoException e) {
+            next.close();
+            budget.give(capacity);
+            return false;
+        }
         if (used > 0) MemorySegment.copy(bytes, start, bigger, 0, used);
-        if (arena != null) arena.close();
+        free();
         arena = next;
         bytes = bigger;
         start = 0;
         end = used;
+        return true;
     }
 
-    void close() {
-        if (arena != null) arena.close();
+    private void free() {
+        if (arena == null) return;
+        budget.give(bytes.byteSize());
+        arena.close();
         arena = null;
         bytes = null;
     }
+
+    void close() { free(); }
 }

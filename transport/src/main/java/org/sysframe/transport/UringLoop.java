@@ -75,8 +75,8 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
     private final int sqEntries = sqEntriesForTests > 0 ? sqEntriesForTests : SQ_ENTRIES;
     private final int cqEntries = cqEntriesForTests;
 
-    UringLoop(int index, ServerConfig config, Routes routes) throws ErrnoException {
-        super(index, config, routes);
+    UringLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
+        super(index, config, routes, limits);
         this.spins = config.waitMode().kind() != WaitMode.Kind.BLOCK;
     }
 
@@ -126,6 +126,8 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
         boolean poll = hasBacklog() || !writableSoon.isEmpty() || !pumpSoon.isEmpty();
         long limit = listenerPaused || !lingering.isEmpty() ? 100_000_000L : 0;
         if (!lingering.isEmpty()) checkLingering(false);
+        long timer = timerWaitNanos();
+        if (timer >= 0) limit = limit == 0 ? timer : Math.min(limit, timer);
         // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
         // nothing more is due after them (no connection waits for room to send more), the next arrival.
         int min = Math.max(1, Math.min(io.sendsPrepared + (io.waitingForRoom > 0 ? 0 : 1), uring.cqEntries()));
@@ -133,6 +135,7 @@ final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watche
         if (spins) spinWait(poll, limit);
         else if (poll) uring.submit(min, 1); // GETEVENTS without waiting (DEFER_TASKRUN posts completions only then)
         else uring.submit(min, limit == 0 && min > 1 ? SAFETY_NANOS : limit);
+        startOfTurn();
         reap();
         if (!pumpSoon.isEmpty()) {
             // Bytes held back while these connections had requests left: theirs next, after the arrivals.

@@ -101,6 +101,7 @@ final class UringSocket implements LoopSocket {
     private boolean waitingForRoom;
     // input
     private boolean recvArmed;
+    private boolean inputPaused; // the connection waits for memory: nothing more is received until it reads again
     private int cancels;      // ASYNC_CANCELs in flight
     private boolean recvCancelRequested;
     private Arena pendingArena;
@@ -245,7 +246,31 @@ final class UringSocket implements LoopSocket {
             else connection.onReadFailed(new ErrnoException("recv", e));
             return;
         }
-        if (!recvArmed && cancels == 0) armReceive();
+        if (!recvArmed && cancels == 0 && !inputPaused) armReceive();
+    }
+
+    @Override
+    public void pauseInput(boolean paused) {
+        inputPaused = paused;
+        if (paused) {
+            if (recvArmed && !recvCancelRequested) {
+                recvCancelRequested = true;
+                cancels++;
+                ring.sqe().prepCancel(ud(RECV), 0, 0).userData(ud(CANCEL));
+            }
+        } else if (!closed) {
+            pump();
+        }
+    }
+
+    /** The loop's timer: an output area with nothing in it goes until the next answer (64 KiB per quiet connection otherwise). */
+    @Override
+    public void releaseIdle() {
+        if (closed || area == null || head != tail || sending != 0 || pollingOut || sendQueued) return;
+        areaArena.close();
+        areaArena = null;
+        area = null;
+        head = tail = 0;
     }
 
     // ---------------------------------------------------------------- output
