@@ -55,10 +55,15 @@ final class LoopTasks {
     /** The descriptor the loop watches for readability: a byte there means tasks wait. */
     int wakeFd() { return wakeRead.fd(); }
 
-    /** Queues task for the loop thread; false once the loop has stopped (the task will not run). */
+    /**
+     * Queues task for the loop thread; false once the loop has stopped (the task will not run). A task
+     * accepted here always runs: queued before the loop's last turn, or run by {@link #stopped()}.
+     */
     boolean submit(Runnable task) {
-        if (stopped.getCount() == 0) return false;
-        queue.add(task);
+        synchronized (this) {
+            if (stopped.getCount() == 0) return false;
+            queue.add(task);
+        }
         wake();
         return true;
     }
@@ -81,6 +86,10 @@ final class LoopTasks {
         } catch (ErrnoException e) {
             LOG.log(Level.ERROR, "wakeup socket failed: {0}", e.getMessage());
         }
+        runQueued();
+    }
+
+    private void runQueued() {
         Runnable t;
         while ((t = queue.poll()) != null) {
             try {
@@ -107,13 +116,23 @@ final class LoopTasks {
 
     void started() { started.countDown(); }
 
-    void failed(Throwable t) {
+    synchronized void failed(Throwable t) {
         failure = t;
         started.countDown();
         stopped.countDown();
     }
 
-    void stopped() { stopped.countDown(); }
+    /**
+     * On the loop thread, once it closed its connections: no task is taken from now on, and those
+     * queued after the loop's last turn run here (a connection handed over then is closed, a call
+     * answered), so that no submitter waits on a task that never runs.
+     */
+    void stopped() {
+        synchronized (this) {
+            stopped.countDown();
+        }
+        runQueued();
+    }
 
     boolean isStopped() { return stopped.getCount() == 0; }
 

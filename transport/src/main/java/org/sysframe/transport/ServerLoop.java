@@ -140,6 +140,7 @@ abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<Server
             try {
                 shutdown();
             } finally {
+                running = false; // also after a failure: a hand-off still queued closes its socket
                 tasks.stopped();
             }
         }
