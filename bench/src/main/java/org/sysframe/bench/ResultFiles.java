@@ -139,11 +139,22 @@ final class ResultFiles {
         m.put("payload", g.goal().payload());
         m.put("metric", g.goal().metric().label());
         m.put("want", g.goal().want());
+        m.put("table", g.goal().table());
+        m.put("kind", g.goal().isLevel() ? "level" : g.goal().atLeast() ? "at_least" : "at_most");
+        m.put("threshold", g.goal().threshold());
+        m.put("margin", g.goal().margin());
         m.put("per_round", java.util.Arrays.stream(g.perRound()).boxed().toList());
+        m.put("rounds", g.perRound().length);
         m.put("median", g.value().median());
         m.put("min", g.value().min());
         m.put("max", g.value().max());
+        m.put("estimate", g.ci().estimate());
+        m.put("ci_lo", g.ci().lo());
+        m.put("ci_hi", g.ci().hi());
+        m.put("ci_level", Interval.LEVEL);
         m.put("status", g.status().label());
+        m.put("rounds_needed", g.status() == Goal.Status.NOT_SETTLED && g.roundsNeeded() != Integer.MAX_VALUE ? g.roundsNeeded() : null);
+        m.put("line", g.line());
         m.put("explanation", g.explanation());
         return m;
     }
