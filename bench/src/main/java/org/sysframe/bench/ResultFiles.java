@@ -43,6 +43,10 @@ final class ResultFiles {
             names.add(base + ".csv");
             names.add(base + ".json");
         }
+        if (!run.goals().isEmpty()) {
+            Files.writeString(dir.resolve("run.json"), runJson(run, dir));
+            names.add("run.json");
+        }
         if (run.table(PairingTable.NAME) != null || run.table(SweepCommand.NAME) != null) {
             Files.writeString(dir.resolve("report.html"), HtmlReport.of(run));
             names.add("report.html");
@@ -109,6 +113,38 @@ final class ResultFiles {
         for (Crossover c : run.crossovers(t.name())) crossovers.add(crossoverMap(c));
         m.put("crossovers", crossovers);
         m.put("kernel_unavailable", run.kernelUnavailable());
+        return Json.write(m) + "\n";
+    }
+
+    /**
+     * The whole run in one file, what {@code ./sysframe results} reads: the run's header, every goal
+     * with its interval and verdict, the tally, and every table's summary rows.
+     */
+    static String runJson(BenchRun run, Path dir) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("run", dir.getFileName() == null ? dir.toString() : dir.getFileName().toString());
+        m.put("machine", run.machine());
+        m.put("rounds", run.rounds());
+        m.put("quick", run.quick());
+        m.put("seconds", run.seconds());
+        m.put("server_loops", run.serverLoops());
+        m.put("reproduce", run.reproduce());
+        m.put("tally", TerminalReport.tally(run));
+        List<Object> goals = new ArrayList<>();
+        for (GoalVerdict g : run.goals()) goals.add(goalMap(g));
+        m.put("goals", goals);
+        Map<String, Object> tables = new LinkedHashMap<>();
+        for (BenchTable t : run.tables()) {
+            List<Object> rows = new ArrayList<>();
+            for (CellSummary c : t.rows()) rows.add(c.toMap(t.rowKind(), t.reference()));
+            Map<String, Object> tm = new LinkedHashMap<>();
+            tm.put("title", t.title());
+            tm.put("reference", t.reference());
+            tm.put("row_kind", t.rowKind());
+            tm.put("cells", rows);
+            tables.put(t.name(), tm);
+        }
+        m.put("tables", tables);
         return Json.write(m) + "\n";
     }
 

@@ -67,7 +67,7 @@ class ReportsTest {
     @Test
     void writesCsvJsonAndAnHtmlPageWithThreeChartImages(@TempDir Path dir) throws Exception {
         List<String> files = ResultFiles.writeAll(known(), dir);
-        assertEquals(List.of("results.csv", "results.json", "report.html"), files);
+        assertEquals(List.of("results.csv", "results.json", "run.json", "report.html"), files);
         List<String> csv = Files.readAllLines(dir.resolve("results.csv"));
         assertEquals(7, csv.size());
         assertTrue(csv.get(0).startsWith("pairing,payload,rounds,calls_per_sec_median,calls_per_sec_min,calls_per_sec_max,ratio_vs_baseline_median,"), csv.get(0));
