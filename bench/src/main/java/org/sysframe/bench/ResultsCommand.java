@@ -84,19 +84,18 @@ final class ResultsCommand implements Callable<Integer> {
                 run.get("run"), run.get("machine"), commit.find() ? "git commit " + commit.group(1) : "commit not known",
                 Boolean.TRUE.equals(run.get("quick")) ? ", --quick" : "", seconds / 60, seconds % 60,
                 ((Number) run.get("rounds")).intValue(), from.getFileName(), capitalised(String.valueOf(run.get("tally")))));
-        String table = null;
-        for (Map<String, Object> g : goals) {
-            if (!g.get("table").equals(table)) {
-                table = (String) g.get("table");
-                sb.append("- **").append(table).append("**\n");
+        List<Object> tables = goals.stream().map(g -> g.get("table")).distinct().toList();
+        for (Object table : tables) {
+            sb.append("- **").append(table).append("**\n");
+            for (Map<String, Object> g : goals) {
+                if (!g.get("table").equals(table)) continue;
+                String against = g.get("subject").equals(g.get("versus")) ? (String) g.get("subject") : g.get("subject") + " vs " + g.get("versus");
+                String unit = String.valueOf(g.get("want")).contains("x") ? "x" : "";
+                sb.append(String.format(Locale.ROOT, "  - %s (%s, %d B): %s%s [%s-%s], %d rounds, want %s: **%s**%s%n",
+                        g.get("name"), against, ((Number) g.get("payload")).intValue(), number(g.get("estimate")), unit,
+                        number(g.get("ci_lo")), number(g.get("ci_hi")), ((Number) g.get("rounds")).intValue(), g.get("want"), g.get("status"),
+                        g.get("rounds_needed") == null ? "" : " (about " + ((Number) g.get("rounds_needed")).longValue() + " rounds would settle it)"));
             }
-            String against = g.get("subject").equals(g.get("versus")) ? (String) g.get("subject") : g.get("subject") + " vs " + g.get("versus");
-            boolean ratio = String.valueOf(g.get("want")).contains("x");
-            String unit = ratio ? "x" : "";
-            sb.append(String.format(Locale.ROOT, "  - %s (%s, %d B): %s%s [%s-%s], %d rounds, want %s: **%s**%s%n",
-                    g.get("name"), against, ((Number) g.get("payload")).intValue(), number(g.get("estimate")), unit,
-                    number(g.get("ci_lo")), number(g.get("ci_hi")), ((Number) g.get("rounds")).intValue(), g.get("want"), g.get("status"),
-                    g.get("rounds_needed") == null ? "" : " (about " + ((Number) g.get("rounds_needed")).longValue() + " rounds would settle it)"));
         }
         return sb.append(END).append('\n').toString();
     }
