@@ -205,12 +205,12 @@ final class HtmlReport {
     private static JFreeChart ratioBoxes(BenchTable t) {
         DefaultBoxAndWhiskerCategoryDataset d = new DefaultBoxAndWhiskerCategoryDataset();
         for (int payload : t.payloads()) {
-            List<Measurement> ref = t.runs(t.reference(), payload);
             for (String name : t.names()) {
-                List<Measurement> own = t.runs(name, payload);
-                if (own.size() != ref.size() || own.isEmpty()) continue;
+                // Paired by round: a cell given added rounds has more runs than the others.
+                List<Measurement[]> pairs = GoalVerdict.pairs(t.runs(), name, t.reference(), payload);
+                if (pairs.isEmpty()) continue;
                 List<Double> ratios = new ArrayList<>();
-                for (int i = 0; i < own.size(); i++) ratios.add(own.get(i).callsPerSecond() / ref.get(i).callsPerSecond());
+                for (Measurement[] p : pairs) ratios.add(p[0].callsPerSecond() / p[1].callsPerSecond());
                 d.add(ratios, name, payload + " B");
             }
         }
