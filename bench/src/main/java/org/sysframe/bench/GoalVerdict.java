@@ -79,7 +79,7 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
     public String line() {
         String against = goal.subject().equals(goal.versus()) ? goal.subject() : goal.subject() + " vs " + goal.versus();
         String tail = status == Goal.Status.NOT_SETTLED
-                ? "; budget spent, " + (roundsNeeded == Integer.MAX_VALUE ? "the estimate lies on the bound: no number of rounds settles it"
+                ? "; budget or round cap reached, " + (roundsNeeded == Integer.MAX_VALUE ? "the estimate lies on the bound: no number of rounds settles it"
                         : "about " + roundsNeeded + " rounds would settle it")
                 : "";
         return String.format(Locale.ROOT, "goal %s (%s at %d B): %s %s (want %s): %s%s",

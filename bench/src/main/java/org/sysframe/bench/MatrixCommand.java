@@ -29,7 +29,7 @@ final class MatrixCommand implements Callable<Integer> {
     /** The same with --quick. */
     static final double QUICK_BUDGET_SECONDS = 4;
     /** Round cap per table; the statistics tests' budget (VerdictSimulationTest). */
-    static final int DEFAULT_MAX_ROUNDS = 256;
+    static final int DEFAULT_MAX_ROUNDS = 1024;
     /** Calls per run as a factor of the tables' own counts (bench/README.md: width per second of measuring). */
     static final double DEFAULT_ROUND_LENGTH = 0.1;
 

@@ -135,7 +135,7 @@ class GoalsTest {
         assertEquals(Goal.Status.NOT_SETTLED, w.status());
         assertTrue(w.explanation().startsWith("why, from this run: per round 1.040 1.060 1.120 1.200 1.090 1.150; the 95 % interval [1.040-1.200]"
                 + " straddles 1.10. a: round trip 90.5 us,"), w.explanation());
-        assertTrue(w.line().endsWith("NOT SETTLED; budget spent, about " + w.roundsNeeded() + " rounds would settle it"), w.line());
+        assertTrue(w.line().endsWith("NOT SETTLED; budget or round cap reached, about " + w.roundsNeeded() + " rounds would settle it"), w.line());
         assertTrue(w.text().endsWith("\n  " + w.explanation()), w.text());
     }
 

@@ -20,7 +20,7 @@ class ResultsCommandTest {
         ResultsCommand c = new ResultsCommand();
         c.from = out.resolve("run.json");
         c.readme = readme;
-        assertEquals(0, c.call());
+        assertEquals("wrote the results block of " + readme + " from " + c.from + "\n", quietly(c));
         assertEquals("# title\nbefore\n" + ResultsCommand.BEGIN + "\n"
                 + "From one run, `20261201-101500` (test machine; commit not known; 0 min 13 s; 5 interleaved rounds per cell, more for the"
                 + " cells of goals not yet settled; file `run.json`). Each goal: the estimate and 95 % interval of its per-round figure,"
@@ -33,8 +33,21 @@ class ResultsCommandTest {
                 + ResultsCommand.END + "\nafter\n", Files.readString(readme));
         // Written again from the same run: the same file.
         String once = Files.readString(readme);
-        c.call();
+        quietly(c);
         assertEquals(once, Files.readString(readme));
+    }
+
+    /** Runs c with System.out captured (a green run is quiet); what it printed. */
+    static String quietly(ResultsCommand c) throws Exception {
+        java.io.PrintStream out = System.out;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, c.call());
+        } finally {
+            System.setOut(out);
+        }
+        return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test
