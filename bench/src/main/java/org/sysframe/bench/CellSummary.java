@@ -10,9 +10,12 @@ import java.util.TreeMap;
 
 /**
  * One cell of a table summarised over its rounds: medians with min-max spreads, ratios against the
- * table's reference cell of the same payload taken round by round (both directions), syscalls per call
- * by kind, and whether the library's counts equalled the kernel's in every round.
+ * table's reference cell of the same payload taken round by round over the rounds both ran (both
+ * directions), with the 95 % interval of each ({@link Interval}), syscalls per call by kind, and
+ * whether the library's counts equalled the kernel's in every round.
  *
+ * @param ratioCi          the 95 % interval of the per-round calls/s ratio row/reference
+ * @param referenceRatioCi the same of reference/row (the peers table shows this one)
  * @param clientSyscallsFromKernel true when the client keeps no count of its own (a peer): the kernel's
  */
 public record CellSummary(String name, int payload, int rounds, int clients,
@@ -24,18 +27,31 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                           boolean kernelAgrees, boolean kernelMeasured, String cpus,
                           Map<SyscallKind, Double> clientEmpty, Map<SyscallKind, Double> serverEmpty,
                           Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches, Spread serverSwitches,
-                          String uringMix) {
+                          String uringMix, Interval ratioCi, Interval referenceRatioCi) {
 
     /** Summarises the rounds of one cell against the reference cell's rounds of the same payload. */
     public static CellSummary of(String name, int payload, List<Measurement> runs, List<Measurement> reference) {
+        // Pair the rounds both cells ran (a cell given added rounds has more than the others).
+        java.util.Map<Integer, Measurement> byRound = new java.util.HashMap<>();
+        for (Measurement m : reference) byRound.put(m.round(), m);
+        List<Measurement> own = new java.util.ArrayList<>(), ref = new java.util.ArrayList<>();
+        for (Measurement m : runs) {
+            Measurement b = byRound.get(m.round());
+            if (b == null) continue;
+            own.add(m);
+            ref.add(b);
+        }
+        Spread ratio = Spread.perRound(own, ref, (r, b) -> r.callsPerSecond() / b.callsPerSecond());
+        Spread referenceRatio = Spread.perRound(own, ref, (r, b) -> b.callsPerSecond() / r.callsPerSecond());
+        Interval ratioCi = Interval.ofRatios(perRound(own, ref, (r, b) -> r.callsPerSecond() / b.callsPerSecond()));
+        Interval referenceRatioCi = Interval.ofRatios(perRound(own, ref, (r, b) -> b.callsPerSecond() / r.callsPerSecond()));
         boolean measured = runs.stream().allMatch(Measurement::kernelMeasured);
         boolean fromKernel = runs.stream().anyMatch(r -> r.clientLibrary() == null);
         return new CellSummary(name, payload, runs.size(), runs.isEmpty() ? 0 : runs.get(0).clients(),
                 Spread.over(runs, Measurement::callsPerSecond),
-                Spread.perRound(runs, reference, (r, b) -> r.callsPerSecond() / b.callsPerSecond()),
-                Spread.perRound(runs, reference, (r, b) -> b.callsPerSecond() / r.callsPerSecond()),
-                Spread.perRound(runs, reference, (r, b) -> r.totalCpuMicrosPerCall() / b.totalCpuMicrosPerCall()),
-                Spread.perRound(runs, reference, (r, b) -> b.clientCpuMicrosPerCall() / r.clientCpuMicrosPerCall()),
+                ratio, referenceRatio,
+                Spread.perRound(own, ref, (r, b) -> r.totalCpuMicrosPerCall() / b.totalCpuMicrosPerCall()),
+                Spread.perRound(own, ref, (r, b) -> b.clientCpuMicrosPerCall() / r.clientCpuMicrosPerCall()),
                 Spread.over(runs, r -> r.p50Nanos() / 1e3), Spread.over(runs, r -> r.p99Nanos() / 1e3),
                 Spread.over(runs, Measurement::clientCpuMicrosPerCall),
                 Spread.over(runs, Measurement::serverCpuMicrosPerCall),
@@ -48,7 +64,14 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 runs.stream().allMatch(r -> r.serverEmpty() != null) ? Spread.medianPerCall(runs, Measurement::serverEmpty, Measurement::calls) : Map.of(),
                 Spread.over(runs, r -> busy(r.clientCpu(), r)), Spread.over(runs, r -> busy(r.serverCpu(), r)),
                 Spread.over(runs, r -> switches(r.clientCpu(), r)), Spread.over(runs, r -> switches(r.serverCpu(), r)),
-                uringMix(runs));
+                uringMix(runs), ratioCi, referenceRatioCi);
+    }
+
+    private static double[] perRound(List<Measurement> own, List<Measurement> ref,
+                                     java.util.function.ToDoubleBiFunction<Measurement, Measurement> f) {
+        double[] v = new double[own.size()];
+        for (int i = 0; i < v.length; i++) v[i] = f.applyAsDouble(own.get(i), ref.get(i));
+        return v;
     }
 
     /**
@@ -133,8 +156,10 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         m.put("rounds", rounds);
         spread(m, "calls_per_sec", callsPerSec);
         spread(m, "ratio_vs_" + reference, ratio);
+        interval(m, "ratio_vs_" + reference, ratioCi);
         spread(m, "cpu_ratio_vs_" + reference, cpuRatio);
         spread(m, reference + "_over_" + rowKind + "_calls", referenceRatio);
+        interval(m, reference + "_over_" + rowKind + "_calls", referenceRatioCi);
         spread(m, reference + "_over_" + rowKind + "_client_cpu", clientCpuReferenceRatio);
         spread(m, "p50_us", p50Micros);
         spread(m, "p99_us", p99Micros);
@@ -149,6 +174,13 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         m.put("clients", clients);
         m.put("cpus", cpus);
         return m;
+    }
+
+    /** Puts NAME_estimate, NAME_ci_lo and NAME_ci_hi (the 95 % interval) of ci into m. */
+    static void interval(Map<String, Object> m, String name, Interval ci) {
+        m.put(name + "_estimate", ci.estimate());
+        m.put(name + "_ci_lo", ci.lo());
+        m.put(name + "_ci_hi", ci.hi());
     }
 
     /** Puts NAME_median, NAME_min and NAME_max of s into m. */

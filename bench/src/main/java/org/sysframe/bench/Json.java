@@ -4,7 +4,10 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
 
-/** A minimal JSON writer for the figures we print: maps, lists, strings, numbers, booleans, null. */
+/**
+ * A minimal JSON writer for the figures we print (maps, lists, strings, numbers, booleans, null), and
+ * a reader of the same ({@link #parse}: objects as ordered maps, arrays as lists, numbers as doubles).
+ */
 public final class Json {
     private Json() {}
 
@@ -65,5 +68,108 @@ public final class Json {
             }
         }
         sb.append('"');
+    }
+
+    /** The value of a JSON text; IllegalArgumentException with the offset when it is not JSON. */
+    public static Object parse(String text) {
+        int[] at = {0};
+        Object v = value(text, at);
+        skip(text, at);
+        if (at[0] != text.length()) throw bad(text, at, "trailing characters");
+        return v;
+    }
+
+    private static IllegalArgumentException bad(String s, int[] at, String what) {
+        return new IllegalArgumentException("not JSON at offset " + at[0] + ": " + what);
+    }
+
+    private static void skip(String s, int[] at) {
+        while (at[0] < s.length() && Character.isWhitespace(s.charAt(at[0]))) at[0]++;
+    }
+
+    private static Object value(String s, int[] at) {
+        skip(s, at);
+        if (at[0] >= s.length()) throw bad(s, at, "unexpected end");
+        char c = s.charAt(at[0]);
+        if (c == '{') {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            at[0]++;
+            skip(s, at);
+            if (at[0] < s.length() && s.charAt(at[0]) == '}') { at[0]++; return m; }
+            while (true) {
+                skip(s, at);
+                if (at[0] >= s.length() || s.charAt(at[0]) != '"') throw bad(s, at, "expected a key");
+                String k = text(s, at);
+                skip(s, at);
+                if (at[0] >= s.length() || s.charAt(at[0]++) != ':') throw bad(s, at, "expected ':'");
+                m.put(k, value(s, at));
+                skip(s, at);
+                if (at[0] >= s.length()) throw bad(s, at, "unexpected end");
+                char d = s.charAt(at[0]++);
+                if (d == '}') return m;
+                if (d != ',') {
+                    at[0]--;
+                    throw bad(s, at, "expected ',' or '}'");
+                }
+            }
+        }
+        if (c == '[') {
+            java.util.List<Object> l = new java.util.ArrayList<>();
+            at[0]++;
+            skip(s, at);
+            if (at[0] < s.length() && s.charAt(at[0]) == ']') { at[0]++; return l; }
+            while (true) {
+                l.add(value(s, at));
+                skip(s, at);
+                if (at[0] >= s.length()) throw bad(s, at, "unexpected end");
+                char d = s.charAt(at[0]++);
+                if (d == ']') return l;
+                if (d != ',') {
+                    at[0]--;
+                    throw bad(s, at, "expected ',' or ']'");
+                }
+            }
+        }
+        if (c == '"') return text(s, at);
+        for (String word : new String[] {"true", "false", "null"}) {
+            if (s.startsWith(word, at[0])) {
+                at[0] += word.length();
+                return word.equals("null") ? null : Boolean.valueOf(word);
+            }
+        }
+        int start = at[0];
+        while (at[0] < s.length() && "+-0123456789.eE".indexOf(s.charAt(at[0])) >= 0) at[0]++;
+        try {
+            return Double.parseDouble(s.substring(start, at[0]));
+        } catch (NumberFormatException e) {
+            at[0] = start;
+            throw bad(s, at, "unexpected character '" + c + "'");
+        }
+    }
+
+    private static String text(String s, int[] at) {
+        StringBuilder sb = new StringBuilder();
+        at[0]++;
+        while (at[0] < s.length()) {
+            char c = s.charAt(at[0]++);
+            if (c == '"') return sb.toString();
+            if (c != '\\') { sb.append(c); continue; }
+            if (at[0] >= s.length()) break;
+            char e = s.charAt(at[0]++);
+            switch (e) {
+                case 'n' -> sb.append('\n');
+                case 'r' -> sb.append('\r');
+                case 't' -> sb.append('\t');
+                case 'b' -> sb.append('\b');
+                case 'f' -> sb.append('\f');
+                case 'u' -> {
+                    if (at[0] + 4 > s.length()) throw bad(s, at, "short \\u escape");
+                    sb.append((char) Integer.parseInt(s.substring(at[0], at[0] + 4), 16));
+                    at[0] += 4;
+                }
+                default -> sb.append(e);
+            }
+        }
+        throw bad(s, at, "unterminated string");
     }
 }

@@ -42,7 +42,7 @@ final class LoopsTable {
                         CLIENTS + " clients on their own threads, " + p.framing() + ", " + loops + " server loop" + (loops == 1 ? "" : "s"),
                         calls, calls / 2, new ClientThreadsProbe(clients, ServerSample.Source.of(server))));
             }
-            List<Measurement> runs = RoundRunner.run("loops", cells, rounds);
+            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
             return BenchTable.of(NAME, "Server loops, " + CLIENTS + " concurrent clients", "server", cellName(1), false,
                     rounds, cells, runs, notes);
         }

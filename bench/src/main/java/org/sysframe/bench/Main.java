@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "sysframe", mixinStandardHelpOptions = true, version = "sysframe 0.1.0",
         description = "Grout-style API transport over AF_UNIX through the FFM API, with exact syscall counts.",
         subcommands = {ServeCommand.class, PingCommand.class, MatrixCommand.class, CompareCommand.class,
-                SweepCommand.class, TuneCommand.class})
+                SweepCommand.class, TuneCommand.class, ResultsCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {

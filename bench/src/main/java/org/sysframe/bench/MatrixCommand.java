@@ -22,14 +22,39 @@ import java.util.concurrent.Callable;
 @Command(name = "matrix", mixinStandardHelpOptions = true,
         description = "Compare framing pairings over payload sizes against embedded servers, in interleaved rounds.")
 final class MatrixCommand implements Callable<Integer> {
+    /** Rounds every cell runs before any is added. */
+    static final int DEFAULT_ROUNDS = 8;
+    /** Seconds of added rounds per table: six tables stay under 5 minutes with the initial rounds. */
+    static final double DEFAULT_BUDGET_SECONDS = 30;
+    /** The same with --quick. */
+    static final double QUICK_BUDGET_SECONDS = 4;
+    /** Round cap per table; the statistics tests' budget (VerdictSimulationTest). */
+    static final int DEFAULT_MAX_ROUNDS = 1024;
+    /** Calls per run as a factor of the tables' own counts (bench/README.md: width per second of measuring). */
+    static final double DEFAULT_ROUND_LENGTH = 0.1;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--quick", description = "fewer calls per cell (finishes in under a minute)")
     boolean quick;
 
-    @Option(names = "--rounds", description = "interleaved rounds, at least 5 (default: ${DEFAULT-VALUE})")
-    int rounds = 7;
+    @Option(names = "--rounds", description = "interleaved rounds every cell runs, at least 6 (a 95 %% interval needs them);"
+            + " rounds are then added to the cells of unsettled goals (default: ${DEFAULT-VALUE})")
+    int rounds = DEFAULT_ROUNDS;
+
+    @Option(names = "--budget", paramLabel = "SECONDS",
+            description = "time budget per table for the rounds added while a goal is not settled; 0 adds none (default: "
+                    + DEFAULT_BUDGET_SECONDS + ", with --quick " + QUICK_BUDGET_SECONDS + ")")
+    Double budget;
+
+    @Option(names = "--max-rounds", description = "round cap per table, initial rounds included (default: ${DEFAULT-VALUE})")
+    int maxRounds = DEFAULT_MAX_ROUNDS;
+
+    @Option(names = "--round-length", paramLabel = "FACTOR",
+            description = "calls per run of a cell, as a factor of each table's own count (default: ${DEFAULT-VALUE}, chosen from"
+                    + " measurement: bench/README.md)")
+    double roundLength = DEFAULT_ROUND_LENGTH;
 
     @Option(names = "--payloads", split = ",", description = "payload sizes (default: 0,32,1024,8192,65536)")
     int[] payloads = {0, 32, 1024, 8192, 65536};
@@ -71,7 +96,15 @@ final class MatrixCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (rounds < 5) throw new IllegalArgumentException("--rounds must be at least 5 (medians need them)");
+        if (rounds < 6) throw new IllegalArgumentException("--rounds " + rounds + ": at least 6 (a 95 % interval needs them)");
+        if (budget == null) budget = quick ? QUICK_BUDGET_SECONDS : DEFAULT_BUDGET_SECONDS;
+        if (!(budget >= 0) || budget > 3600) throw new IllegalArgumentException("--budget " + budget + ": expected 0..3600 seconds");
+        if (maxRounds < rounds || maxRounds > 4096) {
+            throw new IllegalArgumentException("--max-rounds " + maxRounds + ": expected --rounds (" + rounds + ")..4096");
+        }
+        if (!(roundLength >= 0.01) || roundLength > 10) {
+            throw new IllegalArgumentException("--round-length " + roundLength + ": expected a factor 0.01..10");
+        }
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
         for (int p : payloads) {
             if (p < 0 || p > org.sysframe.transport.GroutApi.MAX_MSG_LEN) {
@@ -88,6 +121,20 @@ final class MatrixCommand implements Callable<Integer> {
         for (String c : crossovers) pairs.add(OptionValues.parse("--crossover", c, x -> crossoverPair(x, names)));
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         long started = System.nanoTime();
+        RoundRunner.Plan plan = new RoundRunner.Plan(Goals.TABLE, budget, maxRounds, roundLength);
+        List<BenchTable> tables = RoundRunner.with(plan, () -> tables(pairings, reference));
+        BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
+                tables, KernelCounters.unavailable(),
+                MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())))
+                .withCrossovers(pairs);
+        System.out.println();
+        System.out.print(TerminalReport.of(run));
+        List<String> files = ResultFiles.writeAll(run, out);
+        System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
+        return 0;
+    }
+
+    private List<BenchTable> tables(List<Pairing> pairings, String reference) throws java.io.IOException {
         List<BenchTable> tables = new ArrayList<>();
         try {
             tables.add(PairingTable.run(PairingTable.NAME, "framing pairings", "pairing", pairings, reference, payloads, rounds, quick, serverLoops, 1));
@@ -99,15 +146,7 @@ final class MatrixCommand implements Callable<Integer> {
         if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
         if (!noBackends) tables.add(BackendTable.run(new int[] {32, 1024}, rounds, quick, full));
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
-        BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
-                tables, KernelCounters.unavailable(),
-                MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())))
-                .withCrossovers(pairs);
-        System.out.println();
-        System.out.print(TerminalReport.of(run));
-        List<String> files = ResultFiles.writeAll(run, out);
-        System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
-        return 0;
+        return tables;
     }
 
     /** The pairings of the --pairing values, or the built-in four when there are none; each name once. */

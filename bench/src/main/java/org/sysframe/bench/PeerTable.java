@@ -43,7 +43,7 @@ final class PeerTable {
                 }
                 for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls, 0, c.probe(socket, side)));
             }
-            List<Measurement> runs = RoundRunner.run("compare", cells, rounds);
+            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
             return BenchTable.of(NAME, "Peers on one sysframe server", "peer", REFERENCE, true, rounds, cells, runs, List.of());
         }
     }

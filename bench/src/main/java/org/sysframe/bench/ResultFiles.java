@@ -43,6 +43,10 @@ final class ResultFiles {
             names.add(base + ".csv");
             names.add(base + ".json");
         }
+        if (!run.goals().isEmpty()) {
+            Files.writeString(dir.resolve("run.json"), runJson(run, dir));
+            names.add("run.json");
+        }
         if (run.table(PairingTable.NAME) != null || run.table(SweepCommand.NAME) != null) {
             Files.writeString(dir.resolve("report.html"), HtmlReport.of(run));
             names.add("report.html");
@@ -112,6 +116,38 @@ final class ResultFiles {
         return Json.write(m) + "\n";
     }
 
+    /**
+     * The whole run in one file, what {@code ./sysframe results} reads: the run's header, every goal
+     * with its interval and verdict, the tally, and every table's summary rows.
+     */
+    static String runJson(BenchRun run, Path dir) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("run", dir.getFileName() == null ? dir.toString() : dir.getFileName().toString());
+        m.put("machine", run.machine());
+        m.put("rounds", run.rounds());
+        m.put("quick", run.quick());
+        m.put("seconds", run.seconds());
+        m.put("server_loops", run.serverLoops());
+        m.put("reproduce", run.reproduce());
+        m.put("tally", TerminalReport.tally(run));
+        List<Object> goals = new ArrayList<>();
+        for (GoalVerdict g : run.goals()) goals.add(goalMap(g));
+        m.put("goals", goals);
+        Map<String, Object> tables = new LinkedHashMap<>();
+        for (BenchTable t : run.tables()) {
+            List<Object> rows = new ArrayList<>();
+            for (CellSummary c : t.rows()) rows.add(c.toMap(t.rowKind(), t.reference()));
+            Map<String, Object> tm = new LinkedHashMap<>();
+            tm.put("title", t.title());
+            tm.put("reference", t.reference());
+            tm.put("row_kind", t.rowKind());
+            tm.put("cells", rows);
+            tables.put(t.name(), tm);
+        }
+        m.put("tables", tables);
+        return Json.write(m) + "\n";
+    }
+
     private static Map<String, Object> crossoverMap(Crossover c) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("a", c.a());
@@ -139,11 +175,22 @@ final class ResultFiles {
         m.put("payload", g.goal().payload());
         m.put("metric", g.goal().metric().label());
         m.put("want", g.goal().want());
+        m.put("table", g.goal().table());
+        m.put("kind", g.goal().isLevel() ? "level" : g.goal().atLeast() ? "at_least" : "at_most");
+        m.put("threshold", g.goal().threshold());
+        m.put("margin", g.goal().margin());
         m.put("per_round", java.util.Arrays.stream(g.perRound()).boxed().toList());
+        m.put("rounds", g.perRound().length);
         m.put("median", g.value().median());
         m.put("min", g.value().min());
         m.put("max", g.value().max());
+        m.put("estimate", g.ci().estimate());
+        m.put("ci_lo", g.ci().lo());
+        m.put("ci_hi", g.ci().hi());
+        m.put("ci_level", Interval.LEVEL);
         m.put("status", g.status().label());
+        m.put("rounds_needed", g.status() == Goal.Status.NOT_SETTLED && g.roundsNeeded() != Integer.MAX_VALUE ? g.roundsNeeded() : null);
+        m.put("line", g.line());
         m.put("explanation", g.explanation());
         return m;
     }

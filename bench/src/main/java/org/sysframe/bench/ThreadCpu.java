@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * only), and voluntary and involuntary context switches (status).
  */
 public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long voluntarySwitches, long involuntarySwitches) {
-    private static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
+    static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
 
     public static ThreadCpu of(int tid) {
         return read(Path.of("/proc/self/task/" + tid));

@@ -19,18 +19,49 @@ class GoalsTest {
     static final Goal AT_LEAST = new Goal("+10 %", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.10);
     static final Goal AT_MOST = new Goal("15 % less CPU", "t", "a", "b", 32, Goal.Metric.CPU_RATIO, false, 0.85);
 
-    @Test
-    void metOnlyWhenTheWholeSpreadClearsTheThreshold() {
-        assertEquals(Goal.Status.MET, AT_LEAST.judge(Spread.of(1.10, 1.15, 1.30)));
-        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(Spread.of(1.09, 1.15, 1.30)));
-        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(Spread.of(0.90, 1.00, 1.10)));
-        assertEquals(Goal.Status.MISSED, AT_LEAST.judge(Spread.of(0.90, 1.00, 1.0999)));
+    static Interval ci(double estimate, double lo, double hi) { return new Interval(estimate, lo, hi, 10, true); }
 
-        assertEquals(Goal.Status.MET, AT_MOST.judge(Spread.of(0.60, 0.70, 0.85)));
-        assertEquals(Goal.Status.NOT_SETTLED, AT_MOST.judge(Spread.of(0.60, 0.70, 0.86)));
-        assertEquals(Goal.Status.MISSED, AT_MOST.judge(Spread.of(0.851, 0.90, 1.0)));
+    @Test
+    void metOnlyWhenTheWholeIntervalClearsTheThreshold() {
+        assertEquals(Goal.Status.MET, AT_LEAST.judge(ci(1.15, 1.10, 1.30)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(ci(1.15, 1.09, 1.30)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(ci(1.00, 0.90, 1.10)));
+        assertEquals(Goal.Status.MISSED, AT_LEAST.judge(ci(1.00, 0.90, 1.0999)));
+
+        assertEquals(Goal.Status.MET, AT_MOST.judge(ci(0.70, 0.60, 0.85)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_MOST.judge(ci(0.70, 0.60, 0.86)));
+        assertEquals(Goal.Status.MISSED, AT_MOST.judge(ci(0.90, 0.851, 1.0)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(new Interval(Double.NaN, Double.NaN, Double.NaN, 3, true)));
         assertEquals(">= 1.10x", AT_LEAST.want());
         assertEquals("<= 0.85x", AT_MOST.want());
+    }
+
+    static final Goal LEVEL = Goal.level("level with c", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, 0.03);
+
+    @Test
+    void aLevelGoalIsLevelInsideItsBandMetAboveItAndMissedBelow() {
+        assertEquals(Goal.Status.LEVEL, LEVEL.judge(ci(1.00, 0.97, 1.03)));
+        assertEquals(Goal.Status.LEVEL, LEVEL.judge(ci(0.99, 0.98, 1.01)));
+        assertEquals(Goal.Status.NOT_SETTLED, LEVEL.judge(ci(1.10, 0.98, 1.20)), "level or better: which is not known yet");
+        assertEquals(Goal.Status.MET, LEVEL.judge(ci(1.30, 1.20, 1.40)));
+        assertEquals(Goal.Status.NOT_SETTLED, LEVEL.judge(ci(1.00, 0.96, 1.02)));
+        assertEquals(Goal.Status.MISSED, LEVEL.judge(ci(0.90, 0.85, 0.969)));
+        assertEquals("level 0.97-1.03x, above: met", LEVEL.want());
+        assertEquals(0.97, LEVEL.threshold(), 1e-12);
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new Goal("x", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, false, 0.97, 0.03));
+        assertEquals("a level goal is at least 1 - margin: use Goal.level", e.getMessage());
+    }
+
+    @Test
+    void theRoundsAnUnsettledGoalNeedsFollowFromTheWidthAndTheDistance() {
+        // log-width: half-width ln(1.2/1.0)/2 ~ 0.0912 around e^0.0912 ~ 1.0954, 10 rounds; the
+        // estimate lies ln(1.0954/1.05) = 0.0423 from the threshold: 10 x (0.0912 / 0.0423)^2 = 47 rounds.
+        Goal g = new Goal("+5 %", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.05);
+        Interval i = new Interval(Math.sqrt(1.2), 1.0, 1.2, 10, true);
+        assertEquals(Goal.Status.NOT_SETTLED, g.judge(i));
+        assertEquals(47, g.roundsNeeded(i));
+        assertEquals(Integer.MAX_VALUE, g.roundsNeeded(new Interval(1.05, 1.0, 1.1, 10, true)), "an estimate on the bound never settles");
     }
 
     /**
@@ -58,37 +89,77 @@ class GoalsTest {
 
     @Test
     void aGoalIsEvaluatedRoundByRoundOnTheTable() {
-        GoalVerdict met = GoalVerdict.of(AT_LEAST, table(1150, 1200, 1250));
+        GoalVerdict met = GoalVerdict.of(AT_LEAST, table(1150, 1200, 1250, 1180, 1220, 1160, 1240, 1210));
         assertEquals(Goal.Status.MET, met.status());
-        assertEquals(1.20, met.value().median(), 1e-9);
+        assertEquals(1.205, met.value().median(), 1e-9);
         assertEquals(1.15, met.value().min(), 1e-9);
+        assertEquals(8, met.ci().n());
+        assertTrue(met.ci().lo() >= 1.15 && met.ci().hi() <= 1.25 && met.ci().lo() < met.ci().estimate(), met.ci().toString());
         assertNull(met.explanation());
-        assertEquals("goal +10 % (a vs b at 32 B): calls/s 1.200x [1.150-1.250] (want >= 1.10x): met", met.text());
+        assertEquals("goal +10 % (a vs b at 32 B): calls/s " + met.figure() + " (want >= 1.10x): met", met.text());
+        assertEquals(String.format(java.util.Locale.ROOT, "%.3fx [%.3f-%.3f], 8 rounds", met.ci().estimate(), met.ci().lo(), met.ci().hi()),
+                met.figure());
 
-        assertEquals(Goal.Status.NOT_SETTLED, GoalVerdict.of(AT_LEAST, table(1050, 1200, 1250)).status());
-        assertEquals(Goal.Status.MISSED, GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090)).status());
-        // CPU per call: a 18 us, b 21 us every round: 0.857, above 0.85.
-        GoalVerdict cpu = GoalVerdict.of(AT_MOST, table(1000, 1000, 1000));
+        assertEquals(Goal.Status.MISSED, GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090, 1020, 1060, 1040, 1010, 1070)).status());
+        // CPU per call: a 18 us, b 21 us every round: 0.857, above 0.85; an interval of width 0.
+        GoalVerdict cpu = GoalVerdict.of(AT_MOST, table(1000, 1000, 1000, 1000, 1000, 1000));
         assertEquals(Goal.Status.MISSED, cpu.status());
-        assertEquals(18.0 / 21.0, cpu.value().median(), 1e-9);
+        assertEquals(18.0 / 21.0, cpu.ci().estimate(), 1e-9);
+        assertEquals(18.0 / 21.0, cpu.ci().lo(), 1e-9);
+        assertEquals(18.0 / 21.0, cpu.ci().hi(), 1e-9);
     }
 
     @Test
-    void aMissedGoalIsExplainedWithThisRunsFigures() {
-        GoalVerdict v = GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090));
-        assertEquals("goal +10 % (a vs b at 32 B): calls/s 1.050x [1.000-1.090] (want >= 1.10x): MISSED", v.line());
-        assertEquals("why, from this run: per round 1.000 1.050 1.090; the spread [1.000-1.090] lies wholly below 1.10. "
-                + "a: round trip 95.2 us, CPU per call 10.00 us client + 8.00 us server (medians), 56 % of it in the kernel"
-                + " (system time over all rounds, 10 ms ticks); syscalls per call: client 1 sendto + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
-                + "b: round trip 100.0 us, CPU per call 12.00 us client + 9.00 us server (medians), 57 % of it in the kernel"
-                + " (system time over all rounds, 10 ms ticks); syscalls per call: client 2 sendto + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
-                + "Difference a - b: -3.00 us CPU per call, -2.00 us of it in the kernel, -1.00 us in user space.", v.explanation());
-        // Other figures, other text: nothing in it is canned.
-        GoalVerdict w = GoalVerdict.of(AT_LEAST, table(1040, 1060, 1120));
+    void roundsArePairedByTheirNumber() {
+        // Rounds are paired by their number: a cell given added rounds has more than the other.
+        List<Measurement> runs = new ArrayList<>(table(1150, 1200, 1250, 1180, 1220, 1160).runs());
+        runs.add(run("a", 7, 2000, 10, 4, 8, 6, 1));
+        GoalVerdict v = GoalVerdict.of(AT_LEAST, runs);
+        assertEquals(6, v.perRound().length);
+        assertEquals(1.25, v.value().max(), 1e-9);
+    }
+
+    @Test
+    void aGoalNotMetIsExplainedWithThisRunsFiguresAndTotalCpuWhenTicksAreFew() {
+        GoalVerdict v = GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090, 1020, 1060, 1040, 1010, 1070));
+        assertEquals("goal +10 % (a vs b at 32 B): calls/s " + v.figure() + " (want >= 1.10x): MISSED", v.line());
+        assertEquals("why, from this run: per round 1.000 1.050 1.090 1.020 1.060 1.040 1.010 1.070; the 95 % interval ["
+                + GoalVerdict.number(v.ci().lo()) + "-" + GoalVerdict.number(v.ci().hi()) + "] lies wholly below 1.10. "
+                + "a: round trip 95.7 us, CPU per call 10.00 us client + 8.00 us server (medians); syscalls per call: client 1 sendto"
+                + " + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
+                + "b: round trip 100.0 us, CPU per call 12.00 us client + 9.00 us server (medians); syscalls per call: client 2 sendto"
+                + " + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
+                + "Difference a - b: -3.00 us CPU per call (total on-CPU time, exact; no user/kernel split: 8 and 9 ticks of 10 ms, too few).",
+                v.explanation());
+        GoalVerdict w = GoalVerdict.of(AT_LEAST, table(1040, 1060, 1120, 1200, 1090, 1150));
         assertEquals(Goal.Status.NOT_SETTLED, w.status());
-        assertTrue(w.explanation().startsWith("why, from this run: per round 1.040 1.060 1.120; the spread [1.040-1.120] straddles 1.10. "
-                + "a: round trip 94.3 us,"), w.explanation());
-        assertTrue(w.text().endsWith("NOT SETTLED\n  " + w.explanation()), w.text());
+        assertTrue(w.explanation().startsWith("why, from this run: per round 1.040 1.060 1.120 1.200 1.090 1.150; the 95 % interval [1.040-1.200]"
+                + " straddles 1.10. a: round trip 90.5 us,"), w.explanation());
+        assertTrue(w.line().endsWith("NOT SETTLED; budget or round cap reached, about " + w.roundsNeeded() + " rounds would settle it"), w.line());
+        assertTrue(w.text().endsWith("\n  " + w.explanation()), w.text());
+    }
+
+    @Test
+    void theUserKernelSplitIsStatedOnlyFromEnoughTicksWithItsUncertainty() {
+        // a: 100 calls per round at 10 ms of CPU each, 40 % system time; b: the same at 12 ms, 50 %.
+        List<Measurement> runs = new ArrayList<>();
+        for (int r = 1; r <= 8; r++) {
+            runs.add(ticks("a", r, 10_000, 0.4));
+            runs.add(ticks("b", r, 12_000, 0.5));
+        }
+        GoalVerdict v = GoalVerdict.of(new Goal("less CPU", "t", "a", "b", 32, Goal.Metric.CPU_RATIO, false, 0.5), runs);
+        assertEquals(Goal.Status.MISSED, v.status());
+        // a: 800 ticks, kernel 4000 us per call; b: 960 ticks, kernel 6000 us per call. Uncertainty:
+        // 10000 sqrt(0.24/800) = 173.2, 12000 sqrt(0.25/960) = 193.6; together 259.8.
+        assertTrue(v.explanation().endsWith("Difference a - b: -2000.00 us CPU per call, of it -2000.00 ± 259.81 us in the kernel"
+                + " (system share from 800 and 960 ticks of 10 ms)."), v.explanation());
+    }
+
+    /** 100 calls in 1 s, each cpuUs of client CPU (share of it system time), no server. */
+    static Measurement ticks(String cell, int round, long cpuUs, double share) {
+        long total = cpuUs * 100;
+        return new Measurement(cell, 32, round, 1, 100, 1.0, 1, 1, 1, 1, 1, SyscallCounts.ZERO, null, null, null,
+                new ThreadCpu(total * 1000, Math.round(total * (1 - share)), Math.round(total * share), 0, 0), null, null);
     }
 
     @Test

@@ -56,16 +56,18 @@ class ReportsTest {
         assertTrue(t.contains("2 sendto + 2 recvfrom"), t);
         assertTrue(t.contains("1 sendto + 1 recvfrom + 1 epoll_wait"), t);
         assertTrue(t.contains("client cpu 0; server cpu 1"), t);
-        assertTrue(t.contains("goal seed patch: +10 % calls/s (seed-v3 vs baseline at 32 B): calls/s 1.250x [1.250-1.250] (want >= 1.10x): met"), t);
-        assertTrue(t.contains("goal merged change: +10 % calls/s (merged vs baseline at 32 B): calls/s 1.050x [1.050-1.050] (want >= 1.10x): MISSED"), t);
-        assertTrue(t.contains("goal seed patch: 15 % less CPU (seed-v3 vs baseline at 32 B): CPU per call, client + server 0.640x [0.640-0.640] (want <= 0.85x): met"), t);
+        assertTrue(t.contains("goal seed patch: +10 % calls/s (seed-v3 vs baseline at 32 B): calls/s 1.250x [1.250-1.250], 5 rounds (want >= 1.10x): met"), t);
+        assertTrue(t.contains("goal merged change: +10 % calls/s (merged vs baseline at 32 B): calls/s 1.050x [1.050-1.050], 5 rounds (want >= 1.10x): MISSED"), t);
+        assertTrue(t.contains("goal seed patch: 15 % less CPU (seed-v3 vs baseline at 32 B): CPU per call, client + server 0.640x [0.640-0.640], 5 rounds (want <= 0.85x): met"), t);
+        assertTrue(t.contains("ratio [95 % CI]"), t);
+        assertTrue(t.endsWith("goals: 2 met, 2 missed, 0 level, 0 not settled (of 4), in 0 min 13 s\n"), t);
         assertFalse(t.contains("1024 B)"), "the goals are declared at 32 B only: " + t);
     }
 
     @Test
     void writesCsvJsonAndAnHtmlPageWithThreeChartImages(@TempDir Path dir) throws Exception {
         List<String> files = ResultFiles.writeAll(known(), dir);
-        assertEquals(List.of("results.csv", "results.json", "report.html"), files);
+        assertEquals(List.of("results.csv", "results.json", "run.json", "report.html"), files);
         List<String> csv = Files.readAllLines(dir.resolve("results.csv"));
         assertEquals(7, csv.size());
         assertTrue(csv.get(0).startsWith("pairing,payload,rounds,calls_per_sec_median,calls_per_sec_min,calls_per_sec_max,ratio_vs_baseline_median,"), csv.get(0));
@@ -87,11 +89,20 @@ class ReportsTest {
             assertTrue(png.length > 5000, "a chart with content, not an empty image: " + png.length + " bytes");
             images++;
         }
-        assertEquals(4, images); // ratio boxes, CPU bars, syscalls by kind, latency percentiles
-        assertTrue(html.contains("class=\"miss\""), "missed goals are highlighted");
-        assertTrue(html.contains("<p class=headline><b>Verdict: 2 of 4 goals met, 0 not settled, 2 missed. goal seed patch: +10 % calls/s"), html);
+        assertEquals(5, images); // ratio boxes, CPU boxes, client and server syscalls by kind, latency percentiles
+        assertTrue(html.contains("<span class=miss>"), "missed goals are highlighted");
+        assertTrue(html.contains("<p class=headline><b>Verdict: 2 of 4 goals met, 0 level, 2 missed, 0 not settled. goal seed patch: +10 % calls/s"), html);
+        // The page opens with the overall verdict, one folding line per goal, then the goals' chart (inline SVG).
+        int overall = html.indexOf("<p class=overall><b>goals: 2 met, 2 missed, 0 level, 0 not settled (of 4), in 0 min 13 s</b></p>");
+        int firstGoal = html.indexOf("<details class=goal><summary><span class=ok>met</span> seed patch: +10 % calls/s <span class=fig>calls/s"
+                + " 1.250x [1.250-1.250], 5 rounds, want &gt;= 1.10x</span></summary>");
+        int chart = html.indexOf("<svg ");
+        int firstTable = html.indexOf("<h2>framing pairings</h2>");
+        assertTrue(overall > 0 && overall < firstGoal && firstGoal < chart && chart < firstTable, html);
+        assertTrue(html.contains("<span class=miss>MISSED</span> merged change: +10 % calls/s"), html);
+        assertEquals(4, html.substring(chart, html.indexOf("</svg>")).split("<circle ", -1).length - 1, "one dot per goal");
         assertEquals(images, html.split("src=\"", -1).length - 1, "every src is an embedded image: no broken reference");
-        assertTrue(html.contains("<td class=l>seed-v3</td><td>32</td><td>12500</td><td>1.250 [1.250-1.250]</td>"), html);
+        assertTrue(html.contains("<td class=l>seed-v3</td><td>32</td><td>12500</td><td>1.250 [1.250-1.250]</td><td>5</td>"), html);
     }
 
     @Test
@@ -114,7 +125,9 @@ class ReportsTest {
         assertTrue(json.contains("\"client_cpu_us_per_call\":20,\"client_user_us_per_call\":8,\"client_sys_us_per_call\":16,"), json);
         assertTrue(json.contains("\"cpus\":\"client cpu 0; server cpu 1\"}"), json);
         assertTrue(json.contains("\"goals\":[{\"name\":\"seed patch: +10 % calls/s\",\"subject\":\"seed-v3\",\"versus\":\"baseline\","
-                + "\"payload\":32,\"metric\":\"calls/s\",\"want\":\">= 1.10x\",\"per_round\":[1.25,1.25,1.25,1.25,1.25],"), json);
+                + "\"payload\":32,\"metric\":\"calls/s\",\"want\":\">= 1.10x\",\"table\":\"matrix\",\"kind\":\"at_least\",\"threshold\":1.1,"
+                + "\"margin\":0,\"per_round\":[1.25,1.25,1.25,1.25,1.25],\"rounds\":5,\"median\":1.25,\"min\":1.25,\"max\":1.25,"
+                + "\"estimate\":1.25,\"ci_lo\":1.25,\"ci_hi\":1.25,\"ci_level\":0.95,\"status\":\"met\",\"rounds_needed\":null,"), json);
     }
 
     @Test
