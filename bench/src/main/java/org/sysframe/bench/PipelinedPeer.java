@@ -18,8 +18,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * sysframe's client keeping depth requests in flight through a {@link Pipeline}: it refills batch at
- * a time (each refill one send) as answers come, and records each request's latency from its flush to
- * its answer.
+ * a time (each refill one send) as answers come, and records the latency from a request's flush to
+ * its answer (timed once per poll by the {@link Pipeline}) for one answer in {@link #SAMPLE_EVERY},
+ * weighted by it, or for every answer after {@link #everyRequest}.
  *
  * <p>At most {@link #BYTES_IN_FLIGHT} bytes of requests are kept in flight: a window of large messages
  * that fills both directions' socket buffers would block the flush's send while the server, its
@@ -44,6 +45,9 @@ final class PipelinedPeer implements PingPeer {
     private Histogram latency;
     private long answered;
     private long bad;
+    /** Answers per latency recorded by default: the histogram costs about as much as the rest of an answer's handling. */
+    static final int SAMPLE_EVERY = 16;
+    private int sampleEvery = SAMPLE_EVERY;
 
     PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
         this(name, options, depth, batch, PipelineOptions.window(depth).copyThreshold());
@@ -62,8 +66,19 @@ final class PipelinedPeer implements PingPeer {
     private final Pipeline.Handler onAnswer = (id, status, p, off, length, latencyNanos) -> {
         answered++;
         if (status != 0 || length != len || (len > 0 && p.get(JAVA_BYTE, off + len - 1) != payload.get(JAVA_BYTE, len - 1))) bad++;
-        latency.recordValue(Math.min(latencyNanos, latency.getHighestTrackableValue()));
+        if (answered % sampleEvery == 0) latency.recordValueWithCount(Math.min(latencyNanos, latency.getHighestTrackableValue()), sampleEvery);
     };
+
+    /** Records the latency of every answer instead of one in {@link #SAMPLE_EVERY}; returns this. */
+    PipelinedPeer everyRequest(boolean every) {
+        sampleEvery = every ? 1 : SAMPLE_EVERY;
+        return this;
+    }
+
+    /** e.g. {@code one answer in 16 (weighted by 16)} or {@code every answer}. */
+    String latencySampling() {
+        return sampleEvery == 1 ? "every answer" : "one answer in " + sampleEvery + " (weighted by " + sampleEvery + ")";
+    }
 
     @Override public String name() { return name; }
 
