@@ -40,6 +40,7 @@
 #define DEPTH_MAX 4096
 #define SPIN_US_MAX 60000000ul
 #define CPU_SAMPLE_EVERY 1024 // calls between two sched_getcpu() samples
+#define LEAN_READ_AHEAD (1u << 20) // -L: read-ahead buffer
 #define EXIT_USAGE 2
 
 // Host byte order, natural alignment: both headers are 12 bytes, no padding.
@@ -97,7 +98,7 @@ static void usage(FILE *f) {
 	fprintf(f,
 		"usage: sysframe_ping [-s SOCK] [-n COUNT] [-l LEN] [-2] [-f split|sendmsg]\n"
 		"                     [-r exact|readahead] [-v API_VERSION] [-W MODE] [-c CPU]\n"
-		"                     [-d DEPTH] [-b BATCH] [-w] [-j]\n"
+		"                     [-d DEPTH] [-b BATCH] [-L] [-w] [-j]\n"
 		"  -s SOCK     socket path (default $GROUT_SOCK_PATH, else /run/grout.sock)\n"
 		"  -n COUNT    number of timed calls (GR_PING requests in all; default 10000)\n"
 		"  -l LEN      GR_PING payload length, 0..%u (default 0)\n"
@@ -117,7 +118,12 @@ static void usage(FILE *f) {
 		"              per %d iovec entries; responses are matched by for_id, in any order;\n"
 		"              these sends do not block: while the socket is full, poll() and read\n"
 		"              the responses that came (counted: sends include the EAGAIN ones)\n"
-		"  -w          after GR_HELLO print 'ready' and wait for a line on stdin\n"
+		"  -L          lean: no clock read per request (latency percentiles print 0), frames\n"
+		"              built once, the freed slots refilled with one send() whenever answers\n"
+		"              come (depth 1 too), a 1 MiB read-ahead; -W block, spin or yield only;\n"
+		"              not with -b, -f split or -r exact (batch reads 0: refilled as answers come)\n"
+		"  -w          after GR_HELLO print 'ready' and wait for a line on stdin; after the\n"
+		"              summary stay connected until stdin is closed\n"
 		"  -j          also print a one-line JSON summary\n"
 		"Usage errors exit with 2, other failures with 1.\n",
 		GR_API_MAX_MSG_LEN, PING2_LEN, READ_AHEAD_LEN, SPIN_US_MAX, DEPTH_MAX, COPY_MAX,
@@ -449,6 +455,153 @@ static void sample_cpu(cpu_set_t *seen) {
 		CPU_SET(cpu, seen);
 }
 
+// Lean mode (-L): DEPTH slots, each a prebuilt frame (header and payload
+// written once) in one array; a request's id carries its slot in the low bits
+// (above them a running sequence number), so an answer finds its slot from
+// for_id alone. Only the ids of the frames a refill sends are written.
+struct lean {
+	int fd;
+	enum wait_mode wait;
+	unsigned depth, bits;
+	uint32_t len;
+	size_t frame; // header + payload bytes
+	uint8_t *frames; // depth frames, the refill's first ones sent together
+	uint8_t last; // the last payload byte every echo must end with
+	uint32_t seq;
+	uint32_t *slot_id; // id in flight in each slot, 0: free
+	unsigned *free_slots, nfree; // stack of free slots
+	size_t pend_off, pend_len; // frames of a refill the socket did not take yet
+	uint8_t *rbuf; // LEAN_READ_AHEAD bytes; unread ones are rbuf[rpos..rlen)
+	size_t rpos, rlen;
+	unsigned long sent, done;
+	uint64_t sends, recv_data, recv_empty, polls;
+};
+
+// One send(MSG_DONTWAIT) of what a refill left; a full socket keeps the rest
+// pending, to be tried again before the next receive.
+static void lean_send_pending(struct lean *l) {
+	ssize_t n = send(l->fd, l->frames + l->pend_off, l->pend_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	l->sends++;
+	if (n < 0) {
+		if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+			return;
+		fail("send", errno);
+	}
+	l->pend_off += (size_t)n;
+	l->pend_len -= (size_t)n;
+}
+
+// Fills k free slots with the next requests, in the first k frames, and sends
+// them with one send().
+static void lean_refill(struct lean *l, unsigned k) {
+	for (unsigned i = 0; i < k; i++) {
+		unsigned slot = l->free_slots[--l->nfree];
+		uint32_t id;
+		do
+			id = (++l->seq << l->bits) | slot;
+		while (id == 0);
+		l->slot_id[slot] = id;
+		memcpy(l->frames + i * l->frame, &id, sizeof(id));
+	}
+	l->sent += k;
+	l->pend_off = 0;
+	l->pend_len = k * l->frame;
+	lean_send_pending(l);
+}
+
+// One receive that brings data into the read-ahead buffer, waiting as -W says.
+// While a refill is still pending, a blocking wait is a poll() for either way,
+// so that the rest of the refill goes out as soon as the socket takes it.
+static void lean_recv(struct lean *l) {
+	for (;;) {
+		if (l->pend_len > 0)
+			lean_send_pending(l);
+		bool block = l->wait == WAIT_BLOCK && l->pend_len == 0;
+		ssize_t n = recv(l->fd, l->rbuf + l->rlen, LEAN_READ_AHEAD - l->rlen,
+				 block ? 0 : MSG_DONTWAIT);
+		if (n > 0) {
+			l->recv_data++;
+			l->rlen += (size_t)n;
+			return;
+		}
+		if (n == 0)
+			fail("recv", ECONNRESET);
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			fail("recv", errno);
+		l->recv_empty++;
+		if (l->wait == WAIT_BLOCK) {
+			struct pollfd pfd = {.fd = l->fd, .events = POLLIN | POLLOUT};
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+				fail("poll", errno);
+			l->polls++;
+		} else if (l->wait == WAIT_YIELD) {
+			sched_yield();
+		}
+	}
+}
+
+// Completes every answer that is whole in the buffer: its slot from for_id,
+// status 0, the payload's length and last byte, the slot freed. The unread
+// bytes move to the front only when less than a largest answer fits after them.
+static void lean_take(struct lean *l) {
+	uint32_t mask = (1u << l->bits) - 1;
+	while (l->rlen - l->rpos >= sizeof(struct resp_hdr)) {
+		struct resp_hdr h;
+		memcpy(&h, l->rbuf + l->rpos, sizeof(h));
+		if (h.payload_len > GR_API_MAX_MSG_LEN)
+			fail("response payload_len over GR_API_MAX_MSG_LEN", EMSGSIZE);
+		size_t whole = sizeof(h) + h.payload_len;
+		if (l->rlen - l->rpos < whole)
+			break;
+		unsigned slot = h.for_id & mask;
+		if (slot >= l->depth || l->slot_id[slot] != h.for_id || h.for_id == 0) {
+			fprintf(stderr, "sysframe_ping: response for_id %" PRIu32 " matches no request in flight\n",
+				h.for_id);
+			exit(1);
+		}
+		if (h.status != 0)
+			fail("GR_PING response status", (int)h.status);
+		if (h.payload_len != l->len || (l->len > 0 && l->rbuf[l->rpos + whole - 1] != l->last)) {
+			fprintf(stderr, "sysframe_ping: call %lu: payload_len %" PRIu32 ", sent %" PRIu32
+				", or its payload differs\n", l->done + 1, h.payload_len, l->len);
+			exit(1);
+		}
+		l->slot_id[slot] = 0;
+		l->free_slots[l->nfree++] = slot;
+		l->done++;
+		l->rpos += whole;
+	}
+	if (l->rpos == l->rlen) {
+		l->rpos = l->rlen = 0;
+	} else if (LEAN_READ_AHEAD - l->rlen < sizeof(struct resp_hdr) + GR_API_MAX_MSG_LEN) {
+		memmove(l->rbuf, l->rbuf + l->rpos, l->rlen - l->rpos);
+		l->rlen -= l->rpos;
+		l->rpos = 0;
+	}
+}
+
+// The lean timed loop: the whole window at once, then, each time answers come,
+// one send() refilling the slots they freed.
+static void lean_run(struct lean *l, unsigned long count, cpu_set_t *seen) {
+	unsigned long next_sample = 0;
+	for (;;) {
+		if (l->pend_len == 0 && l->nfree > 0 && l->sent < count) {
+			unsigned long left = count - l->sent;
+			lean_refill(l, left < l->nfree ? (unsigned)left : l->nfree);
+		}
+		if (l->done >= count)
+			break;
+		if (l->done >= next_sample) {
+			sample_cpu(seen);
+			next_sample += CPU_SAMPLE_EVERY;
+		}
+		lean_recv(l);
+		lean_take(l);
+	}
+}
+
 // The CPUs of set as "0,1" (empty: "?").
 static const char *cpu_list(const cpu_set_t *set) {
 	static char buf[CPU_SETSIZE * 6];
@@ -506,7 +659,7 @@ int main(int argc, char **argv) {
 	unsigned long count = 10000, len = 0, api_version = 11, depth = 1, batch = 0;
 	const char *batch_arg = NULL;
 	bool ping2 = false, wait_go = false, json = false, framing_given = false,
-	     recv_given = false;
+	     recv_given = false, lean = false;
 	long pin = -1;
 	char wait_name[32] = "block";
 	static struct peer peer = {.fd = -1};
@@ -516,7 +669,7 @@ int main(int argc, char **argv) {
 		path = "/run/grout.sock";
 
 	opterr = 0; // the errors below are one line each
-	while ((opt = getopt(argc, argv, ":s:n:l:2f:r:v:W:c:d:b:wjh")) != -1) {
+	while ((opt = getopt(argc, argv, ":s:n:l:2f:r:v:W:c:d:b:Lwjh")) != -1) {
 		switch (opt) {
 		case 's':
 			path = optarg;
@@ -563,6 +716,9 @@ int main(int argc, char **argv) {
 		case 'b':
 			batch_arg = optarg; // checked against the depth below
 			break;
+		case 'L':
+			lean = true;
+			break;
 		case 'w':
 			wait_go = true;
 			break;
@@ -583,6 +739,17 @@ int main(int argc, char **argv) {
 	if (optind != argc) {
 		fprintf(stderr, "sysframe_ping: unexpected argument '%s' (see -h)\n", argv[optind]);
 		return EXIT_USAGE;
+	}
+	if (lean) {
+		const char *no = batch_arg != NULL ? "-b: lean mode refills as answers come (leave out -b)"
+				 : framing_given && peer.split ? "-f: lean mode sends each refill with one send() (leave out -f split)"
+				 : recv_given && peer.exact ? "-r: lean mode reads ahead (leave out -r exact)"
+				 : peer.wait == WAIT_SPIN_BLOCK ? "-W: lean mode reads no clock per request: block, spin or yield"
+								: NULL;
+		if (no != NULL) {
+			fprintf(stderr, "sysframe_ping: -L: %s\n", no);
+			return EXIT_USAGE;
+		}
 	}
 	batch = batch_arg == NULL ? depth : parse_num(batch_arg, 'b', 1, depth);
 	if (depth > 1 && framing_given && peer.split) {
@@ -615,13 +782,34 @@ int main(int argc, char **argv) {
 	// Allocate and touch every buffer now so no page fault lands in the loop.
 	uint8_t *tx = malloc(GR_API_MAX_MSG_LEN);
 	uint8_t *rx = malloc(GR_API_MAX_MSG_LEN);
-	uint64_t *lat = malloc(count * sizeof(*lat));
+	uint64_t *lat = malloc((lean ? 1 : count) * sizeof(*lat));
 	if (tx == NULL || rx == NULL || lat == NULL)
 		fail("malloc", ENOMEM);
 	for (size_t i = 0; i < GR_API_MAX_MSG_LEN; i++)
 		tx[i] = (uint8_t)((i * 31 + 7) & 0xff);
 	memset(rx, 0, GR_API_MAX_MSG_LEN);
-	memset(lat, 0, count * sizeof(*lat));
+	memset(lat, 0, (lean ? 1 : count) * sizeof(*lat));
+
+	struct lean l = {.depth = (unsigned)depth, .len = (uint32_t)len,
+			 .frame = sizeof(struct req_hdr) + len, .last = len > 0 ? tx[len - 1] : 0};
+	if (lean) {
+		while ((1ul << l.bits) < depth)
+			l.bits++;
+		l.frames = malloc(depth * l.frame);
+		l.slot_id = calloc(depth, sizeof(*l.slot_id));
+		l.free_slots = calloc(depth, sizeof(*l.free_slots));
+		l.rbuf = malloc(LEAN_READ_AHEAD);
+		if (l.frames == NULL || l.slot_id == NULL || l.free_slots == NULL || l.rbuf == NULL)
+			fail("malloc", ENOMEM);
+		for (unsigned i = 0; i < depth; i++) {
+			struct req_hdr h = {.id = 0, .type = type, .payload_len = (uint32_t)len};
+			memcpy(l.frames + i * l.frame, &h, sizeof(h));
+			memcpy(l.frames + i * l.frame + sizeof(h), tx, len);
+		}
+		memset(l.rbuf, 0, LEAN_READ_AHEAD);
+		for (unsigned s = (unsigned)depth; s > 0; s--)
+			l.free_slots[l.nfree++] = s - 1; // slot 0 on top
+	}
 
 	struct pipeline q = {.depth = (unsigned)depth, .batch = (unsigned)batch, .type = type,
 			     .len = (uint32_t)len, .tx = tx, .ping2 = ping2, .lat = lat, .rx = rx};
@@ -681,7 +869,7 @@ int main(int argc, char **argv) {
 
 	// Only the timed loop's syscalls are reported.
 	peer.sends = peer.recv_data = peer.recv_empty = peer.polls = 0;
-	if (depth > 1)
+	if (depth > 1 && !lean)
 		peer.pipe = &q;
 	cpu_set_t seen;
 	CPU_ZERO(&seen);
@@ -689,7 +877,15 @@ int main(int argc, char **argv) {
 	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
 		fail("getrusage", errno);
 	uint64_t start = now_ns();
-	if (depth == 1) {
+	if (lean) {
+		l.fd = peer.fd;
+		l.wait = peer.wait;
+		lean_run(&l, count, &seen);
+		peer.sends = l.sends;
+		peer.recv_data = l.recv_data;
+		peer.recv_empty = l.recv_empty;
+		peer.polls = l.polls;
+	} else if (depth == 1) {
 		for (unsigned long i = 0; i < count; i++) {
 			if (i % CPU_SAMPLE_EVERY == 0)
 				sample_cpu(&seen);
@@ -716,31 +912,32 @@ int main(int argc, char **argv) {
 			take_responses(&peer, &q, now_ns());
 		}
 	}
-	uint64_t total_ns = now_ns() - start;
+	uint64_t end = now_ns(), total_ns = end - start;
 	if (getrusage(RUSAGE_THREAD, &ru1) < 0)
 		fail("getrusage", errno);
-	close(peer.fd);
 
 	double secs = (double)total_ns / 1e9;
 	double rate = (double)count / secs, n = (double)count;
 	uint64_t user_us = tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime);
 	uint64_t sys_us = tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime);
 	long nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw, nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
-	const char *framing = depth == 1 ? (peer.split ? "split" : "sendmsg")
+	const char *framing = lean ? "lean" : depth == 1 ? (peer.split ? "split" : "sendmsg")
 			      : batch * (sizeof(struct req_hdr) + len) <= COPY_MAX ? "copy"
 										   : "gather";
 	printf("total time: %.3f s (%.1f calls/s)\n", secs, rate);
 	printf("per call: %.4f sends, %.4f recvs with data, %.4f empty recvs, %.4f polls (wait %s, "
 	       "depth %lu, batch %lu, framing %s)\n",
 	       (double)peer.sends / n, (double)peer.recv_data / n, (double)peer.recv_empty / n,
-	       (double)peer.polls / n, wait_name, depth, depth == 1 ? 1ul : batch, framing);
+	       (double)peer.polls / n, wait_name, depth, lean ? 0ul : depth == 1 ? 1ul : batch, framing);
 	printf("per call: %.4f voluntary + %.4f involuntary context switches, %.3f us user + %.3f us "
 	       "system CPU; ran on cpu %s\n",
 	       (double)nvcsw / n, (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
 	       cpu_list(&seen));
 
 	if (json) {
-		qsort(lat, count, sizeof(*lat), cmp_u64);
+		// Lean: no latency was measured, every percentile reads 0.
+		size_t nlat = lean ? 1 : count;
+		qsort(lat, nlat, sizeof(*lat), cmp_u64);
 		printf("{\"peer\":\"c\",\"framing\":\"%s\",\"recv\":\"%s\",\"count\":%lu,\"len\":%lu,"
 		       "\"seconds\":%.6f,\"calls_per_sec\":%.1f,"
 		       "\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
@@ -753,17 +950,28 @@ int main(int argc, char **argv) {
 		       "\"sends_per_call\":%.6f,\"recvs_per_call\":%.6f,"
 		       "\"recv_data_per_call\":%.6f,\"recv_empty_per_call\":%.6f,"
 		       "\"vcsw_per_call\":%.6f,\"ivcsw_per_call\":%.6f,"
-		       "\"user_us_per_call\":%.4f,\"sys_us_per_call\":%.4f,\"cpus\":\"%s\"}\n",
+		       "\"user_us_per_call\":%.4f,\"sys_us_per_call\":%.4f,\"cpus\":\"%s\","
+		       "\"lean\":%s,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "}\n",
 		       framing, peer.exact ? "exact" : "readahead", count, len, secs, rate,
-		       percentile(lat, count, 500), percentile(lat, count, 900),
-		       percentile(lat, count, 990), percentile(lat, count, 999), lat[count - 1],
+		       percentile(lat, nlat, 500), percentile(lat, nlat, 900),
+		       percentile(lat, nlat, 990), percentile(lat, nlat, 999), lat[nlat - 1],
 		       user_us, sys_us, nvcsw, nivcsw, wait_name, pin, depth,
-		       depth == 1 ? 1ul : batch, peer.sends, peer.recv_data, peer.recv_empty,
+		       lean ? 0ul : depth == 1 ? 1ul : batch, peer.sends, peer.recv_data, peer.recv_empty,
 		       peer.polls, (double)peer.sends / n, (double)(peer.recv_data + peer.recv_empty) / n,
 		       (double)peer.recv_data / n, (double)peer.recv_empty / n, (double)nvcsw / n,
 		       (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
-		       cpu_list(&seen));
+		       cpu_list(&seen), lean ? "true" : "false", start, end);
 	}
+	if (wait_go) {
+		// Stay connected until the parent has read the server's side (stdin closed), so
+		// that the server's counts of the run end before this connection does. A poll(),
+		// not a read(): the parent's counters count reads, and may read them meanwhile.
+		fflush(stdout);
+		struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
+		while (poll(&in, 1, -1) < 0 && errno == EINTR) {
+		}
+	}
+	close(peer.fd);
 	free(q.slot_id);
 	free(q.slot_t0);
 	free(q.busy);
@@ -771,6 +979,10 @@ int main(int argc, char **argv) {
 	free(q.hdrs);
 	free(q.copy);
 	free(q.iov);
+	free(l.frames);
+	free(l.slot_id);
+	free(l.free_slots);
+	free(l.rbuf);
 	free(lat);
 	free(rx);
 	free(tx);

@@ -22,6 +22,8 @@ final class BackendTable {
 
     static final String NAME = "backends";
     static final String C_PREFIX = "C ";
+    /** Row-name prefix of the lean C client (no clock per call, one send of a prebuilt frame, read-ahead 1 MiB). */
+    static final String C_LEAN_PREFIX = "C lean ";
 
     /** e.g. {@code io_uring/epoll}: client backend / server backend. */
     static String name(Backend client, Backend server) { return client + "/" + server; }
@@ -66,8 +68,11 @@ final class BackendTable {
                     if (cPeer && (full || k == 0)) {
                         CPeer cp = new CPeer("c-" + BOTH[s], "sendmsg", CPeer.Options.DEFAULT);
                         cells.add(new Cell(C_PREFIX + name(Backend.EPOLL, BOTH[s]), payload,
-                                "C client (ping_perf workload, one sendmsg, read-ahead 8192), " + BOTH[s] + " server",
+                                "C client timed (ping_perf workload, a clock read per call, one sendmsg, read-ahead 8192), " + BOTH[s] + " server",
                                 calls, calls / 4, cp.probe(sockets[s], ServerSample.Source.of(servers[s]))));
+                        CPeer lean = new CPeer("c-lean-" + BOTH[s], "sendmsg", CPeer.Options.lean("block", -1, 1));
+                        cells.add(new Cell(C_LEAN_PREFIX + name(Backend.EPOLL, BOTH[s]), payload, lean.describe() + ", " + BOTH[s] + " server",
+                                calls, calls / 4, lean.probe(sockets[s], ServerSample.Source.of(servers[s]))));
                     }
                 }
             }
@@ -91,7 +96,7 @@ final class BackendTable {
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
             List<String> notes = new ArrayList<>();
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
-            notes.add("pair: client backend/server backend; C rows: the C client (blocking send/recv) against that server");
+            notes.add("pair: client backend/server backend; C rows: the C client (blocking send/recv) against that server, timed or lean (no latency measured)");
             return BenchTable.of(NAME, "backends: epoll and io_uring, client x server", "pair", BASELINE, false,
                     rounds, cells, runs, notes);
         } finally {

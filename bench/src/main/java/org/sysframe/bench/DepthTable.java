@@ -9,7 +9,9 @@ import java.util.List;
 /**
  * The pipelining table: one sysframe client keeping DEPTH pings in flight (refilled a whole window at
  * a time, one send per refill) against the default server, for each depth and payload, next to the C
- * client doing the same; ratios against depth 1 of the same payload.
+ * client doing the same, timed (a clock read per request, latency percentiles; refilled a whole window
+ * at a time) and lean (no clock per request, refilled as answers come: the goals' anchor); ratios
+ * against depth 1 of the same payload.
  */
 final class DepthTable {
     private DepthTable() {}
@@ -17,6 +19,8 @@ final class DepthTable {
     static final String NAME = "depth";
     static final int[] DEPTHS = {1, 4, 16, 64};
     static final String C_PREFIX = "C ";
+    /** Row-name prefix of the lean C client (no clock per request, refilled as answers come), the goals' C anchor. */
+    static final String C_LEAN_PREFIX = "C lean ";
 
     static String name(int depth) { return "depth " + depth; }
 
@@ -37,12 +41,15 @@ final class DepthTable {
                             new ClientThreadsProbe(List.of(t), side)));
                     if (!cPeer) continue;
                     CPeer c = new CPeer("c-depth-" + depth, "sendmsg", new CPeer.Options("block", -1, depth, depth));
-                    cells.add(new Cell(C_PREFIX + name(depth), payload, "C client, depth " + depth + ", batch " + depth,
-                            calls, calls / 4, c.probe(socket, side)));
+                    cells.add(new Cell(C_PREFIX + name(depth), payload, "C client timed (a clock read per request, for latency), depth " + depth
+                            + ", refilled " + depth + " at a time", calls, calls / 4, c.probe(socket, side)));
+                    CPeer lean = new CPeer("c-lean-depth-" + depth, "sendmsg", CPeer.Options.lean("block", -1, depth));
+                    cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4, lean.probe(socket, side)));
                 }
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
-            List<String> notes = cPeer ? List.of() : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            List<String> notes = cPeer ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 read 0)")
+                    : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1), false,
                     rounds, cells, runs, notes);
         }

@@ -51,6 +51,8 @@ public record Goal(String name, String table, String subject, String versus, int
         CALLS_RATIO("calls/s"),
         CPU_RATIO("CPU per call, client + server"),
         CLIENT_CPU_RATIO("client CPU per call"),
+        /** The subject's server CPU per request over versus's (every loop of the server together). */
+        SERVER_CPU_RATIO("server CPU per request"),
         P99_RATIO("p99 latency"),
         /** The subject's own client syscalls per call (library counts, else kernel); versus is not used. */
         CLIENT_SYSCALLS_PER_CALL("client syscalls per call"),
@@ -75,6 +77,7 @@ public record Goal(String name, String table, String subject, String versus, int
                 case CALLS_RATIO -> subject.callsPerSecond() / versus.callsPerSecond();
                 case CPU_RATIO -> subject.totalCpuMicrosPerCall() / versus.totalCpuMicrosPerCall();
                 case CLIENT_CPU_RATIO -> subject.clientCpuMicrosPerCall() / versus.clientCpuMicrosPerCall();
+                case SERVER_CPU_RATIO -> subject.serverCpuMicrosPerCall() / versus.serverCpuMicrosPerCall();
                 case P99_RATIO -> (double) subject.p99Nanos() / versus.p99Nanos();
                 case CLIENT_SYSCALLS_PER_CALL -> (double) subject.clientSyscalls().total() / subject.calls();
                 case SERVER_SYSCALLS_PER_CALL -> subject.serverSyscalls() == null ? Double.NaN : (double) subject.serverSyscalls().total() / subject.calls();

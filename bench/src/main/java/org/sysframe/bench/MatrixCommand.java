@@ -77,6 +77,9 @@ final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-backends", description = "skip the backends table (epoll and io_uring, client x server)")
     boolean noBackends;
 
+    @Option(names = "--no-connections", description = "skip the many-connections table (32 clients at depth 1, epoll and io_uring servers)")
+    boolean noConnections;
+
     @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B)")
     boolean full;
 
@@ -145,6 +148,7 @@ final class MatrixCommand implements Callable<Integer> {
         if (!noLoops) tables.add(LoopsTable.run(rounds, quick));
         if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
         if (!noBackends) tables.add(BackendTable.run(new int[] {32, 1024}, rounds, quick, full));
+        if (!noConnections) tables.add(ConnectionsTable.run(rounds, quick));
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         return tables;
     }

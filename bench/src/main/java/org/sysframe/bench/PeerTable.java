@@ -10,7 +10,9 @@ import java.util.List;
 /**
  * The peers as a table: sysframe's client and the clients a user would pick instead (the JDK's
  * SocketChannel, jnr-unixsocket, a C client) against one embedded server with sysframe's default
- * framing; ratios are sysframe's over the peer's. Peer syscalls come from the kernel's counters.
+ * framing; ratios are sysframe's over the peer's. Peer syscalls come from the kernel's counters. The C
+ * client runs timed (c-split, c-sendmsg: a clock read around every call, for latency) and lean
+ * ({@link #C_LEAN}: none), the row the goals against C take.
  */
 final class PeerTable {
     private PeerTable() {}
@@ -18,6 +20,8 @@ final class PeerTable {
     static final String NAME = "peers";
     static final String REFERENCE = "sysframe";
     static final int[] PAYLOADS = {32, 1024};
+    /** The lean C client's row: the one the goals against C take. */
+    static final String C_LEAN = "c-lean";
 
     static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
         long calls = quick ? 1_200 : 6_000;
@@ -33,7 +37,8 @@ final class PeerTable {
                     ChannelPeer.jnr("jnr", ChannelPeer.Send.COPY_ONE_WRITE, true));
             List<Cell.Probe> probes = new ArrayList<>();
             for (PingPeer p : javaPeers) probes.add(new ClientThreadsProbe(List.of(f.peer(p, socket)), side));
-            List<CPeer> cPeers = List.of(new CPeer("c-split", "split"), new CPeer("c-sendmsg", "sendmsg"));
+            List<CPeer> cPeers = List.of(new CPeer("c-split", "split"), new CPeer("c-sendmsg", "sendmsg"),
+                    new CPeer(C_LEAN, "sendmsg", CPeer.Options.lean("block", -1, 1)));
             String serverSettings = "; server " + best.serverSend() + "/" + best.serverFlush().name().toLowerCase(java.util.Locale.ROOT)
                     + PairingTable.loops(serverLoops);
             List<Cell> cells = new ArrayList<>();

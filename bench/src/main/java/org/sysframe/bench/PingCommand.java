@@ -75,6 +75,10 @@ final class PingCommand implements Callable<Integer> {
             + " (default: ${DEFAULT-VALUE}; 0 is ping_perf's cold start)")
     long warmup = 1000;
 
+    @Option(names = "--latency-every-request", description = "with --depth: record the latency of every answer"
+            + " (default: one answer in " + PipelinedPeer.SAMPLE_EVERY + ", weighted; the pipeline times answers once per poll)")
+    boolean latencyEveryRequest;
+
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
@@ -102,7 +106,8 @@ final class PingCommand implements Callable<Integer> {
         if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
         if (depth > 1 && ping2) throw new IllegalArgumentException("--ping2 goes one call at a time: leave out --depth");
         String label = o.freeze().send() + "/" + o.freeze().recv() + (depth > 1 ? " depth " + depth + " batch " + batch : "");
-        PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch) : new SysframePeer(label, o, ping2);
+        PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch).everyRequest(latencyEveryRequest) : new SysframePeer(label, o, ping2);
+        String sampling = peer instanceof PipelinedPeer pp ? pp.latencySampling() : "every call";
         try (PeerThread client = new PeerThread(peer)) {
             client.onThread(() -> peer.open(socket));
             if (!json) {
@@ -110,6 +115,7 @@ final class PingCommand implements Callable<Integer> {
                         ping2 ? "ping2" : "ping", warmup, ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
                         o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""), cpu >= 0 ? ", client pinned to CPU " + cpu : "",
                         depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "");
+                System.out.println("latency recorded for " + sampling);
             }
             // A server elsewhere on this machine is measured by its process (every thread).
             long serverPid = otherServerPid(peer);
@@ -131,6 +137,7 @@ final class PingCommand implements Callable<Integer> {
             if (json) {
                 java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
                 m.put("label", r.cell()); // the key ping --json has always had
+                m.put("latency_recorded_for", sampling);
                 m.putAll(r.toMap());
                 System.out.println(Json.write(m));
             } else {

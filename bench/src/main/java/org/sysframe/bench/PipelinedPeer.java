@@ -18,8 +18,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * sysframe's client keeping depth requests in flight through a {@link Pipeline}: it refills batch at
- * a time (each refill one send) as answers come, and records each request's latency from its flush to
- * its answer.
+ * a time (each refill one send) as answers come, and records the latency from a request's flush to
+ * its answer (timed once per poll by the {@link Pipeline}) for one answer in {@link #SAMPLE_EVERY},
+ * weighted by it, or for every answer after {@link #everyRequest}.
  *
  * <p>At most {@link #BYTES_IN_FLIGHT} bytes of requests are kept in flight: a window of large messages
  * that fills both directions' socket buffers would block the flush's send while the server, its
@@ -47,6 +48,9 @@ final class PipelinedPeer implements PingPeer {
     private long echoed;        // of them, right answers
     private long timedOut;      // of them, ETIMEDOUT (past the request timeout)
     private ErrnoException wrong; // the first wrong answer, as one line
+    /** Answers per latency recorded by default: the histogram costs about as much as the rest of an answer's handling. */
+    static final int SAMPLE_EVERY = 16;
+    private int sampleEvery = SAMPLE_EVERY;
 
     PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
         this(name, options, depth, batch, PipelineOptions.window(depth).copyThreshold());
@@ -79,8 +83,19 @@ final class PipelinedPeer implements PingPeer {
             return;
         }
         echoed++;
-        latency.recordValue(Math.min(latencyNanos, latency.getHighestTrackableValue()));
+        if (echoed % sampleEvery == 0) latency.recordValueWithCount(Math.min(latencyNanos, latency.getHighestTrackableValue()), sampleEvery);
     };
+
+    /** Records the latency of every answer instead of one in {@link #SAMPLE_EVERY}; returns this. */
+    PipelinedPeer everyRequest(boolean every) {
+        sampleEvery = every ? 1 : SAMPLE_EVERY;
+        return this;
+    }
+
+    /** e.g. {@code one answer in 16 (weighted by 16)} or {@code every answer}. */
+    String latencySampling() {
+        return sampleEvery == 1 ? "every answer" : "one answer in " + sampleEvery + " (weighted by " + sampleEvery + ")";
+    }
 
     @Override public String name() { return name; }
 

@@ -52,6 +52,9 @@ final class WaitTable {
     /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
     static final String C_PREFIX = "C ";
 
+    /** Row-name prefix of the lean C client's cells (no clock per request), for the settings whose client wait it has (not spin:N). */
+    static final String C_LEAN_PREFIX = "C lean ";
+
     static BenchTable run(List<Setting> settings, int[] payloads, int rounds, boolean quick) throws IOException {
         boolean cPeer = CPeer.available();
         Pairing p = Pairing.named("sysframe");
@@ -73,7 +76,14 @@ final class WaitTable {
                     WaitProbe theirs = WaitProbe.c(c, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));
                     probes.add(theirs);
                     cells.add(new Cell(C_PREFIX + name(s.client, s.server, s.sameCore), payload,
-                            where + " (C client, one sendmsg, read-ahead 8192; server " + p.serverSend() + "/deferred)", calls, calls / 4, theirs));
+                            where + " (C client timed: a clock read per call, one sendmsg, read-ahead 8192; server " + p.serverSend() + "/deferred)",
+                            calls, calls / 4, theirs));
+                    if (s.client.startsWith("spin:")) continue; // a spin budget needs a clock per call
+                    CPeer lean = new CPeer("c-lean-" + s.client, "sendmsg", CPeer.Options.lean(s.client, clientCpu(s), 1));
+                    WaitProbe leanProbe = WaitProbe.c(lean, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));
+                    probes.add(leanProbe);
+                    cells.add(new Cell(C_LEAN_PREFIX + name(s.client, s.server, s.sameCore), payload,
+                            where + " (" + lean.describe() + "; server " + p.serverSend() + "/deferred)", calls, calls / 4, leanProbe));
                 }
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);

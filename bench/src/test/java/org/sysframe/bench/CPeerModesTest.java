@@ -202,6 +202,108 @@ class CPeerModesTest {
         }
     }
 
+    @Test
+    void leanOneAtATimeCostsExactlyOneSendAndOneRecvPerCallAndReadsNoClock() throws Exception {
+        for (String mode : List.of("block", "spin", "yield")) {
+            Run r = run("-n", "1000", "-l", "32", "-W", mode, "-L");
+            assertEquals(0, r.exit, r.err.toString());
+            assertEquals(1000, r.num("sends"), mode);
+            assertEquals(1000, r.num("recv_data"), mode);
+            if (mode.equals("block")) assertEquals(0, r.num("recv_empty"));
+            assertEquals("lean", CPeer.str(r.json(), "framing"));
+            assertEquals(0, r.num("p50_ns"));
+            assertEquals(0, r.num("max_ns"));
+            assertTrue(r.json().contains("\"lean\":true"), r.json());
+        }
+    }
+
+    @Test
+    void leanPipelineRefillsWithOneSendPerReceiveThatFreedSlots() throws Exception {
+        Run r = run("-n", "32000", "-l", "32", "-d", "64", "-L");
+        assertEquals(0, r.exit, r.err.toString());
+        assertEquals(32000, r.num("count"));
+        long sends = r.num("sends"), recvs = r.num("recv_data");
+        // The whole window first, then one send per receive that completed answers while requests were left.
+        assertTrue(sends >= 32000 / 64 && sends <= recvs + 1, "sends " + sends + ", recvs " + recvs);
+        assertEquals(0, r.num("recv_empty"));
+        assertEquals(0, r.num("polls"));
+        assertEquals(0, r.num("batch"));
+        assertTrue(r.out.get(1).endsWith("(wait block, depth 64, batch 0, framing lean)"), r.out.get(1));
+    }
+
+    @Test
+    void leanPipelineOfAnswersLargerThanTheSocketBuffersComesBackWhole() throws Exception {
+        Run r = run("-n", "64", "-l", "131072", "-d", "8", "-L");
+        assertEquals(0, r.exit, r.err.toString());
+        assertEquals(64, r.num("count"));
+        // Every answer was checked (length, last byte); a receive brings at most the 1 MiB read-ahead.
+        assertTrue(r.num("recv_data") >= 64L * (12 + 131072) / (1 << 20), r.json());
+        assertTrue(r.num("sends") >= 64 / 8, r.json());
+    }
+
+    @Test
+    void leanRefusesWhatNeedsAClockABatchOrTwoSendsInOneLine() throws Exception {
+        Map<List<String>, String> cases = Map.of(
+                List.of("-L", "-d", "8", "-b", "4"), "sysframe_ping: -L: -b: lean mode refills as answers come (leave out -b)",
+                List.of("-L", "-f", "split"), "sysframe_ping: -L: -f: lean mode sends each refill with one send() (leave out -f split)",
+                List.of("-L", "-r", "exact"), "sysframe_ping: -L: -r: lean mode reads ahead (leave out -r exact)",
+                List.of("-L", "-W", "spin:5"), "sysframe_ping: -L: -W: lean mode reads no clock per request: block, spin or yield");
+        for (Map.Entry<List<String>, String> c : cases.entrySet()) {
+            Run r = run(c.getKey().toArray(String[]::new));
+            assertEquals(2, r.exit, c.getKey().toString());
+            assertEquals(List.of(c.getValue()), r.err);
+            assertTrue(r.out.isEmpty(), r.out.toString());
+        }
+    }
+
+    @Test
+    void straceCountsWhatTheLeanClientCounts() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/strace")) || Files.isExecutable(Path.of("/bin/strace")),
+                "strace is not installed");
+        Path summary = dir.resolve("strace-lean.txt");
+        Run r = run(List.of("strace", "-f", "-c", "-U", "name,calls", "-o", summary.toString(),
+                        "-e", "trace=sendto,recvfrom,sendmsg,poll"),
+                "-n", "1000", "-l", "32", "-L");
+        assertEquals(0, r.exit, r.err.toString());
+        Map<String, Long> strace = straceCalls(Files.readString(summary));
+        // The timed loop: 1000 send() of a prebuilt frame and 1000 recv(); GR_HELLO before it: one sendmsg, one recvfrom.
+        assertEquals(1000L, strace.getOrDefault("sendto", 0L));
+        assertEquals(1001L, strace.getOrDefault("recvfrom", 0L));
+        assertEquals(1L, strace.getOrDefault("sendmsg", 0L));
+        assertEquals(0L, strace.getOrDefault("poll", 0L));
+    }
+
+    @Test
+    void leanOptionsAndSeveralProcessesTogether() throws Exception {
+        String old = System.getProperty("sysframe.cpeer");
+        System.setProperty("sysframe.cpeer", binary().toString());
+        try {
+            CPeer c = new CPeer("c-lean", "sendmsg", CPeer.Options.lean("block", -1, 1));
+            List<String> cmd = c.command(socket, 100, 32);
+            assertEquals(List.of("-w", "-j", "-W", "block", "-d", "1", "-L"), cmd.subList(cmd.size() - 7, cmd.size()));
+            assertTrue(c.describe().startsWith("C lean, gcc -O2, one send() per refill as answers come"), c.describe());
+            assertThrows(IllegalArgumentException.class, () -> CPeer.Options.lean("spin:20", -1, 1));
+            assertThrows(IllegalArgumentException.class, () -> new CPeer("x", "split", CPeer.Options.lean("block", -1, 1)));
+            Cell cell = new Cell("c-lean", 32, c.describe(), 4000, 0, c.probe(socket, ServerSample.Source.of(server), 4));
+            Measurement m = cell.probe().measure(cell, 4000, 1);
+            assertEquals(4, m.clients());
+            assertEquals(4000, m.calls());
+            assertEquals(0, m.p99Nanos());
+            assertTrue(m.seconds() > 0, "seconds " + m.seconds());
+            assertNotNull(m.serverLibrary());
+            // Every process: exactly one send and one recv per call; the server side summed over the run.
+            if (m.clientKernel() != null) {
+                assertEquals(4000, m.clientKernel().get(SyscallKind.SENDTO));
+                assertEquals(4000, m.clientKernel().get(SyscallKind.RECVFROM));
+                assertEquals(0, m.clientKernel().get(SyscallKind.SENDMSG));
+                assertEquals(m.serverLibrary(), m.serverKernel());
+            }
+        } finally {
+            if (old == null) System.clearProperty("sysframe.cpeer");
+            else System.setProperty("sysframe.cpeer", old);
+        }
+    }
+
     /** strace -c -U name,calls: "name count" rows between dashed rules, then the total. */
     static Map<String, Long> straceCalls(String summary) {
         Map<String, Long> calls = new java.util.TreeMap<>();

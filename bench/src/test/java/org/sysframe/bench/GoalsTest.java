@@ -174,7 +174,7 @@ class GoalsTest {
     @Test
     void theDeclaredTableNamesCellsTheBenchHas() {
         List<String> pairings = Pairing.standard().stream().map(Pairing::name).toList();
-        List<String> peers = List.of(PeerTable.REFERENCE, "jdk-gather", "jdk-2write", "jnr", "c-split", "c-sendmsg");
+        List<String> peers = List.of(PeerTable.REFERENCE, "jdk-gather", "jdk-2write", "jnr", "c-split", "c-sendmsg", PeerTable.C_LEAN);
         assertFalse(Goals.TABLE.isEmpty());
         for (Goal g : Goals.TABLE) {
             List<String> names = switch (g.table()) {
@@ -182,13 +182,17 @@ class GoalsTest {
                 case PeerTable.NAME -> peers;
                 case WaitTable.NAME -> WaitTable.TELLING.stream()
                         .flatMap(w -> java.util.stream.Stream.of(WaitTable.name(w.client(), w.server(), w.sameCore()),
-                                WaitTable.C_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore())))
+                                WaitTable.C_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()),
+                                WaitTable.C_LEAN_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore())))
                         .toList();
                 case DepthTable.NAME -> java.util.Arrays.stream(DepthTable.DEPTHS)
-                        .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d)))
+                        .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d),
+                                DepthTable.C_LEAN_PREFIX + DepthTable.name(d)))
                         .toList();
                 case BackendTable.NAME -> List.of(BackendTable.BASELINE, BackendTable.name(Backend.IO_URING, Backend.IO_URING),
                         BackendTable.name(Backend.IO_URING, Backend.EPOLL), BackendTable.name(Backend.EPOLL, Backend.IO_URING));
+                case ConnectionsTable.NAME -> ConnectionsTable.SERVERS.stream()
+                        .flatMap(c -> java.util.stream.Stream.of(c.cell(), ConnectionsTable.C_LEAN_PREFIX + c.cell())).toList();
                 default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
             };
             assertTrue(names.contains(g.subject()) && names.contains(g.versus()), g.toString());

@@ -13,7 +13,9 @@ import java.lang.foreign.MemorySegment;
  * {@link #flush} sends everything queued with one syscall (one send of a staging buffer when every
  * payload was copied, else one sendmsg whose iovec points at the large payloads, looping over partial
  * writes), and {@link #poll} hands answers to a {@link Handler} as they come, matched by id in any
- * order, with their latency from flush to answer. Nothing is allocated per request.
+ * order, with their latency from flush to answer (the clock is read once per poll that hands answers,
+ * not per answer: every answer of one poll is timed at the first of them). Nothing is allocated per
+ * request.
  *
  * <p>The window bounds the requests in flight: {@link #queue} returns {@link #BACK_PRESSURED} when it is
  * full, and the caller polls. With a request timeout, a request unanswered for that long is failed
@@ -172,6 +174,7 @@ public final class Pipeline implements AutoCloseable {
         int n = order == null ? 0 : expire(now);
         if (inFlight == 0 || n >= limit) return n;
         long deadline = order == null || order.isEmpty() ? 0 : deadlineOf(order.headTime());
+        sink.now = 0; // read again at this poll's first answer
         try {
             int got = inbox.drain(sink, limit - n, wait && n == 0, deadline, now);
             if (got == 0 && deadline != 0 && wait && n == 0) got = expire(System.nanoTime());
@@ -264,6 +267,11 @@ public final class Pipeline implements AutoCloseable {
 
     /** Matches each answer read to its request. */
     private final class Sink implements Inbox.ResponseSink {
+        /** The clock at the current poll's first answer, 0 until then: one read per poll, not per answer. */
+        long now;
+        private int lastType = -1;
+        private int lastMin;
+
         @Override
         public int accept(int forId, int status, MemorySegment buffer, long offset, long length, boolean kept) {
             int id = forId & 0xffff;
@@ -280,8 +288,14 @@ public final class Pipeline implements AutoCloseable {
             }
             state[id] = FREE;
             inFlight--;
-            long latency = System.nanoTime() - sentAt[id];
-            int min = client.specs().minResponse(typeOf[id]);
+            if (now == 0) now = System.nanoTime();
+            long latency = now - sentAt[id];
+            int type = typeOf[id];
+            if (type != lastType) { // the type table's lookup once per run of one type, not per answer (the client's specs never change)
+                lastMin = client.specs().minResponse(type);
+                lastType = type;
+            }
+            int min = lastMin;
             if (status == 0 && length < min) handler.onResponse(id, Errno.EMSGSIZE, MemorySegment.NULL, 0, 0, latency);
             else handler.onResponse(id, status, buffer, offset, length, latency);
             return TAKEN;
