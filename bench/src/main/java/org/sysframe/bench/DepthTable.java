@@ -29,21 +29,23 @@ final class DepthTable {
         boolean cPeer = CPeer.available();
         try (BenchFixture f = new BenchFixture(NAME)) {
             String socket = f.socket("depth");
-            GroutServer server = f.server(p.server(socket));
+            // The server on CPU 0 and every client on CPU 1, as in the peers table: a placement that
+            // changed from round to round would split each cell's figures in two.
+            GroutServer server = f.server(p.server(socket).cpus(PeerTable.SERVER_CPU));
             ServerSample.Source side = ServerSample.Source.of(server);
             List<Cell> cells = new ArrayList<>();
             for (int payload : payloads) {
                 for (int depth : DEPTHS) {
                     long calls = (quick ? 600L : 3_000L) * depth;
-                    PeerThread t = f.peer(depth == 1 ? new SysframePeer(name(depth), p.client(socket))
-                            : new PipelinedPeer(name(depth), p.client(socket), depth, depth), socket);
+                    PeerThread t = f.peer(depth == 1 ? new SysframePeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU))
+                            : new PipelinedPeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU), depth, depth), socket);
                     cells.add(new Cell(name(depth), payload, "sysframe client, " + t.peer().framing(), calls, calls / 4,
                             new ClientThreadsProbe(List.of(t), side)));
                     if (!cPeer) continue;
-                    CPeer c = new CPeer("c-depth-" + depth, "sendmsg", new CPeer.Options("block", -1, depth, depth));
+                    CPeer c = new CPeer("c-depth-" + depth, "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, depth, depth));
                     cells.add(new Cell(C_PREFIX + name(depth), payload, "C client timed (a clock read per request, for latency), depth " + depth
                             + ", refilled " + depth + " at a time", calls, calls / 4, c.probe(socket, side)));
-                    CPeer lean = new CPeer("c-lean-depth-" + depth, "sendmsg", CPeer.Options.lean("block", -1, depth));
+                    CPeer lean = new CPeer("c-lean-depth-" + depth, "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, depth));
                     cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4, lean.probe(socket, side)));
                 }
             }

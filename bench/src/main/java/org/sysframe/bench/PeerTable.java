@@ -2,6 +2,7 @@ package org.sysframe.bench;
 
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.unix.CpuPlacement;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,13 +23,19 @@ final class PeerTable {
     static final int[] PAYLOADS = {32, 1024};
     /** The lean C client's row: the one the goals against C take. */
     static final String C_LEAN = "c-lean";
+    /**
+     * Every client on CPU 1, the server on CPU 0: unpinned, a cell's client and server shared a core in
+     * some rounds and not in others, and the calls/s of one cell fell into two groups (about 40k and
+     * 100k calls/s here), which no interval can settle.
+     */
+    static final int CLIENT_CPU = 1, SERVER_CPU = 0;
 
     static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
         long calls = quick ? 1_200 : 6_000;
         Pairing best = Pairing.named("sysframe");
         try (BenchFixture f = new BenchFixture("compare")) {
             String socket = f.socket("compare");
-            GroutServer server = f.server(best.server(socket).loops(serverLoops));
+            GroutServer server = f.server(best.server(socket).loops(serverLoops).cpus(serverLoops == 1 ? new int[] {SERVER_CPU} : new int[0]));
             ServerSample.Source side = ServerSample.Source.of(server);
             List<PingPeer> javaPeers = List.of(
                     new SysframePeer(REFERENCE, ClientOptions.defaults().send(best.clientSend()).recv(best.clientRecv())),
@@ -36,11 +43,16 @@ final class PeerTable {
                     ChannelPeer.jdk("jdk-2write", ChannelPeer.Send.TWO_WRITES, false),
                     ChannelPeer.jnr("jnr", ChannelPeer.Send.COPY_ONE_WRITE, true));
             List<Cell.Probe> probes = new ArrayList<>();
-            for (PingPeer p : javaPeers) probes.add(new ClientThreadsProbe(List.of(f.peer(p, socket)), side));
-            List<CPeer> cPeers = List.of(new CPeer("c-split", "split"), new CPeer("c-sendmsg", "sendmsg"),
-                    new CPeer(C_LEAN, "sendmsg", CPeer.Options.lean("block", -1, 1)));
+            for (PingPeer p : javaPeers) {
+                PeerThread t = f.peer(p, socket);
+                t.onThread(() -> CpuPlacement.pinCurrentThread(CLIENT_CPU));
+                probes.add(new ClientThreadsProbe(List.of(t), side));
+            }
+            List<CPeer> cPeers = List.of(new CPeer("c-split", "split", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
+                    new CPeer("c-sendmsg", "sendmsg", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
+                    new CPeer(C_LEAN, "sendmsg", CPeer.Options.lean("block", CLIENT_CPU, 1)));
             String serverSettings = "; server " + best.serverSend() + "/" + best.serverFlush().name().toLowerCase(java.util.Locale.ROOT)
-                    + PairingTable.loops(serverLoops);
+                    + PairingTable.loops(serverLoops) + (serverLoops == 1 ? " on CPU " + SERVER_CPU : "") + ", client on CPU " + CLIENT_CPU;
             List<Cell> cells = new ArrayList<>();
             for (int payload : PAYLOADS) {
                 for (int i = 0; i < javaPeers.size(); i++) {
