@@ -51,6 +51,7 @@ final class PipelinedPeer implements PingPeer {
     /** Answers per latency recorded by default: the histogram costs about as much as the rest of an answer's handling. */
     static final int SAMPLE_EVERY = 16;
     private int sampleEvery = SAMPLE_EVERY;
+    private long lastLatency;     // of the last right answer: stands for the answers since the last sample
 
     PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
         this(name, options, depth, batch, PipelineOptions.window(depth).copyThreshold());
@@ -83,6 +84,7 @@ final class PipelinedPeer implements PingPeer {
             return;
         }
         echoed++;
+        lastLatency = latencyNanos;
         if (echoed % sampleEvery == 0) latency.recordValueWithCount(Math.min(latencyNanos, latency.getHighestTrackableValue()), sampleEvery);
     };
 
@@ -134,8 +136,19 @@ final class PipelinedPeer implements PingPeer {
         this.latency = latency;
         answered = echoed = timedOut = 0;
         wrong = null;
-        long sent = 0;
         long lastAnswer = System.nanoTime(); // of the last poll that brought answers (one clock read per such poll)
+        try {
+            pingUntilAnswered(n, lastAnswer);
+        } finally {
+            // The answers since the last sample, counted with the last latency: the histogram's count is
+            // then exactly the right answers, which the run's summary reports (also when it failed).
+            long unsampled = echoed % sampleEvery;
+            if (unsampled > 0) latency.recordValueWithCount(Math.min(lastLatency, latency.getHighestTrackableValue()), unsampled);
+        }
+    }
+
+    private void pingUntilAnswered(long n, long lastAnswer) throws IOException {
+        long sent = 0;
         while (answered < n) {
             int free = window - pipeline.inFlight();
             int refill = Math.min(batch, window);
