@@ -111,11 +111,12 @@ final class PingCommand implements Callable<Integer> {
         try (PeerThread client = new PeerThread(peer)) {
             client.onThread(() -> peer.open(socket));
             if (!json) {
-                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s)%n", count,
+                // One line says what runs, how latency is recorded included.
+                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s);"
+                                + " latency recorded for %s%n", count,
                         ping2 ? "ping2" : "ping", warmup, ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
                         o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""), cpu >= 0 ? ", client pinned to CPU " + cpu : "",
-                        depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "");
-                System.out.println("latency recorded for " + sampling);
+                        depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "", sampling);
             }
             // A server elsewhere on this machine is measured by its process (every thread).
             long serverPid = otherServerPid(peer);
