@@ -30,6 +30,7 @@ public final class Errno {
     public static final int ENAMETOOLONG = 36;
     public static final int ENOSYS = 38;
     public static final int ETIME = 62;
+    public static final int EPROTO = 71;
     public static final int EBADMSG = 74;
     public static final int ENOTSOCK = 88;
     public static final int EMSGSIZE = 90;

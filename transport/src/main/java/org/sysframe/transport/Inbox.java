@@ -23,7 +23,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 final class Inbox {
     /** At most this many messages are kept aside. */
     static final int MAX = 4096;
-    private static final int EPROTO = 71;
 
     private record Kept(int id, int status, byte[] payload) {}
 
@@ -192,7 +191,7 @@ final class Inbox {
 
     private void keep() throws ErrnoException {
         if (!reader.isEvent && reader.first >= 0 && reader.first < idState.length && idState[reader.first] == ANSWERED) {
-            throw new ErrnoException("client(" + name + ")", EPROTO, "a second answer for request " + reader.first
+            throw new ErrnoException("client(" + name + ")", Errno.EPROTO, "a second answer for request " + reader.first
                     + " (status " + reader.status + ", " + reader.payloadLen + " bytes): the server answered it twice");
         }
         if (responseCount + events.size() >= MAX) {

@@ -39,10 +39,7 @@ final class SocketReceiver {
 
     /** At most len bytes into seg at off: the count, 0 at EOF, or {@link UnixSocket#WOULD_BLOCK} when the timeout expired. */
     long recv(MemorySegment seg, long off, long len) throws ErrnoException {
-        if (mode.kind() == WaitMode.Kind.BLOCK) {
-            if (timeoNanos != defaultTimeoNanos) setTimeo(defaultTimeoNanos);
-            return socket.recv(seg, off, len, 0);
-        }
+        if (mode.kind() == WaitMode.Kind.BLOCK) return recvBlocking(seg, off, len);
         long n = socket.recv(seg, off, len, UnixSocket.MSG_DONTWAIT);
         if (n != UnixSocket.WOULD_BLOCK) return n;
         long limit = timeoutNanos > 0 ? timeoutNanos : Long.MAX_VALUE;
@@ -101,6 +98,7 @@ final class SocketReceiver {
         return UnixSocket.WOULD_BLOCK; // the receive timeout (or the deadline) expired while spinning
     }
 
+    /** A blocking recv under the client's own receive timeout (restored if a deadline had shortened it). */
     private long recvBlocking(MemorySegment seg, long off, long len) throws ErrnoException {
         if (timeoNanos != defaultTimeoNanos) setTimeo(defaultTimeoNanos);
         return socket.recv(seg, off, len, 0);
