@@ -3,6 +3,7 @@ package org.sysframe.transport;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.IovArray;
+import org.sysframe.unix.PageMemory;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.uring.BufferRing;
@@ -277,8 +278,16 @@ final class UringSocket implements LoopSocket {
 
     private void ensureArea() {
         if (area == null) {
-            areaArena = Arena.ofConfined();
-            area = areaArena.allocate(AREA, 64);
+            // A mapping of its own, as the large input buffers: released when idle, it goes back to
+            // the kernel, not into malloc's free lists (where the process would keep it).
+            Arena a = Arena.ofConfined();
+            try {
+                area = PageMemory.map(AREA, a);
+            } catch (ErrnoException e) {
+                a.close();
+                throw new OutOfMemoryError("io_uring output area of " + AREA + " bytes: " + e.getMessage()); // as Arena.allocate fails
+            }
+            areaArena = a;
         }
         if (sending == 0 && head > 0) {
             // Nothing of the area is the kernel's now: move the unsent bytes to its start.
