@@ -1,7 +1,7 @@
 package com.example.ping;
 
 import org.sysframe.transport.ApiException;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Response;
 import org.sysframe.unix.ErrnoException;

@@ -8,4 +8,5 @@ module org.sysframe.transport {
     requires transitive org.sysframe.unix;
 
     exports org.sysframe.transport;
+    exports org.sysframe.transport.wire;
 }

@@ -1,6 +1,6 @@
 package org.sysframe.bench;
 
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 

@@ -110,7 +110,7 @@ final class MatrixCommand implements Callable<Integer> {
         }
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
         for (int p : payloads) {
-            if (p < 0 || p > org.sysframe.transport.GroutApi.MAX_MSG_LEN) {
+            if (p < 0 || p > org.sysframe.transport.wire.GroutApi.MAX_MSG_LEN) {
                 throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
             }
         }

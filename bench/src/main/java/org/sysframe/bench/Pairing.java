@@ -87,7 +87,7 @@ public record Pairing(String name, String description, SendFraming clientSend, R
     PingPeer peer(String peerName, String path) {
         if (depth == 1) return new SysframePeer(peerName, client(path));
         boolean copies = clientSend.kind() == SendFraming.Kind.COPY || clientSend.kind() == SendFraming.Kind.COPY_GATHER;
-        return new PipelinedPeer(peerName, client(path), depth, depth, copies ? Math.max(0, clientSend.copyThreshold() - org.sysframe.transport.RequestHeader.SIZE) : 0);
+        return new PipelinedPeer(peerName, client(path), depth, depth, copies ? Math.max(0, clientSend.copyThreshold() - org.sysframe.transport.wire.RequestHeader.SIZE) : 0);
     }
 
     /** e.g. {@code client copy:1024/readahead:8192, server copy:1024/immediate}, then whatever is not the default. */

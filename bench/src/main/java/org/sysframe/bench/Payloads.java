@@ -1,6 +1,6 @@
 package org.sysframe.bench;
 
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 
 import java.util.ArrayList;
 import java.util.List;

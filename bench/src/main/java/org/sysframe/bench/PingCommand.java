@@ -1,7 +1,7 @@
 package org.sysframe.bench;
 
 import org.sysframe.transport.ClientOptions;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;

@@ -2,7 +2,7 @@ package org.sysframe.bench;
 
 import org.HdrHistogram.Histogram;
 import org.sysframe.transport.ClientOptions;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Pipeline;
 import org.sysframe.transport.PipelineOptions;
@@ -123,7 +123,7 @@ final class PipelinedPeer implements PingPeer {
 
     /** The requests kept in flight for payloads of len bytes: depth, or fewer when their bytes would pass {@link #BYTES_IN_FLIGHT}. */
     static int windowFor(int depth, int len) {
-        return Math.max(1, Math.min(depth, BYTES_IN_FLIGHT / (len + org.sysframe.transport.RequestHeader.SIZE)));
+        return Math.max(1, Math.min(depth, BYTES_IN_FLIGHT / (len + org.sysframe.transport.wire.RequestHeader.SIZE)));
     }
 
     @Override

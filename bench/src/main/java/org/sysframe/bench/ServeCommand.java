@@ -2,7 +2,7 @@ package org.sysframe.bench;
 
 import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.FlushMode;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.ServerOptions;

@@ -34,7 +34,7 @@ class SweepEndToEndTest {
                 assertEquals(3, runs.size(), row + " " + payload);
                 // The request (12 B header + payload) is copied and sent once when it fits the threshold, else gathered in one
                 // sendmsg; the answer is read ahead in one recvfrom.
-                boolean copies = org.sysframe.transport.RequestHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024);
+                boolean copies = org.sysframe.transport.wire.RequestHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024);
                 for (Measurement m : runs) {
                     assertEquals(calls, m.calls());
                     assertEquals(copies ? calls : 0, m.clientLibrary().get(SyscallKind.SENDTO), row + " " + payload + " sendto");
@@ -42,7 +42,7 @@ class SweepEndToEndTest {
                     assertEquals(calls, m.clientLibrary().get(SyscallKind.RECVFROM), row + " " + payload + " recvfrom");
                     // The server's deferred batch of one response (12 B header + payload) is copied and sent once under the
                     // threshold, else written with one writev.
-                    long serverSends = org.sysframe.transport.ResponseHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024) ? calls : 0;
+                    long serverSends = org.sysframe.transport.wire.ResponseHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024) ? calls : 0;
                     assertEquals(serverSends, m.serverLibrary().get(SyscallKind.SENDTO), row + " " + payload + " server sendto");
                     assertEquals(calls - serverSends, m.serverLibrary().get(SyscallKind.WRITEV), row + " " + payload + " server writev");
                     if (m.kernelMeasured()) {

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.wire.MessageSpecs;
+
 /**
  * The settings a connected {@link GroutClient} uses, frozen from {@link ClientOptions} at connect:
  * changing the options afterwards changes nothing in the client. See {@link ClientOptions} for each

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.wire.GroutApi;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -9,7 +11,8 @@ import java.lang.foreign.MemorySegment;
 public final class Event extends ReceivedPayload {
     private int type;
 
-    void set(int type, MemorySegment buffer, long offset, long length) {
+    /** Internal: the client fills this view with each event it reads; not for applications. */
+    public void set(int type, MemorySegment buffer, long offset, long length) {
         this.type = type;
         setPayload(buffer, offset, length);
     }

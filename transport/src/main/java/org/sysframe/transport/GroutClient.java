@@ -1,5 +1,17 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.client.ClientConnect;
+import org.sysframe.transport.internal.client.MainModulePayloads;
+import org.sysframe.transport.internal.epoll.SocketLink;
+import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.io.Inbox;
+import org.sysframe.transport.internal.io.MessageReader;
+import org.sysframe.transport.internal.io.MessageWriter;
+import org.sysframe.transport.internal.uring.UringLink;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.MessageSpecs;
+import org.sysframe.transport.wire.RequestHeader;
+
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;

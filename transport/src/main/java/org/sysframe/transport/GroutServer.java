@@ -1,5 +1,15 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.epoll.EpollLoop;
+import org.sysframe.transport.internal.server.Acceptor;
+import org.sysframe.transport.internal.server.EventFanout;
+import org.sysframe.transport.internal.server.Routes;
+import org.sysframe.transport.internal.server.ServerLimits;
+import org.sysframe.transport.internal.server.ServerLoop;
+import org.sysframe.transport.internal.server.ServerSocketPath;
+import org.sysframe.transport.internal.uring.UringLoop;
+import org.sysframe.transport.wire.GroutApi;
+
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SocketFile;
 import org.sysframe.unix.SyscallCounters;

@@ -1,5 +1,11 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.io.Inbox;
+import org.sysframe.transport.internal.io.SendOrder;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
+
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.IovArray;

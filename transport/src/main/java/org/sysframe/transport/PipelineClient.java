@@ -1,5 +1,9 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.io.Inbox;
+import org.sysframe.transport.wire.MessageSpecs;
+
 import org.sysframe.unix.ErrnoException;
 
 /** What a {@link Pipeline} needs from the client it runs on (so that it does not depend on the client class). */

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.wire.GroutApi;
+
 /**
  * Settings of a {@link Pipeline}: the window (most requests in flight; queueing more is refused until
  * answers come), the per-request timeout (0: none), and the largest payload copied into the batch

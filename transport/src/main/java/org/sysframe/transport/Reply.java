@@ -1,5 +1,8 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.server.Responder;
+import org.sysframe.transport.wire.GroutApi;
+
 import org.sysframe.unix.Errno;
 
 import java.lang.foreign.MemorySegment;
@@ -16,17 +19,19 @@ public final class Reply {
     private boolean answered;
     private int minResponse;
 
-    void bind(Responder connection, Request request, int minResponse) {
+    /** Internal: the server binds this reply to the request being handled; not for applications. */
+    public void bind(Responder connection, Request request, int minResponse) {
         this.connection = connection;
         this.request = request;
         this.answered = false;
         this.minResponse = minResponse;
     }
 
-    boolean answered() { return answered; }
+    /** Internal: whether the handler answered (the server answers for it otherwise). */
+    public boolean answered() { return answered; }
 
-    /** The connection being answered, for the built-in messages that change its session. */
-    Responder session() { return connection; }
+    /** Internal: the connection being answered, for the built-in messages that change its session. */
+    public Responder session() { return connection; }
 
     /** Success, empty payload. */
     public void ok() { finish(0, MemorySegment.NULL, 0, 0, false); }
@@ -46,8 +51,8 @@ public final class Reply {
         finish(status, MemorySegment.NULL, 0, 0, false);
     }
 
-    /** Failure with an errno status and a payload that says more (e.g. the version a refused GR_HELLO should use). */
-    void error(int status, MemorySegment seg, long off, long len) {
+    /** Internal (built-in messages): failure with an errno status and a payload that says more (e.g. the version a refused GR_HELLO should use). */
+    public void error(int status, MemorySegment seg, long off, long len) {
         if (status == 0) throw new IllegalArgumentException("an error status is not 0");
         finish(status, seg, off, len, false);
     }

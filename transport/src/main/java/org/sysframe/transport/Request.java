@@ -18,7 +18,8 @@ public final class Request {
     private int peerPid;
     private int peerUid;
 
-    void set(int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid) {
+    /** Internal: the server fills this view with each request it reads; not for applications. */
+    public void set(int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid) {
         this.id = id;
         this.type = type;
         this.buffer = buffer;

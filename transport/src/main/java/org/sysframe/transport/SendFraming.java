@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.wire.EventHeader;
+
 import java.util.Locale;
 
 /**

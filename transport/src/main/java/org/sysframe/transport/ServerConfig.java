@@ -34,7 +34,7 @@ public record ServerConfig(
      * Nanoseconds between two timer checks of a loop (while one is needed): a quarter of the shorter
      * of the request and idle timeouts, at least 10 ms, at most 1 s.
      */
-    long checkIntervalNanos() {
+    public long checkIntervalNanos() {
         long t = requestTimeout.toNanos();
         if (!idleTimeout.isZero()) t = Math.min(t, idleTimeout.toNanos());
         return Math.max(10_000_000L, Math.min(1_000_000_000L, t / 4));

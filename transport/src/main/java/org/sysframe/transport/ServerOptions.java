@@ -1,5 +1,13 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.server.BuiltinHandlers;
+import org.sysframe.transport.internal.server.Routes;
+import org.sysframe.transport.wire.EventHeader;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.MessageSpecs;
+import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.TypeTable;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.wire.GroutApi;
+
 import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.wire.GroutApi;
+
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.testsupport.ProcessProbe;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,8 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.MessageSpecs;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.unix.Errno;

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.wire.GroutApi;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

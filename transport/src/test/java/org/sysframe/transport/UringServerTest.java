@@ -1,5 +1,9 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.uring.UringLoop;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.testsupport.NeedsKernelCounter;

@@ -11,10 +11,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.sysframe.transport.GroutApi;
-import org.sysframe.transport.EventHeader;
-import org.sysframe.transport.RequestHeader;
-import org.sysframe.transport.ResponseHeader;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.EventHeader;
+import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.ResponseHeader;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,7 @@
 package org.sysframe.transport.support;
 
 import org.sysframe.testsupport.WireBytes;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.Errno;
 
 /** What a GroutClient awaiting an id makes of a byte stream from a server (docs/wire-format.md and the client's documented rules). */

@@ -1,9 +1,9 @@
 package org.sysframe.transport.support;
 
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutServer;
-import org.sysframe.transport.RequestHeader;
-import org.sysframe.transport.ResponseHeader;
+import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.transport.ServerOptions;
 
 import org.sysframe.unix.UnixSocket;

@@ -1,6 +1,6 @@
 package org.sysframe.transport.support;
 
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Response;
 

@@ -2,7 +2,7 @@ package org.sysframe.transport.support;
 
 import org.sysframe.testsupport.Awaits;
 import org.sysframe.transport.ClientOptions;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Response;
 

@@ -1,7 +1,7 @@
 package org.sysframe.transport.support;
 
 import org.sysframe.testsupport.WireBytes;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;

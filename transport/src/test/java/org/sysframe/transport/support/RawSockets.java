@@ -1,8 +1,8 @@
 package org.sysframe.transport.support;
 
-import org.sysframe.transport.GroutApi;
-import org.sysframe.transport.RequestHeader;
-import org.sysframe.transport.ResponseHeader;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;

@@ -2,9 +2,9 @@ package org.sysframe.transport.support.fuzz;
 
 import org.sysframe.testsupport.Awaits;
 import org.sysframe.transport.ConnectionStats;
-import org.sysframe.transport.GroutApi;
-import org.sysframe.transport.RequestHeader;
-import org.sysframe.transport.ResponseHeader;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.transport.support.PoliteClient;
 import org.sysframe.transport.support.RawSockets;
 import org.sysframe.transport.support.ResponseReader;

@@ -1,8 +1,8 @@
 package org.sysframe.transport.support.fuzz;
 
 import org.sysframe.testsupport.WireBytes;
-import org.sysframe.transport.GroutApi;
-import org.sysframe.transport.RequestHeader;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.unix.Errno;
 
 import java.util.Arrays;

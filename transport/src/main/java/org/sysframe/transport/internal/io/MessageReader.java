@@ -1,0 +1,270 @@
+package org.sysframe.transport.internal.io;
+
+import org.sysframe.transport.RecvFraming;
+import org.sysframe.transport.wire.EventHeader;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.ResponseHeader;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+
+/**
+ * Reads the messages a server sends a client (responses and events) with a {@link RecvFraming}, each
+ * receive waiting as its {@link ClientLink} says. After {@link #next()}, the fields describe one whole message whose payload stays
+ * valid until the following call.
+ *
+ * <p>Responses and events share the socket. They are told apart by the first header word: a
+ * response's {@code for_id} is an id this client chose, always in 1..0xffff; an event's {@code ev_type}
+ * is {@code (module << 16) | id} with a non-zero module, so above 0xffff.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class MessageReader {
+    /** Largest request id a client uses: ids above it are event types. */
+    public static final int MAX_ID = 0xffff;
+
+    private final ClientLink link;
+    private final long timeoutMillis;
+    private final MemorySegment ahead;  // read-ahead buffer, or null for EXACT
+    private final int capacity;
+    private final MemorySegment header; // EXACT: the header being read
+    private final MemorySegment big;    // payloads that do not fit the read-ahead buffer (or all of them, EXACT)
+    private int start;
+    private int end;
+
+    /**
+     * 0, or a System.nanoTime() instant no receive waits past (a pipeline's earliest request
+     * deadline): at it, a message not started yet is "nothing came" and one started is ETIMEDOUT.
+     */
+    long deadline;
+    /** Whether a message's start may be awaited past the receive timeout (events may be rare). */
+    boolean patientStart;
+    // The last timeout: whether a message had started, how much of it had come, its size (-1: header incomplete).
+    private boolean timedOutMidMessage;
+    private long timedOutHave;
+    private long timedOutTotal;
+
+    // The message last read.
+    boolean isEvent;
+    int first;          // for_id or ev_type
+    int status;
+    long payloadLen;
+    MemorySegment payloadBuffer;
+    long payloadOffset;
+
+    public MessageReader(ClientLink link, RecvFraming framing, Arena arena, long timeoutMillis) {
+        this.link = link;
+        this.timeoutMillis = timeoutMillis;
+        this.capacity = framing.readAhead() ? framing.bufferSize() : 0;
+        this.ahead = framing.readAhead() ? arena.allocate(capacity, 8) : null;
+        this.header = arena.allocate(EventHeader.SIZE, 8);
+        this.big = arena.allocate(GroutApi.MAX_MSG_LEN, 8);
+    }
+
+    /**
+     * Blocks until one whole message is read; throws EMSGSIZE, ECONNRESET or ETIMEDOUT. False only
+     * with a {@link #deadline} that passed before anything of the message came.
+     */
+    boolean next() throws ErrnoException {
+        if (ahead == null) return nextExact();
+        return nextReadAhead();
+    }
+
+    private boolean nextExact() throws ErrnoException {
+        if (!recvExactly(header, 0, ResponseHeader.SIZE, 0, -1)) return false;
+        first = header.get(JAVA_INT_UNALIGNED, 0);
+        isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
+        if (isEvent) recvExactly(header, ResponseHeader.SIZE, EventHeader.SIZE - ResponseHeader.SIZE, ResponseHeader.SIZE, -1);
+        parseHeader(header, 0);
+        int hlen = isEvent ? EventHeader.SIZE : ResponseHeader.SIZE;
+        recvExactly(big, 0, payloadLen, hlen, hlen + payloadLen);
+        payloadBuffer = big;
+        payloadOffset = 0;
+        return true;
+    }
+
+    private boolean nextReadAhead() throws ErrnoException {
+        if (start == end) start = end = 0;
+        if (!ensure(4, -1)) return false;
+        first = ahead.get(JAVA_INT_UNALIGNED, start);
+        isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
+        int hlen = isEvent ? EventHeader.SIZE : ResponseHeader.SIZE;
+        ensure(hlen, -1);
+        parseHeader(ahead, start);
+        long total = hlen + payloadLen;
+        if (total <= capacity) {
+            ensure((int) total, total);
+            payloadBuffer = ahead;
+            payloadOffset = start + hlen;
+            start += (int) total;
+        } else {
+            // Too big for the buffer: take what is buffered, then receive the rest straight into place.
+            int have = end - start - hlen;
+            MemorySegment.copy(ahead, start + hlen, big, 0, have);
+            start = end = 0;
+            recvExactly(big, have, payloadLen - have, hlen + have, total);
+            payloadBuffer = big;
+            payloadOffset = 0;
+        }
+        return true;
+    }
+
+    /** Whether the framing reads ahead (only then can {@link #hasCompleteMessage} be true). */
+    boolean readsAhead() { return ahead != null; }
+
+    /**
+     * Whether {@link #next()} would return a message without receiving: its header and payload are
+     * buffered (or its header is, and the message is too big for the buffer: next() then receives
+     * the rest of what has started to arrive, or fails on a bad payload_len).
+     */
+    boolean hasCompleteMessage() {
+        if (ahead == null) return false;
+        int avail = end - start;
+        if (avail < 4) return false;
+        boolean event = Integer.compareUnsigned(ahead.get(JAVA_INT_UNALIGNED, start), MAX_ID) > 0;
+        int hlen = event ? EventHeader.SIZE : ResponseHeader.SIZE;
+        if (avail < hlen) return false;
+        long plen = event ? EventHeader.payloadLen(ahead, start) : ResponseHeader.payloadLen(ahead, start);
+        if (plen < 0 || hlen + plen > capacity) return true;
+        return avail >= hlen + plen;
+    }
+
+    /**
+     * One recv into the read-ahead buffer; false when nothing came. Without wait it does not wait
+     * (MSG_DONTWAIT); with wait it waits as the client's wait mode says, until the receive timeout
+     * (ETIMEDOUT) or, with a {@link #deadline}, until that (false). now: System.nanoTime() of the
+     * caller, or 0 to read the clock. Read-ahead framing only.
+     */
+    boolean receive(boolean wait, long now) throws ErrnoException {
+        if (start == end) {
+            start = end = 0;
+        } else if (end == capacity || start > capacity / 2) {
+            MemorySegment.copy(ahead, start, ahead, 0, end - start);
+            end -= start;
+            start = 0;
+        }
+        long n;
+        if (!wait) {
+            n = link.tryRecv(ahead, end, capacity - end);
+            if (n == UnixSocket.WOULD_BLOCK) return false;
+        } else if (deadline != 0) {
+            n = link.recvBy(ahead, end, capacity - end, deadline, now != 0 ? now : System.nanoTime());
+            if (n == UnixSocket.WOULD_BLOCK && System.nanoTime() - deadline >= 0) {
+                if (start == end) return false;
+                // Part of a message came and the rest not by the deadline: the stream is out of step.
+                throw timedOut(end - start, partialTotal(), true);
+            }
+        } else {
+            n = link.recv(ahead, end, capacity - end);
+        }
+        check(n, end - start, partialTotal());
+        end += (int) n;
+        return true;
+    }
+
+    /** The size of the message partly buffered, -1 while its header is incomplete. */
+    private long partialTotal() {
+        int avail = end - start;
+        if (avail < 4) return -1;
+        boolean event = Integer.compareUnsigned(ahead.get(JAVA_INT_UNALIGNED, start), MAX_ID) > 0;
+        int hlen = event ? EventHeader.SIZE : ResponseHeader.SIZE;
+        if (avail < hlen) return -1;
+        return hlen + (event ? EventHeader.payloadLen(ahead, start) : ResponseHeader.payloadLen(ahead, start));
+    }
+
+    private void parseHeader(MemorySegment s, long at) throws ErrnoException {
+        if (isEvent) {
+            status = 0;
+            payloadLen = EventHeader.payloadLen(s, at);
+        } else {
+            status = ResponseHeader.status(s, at);
+            payloadLen = ResponseHeader.payloadLen(s, at);
+        }
+        if (payloadLen < 0 || payloadLen > GroutApi.MAX_MSG_LEN) {
+            throw new ErrnoException(isEvent ? "event header" : "response header", Errno.EMSGSIZE,
+                    "payload_len " + Long.toUnsignedString(payloadLen) + " over GR_API_MAX_MSG_LEN " + GroutApi.MAX_MSG_LEN);
+        }
+    }
+
+    /**
+     * Makes at least min bytes available from start, receiving as much as fits per recv; total: the
+     * message's size when known (-1 while its header is incomplete). False only when nothing of a
+     * message had come by the deadline.
+     */
+    private boolean ensure(int min, long total) throws ErrnoException {
+        while (end - start < min) {
+            if (start + min > capacity) {
+                MemorySegment.copy(ahead, start, ahead, 0, end - start);
+                end -= start;
+                start = 0;
+            }
+            long n = recvOnce(ahead, end, capacity - end, end - start, total);
+            if (n == NOTHING_BY_DEADLINE) return false;
+            end += (int) n;
+        }
+        return true;
+    }
+
+    /** Receives len bytes; before: bytes of the message that came earlier. False only when nothing of a message had come by the deadline. */
+    private boolean recvExactly(MemorySegment dst, long off, long len, long before, long total) throws ErrnoException {
+        long done = 0;
+        while (done < len) {
+            long n = recvOnce(dst, off + done, len - done, before + done, total);
+            if (n == NOTHING_BY_DEADLINE) return false;
+            done += n;
+        }
+        return true;
+    }
+
+    private static final long NOTHING_BY_DEADLINE = -2;
+
+    /** One receive of the message under way (have of its total bytes came): the count, or NOTHING_BY_DEADLINE. */
+    private long recvOnce(MemorySegment dst, long off, long len, long have, long total) throws ErrnoException {
+        while (true) {
+            long n = deadline != 0 ? link.recvBy(dst, off, len, deadline, System.nanoTime()) : link.recv(dst, off, len);
+            if (n == UnixSocket.WOULD_BLOCK) {
+                if (deadline != 0 && System.nanoTime() - deadline >= 0) {
+                    if (have == 0) return NOTHING_BY_DEADLINE;
+                    throw timedOut(have, total, true);
+                }
+                if (have == 0 && patientStart) continue; // awaiting an event's start: no timeout
+            }
+            check(n, have, total);
+            return n;
+        }
+    }
+
+    private void check(long n, long have, long total) throws ErrnoException {
+        if (n == UnixSocket.WOULD_BLOCK) throw timedOut(have, total, false);
+        if (n == 0) {
+            throw new ErrnoException("recv(" + link.name() + ")", Errno.ECONNRESET,
+                    have == 0 ? "server closed the connection" : "server closed the connection in the middle of a message");
+        }
+    }
+
+    private ErrnoException timedOut(long have, long total, boolean byDeadline) {
+        timedOutMidMessage = have > 0;
+        timedOutHave = have;
+        timedOutTotal = total;
+        return new ErrnoException("recv(" + link.name() + ")", Errno.ETIMEDOUT, byDeadline
+                ? stopped() + ", then nothing until the earliest request's deadline"
+                : have > 0 ? stopped() + ", then nothing for " + timeoutMillis + " ms (the receive timeout)"
+                : "nothing came within the receive timeout of " + timeoutMillis + " ms");
+    }
+
+    private String stopped() {
+        return "a message stopped arriving: " + timedOutHave + (timedOutTotal >= 0 ? " of its " + timedOutTotal + " bytes came" : " bytes of its header came");
+    }
+
+    /** The last receive timeout's line, while awaiting what (e.g. {@code request 2}). */
+    String describeTimeout(String what) {
+        return timedOutMidMessage ? stopped() + " while awaiting " + what + ", then nothing for " + timeoutMillis + " ms (the receive timeout)"
+                : "no answer to " + what + " within the receive timeout of " + timeoutMillis + " ms";
+    }
+}

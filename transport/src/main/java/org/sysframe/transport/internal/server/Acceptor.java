@@ -1,0 +1,174 @@
+package org.sysframe.transport.internal.server;
+
+import org.sysframe.transport.ServerConfig;
+import org.sysframe.transport.internal.io.LogLimiter;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.PeerCredentials;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+
+/**
+ * Accepts connections on the listening socket (from loop 0's thread), admits them by uid, and hands
+ * each to the loop with the fewest connections. When descriptors run out it stops watching the
+ * listener, and looks again every 100 ms and whenever a connection of loop 0 closes. How the listener
+ * is watched is loop 0's driver's business ({@link Watcher}): the epoll driver waits for readability
+ * and calls {@link #acceptAll()}; the io_uring driver arms a multishot ACCEPT and gives each new
+ * descriptor to {@link #accepted(int)}. Both go through the same checks and hand-off ({@link #admit}).
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class Acceptor {
+    /** A loop, as the acceptor sees it. */
+    interface Loop {
+        /** Connections this loop holds or was handed. */
+        int load();
+
+        /** Counters for a new connection of this loop (their parent is the loop's). */
+        SyscallCounters newConnectionCounters();
+
+        /** Takes a new connection (from any thread). */
+        void handOff(UnixSocket s, PeerCredentials cred);
+
+        /** The server's shared limits (the refusals' rate limit). */
+        ServerLimits limits();
+    }
+
+    /** Loop 0's driver, as the acceptor sees it: watches the listener, or stops and resumes watching it. */
+    public interface Watcher {
+        void watchListener(int fd) throws ErrnoException;
+
+        /** Stops (true) or resumes (false) watching the listener. */
+        void pauseListener(int fd, boolean pause) throws ErrnoException;
+    }
+
+    public static final long TAG = -1;
+    private static final Logger LOG = System.getLogger("org.sysframe.server");
+    private static final long RETRY_NANOS = 100_000_000L;
+
+    private final UnixSocket listener;
+    private final ServerConfig config;
+    private final Watcher watcher;
+    private final Loop[] loops;
+    private final LogLimiter refusals;
+    private boolean paused;
+    private long pausedAt;
+    private boolean failureLogged;
+
+    public Acceptor(UnixSocket listener, ServerConfig config, Watcher watcher, Loop[] loops) {
+        this.listener = listener;
+        this.config = config;
+        this.watcher = watcher;
+        this.loops = loops.clone();
+        this.refusals = loops[0].limits().refusedUid;
+    }
+
+    void watch() throws ErrnoException { watcher.watchListener(listener.fd()); }
+
+    /** Whether accepting is paused (descriptors ran out). */
+    boolean paused() { return paused; }
+
+    /** How long loop 0 may wait before {@link #retryIfDue()} (-1: no limit). */
+    public int waitLimitMillis() { return paused ? 100 : -1; }
+
+    public void retryIfDue() {
+        if (paused && System.nanoTime() - pausedAt >= RETRY_NANOS) pause(false);
+    }
+
+    /** A connection closed, so a descriptor may be free again. */
+    void connectionClosed() {
+        if (paused) pause(false);
+    }
+
+    /** Accepts every pending connection (the epoll driver: the listener is readable). */
+    public void acceptAll() {
+        while (true) {
+            Loop target = leastLoaded();
+            UnixSocket s;
+            try {
+                s = listener.accept(target.newConnectionCounters());
+            } catch (ErrnoException e) {
+                acceptFailed(e);
+                return;
+            }
+            if (s == null) return;
+            admit(s, target);
+        }
+    }
+
+    /** A descriptor the io_uring driver's ACCEPT completed with: admitted like one from accept4. */
+    public void accepted(int fd) {
+        Loop target = leastLoaded();
+        admit(new UnixSocket(fd, listener.name() + "#" + fd, target.newConnectionCounters()), target);
+    }
+
+    /**
+     * Accepting failed: out of descriptors or memory pauses accepts (retried every 100 ms and when a
+     * connection closes); anything else is logged.
+     */
+    public void acceptFailed(ErrnoException e) {
+        if (e.errno() == Errno.EMFILE || e.errno() == Errno.ENFILE || e.errno() == Errno.ENOMEM) {
+            // Once per episode: the retries every 100 ms while it lasts are not news.
+            log(failureLogged ? Level.DEBUG : Level.WARNING,
+                    "accept failed (%s): pausing accepts, retried every 100 ms and when a connection closes", e.getMessage());
+            failureLogged = true;
+            pause(true);
+        } else {
+            LOG.log(Level.ERROR, "accept failed: {0}", e.getMessage());
+        }
+    }
+
+    /** One new connection: credentials, socket buffer sizes, uid check, then the hand-off to target. */
+    void admit(UnixSocket s, Loop target) {
+        failureLogged = false;
+        PeerCredentials cred;
+        try {
+            cred = s.peerCredentials();
+            if (config.socketBufferSize() > 0) {
+                s.setSendBufferSize(config.socketBufferSize());
+                s.setReceiveBufferSize(config.socketBufferSize());
+            }
+        } catch (ErrnoException e) {
+            LOG.log(Level.WARNING, "dropping a connection whose credentials cannot be read: {0}", e.getMessage());
+            s.close();
+            return;
+        }
+        if (!config.admits(cred.uid())) {
+            if (LOG.isLoggable(Level.WARNING)) {
+                refusals.warn(String.format("refused connection from uid %d (pid %d): not an allowed uid", cred.uid(), cred.pid()));
+            }
+            s.close();
+            return;
+        }
+        target.handOff(s, cred);
+    }
+
+    private Loop leastLoaded() {
+        Loop best = loops[0];
+        for (int i = 1; i < loops.length; i++) {
+            if (loops[i].load() < best.load()) best = loops[i];
+        }
+        return best;
+    }
+
+    private void pause(boolean pause) {
+        if (pause == paused) return;
+        try {
+            watcher.pauseListener(listener.fd(), pause);
+            paused = pause;
+            pausedAt = System.nanoTime();
+        } catch (ErrnoException e) {
+            LOG.log(Level.ERROR, "cannot {0} accepting: {1}", pause ? "pause" : "resume", e.getMessage());
+        }
+    }
+
+    private static void log(Level level, String format, Object... args) {
+        if (LOG.isLoggable(level)) LOG.log(level, String.format(format, args));
+    }
+
+    void close() { listener.close(); }
+}

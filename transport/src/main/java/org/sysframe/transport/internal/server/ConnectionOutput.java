@@ -1,0 +1,194 @@
+package org.sysframe.transport.internal.server;
+
+import org.sysframe.transport.FlushMode;
+import org.sysframe.transport.SendFraming;
+import org.sysframe.transport.ServerConfig;
+import org.sysframe.transport.internal.io.MemoryBudget;
+import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.io.UnsentQueue;
+import org.sysframe.transport.wire.EventHeader;
+import org.sysframe.transport.wire.ResponseHeader;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.IovArray;
+
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The output side of a server connection: answers now ({@link FlushMode#IMMEDIATE}) or in an
+ * {@link OutputBatch} ({@link FlushMode#DEFERRED}: one gathering write per read, early at the
+ * high-water mark, a batch of one small message with the copy framing), and keeps what the socket
+ * would not take in an {@link UnsentQueue}, closing the connection when a slow reader passes its limit.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class ConnectionOutput {
+    /** The connection this output belongs to, as the output sees it. */
+    interface Owner {
+        boolean isClosed();
+
+        /** Closes the connection (a failed write, a slow reader). */
+        void close(String reason);
+
+        /** A deferred batch was started: flush it at the end of the loop turn. */
+        void batchStarted();
+
+        int peerPid();
+
+        /** The server's shared limits (memory budget, warnings' rate limits). */
+        ServerLimits limits();
+    }
+
+    private static final System.Logger LOG = System.getLogger("org.sysframe.server");
+
+    private final Owner connection;
+    private final ServerConfig config;
+    private final Outlet out;
+    private final boolean deferred;
+    private final MemorySegment header;
+    private final OutputBatch batch;
+    private final UnsentQueue unsent;
+    private boolean dirty;
+
+    ConnectionOutput(Owner connection, ServerConfig config, Outlet out, Arena arena) {
+        this.connection = connection;
+        this.config = config;
+        this.out = out;
+        this.deferred = config.flush() == FlushMode.DEFERRED;
+        this.header = arena.allocate(EventHeader.SIZE, 8);
+        this.batch = new OutputBatch(arena, config.highWater());
+        this.unsent = new UnsentQueue(out, config.maxQueuedOutput(), connection.limits().memory);
+    }
+
+    /** Nothing waits in the unsent queue. */
+    boolean allSent() { return unsent.isEmpty(); }
+
+    boolean dirty() { return dirty; }
+
+    void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest) {
+        ResponseHeader.write(header, 0, forId, status, (int) len);
+        deliver(ResponseHeader.SIZE, payload, off, len, fromRequest);
+    }
+
+    void event(int evType, MemorySegment payload, long off, long len) {
+        EventHeader.write(header, 0, evType, len);
+        deliver(EventHeader.SIZE, payload, off, len, false);
+    }
+
+    /** Sends the message whose header is in {@code header}: now (IMMEDIATE) or in the batch (DEFERRED). */
+    private void deliver(int hlen, MemorySegment payload, long off, long len, boolean fromRequest) {
+        if (!deferred) {
+            writeNow(hlen, payload, off, len);
+            return;
+        }
+        if (!batch.hasRoom()) {
+            flush();
+            if (connection.isClosed()) return;
+        }
+        if (!unsent.isEmpty()) {
+            queue(hlen, payload, off, len, 0); // output is backed up: this goes behind it
+            return;
+        }
+        batch.add(header, hlen, payload, off, len, fromRequest);
+        if (!dirty) {
+            dirty = true;
+            connection.batchStarted();
+        }
+        if (batch.bytes() >= config.highWater()) flush();
+    }
+
+    private void writeNow(int hlen, MemorySegment payload, long off, long len) {
+        if (!unsent.isEmpty()) {
+            queue(hlen, payload, off, len, 0);
+            return;
+        }
+        long written;
+        try {
+            written = out.write(header, hlen, payload, off, len);
+        } catch (ErrnoException e) {
+            connection.close("send failed: " + e.getMessage());
+            return;
+        }
+        if (written < hlen + len) queue(hlen, payload, off, len, written);
+    }
+
+    private void queue(int hlen, MemorySegment payload, long off, long len, long skip) {
+        if (!unsent.fits(hlen + len - skip)) {
+            slowReader(hlen + len - skip);
+            return;
+        }
+        try {
+            if (!unsent.append(header, hlen, payload, off, len, skip)) overBudget(hlen + len - skip);
+        } catch (ErrnoException e) {
+            connection.close("cannot watch for room to write: " + e.getMessage());
+        }
+    }
+
+    private void slowReader(long more) {
+        if (LOG.isLoggable(Level.WARNING)) {
+            connection.limits().slowReader.warn(String.format("pid=%d: slow reader, %d bytes unsent over the %d limit: closing the connection",
+                    connection.peerPid(), unsent.size() + more, unsent.limit()));
+        }
+        connection.close("slow reader");
+    }
+
+    private void overBudget(long more) {
+        MemoryBudget b = connection.limits().memory;
+        if (LOG.isLoggable(Level.WARNING)) {
+            connection.limits().overBudget.warn(String.format(
+                    "pid=%d: %d bytes unsent and the server's memory budget (%d of %d bytes used) has no room for them: closing the connection",
+                    connection.peerPid(), unsent.size() + more, b.used(), b.limit()));
+        }
+        connection.close("output over the memory budget");
+    }
+
+    /**
+     * Writes the deferred batch with one gathering write (more if the kernel takes it in parts) and
+     * queues what is left. A batch of one message small enough for the copy framing (COPY,
+     * COPY_GATHER) is copied and sent with one send instead: the cheapest call for one request/response.
+     */
+    void flush() {
+        dirty = false;
+        if (batch.isEmpty() || connection.isClosed()) {
+            batch.reset();
+            return;
+        }
+        SendFraming f = config.send();
+        boolean copies = f.kind() == SendFraming.Kind.COPY || f.kind() == SendFraming.Kind.COPY_GATHER;
+        if (batch.messages() == 1 && copies && batch.bytes() <= f.copyThreshold()) {
+            int hlen = batch.copyFirstHeader(header);
+            writeNow(hlen, batch.firstPayload(), batch.firstPayloadOffset(), batch.firstPayloadLength());
+            batch.reset();
+            return;
+        }
+        IovArray iov = batch.iov();
+        try {
+            out.gather(batch);
+            if (!iov.isEmpty()) {
+                if (!unsent.fits(iov.remaining())) slowReader(iov.remaining());
+                else if (!unsent.appendRemaining(iov)) overBudget(iov.remaining());
+            }
+        } catch (ErrnoException e) {
+            connection.close("writev failed: " + e.getMessage());
+        }
+        batch.reset();
+    }
+
+    /** Sends the unsent queue; true once it is empty. A failure closes the connection (and returns false). */
+    boolean drain() {
+        try {
+            return unsent.drain();
+        } catch (ErrnoException e) {
+            connection.close("send failed: " + e.getMessage());
+            return false;
+        }
+    }
+
+    void close() {
+        unsent.close();
+        batch.close();
+    }
+}

@@ -1,0 +1,48 @@
+package org.sysframe.transport.internal.server;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Publishes an event to the subscribers of every loop: directly on the publishing loop, and through
+ * the task queue (no lock) on the others, which get a copy of the payload since the publisher's memory
+ * is only valid during the call. Loops without subscribers cost one volatile read.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class EventFanout {
+    /** A loop, as the fan-out sees it. */
+    interface Loop {
+        boolean isCurrentThread();
+
+        boolean hasSubscribers();
+
+        /** Publishes on this loop now (its own thread). */
+        void publishHere(int evType, MemorySegment payload, long off, long len, int causePid);
+
+        /** Publishes on this loop's thread soon; payload stays valid until then. */
+        void publishLater(int evType, MemorySegment payload, int causePid);
+    }
+
+    private final Loop[] loops;
+
+    public EventFanout(Loop[] loops) {
+        this.loops = loops.clone();
+    }
+
+    void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
+        MemorySegment copy = null;
+        for (Loop loop : loops) {
+            if (!loop.hasSubscribers()) continue;
+            if (loop.isCurrentThread()) {
+                loop.publishHere(evType, payload, off, len, causePid);
+                continue;
+            }
+            if (copy == null) {
+                copy = Arena.ofAuto().allocate(Math.max(1, len), 8).asSlice(0, len);
+                MemorySegment.copy(payload, off, copy, 0, len);
+            }
+            loop.publishLater(evType, copy, causePid);
+        }
+    }
+}

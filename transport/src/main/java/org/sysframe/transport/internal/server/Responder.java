@@ -1,0 +1,35 @@
+package org.sysframe.transport.internal.server;
+
+import org.sysframe.transport.Reply;
+import org.sysframe.transport.ServerConfig;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What a {@link Reply} needs from the connection it answers on: a way to send the answer, to publish
+ * an event, and the session state the built-in messages change. Implemented by the server connection.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public interface Responder {
+    /** Queues or writes one response; fromRequest payloads lie in the request buffer and are sent in place. */
+    void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest);
+
+    /** Publishes an event to every subscriber of the server, on every loop. */
+    void publish(int evType, MemorySegment payload, long off, long len, int causePid);
+
+    ServerConfig config();
+
+    /** The server's shared limits (rate limits of the warnings a peer can provoke). */
+    ServerLimits limits();
+
+    /** GR_HELLO was accepted: other requests are served from now on. */
+    void helloDone();
+
+    void subscribe(int evType, boolean suppressSelf);
+
+    void unsubscribeAll();
+
+    /** 64 bytes of loop-thread memory for built-in answers, valid until the handler returns. */
+    MemorySegment scratch();
+}

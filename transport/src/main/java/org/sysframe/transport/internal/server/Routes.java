@@ -1,0 +1,26 @@
+package org.sysframe.transport.internal.server;
+
+import org.sysframe.transport.Handler;
+import org.sysframe.transport.wire.MessageSpecs;
+import org.sysframe.transport.wire.TypeTable;
+
+/**
+ * The server's dispatch table, built once at start from the handlers and the {@link MessageSpecs}
+ * (the one table of declared sizes): one look-up per request gives the handler and both minimum sizes.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class Routes {
+    record Route(Handler handler, int minRequest, int minResponse) {}
+
+    private final TypeTable<Route> routes = new TypeTable<>();
+
+    public Routes(TypeTable<Handler> handlers, MessageSpecs specs) {
+        for (int type : handlers.types()) {
+            routes.put(type, new Route(handlers.get(type), specs.minRequest(type), specs.minResponse(type)));
+        }
+    }
+
+    /** The route of type, or null when no handler serves it. */
+    Route get(int type) { return routes.get(type); }
+}

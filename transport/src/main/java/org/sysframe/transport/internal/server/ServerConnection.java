@@ -1,0 +1,341 @@
+package org.sysframe.transport.internal.server;
+
+import org.sysframe.transport.Reply;
+import org.sysframe.transport.Request;
+import org.sysframe.transport.ServerConfig;
+import org.sysframe.transport.internal.io.InputBuffer;
+import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The protocol side of one server connection: cuts requests out of its {@link InputBuffer}, dispatches
+ * them to handlers, and answers through its {@link ConnectionOutput} (now, or in a deferred batch).
+ * How bytes move and how the loop waits is its {@link Outlet}'s and its loop's business.
+ * Driven by its loop thread only.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class ServerConnection implements Responder, ConnectionOutput.Owner {
+    private static final Logger LOG = System.getLogger("org.sysframe.server");
+
+    public final long tag;
+    private final ConnectionHost<ServerConnection> host;
+    private final ServerConfig config;
+    private final Routes routes;
+    private final Outlet out;
+    private final int peerPid;
+    private final int peerUid;
+    private final Arena arena = Arena.ofConfined();
+    private final InputBuffer input;
+    private final ConnectionOutput output;
+    private final Subscriptions subscriptions = new Subscriptions();
+    private final Request request = new Request();
+    private final Reply reply = new Reply();
+    private boolean helloDone;
+    private boolean backlogged; // complete requests wait in the input for the next loop turn
+    private boolean closed;
+    private String closeWhenSent; // set: read nothing more, close once the unsent queue is empty
+    private long requests;
+    // Bounds in time and memory (loop timer: checkTimers); times are the loop turn's, never read per request.
+    private final ServerLimits limits;
+    private boolean partial;      // a request has started and is not complete
+    private long partialSince;    // when it started (or when the server read again after waiting for the peer)
+    private long lastInput;       // when bytes last came
+    private boolean memoryWait;   // the large buffer of the request in part waits for the memory budget
+    private int memoryNeed;       // the bytes that request needs
+    private boolean timed;        // counted in the loop's connections that need its timer
+
+    ServerConnection(ConnectionHost<ServerConnection> host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid, int peerUid) {
+        this.host = host;
+        this.config = config;
+        this.routes = routes;
+        this.tag = tag;
+        this.out = out;
+        this.peerPid = peerPid;
+        this.peerUid = peerUid;
+        this.limits = host.limits();
+        this.input = new InputBuffer(arena, config.readBuffer(), limits.memory);
+        this.lastInput = host.now();
+        this.output = new ConnectionOutput(this, config, out, arena);
+    }
+
+    @Override
+    public int peerPid() { return peerPid; }
+    int peerUid() { return peerUid; }
+    long requests() { return requests; }
+    @Override
+    public boolean isClosed() { return closed; }
+    Outlet outlet() { return out; }
+    public InputBuffer input() { return input; }
+
+    /** Whether the loop should read now: not while output is queued or the connection is closing. */
+    public boolean wantsInput() { return !closed && !backlogged && !memoryWait && output.allSent() && closeWhenSent == null; }
+
+    /** Bytes were received into {@link #input()}: handle every complete request. */
+    public void onInput() {
+        lastInput = host.now();
+        handleRequests();
+    }
+
+    /** The peer closed its end. */
+    public void onEof() { close(input.available() > 0 ? "peer closed in the middle of a request" : "peer closed"); }
+
+    /** Receiving failed; a peer that died with bytes it never read shows up as ECONNRESET, not EOF: the same end. */
+    public void onReadFailed(ErrnoException e) {
+        if (e.errno() == Errno.ECONNRESET) {
+            close(input.available() > 0 ? "peer closed in the middle of a request (ECONNRESET)" : "peer closed (ECONNRESET)");
+        } else {
+            close("recv failed: " + e.getMessage());
+        }
+    }
+
+    /** The loop gives this connection another turn for the requests it left in its buffer. */
+    void continueRequests() {
+        backlogged = false;
+        if (!closed) handleRequests();
+    }
+
+    private void handleRequests() {
+        if (memoryWait) return; // its request in part waits for the large buffer: nothing complete is there
+        int need = 0;
+        boolean consumed = false;
+        int budget = config.maxRequestsPerTurn();
+        while (input.available() >= RequestHeader.SIZE) {
+            if (budget-- == 0) {
+                // Fairness: the rest waits for the next loop turn, after the other connections.
+                backlogged = true;
+                host.requestsLeft(this);
+                break;
+            }
+            MemorySegment in = input.segment();
+            int at = input.start();
+            long plen = RequestHeader.payloadLen(in, at);
+            if (plen > GroutApi.MAX_MSG_LEN) {
+                limits.oversize.warn(String.format("pid=%d: request payload_len %d over GR_API_MAX_MSG_LEN %d: closing the connection",
+                        peerPid, plen, GroutApi.MAX_MSG_LEN));
+                // Answers to the requests before it were produced: they leave first, then the connection closes.
+                closeWhenSent = "payload_len " + plen + " over the maximum";
+                output.flush(); // a deferred batch; nothing in IMMEDIATE mode, where answers left already
+                if (!closed && output.allSent()) close(closeWhenSent);
+                return;
+            }
+            int total = RequestHeader.SIZE + (int) plen;
+            if (input.available() < total) {
+                need = total;
+                break;
+            }
+            dispatch(in, at, (int) plen);
+            if (closed) return;
+            input.consume(total);
+            consumed = true;
+        }
+        output.flush();
+        if (closed) return;
+        if (!input.compact(need, RequestHeader.SIZE)) waitForMemory(need);
+        if (input.available() == 0) {
+            partial = false;
+        } else if (!partial || consumed) {
+            partial = true;
+            partialSince = host.now();
+        }
+        updateTimed();
+    }
+
+    /** The request in part needs the large buffer and the budget has no room: stop reading until it has. */
+    private void waitForMemory(int need) {
+        memoryWait = true;
+        memoryNeed = need;
+        host.waitForMemory(this);
+        try {
+            out.pauseInput(true);
+        } catch (ErrnoException e) {
+            close("cannot stop reading: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The loop saw room in the memory budget: takes the large buffer and reads again. False when there
+     * was not room enough after all (the connection keeps waiting); true when done or closed.
+     */
+    boolean retryMemory() {
+        if (closed || !memoryWait) return true;
+        if (!input.compact(memoryNeed, RequestHeader.SIZE)) return false;
+        memoryWait = false;
+        try {
+            out.pauseInput(false);
+        } catch (ErrnoException e) {
+            close("cannot read again: " + e.getMessage());
+            return true;
+        }
+        updateTimed();
+        return true;
+    }
+
+    /** Whether this connection waits for the memory budget. */
+    public boolean waitsForMemory() { return memoryWait; }
+
+    private void updateTimed() {
+        boolean t = !closed && (partial || memoryWait || input.isLarge());
+        if (t == timed) return;
+        timed = t;
+        host.timed(t ? 1 : -1);
+    }
+
+    /**
+     * The loop's timer, with the turn's time: closes the connection if its request in part is past the
+     * request timeout or it has been idle past the idle timeout (both logged); gives back memory it
+     * does not use now. A request's clock restarts while the server does not read because the peer
+     * has not taken its answers (that is the output limit's business, not the peer's slowness).
+     */
+    void checkTimers(long now) {
+        if (closed) return;
+        if (partial) {
+            if (!output.allSent() || backlogged) {
+                partialSince = now;
+            } else if (now - partialSince >= config.requestTimeout().toNanos()) {
+                int have = input.available();
+                String got = have < RequestHeader.SIZE ? have + " bytes of its header came"
+                        : have + " of " + (RequestHeader.SIZE + RequestHeader.payloadLen(input.segment(), input.start())) + " bytes came";
+                limits.requestTimeout.warn(String.format("pid=%d: request not complete within the %d ms request timeout (%s): closing the connection",
+                        peerPid, config.requestTimeout().toMillis(), got));
+                close("request timeout");
+                return;
+            }
+        }
+        if (!config.idleTimeout().isZero() && now - lastInput >= config.idleTimeout().toNanos()) {
+            limits.idleTimeout.warn(String.format("pid=%d: nothing received within the %d ms idle timeout: closing the connection",
+                    peerPid, config.idleTimeout().toMillis()));
+            close("idle timeout");
+            return;
+        }
+        input.releaseIfUnused();
+        if (output.allSent()) out.releaseIdle();
+        updateTimed();
+    }
+
+    private void dispatch(MemorySegment in, int at, int plen) {
+        int id = RequestHeader.id(in, at);
+        int type = RequestHeader.type(in, at);
+        requests++;
+        request.set(id, type, in, at + RequestHeader.SIZE, plen, peerPid, peerUid);
+        if (!helloDone && type != GroutApi.HELLO) {
+            log(Level.DEBUG, "pid=%d: %s before GR_HELLO", peerPid, GroutApi.typeName(type));
+            respond(id, Errno.EBADMSG, MemorySegment.NULL, 0, 0, false);
+            return;
+        }
+        Routes.Route route = routes.get(type);
+        int status = route == null ? Errno.ENOTSUP : plen < route.minRequest() ? Errno.EMSGSIZE : 0;
+        if (status != 0) {
+            respond(id, status, MemorySegment.NULL, 0, 0, false);
+            return;
+        }
+        reply.bind(this, request, route.minResponse());
+        try {
+            route.handler().handle(request, reply);
+        } catch (OutOfMemoryError e) {
+            status = Errno.ENOMEM;
+            log(Level.ERROR, "pid=%d: %s handler ran out of memory", peerPid, GroutApi.typeName(type));
+        } catch (Exception | StackOverflowError e) {
+            status = Errno.EIO;
+            log(Level.ERROR, "pid=%d: %s handler failed: %s", peerPid, GroutApi.typeName(type), e);
+        }
+        if (!reply.answered() && !closed) {
+            if (status == 0) {
+                status = Errno.EIO;
+                log(Level.ERROR, "pid=%d: %s handler returned without answering", peerPid, GroutApi.typeName(type));
+            }
+            respond(id, status, MemorySegment.NULL, 0, 0, false);
+        }
+    }
+
+    @Override
+    public void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest) {
+        if (!closed) output.respond(forId, status, payload, off, len, fromRequest);
+    }
+
+    /** Sends one event (its payload is copied when queued: the publisher's memory is not ours). */
+    void sendEvent(int evType, MemorySegment payload, long off, long len) {
+        if (!closed) output.event(evType, payload, off, len);
+    }
+
+    /** Flushes the deferred batch at the end of the loop turn. */
+    void flush() { output.flush(); }
+
+    /** Whether a deferred batch waits for the end of the loop turn. */
+    boolean dirty() { return output.dirty(); }
+
+    /** The socket can take more: send the unsent queue; once it is empty, handle what was read meanwhile. */
+    public void onWritable() {
+        if (closed || !output.drain()) return;
+        if (closeWhenSent != null) {
+            close(closeWhenSent);
+            return;
+        }
+        if (!backlogged && input.available() >= RequestHeader.SIZE) handleRequests();
+    }
+
+    boolean wants(int evType, int causePid) { return subscriptions.wants(evType, causePid, peerPid); }
+
+    boolean hasSubscriptions() { return !subscriptions.isEmpty(); }
+
+    @Override
+    public void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
+        host.publish(evType, payload, off, len, causePid);
+    }
+
+    @Override
+    public ServerConfig config() { return config; }
+
+    @Override
+    public ServerLimits limits() { return limits; }
+
+    @Override
+    public void helloDone() { helloDone = true; }
+
+    @Override
+    public void subscribe(int evType, boolean suppressSelf) {
+        subscriptions.add(evType, suppressSelf);
+        host.subscriptionsChanged(this);
+    }
+
+    @Override
+    public void unsubscribeAll() {
+        subscriptions.clear();
+        host.subscriptionsChanged(this);
+    }
+
+    @Override
+    public MemorySegment scratch() { return host.scratch(); }
+
+    @Override
+    public void batchStarted() { host.markDirty(this); }
+
+    private static void log(Level level, String format, Object... args) {
+        if (LOG.isLoggable(level)) LOG.log(level, String.format(format, args));
+    }
+
+    /** Closes the socket, frees every buffer, and tells the loop why. Idempotent. */
+    @Override
+    public void close(String reason) {
+        if (closed) return;
+        closed = true;
+        if (timed) {
+            timed = false;
+            host.timed(-1);
+        }
+        out.close();
+        output.close();
+        input.close();
+        arena.close();
+        host.closed(this, reason);
+    }
+}

@@ -1,0 +1,262 @@
+package org.sysframe.transport.internal.uring;
+
+import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.io.ClientLink;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.IovArray;
+import org.sysframe.unix.Self;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.UnixSocket;
+import org.sysframe.unix.uring.Cqe;
+import org.sysframe.unix.uring.IoUring;
+import org.sysframe.unix.uring.Sqe;
+import org.sysframe.unix.uring.UringCounters;
+import org.sysframe.unix.uring.UringCounts;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * The io_uring backend's client path. A send is queued as a SEND (or SENDMSG) SQE on the socket,
+ * registered as fixed file 0, and costs nothing yet; the receive that waits for the answer is a RECV
+ * SQE, and one io_uring_enter submits both and waits for both completions. Sends queued back to back
+ * are linked (IOSQE_IO_LINK), so they reach the socket in order; they carry MSG_WAITALL, so a short
+ * send means the peer went away.
+ *
+ * <p>Waiting: {@link WaitMode.Kind#BLOCK} waits inside io_uring_enter for the send and receive
+ * completions together: one io_uring_enter per round trip. The spinning modes submit without waiting
+ * and watch the CQ tail and the ring's task-work flag from user space: when the kernel flags work
+ * queued for this thread (the answer arrived), one more io_uring_enter runs it and posts the
+ * completion, so a spinning round trip costs one or two enters and no empty syscall; sched_yield
+ * between looks for YIELD, and one waiting enter once the budget of SPIN_THEN_BLOCK is spent. The ring is SINGLE_ISSUER without DEFER_TASKRUN, so the kernel
+ * posts completions as they happen (see the constructor for why not DEFER_TASKRUN). SQPOLL (an option) lets a kernel thread take the SQEs,
+ * so that a spinning client makes no syscall per call; it burns a core of its own.
+ *
+ * <p>Confined, like the client, to the thread that connected: that thread set the SINGLE_ISSUER ring
+ * up and registered its fd, and only it may submit.
+ *
+ * <p>A receive timeout cancels the receive (ASYNC_CANCEL) and waits for it to end before returning, so
+ * the kernel never writes into the buffer afterwards. Owner thread only; nothing allocated per call.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class UringLink implements ClientLink {
+    private static final long KIND = 0xffff_ffff_0000_0000L;
+    private static final long SEND = 1L << 32;   // user data: SEND | bytes expected
+    private static final long RECV = 2L << 32;
+    private static final long CANCEL = 3L << 32;
+    private static final int MSG_WAITALL = 0x100;
+    private static final int FIXED = 0;          // the socket's index among the registered files
+
+    private final UnixSocket socket;
+    private final WaitMode mode;
+    private final long timeoutNanos;
+    private final UringCounters uringCounters = new UringCounters();
+    private final IoUring ring;
+    private int sendsInFlight;     // SEND/SENDMSG SQEs prepared whose completion has not been seen
+    private boolean lastIsSend;    // the SQE prepared last is a send, not submitted yet
+    private boolean recvDone = true; // no receive in flight
+    private int recvResult;
+    private int sendErrno;         // the first failed send since the last check
+    private long sendShortBy;
+
+    public UringLink(UnixSocket socket, WaitMode mode, long timeoutMillis, boolean sqpoll) throws ErrnoException {
+        this.socket = socket;
+        this.mode = mode;
+        this.timeoutNanos = timeoutMillis * 1_000_000L;
+        // Not DEFER_TASKRUN: with it, a wait for the send's and the receive's completions together does
+        // not wake for a send that the kernel must retry in parts (its retry is deferred work that the
+        // waiter only runs once as many items are queued as it waits for): a send larger than the
+        // socket buffer then stalls (seen on 6.18 with SO_SNDBUF 4096 and 20,000 bytes).
+        // Spinning: COOP_TASKRUN | TASKRUN_FLAG. Without them the kernel interrupts the spinning thread
+        // (an IPI) to post each completion: p50 ~28 us against an epoll server here; with them it only
+        // flags the work, and the spinner runs it with one more io_uring_enter: p50 ~11 us.
+        int flags = IoUring.SETUP_SINGLE_ISSUER | (sqpoll ? IoUring.SETUP_SQPOLL : 0)
+                | (mode.kind() != WaitMode.Kind.BLOCK && !sqpoll ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : 0);
+        this.ring = new IoUring(64, 0, flags, socket.counters(), uringCounters);
+        try {
+            ring.registerRingFd();
+            ring.registerFiles(socket.fd());
+        } catch (ErrnoException e) {
+            ring.close();
+            throw e;
+        }
+    }
+
+    private static long address(MemorySegment seg, long off, long len) {
+        Objects.checkFromIndexSize(off, len, seg.byteSize());
+        if (!seg.isNative()) throw new IllegalArgumentException("a heap segment cannot be handed to the kernel");
+        return seg.address() + off;
+    }
+
+    private Sqe nextSend() throws ErrnoException {
+        if (sendsInFlight > 0 && ring.pending() == 0) {
+            // The previous sends went out already: they cannot be linked to any more, so let them finish first.
+            flush();
+        }
+        if (lastIsSend) ring.flagLast(Sqe.IO_LINK);
+        lastIsSend = true;
+        sendsInFlight++;
+        return ring.nextSqe();
+    }
+
+    @Override
+    public long sendUntilFull(MemorySegment seg, long off, long len) throws ErrnoException {
+        long addr = address(seg, off, len);
+        nextSend().prepSend(FIXED, addr, (int) len, UnixSocket.MSG_NOSIGNAL | MSG_WAITALL).flags(Sqe.FIXED_FILE).userData(SEND | len);
+        return len;
+    }
+
+    @Override
+    public long sendmsg(IovArray iov) throws ErrnoException {
+        long len = iov.remaining();
+        nextSend().prepSendmsg(FIXED, iov.pendingMsghdr().address(), UnixSocket.MSG_NOSIGNAL | MSG_WAITALL)
+                .flags(Sqe.FIXED_FILE).userData(SEND | len);
+        return len;
+    }
+
+    @Override
+    public long recv(MemorySegment seg, long off, long len) throws ErrnoException {
+        return receive(seg, off, len, 0, true, 0, 0);
+    }
+
+    @Override
+    public long recvBy(MemorySegment seg, long off, long len, long deadline, long now) throws ErrnoException {
+        return receive(seg, off, len, 0, true, deadline, now);
+    }
+
+    @Override
+    public long tryRecv(MemorySegment seg, long off, long len) throws ErrnoException {
+        return receive(seg, off, len, UnixSocket.MSG_DONTWAIT, false, 0, 0);
+    }
+
+    private long receive(MemorySegment seg, long off, long len, int flags, boolean wait, long deadline, long now) throws ErrnoException {
+        long addr = address(seg, off, len);
+        lastIsSend = false;
+        ring.nextSqe().prepRecv(FIXED, addr, (int) len, flags).flags(Sqe.FIXED_FILE).userData(RECV);
+        recvDone = false;
+        boolean done = awaitCompletions(wait && mode.kind() != WaitMode.Kind.BLOCK, deadline, now);
+        checkSends();
+        if (!done) return cancelReceive();
+        if (recvResult == -Errno.EAGAIN && !wait) return UnixSocket.WOULD_BLOCK;
+        if (recvResult < 0) throw new ErrnoException("recv(" + socket.name() + ")", -recvResult);
+        return recvResult;
+    }
+
+    /**
+     * Until the receive and every send completed: true, or false when the receive timeout (or the
+     * deadline, a System.nanoTime() instant when not 0; now: the caller's reading) expired first.
+     */
+    private boolean awaitCompletions(boolean spin, long deadline, long now) throws ErrnoException {
+        long start = deadline != 0 ? now : timeoutNanos > 0 || mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? System.nanoTime() : 0;
+        // How long this wait may last from start: the receive timeout, or less to end by the deadline.
+        long limit = timeoutNanos;
+        if (deadline != 0 && (limit == 0 || deadline - start < limit)) limit = Math.max(1, deadline - start);
+        if (spin) {
+            ring.submit(0, 0);
+            long budget = mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? mode.spinNanos() : Long.MAX_VALUE;
+            while (true) {
+                if (ring.taskWorkPending()) ring.runTaskWork();
+                reap();
+                if (recvDone && sendsInFlight == 0) return true;
+                long waited = start == 0 ? 0 : System.nanoTime() - start;
+                if (limit > 0 && waited >= limit) return false;
+                if (waited >= budget) break;
+                if (mode.kind() == WaitMode.Kind.YIELD) Self.yield(socket.counters());
+                else Thread.onSpinWait();
+            }
+        }
+        while (true) {
+            int need = (recvDone ? 0 : 1) + sendsInFlight;
+            long left = 0;
+            if (limit > 0) {
+                left = limit - (System.nanoTime() - start);
+                if (left <= 0) return false;
+            }
+            ring.submit(need, left);
+            reap();
+            if (recvDone && sendsInFlight == 0) return true;
+        }
+    }
+
+    private void reap() throws ErrnoException {
+        for (Cqe c; (c = ring.peek()) != null; ring.advance()) {
+            long ud = c.userData();
+            int res = c.res();
+            long kind = ud & KIND;
+            if (kind == SEND) {
+                sendsInFlight--;
+                long expected = ud & ~KIND;
+                if (res != expected && sendErrno == 0) {
+                    sendErrno = res < 0 ? -res : Errno.ECONNRESET;
+                    sendShortBy = res < 0 ? 0 : expected - res;
+                }
+            } else if (kind == RECV) {
+                recvDone = true;
+                recvResult = res;
+            }
+        }
+    }
+
+    private void checkSends() throws ErrnoException {
+        if (sendErrno == 0) return;
+        int err = sendErrno;
+        long shortBy = sendShortBy;
+        sendErrno = 0;
+        throw new ErrnoException("send(" + socket.name() + ")", err,
+                shortBy > 0 ? "the peer took all but " + shortBy + " bytes and went away" : "io_uring SEND failed");
+    }
+
+    /** Cancels the receive in flight and waits until it ended; WOULD_BLOCK (the timeout expired). */
+    private long cancelReceive() throws ErrnoException {
+        ring.nextSqe().prepCancel(RECV, 0, 0).userData(CANCEL);
+        while (!recvDone) {
+            ring.submit(1, 0);
+            reap();
+        }
+        return recvResult > 0 ? recvResult : UnixSocket.WOULD_BLOCK;
+    }
+
+    @Override
+    public void flush() throws ErrnoException {
+        lastIsSend = false;
+        while (sendsInFlight > 0) {
+            ring.submit(sendsInFlight, 0);
+            reap();
+        }
+        checkSends();
+    }
+
+    @Override
+    public UringCounts uringCounts() { return uringCounters.snapshot(); }
+
+    @Override
+    public SyscallCounters counters() { return socket.counters(); }
+
+    @Override
+    public String name() { return socket.name(); }
+
+    /**
+     * Frees the ring. A receive still in flight (the client failed out of step, e.g. a send error seen
+     * while it waited) is cancelled and waited for first, at most a second: the kernel must not write
+     * into the client's buffer once it is freed.
+     */
+    @Override
+    public void close() {
+        try {
+            if (!recvDone) {
+                ring.nextSqe().prepCancel(RECV, 0, 0).userData(CANCEL);
+                long deadline = System.nanoTime() + 1_000_000_000L;
+                while (!recvDone && System.nanoTime() < deadline) {
+                    ring.submit(1, 100_000_000L);
+                    reap();
+                }
+            }
+        } catch (ErrnoException e) {
+            // closing anyway: the ring's own teardown cancels what is left
+        }
+        ring.close();
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * Internal to the transport, not exported: the io_uring server driver (UringLoop, UringSocket) and the
+ * io_uring client link. Depends on internal.server and internal.io, never on internal.epoll.
+ */
+package org.sysframe.transport.internal.uring;

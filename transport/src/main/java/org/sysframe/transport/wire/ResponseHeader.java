@@ -1,0 +1,33 @@
+package org.sysframe.transport.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+
+/**
+ * {@code struct gr_api_response {u32 for_id; u32 status; u32 payload_len;}}: 12 bytes. Read and written in place, host byte order,
+ * unaligned (a header may start anywhere in a read-ahead buffer); nothing is allocated.
+ */
+public final class ResponseHeader {
+    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED;
+
+    private ResponseHeader() {}
+
+    public static final int SIZE = 12;
+    public static final long FOR_ID = 0;
+    public static final long STATUS = 4;
+    public static final long PAYLOAD_LEN = 8;
+
+    public static int forId(MemorySegment s, long at) { return s.get(U32, at + FOR_ID); }
+
+    public static int status(MemorySegment s, long at) { return s.get(U32, at + STATUS); }
+
+    public static long payloadLen(MemorySegment s, long at) { return Integer.toUnsignedLong(s.get(U32, at + PAYLOAD_LEN)); }
+
+    public static void write(MemorySegment s, long at, int forId, int status, int payloadLen) {
+        s.set(U32, at + FOR_ID, forId);
+        s.set(U32, at + STATUS, status);
+        s.set(U32, at + PAYLOAD_LEN, payloadLen);
+    }
+}
