@@ -25,7 +25,10 @@ import java.lang.foreign.MemorySegment;
  * A client of a Grout-style API socket: connects, says GR_HELLO, then sends requests and receives
  * responses and events with the framing chosen in {@link ClientOptions} (frozen at connect).
  *
- * <p>Thread-confined, like Grout's C client: use one per thread. {@link #sendRecv} allocates nothing
+ * <p>Thread-confined, like Grout's C client: the thread that connects it is the only one that may use
+ * it (one client per thread); a call from another thread throws {@link WrongThreadException} naming
+ * the client, both threads and this rule. {@link #close()} may be called from any thread (e.g. once the
+ * owner ended): it closes the socket and frees the client's memory. {@link #sendRecv} allocates nothing
  * on the Java heap; the {@link Response} it returns is a flyweight valid until the next call.
  * Responses whose id is not the one awaited are kept aside (copied) and handed out when their id is
  * awaited; events that arrive while a response is awaited are kept for {@link #nextEvent()}.
@@ -39,7 +42,10 @@ import java.lang.foreign.MemorySegment;
 public final class GroutClient implements AutoCloseable {
     private final ClientConfig options;
     private final MessageSpecs specs;
-    private final Arena arena = Arena.ofConfined();
+    // Shared, so that close() may free it from any thread; every other use is checked to be the owner's.
+    private final Arena arena = Arena.ofShared();
+    private final Thread owner = Thread.currentThread();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     private final UnixSocket socket;
     private final ClientLink link;
     private final MessageWriter writer;
@@ -47,7 +53,7 @@ public final class GroutClient implements AutoCloseable {
     private final Response response = new Response();
     private final Event event = new Event();
     private final Inbox inbox;
-    private final ResponseStream stream = new ResponseStream(new StreamItems());
+    private final ResponseStream stream = new ResponseStream(this);
     private int lastId;
     private int maxIfaces;
     private ErrnoException broken;
@@ -210,18 +216,7 @@ public final class GroutClient implements AutoCloseable {
      */
     public Pipeline pipeline(PipelineOptions options) throws ErrnoException {
         usable();
-        return new Pipeline(new PipelineSide(), options);
-    }
-
-    /** The client as a pipeline sees it. */
-    private final class PipelineSide implements PipelineClient {
-        @Override public ClientLink link() { return link; }
-        @Override public Inbox inbox() { return inbox; }
-        @Override public int nextId() { return GroutClient.this.nextId(); }
-        @Override public MessageSpecs specs() { return specs; }
-        @Override public void checkUsable() throws ErrnoException { usable(); }
-        @Override public boolean isUsable() { return GroutClient.this.isUsable(); }
-        @Override public ErrnoException fail(ErrnoException e) { return breakWith(e); }
+        return new Pipeline(this, options);
     }
 
     /** Waits for the response to request id (of type, for its minimum size). */
@@ -268,23 +263,25 @@ public final class GroutClient implements AutoCloseable {
     }
 
     /** Events received and not yet taken by {@link #nextEvent()}. */
-    public int pendingEvents() { return inbox.eventCount(); }
+    public int pendingEvents() {
+        if (Thread.currentThread() != owner) throw wrongThread();
+        return inbox.eventCount();
+    }
 
     /** The client as its stream cursor sees it. */
-    private final class StreamItems implements ResponseStream.Source {
-        @Override
-        public Response awaitStreamItem(int id) throws IOException {
-            usable();
-            awaitResponse(id);
-            if (response.status() != 0 || response.length() == 0) inbox.answered(id); // the stream's end
-            return response;
-        }
-
-        @Override
-        public void checkStreamItem(int type, Response r) throws ErrnoException {
-            checkResponse(type, r, true);
-        }
+    /** The next item of the stream request id (its status is the stream's to check); the terminator ends the request. */
+    Response awaitStreamItem(int id) throws IOException {
+        usable();
+        awaitResponse(id);
+        if (response.status() != 0 || response.length() == 0) inbox.answered(id); // the stream's end
+        return response;
     }
+
+    /** Fails when a stream item's payload is shorter than type's declared minimum. */
+    void checkStreamItem(int type, Response r) throws ErrnoException {
+        checkResponse(type, r, true);
+    }
+
 
     private void awaitResponse(int id) throws ErrnoException {
         try {
@@ -304,14 +301,30 @@ public final class GroutClient implements AutoCloseable {
         }
     }
 
-    private void usable() throws ErrnoException {
+    /** The link, inbox and specs, for this client's pipeline. */
+    ClientLink link() { return link; }
+
+    Inbox inbox() { return inbox; }
+
+    MessageSpecs specs() { return specs; }
+
+    /** Fails if the client is broken (also for its pipeline). */
+    void usable() throws ErrnoException {
+        if (Thread.currentThread() != owner) throw wrongThread();
         if (broken != null) {
             throw new ErrnoException("client(" + socket.name() + ")", Errno.ENOTCONN,
                     "unusable since: " + broken.getMessage());
         }
     }
 
-    private ErrnoException breakWith(ErrnoException e) {
+    private WrongThreadException wrongThread() {
+        return new WrongThreadException("GroutClient(" + socket.name() + ") was used from thread \"" + Thread.currentThread().getName()
+                + "\" but is confined to thread \"" + owner.getName() + "\", which connected it: use one GroutClient per thread,"
+                + " connected on the thread that uses it");
+    }
+
+    /** Marks the client broken by e and returns e (also for its pipeline). */
+    ErrnoException breakWith(ErrnoException e) {
         if (broken == null) broken = e;
         return e;
     }
@@ -319,9 +332,13 @@ public final class GroutClient implements AutoCloseable {
     /** False once a failure left the connection out of step (see the class comment). */
     public boolean isUsable() { return broken == null && socket.isOpen(); }
 
-    /** Closes the socket and frees the client's buffers. */
+    /**
+     * Closes the socket and frees the client's buffers; from any thread, once (later calls do nothing).
+     * Another thread should close a client only when its owner no longer uses it.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) return;
         link.close();
         socket.close();
         if (arena.scope().isAlive()) arena.close();

@@ -87,7 +87,7 @@ public final class GroutServer implements AutoCloseable {
             ServerSocketPath.release(path, file);
             throw e;
         }
-        Acceptor acceptor = new Acceptor(listener, config, (Acceptor.Watcher) loops[0], loops);
+        Acceptor acceptor = new Acceptor(listener, config, loops);
         EventFanout fanout = new EventFanout(loops);
         for (ServerLoop<?> l : loops) l.connect(l.index == 0 ? acceptor : null, fanout);
         GroutServer s = new GroutServer(config, loops, file);

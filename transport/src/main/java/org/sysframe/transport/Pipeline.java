@@ -50,7 +50,7 @@ public final class Pipeline implements AutoCloseable {
     private static final int BATCH_BYTES = 64 * 1024;
     private static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3;
 
-    private final PipelineClient client;
+    private final GroutClient client;
     private final ClientLink link;
     private final Inbox inbox;
     private final PipelineOptions options;
@@ -71,7 +71,7 @@ public final class Pipeline implements AutoCloseable {
     private long unknownAnswers;
     private Handler handler;
 
-    Pipeline(PipelineClient client, PipelineOptions options) {
+    Pipeline(GroutClient client, PipelineOptions options) {
         this.client = client;
         this.link = client.link();
         this.inbox = client.inbox();
@@ -94,7 +94,7 @@ public final class Pipeline implements AutoCloseable {
      * is full. A full batch buffer or iovec is flushed first.
      */
     public int queue(int type, MemorySegment payload, long offset, long length) throws ErrnoException {
-        client.checkUsable();
+        client.usable();
         if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
             throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
@@ -128,7 +128,7 @@ public final class Pipeline implements AutoCloseable {
             int id = client.nextId();
             if (state[id] == FREE) return id;
         }
-        throw client.fail(new ErrnoException("pipeline", Errno.ENOBUFS, "no free request id: every id is in flight or abandoned"));
+        throw client.breakWith(new ErrnoException("pipeline", Errno.ENOBUFS, "no free request id: every id is in flight or abandoned"));
     }
 
     private void closeStagingRun() {
@@ -231,7 +231,7 @@ public final class Pipeline implements AutoCloseable {
         }
         inFlight = 0;
         queuedCount = 0;
-        return client.fail(e);
+        return client.breakWith(e);
     }
 
     /** How long {@link #close} waits for the answers still in flight. */

@@ -8,22 +8,13 @@ import java.io.IOException;
  * early drains the items not read yet, so the client can go on.
  */
 public final class ResponseStream implements AutoCloseable {
-    /** Where the items come from: the client that sent the request. */
-    interface Source {
-        /** The next response for request id (its status is the stream's to check). */
-        Response awaitStreamItem(int id) throws IOException;
-
-        /** Fails when an item's payload is shorter than type's declared minimum. */
-        void checkStreamItem(int type, Response r) throws IOException;
-    }
-
-    private final Source client;
+    private final GroutClient client;
     private int type;
     private int id;
     private boolean done = true;
     private Response current;
 
-    ResponseStream(Source client) {
+    ResponseStream(GroutClient client) {
         this.client = client;
     }
 

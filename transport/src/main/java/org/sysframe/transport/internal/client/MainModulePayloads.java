@@ -12,7 +12,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
-/** The payloads of the main module's session messages a client sends and reads (GR_HELLO, GR_EVENT_SUBSCRIBE). *
+/**
+ * The payloads of the main module's session messages a client sends and reads (GR_HELLO, GR_EVENT_SUBSCRIBE).
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class MainModulePayloads {

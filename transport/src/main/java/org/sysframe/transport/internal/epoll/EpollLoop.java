@@ -21,7 +21,7 @@ import org.sysframe.unix.UnixSocket;
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
-public final class EpollLoop extends ServerLoop<EpollSocket> implements Acceptor.Watcher {
+public final class EpollLoop extends ServerLoop<EpollSocket> {
     private final Epoll epoll;
     private final LoopWaiter waiter;
 

@@ -11,7 +11,9 @@ import org.sysframe.unix.uring.UringCounts;
 
 import java.lang.foreign.MemorySegment;
 
-/** The epoll backend's client path: one send, sendmsg or recv syscall per call, on a blocking socket. *
+/**
+ * The epoll backend's client path: one send, sendmsg or recv syscall per call, on a blocking socket.
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class SocketLink implements ClientLink {

@@ -5,7 +5,9 @@ import org.sysframe.unix.IovArray;
 
 import java.lang.foreign.MemorySegment;
 
-/** Where a {@link MessageWriter} puts a message's bytes: a socket, or an io_uring that queues sends. *
+/**
+ * Where a {@link MessageWriter} puts a message's bytes: a socket, or an io_uring that queues sends.
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface ByteSink {

@@ -16,53 +16,30 @@ import java.lang.System.Logger.Level;
  * Accepts connections on the listening socket (from loop 0's thread), admits them by uid, and hands
  * each to the loop with the fewest connections. When descriptors run out it stops watching the
  * listener, and looks again every 100 ms and whenever a connection of loop 0 closes. How the listener
- * is watched is loop 0's driver's business ({@link Watcher}): the epoll driver waits for readability
+ * is watched is loop 0's driver's business ({@link ServerLoop#watchListener}): the epoll driver waits for readability
  * and calls {@link #acceptAll()}; the io_uring driver arms a multishot ACCEPT and gives each new
  * descriptor to {@link #accepted(int)}. Both go through the same checks and hand-off ({@link #admit}).
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Acceptor {
-    /** A loop, as the acceptor sees it. */
-    interface Loop {
-        /** Connections this loop holds or was handed. */
-        int load();
-
-        /** Counters for a new connection of this loop (their parent is the loop's). */
-        SyscallCounters newConnectionCounters();
-
-        /** Takes a new connection (from any thread). */
-        void handOff(UnixSocket s, PeerCredentials cred);
-
-        /** The server's shared limits (the refusals' rate limit). */
-        ServerLimits limits();
-    }
-
-    /** Loop 0's driver, as the acceptor sees it: watches the listener, or stops and resumes watching it. */
-    public interface Watcher {
-        void watchListener(int fd) throws ErrnoException;
-
-        /** Stops (true) or resumes (false) watching the listener. */
-        void pauseListener(int fd, boolean pause) throws ErrnoException;
-    }
-
     public static final long TAG = -1;
     private static final Logger LOG = System.getLogger("org.sysframe.server");
     private static final long RETRY_NANOS = 100_000_000L;
 
     private final UnixSocket listener;
     private final ServerConfig config;
-    private final Watcher watcher;
-    private final Loop[] loops;
+    private final ServerLoop<?> watcher; // loop 0
+    private final ServerLoop<?>[] loops;
     private final LogLimiter refusals;
     private boolean paused;
     private long pausedAt;
     private boolean failureLogged;
 
-    public Acceptor(UnixSocket listener, ServerConfig config, Watcher watcher, Loop[] loops) {
+    public Acceptor(UnixSocket listener, ServerConfig config, ServerLoop<?>[] loops) {
         this.listener = listener;
         this.config = config;
-        this.watcher = watcher;
+        this.watcher = loops[0];
         this.loops = loops.clone();
         this.refusals = loops[0].limits().refusedUid;
     }
@@ -87,7 +64,7 @@ public final class Acceptor {
     /** Accepts every pending connection (the epoll driver: the listener is readable). */
     public void acceptAll() {
         while (true) {
-            Loop target = leastLoaded();
+            ServerLoop<?> target = leastLoaded();
             UnixSocket s;
             try {
                 s = listener.accept(target.newConnectionCounters());
@@ -102,7 +79,7 @@ public final class Acceptor {
 
     /** A descriptor the io_uring driver's ACCEPT completed with: admitted like one from accept4. */
     public void accepted(int fd) {
-        Loop target = leastLoaded();
+        ServerLoop<?> target = leastLoaded();
         admit(new UnixSocket(fd, listener.name() + "#" + fd, target.newConnectionCounters()), target);
     }
 
@@ -123,7 +100,7 @@ public final class Acceptor {
     }
 
     /** One new connection: credentials, socket buffer sizes, uid check, then the hand-off to target. */
-    void admit(UnixSocket s, Loop target) {
+    void admit(UnixSocket s, ServerLoop<?> target) {
         failureLogged = false;
         PeerCredentials cred;
         try {
@@ -147,8 +124,8 @@ public final class Acceptor {
         target.handOff(s, cred);
     }
 
-    private Loop leastLoaded() {
-        Loop best = loops[0];
+    private ServerLoop<?> leastLoaded() {
+        ServerLoop<?> best = loops[0];
         for (int i = 1; i < loops.length; i++) {
             if (loops[i].load() < best.load()) best = loops[i];
         }

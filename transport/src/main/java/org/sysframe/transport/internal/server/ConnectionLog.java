@@ -7,7 +7,9 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.List;
 
-/** What the connections of one loop did, recorded when each closed (the latest 10,000). Loop thread only. *
+/**
+ * What the connections of one loop did, recorded when each closed (the latest 10,000). Loop thread only.
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ConnectionLog {

@@ -11,28 +11,15 @@ import java.lang.foreign.MemorySegment;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class EventFanout {
-    /** A loop, as the fan-out sees it. */
-    interface Loop {
-        boolean isCurrentThread();
+    private final ServerLoop<?>[] loops;
 
-        boolean hasSubscribers();
-
-        /** Publishes on this loop now (its own thread). */
-        void publishHere(int evType, MemorySegment payload, long off, long len, int causePid);
-
-        /** Publishes on this loop's thread soon; payload stays valid until then. */
-        void publishLater(int evType, MemorySegment payload, int causePid);
-    }
-
-    private final Loop[] loops;
-
-    public EventFanout(Loop[] loops) {
+    public EventFanout(ServerLoop<?>[] loops) {
         this.loops = loops.clone();
     }
 
     void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
         MemorySegment copy = null;
-        for (Loop loop : loops) {
+        for (ServerLoop<?> loop : loops) {
             if (!loop.hasSubscribers()) continue;
             if (loop.isCurrentThread()) {
                 loop.publishHere(evType, payload, off, len, causePid);

@@ -28,7 +28,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     private static final Logger LOG = System.getLogger("org.sysframe.server");
 
     public final long tag;
-    private final ConnectionHost<ServerConnection> host;
+    private final ServerLoop<?> host;
     private final ServerConfig config;
     private final Routes routes;
     private final Outlet out;
@@ -54,7 +54,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     private int memoryNeed;       // the bytes that request needs
     private boolean timed;        // counted in the loop's connections that need its timer
 
-    ServerConnection(ConnectionHost<ServerConnection> host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid, int peerUid) {
+    ServerConnection(ServerLoop<?> host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid, int peerUid) {
         this.host = host;
         this.config = config;
         this.routes = routes;

@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
-public abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost<ServerConnection>, Acceptor.Loop, EventFanout.Loop {
+public abstract class ServerLoop<S extends LoopSocket> {
     public static final Logger LOG = System.getLogger("org.sysframe.server");
 
     public final int index;
@@ -115,6 +115,12 @@ public abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost
 
     /** On the loop thread after every connection was closed at shutdown (the driver finishes its operations). */
     protected void shutdown() {}
+
+    /** Loop 0: starts watching the listening socket (readability with epoll, a multishot ACCEPT with io_uring). */
+    public abstract void watchListener(int fd) throws ErrnoException;
+
+    /** Loop 0: stops (true) or resumes (false) watching the listener (descriptors ran out, or may be back). */
+    public abstract void pauseListener(int fd, boolean pause) throws ErrnoException;
 
     /** Frees the driver's resources once the thread ended (after the connections were closed). */
     protected abstract void closeDriver();
@@ -235,19 +241,19 @@ public abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost
         return n;
     }
 
-    @Override
+    /** The start time of this loop turn (System.nanoTime(), read once per turn). */
     public long now() { return now; }
 
-    @Override
+    /** The server's shared limits: the memory budget and the warnings' rate limits. */
     public ServerLimits limits() { return limits; }
 
-    @Override
+    /** The connection now needs (+1) or no longer needs (-1) the loop's timer (a request in part, a large buffer, a wait for memory). */
     public void timed(int delta) {
         timedCount += delta;
         if (delta > 0) arm();
     }
 
-    @Override
+    /** The connection waits for the memory budget to take its large request: call its retry when there is room. */
     public void waitForMemory(ServerConnection c) {
         memoryWaiters.addLast(c);
         arm();
@@ -284,15 +290,15 @@ public abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost
         tasks.wake();
     }
 
-    // ---------------------------------------------------------------- Acceptor.Loop
+    // ---------------------------------------------------------------- as the acceptor sees a loop
 
-    @Override
+    /** Connections this loop holds or was handed. */
     public int load() { return load.get(); }
 
-    @Override
+    /** Counters for a new connection of this loop (their parent is the loop's). */
     public SyscallCounters newConnectionCounters() { return new SyscallCounters("connection", counters); }
 
-    @Override
+    /** Takes a new connection (from any thread). */
     public void handOff(UnixSocket s, PeerCredentials cred) {
         load.incrementAndGet();
         if (isCurrentThread()) adopt(s, cred);
@@ -324,15 +330,15 @@ public abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost
     /** Ties the driver's socket to its connection. */
     protected abstract void attach(S s, ServerConnection c);
 
-    // ---------------------------------------------------------------- ConnectionHost
+    // ---------------------------------------------------------------- as a connection sees its loop (loop thread only)
 
-    @Override
+    /** The connection has a deferred batch to flush at the end of this loop turn. */
     public void markDirty(ServerConnection c) { dirty.add(c); }
 
-    @Override
+    /** The connection stopped at its per-turn request budget with complete requests left: continue it next turn. */
     public void requestsLeft(ServerConnection c) { backlog.add(c); }
 
-    @Override
+    /** The connection closed (socket and buffers freed): forget it and record why. */
     public void closed(ServerConnection c, String reason) {
         forget(c);
         load.decrementAndGet();
@@ -345,34 +351,32 @@ public abstract class ServerLoop<S extends LoopSocket> implements ConnectionHost
         if (acceptor != null) acceptor.connectionClosed();
     }
 
-    @Override
+    /** The connection's subscriptions changed (it may now be a subscriber, or no longer one). */
     public void subscriptionsChanged(ServerConnection c) {
         subscribers.update(c);
         subscribed = !subscribers.isEmpty();
     }
 
-    @Override
+    /** Publishes an event to every subscriber of the server, on every loop. */
     public void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
         fanout.publish(evType, payload, off, len, causePid);
     }
 
-    @Override
+    /** 64 bytes of loop-thread scratch memory for built-in answers. */
     public MemorySegment scratch() { return scratch; }
 
-    // ---------------------------------------------------------------- EventFanout.Loop
+    // ---------------------------------------------------------------- as the event fan-out sees a loop
 
-    @Override
     public boolean isCurrentThread() { return Thread.currentThread() == thread; }
 
-    @Override
     public boolean hasSubscribers() { return subscribed; }
 
-    @Override
+    /** Publishes on this loop now (its own thread). */
     public void publishHere(int evType, MemorySegment payload, long off, long len, int causePid) {
         subscribers.publish(evType, payload, off, len, causePid);
     }
 
-    @Override
+    /** Publishes on this loop's thread soon; payload stays valid until then. */
     public void publishLater(int evType, MemorySegment payload, int causePid) {
         tasks.submit(() -> subscribers.publish(evType, payload, 0, payload.byteSize(), causePid));
     }

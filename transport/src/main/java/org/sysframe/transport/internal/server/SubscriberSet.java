@@ -4,7 +4,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The connections of one loop that subscribed to events. Loop thread only. *
+/**
+ * The connections of one loop that subscribed to events. Loop thread only.
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class SubscriberSet {

@@ -4,7 +4,9 @@ import org.sysframe.transport.wire.GroutApi;
 
 import java.util.Arrays;
 
-/** The event types one connection subscribed to, each with its suppress_self_events flag. *
+/**
+ * The event types one connection subscribed to, each with its suppress_self_events flag.
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Subscriptions {

@@ -52,7 +52,7 @@ import java.util.List;
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
-public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watcher, UringSocket.Host {
+public final class UringLoop extends ServerLoop<UringSocket> implements UringSocket.Host {
     static final int SQ_ENTRIES = 256;
     static final int BUFFERS = 256;
     static final int BUFFER_SIZE = 16 * 1024;
