@@ -311,6 +311,7 @@ public final class GroutClient implements AutoCloseable {
     /** Fails if the client is broken (also for its pipeline). */
     void usable() throws ErrnoException {
         if (Thread.currentThread() != owner) throw wrongThread();
+        if (closed.get()) throw new ErrnoException("client(" + socket.name() + ")", Errno.ENOTCONN, "the client was closed");
         if (broken != null) {
             throw new ErrnoException("client(" + socket.name() + ")", Errno.ENOTCONN,
                     "unusable since: " + broken.getMessage());
