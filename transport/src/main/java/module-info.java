@@ -6,6 +6,7 @@
  */
 module org.sysframe.transport {
     requires transitive org.sysframe.unix;
+    requires jdk.jfr;
 
     exports org.sysframe.transport;
     exports org.sysframe.transport.wire;

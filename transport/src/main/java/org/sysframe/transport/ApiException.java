@@ -24,6 +24,12 @@ public final class ApiException extends ErrnoException {
         this.type = type;
     }
 
+    /** As {@link #ApiException(int, int)}, the type named as the client's {@link org.sysframe.transport.wire.MessageSpecs} name it. */
+    ApiException(String typeName, int type, int status) {
+        super(typeName, status);
+        this.type = type;
+    }
+
     /** The request's message type. */
     public int type() { return type; }
 

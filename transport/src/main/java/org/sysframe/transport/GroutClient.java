@@ -7,6 +7,8 @@ import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.Inbox;
 import org.sysframe.transport.internal.io.MessageReader;
 import org.sysframe.transport.internal.io.MessageWriter;
+import org.sysframe.transport.internal.jfr.ConnectionEvent;
+import org.sysframe.transport.internal.jfr.RoundTripEvent;
 import org.sysframe.transport.internal.uring.UringLink;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.MessageSpecs;
@@ -15,6 +17,7 @@ import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
 import java.io.IOException;
@@ -169,7 +172,29 @@ public final class GroutClient implements AutoCloseable {
      */
     public Response sendRecv(int type, MemorySegment payload, long offset, long length) throws IOException {
         // With io_uring, the request's send goes out with the receive of its answer: one io_uring_enter.
-        return recv(type, queue(type, payload, offset, length));
+        if (!RoundTripEvent.PROBE.isEnabled()) return recv(type, queue(type, payload, offset, length));
+        RoundTripEvent e = new RoundTripEvent();
+        e.begin();
+        int status = -1;
+        try {
+            Response r = recv(type, queue(type, payload, offset, length));
+            status = 0;
+            e.responseBytes = r.length();
+            return r;
+        } catch (ApiException x) {
+            status = x.status();
+            throw x;
+        } finally {
+            e.end();
+            if (e.shouldCommit()) {
+                e.socket = socket.name();
+                e.type = type;
+                e.typeName = specs.name(type);
+                e.requestBytes = length;
+                e.status = status;
+                e.commit();
+            }
+        }
     }
 
     /** Sends a request without waiting; returns its id, for {@link #recv(int, int)}. */
@@ -187,7 +212,7 @@ public final class GroutClient implements AutoCloseable {
     private int queue(int type, MemorySegment payload, long offset, long length) throws IOException {
         usable();
         if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
-            throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
+            throw new ErrnoException(specs.name(type), Errno.EMSGSIZE,
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
         }
         int id = nextId();
@@ -292,11 +317,11 @@ public final class GroutClient implements AutoCloseable {
     }
 
     private void checkResponse(int type, Response r, boolean inStream) throws ApiException, ErrnoException {
-        if (r.status() != 0) throw new ApiException(type, r.status());
+        if (r.status() != 0) throw new ApiException(specs.name(type), type, r.status());
         boolean terminator = inStream && r.length() == 0;
         int min = specs.minResponse(type);
         if (r.length() < min && !terminator) {
-            throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
+            throw new ErrnoException(specs.name(type), Errno.EMSGSIZE,
                     "response payload of " + r.length() + " bytes, at least " + min + " expected");
         }
     }
@@ -340,6 +365,17 @@ public final class GroutClient implements AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
+        if (ConnectionEvent.ClientClosed.PROBE.isEnabled()) {
+            ConnectionEvent.ClientClosed e = new ConnectionEvent.ClientClosed();
+            if (e.shouldCommit()) {
+                SyscallCounts counts = socket.counters().snapshot();
+                e.socket = socket.name();
+                e.backend = backend().name().toLowerCase(java.util.Locale.ROOT);
+                e.syscalls = counts.total();
+                e.syscallsByKind = counts.toString();
+                e.commit();
+            }
+        }
         link.close();
         socket.close();
         if (arena.scope().isAlive()) arena.close();

@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.internal.epoll.EpollLoop;
+import org.sysframe.transport.internal.jfr.ConnectionEvent;
 import org.sysframe.transport.internal.server.Acceptor;
 import org.sysframe.transport.internal.server.EventFanout;
 import org.sysframe.transport.internal.server.Routes;
@@ -105,7 +106,48 @@ public final class GroutServer implements AutoCloseable {
             s.close();
             throw new IOException("interrupted while starting", e);
         }
+        Recorded.SERVERS.add(s);
         return s;
+    }
+
+    /**
+     * The running servers the periodic flight-recorder event {@code org.sysframe.ConnectionSyscalls}
+     * reports on. The event is registered when the recorder initializes (a listener costs nothing
+     * before that; registering the event itself would start the recorder's machinery in every JVM).
+     */
+    private static final class Recorded {
+        static final java.util.Set<GroutServer> SERVERS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private static final java.util.concurrent.atomic.AtomicBoolean REGISTERED = new java.util.concurrent.atomic.AtomicBoolean();
+
+        static {
+            jdk.jfr.FlightRecorder.addListener(new jdk.jfr.FlightRecorderListener() {
+                @Override
+                public void recorderInitialized(jdk.jfr.FlightRecorder recorder) {
+                    if (REGISTERED.compareAndSet(false, true)) jdk.jfr.FlightRecorder.addPeriodicEvent(ConnectionEvent.Periodic.class, Recorded::emit);
+                }
+            });
+        }
+
+        private static void emit() {
+            for (GroutServer s : SERVERS) {
+                List<ConnectionStats> open;
+                try {
+                    open = s.openConnections();
+                } catch (IOException | IllegalStateException e) {
+                    continue; // closing: its connections' totals come with ConnectionClosed
+                }
+                for (ConnectionStats c : open) {
+                    ConnectionEvent.Periodic e = new ConnectionEvent.Periodic();
+                    e.socket = s.socketPath();
+                    e.peerPid = c.peerPid();
+                    e.peerUid = c.peerUid();
+                    e.requests = c.requests();
+                    e.syscalls = c.syscalls().total();
+                    e.syscallsByKind = c.syscalls().toString();
+                    e.commit();
+                }
+            }
+        }
     }
 
     /**
@@ -223,6 +265,7 @@ public final class GroutServer implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
+        Recorded.SERVERS.remove(this);
         for (ServerLoop<?> l : loops) l.stop();
         boolean all = true;
         for (ServerLoop<?> l : loops) {

@@ -3,6 +3,7 @@ package org.sysframe.transport;
 import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.Inbox;
 import org.sysframe.transport.internal.io.SendOrder;
+import org.sysframe.transport.internal.jfr.PipelineBatchEvent;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -96,7 +97,7 @@ public final class Pipeline implements AutoCloseable {
     public int queue(int type, MemorySegment payload, long offset, long length) throws ErrnoException {
         client.usable();
         if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
-            throw new ErrnoException(GroutApi.typeName(type), Errno.EMSGSIZE,
+            throw new ErrnoException(client.specs().name(type), Errno.EMSGSIZE,
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
         }
         if (inFlight == options.window()) return BACK_PRESSURED;
@@ -139,6 +140,15 @@ public final class Pipeline implements AutoCloseable {
     /** Sends every queued request with one syscall (more only if the kernel takes the batch in parts). */
     public void flush() throws ErrnoException {
         if (queuedCount == 0) return;
+        PipelineBatchEvent event = null;
+        long syscallsBefore = 0, bytes = 0;
+        if (PipelineBatchEvent.PROBE.isEnabled()) {
+            event = new PipelineBatchEvent();
+            syscallsBefore = client.counters().snapshot().total();
+            if (iov.pending() != 0) closeStagingRun();
+            bytes = iov.pending() == 0 ? stagingUsed : iov.remaining();
+            event.begin();
+        }
         try {
             if (iov.pending() == 0) {
                 link.sendUntilFull(staging, 0, stagingUsed); // a blocking socket takes it all
@@ -157,6 +167,16 @@ public final class Pipeline implements AutoCloseable {
             state[id] = SENT;
             sentAt[id] = now;
             if (order != null) order.add(id, now);
+        }
+        if (event != null) {
+            event.end();
+            if (event.shouldCommit()) {
+                event.socket = client.config().socketPath();
+                event.requests = queuedCount;
+                event.bytes = bytes;
+                event.syscalls = client.counters().snapshot().total() - syscallsBefore;
+                event.commit();
+            }
         }
         queuedCount = 0;
         stagingUsed = stagedFrom = 0;

@@ -17,6 +17,7 @@ public final class Reply {
     private Responder connection;
     private Request request;
     private boolean answered;
+    private int status;
     private int minResponse;
 
     /** Internal: the server binds this reply to the request being handled; not for applications. */
@@ -24,11 +25,15 @@ public final class Reply {
         this.connection = connection;
         this.request = request;
         this.answered = false;
+        this.status = 0;
         this.minResponse = minResponse;
     }
 
     /** Internal: whether the handler answered (the server answers for it otherwise). */
     public boolean answered() { return answered; }
+
+    /** Internal: the status the handler answered with (0 until it answered, and for streams). */
+    public int status() { return status; }
 
     /** Internal: the connection being answered, for the built-in messages that change its session. */
     public Responder session() { return connection; }
@@ -83,6 +88,7 @@ public final class Reply {
         if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
         if (status == 0) checkLength(len);
         answered = true;
+        this.status = status;
         connection.respond(request.id(), status, seg, off, len, fromRequest);
     }
 

@@ -30,7 +30,7 @@ public final class ResponseStream implements AutoCloseable {
         Response r = client.awaitStreamItem(id);
         if (r.status() != 0) {
             done = true;
-            throw new ApiException(type, r.status());
+            throw new ApiException(client.specs().name(type), type, r.status());
         }
         if (r.length() == 0) {
             done = true;

@@ -5,10 +5,11 @@ import java.util.Arrays;
 /**
  * Declared sizes per message type: the minimum request payload (the server answers EMSGSIZE below it),
  * the minimum response payload (the client fails with EMSGSIZE below it, except a stream's empty
- * terminator), and whether responses come as a stream. Look-ups neither box nor allocate.
+ * terminator), whether responses come as a stream, and a name for logs and events ({@link #name(int)}).
+ * Look-ups neither box nor allocate.
  */
 public final class MessageSpecs {
-    private record Spec(int minRequest, int minResponse, boolean stream) {}
+    private record Spec(int minRequest, int minResponse, boolean stream, String name) {}
 
     private TypeTable<Spec> specs = new TypeTable<>();
 
@@ -28,8 +29,23 @@ public final class MessageSpecs {
 
     /** Declares (or redeclares) a type. */
     public MessageSpecs put(int type, int minRequestLen, int minResponseLen, boolean isStream) {
-        specs.put(type, new Spec(minRequestLen, minResponseLen, isStream));
+        Spec old = specs.get(type);
+        specs.put(type, new Spec(minRequestLen, minResponseLen, isStream, old == null ? null : old.name()));
         return this;
+    }
+
+    /** Names type in logs and flight-recorder events (e.g. {@code "MY_ROUTE_ADD"}); its sizes stay as declared. */
+    public MessageSpecs name(int type, String name) {
+        java.util.Objects.requireNonNull(name);
+        Spec old = specs.get(type);
+        specs.put(type, old == null ? new Spec(0, 0, false, name) : new Spec(old.minRequest(), old.minResponse(), old.stream(), name));
+        return this;
+    }
+
+    /** The name given to type, else the main module's name for it ({@link GroutApi#typeName}), else its hex value. */
+    public String name(int type) {
+        Spec s = specs.get(type);
+        return s != null && s.name() != null ? s.name() : GroutApi.typeName(type);
     }
 
     /** Minimum request payload of type; 0 when undeclared. */
@@ -58,6 +74,6 @@ public final class MessageSpecs {
 
     @Override
     public String toString() {
-        return "MessageSpecs" + Arrays.toString(Arrays.stream(specs.types()).mapToObj(GroutApi::typeName).toArray());
+        return "MessageSpecs" + Arrays.toString(Arrays.stream(specs.types()).mapToObj(this::name).toArray());
     }
 }

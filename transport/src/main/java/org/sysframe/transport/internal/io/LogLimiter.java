@@ -34,6 +34,11 @@ public final class LogLimiter {
 
     /** Logs message at WARNING, unless this interval's lines of the kind are used up (then it is counted). */
     public void warn(String message) {
+        warn(message, null);
+    }
+
+    /** As {@link #warn(String)}, the line carrying thrown's stack trace (when not null). */
+    public void warn(String message, Throwable thrown) {
         if (!LOG.isLoggable(Level.WARNING)) return;
         long now = System.nanoTime();
         String summary;
@@ -53,7 +58,8 @@ public final class LogLimiter {
             }
         }
         if (summary != null) LOG.log(Level.WARNING, summary);
-        if (log) LOG.log(Level.WARNING, message);
+        if (log && thrown == null) LOG.log(Level.WARNING, message);
+        else if (log) LOG.log(Level.WARNING, message, thrown);
     }
 
     /** Whether suppressed lines wait for their summary line (a loop's timer should run). */

@@ -14,8 +14,10 @@ public final class Routes {
     record Route(Handler handler, int minRequest, int minResponse) {}
 
     private final TypeTable<Route> routes = new TypeTable<>();
+    private final MessageSpecs specs;
 
     public Routes(TypeTable<Handler> handlers, MessageSpecs specs) {
+        this.specs = specs.copy();
         for (int type : handlers.types()) {
             routes.put(type, new Route(handlers.get(type), specs.minRequest(type), specs.minResponse(type)));
         }
@@ -23,4 +25,7 @@ public final class Routes {
 
     /** The route of type, or null when no handler serves it. */
     Route get(int type) { return routes.get(type); }
+
+    /** The name of type for logs and events (see {@link MessageSpecs#name}). */
+    public String name(int type) { return specs.name(type); }
 }

@@ -5,6 +5,7 @@ import org.sysframe.transport.Request;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.internal.jfr.ServerRequestEvent;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -228,7 +229,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         requests++;
         request.set(id, type, in, at + RequestHeader.SIZE, plen, peerPid, peerUid);
         if (!helloDone && type != GroutApi.HELLO) {
-            log(Level.DEBUG, "pid=%d: %s before GR_HELLO", peerPid, GroutApi.typeName(type));
+            log(Level.DEBUG, "pid=%d: %s before GR_HELLO", peerPid, routes.name(type));
             respond(id, Errno.EBADMSG, MemorySegment.NULL, 0, 0, false);
             return;
         }
@@ -239,21 +240,39 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             return;
         }
         reply.bind(this, request, route.minResponse());
+        ServerRequestEvent event = null;
+        if (ServerRequestEvent.PROBE.isEnabled()) {
+            event = new ServerRequestEvent();
+            event.begin();
+        }
         try {
             route.handler().handle(request, reply);
         } catch (OutOfMemoryError e) {
             status = Errno.ENOMEM;
-            log(Level.ERROR, "pid=%d: %s handler ran out of memory", peerPid, GroutApi.typeName(type));
+            log(Level.ERROR, "pid=%d: %s handler ran out of memory", peerPid, routes.name(type));
         } catch (Exception | StackOverflowError e) {
             status = Errno.EIO;
-            log(Level.ERROR, "pid=%d: %s handler failed: %s", peerPid, GroutApi.typeName(type), e);
+            // With its stack trace, as few times as the other warnings a peer can provoke at will.
+            host.limits().handlerFailed.warn(String.format("pid=%d: %s handler failed: %s", peerPid, routes.name(type), e), e);
         }
         if (!reply.answered() && !closed) {
             if (status == 0) {
                 status = Errno.EIO;
-                log(Level.ERROR, "pid=%d: %s handler returned without answering", peerPid, GroutApi.typeName(type));
+                log(Level.ERROR, "pid=%d: %s handler returned without answering", peerPid, routes.name(type));
             }
             respond(id, status, MemorySegment.NULL, 0, 0, false);
+        }
+        if (event != null) {
+            event.end();
+            if (event.shouldCommit()) {
+                event.type = type;
+                event.typeName = routes.name(type);
+                event.requestBytes = plen;
+                event.status = status != 0 ? status : reply.status();
+                event.peerPid = peerPid;
+                event.peerUid = peerUid;
+                event.commit();
+            }
         }
     }
 

@@ -19,6 +19,7 @@ public final class ServerLimits {
     final LogLimiter idleTimeout;
     final LogLimiter slowReader;
     final LogLimiter overBudget;
+    final LogLimiter handlerFailed;
     private final LogLimiter[] all;
 
     public ServerLimits(ServerConfig config) {
@@ -32,7 +33,8 @@ public final class ServerLimits {
         idleTimeout = new LogLimiter("connection idle past the idle timeout", n, interval);
         slowReader = new LogLimiter("slow reader", n, interval);
         overBudget = new LogLimiter("output over the server's memory budget", n, interval);
-        all = new LogLimiter[] {refusedUid, badHello, oversize, requestTimeout, idleTimeout, slowReader, overBudget};
+        handlerFailed = new LogLimiter("handler failed", n, interval);
+        all = new LogLimiter[] {refusedUid, badHello, oversize, requestTimeout, idleTimeout, slowReader, overBudget, handlerFailed};
     }
 
     /** Whether a limiter holds a count to log (a loop's timer should run to log it in time). */

@@ -4,6 +4,7 @@ import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.epoll.EpollLoop;
 import org.sysframe.transport.internal.io.InputBuffer;
+import org.sysframe.transport.internal.jfr.ConnectionEvent;
 import org.sysframe.transport.internal.uring.UringLoop;
 
 import org.sysframe.unix.CpuPlacement;
@@ -11,6 +12,7 @@ import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.PeerCredentials;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
 import java.lang.System.Logger;
@@ -319,6 +321,16 @@ public abstract class ServerLoop<S extends LoopSocket> {
         S ls = table.get(tag);
         ServerConnection c = new ServerConnection(this, config, routes, tag, ls, cred.pid(), cred.uid());
         attach(ls, c);
+        if (ConnectionEvent.Opened.PROBE.isEnabled()) {
+            ConnectionEvent.Opened e = new ConnectionEvent.Opened();
+            if (e.shouldCommit()) {
+                e.socket = config.socketPath();
+                e.peerPid = cred.pid();
+                e.peerUid = cred.uid();
+                e.loop = index;
+                e.commit();
+            }
+        }
         try {
             watchConnection(ls);
         } catch (ErrnoException e) {
@@ -347,6 +359,20 @@ public abstract class ServerLoop<S extends LoopSocket> {
             subscribed = !subscribers.isEmpty();
         }
         log.closed(c, reason);
+        if (ConnectionEvent.Closed.PROBE.isEnabled()) {
+            ConnectionEvent.Closed e = new ConnectionEvent.Closed();
+            if (e.shouldCommit()) {
+                SyscallCounts counts = c.outlet().counters().snapshot();
+                e.socket = config.socketPath();
+                e.peerPid = c.peerPid();
+                e.peerUid = c.peerUid();
+                e.requests = c.requests();
+                e.syscalls = counts.total();
+                e.syscallsByKind = counts.toString();
+                e.reason = reason;
+                e.commit();
+            }
+        }
         closedSinceTrim++;
         if (acceptor != null) acceptor.connectionClosed();
     }
