@@ -62,7 +62,7 @@ class ReadmeExamplesTest {
                     else reply.echo(0, request.length());          // the request's own bytes back, no copy
                 });
         try (GroutServer server = GroutServer.start(options)) {    // GR_HELLO, GR_PING, GR_PING2 and events built in
-            awaitShutdown();                                       // it serves on its own event-loop thread meanwhile
+            awaitShutdown();                                       // yours: it serves on its own event-loop thread meanwhile
         }                                                          // every connection closed, the socket file removed
 
         assertFalse(Files.exists(Path.of(socketPath)), "the socket file is removed at close");
