@@ -41,15 +41,20 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * What docs/integrating.md tells an integrator, done for real: docs/examples/PingExample.java (the file the
- * guide shows verbatim) is compiled with this JDK's javac against the packaged jars, once on the class
- * path and once as a named module, and run in child JVMs of this JDK against a real server in this JVM,
+ * What docs/integrating.md tells an integrator, done for real: the complete client the guide shows verbatim
+ * ({@code com.example.ping.PingExample}, in this module's test sources, so the build compiles it too) is
+ * compiled again with this JDK's javac against the packaged jars, once on the class path and once as a
+ * named module with {@code examples/src/module/module-info.java} (a source this test alone compiles), and
+ * run in child JVMs of this JDK against a real server in this JVM,
  * under {@code --illegal-native-access=deny}: with the grant the guide gives it prints the echo and exits
  * 0; without it the JDK refuses the first downcall with IllegalCallerException.
  */
 class IntegrationExampleTest {
     private static final Path ROOT = Path.of(System.getProperty("sysframe.root", "..")).toAbsolutePath().normalize();
-    private static final Path EXAMPLES = ROOT.resolve("docs/examples");
+    /** The complete client: a test source of this module, so {@code mvn test-compile} compiles it as well. */
+    static final Path PING_EXAMPLE = ROOT.resolve("examples/src/test/java/com/example/ping/PingExample.java");
+    /** The integrator's module declaration: outside the test sources (it would make them a module); compiled here only. */
+    static final Path MODULE_INFO = ROOT.resolve("examples/src/module/module-info.java");
     private static final Path GUIDE = ROOT.resolve("docs/integrating.md");
     private static final String MAIN_CLASS = "com.example.ping.PingExample";
     private static final String MODULE = "com.example.ping";
@@ -80,13 +85,13 @@ class IntegrationExampleTest {
 
         classPathBuild = work.resolve("cp-classes");
         javac("-d", classPathBuild.toString(), "-cp", bindingsJar + ":" + transportJar,
-                EXAMPLES.resolve("PingExample.java").toString());
+                PING_EXAMPLE.toString());
 
         // As an integrator's module: module-info.java at the root, the class under its package's directory.
         Path src = work.resolve("module-src");
         Path pkg = Files.createDirectories(src.resolve("com/example/ping"));
-        Files.copy(EXAMPLES.resolve("module-info.java"), src.resolve("module-info.java"));
-        Files.copy(EXAMPLES.resolve("PingExample.java"), pkg.resolve("PingExample.java"));
+        Files.copy(MODULE_INFO, src.resolve("module-info.java"));
+        Files.copy(PING_EXAMPLE, pkg.resolve("PingExample.java"));
         moduleBuild = work.resolve("module-classes");
         javac("-d", moduleBuild.toString(), "--module-path", bindingsJar + ":" + transportJar,
                 src.resolve("module-info.java").toString(), pkg.resolve("PingExample.java").toString());
@@ -110,10 +115,10 @@ class IntegrationExampleTest {
     @Test
     void theGuideShowsTheExampleFilesVerbatim() throws IOException {
         String guide = Files.readString(GUIDE);
-        for (String file : List.of("PingExample.java", "module-info.java")) {
-            String text = Files.readString(EXAMPLES.resolve(file));
+        for (Path file : List.of(PING_EXAMPLE, MODULE_INFO)) {
+            String text = Files.readString(file);
             assertTrue(guide.contains("```java\n" + text + "```\n"),
-                    "docs/integrating.md shows docs/examples/" + file + " verbatim in a ```java block");
+                    "docs/integrating.md shows " + ROOT.relativize(file) + " whole and verbatim in a ```java block");
         }
     }
 
