@@ -3,7 +3,7 @@ package org.sysframe.examples;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.testsupport.NeedsKernelCounter;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;

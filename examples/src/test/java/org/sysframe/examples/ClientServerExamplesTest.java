@@ -7,7 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.transport.ApiException;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.Event;
-import org.sysframe.transport.GroutApi;
+import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.RecvFraming;

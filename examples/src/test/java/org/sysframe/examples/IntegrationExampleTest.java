@@ -134,9 +134,11 @@ class IntegrationExampleTest {
 
         ModuleDescriptor transport = jars.find("org.sysframe.transport").orElseThrow().descriptor();
         assertFalse(transport.isAutomatic() || transport.isOpen());
-        assertEquals(Set.of("org.sysframe.transport"), transport.packages());
-        assertEquals(Set.of("org.sysframe.transport"), unqualifiedExports(transport));
-        assertEquals(Set.of("java.base", "org.sysframe.unix"), names(transport.requires()));
+        assertEquals(Set.of("org.sysframe.transport", "org.sysframe.transport.wire", "org.sysframe.transport.internal.io",
+                "org.sysframe.transport.internal.client", "org.sysframe.transport.internal.server", "org.sysframe.transport.internal.epoll",
+                "org.sysframe.transport.internal.uring", "org.sysframe.transport.internal.jfr"), transport.packages());
+        assertEquals(Set.of("org.sysframe.transport", "org.sysframe.transport.wire"), unqualifiedExports(transport), "the internals are not exported");
+        assertEquals(Set.of("java.base", "org.sysframe.unix", "jdk.jfr"), names(transport.requires()));
         assertTrue(transport.requires().stream().anyMatch(r -> r.name().equals("org.sysframe.unix")
                 && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE)), "requires transitive org.sysframe.unix");
     }
