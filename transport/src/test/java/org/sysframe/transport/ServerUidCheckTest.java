@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * naming its uid and pid; the options accept it. A socket file's server is accepted whatever its uid
  * unless the uids are named. The impostor is a C process of its own (so its uid is its own).
  */
+@EachBackend
 @NeedsRoot
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ServerUidCheckTest {
