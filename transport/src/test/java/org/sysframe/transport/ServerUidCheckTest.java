@@ -30,6 +30,10 @@ class ServerUidCheckTest {
     static final int NOBODY = 65534;
     @TempDir static Path dir;
     static Path exe;
+    /** The socket files of one invocation of the suite are its own: the shared dir outlives the first. */
+    private final String prefix;
+
+    ServerUidCheckTest(Backend backend) { this.prefix = backend + "-"; }
 
     @BeforeAll
     static void compile() throws Exception {
@@ -86,7 +90,7 @@ class ServerUidCheckTest {
 
     @Test
     void aSocketFileAcceptsAnyServerUidByDefaultAndOnlyTheNamedOnesWhenTold() throws Exception {
-        String path = dir.resolve("file-impostor.sock").toString();
+        String path = dir.resolve(prefix + "file-impostor.sock").toString();
         try (ImpostorServer impostor = ImpostorServer.start(exe, path, "hello", NOBODY)) {
             try (GroutClient c = GroutClient.connect(path)) {
                 assertEquals(NOBODY, c.serverCredentials().uid(), "the directory decides who could bind there");
@@ -106,7 +110,7 @@ class ServerUidCheckTest {
 
     @Test
     void aServerThatDiesDuringTheHandshakeIsNamedAsGoneWithoutTheUidQuestion() throws Exception {
-        String path = dir.resolve("dies.sock").toString();
+        String path = dir.resolve(prefix + "dies.sock").toString();
         try (ImpostorServer dying = ImpostorServer.start(exe, path, "exit", -1)) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> GroutClient.connect(path).close());
             assertEquals("GR_HELLO: " + e.errnoName() + " (" + e.errno() + ") " + e.strerror() + ": the server (pid " + dying.pid()
