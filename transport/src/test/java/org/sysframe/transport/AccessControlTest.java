@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.testsupport.NeedsRoot;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * only uid 0, and the refusal is logged; the same child is served when its uid is allowed. An abstract
  * name is used so that file permissions play no part: only SO_PEERCRED decides.
  */
+@EachBackend
 @NeedsRoot
 class AccessControlTest {
     @TempDir Path dir;

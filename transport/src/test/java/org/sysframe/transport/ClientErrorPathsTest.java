@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -39,6 +40,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * GR_HELLO correctly and then breaks the rules), and the statuses a real {@link GroutServer} answers
  * to bad requests. Every client-side test runs with each receive framing.
  */
+@EachBackend
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ClientErrorPathsTest {
     @TempDir Path dir;

@@ -1,12 +1,13 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
@@ -31,13 +32,14 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * saying what did not come, on both backends and with both receive framings; two answers for one
  * request are an error (EPROTO), not a message kept aside. Outcomes are pinned; nothing is timed.
  */
+@EachBackend
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ClientTimeoutsTest {
     static final long TIMEOUT_MS = 200;
     @TempDir Path dir;
 
-    private ClientOptions client(String path, String backend, String recv) {
-        return ClientOptions.defaults().socketPath(path).backend(Backend.parse(backend)).recv(RecvFraming.parse(recv))
+    private ClientOptions client(String path, String recv) {
+        return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recv))
                 .receiveTimeoutMillis(TIMEOUT_MS);
     }
 
@@ -48,14 +50,14 @@ class ClientTimeoutsTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"epoll, readahead", "epoll, exact", "io_uring, readahead", "io_uring, exact"})
-    void aPeerThatReadsAndNeverAnswersEndsTheCallAtTheTimeout(String backend, String recv) throws Exception {
+    @ValueSource(strings = {"readahead", "exact"})
+    void aPeerThatReadsAndNeverAnswersEndsTheCallAtTheTimeout(String recv) throws Exception {
         String path = dir.resolve("silent.sock").toString();
         try (RawServer raw = new RawServer(path, c -> {
                 c.expect(GroutApi.PING, pattern(8, 1));
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, backend, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(8, 1))));
             assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms",
                     e.getMessage());
@@ -66,15 +68,15 @@ class ClientTimeoutsTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"epoll, readahead", "epoll, exact", "io_uring, readahead", "io_uring, exact"})
-    void aPeerThatAnnouncesTwoBytesSendsOneAndStallsEndsTheCallAtTheTimeout(String backend, String recv) throws Exception {
+    @ValueSource(strings = {"readahead", "exact"})
+    void aPeerThatAnnouncesTwoBytesSendsOneAndStallsEndsTheCallAtTheTimeout(String recv) throws Exception {
         String path = dir.resolve("stalled.sock").toString();
         try (RawServer raw = new RawServer(path, c -> {
                 RawRequest r = c.expect(GroutApi.PING, pattern(8, 2));
                 c.write(WireBytes.concat(WireBytes.response(r.id(), 0, 2, new byte[0]), new byte[] {7}));
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, backend, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(8, 2))));
             assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 13 of its 14 bytes came"
                     + " while awaiting request 2, then nothing for 200 ms (the receive timeout)", e.getMessage());
@@ -84,15 +86,15 @@ class ClientTimeoutsTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"epoll, readahead", "epoll, exact", "io_uring, readahead", "io_uring, exact"})
-    void aPeerThatAnswersForIdPlus1000EndsTheCallAtTheTimeoutNamingWhatCame(String backend, String recv) throws Exception {
+    @ValueSource(strings = {"readahead", "exact"})
+    void aPeerThatAnswersForIdPlus1000EndsTheCallAtTheTimeoutNamingWhatCame(String recv) throws Exception {
         String path = dir.resolve("wrongid.sock").toString();
         try (RawServer raw = new RawServer(path, c -> {
                 RawRequest r = c.expect(GroutApi.PING, pattern(8, 3));
                 c.respond(r.id() + 1000, 0, r.payload());
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, backend, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(8, 3))));
             assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms;"
                     + " meanwhile 1 answer for an id not awaited came (the last for_id 1002)", e.getMessage());
@@ -102,8 +104,8 @@ class ClientTimeoutsTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"epoll, readahead", "epoll, exact", "io_uring, readahead", "io_uring, exact"})
-    void twoAnswersForOneRequestAreAnErrorOfTheNextCall(String backend, String recv) throws Exception {
+    @ValueSource(strings = {"readahead", "exact"})
+    void twoAnswersForOneRequestAreAnErrorOfTheNextCall(String recv) throws Exception {
         String path = dir.resolve("twice.sock").toString();
         try (RawServer raw = new RawServer(path, c -> {
                 RawRequest r = c.expect(GroutApi.PING, pattern(4, 4));
@@ -117,7 +119,7 @@ class ClientTimeoutsTest {
                     if (e.errno() != Errno.ECONNRESET) throw e;
                 }
             });
-             GroutClient client = GroutClient.connect(client(path, backend, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             assertArrayEquals(pattern(4, 4), client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(4, 4))).toByteArray());
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(4, 5))));
             assertEquals(71, e.errno());
@@ -140,7 +142,7 @@ class ClientTimeoutsTest {
                 c.respond(next.id(), 0, next.payload());
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, "epoll", "readahead")); Arena a = Arena.ofConfined()) {
+             GroutClient client = GroutClient.connect(client(path, "readahead")); Arena a = Arena.ofConfined()) {
             int items = 0;
             try (ResponseStream s = client.stream(GroutApi.PING, MemorySegment.NULL, 0, 0)) {
                 while (s.next()) items++;
@@ -160,7 +162,7 @@ class ClientTimeoutsTest {
                 c.write(WireBytes.event(GroutApi.type(0x5f5f, 1), pattern(4, 9)));
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, "epoll", "readahead"))) {
+             GroutClient client = GroutClient.connect(client(path, "readahead"))) {
             Event ev = client.nextEvent();
             assertEquals(GroutApi.type(0x5f5f, 1), ev.type());
             assertArrayEquals(pattern(4, 9), ev.toByteArray());

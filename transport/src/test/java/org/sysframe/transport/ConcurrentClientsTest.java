@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Many clients at once on one server: every response must reach the thread that asked, with exactly
  * the bytes it sent, and the server must account for every connection once they are all closed.
  */
+@EachBackend
 class ConcurrentClientsTest {
     private static final int THREADS = 64;
     private static final int PINGS = 2_000;

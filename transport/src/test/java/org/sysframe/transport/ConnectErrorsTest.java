@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.sysframe.transport.support.ServerFixture;
@@ -17,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A client that cannot connect or say GR_HELLO says, in one line, what happened and what to check. */
+@EachBackend
 class ConnectErrorsTest {
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();

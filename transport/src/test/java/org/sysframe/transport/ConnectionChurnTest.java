@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * their count before, and native memory (NMT's "Other" category, where FFM arenas allocate) stays
  * flat. The surefire JVM runs with -XX:NativeMemoryTracking=summary.
  */
+@EachBackend
 class ConnectionChurnTest {
     private static final int WARM_UP = 500;
     private static final int CONNECTIONS = 10_000;

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,7 @@ import static org.sysframe.transport.support.Pings.ping;
  * descriptors are free again, whether or not one of its own connections closes.
  * Outcomes are exact; waits are bounded only as hang guards.
  */
+@EachBackend
 class DescriptorExhaustionTest {
 
     @RegisterExtension

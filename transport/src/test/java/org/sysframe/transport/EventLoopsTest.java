@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.testsupport.NeedsKernelCounter;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A server with several event loops: connections spread over them, events cross them, close stops them all. */
+@EachBackend
 class EventLoopsTest {
     @TempDir Path dir;
 

@@ -24,9 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Exact syscalls per transaction (32-byte GR_PING, 1000 calls after the hello) for the pairings the
  * seed patch and Grout's merged change compare, client and server, each library count checked
- * against the kernel's count of the same thread. Epoll clients and epoll servers (whatever
- * -Dsysframe.backend says): the io_uring client's counts are in {@code UringClientTest}, the
- * io_uring server's in {@code UringServerTest}.
+ * against the kernel's count of the same thread. Epoll clients and epoll servers, whatever the default
+ * backend: it pins both sides, so it runs once, outside the behaviour suite ({@code @EachBackend}); the
+ * io_uring client's counts are in {@code UringClientTest}, the io_uring server's in {@code UringServerTest}.
  */
 @NeedsKernelCounter
 class ExactCountsTest {

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -17,6 +18,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Every client framing against every server framing, over the payload sizes at every boundary, byte-exact. */
+@EachBackend
 class FramingMatrixTest {
     static final int[] SIZES = {0, 1, 32, 1023, 1024, 1025, 8191, 8192, 65536, 131072};
     static final List<SendFraming> CLIENT_SEND = List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER);

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -44,6 +45,7 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
  * <p>Outcomes are exact; nothing is timed. Waits are progress-based and bounded only as hang guards:
  * receive timeouts on every raw socket, a deadline on every wait, and a preemptive timeout around each test body.
  */
+@EachBackend
 class FuzzedRequestsTest {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;

@@ -4,6 +4,7 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.support.TestServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Grout servers answered and as their clients require (Grout's own client asserts when a hello answer
  * carries a payload it did not ask for).
  */
+@EachBackend
 class HelloCompatibilityTest {
     @TempDir Path dir;
 

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * library counts them): an allocation of sysframe's own would have to be exactly that to pass. The
  * build runs this class in a JVM of its own (transport's pom): other tests' classes do not shape it.
  */
+@EachBackend
 class HotPathAllocationTest {
     private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.testsupport.NeedsRoot;
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 20,000 connects by another uid (a child dropped to 65534 with setpriv), each refused, cost the log
  * exactly what the rate limit allows: the first 10 of each interval, then one line counting the rest.
  */
+@EachBackend
 @NeedsRoot
 class LogFloodTest {
     @TempDir Path dir;

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -28,6 +29,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * Responses that do not come in request order: the client keeps the ones not awaited aside and hands
  * each to the recv of its id, byte-exact; events arriving meanwhile are kept for nextEvent.
  */
+@EachBackend
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class OutOfOrderResponsesTest {
     @TempDir Path dir;

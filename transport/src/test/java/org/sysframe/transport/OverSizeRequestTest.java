@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
@@ -43,6 +44,7 @@ import static org.sysframe.transport.support.Payloads.nativeCopy;
  * <p>Outcomes are exact; nothing is timed. Waits are progress-based and bounded only as hang guards:
  * receive timeouts on every raw socket, a deadline on every wait, and a preemptive timeout around each test body.
  */
+@EachBackend
 class OverSizeRequestTest {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;

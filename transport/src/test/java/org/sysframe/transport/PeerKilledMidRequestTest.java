@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -32,6 +33,7 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
  * memory as before), with a close reason saying so, and the server goes on serving.
  * Outcomes are exact; waits are bounded only as hang guards.
  */
+@EachBackend
 class PeerKilledMidRequestTest {
 
     @RegisterExtension

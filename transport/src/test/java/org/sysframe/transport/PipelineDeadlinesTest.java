@@ -1,12 +1,13 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.support.OneRequestPerRead;
 import org.sysframe.transport.support.RawRequest;
@@ -36,6 +37,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * The request timeout (and the client's receive timeout) are far apart so that which fires is
  * certain; nothing is timed.
  */
+@EachBackend
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PipelineDeadlinesTest {
     @TempDir Path dir;
@@ -50,18 +52,18 @@ class PipelineDeadlinesTest {
         }
     }
 
-    private ClientOptions client(String path, String backend, String recv) {
-        return ClientOptions.defaults().socketPath(path).backend(Backend.parse(backend)).recv(RecvFraming.parse(recv))
+    private ClientOptions client(String path, String recv) {
+        return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recv))
                 .receiveTimeoutMillis(30_000); // far past the request timeout: only the request deadlines end these waits
     }
 
     @ParameterizedTest
-    @CsvSource({"epoll, readahead", "epoll, exact", "io_uring, readahead", "io_uring, exact"})
-    void aServerThatAnswersOneRequestPerReadLeavesTheRestToTimeOutThroughWaitingPolls(String backend, String recv) throws Exception {
+    @ValueSource(strings = {"readahead", "exact"})
+    void aServerThatAnswersOneRequestPerReadLeavesTheRestToTimeOutThroughWaitingPolls(String recv) throws Exception {
         String path = dir.resolve("one-per-read.sock").toString();
         OneRequestPerRead server = new OneRequestPerRead();
         try (RawServer raw = new RawServer(path, server);
-             GroutClient c = GroutClient.connect(client(path, backend, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient c = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             Got got = new Got();
             try (Pipeline p = c.pipeline(PipelineOptions.window(4).requestTimeoutMillis(300))) {
                 MemorySegment payload = a.allocate(4);
@@ -86,8 +88,8 @@ class PipelineDeadlinesTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"epoll, readahead", "epoll, exact", "io_uring, readahead"})
-    void eventsArrivingDoNotKeepAnOverdueRequestFromTimingOut(String backend, String recv) throws Exception {
+    @ValueSource(strings = {"readahead", "exact"})
+    void eventsArrivingDoNotKeepAnOverdueRequestFromTimingOut(String recv) throws Exception {
         String path = dir.resolve("events.sock").toString();
         try (RawServer raw = new RawServer(path, conn -> {
                 conn.readRequest();
@@ -100,7 +102,7 @@ class PipelineDeadlinesTest {
                     if (e.errno() != Errno.EPIPE && e.errno() != Errno.ECONNRESET) throw e; // the client went
                 }
             });
-             GroutClient c = GroutClient.connect(client(path, backend, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient c = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             Got got = new Got();
             try (Pipeline p = c.pipeline(PipelineOptions.window(4).requestTimeoutMillis(300))) {
                 MemorySegment payload = a.allocate(4);
@@ -115,15 +117,15 @@ class PipelineDeadlinesTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"epoll, readahead", "epoll, exact", "io_uring, readahead", "io_uring, exact"})
-    void anAnswerThatStopsHalfWayFailsEveryRequestWithEtimedoutAtTheDeadline(String backend, String recv) throws Exception {
+    @ValueSource(strings = {"readahead", "exact"})
+    void anAnswerThatStopsHalfWayFailsEveryRequestWithEtimedoutAtTheDeadline(String recv) throws Exception {
         String path = dir.resolve("half.sock").toString();
         try (RawServer raw = new RawServer(path, conn -> {
                 RawRequest r = conn.readRequest();
                 conn.write(WireBytes.concat(WireBytes.response(r.id(), 0, 2, new byte[0]), new byte[] {7}));
                 conn.awaitEof();
             });
-             GroutClient c = GroutClient.connect(client(path, backend, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient c = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             Got got = new Got();
             Pipeline p = c.pipeline(PipelineOptions.window(4).requestTimeoutMillis(300));
             int id = p.queue(GroutApi.PING, a.allocate(4), 0, 4);
@@ -140,15 +142,14 @@ class PipelineDeadlinesTest {
         }
     }
 
-    @ParameterizedTest
-    @CsvSource({"epoll", "io_uring"})
-    void closingWaitsAtMostASecondForAnswersThatDoNotComeAndSaysSo(String backend) throws Exception {
+    @Test
+    void closingWaitsAtMostASecondForAnswersThatDoNotComeAndSaysSo() throws Exception {
         String path = dir.resolve("close.sock").toString();
         try (RawServer raw = new RawServer(path, conn -> {
                 for (int i = 0; i < 8; i++) conn.readRequest();
                 conn.awaitEof();
             });
-             GroutClient c = GroutClient.connect(client(path, backend, "readahead")); Arena a = Arena.ofConfined()) {
+             GroutClient c = GroutClient.connect(client(path, "readahead")); Arena a = Arena.ofConfined()) {
             Pipeline p = c.pipeline(PipelineOptions.window(8)); // no request timeout: close bounds itself
             for (int i = 0; i < 8; i++) p.queue(GroutApi.PING, a.allocate(4), 0, 4);
             p.flush();

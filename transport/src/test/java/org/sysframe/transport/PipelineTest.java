@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A pipelined client: batches sent with one syscall, answers matched by id in any order, failures delivered to every request in flight. */
+@EachBackend
 class PipelineTest {
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();

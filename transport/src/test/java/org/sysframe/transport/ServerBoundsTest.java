@@ -1,12 +1,12 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
 import org.sysframe.testsupport.Awaits;
 import org.sysframe.testsupport.ProcessProbe;
 import org.sysframe.transport.support.Payloads;
@@ -39,6 +39,7 @@ import static org.sysframe.transport.support.ServerFixture.guard;
  * <p>Nothing is timed: the timeouts are short, and the tests wait (hang guard only) for what the server
  * logs and does, then assert its exact text and state.
  */
+@EachBackend
 class ServerBoundsTest {
     private static final int HDR = RequestHeader.SIZE;
     private static final int LARGE = HDR + GroutApi.MAX_MSG_LEN;
@@ -49,9 +50,10 @@ class ServerBoundsTest {
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
 
-    private static boolean usable(Backend b) {
-        return b == Backend.EPOLL || org.sysframe.unix.uring.UringSupport.unavailableReason() == null;
-    }
+    /** The backend of this invocation of the suite ({@link EachBackend}). */
+    private final Backend backend;
+
+    ServerBoundsTest(Backend backend) { this.backend = backend; }
 
     private static void sendHeader(UnixSocket s, MemorySegment scratch, int id, int payloadLen, int payloadBytes) throws Exception {
         RequestHeader.write(scratch, 0, id, GroutApi.PING, payloadLen);
@@ -68,10 +70,8 @@ class ServerBoundsTest {
         assertEquals(0, s.recv(scratch, 0, 64, 0), "the server closed the connection");
     }
 
-    @ParameterizedTest
-    @EnumSource(value = Backend.class, names = {"EPOLL", "IO_URING"})
-    void aRequestThatStopsComingIsClosedAtTheRequestTimeoutAndLoggedWhileAQuietConnectionStays(Backend backend) throws Exception {
-        if (!usable(backend)) return;
+    @Test
+    void aRequestThatStopsComingIsClosedAtTheRequestTimeoutAndLoggedWhileAQuietConnectionStays() throws Exception {
         guard(() -> {
             try (ServerLogs logs = new ServerLogs(); Arena a = Arena.ofConfined()) {
                 GroutServer server = fx.start("loris.sock", ServerOptions.defaults().backend(backend).requestTimeout(Duration.ofMillis(200)));
@@ -102,10 +102,8 @@ class ServerBoundsTest {
         });
     }
 
-    @ParameterizedTest
-    @EnumSource(value = Backend.class, names = {"EPOLL", "IO_URING"})
-    void aSilentConnectionIsClosedAtTheIdleTimeoutWhenOneIsSet(Backend backend) throws Exception {
-        if (!usable(backend)) return;
+    @Test
+    void aSilentConnectionIsClosedAtTheIdleTimeoutWhenOneIsSet() throws Exception {
         assertEquals(Duration.ZERO, ServerOptions.defaults().freeze().idleTimeout(), "off by default");
         guard(() -> {
             try (ServerLogs logs = new ServerLogs(); Arena a = Arena.ofConfined()) {
@@ -122,10 +120,8 @@ class ServerBoundsTest {
         });
     }
 
-    @ParameterizedTest
-    @EnumSource(value = Backend.class, names = {"EPOLL", "IO_URING"})
-    void atTheMemoryBudgetALargeRequestWaitsUnreadUntilMemoryIsGivenBack(Backend backend) throws Exception {
-        if (!usable(backend)) return;
+    @Test
+    void atTheMemoryBudgetALargeRequestWaitsUnreadUntilMemoryIsGivenBack() throws Exception {
         guard(() -> {
             try (ServerLogs logs = new ServerLogs(); Arena a = Arena.ofConfined()) {
                 // Room for one large request, not two (a large answer's unsent part would take the budget as
@@ -177,10 +173,8 @@ class ServerBoundsTest {
         });
     }
 
-    @ParameterizedTest
-    @EnumSource(value = Backend.class, names = {"EPOLL", "IO_URING"})
-    void largeBuffersGoBackToTheBudgetAndTheKernelWhenUnusedAndWhenTheirConnectionsClose(Backend backend) throws Exception {
-        if (!usable(backend)) return;
+    @Test
+    void largeBuffersGoBackToTheBudgetAndTheKernelWhenUnusedAndWhenTheirConnectionsClose() throws Exception {
         final int conns = 100;
         final int sent = 120 * 1024; // of each 128 KiB request: its pages are resident
         guard(() -> {

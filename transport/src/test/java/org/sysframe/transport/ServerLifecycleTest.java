@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
@@ -53,6 +54,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Every test body runs under a preemptive hang guard; servers and raw sockets are closed in
  * {@link #tearDown()} whatever happened (closing the server also unblocks any client still waiting).
  */
+@EachBackend
 class ServerLifecycleTest {
     private static final Duration HANG_GUARD = Duration.ofSeconds(30);
     private static final int RECV_TIMEOUT_MS = 20_000;

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
  * by itself), and new connects reach the new server.
  * Outcomes are exact; waits are bounded only as hang guards.
  */
+@EachBackend
 class ServerRestartTest {
 
     @RegisterExtension

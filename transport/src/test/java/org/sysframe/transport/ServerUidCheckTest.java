@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,12 +23,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * naming its uid and pid; the options accept it. A socket file's server is accepted whatever its uid
  * unless the uids are named. The impostor is a C process of its own (so its uid is its own).
  */
+@EachBackend
 @NeedsRoot
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ServerUidCheckTest {
     static final int NOBODY = 65534;
     @TempDir static Path dir;
     static Path exe;
+    /** The socket files of one invocation of the suite are its own: the shared dir outlives the first. */
+    private final String prefix;
+
+    ServerUidCheckTest(Backend backend) { this.prefix = backend + "-"; }
 
     @BeforeAll
     static void compile() throws Exception {
@@ -84,7 +90,7 @@ class ServerUidCheckTest {
 
     @Test
     void aSocketFileAcceptsAnyServerUidByDefaultAndOnlyTheNamedOnesWhenTold() throws Exception {
-        String path = dir.resolve("file-impostor.sock").toString();
+        String path = dir.resolve(prefix + "file-impostor.sock").toString();
         try (ImpostorServer impostor = ImpostorServer.start(exe, path, "hello", NOBODY)) {
             try (GroutClient c = GroutClient.connect(path)) {
                 assertEquals(NOBODY, c.serverCredentials().uid(), "the directory decides who could bind there");
@@ -104,7 +110,7 @@ class ServerUidCheckTest {
 
     @Test
     void aServerThatDiesDuringTheHandshakeIsNamedAsGoneWithoutTheUidQuestion() throws Exception {
-        String path = dir.resolve("dies.sock").toString();
+        String path = dir.resolve(prefix + "dies.sock").toString();
         try (ImpostorServer dying = ImpostorServer.start(exe, path, "exit", -1)) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> GroutClient.connect(path).close());
             assertEquals("GR_HELLO: " + e.errnoName() + " (" + e.errno() + ") " + e.strerror() + ": the server (pid " + dying.pid()

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,7 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
  * duplicated, and every retry counted by the library exactly as the kernel counts it.
  * Outcomes are exact; waits are bounded only as hang guards.
  */
+@EachBackend
 @NeedsKernelCounter
 class SignalInterruptionTest {
     private static final int RECV_TIMEOUT_MS = 30_000;

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * count before and "Other" to its level before. The server runs in this JVM, so RSS and NMT cover
  * clients and server together.
  */
+@EachBackend
 class SoakTest {
     private static final int CLIENTS = 256;
     private static final long SECONDS = Long.getLong("sysframe.soak.seconds", 20);

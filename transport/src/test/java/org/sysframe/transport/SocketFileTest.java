@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,7 @@ import static org.sysframe.transport.support.Pings.ping;
  * whoever owns the file now, and closing the server leaves another server's file in place.
  * Outcomes are exact; waits are bounded only as hang guards.
  */
+@EachBackend
 class SocketFileTest {
 
     @RegisterExtension

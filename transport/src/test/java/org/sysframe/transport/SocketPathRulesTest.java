@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * The shared socket path rules (GroutApi.checkSocketPath) at the library's start and connect, and the
  * start-up warning for allowed uids that the socket file's mode shuts out.
  */
+@EachBackend
 class SocketPathRulesTest {
     @TempDir Path dir;
 

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Starting a server on a path that holds anything but a socket is refused with EEXIST and leaves that
  * thing exactly as it was; only a socket file nobody answers on is reclaimed.
  */
+@EachBackend
 class SocketPathSafetyTest {
     @TempDir Path dir;
 

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.testsupport.Awaits;
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the one line that says what is there. What each start said is written to
  * {@code target/swap-attack-starts.txt}.
  */
+@EachBackend
 @NeedsRoot
 class SocketSwapAttackTest {
     @TempDir Path top;

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.wire.EventHeader;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.MessageSpecs;
@@ -37,6 +38,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * before the publisher's answer, which across loops (an event goes through the other loop's task
  * queue) does not hold; {@code EventLoopsTest} pins cross-loop delivery.
  */
+@EachBackend
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StreamsAndEventsTest {
     static final int MODULE = 0x5f5f;

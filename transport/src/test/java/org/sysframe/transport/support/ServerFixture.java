@@ -72,7 +72,7 @@ public final class ServerFixture implements BeforeEachCallback, AfterEachCallbac
         return track(TestServers.start(options));
     }
 
-    /** Starts a server on epoll whatever -Dsysframe.backend says (see {@link TestServers#startEpoll}). */
+    /** Starts a server on epoll whatever the default backend (see {@link TestServers#startEpoll}). */
     public GroutServer startEpoll(String name, ServerOptions options) throws IOException {
         return track(TestServers.startEpoll(options.socketPath(path(name))));
     }

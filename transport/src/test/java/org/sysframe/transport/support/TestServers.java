@@ -9,9 +9,9 @@ import java.io.IOException;
 /**
  * Every test server starts here, so that the whole suite can run against servers with several event
  * loops: {@code -Dsysframe.test.loops=N} gives every server that does not choose its loops N of them.
- * Against either backend: {@code -Dsysframe.backend=io_uring} makes io_uring the default of every
- * server and client options ({@link Backend#configuredDefault()}); a test of epoll's own counts pins
- * epoll ({@link #startEpoll}).
+ * Against either backend: in the behaviour suite ({@link EachBackend}) every server started here
+ * without a backend of its own runs on the invocation's backend (the default of
+ * {@link Backend#configuredDefault()}); a test of epoll's own counts pins epoll ({@link #startEpoll}).
  */
 public final class TestServers {
     private TestServers() {}
@@ -35,7 +35,7 @@ public final class TestServers {
     }
 
     /**
-     * A server on epoll whatever -Dsysframe.backend says, for a test of epoll's own counts
+     * A server on epoll whatever the default backend, for a test of epoll's own counts
      * (epoll_wait, recvfrom, writev per request); its io_uring counterpart states its backend too.
      */
     public static GroutServer startEpoll(ServerOptions options) throws IOException {

@@ -14,7 +14,7 @@ public final class ThreadStates {
 
     /**
      * The syscall a client of this run's default backend blocks in while it waits for an answer:
-     * "45" (recvfrom) with epoll, "426" (io_uring_enter) with io_uring ({@code -Dsysframe.backend}).
+     * "45" (recvfrom) with epoll, "426" (io_uring_enter) with io_uring (the default backend: {@link EachBackend}'s invocation, or {@code -Dsysframe.backend}).
      */
     public static String clientReceiveSyscall() {
         return org.sysframe.transport.Backend.configuredDefault() == org.sysframe.transport.Backend.EPOLL ? "45" : "426";
