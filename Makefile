@@ -13,7 +13,19 @@ CC := gcc
 CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11
 C_PEER := bench/target/sysframe_ping
 
-.PHONY: build test bench jmh soak clean tracefs c-peer
+.PHONY: help build test bench jmh soak javadoc clean tracefs c-peer
+
+# The first target: `make` alone lists the others.
+help:
+	@echo "make bench     build, start embedded servers, run the comparison, print the tables and verdicts, write the report"
+	@echo "               (BENCH_ARGS=--full for the whole grid, --quick for a short run)"
+	@echo "make test      every module's tests, the transport's once per backend, then again with 2 loops per server"
+	@echo "make build     compile and install the modules (tests not compiled) and the C peer"
+	@echo "make javadoc   the API's HTML (the exported packages of org.sysframe.unix and org.sysframe.transport) in target/apidocs"
+	@echo "make soak      the 5-minute soak (SOAK_SECONDS=300)"
+	@echo "make jmh       the JMH suite (JMH_ARGS, -prof gc by default)"
+	@echo "make tracefs   mount tracefs for the kernel's syscall counters (root)"
+	@echo "make clean     remove the build output"
 
 build: c-peer
 	$(MVN) -q -Dmaven.test.skip=true install
@@ -72,6 +84,15 @@ JMH_ARGS ?= -prof gc
 jmh: build
 	$(JDK)/bin/java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:bench/target/lib/*" \
 	  org.openjdk.jmh.Main $(JMH_ARGS)
+
+# The exported packages only (the internal ones are not part of the API); the module descriptors say which.
+javadoc:
+	@rm -rf target/apidocs
+	$(JDK)/bin/javadoc -quiet -Xdoclint:none -d target/apidocs -windowtitle "sysframe $$(sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1)" \
+	  --module-source-path "org.sysframe.unix=native-bindings/src/main/java" \
+	  --module-source-path "org.sysframe.transport=transport/src/main/java" \
+	  --module org.sysframe.unix,org.sysframe.transport
+	@echo "javadoc: target/apidocs/index.html"
 
 clean:
 	$(MVN) -q clean
