@@ -27,21 +27,21 @@ final class Bisection {
     }
 
     /** Each row on an embedded server of its own, in the plan's rounds. */
-    static Measure embedded(SweepCommand.Plan plan, String title, String rowKind) {
-        return (rows, reference, payload) -> PairingTable.run(SweepCommand.NAME, title, rowKind, rows, reference, new int[] {payload},
-                plan.rounds(), plan.quick(), 1, SweepCommand.CALLS_SCALE);
+    static Measure embedded(Sweep.Plan plan, String title, String rowKind) {
+        return (rows, reference, payload) -> PairingTable.run(Sweep.NAME, title, rowKind, rows, reference, new int[] {payload},
+                plan.rounds(), plan.quick(), 1, Sweep.CALLS_SCALE);
     }
 
     /** The plan's run with up to steps sizes measured between the medians' bracket, and its crossover found again. */
-    static BenchRun refine(SweepCommand.Plan plan, BenchRun run, int steps, long startedNanos) throws IOException {
-        BenchTable t = run.table(SweepCommand.NAME);
+    static BenchRun refine(Sweep.Plan plan, BenchRun run, int steps, long startedNanos) throws IOException {
+        BenchTable t = run.table(Sweep.NAME);
         return refine(plan, run, steps, startedNanos, embedded(plan, t.title(), t.rowKind()));
     }
 
-    static BenchRun refine(SweepCommand.Plan plan, BenchRun run, int steps, long startedNanos, Measure measure) throws IOException {
+    static BenchRun refine(Sweep.Plan plan, BenchRun run, int steps, long startedNanos, Measure measure) throws IOException {
         for (int i = 0; i < steps; i++) {
-            BenchTable t = run.table(SweepCommand.NAME);
-            Crossover c = run.crossovers(SweepCommand.NAME).get(0);
+            BenchTable t = run.table(Sweep.NAME);
+            Crossover c = run.crossovers(Sweep.NAME).get(0);
             if (c.outcome() != Crossover.Outcome.CROSSES) break;
             int mid = midpoint(c.below(), c.above());
             if (mid == 0 || t.payloads().contains(mid)) break;

@@ -117,7 +117,7 @@ final class HtmlReport {
         sb.append("<p class=headline><b>").append(esc(headline(run, t))).append("</b></p>\n");
         for (String note : t.notes()) sb.append("<p>note: ").append(esc(note)).append("</p>\n");
         for (Crossover c : run.crossovers(t.name())) sb.append("<p class=crossover><b>crossover:</b> ").append(esc(c.text())).append("</p>\n");
-        if (t.name().equals(SweepCommand.NAME)) sweep(sb, run, t);
+        if (t.name().equals(Sweep.NAME)) sweep(sb, run, t);
         else charts(sb, t);
         sb.append("<table><tr><th class=l>").append(esc(t.rowKind())).append("</th><th>bytes</th><th>calls/s</th><th>")
           .append(t.referenceOverRow() ? esc(t.reference()) + "/" + esc(t.rowKind()) : "ratio").append(" [95 % interval]</th><th>rounds</th>")

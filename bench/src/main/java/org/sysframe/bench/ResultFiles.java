@@ -47,7 +47,7 @@ final class ResultFiles {
             Files.writeString(dir.resolve("run.json"), runJson(run, dir));
             names.add("run.json");
         }
-        if (run.table(PairingTable.NAME) != null || run.table(SweepCommand.NAME) != null) {
+        if (run.table(PairingTable.NAME) != null || run.table(Sweep.NAME) != null) {
             Files.writeString(dir.resolve("report.html"), HtmlReport.of(run));
             names.add("report.html");
         }

@@ -18,8 +18,6 @@ import java.util.concurrent.Callable;
 @Command(name = "sweep", mixinStandardHelpOptions = true,
         description = "Sweep one parameter (others held) over payload sizes, in interleaved rounds, and find where two values cross.")
 final class SweepCommand implements Callable<Integer> {
-    static final String NAME = "sweep";
-
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -49,27 +47,15 @@ final class SweepCommand implements Callable<Integer> {
     @Option(names = "--out", description = "output directory (default: bench/results/sweep-<timestamp>)")
     Path out;
 
-    /**
-     * A sweep cell makes this many times the matrix's calls: neighbouring settings differ by a few
-     * per cent, and cells of a few tens of milliseconds on this shared 2-core machine are swamped by
-     * scheduling (per-round ratios of 0.1x to 8x were seen at 1,200 calls a cell).
-     */
-    static final int CALLS_SCALE = 5;
-
-    /** Everything a sweep run needs, checked before anything runs. */
-    record Plan(SweepSpec spec, Pairing held, int[] payloads, List<String> crossover, int rounds, boolean quick) {
-        List<Pairing> pairings() { return spec.pairings(held); }
-    }
-
     @Override
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds " + rounds + ": at least 5 (medians need them)");
         if (bisect < 0 || bisect > 8) throw new IllegalArgumentException("--bisect " + bisect + ": accepted 0..8");
         SweepSpec s = SweepSpec.parse(sweep);
-        Plan plan = new Plan(s, OptionValues.parse("--base", base, PairingSpec::parse), OptionValues.parse("--payloads", payloads, Payloads::parse),
+        Sweep.Plan plan = new Sweep.Plan(s, OptionValues.parse("--base", base, PairingSpec::parse), OptionValues.parse("--payloads", payloads, Payloads::parse),
                 OptionValues.parse("--crossover", crossover == null ? "" : crossover, c -> pair(s, c)), rounds, quick);
         plan.pairings(); // a value the held pairing cannot take fails here, before anything runs
-        if (out == null) out = ResultFiles.defaultDir(NAME);
+        if (out == null) out = ResultFiles.defaultDir(Sweep.NAME);
         long started = System.nanoTime();
         BenchRun run = run(plan, MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())),
                 started);
@@ -82,10 +68,10 @@ final class SweepCommand implements Callable<Integer> {
     }
 
     /** Runs the plan's table and finds its crossover. */
-    static BenchRun run(Plan plan, String reproduce, long startedNanos) throws IOException {
+    static BenchRun run(Sweep.Plan plan, String reproduce, long startedNanos) throws IOException {
         SweepParameter p = plan.spec().parameter();
-        BenchTable t = PairingTable.run(NAME, "sweep of " + p.id + ", held " + plan.held().name() + " (" + plan.held().framing() + ")",
-                p.id, plan.pairings(), plan.spec().reference(plan.held()), plan.payloads(), plan.rounds(), plan.quick(), 1, CALLS_SCALE);
+        BenchTable t = PairingTable.run(Sweep.NAME, "sweep of " + p.id + ", held " + plan.held().name() + " (" + plan.held().framing() + ")",
+                p.id, plan.pairings(), plan.spec().reference(plan.held()), plan.payloads(), plan.rounds(), plan.quick(), 1, Sweep.CALLS_SCALE);
         return BenchRun.of(MachineInfo.describe(), plan.rounds(), plan.quick(), (System.nanoTime() - startedNanos) / 1e9, 1, List.of(t),
                 KernelCounters.unavailable(), reproduce).withCrossovers(List.of(plan.crossover()));
     }

@@ -27,13 +27,13 @@ class BisectionTest {
                 runs.add(ReportsTest.run(B, p, r, Math.round(1_000_000 * ratio(p) * (1 + 0.0025 * (r - 3))), 1, 1, 1));
             }
         }
-        return BenchTable.of(SweepCommand.NAME, "t", "copy-threshold", A, false, 5, cells, runs, List.of());
+        return BenchTable.of(Sweep.NAME, "t", "copy-threshold", A, false, 5, cells, runs, List.of());
     }
 
     @Test
     void twoStepsNarrowTheBracketFromOneOctaveToTheSizesAroundTheCrossing() throws Exception {
         SweepSpec spec = SweepSpec.parse("copy-threshold=256,8192");
-        SweepCommand.Plan plan = new SweepCommand.Plan(spec, Pairing.named("sysframe"), new int[] {1024, 2048, 4096, 8192},
+        Sweep.Plan plan = new Sweep.Plan(spec, Pairing.named("sysframe"), new int[] {1024, 2048, 4096, 8192},
                 SweepCommand.pair(spec, ""), 5, true);
         BenchRun run = BenchRun.of("m", 5, true, 1, 1, List.of(table(1024, 2048, 4096, 8192)), null, null)
                 .withCrossovers(List.of(plan.crossover()));
@@ -50,7 +50,7 @@ class BisectionTest {
         assertEquals(List.of(A + "+" + B + " vs " + A + " at 2896", A + "+" + B + " vs " + A + " at 3448"), measured);
         Crossover c = after.crossovers().get(0);
         assertEquals(List.of(B, 2896, 3448, 0, 2896, 3448), List.of(c.leader(), c.clearFrom(), c.clearTo(), c.ties(), c.below(), c.above()));
-        BenchTable t = after.table(SweepCommand.NAME);
+        BenchTable t = after.table(Sweep.NAME);
         assertEquals(List.of(1024, 2048, 2896, 3448, 4096, 8192), t.payloads());
         assertEquals(List.of("bisection step 1: 2.8 KiB measured afterwards, for " + A + ", " + B + " only (their own interleaved rounds)",
                 "bisection step 2: 3.4 KiB measured afterwards, for " + A + ", " + B + " only (their own interleaved rounds)"), t.notes());

@@ -20,14 +20,14 @@ class SweepEndToEndTest {
     @Test
     void copyThresholdSweepCountsEverySendExactly(@TempDir Path dir) throws Exception {
         SweepSpec spec = SweepSpec.parse("copy-threshold=64,1024");
-        SweepCommand.Plan plan = new SweepCommand.Plan(spec, Pairing.named("sysframe"), new int[] {52, 512},
+        Sweep.Plan plan = new Sweep.Plan(spec, Pairing.named("sysframe"), new int[] {52, 512},
                 SweepCommand.pair(spec, ""), 3, true);
         BenchRun run = SweepCommand.run(plan, null, System.nanoTime());
-        BenchTable t = run.table(SweepCommand.NAME);
+        BenchTable t = run.table(Sweep.NAME);
         assertEquals(List.of("copy-threshold=64", "copy-threshold=1024"), t.names());
         assertEquals("copy-threshold=1024", t.reference(), "the held pairing's own threshold");
-        long calls = PairingTable.callsFor(52, true) * SweepCommand.CALLS_SCALE;
-        assertEquals(calls, PairingTable.callsFor(512, true) * SweepCommand.CALLS_SCALE);
+        long calls = PairingTable.callsFor(52, true) * Sweep.CALLS_SCALE;
+        assertEquals(calls, PairingTable.callsFor(512, true) * Sweep.CALLS_SCALE);
         for (String row : t.names()) {
             for (int payload : new int[] {52, 512}) {
                 List<Measurement> runs = t.runs(row, payload);
