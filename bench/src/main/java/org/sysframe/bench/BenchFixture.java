@@ -1,5 +1,6 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 

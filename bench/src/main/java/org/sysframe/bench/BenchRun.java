@@ -1,5 +1,8 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.GoalVerdict;
+
 import java.util.List;
 
 /**

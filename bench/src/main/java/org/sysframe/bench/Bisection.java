@@ -1,5 +1,9 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;

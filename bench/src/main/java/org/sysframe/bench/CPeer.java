@@ -1,5 +1,10 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
 

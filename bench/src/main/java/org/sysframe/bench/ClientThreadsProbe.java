@@ -1,6 +1,10 @@
 package org.sysframe.bench;
 
 import org.HdrHistogram.Histogram;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
 
@@ -16,8 +20,10 @@ import java.util.concurrent.CountDownLatch;
  * against one server: calls are split evenly between them, and the figures are their sum (counts,
  * CPU), their merged latency histogram and the wall time from the first start to the last finish.
  * Every count is read from this coordinating thread while the clients are parked.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class ClientThreadsProbe implements Cell.Probe {
+public final class ClientThreadsProbe implements Cell.Probe {
     private final List<PeerThread> clients;
     private final ServerSample.Source server;
 
@@ -67,12 +73,12 @@ final class ClientThreadsProbe implements Cell.Probe {
     }
 
     /** Client i's share of calls: an even split, the remainder to the first ones. */
-    static long share(long calls, int clients, int i) {
+    public static long share(long calls, int clients, int i) {
         return calls / clients + (i < calls % clients ? 1 : 0);
     }
 
     /** e.g. {@code client cpu 0,1; server cpu 1}: the CPUs the threads were seen on at the samples. */
-    static String cpus(SortedSet<Integer> client, SortedSet<Integer> server) {
+    public static String cpus(SortedSet<Integer> client, SortedSet<Integer> server) {
         return "client cpu " + join(client) + "; server cpu " + (server == null ? "?" : join(server));
     }
 

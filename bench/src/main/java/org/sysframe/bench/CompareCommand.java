@@ -1,5 +1,7 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.KernelCounters;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

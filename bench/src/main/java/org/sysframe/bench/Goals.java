@@ -1,15 +1,19 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Goal;
+import org.sysframe.bench.measure.GoalVerdict;
+
 import java.util.ArrayList;
 import java.util.List;
 
-import static org.sysframe.bench.Goal.Metric.CALLS_RATIO;
-import static org.sysframe.bench.Goal.Metric.CLIENT_CPU_RATIO;
-import static org.sysframe.bench.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
-import static org.sysframe.bench.Goal.Metric.CPU_RATIO;
-import static org.sysframe.bench.Goal.Metric.P99_RATIO;
-import static org.sysframe.bench.Goal.Metric.SERVER_CPU_RATIO;
-import static org.sysframe.bench.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
+import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
+import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.P99_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
 
 /** The project's goals, declared once as data; the reports evaluate this table against a run. */
 public final class Goals {

@@ -1,5 +1,8 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.RoundRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -18,18 +21,20 @@ import java.util.concurrent.Callable;
  * <p>The servers run in this JVM, so their loop thread ids are known: the kernel counts and the
  * on-CPU time of the server side are read exactly, per loop thread, beside the client's. The loop
  * threads do not allocate per request, so the shared heap costs them nothing during a run.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
 @Command(name = "matrix", mixinStandardHelpOptions = true,
         description = "Compare framing pairings over payload sizes against embedded servers, in interleaved rounds.")
-final class MatrixCommand implements Callable<Integer> {
+public final class MatrixCommand implements Callable<Integer> {
     /** Rounds every cell runs before any is added. */
-    static final int DEFAULT_ROUNDS = 8;
+    public static final int DEFAULT_ROUNDS = 8;
     /** Seconds of added rounds per table: six tables stay under 5 minutes with the initial rounds. */
     static final double DEFAULT_BUDGET_SECONDS = 30;
     /** The same with --quick. */
     static final double QUICK_BUDGET_SECONDS = 4;
     /** Round cap per table; the statistics tests' budget (VerdictSimulationTest). */
-    static final int DEFAULT_MAX_ROUNDS = 1024;
+    public static final int DEFAULT_MAX_ROUNDS = 1024;
     /** Calls per run as a factor of the tables' own counts (bench/README.md: width per second of measuring). */
     static final double DEFAULT_ROUND_LENGTH = 0.1;
 

@@ -1,6 +1,7 @@
 package org.sysframe.bench;
 
 import org.HdrHistogram.Histogram;
+import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallKind;

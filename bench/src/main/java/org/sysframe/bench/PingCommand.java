@@ -1,5 +1,11 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutApi;
 import org.sysframe.transport.GroutClient;

@@ -1,5 +1,12 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.CellSummary;
+import org.sysframe.bench.measure.Goal;
+import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.measure.Interval;
+import org.sysframe.bench.measure.Measurement;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.GoalVerdict;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -1,5 +1,7 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.Spread;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

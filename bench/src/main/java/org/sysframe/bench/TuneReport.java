@@ -1,5 +1,9 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.CellSummary;
+import org.sysframe.bench.measure.Spread;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,8 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;

@@ -1,6 +1,9 @@
 package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
 
 import java.util.ArrayList;
 import java.util.List;

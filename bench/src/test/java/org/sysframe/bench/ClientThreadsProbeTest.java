@@ -1,6 +1,10 @@
 package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.SyscallKind;
 

@@ -1,6 +1,10 @@
 package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.Spread;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

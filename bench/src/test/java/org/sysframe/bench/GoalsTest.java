@@ -1,5 +1,12 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
+import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.measure.Interval;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.transport.Backend;
 
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,8 @@ package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Measurement;
 import org.sysframe.unix.SyscallKind;
 
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,6 +22,8 @@ import java.util.concurrent.Callable;
  * 20 % noise was judged missed against a 1.05x goal in 2.1 % of 1,000 simulated runs (cap 256), with
  * halves in 0.7 % (VerdictSimulationTest). A table's code does nothing for this: it calls
  * {@link #run(String, List, int)} with its name, which is the name its goals give.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class RoundRunner {
     private RoundRunner() {}

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +11,8 @@ import java.util.TreeMap;
  * A goal evaluated on one run: the figure in every round both cells ran (paired by round), its
  * min-max spread, its 95 % interval ({@link Interval}), the verdict, the rounds an unsettled goal
  * would need, and, when the goal is not met or level, an explanation computed from the same run.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param roundsNeeded for a goal NOT SETTLED, the estimate of the rounds it would need; else the rounds it took
  */
@@ -51,7 +53,7 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
      * The runs of subject and versus at payload in the rounds both ran, in round order, as pairs
      * {subject's, versus's}; for a goal on one cell's own figure both are that cell's run.
      */
-    static List<Measurement[]> pairs(List<Measurement> runs, String subject, String versus, int payload) {
+    public static List<Measurement[]> pairs(List<Measurement> runs, String subject, String versus, int payload) {
         Map<Integer, Measurement> a = new TreeMap<>(), b = new TreeMap<>();
         for (Measurement m : runs) {
             if (m.payload() != payload || m.round() == Measurement.WARM_UP) continue;
@@ -92,7 +94,7 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
                 number(ci.lo()), number(ci.hi()), ci.n());
     }
 
-    static String number(double v) {
+    public static String number(double v) {
         if (Double.isNaN(v)) return "n/a";
         return Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.3f", v);
     }

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import org.sysframe.unix.SyscallKind;
 
@@ -13,6 +13,8 @@ import java.util.TreeMap;
  * table's reference cell of the same payload taken round by round over the rounds both ran (both
  * directions), with the 95 % interval of each ({@link Interval}), syscalls per call by kind, and
  * whether the library's counts equalled the kernel's in every round.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param ratioCi          the 95 % interval of the per-round calls/s ratio row/reference
  * @param referenceRatioCi the same of reference/row (the peers table shows this one)
@@ -184,7 +186,7 @@ public record CellSummary(String name, int payload, int rounds, int clients,
     }
 
     /** Puts NAME_median, NAME_min and NAME_max of s into m. */
-    static void spread(Map<String, Object> m, String name, Spread s) {
+    public static void spread(Map<String, Object> m, String name, Spread s) {
         m.put(name + "_median", s.median());
         m.put(name + "_min", s.min());
         m.put(name + "_max", s.max());

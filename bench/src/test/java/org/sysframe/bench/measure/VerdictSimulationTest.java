@@ -1,6 +1,7 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import org.junit.jupiter.api.Test;
+import org.sysframe.bench.MatrixCommand;
 
 import java.io.IOException;
 import java.util.EnumMap;

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,6 +9,8 @@ import java.nio.file.Path;
  * /proc/.../task/TID: on-CPU time in ns
  * (schedstat, exact), user and system time (stat, in clock ticks of 10 ms: meaningful over long runs
  * only), and voluntary and involuntary context switches (status).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
 public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long voluntarySwitches, long involuntarySwitches) {
     static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux

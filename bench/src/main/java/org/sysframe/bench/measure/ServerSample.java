@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.GroutServer;
@@ -21,8 +21,10 @@ import java.util.TreeSet;
  * CPUs the loops were last on. An in-process server is sampled only while every loop is parked in
  * epoll_wait or io_uring_enter, where the two counts
  * agree (see {@link ThreadSyscall}); subtract two samples to get what the loops spent in between.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty,
+public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty,
                     UringCounts uring) {
 
     ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus) {
@@ -71,7 +73,7 @@ record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, 
         return new ServerSample(library, kernel, cpu, cpus, empty, loops.isEmpty() ? null : uring);
     }
 
-    ServerSample minus(ServerSample earlier) {
+    public ServerSample minus(ServerSample earlier) {
         SortedSet<Integer> seen = new TreeSet<>(cpus);
         seen.addAll(earlier.cpus);
         return new ServerSample(library == null || earlier.library == null ? null : library.minus(earlier.library),
@@ -82,7 +84,7 @@ record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, 
 
     /** How a probe reaches the server side of its measurements. */
     @FunctionalInterface
-    interface Source {
+    public interface Source {
         /** A sample now; null when the server is out of reach. */
         ServerSample sample() throws IOException;
 

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallKind;
@@ -11,8 +11,10 @@ import java.util.Set;
  * Kernel counters kept open for the threads a benchmark measures again and again. Opening one costs
  * little, but closing a perf event waits for the kernel to retire it (milliseconds): a counter per
  * thread for the whole run, not one per measurement. Counters are cumulative, so reuse needs no reset.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class KernelCounters {
+public final class KernelCounters {
     private KernelCounters() {}
 
     private record Key(int tid, Set<SyscallKind> kinds) {}
@@ -21,7 +23,7 @@ final class KernelCounters {
     private static String unavailable;
 
     /** The counter of tid for kinds, opened on first use; null when counters cannot be opened here. */
-    static synchronized KernelSyscallCounter of(int tid, Set<SyscallKind> kinds) {
+    public static synchronized KernelSyscallCounter of(int tid, Set<SyscallKind> kinds) {
         Key key = new Key(tid, Set.copyOf(kinds));
         KernelSyscallCounter c = OPEN.get(key);
         if (c == null && unavailable == null) {
@@ -36,7 +38,7 @@ final class KernelCounters {
     }
 
     /** A counter owned by the caller (a process measured once): close it after use. */
-    static KernelSyscallCounter openOnce(int tid, Set<SyscallKind> kinds) {
+    public static KernelSyscallCounter openOnce(int tid, Set<SyscallKind> kinds) {
         try {
             return KernelSyscallCounter.forThread(tid, kinds);
         } catch (KernelSyscallCounter.Unavailable e) {
@@ -48,7 +50,7 @@ final class KernelCounters {
     }
 
     /** Why kernel counts are missing, or null. */
-    static synchronized String unavailable() { return unavailable; }
+    public static synchronized String unavailable() { return unavailable; }
 
     /** Closes the kept counters of a thread that is gone (a server or client made for one run). */
     static synchronized void forget(int tid) {
@@ -60,7 +62,7 @@ final class KernelCounters {
     }
 
     /** Closes every kept counter (end of a command). */
-    static synchronized void closeAll() {
+    public static synchronized void closeAll() {
         OPEN.values().forEach(KernelSyscallCounter::close);
         OPEN.clear();
     }

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
@@ -12,7 +12,11 @@ import java.util.function.ToDoubleBiFunction;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
-/** Median and min-max of a set of per-round values: how a figure is summarised across rounds. */
+/**
+ * Median and min-max of a set of per-round values: how a figure is summarised across rounds.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
 public record Spread(double median, double min, double max, int n) {
     public static Spread of(double... values) {
         if (values.length == 0) return new Spread(Double.NaN, Double.NaN, Double.NaN, 0);

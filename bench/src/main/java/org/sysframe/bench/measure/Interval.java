@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import java.util.Arrays;
 
@@ -15,6 +15,8 @@ import java.util.Arrays;
  * needs for the same width (asymptotic relative efficiency 0.955 against 0.637 of the mean's); and
  * it is deterministic, no resampling seed. With fewer than 6 values no 95 % interval exists: the
  * interval is then the whole min-max range.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param estimate the centre (a ratio when built by {@link #ofRatios})
  * @param lo       lower end of the 95 % interval

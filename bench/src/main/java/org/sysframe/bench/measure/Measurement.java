@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.uring.UringCounts;
@@ -13,6 +13,8 @@ import java.util.Map;
  * kernel counts) and of the server side (summed over its loops), of those the calls that moved nothing
  * (the empty tries of a spin), the SQEs by opcode and CQEs of io_uring sides, CPU of both sides, and
  * the CPUs the threads were seen on. Null fields mean "not measurable here" (no kernel counter, no server in reach).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
 public record Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
                           long p50Nanos, long p90Nanos, long p99Nanos, long p999Nanos, long maxNanos,

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import java.util.Locale;
 
@@ -9,6 +9,8 @@ import java.util.Locale;
  *
  * <p>A row of {@link Goals#TABLE} is one constructor call: {@code new Goal(name, table, subject,
  * versus, payload, metric, atLeast, threshold)}, or {@link #level} for a "level with" goal.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param name      what the goal stands for, e.g. {@code seed patch: +10 % calls/s}
  * @param table     the {@link BenchTable#name()} it is measured in

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import java.io.Console;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.measure;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +8,8 @@ import java.util.Map;
 /**
  * One table of a bench run: its cells, every measured run in the order it ran, and one summary row
  * per cell against the table's reference cell of the same payload.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param name             short id, e.g. {@code matrix}, {@code peers}, {@code server-loops}; goals name it
  * @param title            heading for the report
