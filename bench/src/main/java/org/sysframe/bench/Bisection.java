@@ -3,6 +3,7 @@ package org.sysframe.bench;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.peer.Pairing;
 
 import java.io.IOException;
 import java.util.ArrayList;

@@ -5,6 +5,13 @@ import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.peer.BenchFixture;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.peer.PeerThread;
+import org.sysframe.bench.peer.PipelinedPeer;
+import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.transport.GroutServer;
 
 import java.io.IOException;

@@ -3,6 +3,7 @@ package org.sysframe.bench;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.peer.Pairing;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -1,5 +1,6 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.RecvFraming;

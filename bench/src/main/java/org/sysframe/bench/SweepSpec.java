@@ -1,5 +1,7 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.peer.Pairing;
+
 import java.util.ArrayList;
 import java.util.List;
 

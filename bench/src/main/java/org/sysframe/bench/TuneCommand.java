@@ -2,6 +2,7 @@ package org.sysframe.bench;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Spread;
+import org.sysframe.bench.peer.Pairing;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

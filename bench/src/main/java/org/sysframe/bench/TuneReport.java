@@ -3,6 +3,7 @@ package org.sysframe.bench;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.CellSummary;
 import org.sysframe.bench.measure.Spread;
+import org.sysframe.bench.peer.Pairing;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

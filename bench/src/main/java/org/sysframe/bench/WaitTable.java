@@ -5,6 +5,8 @@ import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.peer.Pairing;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,8 @@ package org.sysframe.bench;
 import org.junit.jupiter.api.Test;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.CPeerModesTest;
 import org.sysframe.transport.Backend;
 import org.sysframe.unix.SyscallKind;
 

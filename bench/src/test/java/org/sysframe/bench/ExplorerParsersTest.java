@@ -2,6 +2,7 @@ package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;

@@ -7,6 +7,7 @@ import org.sysframe.bench.measure.GoalVerdict;
 import org.sysframe.bench.measure.Interval;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.Backend;
 
 import org.junit.jupiter.api.Test;

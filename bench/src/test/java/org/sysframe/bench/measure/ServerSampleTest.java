@@ -1,7 +1,7 @@
 package org.sysframe.bench.measure;
 
 import org.junit.jupiter.api.Test;
-import org.sysframe.bench.ClientThreadsProbe;
+import org.sysframe.bench.peer.ClientThreadsProbe;
 import org.sysframe.unix.SyscallCounts;
 
 import java.util.List;

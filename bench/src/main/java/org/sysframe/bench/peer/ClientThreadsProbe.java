@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.HdrHistogram.Histogram;
 import org.sysframe.bench.measure.Cell;
@@ -27,7 +27,7 @@ public final class ClientThreadsProbe implements Cell.Probe {
     private final List<PeerThread> clients;
     private final ServerSample.Source server;
 
-    ClientThreadsProbe(List<PeerThread> clients, ServerSample.Source server) {
+    public ClientThreadsProbe(List<PeerThread> clients, ServerSample.Source server) {
         if (clients.isEmpty()) throw new IllegalArgumentException("no clients");
         this.clients = List.copyOf(clients);
         this.server = server;

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.sysframe.transport.GroutApi;
 import org.sysframe.unix.Errno;
@@ -17,9 +17,11 @@ import java.nio.channels.SocketChannel;
  * UnixDomainSocketAddress, or jnr-unixsocket's channel. Written as a careful user would: buffers
  * allocated once, header and payload sent with a gathering write, with two writes, or copied into
  * one buffer; responses read ahead into 8 KiB or read exactly (header, then payload).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class ChannelPeer implements PingPeer {
-    enum Send { GATHER, TWO_WRITES, COPY_ONE_WRITE }
+public final class ChannelPeer implements PingPeer {
+    public enum Send { GATHER, TWO_WRITES, COPY_ONE_WRITE }
 
     interface Opener {
         ByteChannel open(String path) throws IOException;
@@ -47,11 +49,11 @@ final class ChannelPeer implements PingPeer {
         this.readAhead = readAhead;
     }
 
-    static ChannelPeer jdk(String name, Send send, boolean readAhead) {
+    public static ChannelPeer jdk(String name, Send send, boolean readAhead) {
         return new ChannelPeer(name, "JDK SocketChannel", p -> SocketChannel.open(UnixDomainSocketAddress.of(p)), send, readAhead);
     }
 
-    static ChannelPeer jnr(String name, Send send, boolean readAhead) {
+    public static ChannelPeer jnr(String name, Send send, boolean readAhead) {
         return new ChannelPeer(name, "jnr-unixsocket",
                 p -> jnr.unixsocket.UnixSocketChannel.open(new jnr.unixsocket.UnixSocketAddress(p)), send, readAhead);
     }

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.HdrHistogram.Histogram;
 import org.sysframe.transport.ClientOptions;
@@ -26,8 +26,10 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * that fills both directions' socket buffers would block the flush's send while the server, its
  * answers unread, stops reading (the {@link Pipeline}'s documented limit). At 32 B or 1 KiB every
  * depth up to 64 fits; at 64 KiB one request at a time does.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class PipelinedPeer implements PingPeer {
+public final class PipelinedPeer implements PingPeer {
     private final String name;
     private final ClientOptions options;
     private final int depth;
@@ -49,11 +51,11 @@ final class PipelinedPeer implements PingPeer {
     private long timedOut;      // of them, ETIMEDOUT (past the request timeout)
     private ErrnoException wrong; // the first wrong answer, as one line
     /** Answers per latency recorded by default: the histogram costs about as much as the rest of an answer's handling. */
-    static final int SAMPLE_EVERY = 16;
+    public static final int SAMPLE_EVERY = 16;
     private int sampleEvery = SAMPLE_EVERY;
     private long lastLatency;     // of the last right answer: stands for the answers since the last sample
 
-    PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
+    public PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
         this(name, options, depth, batch, PipelineOptions.window(depth).copyThreshold());
     }
 
@@ -89,13 +91,13 @@ final class PipelinedPeer implements PingPeer {
     };
 
     /** Records the latency of every answer instead of one in {@link #SAMPLE_EVERY}; returns this. */
-    PipelinedPeer everyRequest(boolean every) {
+    public PipelinedPeer everyRequest(boolean every) {
         sampleEvery = every ? 1 : SAMPLE_EVERY;
         return this;
     }
 
     /** e.g. {@code one answer in 16 (weighted by 16)} or {@code every answer}. */
-    String latencySampling() {
+    public String latencySampling() {
         return sampleEvery == 1 ? "every answer" : "one answer in " + sampleEvery + " (weighted by " + sampleEvery + ")";
     }
 

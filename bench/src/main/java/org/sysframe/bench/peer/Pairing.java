@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
@@ -16,6 +16,8 @@ import java.util.Locale;
  * A client framing paired with a server framing: one column of the comparison, with the settings a
  * {@code --pairing} may also give (see {@link PairingSpec}): the server's high-water mark, how the client
  * waits, the CPU it is pinned to, and how many requests it keeps in flight.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param highWater  bytes a deferred server queues before it flushes early
  * @param clientWait how the client waits for its answer
@@ -84,7 +86,7 @@ public record Pairing(String name, String description, SendFraming clientSend, R
      * refilled a whole window at a time, copying a request into its batch as the client's send framing would
      * (copy kinds: up to their threshold, less the request header; gather: never).
      */
-    PingPeer peer(String peerName, String path) {
+    public PingPeer peer(String peerName, String path) {
         if (depth == 1) return new SysframePeer(peerName, client(path));
         boolean copies = clientSend.kind() == SendFraming.Kind.COPY || clientSend.kind() == SendFraming.Kind.COPY_GATHER;
         return new PipelinedPeer(peerName, client(path), depth, depth, copies ? Math.max(0, clientSend.copyThreshold() - org.sysframe.transport.RequestHeader.SIZE) : 0);

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.KernelCounters;
@@ -33,23 +33,25 @@ import java.util.regex.Pattern;
  * least a C client can do for the workload, the anchor the goals compare against: no clock read per
  * request (its latency figures read 0), frames built once, the slots freed by each receive refilled
  * with one send, a 1 MiB read-ahead.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class CPeer {
+public final class CPeer {
     /**
      * How the C client waits for a response ({@code -W}: block, spin, spin:N, yield), the CPU it is
      * pinned to ({@code -c}, -1: not pinned), pipelining ({@code -d} requests in flight, sent
      * {@code -b} at a time) and whether it runs lean ({@code -L}: refilled as answers come, so no
      * batch; block, spin or yield). {@link #DEFAULT} is one blocking timed call at a time, unpinned.
      */
-    record Options(String waitMode, int cpu, int depth, int batch, boolean lean) {
-        static final Options DEFAULT = new Options("block", -1, 1, 1);
+    public record Options(String waitMode, int cpu, int depth, int batch, boolean lean) {
+        public static final Options DEFAULT = new Options("block", -1, 1, 1);
 
         /** The timed mode. */
-        Options(String waitMode, int cpu, int depth, int batch) {
+        public Options(String waitMode, int cpu, int depth, int batch) {
             this(waitMode, cpu, depth, batch, false);
         }
 
-        Options {
+        public Options {
             if (waitMode == null || !waitMode.matches("block|spin|spin:[0-9]+|yield")) throw new IllegalArgumentException("wait mode " + waitMode);
             if (cpu < -1) throw new IllegalArgumentException("cpu " + cpu);
             if (depth < 1 || batch < 1 || batch > depth) throw new IllegalArgumentException("depth " + depth + ", batch " + batch);
@@ -57,7 +59,7 @@ final class CPeer {
         }
 
         /** The lean mode: depth in flight (1: one call at a time), waiting as waitMode says (block, spin, yield). */
-        static Options lean(String waitMode, int cpu, int depth) {
+        public static Options lean(String waitMode, int cpu, int depth) {
             return new Options(waitMode, cpu, depth, depth, true);
         }
 
@@ -78,7 +80,7 @@ final class CPeer {
         this(name, framing, Options.DEFAULT);
     }
 
-    CPeer(String name, String framing, Options options) {
+    public CPeer(String name, String framing, Options options) {
         if (options.depth() > 1 && framing.equals("split")) throw new IllegalArgumentException("split framing is for depth 1 only");
         if (options.lean() && framing.equals("split")) throw new IllegalArgumentException("split framing is not lean");
         this.name = name;
@@ -86,11 +88,11 @@ final class CPeer {
         this.options = options;
     }
 
-    String name() { return name; }
+    public String name() { return name; }
 
     Options options() { return options; }
 
-    String describe() {
+    public String describe() {
         if (options.lean()) {
             return "C lean, gcc -O2, " + (options.depth() > 1 ? "depth " + options.depth() + ", " : "")
                     + "one send() per refill as answers come, read-ahead 1 MiB, no clock per request (latency not measured)"
@@ -105,7 +107,7 @@ final class CPeer {
     }
 
     /** Whether the C client is built (make builds it; a bare Maven build does not). */
-    static boolean available() {
+    public static boolean available() {
         return Files.isExecutable(Path.of(System.getProperty("sysframe.cpeer", "bench/target/sysframe_ping")));
     }
 
@@ -116,7 +118,7 @@ final class CPeer {
     }
 
     /** A probe that starts this peer against socket for each run; the server side read from server. */
-    Cell.Probe probe(String socket, ServerSample.Source server) {
+    public Cell.Probe probe(String socket, ServerSample.Source server) {
         return probe(socket, server, 1);
     }
 
@@ -126,7 +128,7 @@ final class CPeer {
      * first one's start to the last one's end (CLOCK_MONOTONIC, as {@link System#nanoTime}), and the
      * latency percentiles the highest of theirs (0 for lean peers, which measure none).
      */
-    Cell.Probe probe(String socket, ServerSample.Source server, int processes) {
+    public Cell.Probe probe(String socket, ServerSample.Source server, int processes) {
         if (processes < 1) throw new IllegalArgumentException("processes " + processes);
         return (cell, calls, round) -> measure(socket, cell, calls, round, server, processes);
     }

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.transport.GroutServer;
@@ -15,28 +15,30 @@ import java.util.stream.Stream;
 /**
  * What a table runs on: embedded servers on sockets in a temp dir of their own and client peers on
  * their own threads, all closed (and the dir removed) by {@link #close()}.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class BenchFixture implements AutoCloseable {
+public final class BenchFixture implements AutoCloseable {
     private final Path dir;
     private final List<GroutServer> servers = new ArrayList<>();
     private final List<PeerThread> peers = new ArrayList<>();
 
-    BenchFixture(String what) throws IOException {
+    public BenchFixture(String what) throws IOException {
         dir = Files.createTempDirectory("sysframe-" + what);
     }
 
     /** A socket path in this fixture's dir. */
-    String socket(String name) { return dir.resolve(name + ".sock").toString(); }
+    public String socket(String name) { return dir.resolve(name + ".sock").toString(); }
 
     /** Starts a server (kept until close). */
-    GroutServer server(ServerOptions options) throws IOException {
+    public GroutServer server(ServerOptions options) throws IOException {
         GroutServer s = GroutServer.start(options);
         servers.add(s);
         return s;
     }
 
     /** Starts peer on a thread of its own and connects it to socket there (kept until close). */
-    PeerThread peer(PingPeer peer, String socket) throws IOException {
+    public PeerThread peer(PingPeer peer, String socket) throws IOException {
         PeerThread t = new PeerThread(peer);
         peers.add(t);
         t.onThread(() -> peer.open(socket));

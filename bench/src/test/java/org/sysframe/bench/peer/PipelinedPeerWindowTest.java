@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import java.io.IOException;
 
@@ -6,8 +6,10 @@ import java.io.IOException;
  * A client a user could pick to do the ping workload: connects and says GR_HELLO, then makes one
  * GR_PING round trip of the prepared length per {@link #ping()}, checking the echo. Used from one
  * thread.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-interface PingPeer extends AutoCloseable {
+public interface PingPeer extends AutoCloseable {
     /** Short name for tables, e.g. {@code jdk-gather}. */
     String name();
 

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * JSON summary: exact syscall counts, no timing. Needs the binary that {@code make c-peer} builds
  * (make test builds it first).
  */
-class CPeerModesTest {
+public class CPeerModesTest {
     @TempDir
     static Path dir;
     static GroutServer server;
@@ -47,7 +47,7 @@ class CPeerModesTest {
         if (server != null) server.close();
     }
 
-    static Path binary() {
+    public static Path binary() {
         for (Path p : List.of(Path.of("target/sysframe_ping"), Path.of("bench/target/sysframe_ping"))) {
             if (Files.isExecutable(p)) return p.toAbsolutePath();
         }

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutApi;
@@ -13,8 +13,12 @@ import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
-/** sysframe's own client with the given options. */
-final class SysframePeer implements PingPeer {
+/**
+ * sysframe's own client with the given options.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class SysframePeer implements PingPeer {
     private final String name;
     private final ClientOptions options;
     private Arena arena;            // confined to the peer's thread: made in open()
@@ -23,12 +27,12 @@ final class SysframePeer implements PingPeer {
     private int len;
     private final int type;
 
-    SysframePeer(String name, ClientOptions options) {
+    public SysframePeer(String name, ClientOptions options) {
         this(name, options, false);
     }
 
     /** With ping2, every ping is a GR_PING2 of its fixed 32 bytes (prepare's length is ignored). */
-    SysframePeer(String name, ClientOptions options, boolean ping2) {
+    public SysframePeer(String name, ClientOptions options, boolean ping2) {
         this.name = name;
         this.options = options;
         this.type = ping2 ? GroutApi.PING2 : GroutApi.PING;
@@ -66,13 +70,13 @@ final class SysframePeer implements PingPeer {
     }
 
     /** Closes the connection (if any) and connects again to path: for a server that is started anew. */
-    void reconnect(String path) throws IOException {
+    public void reconnect(String path) throws IOException {
         disconnect();
         open(path);
     }
 
     /** Closes the connection and its memory; {@link #open} or {@link #reconnect} connects again. */
-    void disconnect() {
+    public void disconnect() {
         if (client != null) client.close();
         if (arena != null) arena.close();
         client = null;

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.peer;
 
 import org.HdrHistogram.Histogram;
 import org.sysframe.bench.measure.KernelCounters;
@@ -19,8 +19,10 @@ import java.util.concurrent.TimeUnit;
  * A platform thread that owns one in-process {@link PingPeer}. Measured runs are timed on that thread
  * while this (coordinating) thread reads the kernel's counts of it by thread id, so the reading itself
  * is never part of what is counted, whatever syscalls the peer's library uses.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class PeerThread implements AutoCloseable {
+public final class PeerThread implements AutoCloseable {
     /** Every kind, read and write included: JDK and jnr channels use read(2) and write(2). */
     static final Set<SyscallKind> ALL_KINDS = EnumSet.allOf(SyscallKind.class);
 
@@ -36,14 +38,14 @@ final class PeerThread implements AutoCloseable {
     /** How long {@link #close} waits for the peer to close (a pipeline waits at most a second for its answers). */
     static final long CLOSE_WAIT_MILLIS = 2000;
 
-    PeerThread(PingPeer peer) {
+    public PeerThread(PingPeer peer) {
         this.peer = peer;
         this.thread = new Thread(this::loop, "peer " + peer.name());
         this.thread.setDaemon(true);
         this.thread.start();
     }
 
-    PingPeer peer() { return peer; }
+    public PingPeer peer() { return peer; }
 
     private void loop() {
         tid.complete(Self.tid());
@@ -57,7 +59,7 @@ final class PeerThread implements AutoCloseable {
     }
 
     /** Runs work on the peer's thread and waits for it. */
-    void onThread(ThrowingRunnable work) throws IOException {
+    public void onThread(ThrowingRunnable work) throws IOException {
         onThread(work, 300_000);
     }
 
@@ -75,7 +77,7 @@ final class PeerThread implements AutoCloseable {
         await(f, waitMillis);
     }
 
-    interface ThrowingRunnable {
+    public interface ThrowingRunnable {
         void run() throws Exception;
     }
 
@@ -84,16 +86,16 @@ final class PeerThread implements AutoCloseable {
      * makes n timed pings, completes done and then parks (in a futex, not in a counted call) until
      * released, so that its counters can be read from another thread.
      */
-    final class Run {
+    public final class Run {
         final CountDownLatch ready = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final CompletableFuture<Void> done = new CompletableFuture<>();
         final Histogram latency = new Histogram(10_000_000_000L, 3);
-        volatile long startNanos, endNanos;
+        public volatile long startNanos, endNanos;
         /** 1 for the first run scheduled on this thread, 2 for the next... */
-        final int number = ++runsScheduled;
+        public final int number = ++runsScheduled;
         /** About how many calls completed so far (read from another thread, for a partial summary). */
-        long completedAbout() { return latency.getTotalCount(); }
+        public long completedAbout() { return latency.getTotalCount(); }
 
         PeerThread owner() { return PeerThread.this; }
 
@@ -111,7 +113,7 @@ final class PeerThread implements AutoCloseable {
     }
 
     /** The run scheduled last (null before the first). */
-    Run current() { return current; }
+    public Run current() { return current; }
 
     /** Schedules n pings of len bytes that start when go opens. */
     Run schedule(int len, long n, CountDownLatch go) {
