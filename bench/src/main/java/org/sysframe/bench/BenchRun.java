@@ -2,6 +2,7 @@ package org.sysframe.bench;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.table.Goals;
 
 import java.util.List;
 

@@ -4,6 +4,7 @@ import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.table.PairingTable;
 
 import java.io.IOException;
 import java.util.ArrayList;

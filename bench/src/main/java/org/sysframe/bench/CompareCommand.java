@@ -2,6 +2,7 @@ package org.sysframe.bench;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.table.PeerTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -14,6 +14,7 @@ import org.sysframe.bench.measure.GoalVerdict;
 import org.sysframe.bench.measure.Interval;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.Spread;
+import org.sysframe.bench.table.DepthTable;
 import org.sysframe.unix.SyscallKind;
 
 import java.io.IOException;

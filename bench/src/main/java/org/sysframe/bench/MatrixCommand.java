@@ -4,6 +4,14 @@ import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.table.BackendTable;
+import org.sysframe.bench.table.ConnectionsTable;
+import org.sysframe.bench.table.DepthTable;
+import org.sysframe.bench.table.Goals;
+import org.sysframe.bench.table.LoopsTable;
+import org.sysframe.bench.table.PairingTable;
+import org.sysframe.bench.table.PeerTable;
+import org.sysframe.bench.table.WaitTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -6,6 +6,8 @@ import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.GoalVerdict;
 import org.sysframe.bench.measure.Interval;
 import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.table.PairingTable;
+import org.sysframe.bench.table.PeerTable;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -4,6 +4,7 @@ import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.CellSummary;
 import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.table.WaitTable;
 
 import java.util.Locale;
 

@@ -3,6 +3,7 @@ package org.sysframe.bench;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Spread;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.table.PairingTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -6,6 +6,7 @@ import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.bench.table.PairingTable;
 import org.sysframe.unix.SyscallCounts;
 
 import java.nio.file.Files;

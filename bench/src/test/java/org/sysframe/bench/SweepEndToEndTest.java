@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.table.PairingTable;
 import org.sysframe.unix.SyscallKind;
 
 import java.nio.file.Files;

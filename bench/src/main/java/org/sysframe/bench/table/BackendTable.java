@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
@@ -28,8 +28,10 @@ import java.util.List;
  * Blocking one call at a time at each payload (every client x server combination, and the C client
  * against both servers: Grout's ping_perf workload), then depth 64 and both sides spinning for the
  * same-backend pairs. Ratios against epoll client + epoll server at the same payload.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class BackendTable {
+public final class BackendTable {
     private BackendTable() {}
 
     static final String NAME = "backends";
@@ -49,7 +51,7 @@ final class BackendTable {
     static final Backend[] BOTH = {Backend.EPOLL, Backend.IO_URING};
 
     /** full: every client x server combination at every payload; else all four at the first payload, same-backend pairs at the others. */
-    static BenchTable run(int[] payloads, int rounds, boolean quick, boolean full) throws IOException {
+    public static BenchTable run(int[] payloads, int rounds, boolean quick, boolean full) throws IOException {
         String unavailable = org.sysframe.unix.uring.UringSupport.unavailableReason();
         if (unavailable != null) {
             return BenchTable.of(NAME, "backends: epoll and io_uring", "pair", BASELINE, false, rounds, List.of(), List.of(),

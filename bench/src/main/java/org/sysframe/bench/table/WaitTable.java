@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
@@ -23,18 +23,20 @@ import java.util.List;
  * how the server loop waits (block, spin), and whether the two threads share one core or have one
  * each, for one client of the default pairing. Every run starts its own server and client and stops
  * them after it, so a spinning server of one cell burns no CPU while another cell is measured.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class WaitTable {
+public final class WaitTable {
     private WaitTable() {}
 
-    static final String NAME = "wait";
+    public static final String NAME = "wait";
     static final String BASELINE = name("block", "block", false);
 
     /** One cell's settings: client wait, server wait, and placement. */
     record Setting(String client, String server, boolean sameCore) {}
 
     /** The cells that tell the story (the default run). */
-    static final List<Setting> TELLING = List.of(
+    public static final List<Setting> TELLING = List.of(
             new Setting("block", "block", false),
             new Setting("block", "block", true),
             new Setting("spin", "spin", false),
@@ -42,7 +44,7 @@ final class WaitTable {
             new Setting("yield", "block", true));
 
     /** Every combination (--full). */
-    static List<Setting> grid() {
+    public static List<Setting> grid() {
         List<Setting> all = new ArrayList<>();
         for (boolean same : new boolean[] {false, true}) {
             for (String server : new String[] {"block", "spin"}) {
@@ -62,7 +64,7 @@ final class WaitTable {
     /** Row-name prefix of the lean C client's cells (no clock per request), for the settings whose client wait it has (not spin:N). */
     static final String C_LEAN_PREFIX = "C lean ";
 
-    static BenchTable run(List<Setting> settings, int[] payloads, int rounds, boolean quick) throws IOException {
+    public static BenchTable run(List<Setting> settings, int[] payloads, int rounds, boolean quick) throws IOException {
         boolean cPeer = CPeer.available();
         Pairing p = Pairing.named("sysframe");
         Path dir = Files.createTempDirectory("sysframe-wait");

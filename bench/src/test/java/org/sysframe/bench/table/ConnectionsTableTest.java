@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.junit.jupiter.api.Test;
 import org.sysframe.bench.measure.BenchTable;

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
@@ -27,11 +27,13 @@ import java.util.List;
  * framing; ratios are sysframe's over the peer's. Peer syscalls come from the kernel's counters. The C
  * client runs timed (c-split, c-sendmsg: a clock read around every call, for latency) and lean
  * ({@link #C_LEAN}: none), the row the goals against C take.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class PeerTable {
+public final class PeerTable {
     private PeerTable() {}
 
-    static final String NAME = "peers";
+    public static final String NAME = "peers";
     static final String REFERENCE = "sysframe";
     static final int[] PAYLOADS = {32, 1024};
     /** The lean C client's row: the one the goals against C take. */
@@ -43,7 +45,7 @@ final class PeerTable {
      */
     static final int CLIENT_CPU = 1, SERVER_CPU = 0;
 
-    static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
+    public static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
         long calls = quick ? 1_200 : 6_000;
         Pairing best = Pairing.named("sysframe");
         try (BenchFixture f = new BenchFixture("compare")) {

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
@@ -24,19 +24,21 @@ import java.util.List;
  * client doing the same, timed (a clock read per request, latency percentiles; refilled a whole window
  * at a time) and lean (no clock per request, refilled as answers come: the goals' anchor); ratios
  * against depth 1 of the same payload.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class DepthTable {
+public final class DepthTable {
     private DepthTable() {}
 
-    static final String NAME = "depth";
-    static final int[] DEPTHS = {1, 4, 16, 64};
-    static final String C_PREFIX = "C ";
+    public static final String NAME = "depth";
+    public static final int[] DEPTHS = {1, 4, 16, 64};
+    public static final String C_PREFIX = "C ";
     /** Row-name prefix of the lean C client (no clock per request, refilled as answers come), the goals' C anchor. */
     static final String C_LEAN_PREFIX = "C lean ";
 
-    static String name(int depth) { return "depth " + depth; }
+    public static String name(int depth) { return "depth " + depth; }
 
-    static BenchTable run(int[] payloads, int rounds, boolean quick) throws IOException {
+    public static BenchTable run(int[] payloads, int rounds, boolean quick) throws IOException {
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();
         try (BenchFixture f = new BenchFixture(NAME)) {

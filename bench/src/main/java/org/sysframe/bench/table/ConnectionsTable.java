@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
@@ -25,8 +25,10 @@ import java.util.List;
  * and the lean C client, one process each. What the rows compare is the server: its calls/s, CPU per
  * request, syscalls per request (summed over its loops) and library == kernel. Ratios against the
  * sysframe clients on the epoll server with 1 loop; the goals compare servers under the same clients.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class ConnectionsTable {
+public final class ConnectionsTable {
     private ConnectionsTable() {}
 
     static final String NAME = "connections";
@@ -44,7 +46,7 @@ final class ConnectionsTable {
 
     static final String REFERENCE = SERVERS.get(0).cell();
 
-    static BenchTable run(int rounds, boolean quick) throws IOException {
+    public static BenchTable run(int rounds, boolean quick) throws IOException {
         long calls = (quick ? 100L : 600L) * CLIENTS;
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();

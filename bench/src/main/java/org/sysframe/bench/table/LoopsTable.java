@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
@@ -20,8 +20,10 @@ import java.util.List;
  * The server-loops table: one server with 1 event loop and one with 2, each with 8 concurrent
  * sysframe clients (one thread each, default pairing, 32 B pings), measured in the same interleaved
  * rounds: aggregate calls/s of 2 loops over 1, server syscalls per request and CPU.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class LoopsTable {
+public final class LoopsTable {
     private LoopsTable() {}
 
     static final String NAME = "server-loops";
@@ -31,7 +33,7 @@ final class LoopsTable {
 
     static String cellName(int loops) { return loops == 1 ? "1 loop" : loops + " loops"; }
 
-    static BenchTable run(int rounds, boolean quick) throws IOException {
+    public static BenchTable run(int rounds, boolean quick) throws IOException {
         long calls = (quick ? 500L : 3_000L) * CLIENTS;
         Pairing p = Pairing.named("sysframe");
         List<String> notes = new ArrayList<>();

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Goal;
@@ -15,7 +15,11 @@ import static org.sysframe.bench.measure.Goal.Metric.P99_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.SERVER_CPU_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
 
-/** The project's goals, declared once as data; the reports evaluate this table against a run. */
+/**
+ * The project's goals, declared once as data; the reports evaluate this table against a run.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
 public final class Goals {
     private Goals() {}
 

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
@@ -18,14 +18,16 @@ import java.util.List;
 /**
  * The strategy matrix as a table: one embedded server and one sysframe client per pairing, a cell per
  * pairing and payload, ratios against the first pairing (the baseline).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class PairingTable {
+public final class PairingTable {
     private PairingTable() {}
 
-    static final String NAME = "matrix";
+    public static final String NAME = "matrix";
 
     /** Calls per cell: enough for a stable median, fewer for big payloads. */
-    static long callsFor(int payload, boolean quick) {
+    public static long callsFor(int payload, boolean quick) {
         long n = payload <= 1024 ? 6_000 : payload <= 8192 ? 4_000 : 1_500;
         return quick ? n / 5 : n;
     }
@@ -40,7 +42,7 @@ final class PairingTable {
      * cell makes {@link #callsFor} x scale calls, x the pairing's depth (a pipelined cell is that much
      * faster per call): sweeps measure smaller differences than the matrix and run longer cells.
      */
-    static BenchTable run(String name, String title, String rowKind, List<Pairing> pairings, String reference,
+    public static BenchTable run(String name, String title, String rowKind, List<Pairing> pairings, String reference,
                           int[] payloads, int rounds, boolean quick, int serverLoops, int scale) throws IOException {
         try (BenchFixture f = new BenchFixture(name)) {
             List<Cell.Probe> probes = new ArrayList<>();
