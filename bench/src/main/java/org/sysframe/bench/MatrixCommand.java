@@ -1,5 +1,7 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.explore.BenchRun;
+import org.sysframe.bench.explore.PairingSpec;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.RoundRunner;

@@ -1,5 +1,8 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.explore.BenchRun;
+import org.sysframe.bench.explore.Crossover;
+import org.sysframe.bench.explore.Sweep;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.CellSummary;
 import org.sysframe.bench.measure.Goal;

@@ -12,6 +12,8 @@ import org.jfree.chart.ui.RectangleAnchor;
 import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.YIntervalSeries;
 import org.jfree.data.xy.YIntervalSeriesCollection;
+import org.sysframe.bench.explore.Crossover;
+import org.sysframe.bench.explore.Limits;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.CellSummary;
 import org.sysframe.bench.measure.Spread;

@@ -1,5 +1,12 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.explore.BenchRun;
+import org.sysframe.bench.explore.Bisection;
+import org.sysframe.bench.explore.PairingSpec;
+import org.sysframe.bench.explore.Payloads;
+import org.sysframe.bench.explore.Sweep;
+import org.sysframe.bench.explore.SweepParameter;
+import org.sysframe.bench.explore.SweepSpec;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.table.PairingTable;
@@ -17,10 +24,12 @@ import java.util.concurrent.Callable;
  * {@code sysframe sweep PARAM=V1,V2,...}: one parameter of a held pairing at each value, every value
  * over every payload size in interleaved rounds against embedded servers, with the crossover of two of
  * the values over the sizes; the same terminal table, CSV, JSON and HTML report as {@code matrix}.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
         description = "Sweep one parameter (others held) over payload sizes, in interleaved rounds, and find where two values cross.")
-final class SweepCommand implements Callable<Integer> {
+public final class SweepCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -80,7 +89,7 @@ final class SweepCommand implements Callable<Integer> {
     }
 
     /** The two rows of --crossover A,B (values of the sweep), or its first and last values when empty. */
-    static List<String> pair(SweepSpec s, String text) {
+    public static List<String> pair(SweepSpec s, String text) {
         List<String> values = s.values();
         if (text.isBlank()) return List.of(s.parameter().given(values.get(0)), s.parameter().given(values.get(values.size() - 1)));
         String[] v = text.split(",", -1);

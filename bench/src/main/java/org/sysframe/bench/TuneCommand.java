@@ -1,5 +1,11 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.explore.PairingSpec;
+import org.sysframe.bench.explore.Payloads;
+import org.sysframe.bench.explore.SweepParameter;
+import org.sysframe.bench.explore.SweepSpec;
+import org.sysframe.bench.explore.TuneDecision;
+import org.sysframe.bench.explore.Workload;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Spread;
 import org.sysframe.bench.peer.Pairing;
@@ -20,12 +26,14 @@ import java.util.concurrent.Callable;
  * beside the defaults over the workload's sizes in one table of interleaved rounds; each candidate's
  * gain is the defaults' time per call of the workload over its own, round by round, and
  * {@link TuneDecision} says per parameter what to use, or that there is no clear winner.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
 @Command(name = "tune", mixinStandardHelpOptions = true,
         description = "Recommend settings for this machine and a workload (payload sizes or a size histogram), with gains and spreads.")
-final class TuneCommand implements Callable<Integer> {
-    static final String NAME = "tune";
-    static final String DEFAULTS = "default";
+public final class TuneCommand implements Callable<Integer> {
+    public static final String NAME = "tune";
+    public static final String DEFAULTS = "default";
 
     /** The candidates: a few values of each parameter around the default, bounded so a run takes minutes. */
     static final List<SweepSpec> CANDIDATES = List.of(
@@ -144,7 +152,7 @@ final class TuneCommand implements Callable<Integer> {
     }
 
     /** The defaults' seconds per workload call over the row's, round by round. */
-    static Spread gain(BenchTable t, Workload w, String row) {
+    public static Spread gain(BenchTable t, Workload w, String row) {
         double[] g = new double[t.rounds()];
         for (int r = 0; r < g.length; r++) g[r] = w.secondsPerCall(callsPerSecond(t, w, DEFAULTS, r)) / w.secondsPerCall(callsPerSecond(t, w, row, r));
         return Spread.of(g);

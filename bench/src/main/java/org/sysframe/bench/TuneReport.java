@@ -1,5 +1,8 @@
 package org.sysframe.bench;
 
+import org.sysframe.bench.explore.PairingSpec;
+import org.sysframe.bench.explore.TuneDecision;
+import org.sysframe.bench.explore.Workload;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.CellSummary;
 import org.sysframe.bench.measure.Spread;

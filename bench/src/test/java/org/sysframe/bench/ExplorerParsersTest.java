@@ -2,6 +2,11 @@ package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.bench.explore.PairingSpec;
+import org.sysframe.bench.explore.Payloads;
+import org.sysframe.bench.explore.SweepParameter;
+import org.sysframe.bench.explore.SweepSpec;
+import org.sysframe.bench.explore.Workload;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.RecvFraming;

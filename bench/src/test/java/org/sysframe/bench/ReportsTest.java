@@ -2,6 +2,7 @@ package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
@@ -22,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The reports (terminal, CSV, JSON, HTML) of a known run: three pairings at two payloads, five rounds. */
-class ReportsTest {
+public class ReportsTest {
     static final int[] PAYLOADS = {32, 1024};
 
     /** A run of fixed figures per cell, the same in every round. */
@@ -46,7 +47,7 @@ class ReportsTest {
     }
 
     /** calls in 0.1 s; the client makes perCall sendto and recvfrom per call, the server one of each + epoll_wait. */
-    static Measurement run(String cell, int payload, int round, long calls, long clientNs, long serverNs, int perCall) {
+    public static Measurement run(String cell, int payload, int round, long calls, long clientNs, long serverNs, int perCall) {
         SyscallCounts client = SyscallCounts.builder().sendto(perCall * calls).recvfrom(perCall * calls).build();
         SyscallCounts server = SyscallCounts.builder().sendto(calls).recvfrom(calls).epollWait(calls).build();
         return new Measurement(cell, payload, round, 1, calls, 0.1, 20_000, 30_000, 50_000, 90_000, 100_000,

@@ -2,6 +2,9 @@ package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.bench.explore.BenchRun;
+import org.sysframe.bench.explore.Sweep;
+import org.sysframe.bench.explore.SweepSpec;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.peer.Pairing;

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.explore;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.GoalVerdict;
@@ -9,6 +9,8 @@ import java.util.List;
 /**
  * Everything one {@code matrix} or {@code compare} run measured: its tables, the goals evaluated on
  * them, and the machine it ran on.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param kernelUnavailable why the kernel's counts are missing, or null
  * @param reproduce         how to run it again: command, JVM flags, git commit (null: not known)

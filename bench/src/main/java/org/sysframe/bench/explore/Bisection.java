@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.explore;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
@@ -15,8 +15,10 @@ import java.util.List;
  * Narrows a sweep's crossover by measuring between the two sizes its medians change side at: the
  * geometric middle of them, for the two crossing rows and the reference, in interleaved rounds of their
  * own, added to the table; then the crossover is found again, step after step.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class Bisection {
+public final class Bisection {
     private Bisection() {}
 
     /** The size halfway between lo and hi on a log2 axis, rounded to 8 bytes; 0 when none lies strictly between them. */
@@ -39,7 +41,7 @@ final class Bisection {
     }
 
     /** The plan's run with up to steps sizes measured between the medians' bracket, and its crossover found again. */
-    static BenchRun refine(Sweep.Plan plan, BenchRun run, int steps, long startedNanos) throws IOException {
+    public static BenchRun refine(Sweep.Plan plan, BenchRun run, int steps, long startedNanos) throws IOException {
         BenchTable t = run.table(Sweep.NAME);
         return refine(plan, run, steps, startedNanos, embedded(plan, t.title(), t.rowKind()));
     }

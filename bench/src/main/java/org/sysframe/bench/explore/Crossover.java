@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.explore;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Measurement;
@@ -23,6 +23,8 @@ import java.util.Locale;
  * <p>Only the first crossover is reported; {@code recrosses} says whether the leader wins clearly again
  * at a larger size; {@code medianChanges} counts how often the medians change side of 1 from one size to
  * the next (a measure of noise when there is no clear crossover).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param table    the table the sizes come from
  * @param a        the strategy whose calls/s is the ratio's numerator

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.explore;
 
 import org.sysframe.bench.measure.Spread;
 
@@ -15,6 +15,8 @@ import java.util.Map;
  * spread overlaps its own; when several clear the default together, there is no clear winner among them;
  * when none does, the default stays: clearly, when every candidate's gain is wholly below 1, else for
  * want of a clear winner.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param recommended the value to use, or null when the default stays or nothing is clear
  * @param gain        the recommended value's gain, or the best candidate's (highest median) otherwise
@@ -73,7 +75,7 @@ public record TuneDecision(String parameter, String held, Verdict verdict, Strin
     }
 
     /** e.g. {@code +6.1 % calls/s [+2.0 % to +9.3 %]}. */
-    static String percent(Spread g) {
+    public static String percent(Spread g) {
         return String.format(Locale.ROOT, "%+.1f %% calls/s [%+.1f %% to %+.1f %%]", (g.median() - 1) * 100, (g.min() - 1) * 100, (g.max() - 1) * 100);
     }
 }

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.explore;
 
 import org.sysframe.transport.GroutApi;
 
@@ -9,13 +9,15 @@ import java.util.List;
  * A {@code --payloads} value of the explorer's commands: sizes in bytes separated by commas, where
  * {@code A,...,B} stands for A doubled until B ({@code 32,...,65536} is 32, 64, ..., 65536). Sizes
  * come out ascending, each once.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class Payloads {
+public final class Payloads {
     private Payloads() {}
 
     static final Limits.Range SIZE = new Limits.Range("payload", 0, GroutApi.MAX_MSG_LEN, "bytes");
 
-    static int[] parse(String text) {
+    public static int[] parse(String text) {
         String[] parts = text.split(",", -1);
         List<Integer> out = new ArrayList<>();
         for (int i = 0; i < parts.length; i++) {

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.explore;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +11,8 @@ import java.util.TreeMap;
  * The payload sizes a workload sends and how often each: equal weights from {@code --payloads}, or
  * counts from a histogram file (one {@code SIZE COUNT} per line, {@code #} starts a comment).
  *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ *
  * @param sizes   ascending, each once
  * @param weights each size's share of the calls, summing to 1
  */
@@ -19,7 +21,7 @@ public record Workload(int[] sizes, double[] weights, String description) {
     static final int MAX_SIZES = 12;
 
     /** Equal weights. */
-    static Workload of(int[] sizes) {
+    public static Workload of(int[] sizes) {
         if (sizes.length > MAX_SIZES) throw new IllegalArgumentException(sizes.length + " sizes; at most " + MAX_SIZES + " (each is measured for every candidate)");
         double[] w = new double[sizes.length];
         java.util.Arrays.fill(w, 1.0 / sizes.length);
@@ -27,7 +29,7 @@ public record Workload(int[] sizes, double[] weights, String description) {
     }
 
     /** A histogram file's sizes and counts; a bad line fails naming the file and the line. */
-    static Workload histogram(Path file) throws IOException {
+    public static Workload histogram(Path file) throws IOException {
         if (!Files.isReadable(file)) throw new IllegalArgumentException("--histogram " + file + ": no such readable file");
         List<String> lines = Files.readAllLines(file);
         TreeMap<Integer, Long> counts = new TreeMap<>();
@@ -60,7 +62,7 @@ public record Workload(int[] sizes, double[] weights, String description) {
     }
 
     /** Seconds per call of the mix, from each size's calls per second. */
-    double secondsPerCall(double[] callsPerSecond) {
+    public double secondsPerCall(double[] callsPerSecond) {
         double s = 0;
         for (int i = 0; i < sizes.length; i++) s += weights[i] / callsPerSecond[i];
         return s;

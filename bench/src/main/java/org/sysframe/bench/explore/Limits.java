@@ -1,12 +1,14 @@
-package org.sysframe.bench;
+package org.sysframe.bench.explore;
 
 import java.util.Locale;
 
 /**
  * The accepted range of each size the explorer takes from the command line ({@code --pairing} keys and
  * sweep values), so that every refusal names the same range in the same words.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class Limits {
+public final class Limits {
     private Limits() {}
 
     /** An inclusive range of whole numbers in a unit, e.g. {@code 64..16777216 bytes}. */
@@ -42,7 +44,7 @@ final class Limits {
     static final Range CPU = new Range("cpu", -1, 4095, "");
 
     /** e.g. {@code 1 KiB}, {@code 1.5 KiB}, {@code 32 B}: a payload size for a sentence. */
-    static String size(double bytes) {
+    public static String size(double bytes) {
         if (bytes < 1024) return String.format(Locale.ROOT, "%.0f B", bytes);
         double k = bytes / 1024;
         if (k < 1024) return (k == Math.rint(k) ? String.format(Locale.ROOT, "%.0f", k) : String.format(Locale.ROOT, "%.1f", k)) + " KiB";
