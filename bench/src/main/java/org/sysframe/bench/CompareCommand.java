@@ -3,6 +3,8 @@ package org.sysframe.bench;
 import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.report.ResultFiles;
+import org.sysframe.bench.report.TerminalReport;
 import org.sysframe.bench.table.PeerTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -6,6 +6,8 @@ import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.report.ResultFiles;
+import org.sysframe.bench.report.TerminalReport;
 import org.sysframe.bench.table.BackendTable;
 import org.sysframe.bench.table.ConnectionsTable;
 import org.sysframe.bench.table.DepthTable;

@@ -11,6 +11,7 @@ import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PingPeer;
 import org.sysframe.bench.peer.PipelinedPeer;
 import org.sysframe.bench.peer.SysframePeer;
+import org.sysframe.bench.report.Json;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutApi;
 import org.sysframe.transport.GroutClient;

@@ -1,6 +1,7 @@
 package org.sysframe.bench;
 
 import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.report.Json;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

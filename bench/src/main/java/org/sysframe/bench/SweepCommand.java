@@ -9,6 +9,8 @@ import org.sysframe.bench.explore.SweepParameter;
 import org.sysframe.bench.explore.SweepSpec;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.report.ResultFiles;
+import org.sysframe.bench.report.TerminalReport;
 import org.sysframe.bench.table.PairingTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

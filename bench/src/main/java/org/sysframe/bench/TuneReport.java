@@ -7,6 +7,7 @@ import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.CellSummary;
 import org.sysframe.bench.measure.Spread;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.report.Json;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

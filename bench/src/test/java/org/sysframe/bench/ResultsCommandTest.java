@@ -2,6 +2,9 @@ package org.sysframe.bench;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.bench.report.Json;
+import org.sysframe.bench.report.ReportsTest;
+import org.sysframe.bench.report.ResultFiles;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

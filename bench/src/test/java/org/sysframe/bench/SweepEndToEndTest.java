@@ -8,6 +8,8 @@ import org.sysframe.bench.explore.SweepSpec;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.report.ChartImages;
+import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.table.PairingTable;
 import org.sysframe.unix.SyscallKind;
 

@@ -1,7 +1,7 @@
 package org.sysframe.bench.explore;
 
 import org.junit.jupiter.api.Test;
-import org.sysframe.bench.ReportsTest;
+import org.sysframe.bench.report.ReportsTest;
 import org.sysframe.bench.TuneCommand;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;

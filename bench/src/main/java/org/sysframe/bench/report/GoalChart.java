@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.report;
 
 import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.GoalVerdict;
@@ -6,7 +6,7 @@ import org.sysframe.bench.measure.GoalVerdict;
 import java.util.List;
 import java.util.Locale;
 
-import static org.sysframe.bench.ChartImages.esc;
+import static org.sysframe.bench.report.ChartImages.esc;
 
 /**
  * Every goal's figure with its 95 % interval against its threshold, as one inline SVG (the page

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.report;
 
 import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.explore.Crossover;
@@ -13,11 +13,13 @@ import java.util.Locale;
 /**
  * A bench run as printed on the terminal: per table, one row per cell with medians, [min-max] spreads,
  * ratios, CPU and syscalls per call, then the cells' settings and the goals evaluated on that table.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class TerminalReport {
+public final class TerminalReport {
     private TerminalReport() {}
 
-    static String of(BenchRun run) {
+    public static String of(BenchRun run) {
         StringBuilder sb = new StringBuilder();
         boolean first = true;
         for (BenchTable t : run.tables()) {

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.report;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +27,7 @@ public class ReportsTest {
     static final int[] PAYLOADS = {32, 1024};
 
     /** A run of fixed figures per cell, the same in every round. */
-    static BenchRun known() {
+    public static BenchRun known() {
         List<Cell> cells = new ArrayList<>();
         List<Measurement> runs = new ArrayList<>();
         for (int payload : PAYLOADS) {

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.report;
 
 import java.util.Collection;
 import java.util.Locale;
@@ -7,6 +7,8 @@ import java.util.Map;
 /**
  * A minimal JSON writer for the figures we print (maps, lists, strings, numbers, booleans, null), and
  * a reader of the same ({@link #parse}: objects as ordered maps, arrays as lists, numbers as doubles).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Json {
     private Json() {}

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.report;
 
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -8,8 +8,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Base64;
 
-/** JFreeChart charts rendered as PNG {@code <img>} tags with the image inline (the page needs no network). */
-final class ChartImages {
+/**
+ * JFreeChart charts rendered as PNG {@code <img>} tags with the image inline (the page needs no network).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class ChartImages {
     private ChartImages() {}
 
     /** Removes the series whose values are all zero or missing. */
@@ -76,7 +80,7 @@ final class ChartImages {
     }
 
     /** s with the characters HTML gives meaning to escaped. */
-    static String esc(String s) {
+    public static String esc(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

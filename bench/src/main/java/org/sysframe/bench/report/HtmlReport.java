@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.report;
 
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
@@ -25,8 +25,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import static org.sysframe.bench.ChartImages.esc;
-import static org.sysframe.bench.ChartImages.img;
+import static org.sysframe.bench.report.ChartImages.esc;
+import static org.sysframe.bench.report.ChartImages.img;
 
 /**
  * {@code report.html}: the goals with their verdicts and computed explanations, then every table of

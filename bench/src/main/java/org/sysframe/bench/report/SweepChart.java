@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.report;
 
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;

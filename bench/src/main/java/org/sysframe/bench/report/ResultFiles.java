@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.report;
 
 import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.explore.Crossover;
@@ -25,8 +25,10 @@ import java.util.Map;
  * Writes a bench run's files: per table a CSV of its summary rows and a JSON with its rows, every
  * round's raw figures and its goals ({@code results.*} for the matrix, {@code compare.*} for the peers,
  * {@code server-loops.*}), and {@code report.html} when the matrix is there.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
  */
-final class ResultFiles {
+public final class ResultFiles {
     private ResultFiles() {}
 
     /** The base file name of a table's CSV and JSON. */
@@ -39,13 +41,13 @@ final class ResultFiles {
     }
 
     /** bench/results/PREFIX-yyyyMMdd-HHmmss. */
-    static Path defaultDir(String prefix) {
+    public static Path defaultDir(String prefix) {
         return Path.of("bench", "results", prefix + "-" + java.time.LocalDateTime.now().format(
                 java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     }
 
     /** Writes every file; returns their names. */
-    static List<String> writeAll(BenchRun run, Path dir) throws IOException {
+    public static List<String> writeAll(BenchRun run, Path dir) throws IOException {
         Files.createDirectories(dir);
         List<String> names = new ArrayList<>();
         for (BenchTable t : run.tables()) {
