@@ -14,7 +14,7 @@ import java.util.Locale;
 
 /**
  * A client framing paired with a server framing: one column of the comparison, with the settings a
- * {@code --pairing} may also give (see {@link PairingSpec}): the server's high-water mark, how the client
+ * {@code --pairing} may also give (see {@link org.sysframe.bench.explore.PairingSpec}): the server's high-water mark, how the client
  * waits, the CPU it is pinned to, and how many requests it keeps in flight.
  *
  * <p>Internal to the bench: public for its other packages, not an API.

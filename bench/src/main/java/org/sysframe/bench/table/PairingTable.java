@@ -38,7 +38,7 @@ public final class PairingTable {
 
     /**
      * A table named name of every pairing at every payload, each pairing on a server of its own, with
-     * ratios against the pairing named reference; also what a sweep runs ({@link SweepCommand}). Each
+     * ratios against the pairing named reference; also what a sweep runs ({@link org.sysframe.bench.cli.SweepCommand}). Each
      * cell makes {@link #callsFor} x scale calls, x the pairing's depth (a pipelined cell is that much
      * faster per call): sweeps measure smaller differences than the matrix and run longer cells.
      */

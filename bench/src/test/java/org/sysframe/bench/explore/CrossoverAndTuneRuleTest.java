@@ -2,7 +2,7 @@ package org.sysframe.bench.explore;
 
 import org.junit.jupiter.api.Test;
 import org.sysframe.bench.report.ReportsTest;
-import org.sysframe.bench.TuneCommand;
+import org.sysframe.bench.cli.TuneCommand;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;

@@ -1,7 +1,7 @@
 package org.sysframe.bench.measure;
 
 import org.junit.jupiter.api.Test;
-import org.sysframe.bench.MatrixCommand;
+import org.sysframe.bench.cli.MatrixCommand;
 
 import java.io.IOException;
 import java.util.EnumMap;

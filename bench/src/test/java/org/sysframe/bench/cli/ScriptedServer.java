@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.cli;
 
 import org.sysframe.transport.GroutApi;
 import org.sysframe.unix.Errno;

@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.cli;
 
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.KernelCounters;

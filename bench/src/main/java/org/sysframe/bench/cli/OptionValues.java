@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.cli;
 
 import java.util.function.Function;
 

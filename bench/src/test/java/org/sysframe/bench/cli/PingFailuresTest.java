@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

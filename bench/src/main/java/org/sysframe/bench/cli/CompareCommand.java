@@ -1,4 +1,4 @@
-package org.sysframe.bench;
+package org.sysframe.bench.cli;
 
 import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.measure.BenchTable;
