@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
  * on-CPU time of the server side are read exactly, per loop thread, beside the client's. The loop
  * threads do not allocate per request, so the shared heap costs them nothing during a run.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
+ * <p>Internal to the bench: public for the tests of its other packages, not an API.
  */
 @Command(name = "matrix", mixinStandardHelpOptions = true,
         description = "Compare framing pairings over payload sizes against embedded servers, in interleaved rounds.")

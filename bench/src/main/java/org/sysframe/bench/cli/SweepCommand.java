@@ -27,7 +27,7 @@ import java.util.concurrent.Callable;
  * over every payload size in interleaved rounds against embedded servers, with the crossover of two of
  * the values over the sizes; the same terminal table, CSV, JSON and HTML report as {@code matrix}.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
+ * <p>Internal to the bench: public for the tests of its other packages, not an API.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
         description = "Sweep one parameter (others held) over payload sizes, in interleaved rounds, and find where two values cross.")

@@ -11,7 +11,7 @@ import java.util.Base64;
 /**
  * JFreeChart charts rendered as PNG {@code <img>} tags with the image inline (the page needs no network).
  *
- * <p>Internal to the bench: public for its other packages, not an API.
+ * <p>Internal to the bench: public for the tests of its other packages, not an API.
  */
 public final class ChartImages {
     private ChartImages() {}
