@@ -1,0 +1,59 @@
+package org.sysframe.bench.cli;
+
+import org.sysframe.bench.explore.BenchRun;
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.report.ResultFiles;
+import org.sysframe.bench.report.TerminalReport;
+import org.sysframe.bench.table.PeerTable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code sysframe compare}: the ping workload through the clients a user would pick instead of
+ * sysframe's (the JDK's SocketChannel, jnr-unixsocket, a C client), all against one embedded sysframe
+ * server ({@link PeerTable}), interleaved in rounds. Every peer's syscalls come from the kernel's counters of its thread
+ * (or process).
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = "Compare sysframe's client with JDK SocketChannel, jnr-unixsocket and a C client on one server.")
+final class CompareCommand implements Callable<Integer> {
+    @Option(names = "--quick", description = "fewer calls per run")
+    boolean quick;
+
+    @Option(names = "--rounds", description = "interleaved rounds, at least 5 (default: ${DEFAULT-VALUE})")
+    int rounds = 7;
+
+    @Option(names = "--out", description = "output directory (default: bench/results/<timestamp>)")
+    Path out;
+
+    @Option(names = "--server-loops", description = "event loops of the embedded server (default: ${DEFAULT-VALUE})")
+    int serverLoops = 1;
+
+    @Override
+    public Integer call() throws Exception {
+        if (rounds < 5) throw new IllegalArgumentException("--rounds must be at least 5");
+        if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
+        if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        long started = System.nanoTime();
+        BenchTable peers;
+        try {
+            peers = PeerTable.run(rounds, quick, serverLoops);
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
+        }
+        BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
+                List.of(peers), KernelCounters.unavailable());
+        System.out.println();
+        System.out.print(TerminalReport.of(run));
+        List<String> files = ResultFiles.writeAll(run, out);
+        System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
+        return 0;
+    }
+}

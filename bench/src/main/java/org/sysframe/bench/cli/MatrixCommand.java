@@ -1,0 +1,197 @@
+package org.sysframe.bench.cli;
+
+import org.sysframe.bench.explore.BenchRun;
+import org.sysframe.bench.explore.PairingSpec;
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.report.ResultFiles;
+import org.sysframe.bench.report.TerminalReport;
+import org.sysframe.bench.table.BackendTable;
+import org.sysframe.bench.table.ConnectionsTable;
+import org.sysframe.bench.table.DepthTable;
+import org.sysframe.bench.table.Goals;
+import org.sysframe.bench.table.LoopsTable;
+import org.sysframe.bench.table.PairingTable;
+import org.sysframe.bench.table.PeerTable;
+import org.sysframe.bench.table.WaitTable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code sysframe matrix}: the pairings table (every standard pairing over every payload size), then
+ * the peers, the server-loops and the wait-modes tables, each through {@link RoundRunner} against embedded servers,
+ * with the goals of {@link Goals} evaluated on them.
+ *
+ * <p>The servers run in this JVM, so their loop thread ids are known: the kernel counts and the
+ * on-CPU time of the server side are read exactly, per loop thread, beside the client's. The loop
+ * threads do not allocate per request, so the shared heap costs them nothing during a run.
+ *
+ * <p>Internal to the bench: public for the tests of its other packages, not an API.
+ */
+@Command(name = "matrix", mixinStandardHelpOptions = true,
+        description = "Compare framing pairings over payload sizes against embedded servers, in interleaved rounds.")
+public final class MatrixCommand implements Callable<Integer> {
+    /** Rounds every cell runs before any is added. */
+    public static final int DEFAULT_ROUNDS = 8;
+    /** Seconds of added rounds per table: six tables stay under 5 minutes with the initial rounds. */
+    static final double DEFAULT_BUDGET_SECONDS = 30;
+    /** The same with --quick. */
+    static final double QUICK_BUDGET_SECONDS = 4;
+    /** Round cap per table; the statistics tests' budget (VerdictSimulationTest). */
+    public static final int DEFAULT_MAX_ROUNDS = 1024;
+    /** Calls per run as a factor of the tables' own counts (bench/README.md: width per second of measuring). */
+    static final double DEFAULT_ROUND_LENGTH = 0.1;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--quick", description = "fewer calls per cell (finishes in under a minute)")
+    boolean quick;
+
+    @Option(names = "--rounds", description = "interleaved rounds every cell runs, at least 6 (a 95 %% interval needs them);"
+            + " rounds are then added to the cells of unsettled goals (default: ${DEFAULT-VALUE})")
+    int rounds = DEFAULT_ROUNDS;
+
+    @Option(names = "--budget", paramLabel = "SECONDS",
+            description = "time budget per table for the rounds added while a goal is not settled; 0 adds none (default: "
+                    + DEFAULT_BUDGET_SECONDS + ", with --quick " + QUICK_BUDGET_SECONDS + ")")
+    Double budget;
+
+    @Option(names = "--max-rounds", description = "round cap per table, initial rounds included (default: ${DEFAULT-VALUE})")
+    int maxRounds = DEFAULT_MAX_ROUNDS;
+
+    @Option(names = "--round-length", paramLabel = "FACTOR",
+            description = "calls per run of a cell, as a factor of each table's own count (default: ${DEFAULT-VALUE}, chosen from"
+                    + " measurement: bench/README.md)")
+    double roundLength = DEFAULT_ROUND_LENGTH;
+
+    @Option(names = "--payloads", split = ",", description = "payload sizes (default: 0,32,1024,8192,65536)")
+    int[] payloads = {0, 32, 1024, 8192, 65536};
+
+    @Option(names = "--out", description = "output directory (default: bench/results/<timestamp>)")
+    Path out;
+
+    @Option(names = "--no-compare", description = "skip the peer comparison (JDK, jnr, C) that follows the matrix")
+    boolean noCompare;
+
+    @Option(names = "--no-loops", description = "skip the server-loops table (1 vs 2 loops, 8 concurrent clients)")
+    boolean noLoops;
+
+    @Option(names = "--no-wait", description = "skip the wait-modes and placement table")
+    boolean noWait;
+
+    @Option(names = "--no-depth", description = "skip the pipelining-depth table")
+    boolean noDepth;
+
+    @Option(names = "--no-backends", description = "skip the backends table (epoll and io_uring, client x server)")
+    boolean noBackends;
+
+    @Option(names = "--no-connections", description = "skip the many-connections table (32 clients at depth 1, epoll and io_uring servers)")
+    boolean noConnections;
+
+    @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B)")
+    boolean full;
+
+    @Option(names = "--pairing", paramLabel = "SPEC",
+            description = "a pairing to run instead of the built-in four (repeatable): name=NAME[,KEY=VALUE...] with keys"
+                    + " base, client-send, client-recv, server-send, flush, high-water, wait, cpu, server-cpu, depth; or a built-in name")
+    List<String> pairingSpecs = new ArrayList<>();
+
+    @Option(names = "--baseline", paramLabel = "NAME", description = "the pairing ratios are taken against (default: the first)")
+    String baseline;
+
+    @Option(names = "--crossover", paramLabel = "A,B", description = "two pairings whose crossover over the payload sizes to report (repeatable)")
+    List<String> crossovers = new ArrayList<>();
+
+    @Option(names = "--server-loops", description = "event loops of every embedded server of the matrix and the peers (default: ${DEFAULT-VALUE})")
+    int serverLoops = 1;
+
+    @Override
+    public Integer call() throws Exception {
+        if (rounds < 6) throw new IllegalArgumentException("--rounds " + rounds + ": at least 6 (a 95 % interval needs them)");
+        if (budget == null) budget = quick ? QUICK_BUDGET_SECONDS : DEFAULT_BUDGET_SECONDS;
+        if (!(budget >= 0) || budget > 3600) throw new IllegalArgumentException("--budget " + budget + ": expected 0..3600 seconds");
+        if (maxRounds < rounds || maxRounds > 4096) {
+            throw new IllegalArgumentException("--max-rounds " + maxRounds + ": expected --rounds (" + rounds + ")..4096");
+        }
+        if (!(roundLength >= 0.01) || roundLength > 10) {
+            throw new IllegalArgumentException("--round-length " + roundLength + ": expected a factor 0.01..10");
+        }
+        if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
+        for (int p : payloads) {
+            if (p < 0 || p > org.sysframe.transport.wire.GroutApi.MAX_MSG_LEN) {
+                throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
+            }
+        }
+        List<Pairing> pairings = pairings(pairingSpecs);
+        List<String> names = pairings.stream().map(Pairing::name).toList();
+        String reference = baseline == null ? names.get(0) : baseline;
+        if (!names.contains(reference)) {
+            throw new IllegalArgumentException("--baseline " + reference + ": no such pairing (" + String.join(", ", names) + ")");
+        }
+        List<List<String>> pairs = new ArrayList<>();
+        for (String c : crossovers) pairs.add(OptionValues.parse("--crossover", c, x -> crossoverPair(x, names)));
+        if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        long started = System.nanoTime();
+        RoundRunner.Plan plan = new RoundRunner.Plan(Goals.TABLE, budget, maxRounds, roundLength);
+        List<BenchTable> tables = RoundRunner.with(plan, () -> tables(pairings, reference));
+        BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
+                tables, KernelCounters.unavailable(),
+                MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())))
+                .withCrossovers(pairs);
+        System.out.println();
+        System.out.print(TerminalReport.of(run));
+        List<String> files = ResultFiles.writeAll(run, out);
+        System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
+        return 0;
+    }
+
+    private List<BenchTable> tables(List<Pairing> pairings, String reference) throws java.io.IOException {
+        List<BenchTable> tables = new ArrayList<>();
+        try {
+            tables.add(PairingTable.run(PairingTable.NAME, "framing pairings", "pairing", pairings, reference, payloads, rounds, quick, serverLoops, 1));
+            if (!noCompare) tables.add(PeerTable.run(rounds, quick, serverLoops));
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
+        }
+        if (!noLoops) tables.add(LoopsTable.run(rounds, quick));
+        if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
+        if (!noBackends) tables.add(BackendTable.run(new int[] {32, 1024}, rounds, quick, full));
+        if (!noConnections) tables.add(ConnectionsTable.run(rounds, quick));
+        if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
+        return tables;
+    }
+
+    /** The pairings of the --pairing values, or the built-in four when there are none; each name once. */
+    static List<Pairing> pairings(List<String> specs) {
+        if (specs.isEmpty()) return Pairing.standard();
+        List<Pairing> out = new ArrayList<>();
+        for (String s : specs) {
+            Pairing p = OptionValues.parse("--pairing", s, PairingSpec::parse);
+            if (out.stream().anyMatch(q -> q.name().equals(p.name()))) {
+                throw new IllegalArgumentException("--pairing: name " + p.name() + " given twice");
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    /** A,B: two different pairings of names. */
+    static List<String> crossoverPair(String text, List<String> names) {
+        String[] v = text.split(",", -1);
+        if (v.length != 2 || v[0].equals(v[1])) throw new IllegalArgumentException("'" + text + "': expected two different pairings, A,B");
+        for (String n : v) {
+            if (!names.contains(n)) throw new IllegalArgumentException(n + " is no pairing of this run (" + String.join(", ", names) + ")");
+        }
+        return List.of(v[0], v[1]);
+    }
+}

@@ -1,0 +1,228 @@
+package org.sysframe.bench.cli;
+
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.PeerThread;
+import org.sysframe.bench.peer.PingPeer;
+import org.sysframe.bench.peer.PipelinedPeer;
+import org.sysframe.bench.peer.SysframePeer;
+import org.sysframe.bench.report.Json;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.RecvFraming;
+import org.sysframe.transport.SendFraming;
+import org.sysframe.transport.WaitMode;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code sysframe ping}: Grout's ping_perf workload, with syscalls per call from the library and the kernel. */
+@Command(name = "ping", mixinStandardHelpOptions = true,
+        description = "Grout's ping_perf workload: COUNT GR_PING calls of LEN bytes, timed and counted.")
+final class PingCommand implements Callable<Integer> {
+    @Option(names = {"-s", "--socket"}, description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock)")
+    String socket = GroutApi.defaultSocketPath();
+
+    @Option(names = "-n", description = "number of calls (default: ${DEFAULT-VALUE})")
+    long count = 10000;
+
+    @Option(names = "-l", description = "payload length in bytes, 0..131072 (default: ${DEFAULT-VALUE})")
+    int len;
+
+    @Option(names = "--ping2", description = "send GR_PING2 (the seed patch's 32-byte echo) instead of GR_PING")
+    boolean ping2;
+
+    @Option(names = "--send", description = "split | copy[:SIZE] | gather | copygather[:SIZE] (default: ${DEFAULT-VALUE})")
+    String send = "copygather";
+
+    @Option(names = "--recv", description = "exact | readahead[:SIZE] (default: ${DEFAULT-VALUE})")
+    String recv = "readahead:8192";
+
+    @Option(names = "--api-version", description = "API version sent in GR_HELLO (default: ${DEFAULT-VALUE})")
+    int apiVersion = GroutApi.DEFAULT_API_VERSION;
+
+    @Option(names = "--wait", description = "how the client waits for its answer: block | spin | spin:DURATION (e.g. spin:50us) | yield (default: ${DEFAULT-VALUE})")
+    String waitMode = "block";
+
+    @Option(names = "--cpu", description = "pin the client thread to this CPU (default: not pinned)")
+    int cpu = -1;
+
+    @Option(names = "--depth", description = "requests kept in flight (pipelining; default: ${DEFAULT-VALUE}, one at a time)")
+    int depth = 1;
+
+    @Option(names = "--batch", description = "refill this many at a time, each refill one send (default: the depth)")
+    int batch;
+
+    @Option(names = "--backend", description = "epoll | io_uring | auto: how the client moves its bytes (default: ${DEFAULT-VALUE})")
+    String backend = "epoll";
+
+    @Option(names = "--sqpoll", description = "io_uring only: a kernel thread takes the submissions (IORING_SETUP_SQPOLL; burns a core)")
+    boolean sqpoll;
+
+    @Option(names = "--timeout", description = "ms a receive waits for the server, and a pipelined request for its answer, before the run"
+            + " fails (0: forever; default: ${DEFAULT-VALUE})")
+    long timeoutMillis = ClientOptions.DEFAULT_RECEIVE_TIMEOUT_MILLIS;
+
+    @Option(names = "--server-uid", description = "accept a server running as this uid (repeatable; default: for an abstract @name"
+            + " the client's own uid or root, for a socket file any uid)")
+    List<Integer> serverUids;
+
+    @Option(names = "--any-server-uid", description = "accept a server of any uid, abstract names included")
+    boolean anyServerUid;
+
+    @Option(names = "--warmup", description = "untimed calls before the timed ones, for the JIT and caches"
+            + " (default: ${DEFAULT-VALUE}; 0 is ping_perf's cold start)")
+    long warmup = 1000;
+
+    @Option(names = "--latency-every-request", description = "with --depth: record the latency of every answer"
+            + " (default: one answer in " + PipelinedPeer.SAMPLE_EVERY + ", weighted; the pipeline times answers once per poll)")
+    boolean latencyEveryRequest;
+
+    @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
+    boolean json;
+
+    /** The SIGINT line's shutdown hook of the last run (removed when the run ends, however it ends). */
+    Thread interruptedHook;
+
+    @Override
+    public Integer call() throws Exception {
+        if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len + " is outside 0..131072");
+        if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
+        ClientOptions o = ClientOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
+                .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion).waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu)
+                .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse)).sqpoll(sqpoll);
+        if (timeoutMillis < 0) throw new IllegalArgumentException("--timeout " + timeoutMillis + ": expected a number of ms >= 0 (0: forever)");
+        if (anyServerUid && serverUids != null) throw new IllegalArgumentException("--any-server-uid and --server-uid " + serverUids + ": choose one");
+        o.receiveTimeoutMillis(timeoutMillis).anyServerUid(anyServerUid);
+        if (serverUids != null) o.serverUids(java.util.Set.copyOf(serverUids));
+        if (sqpoll && o.freeze().backend() == org.sysframe.transport.Backend.EPOLL) {
+            throw new IllegalArgumentException("--sqpoll needs --backend io_uring (or auto)");
+        }
+        if (depth < 1 || depth > org.sysframe.transport.PipelineOptions.MAX_WINDOW) {
+            throw new IllegalArgumentException("--depth " + depth + ": expected 1.." + org.sysframe.transport.PipelineOptions.MAX_WINDOW);
+        }
+        if (batch == 0) batch = depth;
+        if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
+        if (depth > 1 && ping2) throw new IllegalArgumentException("--ping2 goes one call at a time: leave out --depth");
+        String label = o.freeze().send() + "/" + o.freeze().recv() + (depth > 1 ? " depth " + depth + " batch " + batch : "");
+        PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch).everyRequest(latencyEveryRequest) : new SysframePeer(label, o, ping2);
+        String sampling = peer instanceof PipelinedPeer pp ? pp.latencySampling() : "every call";
+        try (PeerThread client = new PeerThread(peer)) {
+            client.onThread(() -> peer.open(socket));
+            if (!json) {
+                // One line says what runs, how latency is recorded included.
+                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s);"
+                                + " latency recorded for %s%n", count,
+                        ping2 ? "ping2" : "ping", warmup, ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
+                        o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""), cpu >= 0 ? ", client pinned to CPU " + cpu : "",
+                        depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "", sampling);
+            }
+            // A server elsewhere on this machine is measured by its process (every thread).
+            long serverPid = otherServerPid(peer);
+            ServerSample.Source server = serverPid > 0 ? ServerSample.Source.ofProcess(serverPid) : ServerSample.Source.NONE;
+            Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, warmup, new ClientThreadsProbe(List.of(client), server));
+            // SIGINT prints how far the run got; a failure says it in its own line (the hook goes first).
+            Thread partial = new Thread(() -> System.out.println("interrupted: " + progress(client)), "ping-interrupted");
+            Runtime.getRuntime().addShutdownHook(partial);
+            interruptedHook = partial;
+            Measurement r;
+            try {
+                r = RoundRunner.run("ping", List.of(cell), 1).get(0);
+            } catch (IOException | RuntimeException e) {
+                throw new IOException(progress(client) + ": " + e.getMessage(), e);
+            } finally {
+                removeHook(partial);
+                KernelCounters.closeAll();
+            }
+            if (json) {
+                java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("label", r.cell()); // the key ping --json has always had
+                m.put("latency_recorded_for", sampling);
+                m.putAll(r.toMap());
+                System.out.println(Json.write(m));
+            } else {
+                print(r);
+            }
+        }
+        return 0;
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down already (SIGINT): the hook runs and says how far the run got
+        }
+    }
+
+    /**
+     * e.g. {@code about 4,096 of 10,000 calls completed in 0.412 s (9,942 calls/s)}, from the run under
+     * way ({@code in the warm-up: about 12 of 1,000 warm-up calls ...} when it was the warm-up).
+     */
+    private String progress(PeerThread client) {
+        PeerThread.Run run = client.current();
+        if (run == null || run.startNanos == 0) return "no timed call completed (" + count + " asked)";
+        boolean warmingUp = warmup > 0 && run.number == 1;
+        long done = run.completedAbout();
+        double s = ((run.endNanos != 0 ? run.endNanos : System.nanoTime()) - run.startNanos) / 1e9;
+        return String.format(Locale.ROOT, "%sabout %,d of %,d %scalls completed in %.3f s (%,.0f calls/s)", warmingUp ? "in the warm-up: " : "",
+                done, warmingUp ? warmup : count, warmingUp ? "warm-up " : "", s, done / s);
+    }
+
+    /** The pid of a server in another process on this machine whose /proc we can read, else -1. */
+    private static long otherServerPid(PingPeer peer) {
+        try {
+            long pid = peer.serverPid();
+            boolean readable = pid > 0 && pid != ProcessHandle.current().pid()
+                    && java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/" + pid + "/task"));
+            return readable ? pid : -1;
+        } catch (ErrnoException e) {
+            return -1;
+        }
+    }
+
+    static void print(Measurement r) {
+        System.out.printf(Locale.ROOT, "total time: %.3f s (%.1f calls/s)%n", r.seconds(), r.callsPerSecond());
+        System.out.printf(Locale.ROOT, "latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
+                r.p50Nanos() / 1e3, r.p90Nanos() / 1e3, r.p99Nanos() / 1e3, r.p999Nanos() / 1e3, r.maxNanos() / 1e3);
+        ThreadCpu c = r.clientCpu();
+        System.out.printf(Locale.ROOT, "client cpu: %.2f us/call on-CPU (user %.2f, sys %.2f from 10 ms ticks), busy %.0f %% of the run,"
+                        + " %.3f voluntary + %.3f involuntary ctx switches/call%n",
+                c.cpuNanos() / 1e3 / r.calls(), (double) c.userMicros() / r.calls(), (double) c.systemMicros() / r.calls(),
+                100.0 * c.cpuNanos() / (r.seconds() * 1e9), (double) c.voluntarySwitches() / r.calls(), (double) c.involuntarySwitches() / r.calls());
+        ThreadCpu sc = r.serverCpu();
+        if (sc != null) {
+            System.out.printf(Locale.ROOT, "server cpu: %.2f us/call on-CPU, whole server process (user %.2f, sys %.2f from 10 ms ticks)%n",
+                    sc.cpuNanos() / 1e3 / r.calls(), (double) sc.userMicros() / r.calls(), (double) sc.systemMicros() / r.calls());
+        }
+        if (r.cpus() != null) System.out.println("ran on: " + r.cpus());
+        System.out.println("client syscalls per call:   library    kernel   of them empty (EAGAIN)");
+        for (SyscallKind k : SyscallKind.values()) {
+            double lib = r.clientLibrary().perCall(k, r.calls());
+            SyscallCounts kc = r.clientKernel();
+            double ker = kc == null ? Double.NaN : kc.perCall(k, r.calls());
+            if (lib == 0 && (kc == null || ker == 0)) continue;
+            double empty = r.clientEmpty() == null ? 0 : r.clientEmpty().perCall(k, r.calls());
+            System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s %9s%n", k.kernelName(), lib,
+                    kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker), empty == 0 ? "" : String.format(Locale.ROOT, "%.3f", empty));
+        }
+        if (r.clientUring() != null) {
+            System.out.printf(Locale.ROOT, "client io_uring per call:   %s SQEs, %.3f CQEs%n",
+                    r.clientUring().describe(r.calls()), (double) r.clientUring().cqes() / r.calls());
+        }
+        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + KernelCounters.unavailable());
+    }
+}

@@ -1,0 +1,176 @@
+package org.sysframe.bench.cli;
+
+import org.sysframe.transport.ConnectionStats;
+import org.sysframe.transport.FlushMode;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.SendFraming;
+import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code sysframe serve}: a server until SIGINT/SIGTERM, then per-connection totals. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Serve the Grout API (GR_HELLO, GR_PING, GR_PING2, events) until SIGINT or SIGTERM.")
+final class ServeCommand implements Callable<Integer> {
+    @Option(names = {"-s", "--socket"}, description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock; @NAME: abstract)")
+    String socket = GroutApi.defaultSocketPath();
+
+    @Option(names = "--send", description = "split | copy[:SIZE] | gather | copygather[:SIZE] (default: ${DEFAULT-VALUE})")
+    String send = "copygather";
+
+    @Option(names = "--flush", description = "immediate | deferred (default: ${DEFAULT-VALUE})")
+    String flush = "deferred";
+
+    @Option(names = "--api-version", description = "API version answered in GR_HELLO (default: ${DEFAULT-VALUE})")
+    int apiVersion = GroutApi.DEFAULT_API_VERSION;
+
+    @Option(names = "--mode", description = "socket file mode, octal (default: ${DEFAULT-VALUE})")
+    String mode = "0600";
+
+    @Option(names = "--empty-hello", description = "answer GR_HELLO without max_ifaces, as older Grout servers did (their clients need it)")
+    boolean emptyHello;
+
+    @Option(names = "--allow-uid", description = "let these uids connect (repeatable). Socket file: only these (default: whoever the file mode"
+            + " lets in). Abstract @NAME, which has no file mode: these besides this server's own uid (default: its own uid only)")
+    List<Integer> allowUids = new ArrayList<>();
+
+    @Option(names = "--loops", description = "event-loop threads; loop 0 also accepts, each connection goes to the least-loaded loop (default: ${DEFAULT-VALUE})")
+    int loops = 1;
+
+    @Option(names = "--wait", description = "how each loop waits for events: block | spin | spin:DURATION (e.g. spin:50us) | yield (default: ${DEFAULT-VALUE})")
+    String waitMode = "block";
+
+    @Option(names = "--cpu", split = ",", description = "pin loop i to the i-th of these CPUs, repeating (e.g. --cpu 0 or --cpu 0,1; default: not pinned)")
+    int[] cpus = new int[0];
+
+    @Option(names = "--backend", description = "epoll | io_uring | auto: how the loops move bytes (io_uring: multishot accept and receive,"
+            + " one io_uring_enter per loop turn; auto falls back to epoll where io_uring is unavailable, saying why) (default: ${DEFAULT-VALUE})")
+    String backend = "epoll";
+
+    @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
+    boolean allowAnyUid;
+
+    @Option(names = "--request-timeout", description = "close a connection whose started request is not whole after this long, e.g. 500ms, 10s, 2m (default: ${DEFAULT-VALUE})")
+    String requestTimeout = "10s";
+
+    @Option(names = "--idle-timeout", description = "close a connection from which nothing came for this long; 0: never (default: ${DEFAULT-VALUE}: a client"
+            + " subscribed to events may rightly stay silent)")
+    String idleTimeout = "0";
+
+    @Option(names = "--memory-budget", description = "bytes, across all connections, for large requests (128 KiB each) and unsent output, e.g. 64M;"
+            + " at the budget a large request waits, unread, until memory is freed or its request timeout (default: ${DEFAULT-VALUE})")
+    String memoryBudget = "64M";
+
+    @Option(names = "--log-limit", description = "at most LINES warnings of one kind (refused uid, bad hello, over-size request, timeouts, slow reader)"
+            + " per INTERVAL, then one line counting the rest: LINES/INTERVAL (default: ${DEFAULT-VALUE})")
+    String logLimit = "10/10s";
+
+    /** --mode as an octal file mode; anything else fails naming the option and the form. */
+    static int octalMode(String m) {
+        try {
+            int v = Integer.parseInt(m, 8);
+            if ((v & ~0777) == 0) return v;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--mode " + m + ": expected an octal file mode 0000..0777, e.g. 0600");
+    }
+
+    /** A duration option: a whole number of ms, s or m (or 0 where allowed); anything else fails naming the option. */
+    static java.time.Duration duration(String option, String v, boolean zeroAllowed) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m)?").matcher(v.trim());
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "" : m.group(2);
+            if (n == 0 && zeroAllowed) return java.time.Duration.ZERO;
+            if (n > 0) {
+                switch (unit) {
+                    case "ms": return java.time.Duration.ofMillis(n);
+                    case "s": return java.time.Duration.ofSeconds(n);
+                    case "m": return java.time.Duration.ofMinutes(n);
+                    default: break;
+                }
+            }
+        }
+        throw new IllegalArgumentException(option + " " + v + ": expected a whole number of ms, s or m" + (zeroAllowed ? ", or 0 for never" : "")
+                + ", e.g. 500ms or 10s");
+    }
+
+    /** A size option: bytes, or a whole number of K, M or G (KiB, MiB, GiB). */
+    static long size(String option, String v) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})([KMG]?)").matcher(v.trim().toUpperCase(java.util.Locale.ROOT));
+        if (m.matches()) {
+            int shift = switch (m.group(2)) { case "K" -> 10; case "M" -> 20; case "G" -> 30; default -> 0; };
+            long n = Long.parseLong(m.group(1));
+            if (n <= (Long.MAX_VALUE >> shift)) return n << shift;
+        }
+        throw new IllegalArgumentException(option + " " + v + ": expected bytes or a whole number of K, M or G, e.g. 64M");
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ServerOptions o = ServerOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
+                .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
+                .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus)
+                .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse));
+        o.requestTimeout(duration("--request-timeout", requestTimeout, false)).idleTimeout(duration("--idle-timeout", idleTimeout, true));
+        long budget = size("--memory-budget", memoryBudget);
+        OptionValues.parse("--memory-budget", memoryBudget, v -> o.memoryBudget(budget));
+        int slash = logLimit.indexOf('/');
+        if (slash < 0) throw new IllegalArgumentException("--log-limit " + logLimit + ": expected LINES/INTERVAL, e.g. 10/10s");
+        int lines;
+        try {
+            lines = Integer.parseInt(logLimit.substring(0, slash).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--log-limit " + logLimit + ": expected LINES/INTERVAL, e.g. 10/10s");
+        }
+        java.time.Duration interval = duration("--log-limit", logLimit.substring(slash + 1), false);
+        OptionValues.parse("--log-limit", logLimit, v -> o.logLimit(lines, interval));
+        if (!allowUids.isEmpty()) {
+            Set<Integer> uids = new java.util.HashSet<>(allowUids);
+            if (socket.startsWith("@")) uids.add(org.sysframe.unix.Self.uid()); // widens the abstract name's default
+            o.allowedUids(uids);
+        }
+        o.allowAnyUid(allowAnyUid);
+        GroutServer server = GroutServer.start(o);
+        // The line claims the socket's mode: only while the file at the path is this server's socket with it.
+        String moved = server.socketFileProblem();
+        if (moved != null) {
+            server.close();
+            throw new java.io.IOException(moved + ": stopped (another user who can write the directory may have moved the socket)");
+        }
+        StringBuilder tids = new StringBuilder();
+        for (int i = 0; i < server.loopCount(); i++) tids.append(i == 0 ? "" : ", ").append(server.loopThreadId(i));
+        System.out.println("serving " + server.config() + " (loop thread" + (server.loopCount() > 1 ? "s " : " ") + tids + "); SIGINT or SIGTERM stops");
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                List<ConnectionStats> all = new ArrayList<>(server.closedConnections());
+                all.addAll(server.openConnections());
+                server.close();
+                System.out.println("stopped; " + all.size() + " connection(s):");
+                for (ConnectionStats c : all) System.out.println("  " + c);
+                System.out.println("server loops total: " + server.totalCounts());
+                if (server.backend() == org.sysframe.transport.Backend.IO_URING) {
+                    org.sysframe.unix.uring.UringCounts u = org.sysframe.unix.uring.UringCounts.ZERO;
+                    for (int i = 0; i < server.loopCount(); i++) u = u.plus(server.loopUringCounts(i));
+                    System.out.println("server loops io_uring: " + u);
+                }
+            } catch (Exception e) {
+                System.err.println("shutdown: " + e.getMessage());
+            } finally {
+                done.countDown();
+            }
+        }, "sysframe-serve-shutdown"));
+        done.await();
+        return 0;
+    }
+}

@@ -1,0 +1,120 @@
+package org.sysframe.bench.peer;
+
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.Response;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * sysframe's own client with the given options.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class SysframePeer implements PingPeer {
+    private final String name;
+    private final ClientOptions options;
+    private Arena arena;            // confined to the peer's thread: made in open()
+    private MemorySegment payload;
+    private GroutClient client;
+    private int len;
+    private final int type;
+
+    public SysframePeer(String name, ClientOptions options) {
+        this(name, options, false);
+    }
+
+    /** With ping2, every ping is a GR_PING2 of its fixed 32 bytes (prepare's length is ignored). */
+    public SysframePeer(String name, ClientOptions options, boolean ping2) {
+        this.name = name;
+        this.options = options;
+        this.type = ping2 ? GroutApi.PING2 : GroutApi.PING;
+    }
+
+    /** The connected client (after open). */
+    GroutClient client() { return client; }
+
+    @Override
+    public org.sysframe.unix.SyscallCounts libraryCounts() { return client.counters().snapshot(); }
+
+    @Override
+    public long serverPid() throws ErrnoException { return client.serverCredentials().pid(); }
+
+    @Override
+    public org.sysframe.unix.SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
+
+    @Override
+    public String backend() { return client.backend().toString(); }
+
+    @Override
+    public org.sysframe.unix.uring.UringCounts uringCounts() {
+        return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
+    }
+
+    @Override public String name() { return name; }
+
+    @Override public String framing() { return "FFM send/recv, " + options.freeze().send() + " / " + options.freeze().recv(); }
+
+    @Override
+    public void open(String path) throws IOException {
+        arena = Arena.ofConfined();
+        payload = arena.allocate(GroutApi.MAX_MSG_LEN);
+        client = GroutClient.connect(options.socketPath(path));
+    }
+
+    /** Closes the connection (if any) and connects again to path: for a server that is started anew. */
+    public void reconnect(String path) throws IOException {
+        disconnect();
+        open(path);
+    }
+
+    /** Closes the connection and its memory; {@link #open} or {@link #reconnect} connects again. */
+    public void disconnect() {
+        if (client != null) client.close();
+        if (arena != null) arena.close();
+        client = null;
+        arena = null;
+    }
+
+    @Override
+    public void prepare(int len) {
+        this.len = type == GroutApi.PING2 ? GroutApi.PING2_SIZE : len;
+        for (int i = 0; i < this.len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+    }
+
+    @Override
+    public void ping() throws IOException {
+        Response r = client.sendRecv(type, payload, 0, len);
+        // Every byte compared in place: no copy, no allocation.
+        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len) >= 0) {
+            throw echoFailure(type, payload, len, r.buffer(), r.offset(), r.length());
+        }
+    }
+
+    /**
+     * Why an answer of length bytes at buffer[offset] is not the echo of len bytes of sent, as one
+     * line: a GR_PING answered with fewer bytes does not echo (Grout's own GR_PING of some revisions
+     * answers with no payload), more bytes or other bytes differ.
+     */
+    static ErrnoException echoFailure(int type, MemorySegment sent, int len, MemorySegment buffer, long offset, long length) {
+        String what = GroutApi.typeName(type);
+        if (length < len) {
+            return new ErrnoException("ping", Errno.EBADMSG, "the server's " + what + " does not echo (answered " + length + " of " + len
+                    + " bytes): use -l 0" + (type == GroutApi.PING ? " or --ping2" : ""));
+        }
+        if (length > len) return new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + what + " answered " + length + " bytes for " + len + " sent");
+        long at = MemorySegment.mismatch(sent, 0, len, buffer, offset, offset + len);
+        return new ErrnoException("ping", Errno.EBADMSG, String.format(java.util.Locale.ROOT, "echo differs at byte %d of %d: sent 0x%02x, answered 0x%02x",
+                at, len, sent.get(JAVA_BYTE, at) & 0xff, buffer.get(JAVA_BYTE, offset + at) & 0xff));
+    }
+
+    @Override
+    public void close() { disconnect(); }
+}

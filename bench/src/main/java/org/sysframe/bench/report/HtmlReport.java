@@ -1,0 +1,339 @@
+package org.sysframe.bench.report;
+
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryLabelPositions;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.statistics.DefaultBoxAndWhiskerCategoryDataset;
+import org.sysframe.bench.explore.BenchRun;
+import org.sysframe.bench.explore.Crossover;
+import org.sysframe.bench.explore.Sweep;
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.CellSummary;
+import org.sysframe.bench.measure.Goal;
+import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.measure.Interval;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.Spread;
+import org.sysframe.bench.table.DepthTable;
+import org.sysframe.unix.SyscallKind;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import static org.sysframe.bench.report.ChartImages.esc;
+import static org.sysframe.bench.report.ChartImages.img;
+
+/**
+ * {@code report.html}: the goals with their verdicts and computed explanations, then every table of
+ * the run with its charts (JFreeChart PNGs embedded inline) and its cells' settings.
+ */
+final class HtmlReport {
+    private HtmlReport() {}
+
+    static String of(BenchRun r) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        sb.append("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>sysframe matrix</title>\n")
+          .append("<style>body{font-family:sans-serif;margin:2em;max-width:1200px} table{border-collapse:collapse;font-size:13px}")
+          .append("td,th{border:1px solid #ccc;padding:3px 6px;text-align:right} td.l,th.l{text-align:left}")
+          .append("img,svg{display:block;margin:1.5em 0;max-width:100%} .miss{color:#b00;font-weight:bold} .open{color:#a60;font-weight:bold}")
+          .append(" .ok{color:#070;font-weight:bold} .why{font-weight:normal;color:#333} details.goal{margin:2px 0} details.goal p{margin:4px 1.5em}")
+          .append(" .fig{color:#444}</style></head><body>\n")
+          .append("<h1>sysframe benchmark").append(r.quick() ? " (quick run: fewer calls per cell; make bench runs the full one)" : "")
+          .append("</h1>\n<p>").append(esc(r.machine())).append("<br>")
+          .append(r.rounds()).append(" interleaved rounds").append(r.quick() ? " (quick)" : "")
+          .append(r.serverLoops() == 1 ? "" : ", " + r.serverLoops() + " server loops")
+          .append(String.format(Locale.ROOT, ", %.0f s. Medians over rounds; ratios taken per round. A goal is judged on the"
+                  + " 95 %% interval of its per-round figure (Hodges-Lehmann estimate, Wilcoxon signed-rank interval, ratios on"
+                  + " their logarithm): met when all of it clears the threshold, missed when none of it does, level when a"
+                  + " \"level with\" goal's interval lies inside 1 ± its margin; rounds are added to the cells of a goal"
+                  + " not settled until it settles or its table's time budget is spent.</p>%n", r.seconds()));
+        if (r.reproduce() != null) sb.append("<p class=reproduce>To reproduce: ").append(esc(r.reproduce())).append("</p>\n");
+        if (!r.goals().isEmpty()) {
+            sb.append("<h2>Verdict</h2>\n<p class=overall><b>").append(esc(TerminalReport.tally(r))).append("</b></p>\n");
+            goals(sb, r, null);
+            sb.append(GoalChart.svg(r.goals()));
+        }
+        for (BenchTable t : r.tables()) table(sb, r, t);
+        if (r.kernelUnavailable() != null) sb.append("<p>kernel counts unavailable: ").append(esc(r.kernelUnavailable())).append("</p>\n");
+        sb.append("</body></html>\n");
+        return sb.toString();
+    }
+
+    /** The kernel's count per call (median over the rounds), or "n/a" when it was not read. */
+    private static String kernel(List<Measurement> runs, java.util.function.Function<Measurement, org.sysframe.unix.SyscallCounts> side) {
+        if (runs.isEmpty() || runs.stream().anyMatch(m -> side.apply(m) == null)) return "n/a";
+        return CellSummary.describe(Spread.medianPerCall(runs, side, Measurement::calls));
+    }
+
+    /**
+     * One sentence: how the table's goals came out (and the first of them), or where there are none,
+     * the row that did best against the reference with its spread.
+     */
+    static String headline(BenchRun run, BenchTable t) {
+        List<GoalVerdict> goals = run.goals(t.name());
+        if (!goals.isEmpty()) {
+            long met = goals.stream().filter(g -> g.status() == Goal.Status.MET).count();
+            long level = goals.stream().filter(g -> g.status() == Goal.Status.LEVEL).count();
+            long missed = goals.stream().filter(g -> g.status() == Goal.Status.MISSED).count();
+            return "Verdict: " + met + " of " + goals.size() + " goals met, " + level + " level, " + missed + " missed, "
+                    + (goals.size() - met - level - missed) + " not settled. " + goals.get(0).line();
+        }
+        CellSummary best = null;
+        for (CellSummary c : t.rows()) {
+            if (c.name().equals(t.reference())) continue;
+            Spread x = t.shownRatio(c);
+            if (best == null || x.median() > t.shownRatio(best).median()) best = c;
+        }
+        if (best == null) return "One row: nothing to compare.";
+        Interval x = t.referenceOverRow() ? best.referenceRatioCi() : best.ratioCi();
+        return String.format(Locale.ROOT, "Best against %s: %s at %d B, %.3fx [%.3f-%.3f] (95 %% interval).", t.reference(), best.name(),
+                best.payload(), x.estimate(), x.lo(), x.hi());
+    }
+
+    /**
+     * The goals of one table (or all when table is null), one compact line each (verdict, name,
+     * figure with its interval, threshold), the explanation folded under it.
+     */
+    private static void goals(StringBuilder sb, BenchRun r, String table) {
+        sb.append("<div class=goals>");
+        for (GoalVerdict g : table == null ? r.goals() : r.goals(table)) {
+            String cls = switch (g.status()) {
+                case MET, LEVEL -> "ok";
+                case NOT_SETTLED -> "open";
+                case MISSED -> "miss";
+            };
+            String against = g.goal().subject().equals(g.goal().versus()) ? g.goal().subject() : g.goal().subject() + " vs " + g.goal().versus();
+            sb.append("<details class=goal><summary><span class=").append(cls).append('>').append(esc(g.status().label()))
+              .append("</span> ").append(esc(g.goal().name())).append(" <span class=fig>").append(esc(g.goal().metric().label()))
+              .append(' ').append(esc(g.figure())).append(", want ").append(esc(g.goal().want())).append("</span></summary>")
+              .append("<p>").append(esc(g.line())).append("</p>");
+            if (g.explanation() != null) sb.append("<p class=why>").append(esc(g.explanation())).append("</p>");
+            else sb.append(String.format(Locale.ROOT, "<p class=why>%s at %d B; per round: min %s, median %s, max %s.</p>", esc(against),
+                    g.goal().payload(), GoalVerdict.number(g.value().min()), GoalVerdict.number(g.value().median()),
+                    GoalVerdict.number(g.value().max())));
+            sb.append("</details>\n");
+        }
+        sb.append("</div>\n");
+    }
+
+    private static void table(StringBuilder sb, BenchRun run, BenchTable t) throws IOException {
+        sb.append("<h2>").append(esc(t.title())).append("</h2>\n<p>").append(t.rounds()).append(" interleaved rounds. ")
+          .append(t.referenceOverRow() ? "Ratios are " + esc(t.reference()) + "'s client over the peer, per round. Peer syscalls come"
+                  + " from the kernel's counters of the peer's thread (or process)." : "Ratios vs " + esc(t.reference()) + ", per round.")
+          .append("</p>\n");
+        sb.append("<p class=headline><b>").append(esc(headline(run, t))).append("</b></p>\n");
+        for (String note : t.notes()) sb.append("<p>note: ").append(esc(note)).append("</p>\n");
+        for (Crossover c : run.crossovers(t.name())) sb.append("<p class=crossover><b>crossover:</b> ").append(esc(c.text())).append("</p>\n");
+        if (t.name().equals(Sweep.NAME)) sweep(sb, run, t);
+        else charts(sb, t);
+        sb.append("<table><tr><th class=l>").append(esc(t.rowKind())).append("</th><th>bytes</th><th>calls/s</th><th>")
+          .append(t.referenceOverRow() ? esc(t.reference()) + "/" + esc(t.rowKind()) : "ratio").append(" [95 % interval]</th><th>rounds</th>")
+          .append("<th>CPU ratio</th><th>p50 us</th><th>p99 us</th><th>client us/call</th><th>server us/call</th>")
+          .append("<th class=l>client syscalls/call</th><th class=l>client, kernel's count</th><th class=l>server syscalls/call</th>")
+          .append("<th class=l>server, kernel's count</th><th>library = kernel</th><th class=l>cpus</th></tr>\n");
+        for (int payload : t.payloads()) {
+            for (String name : t.names()) {
+                CellSummary x = t.row(name, payload);
+                if (x == null) continue;
+                Interval ratio = t.referenceOverRow() ? x.referenceRatioCi() : x.ratioCi();
+                double cpuRatio = t.referenceOverRow() ? x.clientCpuReferenceRatio().median() : x.cpuRatio().median();
+                List<Measurement> runs = t.runs(name, payload);
+                sb.append(String.format(Locale.ROOT,
+                        "<tr><td class=l>%s</td><td>%d</td><td>%.0f</td><td>%.3f [%.3f-%.3f]</td><td>%d</td><td>%.3f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td><td class=l>%s</td><td class=l>%s</td><td class=l>%s</td><td class=l>%s</td><td>%s</td><td class=l>%s</td></tr>%n",
+                        esc(name), payload, x.callsPerSec().median(), ratio.estimate(), ratio.lo(), ratio.hi(), x.rounds(),
+                        cpuRatio, x.p50Micros().median(), x.p99Micros().median(), x.clientCpuMicros().median(),
+                        x.serverCpuMicros().median(), esc(CellSummary.describe(x.clientSyscalls())),
+                        esc(kernel(runs, Measurement::clientKernel)), esc(CellSummary.describe(x.serverSyscalls())),
+                        esc(kernel(runs, Measurement::serverKernel)), x.kernelColumn(), esc(x.cpus())));
+            }
+        }
+        sb.append("</table>\n<ul>");
+        for (String n : t.names()) {
+            StringBuilder calls = new StringBuilder();
+            for (Cell c : t.cells()) {
+                if (c.name().equals(n)) calls.append(calls.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d at %d B", c.calls(), c.payload()));
+            }
+            sb.append("<li><b>").append(esc(n)).append("</b>: ").append(esc(t.settings(n))).append("; calls per run: ").append(calls).append("</li>");
+        }
+        sb.append("</ul>\n");
+        if (!run.goals(t.name()).isEmpty()) {
+            sb.append("<h3>Goals on this table</h3>");
+            goals(sb, run, t.name());
+        }
+    }
+
+    /** A sweep: its lines with min-max bands and the crossovers marked. */
+    private static void sweep(StringBuilder sb, BenchRun run, BenchTable t) throws IOException {
+        List<Crossover> crossovers = run.crossovers(t.name());
+        sb.append(img(SweepChart.callsPerSecond(t, crossovers), 1100, 480));
+        sb.append(img(SweepChart.ratio(t, crossovers), 1100, 480));
+    }
+
+    private static void charts(StringBuilder sb, BenchTable t) throws IOException {
+        if (t.referenceOverRow()) {
+            DefaultBoxAndWhiskerCategoryDataset calls = new DefaultBoxAndWhiskerCategoryDataset();
+            DefaultBoxAndWhiskerCategoryDataset client = new DefaultBoxAndWhiskerCategoryDataset();
+            for (CellSummary row : t.rows()) {
+                List<Measurement> runs = t.runs(row.name(), row.payload());
+                if (runs.isEmpty()) continue;
+                calls.add(runs.stream().map(Measurement::callsPerSecond).toList(), row.payload() + " B", row.name());
+                client.add(runs.stream().map(Measurement::clientCpuMicrosPerCall).toList(), row.payload() + " B", row.name());
+            }
+            sb.append(img(boxes(t.title() + ": calls per second over the rounds (box: quartiles, line: median, whiskers: min-max)",
+                    t.rowKind(), "calls/s", calls, false), 1100, 420));
+            sb.append(img(boxes(t.title() + ": client CPU per call over the rounds (us on-CPU; box: quartiles, whiskers: min-max)",
+                    t.rowKind(), "us per call", client, false), 1100, 420));
+            return;
+        }
+        if (t.payloads().size() < 2) {
+            spreadCharts(sb, t);
+            return;
+        }
+        if (t.name().equals(DepthTable.NAME)) {
+            depthCharts(sb, t);
+            return;
+        }
+        DefaultBoxAndWhiskerCategoryDataset cpuBoxes = new DefaultBoxAndWhiskerCategoryDataset();
+        for (String name : t.names()) {
+            for (int payload : t.payloads()) {
+                List<Measurement> runs = t.runs(name, payload); // not every row runs at every payload
+                if (!runs.isEmpty()) cpuBoxes.add(runs.stream().map(Measurement::totalCpuMicrosPerCall).toList(), name, payload + " B");
+            }
+        }
+        sb.append(img(ratioBoxes(t), 1100, 480));
+        sb.append(img(boxes("CPU per call, client + server, over the rounds (us on-CPU; box: quartiles, whiskers: min-max)", "payload",
+                "us per call", cpuBoxes, false), 1100, 450));
+        sb.append(img(syscalls(t, true), 1100, 520));
+        sb.append(img(syscalls(t, false), 1100, 520));
+        sb.append(img(percentiles(t, t.payloads().get(Math.min(1, t.payloads().size() - 1))), 1100, 450));
+    }
+
+    /** Per-round ratio against the reference, as boxes (min-max whiskers) per row, one group per payload. */
+    private static JFreeChart ratioBoxes(BenchTable t) {
+        DefaultBoxAndWhiskerCategoryDataset d = new DefaultBoxAndWhiskerCategoryDataset();
+        for (int payload : t.payloads()) {
+            for (String name : t.names()) {
+                // Paired by round: a cell given added rounds has more runs than the others.
+                List<Measurement[]> pairs = GoalVerdict.pairs(t.runs(), name, t.reference(), payload);
+                if (pairs.isEmpty()) continue;
+                List<Double> ratios = new ArrayList<>();
+                for (Measurement[] p : pairs) ratios.add(p[0].callsPerSecond() / p[1].callsPerSecond());
+                d.add(ratios, name, payload + " B");
+            }
+        }
+        JFreeChart c = boxes(t.title() + ": calls/s over " + t.reference() + "'s, per round (log axis; box: quartiles, whiskers: min-max)",
+                "payload", "ratio", d, true);
+        org.jfree.chart.axis.LogAxis log = new org.jfree.chart.axis.LogAxis("ratio (log scale)");
+        log.setBase(10);
+        log.setSmallestValue(1e-3);
+        log.setNumberFormatOverride(new java.text.DecimalFormat("0.###"));
+        c.getCategoryPlot().setRangeAxis(log);
+        return c;
+    }
+
+    /** A box-and-whisker chart without mean dots (they hid the boxes): median line, quartile box, min-max whiskers. */
+    static JFreeChart boxes(String title, String category, String value, DefaultBoxAndWhiskerCategoryDataset d, boolean legend) {
+        JFreeChart c = ChartFactory.createBoxAndWhiskerChart(title, category, value, d, legend);
+        if (c.getCategoryPlot().getRenderer() instanceof org.jfree.chart.renderer.category.BoxAndWhiskerRenderer r) {
+            r.setMeanVisible(false);
+            r.setMedianVisible(true);
+            r.setMaxOutlierVisible(false);
+            r.setMinOutlierVisible(false);
+            r.setUseOutlinePaintForWhiskers(false);
+            r.setFillBox(true);
+        }
+        return c;
+    }
+
+    /**
+     * One side's syscalls per call by kind (library counts; the client's kernel counts for a peer
+     * without its own), a stacked bar per row and payload: client and server apart, so each chart's
+     * colours are the kinds of one side only.
+     */
+    private static JFreeChart syscalls(BenchTable t, boolean client) {
+        DefaultCategoryDataset sys = new DefaultCategoryDataset();
+        for (int payload : t.payloads()) {
+            for (String name : t.names()) {
+                CellSummary c = t.row(name, payload);
+                if (c == null) continue;
+                for (SyscallKind k : SyscallKind.values()) {
+                    sys.addValue((client ? c.clientSyscalls() : c.serverSyscalls()).get(k), k.kernelName(), name + " " + payload + " B");
+                }
+            }
+        }
+        ChartImages.removeEmptyRows(sys);
+        JFreeChart c = ChartFactory.createStackedBarChart((client ? "Client syscalls per call" : "Server syscalls per request")
+                + " by kind (library counts)", "", "syscalls per call", sys, PlotOrientation.VERTICAL, true, false, false);
+        c.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
+        return c;
+    }
+
+    /** Latency percentiles of every row at one payload (medians over the rounds), from HdrHistogram. */
+    private static JFreeChart percentiles(BenchTable t, int payload) {
+        DefaultCategoryDataset d = new DefaultCategoryDataset();
+        for (String name : t.names()) {
+            List<Measurement> runs = t.runs(name, payload);
+            if (runs.isEmpty()) continue;
+            d.addValue(Spread.over(runs, m -> m.p50Nanos() / 1e3).median(), name, "p50");
+            d.addValue(Spread.over(runs, m -> m.p90Nanos() / 1e3).median(), name, "p90");
+            d.addValue(Spread.over(runs, m -> m.p99Nanos() / 1e3).median(), name, "p99");
+            d.addValue(Spread.over(runs, m -> m.p999Nanos() / 1e3).median(), name, "p99.9");
+        }
+        return ChartFactory.createLineChart(t.title() + ": round-trip latency percentiles at " + payload + " B (median over rounds)",
+                "percentile", "us", d, PlotOrientation.VERTICAL, true, false, false);
+    }
+
+    /** Calls/s and latency (p50, p99) against the number in flight, one line per client and payload. */
+    private static void depthCharts(StringBuilder sb, BenchTable t) throws IOException {
+        DefaultCategoryDataset cps = new DefaultCategoryDataset();
+        DefaultCategoryDataset lat = new DefaultCategoryDataset();
+        for (int payload : t.payloads()) {
+            for (String client : new String[] {"", DepthTable.C_PREFIX}) {
+                String who = (client.isEmpty() ? "sysframe " : "C ") + payload + " B";
+                for (int depth : DepthTable.DEPTHS) {
+                    CellSummary c = t.row(client + DepthTable.name(depth), payload);
+                    if (c == null) continue;
+                    cps.addValue(c.callsPerSec().median(), who, Integer.toString(depth));
+                    lat.addValue(c.p50Micros().median(), who + " p50", Integer.toString(depth));
+                    lat.addValue(c.p99Micros().median(), who + " p99", Integer.toString(depth));
+                }
+            }
+        }
+        sb.append(img(ChartFactory.createLineChart(t.title() + ": calls per second (median) against requests in flight", "depth",
+                "calls/s", cps, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
+        sb.append(img(ChartFactory.createLineChart("Per-request latency (median of the rounds' p50 and p99) against requests in flight", "depth",
+                "us", lat, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
+    }
+
+    /**
+     * One payload: calls/s and CPU per call of every row as boxes over its rounds (median, quartiles,
+     * and min-max whiskers), so the spread is seen with the figure.
+     */
+    private static void spreadCharts(StringBuilder sb, BenchTable t) throws IOException {
+        DefaultBoxAndWhiskerCategoryDataset cps = new DefaultBoxAndWhiskerCategoryDataset();
+        DefaultBoxAndWhiskerCategoryDataset cpu = new DefaultBoxAndWhiskerCategoryDataset();
+        for (String name : t.names()) {
+            List<Double> calls = new ArrayList<>(), micros = new ArrayList<>();
+            for (Measurement m : t.runs()) {
+                if (!m.cell().equals(name)) continue;
+                calls.add(m.callsPerSecond());
+                micros.add(m.totalCpuMicrosPerCall());
+            }
+            if (calls.isEmpty()) continue;
+            cps.add(calls, "calls/s", name);
+            cpu.add(micros, "CPU us per call", name);
+        }
+        for (var chart : List.of(
+                boxes(t.title() + ": calls per second over the rounds (box: quartiles, line: median, whiskers: min-max)", t.rowKind(),
+                        "calls/s", cps, false),
+                boxes(t.title() + ": CPU per call, client + server, over the rounds", t.rowKind(), "us per call", cpu, false))) {
+            chart.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
+            sb.append(img(chart, 1100, 480));
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package org.sysframe.bench.table;
+
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.peer.BenchFixture;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.peer.PeerThread;
+import org.sysframe.bench.peer.PipelinedPeer;
+import org.sysframe.bench.peer.SysframePeer;
+import org.sysframe.transport.Backend;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The backends table: epoll and io_uring side by side, client x server, with the default pairing.
+ * Blocking one call at a time at each payload (every client x server combination, and the C client
+ * against both servers: Grout's ping_perf workload), then depth 64 and both sides spinning for the
+ * same-backend pairs. Ratios against epoll client + epoll server at the same payload.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class BackendTable {
+    private BackendTable() {}
+
+    static final String NAME = "backends";
+    static final String C_PREFIX = "C ";
+    /** Row-name prefix of the lean C client (no clock per call, one send of a prebuilt frame, read-ahead 1 MiB). */
+    static final String C_LEAN_PREFIX = "C lean ";
+
+    /** e.g. {@code io_uring/epoll}: client backend / server backend. */
+    static String name(Backend client, Backend server) { return client + "/" + server; }
+
+    static final String BASELINE = name(Backend.EPOLL, Backend.EPOLL);
+
+    static String deep(Backend b) { return name(b, b) + " depth 64"; }
+
+    static String spinning(Backend b) { return name(b, b) + " spin"; }
+
+    static final Backend[] BOTH = {Backend.EPOLL, Backend.IO_URING};
+
+    /** full: every client x server combination at every payload; else all four at the first payload, same-backend pairs at the others. */
+    public static BenchTable run(int[] payloads, int rounds, boolean quick, boolean full) throws IOException {
+        String unavailable = org.sysframe.unix.uring.UringSupport.unavailableReason();
+        if (unavailable != null) {
+            return BenchTable.of(NAME, "backends: epoll and io_uring", "pair", BASELINE, false, rounds, List.of(), List.of(),
+                    List.of("not measured: " + unavailable));
+        }
+        Pairing p = Pairing.named("sysframe");
+        boolean cPeer = CPeer.available();
+        Path dir = Files.createTempDirectory("sysframe-backends");
+        List<WaitProbe> probes = new ArrayList<>();
+        try (BenchFixture f = new BenchFixture(NAME)) {
+            GroutServer[] servers = new GroutServer[BOTH.length];
+            String[] sockets = new String[BOTH.length];
+            for (int i = 0; i < BOTH.length; i++) {
+                sockets[i] = f.socket("server-" + BOTH[i]);
+                servers[i] = f.server(p.server(sockets[i]).backend(BOTH[i]));
+            }
+            List<Cell> cells = new ArrayList<>();
+            long calls = quick ? 600 : 3_000;
+            for (int k = 0; k < payloads.length; k++) {
+                int payload = payloads[k];
+                for (int s = 0; s < BOTH.length; s++) {
+                    for (Backend c : BOTH) {
+                        if (!full && k > 0 && c != BOTH[s]) continue;
+                        PeerThread t = f.peer(new SysframePeer(name(c, BOTH[s]), p.client(sockets[s]).backend(c)), sockets[s]);
+                        cells.add(new Cell(name(c, BOTH[s]), payload, c + " client, " + BOTH[s] + " server, blocking (" + p.framing() + ")",
+                                calls, calls / 4, new ClientThreadsProbe(List.of(t), ServerSample.Source.of(servers[s]))));
+                    }
+                    if (cPeer && (full || k == 0)) {
+                        CPeer cp = new CPeer("c-" + BOTH[s], "sendmsg", CPeer.Options.DEFAULT);
+                        cells.add(new Cell(C_PREFIX + name(Backend.EPOLL, BOTH[s]), payload,
+                                "C client timed (ping_perf workload, a clock read per call, one sendmsg, read-ahead 8192), " + BOTH[s] + " server",
+                                calls, calls / 4, cp.probe(sockets[s], ServerSample.Source.of(servers[s]))));
+                        CPeer lean = new CPeer("c-lean-" + BOTH[s], "sendmsg", CPeer.Options.lean("block", -1, 1));
+                        cells.add(new Cell(C_LEAN_PREFIX + name(Backend.EPOLL, BOTH[s]), payload, lean.describe() + ", " + BOTH[s] + " server",
+                                calls, calls / 4, lean.probe(sockets[s], ServerSample.Source.of(servers[s]))));
+                    }
+                }
+            }
+            int first = payloads[0];
+            for (int s = 0; s < BOTH.length; s++) {
+                Backend b = BOTH[s];
+                long deepCalls = calls * 64;
+                PeerThread t = f.peer(new PipelinedPeer(deep(b), p.client(sockets[s]).backend(b), 64, 64), sockets[s]);
+                cells.add(new Cell(deep(b), first, b + " client and server, 64 in flight, one send per refill", deepCalls, deepCalls / 4,
+                        new ClientThreadsProbe(List.of(t), ServerSample.Source.of(servers[s]))));
+            }
+            for (Backend b : BOTH) {
+                // Spinning servers run only while their cell runs (WaitProbe): they would burn a core during the others.
+                ServerOptions so = p.server("").backend(b).waitMode(WaitMode.SPIN).cpus(0);
+                WaitProbe probe = WaitProbe.sysframe(spinning(b), p.client("").backend(b).waitMode(WaitMode.SPIN).cpu(1), so,
+                        dir.resolve("spin-" + b + ".sock").toString());
+                probes.add(probe);
+                cells.add(new Cell(spinning(b), first, b + " client spinning on CPU 1, " + b + " server loop spinning on CPU 0",
+                        calls * 4, calls, probe));
+            }
+            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+            List<String> notes = new ArrayList<>();
+            if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            notes.add("pair: client backend/server backend; C rows: the C client (blocking send/recv) against that server, timed or lean (no latency measured)");
+            return BenchTable.of(NAME, "backends: epoll and io_uring, client x server", "pair", BASELINE, false,
+                    rounds, cells, runs, notes);
+        } finally {
+            for (WaitProbe w : probes) w.close();
+            try (var files = Files.list(dir)) {
+                for (Path x : files.toList()) Files.deleteIfExists(x);
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package org.sysframe.bench.table;
+
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.peer.BenchFixture;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.peer.PeerThread;
+import org.sysframe.bench.peer.PipelinedPeer;
+import org.sysframe.bench.peer.SysframePeer;
+import org.sysframe.transport.GroutServer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The pipelining table: one sysframe client keeping DEPTH pings in flight (refilled a whole window at
+ * a time, one send per refill) against the default server, for each depth and payload, next to the C
+ * client doing the same, timed (a clock read per request, latency percentiles; refilled a whole window
+ * at a time) and lean (no clock per request, refilled as answers come: the goals' anchor); ratios
+ * against depth 1 of the same payload.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class DepthTable {
+    private DepthTable() {}
+
+    public static final String NAME = "depth";
+    public static final int[] DEPTHS = {1, 4, 16, 64};
+    public static final String C_PREFIX = "C ";
+    /** Row-name prefix of the lean C client (no clock per request, refilled as answers come), the goals' C anchor. */
+    static final String C_LEAN_PREFIX = "C lean ";
+
+    public static String name(int depth) { return "depth " + depth; }
+
+    public static BenchTable run(int[] payloads, int rounds, boolean quick) throws IOException {
+        Pairing p = Pairing.named("sysframe");
+        boolean cPeer = CPeer.available();
+        try (BenchFixture f = new BenchFixture(NAME)) {
+            String socket = f.socket("depth");
+            // The server on CPU 0 and every client on CPU 1, as in the peers table: a placement that
+            // changed from round to round would split each cell's figures in two.
+            GroutServer server = f.server(p.server(socket).cpus(PeerTable.SERVER_CPU));
+            ServerSample.Source side = ServerSample.Source.of(server);
+            List<Cell> cells = new ArrayList<>();
+            for (int payload : payloads) {
+                for (int depth : DEPTHS) {
+                    long calls = (quick ? 600L : 3_000L) * depth;
+                    PeerThread t = f.peer(depth == 1 ? new SysframePeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU))
+                            : new PipelinedPeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU), depth, depth), socket);
+                    cells.add(new Cell(name(depth), payload, "sysframe client, " + t.peer().framing(), calls, calls / 4,
+                            new ClientThreadsProbe(List.of(t), side)));
+                    if (!cPeer) continue;
+                    CPeer c = new CPeer("c-depth-" + depth, "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, depth, depth));
+                    cells.add(new Cell(C_PREFIX + name(depth), payload, "C client timed (a clock read per request, for latency), depth " + depth
+                            + ", refilled " + depth + " at a time", calls, calls / 4, c.probe(socket, side)));
+                    CPeer lean = new CPeer("c-lean-depth-" + depth, "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, depth));
+                    cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4, lean.probe(socket, side)));
+                }
+            }
+            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+            List<String> notes = cPeer ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 read 0)")
+                    : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1), false,
+                    rounds, cells, runs, notes);
+        }
+    }
+}

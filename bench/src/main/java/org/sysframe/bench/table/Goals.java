@@ -1,0 +1,87 @@
+package org.sysframe.bench.table;
+
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Goal;
+import org.sysframe.bench.measure.GoalVerdict;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
+import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.P99_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
+
+/**
+ * The project's goals, declared once as data; the reports evaluate this table against a run.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class Goals {
+    private Goals() {}
+
+    /**
+     * Every goal, one row each: name, table, subject vs versus cell, payload, metric, direction
+     * (true: at least), threshold; or {@code Goal.level(name, table, subject, versus, payload, metric,
+     * margin)} for a "level with" goal. A row is added by adding a line: the runner gives the cells it
+     * names extra rounds while its interval is unsettled, and every report shows it.
+     */
+    public static final List<Goal> TABLE = List.of(
+            new Goal("seed patch: +10 % calls/s", "matrix", "seed-v3", "baseline", 32, CALLS_RATIO, true, 1.10),
+            new Goal("seed patch: 15 % less CPU", "matrix", "seed-v3", "baseline", 32, CPU_RATIO, false, 0.85),
+            new Goal("merged change: +10 % calls/s", "matrix", "merged", "baseline", 32, CALLS_RATIO, true, 1.10),
+            new Goal("merged change: 15 % less CPU", "matrix", "merged", "baseline", 32, CPU_RATIO, false, 0.85),
+            new Goal("one at a time: at least 0.97x C lean", "peers", "sysframe", "c-lean", 32, CALLS_RATIO, true, 0.97),
+            new Goal("client CPU within 10 % of C lean", "peers", "sysframe", "c-lean", 32, CLIENT_CPU_RATIO, false, 1.10),
+            new Goal("at least the tuned JDK's throughput", "peers", "sysframe", "jdk-gather", 32, CALLS_RATIO, true, 1.00),
+            new Goal("10 % less client CPU than the tuned JDK", "peers", "sysframe", "jdk-gather", 32, CLIENT_CPU_RATIO, false, 0.90),
+            new Goal("+20 % over jnr-unixsocket", "peers", "sysframe", "jnr", 32, CALLS_RATIO, true, 1.20),
+            new Goal("one at a time: at least 0.97x C lean", "peers", "sysframe", "c-lean", 1024, CALLS_RATIO, true, 0.97),
+            new Goal("client CPU within 10 % of C lean", "peers", "sysframe", "c-lean", 1024, CLIENT_CPU_RATIO, false, 1.10),
+            new Goal("at least the tuned JDK's throughput", "peers", "sysframe", "jdk-gather", 1024, CALLS_RATIO, true, 1.00),
+            new Goal("10 % less client CPU than the tuned JDK", "peers", "sysframe", "jdk-gather", 1024, CLIENT_CPU_RATIO, false, 0.90),
+            new Goal("+20 % over jnr-unixsocket", "peers", "sysframe", "jnr", 1024, CALLS_RATIO, true, 1.20),
+            new Goal("spinning both sides: 5x blocking across cores", "wait", "spin/spin 2 cores", "block/block 2 cores", 32, CALLS_RATIO, true, 5.0),
+            new Goal("spinning both sides: half the p99 latency", "wait", "spin/spin 2 cores", "block/block 2 cores", 32, P99_RATIO, false, 0.5),
+            Goal.level("spin:50us within 10 % of spinning", "wait", "spin:50us/spin 2 cores", "spin/spin 2 cores", 32, CALLS_RATIO, 0.10),
+            new Goal("depth 64: 8x depth 1", "depth", "depth 64", "depth 1", 32, CALLS_RATIO, true, 8.0),
+            new Goal("depth 64: at least 0.95x C lean at depth 64", "depth", "depth 64", "C lean depth 64", 32, CALLS_RATIO, true, 0.95),
+            new Goal("depth 64: at most 2/64 + 0.01 client syscalls per call", "depth", "depth 64", "depth 64", 32,
+                    CLIENT_SYSCALLS_PER_CALL, false, 2.0 / 64 + 0.01),
+            new Goal("spinning: at least 0.95x C lean spinning", "wait", "spin/spin 2 cores", "C lean spin/spin 2 cores", 32, CALLS_RATIO, true, 0.95),
+            new Goal("io_uring client: 1 syscall per call", "backends", "io_uring/io_uring", "io_uring/io_uring", 32,
+                    CLIENT_SYSCALLS_PER_CALL, false, 1.0),
+            new Goal("io_uring server: at most 1 syscall per request", "backends", "io_uring/io_uring", "io_uring/io_uring", 32,
+                    SERVER_SYSCALLS_PER_CALL, false, 1.0),
+            new Goal("io_uring both sides: 1.15x epoll's calls/s", "backends", "io_uring/io_uring", "epoll/epoll", 32, CALLS_RATIO, true, 1.15),
+            new Goal("io_uring both sides: less CPU per call than epoll", "backends", "io_uring/io_uring", "epoll/epoll", 32, CPU_RATIO, false, 1.0),
+            new Goal("32 connections: io_uring server at most 0.8x epoll's server CPU per request", "connections",
+                    "io_uring 1 loop", "epoll 1 loop", 32, SERVER_CPU_RATIO, false, 0.8),
+            new Goal("32 connections: io_uring server at most 0.25 syscalls per request", "connections",
+                    "io_uring 1 loop", "io_uring 1 loop", 32, SERVER_SYSCALLS_PER_CALL, false, 0.25),
+            new Goal("32 C lean connections: io_uring server at most 0.8x epoll's server CPU per request", "connections",
+                    "C lean io_uring 1 loop", "C lean epoll 1 loop", 32, SERVER_CPU_RATIO, false, 0.8),
+            new Goal("32 C lean connections: io_uring server at most 0.25 syscalls per request", "connections",
+                    "C lean io_uring 1 loop", "C lean io_uring 1 loop", 32, SERVER_SYSCALLS_PER_CALL, false, 0.25));
+
+    /** The verdict of every goal whose cells the tables hold, in the table's order. */
+    public static List<GoalVerdict> evaluate(List<Goal> goals, List<BenchTable> tables) {
+        List<GoalVerdict> out = new ArrayList<>();
+        for (Goal g : goals) {
+            for (BenchTable t : tables) {
+                if (!t.name().equals(g.table())) continue;
+                GoalVerdict v = GoalVerdict.of(g, t);
+                if (v != null) out.add(v);
+            }
+        }
+        return out;
+    }
+
+    /** The verdicts of one table. */
+    public static List<GoalVerdict> of(List<GoalVerdict> all, String table) {
+        return all.stream().filter(v -> v.goal().table().equals(table)).toList();
+    }
+}

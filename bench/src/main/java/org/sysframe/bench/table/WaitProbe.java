@@ -1,0 +1,75 @@
+package org.sysframe.bench.table;
+
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.PeerThread;
+import org.sysframe.bench.peer.SysframePeer;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * One cell of the wait table: a server in the cell's wait mode and placement, and a sysframe client
+ * (or, with a {@link CPeer}, the C client) in its own. A server whose loop sleeps when idle is started
+ * once and kept; one that spins is started for each run and stopped after it, so that it burns no CPU
+ * while other cells are measured (its kernel counts are not read: see {@link ServerSample#take}).
+ */
+final class WaitProbe implements Cell.Probe, AutoCloseable {
+    private final ServerOptions serverOptions;
+    private final boolean serverPerRun;
+    private final String socket;
+    private final SysframePeer sysframe;
+    private final CPeer c;
+    private PeerThread client;
+    private GroutServer server;
+
+    private WaitProbe(ServerOptions serverOptions, String socket, SysframePeer sysframe, CPeer c) {
+        this.serverOptions = serverOptions;
+        this.serverPerRun = !serverOptions.freeze().waitMode().blocks();
+        this.socket = socket;
+        this.sysframe = sysframe;
+        this.c = c;
+    }
+
+    /** sysframe's client with clientOptions against a server with serverOptions on socket. */
+    static WaitProbe sysframe(String name, ClientOptions clientOptions, ServerOptions serverOptions, String socket) {
+        return new WaitProbe(serverOptions.socketPath(socket), socket, new SysframePeer(name, clientOptions.socketPath(socket)), null);
+    }
+
+    /** The C client c against a server with serverOptions on socket. */
+    static WaitProbe c(CPeer c, ServerOptions serverOptions, String socket) {
+        return new WaitProbe(serverOptions.socketPath(socket), socket, null, c);
+    }
+
+    @Override
+    public Measurement measure(Cell cell, long calls, int round) throws IOException {
+        boolean fresh = server == null;
+        if (fresh) server = GroutServer.start(serverOptions);
+        try {
+            if (c != null) return c.probe(socket, ServerSample.Source.of(server)).measure(cell, calls, round);
+            if (client == null) client = new PeerThread(sysframe);
+            if (fresh) client.onThread(() -> sysframe.reconnect(socket));
+            return new ClientThreadsProbe(List.of(client), ServerSample.Source.of(server)).measure(cell, calls, round);
+        } finally {
+            if (serverPerRun) stopServer();
+        }
+    }
+
+    private void stopServer() throws IOException {
+        if (client != null) client.onThread(sysframe::disconnect);
+        server.close();
+        server = null;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (client != null) client.close();
+        if (server != null) server.close();
+    }
+}

@@ -1,0 +1,120 @@
+package org.sysframe.bench.table;
+
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.Pairing;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The wait-and-placement table: how the client waits for its answer (block, spin, spin:50us, yield),
+ * how the server loop waits (block, spin), and whether the two threads share one core or have one
+ * each, for one client of the default pairing. Every run starts its own server and client and stops
+ * them after it, so a spinning server of one cell burns no CPU while another cell is measured.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class WaitTable {
+    private WaitTable() {}
+
+    public static final String NAME = "wait";
+    static final String BASELINE = name("block", "block", false);
+
+    /** One cell's settings: client wait, server wait, and placement. */
+    record Setting(String client, String server, boolean sameCore) {}
+
+    /** The cells that tell the story (the default run). */
+    public static final List<Setting> TELLING = List.of(
+            new Setting("block", "block", false),
+            new Setting("block", "block", true),
+            new Setting("spin", "spin", false),
+            new Setting("spin:50us", "spin", false),
+            new Setting("yield", "block", true));
+
+    /** Every combination (--full). */
+    public static List<Setting> grid() {
+        List<Setting> all = new ArrayList<>();
+        for (boolean same : new boolean[] {false, true}) {
+            for (String server : new String[] {"block", "spin"}) {
+                for (String client : new String[] {"block", "spin", "spin:50us", "yield"}) all.add(new Setting(client, server, same));
+            }
+        }
+        return all;
+    }
+
+    static String name(String client, String server, boolean sameCore) {
+        return client + "/" + server + (sameCore ? " 1 core" : " 2 cores");
+    }
+
+    /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
+    static final String C_PREFIX = "C ";
+
+    /** Row-name prefix of the lean C client's cells (no clock per request), for the settings whose client wait it has (not spin:N). */
+    static final String C_LEAN_PREFIX = "C lean ";
+
+    public static BenchTable run(List<Setting> settings, int[] payloads, int rounds, boolean quick) throws IOException {
+        boolean cPeer = CPeer.available();
+        Pairing p = Pairing.named("sysframe");
+        Path dir = Files.createTempDirectory("sysframe-wait");
+        List<WaitProbe> probes = new ArrayList<>();
+        try {
+            List<Cell> cells = new ArrayList<>();
+            for (int payload : payloads) {
+                for (Setting s : settings) {
+                    long calls = quick ? 1_500 : 6_000;
+                    String where = "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait " + s.server + " on CPU 0";
+                    ServerOptions so = p.server("").waitMode(WaitMode.parse(s.server)).cpus(0);
+                    WaitProbe mine = WaitProbe.sysframe(name(s.client, s.server, s.sameCore),
+                            p.client("").waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s)), so, socket(dir, probes.size()));
+                    probes.add(mine);
+                    cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")", calls, calls / 4, mine));
+                    if (!cPeer) continue;
+                    CPeer c = new CPeer("c-" + s.client, "sendmsg", new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
+                    WaitProbe theirs = WaitProbe.c(c, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));
+                    probes.add(theirs);
+                    cells.add(new Cell(C_PREFIX + name(s.client, s.server, s.sameCore), payload,
+                            where + " (C client timed: a clock read per call, one sendmsg, read-ahead 8192; server " + p.serverSend() + "/deferred)",
+                            calls, calls / 4, theirs));
+                    if (s.client.startsWith("spin:")) continue; // a spin budget needs a clock per call
+                    CPeer lean = new CPeer("c-lean-" + s.client, "sendmsg", CPeer.Options.lean(s.client, clientCpu(s), 1));
+                    WaitProbe leanProbe = WaitProbe.c(lean, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));
+                    probes.add(leanProbe);
+                    cells.add(new Cell(C_LEAN_PREFIX + name(s.client, s.server, s.sameCore), payload,
+                            where + " (" + lean.describe() + "; server " + p.serverSend() + "/deferred)", calls, calls / 4, leanProbe));
+                }
+            }
+            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+            List<String> notes = cPeer ? List.of() : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false, rounds, cells, runs, notes);
+        } finally {
+            for (WaitProbe w : probes) w.close();
+            KernelCounters.closeAll();
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    private static String socket(Path dir, int i) { return dir.resolve("wait-" + i + ".sock").toString(); }
+
+    private static int clientCpu(Setting s) { return s.sameCore ? 0 : 1; }
+
+    /** The C client's -W form of a wait mode: spin:N counts microseconds. */
+    static String cWaitMode(String mode) {
+        WaitMode m = WaitMode.parse(mode);
+        return m.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? "spin:" + Math.max(1, m.spinNanos() / 1000) : m.toString();
+    }
+}

@@ -1,0 +1,99 @@
+package org.sysframe.bench.measure;
+
+import org.junit.jupiter.api.Test;
+import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.unix.SyscallCounts;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The one runner: warm-ups first, then every cell once per round, in the cells' order. */
+class RoundRunnerTest {
+    @Test
+    void roundsAreInterleavedCellByCell() throws Exception {
+        List<String> order = new ArrayList<>();
+        Cell.Probe probe = (cell, calls, round) -> {
+            order.add(cell.key() + " r" + round + " n" + calls);
+            return new Measurement(cell.name(), cell.payload(), round, 1, calls, 1.0, 1, 1, 1, 1, 1,
+                    SyscallCounts.ZERO, null, null, null, new ThreadCpu(0, 0, 0, 0, 0), null, null);
+        };
+        List<Cell> cells = List.of(new Cell("A", 32, "", 100, 50, probe), new Cell("B", 32, "", 100, 0, probe),
+                new Cell("A", 1024, "", 10, 5, probe));
+        List<Measurement> runs = RoundRunner.run("test", cells, 3);
+        assertEquals(List.of("A/32 r0 n50", "A/1024 r0 n5",
+                "A/32 r1 n100", "B/32 r1 n100", "A/1024 r1 n10",
+                "A/32 r2 n100", "B/32 r2 n100", "A/1024 r2 n10",
+                "A/32 r3 n100", "B/32 r3 n100", "A/1024 r3 n10"), order);
+        assertEquals(9, runs.size(), "warm-ups are not kept");
+        assertEquals(List.of(1, 1, 1, 2, 2, 2, 3, 3, 3), runs.stream().map(Measurement::round).toList());
+
+        BenchTable t = BenchTable.of("t", "t", "pairing", "A", false, 3, cells, runs, List.of());
+        assertEquals(List.of(1, 2, 3), t.runs("B", 32).stream().map(Measurement::round).toList());
+        assertEquals(List.of("A", "B"), t.names());
+        assertEquals(List.of(32, 1024), t.payloads());
+        assertEquals(3, t.rows().size());
+        assertEquals(1.0, t.row("B", 32).ratio().median());
+    }
+
+    @Test
+    void callsAreSplitEvenlyBetweenConcurrentClients() {
+        assertEquals(5, ClientThreadsProbe.share(40, 8, 0));
+        assertEquals(6, ClientThreadsProbe.share(43, 8, 2));
+        assertEquals(5, ClientThreadsProbe.share(43, 8, 3));
+        long sum = 0;
+        for (int i = 0; i < 8; i++) sum += ClientThreadsProbe.share(43, 8, i);
+        assertEquals(43, sum);
+    }
+
+    /** A probe whose cell a makes calls/s of its round's entry in aRatios times b's (b: 1000 calls in 0.1 s). */
+    static Cell.Probe ratios(List<String> order, double... aRatios) {
+        return (cell, calls, round) -> {
+            order.add(cell.name() + " r" + round);
+            double r = cell.name().equals("a") ? aRatios[Math.min(round, aRatios.length) - 1] : 1;
+            return new Measurement(cell.name(), cell.payload(), round, 1, 1000, 0.1 / r, 1, 1, 1, 1, 1,
+                    null, null, null, null, null, null, null);
+        };
+    }
+
+    @Test
+    void roundsAreAddedOnlyToTheCellsOfUnsettledGoalsStillInterleaved() throws Exception {
+        List<String> order = new ArrayList<>();
+        // a against b straddles 1.05 in the 6 first rounds, then runs at 1.3x: settled after some added rounds.
+        Cell.Probe p = ratios(order, 1.0, 1.1, 1.0, 1.1, 1.0, 1.1, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3,
+                1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3);
+        List<Cell> cells = List.of(new Cell("b", 32, "", 1000, 0, p), new Cell("c", 32, "", 1000, 0, p), new Cell("a", 32, "", 1000, 0, p));
+        Goal g = new Goal("+5 %", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.05);
+        long[] tick = {0};
+        List<Measurement> runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 1e9, 256, 1), () -> ++tick[0]);
+        assertEquals(List.of("b r6", "c r6", "a r6", "b r7", "a r7", "b r8", "a r8", "b r9", "a r9"), order.subList(15, 24));
+        assertEquals(6, t(runs, "c"), "c is in no unsettled goal: no round added");
+        GoalVerdict v = GoalVerdict.of(g, runs);
+        assertEquals(Goal.Status.MET, v.status());
+        assertEquals(t(runs, "a"), v.perRound().length);
+        // Rounds 7.. come in batches of half the rounds so far: looks at 6, 9, 13, 19, ... rounds.
+        assertEquals(0, List.of(9, 13, 19, 28, 42).indexOf(t(runs, "a")) < 0 ? 1 : 0, "stopped at a look: " + t(runs, "a"));
+    }
+
+    @Test
+    void addedRoundsStopWhenTheBudgetIsSpentOrAtTheCap() throws Exception {
+        Goal g = new Goal("+5 %", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.05);
+        double[] straddling = new double[300];
+        for (int i = 0; i < straddling.length; i++) straddling[i] = i % 2 == 0 ? 0.9 : 1.25;
+        // A clock that advances 1 s per reading: an added round reads it at its start and end (1 s long,
+        // 2 s from one start to the next); the budget of 10 s starts at the first reading.
+        List<String> order = new ArrayList<>();
+        Cell.Probe p = ratios(order, straddling);
+        List<Cell> cells = List.of(new Cell("b", 32, "", 1000, 0, p), new Cell("a", 32, "", 1000, 0, p));
+        long[] now = {0};
+        List<Measurement> runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 10, 256, 1), () -> now[0] += 1_000_000_000L);
+        assertEquals(11, t(runs, "a"), "5 rounds added: the 6th would end past the budget");
+        assertEquals(Goal.Status.NOT_SETTLED, GoalVerdict.of(g, runs).status());
+        long[] tick = {0};
+        runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 1e9, 20, 1), () -> ++tick[0]);
+        assertEquals(20, t(runs, "a"), "the round cap");
+    }
+
+    private static int t(List<Measurement> runs, String cell) { return (int) runs.stream().filter(m -> m.cell().equals(cell)).count(); }
+}

@@ -1,0 +1,52 @@
+package org.sysframe.bench.measure;
+
+import org.junit.jupiter.api.Test;
+import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.unix.SyscallCounts;
+
+import java.util.List;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** The server side of a measurement covers every event loop: counts and CPU summed over loops. */
+class ServerSampleTest {
+    static ServerSample loop(long sends, SyscallCounts kernel, long cpuNs, int cpu) {
+        return new ServerSample(SyscallCounts.builder().sendto(sends).recvfrom(sends).epollWait(sends).build(), kernel,
+                new ThreadCpu(cpuNs, 0, 0, 1, 0), new TreeSet<>(List.of(cpu)));
+    }
+
+    @Test
+    void loopsAreSummed() {
+        ServerSample a = loop(100, SyscallCounts.builder().sendto(100).recvfrom(100).epollWait(100).build(), 1000, 0);
+        ServerSample b = loop(30, SyscallCounts.builder().sendto(30).recvfrom(30).epollWait(30).build(), 500, 1);
+        ServerSample c = loop(7, SyscallCounts.builder().sendto(7).recvfrom(7).epollWait(7).build(), 250, 1);
+        ServerSample sum = ServerSample.sum(List.of(a, b, c));
+        assertEquals(SyscallCounts.builder().sendto(137).recvfrom(137).epollWait(137).build(), sum.library());
+        assertEquals(SyscallCounts.builder().sendto(137).recvfrom(137).epollWait(137).build(), sum.kernel());
+        assertEquals(new ThreadCpu(1750, 0, 0, 3, 0), sum.cpu());
+        assertEquals(List.of(0, 1), List.copyOf(sum.cpus()));
+
+        ServerSample later = ServerSample.sum(List.of(loop(150, SyscallCounts.builder().sendto(150).recvfrom(150).epollWait(150).build(), 2000, 1),
+                b, loop(9, SyscallCounts.builder().sendto(9).recvfrom(9).epollWait(9).build(), 300, 0)));
+        ServerSample d = later.minus(sum);
+        assertEquals(SyscallCounts.builder().sendto(52).recvfrom(52).epollWait(52).build(), d.library());
+        assertEquals(d.library(), d.kernel());
+        assertEquals(1050, d.cpu().cpuNanos());
+    }
+
+    @Test
+    void oneLoopWithoutAKernelCounterLeavesTheKernelCountOut() {
+        ServerSample sum = ServerSample.sum(List.of(loop(10, SyscallCounts.builder().sendto(10).recvfrom(10).epollWait(10).build(), 1, 0), loop(5, null, 1, 1)));
+        assertEquals(SyscallCounts.builder().sendto(15).recvfrom(15).epollWait(15).build(), sum.library());
+        assertNull(sum.kernel());
+        assertNull(sum.minus(sum).kernel());
+    }
+
+    @Test
+    void theCpusThreadsRanOnAreNamed() {
+        assertEquals("client cpu 0,1; server cpu 1", ClientThreadsProbe.cpus(new TreeSet<>(List.of(1, 0, -1)), new TreeSet<>(List.of(1))));
+        assertEquals("client cpu ?; server cpu ?", ClientThreadsProbe.cpus(new TreeSet<>(), null));
+    }
+}

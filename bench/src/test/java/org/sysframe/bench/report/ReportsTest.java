@@ -1,0 +1,146 @@
+package org.sysframe.bench.report;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.bench.explore.BenchRun;
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.bench.table.PairingTable;
+import org.sysframe.unix.SyscallCounts;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The reports (terminal, CSV, JSON, HTML) of a known run: three pairings at two payloads, five rounds. */
+public class ReportsTest {
+    static final int[] PAYLOADS = {32, 1024};
+
+    /** A run of fixed figures per cell, the same in every round. */
+    public static BenchRun known() {
+        List<Cell> cells = new ArrayList<>();
+        List<Measurement> runs = new ArrayList<>();
+        for (int payload : PAYLOADS) {
+            cells.add(new Cell("baseline", payload, "two syscalls", 1000, 0, null));
+            cells.add(new Cell("seed-v3", payload, "copy", 1000, 0, null));
+            cells.add(new Cell("merged", payload, "gather", 1000, 0, null));
+        }
+        for (int round = 1; round <= 5; round++) {
+            for (int payload : PAYLOADS) {
+                runs.add(run("baseline", payload, round, 1000, 30_000_000, 20_000_000, 2));  // 10000/s, 50 us
+                runs.add(run("seed-v3", payload, round, 1250, 25_000_000, 15_000_000, 1));    // 12500/s, 32 us
+                runs.add(run("merged", payload, round, 1050, 30_000_000, 20_000_000, 1));     // 10500/s, 47.6 us
+            }
+        }
+        BenchTable t = BenchTable.of(PairingTable.NAME, "framing pairings", "pairing", "baseline", false, 5, cells, runs, List.of());
+        return BenchRun.of("test machine", 5, false, 12.5, 1, List.of(t), null);
+    }
+
+    /** calls in 0.1 s; the client makes perCall sendto and recvfrom per call, the server one of each + epoll_wait. */
+    public static Measurement run(String cell, int payload, int round, long calls, long clientNs, long serverNs, int perCall) {
+        SyscallCounts client = SyscallCounts.builder().sendto(perCall * calls).recvfrom(perCall * calls).build();
+        SyscallCounts server = SyscallCounts.builder().sendto(calls).recvfrom(calls).epollWait(calls).build();
+        return new Measurement(cell, payload, round, 1, calls, 0.1, 20_000, 30_000, 50_000, 90_000, 100_000,
+                client, client, server, server, new ThreadCpu(clientNs, 10_000, 20_000, 0, 0),
+                new ThreadCpu(serverNs, 0, 10_000, 0, 0), "client cpu 0; server cpu 1");
+    }
+
+    @Test
+    void tableShowsMediansRatiosCountsAndGoals() {
+        String t = TerminalReport.of(known());
+        assertTrue(t.contains("seed-v3       32     12500   0.0 1.250 [1.250-1.250]"), t);
+        assertTrue(t.contains("2 sendto + 2 recvfrom"), t);
+        assertTrue(t.contains("1 sendto + 1 recvfrom + 1 epoll_wait"), t);
+        assertTrue(t.contains("client cpu 0; server cpu 1"), t);
+        assertTrue(t.contains("goal seed patch: +10 % calls/s (seed-v3 vs baseline at 32 B): calls/s 1.250x [1.250-1.250], 5 rounds (want >= 1.10x): met"), t);
+        assertTrue(t.contains("goal merged change: +10 % calls/s (merged vs baseline at 32 B): calls/s 1.050x [1.050-1.050], 5 rounds (want >= 1.10x): MISSED"), t);
+        assertTrue(t.contains("goal seed patch: 15 % less CPU (seed-v3 vs baseline at 32 B): CPU per call, client + server 0.640x [0.640-0.640], 5 rounds (want <= 0.85x): met"), t);
+        assertTrue(t.contains("ratio [95 % CI]"), t);
+        assertTrue(t.endsWith("goals: 2 met, 2 missed, 0 level, 0 not settled (of 4), in 0 min 13 s\n"), t);
+        assertFalse(t.contains("1024 B)"), "the goals are declared at 32 B only: " + t);
+    }
+
+    @Test
+    void writesCsvJsonAndAnHtmlPageWithThreeChartImages(@TempDir Path dir) throws Exception {
+        List<String> files = ResultFiles.writeAll(known(), dir);
+        assertEquals(List.of("results.csv", "results.json", "run.json", "report.html"), files);
+        List<String> csv = Files.readAllLines(dir.resolve("results.csv"));
+        assertEquals(7, csv.size());
+        assertTrue(csv.get(0).startsWith("pairing,payload,rounds,calls_per_sec_median,calls_per_sec_min,calls_per_sec_max,ratio_vs_baseline_median,"), csv.get(0));
+        assertTrue(csv.get(2).startsWith("seed-v3,32,5,12500.0,12500.0,12500.0,1.25000,"), csv.get(2));
+
+        String json = Files.readString(dir.resolve("results.json"));
+        assertTrue(json.startsWith("{\"machine\":\"test machine\",\"table\":\"matrix\",\"title\":\"framing pairings\",\"rounds\":5,"), json);
+        assertTrue(json.contains("\"pairing\":\"merged\",\"payload\":32,\"rounds\":5,\"calls_per_sec_median\":10500,"), json);
+
+        String html = Files.readString(dir.resolve("report.html"));
+        Matcher m = Pattern.compile("src=\"data:image/png;base64,([A-Za-z0-9+/=]+)\"").matcher(html);
+        int images = 0;
+        while (m.find()) {
+            byte[] png = Base64.getDecoder().decode(m.group(1));
+            assertEquals((byte) 0x89, png[0]);
+            assertEquals('P', png[1]);
+            assertEquals('N', png[2]);
+            assertEquals('G', png[3]);
+            assertTrue(png.length > 5000, "a chart with content, not an empty image: " + png.length + " bytes");
+            images++;
+        }
+        assertEquals(5, images); // ratio boxes, CPU boxes, client and server syscalls by kind, latency percentiles
+        assertTrue(html.contains("<span class=miss>"), "missed goals are highlighted");
+        assertTrue(html.contains("<p class=headline><b>Verdict: 2 of 4 goals met, 0 level, 2 missed, 0 not settled. goal seed patch: +10 % calls/s"), html);
+        // The page opens with the overall verdict, one folding line per goal, then the goals' chart (inline SVG).
+        int overall = html.indexOf("<p class=overall><b>goals: 2 met, 2 missed, 0 level, 0 not settled (of 4), in 0 min 13 s</b></p>");
+        int firstGoal = html.indexOf("<details class=goal><summary><span class=ok>met</span> seed patch: +10 % calls/s <span class=fig>calls/s"
+                + " 1.250x [1.250-1.250], 5 rounds, want &gt;= 1.10x</span></summary>");
+        int chart = html.indexOf("<svg ");
+        int firstTable = html.indexOf("<h2>framing pairings</h2>");
+        assertTrue(overall > 0 && overall < firstGoal && firstGoal < chart && chart < firstTable, html);
+        assertTrue(html.contains("<span class=miss>MISSED</span> merged change: +10 % calls/s"), html);
+        assertEquals(4, html.substring(chart, html.indexOf("</svg>")).split("<circle ", -1).length - 1, "one dot per goal");
+        assertEquals(images, html.split("src=\"", -1).length - 1, "every src is an embedded image: no broken reference");
+        assertTrue(html.contains("<td class=l>seed-v3</td><td>32</td><td>12500</td><td>1.250 [1.250-1.250]</td><td>5</td>"), html);
+    }
+
+    @Test
+    void jsonHoldsEveryRoundsRawFiguresInRunOrder() {
+        BenchRun run = known();
+        String json = ResultFiles.json(run, run.table(PairingTable.NAME));
+        int at = json.indexOf("\"runs\":[");
+        assertTrue(at > 0, json);
+        Matcher m = Pattern.compile("\\{\"cell\":\"([a-z0-9-]+)\",\"payload\":(\\d+),\"round\":(\\d+),\"clients\":1,\"calls\":(\\d+),")
+                .matcher(json.substring(at));
+        List<String> seen = new ArrayList<>();
+        while (m.find()) seen.add(m.group(1) + "/" + m.group(2) + "/" + m.group(3) + "/" + m.group(4));
+        assertEquals(30, seen.size(), "5 rounds x 6 cells");
+        assertEquals(List.of("baseline/32/1/1000", "seed-v3/32/1/1250", "merged/32/1/1050",
+                "baseline/1024/1/1000", "seed-v3/1024/1/1250", "merged/1024/1/1050", "baseline/32/2/1000"), seen.subList(0, 7));
+        assertEquals("merged/1024/5/1050", seen.get(29));
+        // Every figure of a run, per call: client and server syscalls by kind, CPU, where it ran.
+        assertTrue(json.contains("\"client_lib_sendto_per_call\":1,\"client_lib_recvfrom_per_call\":1,"), json);
+        assertTrue(json.contains("\"server_kernel_epoll_wait_per_call\":1,"), json);
+        assertTrue(json.contains("\"client_cpu_us_per_call\":20,\"client_user_us_per_call\":8,\"client_sys_us_per_call\":16,"), json);
+        assertTrue(json.contains("\"cpus\":\"client cpu 0; server cpu 1\"}"), json);
+        assertTrue(json.contains("\"goals\":[{\"name\":\"seed patch: +10 % calls/s\",\"subject\":\"seed-v3\",\"versus\":\"baseline\","
+                + "\"payload\":32,\"metric\":\"calls/s\",\"want\":\">= 1.10x\",\"table\":\"matrix\",\"kind\":\"at_least\",\"threshold\":1.1,"
+                + "\"margin\":0,\"per_round\":[1.25,1.25,1.25,1.25,1.25],\"rounds\":5,\"median\":1.25,\"min\":1.25,\"max\":1.25,"
+                + "\"estimate\":1.25,\"ci_lo\":1.25,\"ci_hi\":1.25,\"ci_level\":0.95,\"status\":\"met\",\"rounds_needed\":null,"), json);
+    }
+
+    @Test
+    void jsonEscapesStringsAndWritesNumbersPlainly() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("a", "x\"y\n");
+        m.put("b", java.util.Arrays.asList(1, 2.5, null, true));
+        assertEquals("{\"a\":\"x\\\"y\\n\",\"b\":[1,2.5,null,true]}", Json.write(m));
+    }
+}

@@ -1,0 +1,65 @@
+package org.sysframe.bench.table;
+
+import org.junit.jupiter.api.Test;
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.CPeerModesTest;
+import org.sysframe.transport.Backend;
+import org.sysframe.unix.SyscallKind;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The many-connections table, one quick round: 32 clients at depth 1 against each server, sysframe's
+ * clients in this JVM and the lean C client's processes, with exact client counts (each ping one send
+ * and one recv) and the servers' library counts equal to the kernel's.
+ */
+class ConnectionsTableTest {
+    @Test
+    void thirtyTwoClientsAtDepthOneAgainstEveryServerCountExactly() throws Exception {
+        assumeTrue(org.sysframe.unix.uring.UringSupport.unavailableReason() == null, "io_uring is unavailable here");
+        String old = System.getProperty("sysframe.cpeer");
+        System.setProperty("sysframe.cpeer", CPeerModesTest.binary().toString()); // make test builds it first
+        try {
+            assertTrue(CPeer.available());
+            BenchTable t = ConnectionsTable.run(1, true);
+            List<String> names = ConnectionsTable.SERVERS.stream()
+                    .flatMap(s -> java.util.stream.Stream.of(s.cell(), ConnectionsTable.C_LEAN_PREFIX + s.cell())).toList();
+            assertEquals(names, t.names());
+            assertEquals(List.of("epoll 1 loop", "C lean epoll 1 loop", "epoll 2 loops", "C lean epoll 2 loops",
+                    "io_uring 1 loop", "C lean io_uring 1 loop"), t.names());
+            long calls = 100L * ConnectionsTable.CLIENTS;
+            for (String name : names) {
+                List<Measurement> runs = t.runs(name, ConnectionsTable.PAYLOAD);
+                assertEquals(1, runs.size(), name);
+                Measurement m = runs.get(0);
+                assertEquals(ConnectionsTable.CLIENTS, m.clients(), name);
+                assertEquals(calls, m.calls(), name);
+                var client = m.clientSyscalls();
+                assertEquals(calls, client.get(SyscallKind.SENDTO), name);
+                assertEquals(calls, client.get(SyscallKind.RECVFROM), name);
+                // A C process's counter is read after it exits: its summary, flushed to the pipe at exit, is one write.
+                long writes = name.startsWith(ConnectionsTable.C_LEAN_PREFIX) ? ConnectionsTable.CLIENTS : 0;
+                assertEquals(writes, client.get(SyscallKind.WRITE), name);
+                assertEquals(2 * calls + writes, client.total(), name + ": " + client);
+                if (m.clientKernel() != null) {
+                    assertTrue(m.kernelAgrees(), name + ": library " + m.serverLibrary() + ", kernel " + m.serverKernel());
+                    assertEquals(client, m.clientKernel(), name);
+                }
+                boolean uring = name.contains(Backend.IO_URING.toString());
+                long enters = m.serverSyscalls().get(SyscallKind.IO_URING_ENTER);
+                assertEquals(uring, enters > 0, name + ": " + m.serverSyscalls());
+                if (uring) assertEquals(enters, m.serverSyscalls().total(), name + ": io_uring_enter only, " + m.serverSyscalls());
+                else assertEquals(calls, m.serverSyscalls().get(SyscallKind.RECVFROM) - m.serverEmpty().get(SyscallKind.RECVFROM), name);
+            }
+        } finally {
+            if (old == null) System.clearProperty("sysframe.cpeer");
+            else System.setProperty("sysframe.cpeer", old);
+        }
+    }
+}

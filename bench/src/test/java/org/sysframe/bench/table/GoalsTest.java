@@ -1,0 +1,210 @@
+package org.sysframe.bench.table;
+
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
+import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.measure.Interval;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.bench.peer.Pairing;
+import org.sysframe.transport.Backend;
+
+import org.junit.jupiter.api.Test;
+import org.sysframe.unix.SyscallCounts;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The goals table evaluated on known runs: met, not settled and missed, and the computed explanation. */
+class GoalsTest {
+    static final Goal AT_LEAST = new Goal("+10 %", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.10);
+    static final Goal AT_MOST = new Goal("15 % less CPU", "t", "a", "b", 32, Goal.Metric.CPU_RATIO, false, 0.85);
+
+    static Interval ci(double estimate, double lo, double hi) { return new Interval(estimate, lo, hi, 10, true); }
+
+    @Test
+    void metOnlyWhenTheWholeIntervalClearsTheThreshold() {
+        assertEquals(Goal.Status.MET, AT_LEAST.judge(ci(1.15, 1.10, 1.30)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(ci(1.15, 1.09, 1.30)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(ci(1.00, 0.90, 1.10)));
+        assertEquals(Goal.Status.MISSED, AT_LEAST.judge(ci(1.00, 0.90, 1.0999)));
+
+        assertEquals(Goal.Status.MET, AT_MOST.judge(ci(0.70, 0.60, 0.85)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_MOST.judge(ci(0.70, 0.60, 0.86)));
+        assertEquals(Goal.Status.MISSED, AT_MOST.judge(ci(0.90, 0.851, 1.0)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(new Interval(Double.NaN, Double.NaN, Double.NaN, 3, true)));
+        assertEquals(">= 1.10x", AT_LEAST.want());
+        assertEquals("<= 0.85x", AT_MOST.want());
+    }
+
+    static final Goal LEVEL = Goal.level("level with c", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, 0.03);
+
+    @Test
+    void aLevelGoalIsLevelInsideItsBandMetAboveItAndMissedBelow() {
+        assertEquals(Goal.Status.LEVEL, LEVEL.judge(ci(1.00, 0.97, 1.03)));
+        assertEquals(Goal.Status.LEVEL, LEVEL.judge(ci(0.99, 0.98, 1.01)));
+        assertEquals(Goal.Status.NOT_SETTLED, LEVEL.judge(ci(1.10, 0.98, 1.20)), "level or better: which is not known yet");
+        assertEquals(Goal.Status.MET, LEVEL.judge(ci(1.30, 1.20, 1.40)));
+        assertEquals(Goal.Status.NOT_SETTLED, LEVEL.judge(ci(1.00, 0.96, 1.02)));
+        assertEquals(Goal.Status.MISSED, LEVEL.judge(ci(0.90, 0.85, 0.969)));
+        assertEquals("level 0.97-1.03x, above: met", LEVEL.want());
+        assertEquals(0.97, LEVEL.threshold(), 1e-12);
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new Goal("x", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, false, 0.97, 0.03));
+        assertEquals("a level goal is at least 1 - margin: use Goal.level", e.getMessage());
+    }
+
+    @Test
+    void theRoundsAnUnsettledGoalNeedsFollowFromTheWidthAndTheDistance() {
+        // log-width: half-width ln(1.2/1.0)/2 ~ 0.0912 around e^0.0912 ~ 1.0954, 10 rounds; the
+        // estimate lies ln(1.0954/1.05) = 0.0423 from the threshold: 10 x (0.0912 / 0.0423)^2 = 47 rounds.
+        Goal g = new Goal("+5 %", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.05);
+        Interval i = new Interval(Math.sqrt(1.2), 1.0, 1.2, 10, true);
+        assertEquals(Goal.Status.NOT_SETTLED, g.judge(i));
+        assertEquals(47, g.roundsNeeded(i));
+        assertEquals(Integer.MAX_VALUE, g.roundsNeeded(new Interval(1.05, 1.0, 1.1, 10, true)), "an estimate on the bound never settles");
+    }
+
+    /**
+     * Cell a against b, three rounds: a makes aCalls[i] calls in 0.1 s, b 1000; a's CPU per call is
+     * 10 us client (4 us of it system time) + 8 us server (6 us system), b's 12 + 9 us (5 + 7 system).
+     */
+    static BenchTable table(long... aCalls) {
+        List<Measurement> runs = new ArrayList<>();
+        for (int i = 0; i < aCalls.length; i++) {
+            runs.add(run("a", i + 1, aCalls[i], 10, 4, 8, 6, 1));
+            runs.add(run("b", i + 1, 1000, 12, 5, 9, 7, 2));
+        }
+        List<Cell> cells = List.of(new Cell("a", 32, "", 1000, 0, null), new Cell("b", 32, "", 1000, 0, null));
+        return BenchTable.of("t", "t", "pairing", "b", false, aCalls.length, cells, runs, List.of());
+    }
+
+    static Measurement run(String cell, int round, long calls, long clientUs, long clientSysUs, long serverUs, long serverSysUs,
+                           int clientSends) {
+        SyscallCounts client = SyscallCounts.builder().sendto(clientSends * calls).recvfrom(calls).build();
+        SyscallCounts server = SyscallCounts.builder().sendto(calls).recvfrom(calls).epollWait(calls).build();
+        return new Measurement(cell, 32, round, 1, calls, 0.1, 1, 1, 1, 1, 1, client, client, server, server,
+                new ThreadCpu(clientUs * 1000 * calls, 0, clientSysUs * calls, 0, 0),
+                new ThreadCpu(serverUs * 1000 * calls, 0, serverSysUs * calls, 0, 0), "client cpu 0; server cpu 1");
+    }
+
+    @Test
+    void aGoalIsEvaluatedRoundByRoundOnTheTable() {
+        GoalVerdict met = GoalVerdict.of(AT_LEAST, table(1150, 1200, 1250, 1180, 1220, 1160, 1240, 1210));
+        assertEquals(Goal.Status.MET, met.status());
+        assertEquals(1.205, met.value().median(), 1e-9);
+        assertEquals(1.15, met.value().min(), 1e-9);
+        assertEquals(8, met.ci().n());
+        assertTrue(met.ci().lo() >= 1.15 && met.ci().hi() <= 1.25 && met.ci().lo() < met.ci().estimate(), met.ci().toString());
+        assertNull(met.explanation());
+        assertEquals("goal +10 % (a vs b at 32 B): calls/s " + met.figure() + " (want >= 1.10x): met", met.text());
+        assertEquals(String.format(java.util.Locale.ROOT, "%.3fx [%.3f-%.3f], 8 rounds", met.ci().estimate(), met.ci().lo(), met.ci().hi()),
+                met.figure());
+
+        assertEquals(Goal.Status.MISSED, GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090, 1020, 1060, 1040, 1010, 1070)).status());
+        // CPU per call: a 18 us, b 21 us every round: 0.857, above 0.85; an interval of width 0.
+        GoalVerdict cpu = GoalVerdict.of(AT_MOST, table(1000, 1000, 1000, 1000, 1000, 1000));
+        assertEquals(Goal.Status.MISSED, cpu.status());
+        assertEquals(18.0 / 21.0, cpu.ci().estimate(), 1e-9);
+        assertEquals(18.0 / 21.0, cpu.ci().lo(), 1e-9);
+        assertEquals(18.0 / 21.0, cpu.ci().hi(), 1e-9);
+    }
+
+    @Test
+    void roundsArePairedByTheirNumber() {
+        // Rounds are paired by their number: a cell given added rounds has more than the other.
+        List<Measurement> runs = new ArrayList<>(table(1150, 1200, 1250, 1180, 1220, 1160).runs());
+        runs.add(run("a", 7, 2000, 10, 4, 8, 6, 1));
+        GoalVerdict v = GoalVerdict.of(AT_LEAST, runs);
+        assertEquals(6, v.perRound().length);
+        assertEquals(1.25, v.value().max(), 1e-9);
+    }
+
+    @Test
+    void aGoalNotMetIsExplainedWithThisRunsFiguresAndTotalCpuWhenTicksAreFew() {
+        GoalVerdict v = GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090, 1020, 1060, 1040, 1010, 1070));
+        assertEquals("goal +10 % (a vs b at 32 B): calls/s " + v.figure() + " (want >= 1.10x): MISSED", v.line());
+        assertEquals("why, from this run: per round 1.000 1.050 1.090 1.020 1.060 1.040 1.010 1.070; the 95 % interval ["
+                + GoalVerdict.number(v.ci().lo()) + "-" + GoalVerdict.number(v.ci().hi()) + "] lies wholly below 1.10. "
+                + "a: round trip 95.7 us, CPU per call 10.00 us client + 8.00 us server (medians); syscalls per call: client 1 sendto"
+                + " + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
+                + "b: round trip 100.0 us, CPU per call 12.00 us client + 9.00 us server (medians); syscalls per call: client 2 sendto"
+                + " + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
+                + "Difference a - b: -3.00 us CPU per call (total on-CPU time, exact; no user/kernel split: 8 and 9 ticks of 10 ms, too few).",
+                v.explanation());
+        GoalVerdict w = GoalVerdict.of(AT_LEAST, table(1040, 1060, 1120, 1200, 1090, 1150));
+        assertEquals(Goal.Status.NOT_SETTLED, w.status());
+        assertTrue(w.explanation().startsWith("why, from this run: per round 1.040 1.060 1.120 1.200 1.090 1.150; the 95 % interval [1.040-1.200]"
+                + " straddles 1.10. a: round trip 90.5 us,"), w.explanation());
+        assertTrue(w.line().endsWith("NOT SETTLED; budget or round cap reached, about " + w.roundsNeeded() + " rounds would settle it"), w.line());
+        assertTrue(w.text().endsWith("\n  " + w.explanation()), w.text());
+    }
+
+    @Test
+    void theUserKernelSplitIsStatedOnlyFromEnoughTicksWithItsUncertainty() {
+        // a: 100 calls per round at 10 ms of CPU each, 40 % system time; b: the same at 12 ms, 50 %.
+        List<Measurement> runs = new ArrayList<>();
+        for (int r = 1; r <= 8; r++) {
+            runs.add(ticks("a", r, 10_000, 0.4));
+            runs.add(ticks("b", r, 12_000, 0.5));
+        }
+        GoalVerdict v = GoalVerdict.of(new Goal("less CPU", "t", "a", "b", 32, Goal.Metric.CPU_RATIO, false, 0.5), runs);
+        assertEquals(Goal.Status.MISSED, v.status());
+        // a: 800 ticks, kernel 4000 us per call; b: 960 ticks, kernel 6000 us per call. Uncertainty:
+        // 10000 sqrt(0.24/800) = 173.2, 12000 sqrt(0.25/960) = 193.6; together 259.8.
+        assertTrue(v.explanation().endsWith("Difference a - b: -2000.00 us CPU per call, of it -2000.00 ± 259.81 us in the kernel"
+                + " (system share from 800 and 960 ticks of 10 ms)."), v.explanation());
+    }
+
+    /** 100 calls in 1 s, each cpuUs of client CPU (share of it system time), no server. */
+    static Measurement ticks(String cell, int round, long cpuUs, double share) {
+        long total = cpuUs * 100;
+        return new Measurement(cell, 32, round, 1, 100, 1.0, 1, 1, 1, 1, 1, SyscallCounts.ZERO, null, null, null,
+                new ThreadCpu(total * 1000, Math.round(total * (1 - share)), Math.round(total * share), 0, 0), null, null);
+    }
+
+    @Test
+    void goalsWhoseTableOrCellsAreAbsentAreLeftOut() {
+        Goal other = new Goal("x", "t", "a", "c", 32, Goal.Metric.CALLS_RATIO, true, 1.0);
+        Goal elsewhere = new Goal("y", "u", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.0);
+        List<GoalVerdict> v = Goals.evaluate(List.of(AT_LEAST, other, elsewhere), List.of(table(1150, 1200, 1250)));
+        assertEquals(1, v.size());
+        assertEquals(AT_LEAST, v.get(0).goal());
+    }
+
+    @Test
+    void theDeclaredTableNamesCellsTheBenchHas() {
+        List<String> pairings = Pairing.standard().stream().map(Pairing::name).toList();
+        List<String> peers = List.of(PeerTable.REFERENCE, "jdk-gather", "jdk-2write", "jnr", "c-split", "c-sendmsg", PeerTable.C_LEAN);
+        assertFalse(Goals.TABLE.isEmpty());
+        for (Goal g : Goals.TABLE) {
+            List<String> names = switch (g.table()) {
+                case PairingTable.NAME -> pairings;
+                case PeerTable.NAME -> peers;
+                case WaitTable.NAME -> WaitTable.TELLING.stream()
+                        .flatMap(w -> java.util.stream.Stream.of(WaitTable.name(w.client(), w.server(), w.sameCore()),
+                                WaitTable.C_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()),
+                                WaitTable.C_LEAN_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore())))
+                        .toList();
+                case DepthTable.NAME -> java.util.Arrays.stream(DepthTable.DEPTHS)
+                        .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d),
+                                DepthTable.C_LEAN_PREFIX + DepthTable.name(d)))
+                        .toList();
+                case BackendTable.NAME -> List.of(BackendTable.BASELINE, BackendTable.name(Backend.IO_URING, Backend.IO_URING),
+                        BackendTable.name(Backend.IO_URING, Backend.EPOLL), BackendTable.name(Backend.EPOLL, Backend.IO_URING));
+                case ConnectionsTable.NAME -> ConnectionsTable.SERVERS.stream()
+                        .flatMap(c -> java.util.stream.Stream.of(c.cell(), ConnectionsTable.C_LEAN_PREFIX + c.cell())).toList();
+                default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
+            };
+            assertTrue(names.contains(g.subject()) && names.contains(g.versus()), g.toString());
+            assertNotNull(g.metric());
+        }
+    }
+}
