@@ -9,9 +9,9 @@ import org.sysframe.unix.IovArray;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.Cqe;
-import org.sysframe.unix.uring.IoUring;
-import org.sysframe.unix.uring.Sqe;
+import org.sysframe.unix.internal.uring.Cqe;
+import org.sysframe.unix.internal.uring.IoUring;
+import org.sysframe.unix.internal.uring.Sqe;
 import org.sysframe.unix.uring.UringCounters;
 import org.sysframe.unix.uring.UringCounts;
 
@@ -22,7 +22,7 @@ import java.util.Objects;
  * The io_uring backend's client path. A send is queued as a SEND (or SENDMSG) SQE on the socket,
  * registered as fixed file 0, and costs nothing yet; the receive that waits for the answer is a RECV
  * SQE, and one io_uring_enter submits both and waits for both completions. Sends queued back to back
- * are linked (IOSQE_IO_LINK), so they reach the socket in order; they carry MSG_WAITALL, so a short
+ * are linked (IOSQE_IO_LINK), so they reach the socket in order; they carry UnixSocket.MSG_WAITALL, so a short
  * send means the peer went away.
  *
  * <p>Waiting: {@link WaitMode.Kind#BLOCK} waits inside io_uring_enter for the send and receive
@@ -43,11 +43,8 @@ import java.util.Objects;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringLink implements ClientLink {
-    private static final long KIND = 0xffff_ffff_0000_0000L;
-    private static final long SEND = 1L << 32;   // user data: SEND | bytes expected
-    private static final long RECV = 2L << 32;
-    private static final long CANCEL = 3L << 32;
-    private static final int MSG_WAITALL = 0x100;
+    private static final long RECV = UserData.of(UserData.RECV, 0);
+    private static final long CANCEL = UserData.of(UserData.CANCEL, 0);
     private static final int FIXED = 0;          // the socket's index among the registered files
 
     private final UnixSocket socket;
@@ -105,15 +102,15 @@ public final class UringLink implements ClientLink {
     @Override
     public long sendUntilFull(MemorySegment seg, long off, long len) throws ErrnoException {
         long addr = address(seg, off, len);
-        nextSend().prepSend(FIXED, addr, (int) len, UnixSocket.MSG_NOSIGNAL | MSG_WAITALL).flags(Sqe.FIXED_FILE).userData(SEND | len);
+        nextSend().prepSend(FIXED, addr, (int) len, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_WAITALL).flags(Sqe.FIXED_FILE).userData(UserData.of(UserData.SEND, len));
         return len;
     }
 
     @Override
     public long sendmsg(IovArray iov) throws ErrnoException {
         long len = iov.remaining();
-        nextSend().prepSendmsg(FIXED, iov.pendingMsghdr().address(), UnixSocket.MSG_NOSIGNAL | MSG_WAITALL)
-                .flags(Sqe.FIXED_FILE).userData(SEND | len);
+        nextSend().prepSendmsg(FIXED, iov.pendingMsghdr().address(), UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_WAITALL)
+                .flags(Sqe.FIXED_FILE).userData(UserData.of(UserData.SEND, len));
         return len;
     }
 
@@ -185,15 +182,15 @@ public final class UringLink implements ClientLink {
         for (Cqe c; (c = ring.peek()) != null; ring.advance()) {
             long ud = c.userData();
             int res = c.res();
-            long kind = ud & KIND;
-            if (kind == SEND) {
+            int kind = UserData.kind(ud);
+            if (kind == UserData.SEND) {
                 sendsInFlight--;
-                long expected = ud & ~KIND;
+                long expected = UserData.data(ud);
                 if (res != expected && sendErrno == 0) {
                     sendErrno = res < 0 ? -res : Errno.ECONNRESET;
                     sendShortBy = res < 0 ? 0 : expected - res;
                 }
-            } else if (kind == RECV) {
+            } else if (kind == UserData.RECV) {
                 recvDone = true;
                 recvResult = res;
             }

@@ -11,10 +11,10 @@ import org.sysframe.transport.internal.server.ServerLoop;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.BufferRing;
-import org.sysframe.unix.uring.Cqe;
-import org.sysframe.unix.uring.IoUring;
-import org.sysframe.unix.uring.Sqe;
+import org.sysframe.unix.internal.uring.BufferRing;
+import org.sysframe.unix.internal.uring.Cqe;
+import org.sysframe.unix.internal.uring.IoUring;
+import org.sysframe.unix.internal.uring.Sqe;
 import org.sysframe.unix.uring.UringCounters;
 
 import java.lang.System.Logger.Level;
@@ -56,10 +56,6 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     static final int SQ_ENTRIES = 256;
     static final int BUFFERS = 256;
     static final int BUFFER_SIZE = 16 * 1024;
-    /** Loop kinds of user_data (connections' kinds are in {@link UringSocket}). */
-    private static final int ACCEPT = 8, WAKE = 9, STOP = 10;
-    private static final int POLLIN = 1;
-    private static final int SOCK_CLOEXEC = 0x80000;
     private static final long STOP_DRAIN_NANOS = 5_000_000_000L;
     /** Bound of a wait that counts on SENDs completing in it: a guard, never reached when they do. */
     private static final long SAFETY_NANOS = 5_000_000_000L;
@@ -110,7 +106,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     }
 
     private void armWake() {
-        io.sqe().prepPollAdd(tasks.wakeFd(), POLLIN, true).userData((long) WAKE << 56);
+        io.sqe().prepPollAdd(tasks.wakeFd(), Sqe.POLLIN, true).userData(UserData.of(UserData.WAKE, 0));
     }
 
     @Override
@@ -121,7 +117,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
 
     private void armAccept() {
         acceptArmed = true;
-        io.sqe().prepAccept(listenerFd, SOCK_CLOEXEC, true).userData((long) ACCEPT << 56);
+        io.sqe().prepAccept(listenerFd, UnixSocket.SOCK_CLOEXEC, true).userData(UserData.of(UserData.ACCEPT, 0));
     }
 
     @Override
@@ -203,17 +199,17 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     }
 
     private void dispatch(long ud, int res, int flags) {
-        int kind = (int) (ud >>> 56);
+        int kind = UserData.kind(ud);
         boolean more = (flags & Cqe.F_MORE) != 0;
         switch (kind) {
-            case WAKE -> {
+            case UserData.WAKE -> {
                 if (!more) {
                     io.inFlight--;
                     if (running) armWake();
                 }
                 tasks.runAll();
             }
-            case ACCEPT -> {
+            case UserData.ACCEPT -> {
                 if (!more) {
                     io.inFlight--;
                     acceptArmed = false;
@@ -226,10 +222,10 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
                 }
                 if (!acceptArmed && !listenerPaused && running) armAccept();
             }
-            case STOP -> io.inFlight--;
-            case UringSocket.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
+            case UserData.STOP -> io.inFlight--;
+            case UserData.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
             default -> {
-                UringSocket s = table.get(ud & UringSocket.TAG_MASK);
+                UringSocket s = table.get(UserData.data(ud));
                 if (s != null) {
                     s.complete(kind, res, flags);
                 } else {
@@ -297,7 +293,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
         if (uring == null) return;
         try {
             checkLingering(true);
-            io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | ASYNC_CANCEL_ANY).userData((long) STOP << 56);
+            io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | Sqe.ASYNC_CANCEL_ANY).userData(UserData.of(UserData.STOP, 0));
             long deadline = System.nanoTime() + STOP_DRAIN_NANOS;
             while (io.inFlight > 0 && System.nanoTime() < deadline) {
                 uring.submit(1, 50_000_000L);
@@ -314,8 +310,6 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
         buffers.close();
         uring.close();
     }
-
-    private static final int ASYNC_CANCEL_ANY = 1 << 2;
 
     @Override
     protected void closeDriver() {

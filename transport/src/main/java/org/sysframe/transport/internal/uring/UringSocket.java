@@ -11,10 +11,10 @@ import org.sysframe.unix.IovArray;
 import org.sysframe.unix.PageMemory;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.BufferRing;
-import org.sysframe.unix.uring.Cqe;
-import org.sysframe.unix.uring.IoUring;
-import org.sysframe.unix.uring.Sqe;
+import org.sysframe.unix.internal.uring.BufferRing;
+import org.sysframe.unix.internal.uring.Cqe;
+import org.sysframe.unix.internal.uring.IoUring;
+import org.sysframe.unix.internal.uring.Sqe;
 
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -86,13 +86,8 @@ public final class UringSocket implements LoopSocket {
         void lingering(UringSocket s);
     }
 
-    /** Operation kinds, in the top byte of user_data (the connection's tag is below 2^56). */
-    static final int RECV = 1, SEND = 2, CANCEL = 3, POLLOUT = 4, SEND_SHORT = 5;
-    static final long TAG_MASK = (1L << 56) - 1;
     static final int AREA = 64 * 1024;
     static final int PENDING_LIMIT = 64 * 1024;
-    private static final int POLLOUT_EVENTS = 0x4;
-    private static final int MSG_WAITALL = 0x100;
 
     private final UnixSocket socket;
     private final int fd;
@@ -135,7 +130,8 @@ public final class UringSocket implements LoopSocket {
 
     long tag() { return tag; }
 
-    private long ud(int kind) { return ((long) kind << 56) | tag; }
+    /** The user_data of this connection's operation of kind. */
+    private long ud(int kind) { return UserData.of(kind, tag); }
 
     /** Whether every operation of this closed socket completed and its memory is freed. */
     boolean finished() { return finished; }
@@ -145,7 +141,7 @@ public final class UringSocket implements LoopSocket {
     /** Arms the multishot receive. */
     void armReceive() {
         recvArmed = true;
-        ring.sqe().prepRecvMultishot(fd, ring.buffers.group()).userData(ud(RECV));
+        ring.sqe().prepRecvMultishot(fd, ring.buffers.group()).userData(ud(UserData.RECV));
     }
 
     /** A completion of this socket's operation kind. */
@@ -153,9 +149,9 @@ public final class UringSocket implements LoopSocket {
         boolean more = (flags & Cqe.F_MORE) != 0;
         if (!more) ring.inFlight--;
         switch (kind) {
-            case RECV -> received(res, flags, more);
-            case SEND -> sent(res);
-            case POLLOUT -> {
+            case UserData.RECV -> received(res, flags, more);
+            case UserData.SEND -> sent(res);
+            case UserData.POLLOUT -> {
                 pollingOut = false;
                 if (!closed) wantSend();
                 else if (!gaveUp && res >= 0) lingerSend();
@@ -221,7 +217,7 @@ public final class UringSocket implements LoopSocket {
             // Enough kept: stop the receive until the connection has taken them.
             recvCancelRequested = true;
             cancels++;
-            ring.sqe().prepCancel(ud(RECV), 0, 0).userData(ud(CANCEL));
+            ring.sqe().prepCancel(ud(UserData.RECV), 0, 0).userData(ud(UserData.CANCEL));
         }
     }
 
@@ -264,7 +260,7 @@ public final class UringSocket implements LoopSocket {
             if (recvArmed && !recvCancelRequested) {
                 recvCancelRequested = true;
                 cancels++;
-                ring.sqe().prepCancel(ud(RECV), 0, 0).userData(ud(CANCEL));
+                ring.sqe().prepCancel(ud(UserData.RECV), 0, 0).userData(ud(UserData.CANCEL));
             }
         } else if (!closed) {
             pump();
@@ -329,11 +325,11 @@ public final class UringSocket implements LoopSocket {
         } catch (ErrnoException e) {
             throw new UncheckedIOException(e);
         }
-        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT | MSG_WAITALL)
-                .flags(Sqe.IO_LINK).userData(ud(SEND));
+        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT | UnixSocket.MSG_WAITALL)
+                .flags(Sqe.IO_LINK).userData(ud(UserData.SEND));
         // No completion when the SEND took everything; one (ECANCELED) when it came back short or failed,
         // so that the enter waiting for "the sends and one more" returns then too.
-        ring.sqe().prepNop().flags(Sqe.CQE_SKIP_SUCCESS).userData(ud(SEND_SHORT));
+        ring.sqe().prepNop().flags(Sqe.CQE_SKIP_SUCCESS).userData(ud(UserData.SEND_SHORT));
         ring.inFlight--; // the NOP is not waited for at close: it holds nothing
     }
 
@@ -367,7 +363,7 @@ public final class UringSocket implements LoopSocket {
 
     private void armPollOut() {
         pollingOut = true;
-        ring.sqe().prepPollAdd(fd, POLLOUT_EVENTS, false).userData(ud(POLLOUT));
+        ring.sqe().prepPollAdd(fd, Sqe.POLLOUT, false).userData(ud(UserData.POLLOUT));
     }
 
     @Override
@@ -451,7 +447,7 @@ public final class UringSocket implements LoopSocket {
         waitingForRoom = false;
         if (recvArmed) {
             cancels++;
-            ring.sqe().prepCancel(ud(RECV), 0, 0).userData(ud(CANCEL));
+            ring.sqe().prepCancel(ud(UserData.RECV), 0, 0).userData(ud(UserData.CANCEL));
         }
         if (head < tail) {
             lingerUntil = System.nanoTime() + LINGER_NANOS;
@@ -463,7 +459,7 @@ public final class UringSocket implements LoopSocket {
 
     private void lingerSend() {
         sending = tail - head;
-        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT).userData(ud(SEND));
+        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT).userData(ud(UserData.SEND));
     }
 
     /** The linger time ran out (or the loop stops): whatever is left is dropped and waiting operations cancelled. */
@@ -472,7 +468,7 @@ public final class UringSocket implements LoopSocket {
         gaveUp = true;
         if (sending != 0 || pollingOut) {
             cancels++;
-            ring.sqe().prepCancel(0, fd, Sqe.ASYNC_CANCEL_FD | Sqe.ASYNC_CANCEL_ALL).userData(ud(CANCEL));
+            ring.sqe().prepCancel(0, fd, Sqe.ASYNC_CANCEL_FD | Sqe.ASYNC_CANCEL_ALL).userData(ud(UserData.CANCEL));
         }
         maybeFinish();
     }
