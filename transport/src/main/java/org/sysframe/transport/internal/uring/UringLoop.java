@@ -1,7 +1,7 @@
 package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.ServerConfig;
-import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.io.Waiter;
 import org.sysframe.transport.internal.server.Acceptor;
 import org.sysframe.transport.internal.server.Routes;
 import org.sysframe.transport.internal.server.ServerConnection;
@@ -9,7 +9,6 @@ import org.sysframe.transport.internal.server.ServerLimits;
 import org.sysframe.transport.internal.server.ServerLoop;
 
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.Self;
 import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.internal.uring.BufferRing;
 import org.sysframe.unix.internal.uring.Cqe;
@@ -65,6 +64,10 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
 
     private final UringCounters uringCounters = new UringCounters();
     private final boolean spins;
+    private final Waiter waiter;
+    private final Steps steps = new Steps();
+    /** Completions a sleep of this turn waits for: the SENDs submitted with it and one more (see turn()). */
+    private int waitFor = 1;
     private final List<UringSocket> writableSoon = new ArrayList<>();
     private final List<UringSocket> writableNow = new ArrayList<>();
     private final List<UringSocket> sendSoon = new ArrayList<>();
@@ -77,13 +80,13 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     private int listenerFd = -1;
     private boolean acceptArmed;
     private boolean listenerPaused;
-    private long idleSince;
     private final int sqEntries = sqEntriesForTests > 0 ? sqEntriesForTests : SQ_ENTRIES;
     private final int cqEntries = cqEntriesForTests;
 
     public UringLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
         super(index, config, routes, limits);
-        this.spins = config.waitMode().kind() != WaitMode.Kind.BLOCK;
+        this.waiter = new Waiter(config.waitMode(), counters);
+        this.spins = waiter.spins();
     }
 
     public UringCounters uringCounters() { return uringCounters; }
@@ -136,11 +139,9 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
         if (timer >= 0) limit = limit == 0 ? timer : Math.min(limit, timer);
         // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
         // nothing more is due after them (no connection waits for room to send more), the next arrival.
-        int min = Math.max(1, Math.min(io.sendsPrepared + (io.waitingForRoom > 0 ? 0 : 1), uring.cqEntries()));
+        waitFor = spins ? 1 : Math.max(1, Math.min(io.sendsPrepared + (io.waitingForRoom > 0 ? 0 : 1), uring.cqEntries()));
         io.sendsPrepared = 0;
-        if (spins) spinWait(poll, limit);
-        else if (poll) uring.submit(min, 1); // GETEVENTS without waiting (DEFER_TASKRUN posts completions only then)
-        else uring.submit(min, limit == 0 && min > 1 ? SAFETY_NANOS : limit);
+        waiter.once(steps, poll ? 0 : limit == 0 ? Waiter.NO_BOUND : limit);
         startOfTurn();
         reap();
         if (!pumpSoon.isEmpty()) {
@@ -162,27 +163,25 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     }
 
     /**
-     * Spin modes: enter to submit, or to run the work the kernel flagged for this thread (a completion
-     * to post); otherwise watch the CQ from user space.
+     * The waiter's steps on the ring. A look enters the kernel only to submit, or to run the work the
+     * kernel flagged for this thread (a completion to post: spinning rings have TASKRUN_FLAG), and
+     * otherwise reads the CQ from user space: an empty look is no syscall. A sleep is one enter that
+     * submits and waits for {@link #waitFor} completions; bound 0 only gets the events
+     * (DEFER_TASKRUN posts completions only then), and a wait for SENDs has a guard of its own.
      */
-    private void spinWait(boolean poll, long limit) throws ErrnoException {
-        if (uring.pending() > 0) uring.submit(0, 0);
-        else if (uring.taskWorkPending()) uring.runTaskWork();
-        if (uring.ready() > 0 || poll) {
-            idleSince = 0;
-            return;
+    private final class Steps implements Waiter.Steps {
+        @Override
+        public int poll() throws ErrnoException {
+            if (uring.pending() > 0) uring.submit(0, 0);
+            else if (uring.taskWorkPending()) uring.runTaskWork();
+            return uring.ready();
         }
-        switch (config.waitMode().kind()) {
-            case YIELD -> Self.yield(counters);
-            case SPIN_THEN_BLOCK -> {
-                long now = System.nanoTime();
-                if (idleSince == 0) idleSince = now;
-                if (now - idleSince >= config.waitMode().spinNanos()) {
-                    idleSince = 0;
-                    uring.submit(1, limit);
-                }
-            }
-            default -> Thread.onSpinWait();
+
+        @Override
+        public int block(long nanos) throws ErrnoException {
+            long timeout = nanos == 0 ? 1 : nanos > 0 ? nanos : waitFor > 1 ? SAFETY_NANOS : 0;
+            uring.submit(waitFor, timeout);
+            return uring.ready();
         }
     }
 
