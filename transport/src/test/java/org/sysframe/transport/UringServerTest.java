@@ -1,6 +1,5 @@
 package org.sysframe.transport;
 
-import org.sysframe.transport.internal.uring.UringLoop;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -237,16 +236,7 @@ class UringServerTest {
     void aFullCompletionQueueLosesNoCompletion() throws Exception {
         String path = dir.resolve("fullcq.sock").toString();
         int clients = 16, pings = 200;
-        UringLoop.sqEntriesForTests = 8;
-        UringLoop.cqEntriesForTests = 8;
-        GroutServer s;
-        try {
-            s = GroutServer.start(uring(path));
-        } finally {
-            UringLoop.sqEntriesForTests = 0;
-            UringLoop.cqEntriesForTests = 0;
-        }
-        try (s) {
+        try (GroutServer s = GroutServer.start(uring(path).uringRing(8, 8))) {
             ServerFixture.guard(() -> {
                 List<Throwable> failures = new CopyOnWriteArrayList<>();
                 List<Thread> threads = new ArrayList<>();
@@ -276,6 +266,29 @@ class UringServerTest {
             System.out.println("full CQ (8 entries), " + clients + " clients x " + pings + " pings: " + u);
             assertTrue(u.sqes(UringOp.SEND) >= (long) clients * pings);
         }
+    }
+
+    @Test
+    void theRingSizeIsAPowerOfTwoWithAtLeastAsManyCompletionsAsSubmissionsAndABadOneIsNamed() {
+        ServerConfig dflt = ServerOptions.defaults().freeze();
+        assertEquals(256, dflt.uringEntries());
+        assertEquals(512, dflt.uringCompletions());
+        ServerConfig small = ServerOptions.defaults().uringRing(8, 8).freeze();
+        assertEquals(8, small.uringEntries());
+        assertEquals(8, small.uringCompletions());
+        ServerConfig big = ServerOptions.defaults().uringRing(32768, 65536).freeze();
+        assertEquals(32768, big.uringEntries());
+        assertEquals(65536, big.uringCompletions());
+        int[][] bad = {{4, 8}, {100, 512}, {65536, 65536}, {256, 128}, {256, 1000}, {256, 131072}, {0, 0}, {-8, 8}};
+        for (int[] b : bad) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServerOptions.defaults().uringRing(b[0], b[1]));
+            assertEquals("io_uring ring of " + b[0] + " SQEs and " + b[1] + " CQEs: expected SQEs a power of two from 8 to 32768,"
+                    + " CQEs a power of two from the SQEs to 65536", e.getMessage());
+        }
+        ServerOptions o = ServerOptions.defaults().uringRing(16, 32);
+        assertThrows(IllegalArgumentException.class, () -> o.uringRing(100, 512));
+        assertEquals(16, o.freeze().uringEntries(), "a refused size changes nothing");
+        assertEquals(32, o.freeze().uringCompletions(), "a refused size changes nothing");
     }
 
     @Test

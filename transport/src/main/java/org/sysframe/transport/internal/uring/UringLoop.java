@@ -29,7 +29,8 @@ import java.util.List;
  * deferred batches, whose SENDs go out with the next turn's enter. With one client doing ping-pong
  * that is exactly one io_uring_enter per request.
  *
- * <p>Ring: {@value #SQ_ENTRIES} SQEs, a CQ of twice as many (a full CQ loses nothing: the kernel keeps
+ * <p>Ring: {@link ServerConfig#uringEntries()} SQEs (256), {@link ServerConfig#uringCompletions()}
+ * CQEs (512) (a full CQ loses nothing: the kernel keeps
  * the overflow and {@link IoUring#peek()} flushes it), SINGLE_ISSUER, and DEFER_TASKRUN when the loop
  * blocks (completions are posted only when the loop asks, in its one enter). A spinning loop (wait
  * modes spin, spin:DURATION, yield) runs with COOP_TASKRUN | TASKRUN_FLAG instead and spins on the CQ
@@ -52,15 +53,13 @@ import java.util.List;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor.Watcher, UringSocket.Host {
-    static final int SQ_ENTRIES = 256;
     static final int BUFFERS = 256;
+    /** Completions handled per turn at most: the turn's other work (backlog, batches) must come too. */
+    private static final int REAP_BOUND = 1024;
     static final int BUFFER_SIZE = 16 * 1024;
     private static final long STOP_DRAIN_NANOS = 5_000_000_000L;
     /** Bound of a wait that counts on SENDs completing in it: a guard, never reached when they do. */
     private static final long SAFETY_NANOS = 5_000_000_000L;
-
-    /** SQ and CQ entries of new rings (0: {@value #SQ_ENTRIES}, and a CQ twice that); tests make them small to fill the CQ. */
-    public static volatile int sqEntriesForTests, cqEntriesForTests;
 
     private final UringCounters uringCounters = new UringCounters();
     private final boolean spins;
@@ -80,8 +79,6 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     private int listenerFd = -1;
     private boolean acceptArmed;
     private boolean listenerPaused;
-    private final int sqEntries = sqEntriesForTests > 0 ? sqEntriesForTests : SQ_ENTRIES;
-    private final int cqEntries = cqEntriesForTests;
 
     public UringLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
         super(index, config, routes, limits);
@@ -101,7 +98,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
         // measured with the client's spin); the spin runs the flagged work with one io_uring_enter.
         int flags = IoUring.SETUP_SINGLE_ISSUER
                 | (spins ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : IoUring.SETUP_DEFER_TASKRUN);
-        uring = new IoUring(sqEntries, cqEntries, flags, counters, uringCounters);
+        uring = new IoUring(config.uringEntries(), config.uringCompletions(), flags, counters, uringCounters);
         uring.registerRingFd();
         buffers = new BufferRing(uring, index, BUFFERS, BUFFER_SIZE);
         io = new UringSocket.Ring(uring, buffers, this);
@@ -186,7 +183,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     }
 
     private void reap() throws ErrnoException {
-        for (int i = 0; i < 4 * SQ_ENTRIES; i++) { // bounded: the turn's other work (backlog, batches) must come too
+        for (int i = 0; i < REAP_BOUND; i++) {
             Cqe c = uring.peek();
             if (c == null) return;
             long ud = c.userData();
