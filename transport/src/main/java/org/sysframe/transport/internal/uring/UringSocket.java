@@ -1,5 +1,6 @@
 package org.sysframe.transport.internal.uring;
 
+import org.sysframe.transport.internal.io.ByteFifo;
 import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.server.LoopSocket;
@@ -88,6 +89,8 @@ public final class UringSocket implements LoopSocket {
 
     static final int AREA = 64 * 1024;
     static final int PENDING_LIMIT = 64 * 1024;
+    /** The first mapping of the bytes kept; a larger one is freed once they are taken. */
+    static final int PENDING_FIRST = 16 * 1024;
 
     private final UnixSocket socket;
     private final int fd;
@@ -107,9 +110,7 @@ public final class UringSocket implements LoopSocket {
     private boolean inputPaused; // the connection waits for memory: nothing more is received until it reads again
     private int cancels;      // ASYNC_CANCELs in flight
     private boolean recvCancelRequested;
-    private Arena pendingArena;
-    private MemorySegment pending;
-    private int pStart, pEnd;
+    private final ByteFifo pending = new ByteFifo(PENDING_FIRST, Long.MAX_VALUE, null); // received, not taken yet
     private int endErrno = -1; // the receive ended (0: EOF, else errno) behind pending bytes; -1: not
     private boolean closed;
     private boolean finished;
@@ -175,7 +176,7 @@ public final class UringSocket implements LoopSocket {
             if (!closed) {
                 MemorySegment from = b.memory();
                 long at = b.offset(bid);
-                if (pStart == pEnd && connection.wantsInput()) {
+                if (pending.isEmpty() && connection.wantsInput()) {
                     InputBuffer in = connection.input();
                     copied = (int) Math.min(res, in.free());
                     MemorySegment.copy(from, at, in.segment(), in.end(), copied);
@@ -198,22 +199,9 @@ public final class UringSocket implements LoopSocket {
 
     /** Keeps n bytes of the completion for later (the connection cannot take them now). */
     private void keep(MemorySegment from, long at, int n) {
-        if (pending == null || pEnd + n > pending.byteSize()) {
-            int used = pEnd - pStart;
-            long cap = pending == null ? 16 * 1024 : pending.byteSize();
-            while (cap < used + n) cap *= 2;
-            Arena a = Arena.ofConfined();
-            MemorySegment bigger = a.allocate(cap, 8);
-            if (used > 0) MemorySegment.copy(pending, pStart, bigger, 0, used);
-            if (pendingArena != null) pendingArena.close();
-            pendingArena = a;
-            pending = bigger;
-            pStart = 0;
-            pEnd = used;
-        }
-        MemorySegment.copy(from, at, pending, pEnd, n);
-        pEnd += n;
-        if (pEnd - pStart > PENDING_LIMIT && recvArmed && !recvCancelRequested) {
+        if (!pending.reserve(n)) throw new OutOfMemoryError("io_uring receive: no memory to keep " + n + " more bytes"); // as Arena.allocate fails
+        pending.append(from, at, n);
+        if (pending.size() > PENDING_LIMIT && recvArmed && !recvCancelRequested) {
             // Enough kept: stop the receive until the connection has taken them.
             recvCancelRequested = true;
             cancels++;
@@ -226,22 +214,17 @@ public final class UringSocket implements LoopSocket {
      * behind them, or arms the receive again if it ended (a dry ring, a cancel).
      */
     void pump() {
-        while (!closed && pStart < pEnd && connection.wantsInput()) {
+        while (!closed && !pending.isEmpty() && connection.wantsInput()) {
             InputBuffer in = connection.input();
-            int n = (int) Math.min(pEnd - pStart, in.free());
+            int n = (int) Math.min(pending.size(), in.free());
             if (n == 0) break;
-            MemorySegment.copy(pending, pStart, in.segment(), in.end(), n);
-            pStart += n;
+            MemorySegment.copy(pending.memory(), pending.start(), in.segment(), in.end(), n);
+            pending.consumed(n);
             in.produced(n);
             connection.onInput();
         }
-        if (closed || pStart < pEnd) return;
-        pStart = pEnd = 0;
-        if (pendingArena != null && pending.byteSize() > 16 * 1024) {
-            pendingArena.close();
-            pendingArena = null;
-            pending = null;
-        }
+        if (closed || !pending.isEmpty()) return;
+        if (pending.capacity() > PENDING_FIRST) pending.free();
         if (endErrno >= 0) {
             if (!connection.wantsInput()) return; // as epoll would: seen when the connection reads again
             int e = endErrno;
@@ -440,9 +423,7 @@ public final class UringSocket implements LoopSocket {
     public void close() {
         if (closed) return;
         closed = true;
-        if (pendingArena != null) pendingArena.close();
-        pendingArena = null;
-        pending = null;
+        pending.free();
         if (waitingForRoom) ring.waitingForRoom--;
         waitingForRoom = false;
         if (recvArmed) {
