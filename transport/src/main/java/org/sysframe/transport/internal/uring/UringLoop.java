@@ -75,7 +75,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     private final List<UringSocket> pumpNow = new ArrayList<>();
     private IoUring uring;
     private BufferRing buffers;
-    private UringSocket.Ring io;
+    private UringRing io;
     private int listenerFd = -1;
     private boolean acceptArmed;
     private boolean listenerPaused;
@@ -101,7 +101,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
         uring = new IoUring(config.uringEntries(), config.uringCompletions(), flags, counters, uringCounters);
         uring.registerRingFd();
         buffers = new BufferRing(uring, index, BUFFERS, BUFFER_SIZE);
-        io = new UringSocket.Ring(uring, buffers, this);
+        io = new UringRing(uring, buffers, this);
         armWake();
     }
 
@@ -136,8 +136,8 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
         if (timer >= 0) limit = limit == 0 ? timer : Math.min(limit, timer);
         // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
         // nothing more is due after them (no connection waits for room to send more), the next arrival.
-        waitFor = spins ? 1 : Math.max(1, Math.min(io.sendsPrepared + (io.waitingForRoom > 0 ? 0 : 1), uring.cqEntries()));
-        io.sendsPrepared = 0;
+        int sendsPrepared = io.takeSendsPrepared();
+        waitFor = spins ? 1 : Math.max(1, Math.min(sendsPrepared + (io.anyWaitingForRoom() ? 0 : 1), uring.cqEntries()));
         waiter.once(steps, poll ? 0 : limit == 0 ? Waiter.NO_BOUND : limit);
         startOfTurn();
         reap();
@@ -200,14 +200,14 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
         switch (kind) {
             case UserData.WAKE -> {
                 if (!more) {
-                    io.inFlight--;
+                    io.lastCompletion();
                     if (running) armWake();
                 }
                 tasks.runAll();
             }
             case UserData.ACCEPT -> {
                 if (!more) {
-                    io.inFlight--;
+                    io.lastCompletion();
                     acceptArmed = false;
                 }
                 if (res >= 0) {
@@ -218,7 +218,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
                 }
                 if (!acceptArmed && !listenerPaused && running) armAccept();
             }
-            case UserData.STOP -> io.inFlight--;
+            case UserData.STOP -> io.lastCompletion();
             case UserData.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
             default -> {
                 UringSocket s = table.get(UserData.data(ud));
@@ -226,7 +226,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
                     s.complete(kind, res, flags);
                 } else {
                     // Cannot happen: a socket stays in the table until its last completion. Keep the books right anyway.
-                    if (!more) io.inFlight--;
+                    if (!more) io.lastCompletion();
                     if ((flags & Cqe.F_BUFFER) != 0) {
                         buffers.taken(flags >>> 16);
                         buffers.recycle(flags >>> 16);
@@ -278,7 +278,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
         long now = System.nanoTime();
         for (int i = lingering.size() - 1; i >= 0; i--) {
             UringSocket s = lingering.get(i);
-            if (!s.finished() && (all || now - s.lingerUntil >= 0)) s.lingerExpired();
+            if (!s.finished() && (all || now - s.lingerUntil() >= 0)) s.lingerExpired();
             if (s.finished()) lingering.remove(i);
         }
     }
@@ -291,15 +291,15 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
             checkLingering(true);
             io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | Sqe.ASYNC_CANCEL_ANY).userData(UserData.of(UserData.STOP, 0));
             long deadline = System.nanoTime() + STOP_DRAIN_NANOS;
-            while (io.inFlight > 0 && System.nanoTime() < deadline) {
+            while (io.inFlight() > 0 && System.nanoTime() < deadline) {
                 uring.submit(1, 50_000_000L);
                 reap();
             }
         } catch (ErrnoException | RuntimeException e) {
             LOG.log(Level.ERROR, "server loop " + index + ": stopping the ring failed", e);
         }
-        if (io.inFlight > 0) {
-            LOG.log(Level.ERROR, "server loop {0}: {1} io_uring operations did not complete: their memory is kept", index, io.inFlight);
+        if (io.inFlight() > 0) {
+            LOG.log(Level.ERROR, "server loop {0}: {1} io_uring operations did not complete: their memory is kept", index, io.inFlight());
             uring = null; // not freed: the kernel may still use it
             return;
         }
@@ -311,7 +311,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements Acceptor
     protected void closeDriver() {
         // Freed by shutdown() on the loop thread once every operation completed; a loop that failed
         // to start may have made part of it.
-        if (uring != null && (io == null || io.inFlight == 0)) {
+        if (uring != null && (io == null || io.inFlight() == 0)) {
             if (buffers != null) buffers.close();
             uring.close();
         }

@@ -23,12 +23,14 @@ public final class UserData {
     static final int RECV = 1;
     /** A send (on the client, data is the number of bytes it must take). */
     static final int SEND = 2;
-    /** An ASYNC_CANCEL. */
+    /** An ASYNC_CANCEL (of a receive on the server). */
     static final int CANCEL = 3;
     /** A POLL_ADD for room to write. */
     static final int POLLOUT = 4;
     /** The NOP linked to a server SEND, completing only when the SEND came back short or failed. */
     static final int SEND_SHORT = 5;
+    /** The ASYNC_CANCEL, by fd, of what a closed connection still sends when its linger ran out. */
+    static final int CANCEL_SEND = 6;
     // Kinds of a loop's own operations (data 0).
     /** The listener's multishot ACCEPT. */
     static final int ACCEPT = 8;
