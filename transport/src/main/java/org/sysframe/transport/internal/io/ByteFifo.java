@@ -11,9 +11,10 @@ import java.lang.foreign.MemorySegment;
  * {@link #end()} after {@link #reserve} made room, and taken from {@link #start()}. Its memory is a
  * mapping of its own ({@link PageMemory}), so that once freed it goes back to the kernel at once, not
  * into malloc's lists; with a {@link MemoryBudget}, every byte of capacity is taken from it first and
- * given back when freed. The capacity never passes the limit given. Used for what a connection's
- * socket would not take yet ({@link UnsentQueue}) and for what the io_uring driver received that its
- * connection cannot take yet. One owner thread.
+ * given back when freed. The capacity never passes the limit given (with the limit as the first
+ * capacity, it is a fixed buffer that {@link #compact} keeps usable). Used for what a connection's
+ * socket would not take yet ({@link UnsentQueue}), and by the io_uring driver for its output area and
+ * for what it received that its connection cannot take yet. One owner thread.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -52,14 +53,19 @@ public final class ByteFifo {
     public long end() { return end; }
 
     /**
-     * Makes room for n more bytes at {@link #end()}: in place, or in a mapping twice (or more) as
-     * large, capped at the limit, into which the bytes held move. False (nothing changed) when
+     * Makes room for n more bytes at {@link #end()}: in place (moving the bytes held to the start if
+     * need be, see {@link #compact}), or in a mapping twice (or more) as large, capped at the limit,
+     * into which the bytes held move. False (nothing changed) when
      * size() + n passes the limit, the budget has no room, or no memory is to be had.
      */
     public boolean reserve(long n) {
         if (bytes != null && end + n <= bytes.byteSize()) return true;
         long used = size();
         if (used + n > limit) return false;
+        if (bytes != null && used + n <= bytes.byteSize()) {
+            compact(); // room enough once the bytes taken are out of the way
+            return true;
+        }
         long capacity = bytes == null ? initialCapacity : bytes.byteSize();
         while (capacity < used + n) capacity *= 2;
         capacity = Math.min(capacity, limit);
@@ -95,6 +101,17 @@ public final class ByteFifo {
     public void consumed(long n) {
         start += n;
         if (start == end) start = end = 0;
+    }
+
+    /**
+     * Moves the bytes held to the start of the mapping, so that the room after them is all the
+     * mapping has; only while nobody else (the kernel, a SEND in flight) reads the memory.
+     */
+    public void compact() {
+        if (start == 0) return;
+        if (start < end) MemorySegment.copy(bytes, start, bytes, 0, end - start);
+        end -= start;
+        start = 0;
     }
 
     /** Drops the bytes held and gives the memory back (to the kernel and the budget); reserve maps anew. */

@@ -1,23 +1,22 @@
 package org.sysframe.transport.internal.uring;
 
+import org.sysframe.transport.internal.io.ByteFifo;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.server.ServerConnection;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.IovArray;
-import org.sysframe.unix.PageMemory;
 import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.internal.uring.Sqe;
 
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * The sending part of an io_uring connection. The protocol's memory is reused right after each call,
- * so what it writes is copied into this part's output area ({@value #AREA} bytes, its own mapping,
- * made at the first answer) and sent from there at the end of the turn by one SEND SQE (whatever the
+ * so what it writes is copied into this part's output area (a {@link ByteFifo} of {@value #AREA}
+ * bytes, its own mapping, made at the first answer) and sent from there at the end of the turn by one SEND SQE (whatever the
  * protocol wrote during the turn, in IMMEDIATE mode too), one in flight at a time; a call takes fewer
  * bytes when the area is full, and the protocol queues the rest and waits for
  * {@link ServerConnection#onWritable()}, which comes with the SEND completion that freed room. SENDs
@@ -39,10 +38,8 @@ final class UringOutput {
 
     private final UringSocket socket;
     private final UringRing ring;
-    private Arena areaArena;
-    private MemorySegment area;
-    private int head, tail;        // unsent bytes of the area: [head, tail)
-    private int sending;           // bytes of the SEND in flight (from head)
+    private final ByteFifo area = new ByteFifo(AREA, AREA, null); // the unsent bytes: one mapping of AREA bytes from the first answer
+    private int sending;           // bytes of the SEND in flight (from the area's start)
     private SendState state = SendState.IDLE;
     private boolean waitingForRoom; // the connection queued output past the area
     private boolean gaveUp;         // closed: the area's bytes are dropped (an error, or the linger ran out)
@@ -59,27 +56,13 @@ final class UringOutput {
     long lingerUntil() { return lingerUntil; }
 
     private void ensureArea() {
-        if (area == null) {
-            // A mapping of its own, as the large input buffers: released when idle, it goes back to
-            // the kernel, not into malloc's free lists (where the process would keep it).
-            Arena a = Arena.ofConfined();
-            try {
-                area = PageMemory.map(AREA, a);
-            } catch (ErrnoException e) {
-                a.close();
-                throw new OutOfMemoryError("io_uring output area of " + AREA + " bytes: " + e.getMessage()); // as Arena.allocate fails
-            }
-            areaArena = a;
-        }
-        if (state != SendState.SENDING && head > 0) {
-            // Nothing of the area is the kernel's now: move the unsent bytes to its start.
-            if (head < tail) MemorySegment.copy(area, head, area, 0, tail - head);
-            tail -= head;
-            head = 0;
-        }
+        // A mapping of its own, as the large input buffers: released when idle, it goes back to the
+        // kernel, not into malloc's free lists (where the process would keep it).
+        if (area.capacity() == 0 && !area.reserve(AREA)) throw new OutOfMemoryError("io_uring output area of " + AREA + " bytes"); // as Arena.allocate fails
+        if (state != SendState.SENDING) area.compact(); // nothing of the area is the kernel's now
     }
 
-    private long room() { return area.byteSize() - tail; }
+    private long room() { return area.capacity() - area.end(); }
 
     /** Outlet.write: copies what fits of the message into the area. */
     long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) {
@@ -87,9 +70,8 @@ final class UringOutput {
         ensureArea();
         long n = Math.min(hlen + len, room());
         long h = Math.min(hlen, n);
-        MemorySegment.copy(header, 0, area, tail, h);
-        if (n > h) MemorySegment.copy(payload, off, area, tail + h, n - h);
-        tail += (int) n;
+        area.append(header, 0, h);
+        if (n > h) area.append(payload, off, n - h);
         wantSend();
         return n;
     }
@@ -104,8 +86,8 @@ final class UringOutput {
         ensureArea();
         long r = iov.remaining();
         if (r > room() || r != batch.bytes()) return;
-        batch.copyTo(area, tail);
-        tail += (int) r;
+        batch.copyTo(area.memory(), area.end());
+        area.produced(r);
         iov.advance(r);
         wantSend();
     }
@@ -115,15 +97,14 @@ final class UringOutput {
         if (!socket.isOpen()) return len;
         ensureArea();
         long n = Math.min(len, room());
-        MemorySegment.copy(seg, off, area, tail, n);
-        tail += (int) n;
+        area.append(seg, off, n);
         wantSend();
         return n;
     }
 
     /** Bytes wait in the area: send them at the end of the turn (one SEND for all the turn wrote). */
     private void wantSend() {
-        if (state != SendState.IDLE || head == tail || !socket.isOpen()) return;
+        if (state != SendState.IDLE || area.isEmpty() || !socket.isOpen()) return;
         state = state.queued();
         ring.host.sendSoon(socket);
     }
@@ -131,11 +112,11 @@ final class UringOutput {
     /** End of turn: prepares the SEND of every byte waiting in the area. */
     void flush() {
         if (state != SendState.QUEUED) return; // a closed connection's linger sends already
-        if (head == tail || !socket.isOpen()) {
+        if (area.isEmpty() || !socket.isOpen()) {
             state = state.unqueued();
             return;
         }
-        sending = tail - head;
+        sending = (int) area.size();
         state = state.started();
         ring.sendPrepared();
         try {
@@ -144,7 +125,7 @@ final class UringOutput {
         } catch (ErrnoException e) {
             throw new UncheckedIOException(e);
         }
-        ring.sqe().prepSend(socket.fd(), area.address() + head, sending,
+        ring.sqe().prepSend(socket.fd(), area.memory().address() + area.start(), sending,
                 UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT | UnixSocket.MSG_WAITALL).flags(Sqe.IO_LINK).userData(socket.ud(UserData.SEND));
         // No completion when the SEND took everything; one (ECANCELED) when it came back short or failed,
         // so that the enter waiting for "the sends and one more" returns then too.
@@ -157,9 +138,9 @@ final class UringOutput {
         sending = 0;
         state = state.sent();
         if (!socket.isOpen()) {
-            if (res > 0) head += Math.min(res, len);
+            if (res > 0) area.consumed(Math.min(res, len));
             if (res < 0 && res != -Errno.EAGAIN) gaveUp = true;
-            if (head >= tail || gaveUp) return;
+            if (area.isEmpty() || gaveUp) return;
             if (res == -Errno.EAGAIN || res < len) armPollOut();
             else lingerSend();
             return;
@@ -174,10 +155,9 @@ final class UringOutput {
                     : "send failed: " + Errno.name(-res));
             return;
         }
-        head += Math.min(res, len);
+        area.consumed(Math.min(res, len));
         if (res < len) armPollOut(); // the socket is full: the rest goes first, when there is room
-        if (head == tail) head = tail = 0;
-        else wantSend();
+        if (!area.isEmpty()) wantSend();
         if (waitingForRoom) connection.onWritable();
         if (socket.isOpen()) socket.pump();
     }
@@ -211,11 +191,8 @@ final class UringOutput {
 
     /** The loop's timer: an area with nothing in it goes until the next answer (64 KiB per quiet connection otherwise). */
     void releaseIdle() {
-        if (!socket.isOpen() || area == null || head != tail || state != SendState.IDLE) return;
-        areaArena.close();
-        areaArena = null;
-        area = null;
-        head = tail = 0;
+        if (!socket.isOpen() || area.capacity() == 0 || !area.isEmpty() || state != SendState.IDLE) return;
+        area.free();
     }
 
     /**
@@ -226,7 +203,7 @@ final class UringOutput {
     void close() {
         if (waitingForRoom) ring.waitingForRoom(false);
         waitingForRoom = false;
-        if (head < tail) {
+        if (!area.isEmpty()) {
             lingerUntil = System.nanoTime() + LINGER_NANOS;
             ring.host.lingering(socket);
             if (!state.inFlight()) lingerSend();
@@ -234,9 +211,9 @@ final class UringOutput {
     }
 
     private void lingerSend() {
-        sending = tail - head;
+        sending = (int) area.size();
         state = state.started();
-        ring.sqe().prepSend(socket.fd(), area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT)
+        ring.sqe().prepSend(socket.fd(), area.memory().address() + area.start(), sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT)
                 .userData(socket.ud(UserData.SEND));
     }
 
@@ -254,12 +231,8 @@ final class UringOutput {
     void cancelled() { cancels--; }
 
     /** Whether nothing of this part is in flight and nothing is left to send. */
-    boolean done() { return !state.inFlight() && cancels == 0 && (head >= tail || gaveUp); }
+    boolean done() { return !state.inFlight() && cancels == 0 && (area.isEmpty() || gaveUp); }
 
     /** Frees the area (once done). */
-    void free() {
-        if (areaArena != null) areaArena.close();
-        areaArena = null;
-        area = null;
-    }
+    void free() { area.free(); }
 }

@@ -98,4 +98,28 @@ class ByteFifoTest {
         f.free();
         assertEquals(0, budget.used(), "freeing twice gives nothing back twice");
     }
+
+    @Test
+    void aFixedOneTakesWhatFitsAndCompactingMakesTheRoomAfterTheBytesWholeAgain() {
+        try (Arena a = Arena.ofConfined()) {
+            ByteFifo f = new ByteFifo(8192, 8192, null);
+            assertTrue(f.reserve(8192));
+            f.append(counting(a, 8000, 0), 0, 8000);
+            f.consumed(5000);
+            assertEquals(192, f.capacity() - f.end(), "room after the bytes before compacting");
+            MemorySegment mapping = f.memory();
+            f.compact();
+            assertEquals(mapping, f.memory(), "in place");
+            assertEquals(0, f.start());
+            assertEquals(5192, f.capacity() - f.end());
+            assertHolds(f, 3000, 5000);
+            f.compact();
+            assertHolds(f, 3000, 5000);
+            f.consumed(1000);
+            assertTrue(f.reserve(6000), "2000 held and 6000 more fit 8192 once compacted");
+            assertEquals(mapping, f.memory(), "compacted in place, not mapped anew");
+            assertHolds(f, 2000, 6000);
+            assertFalse(f.reserve(6193), "2000 held and 6193 more pass the fixed 8192");
+        }
+    }
 }
