@@ -315,7 +315,25 @@ class UringServerTest {
     @Test
     void whereIoUringIsUnavailableAutoMeansEpollAndIoUringFailsNamingTheCause() throws Exception {
         String reason = "io_uring unavailable: io_uring_setup: EPERM: kernel.io_uring_disabled = 2: io_uring is disabled for every process";
-        assertEquals(Backend.EPOLL, Backend.AUTO.resolve("server(x)", reason));
+        java.util.logging.Logger backendLog = java.util.logging.Logger.getLogger("org.sysframe.backend");
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override public void publish(java.util.logging.LogRecord r) {
+                warnings.add(r.getLevel() + " " + java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
+            }
+            @Override public void flush() {}
+            @Override public void close() {}
+        };
+        boolean parents = backendLog.getUseParentHandlers();
+        backendLog.setUseParentHandlers(false); // captured, not printed: a green run is quiet
+        backendLog.addHandler(capture);
+        try {
+            assertEquals(Backend.EPOLL, Backend.AUTO.resolve("server(x)", reason));
+        } finally {
+            backendLog.removeHandler(capture);
+            backendLog.setUseParentHandlers(parents);
+        }
+        assertEquals(List.of("WARNING server(x): backend auto falls back to epoll: " + reason), warnings);
         assertEquals(Backend.IO_URING, Backend.AUTO.resolve("server(x)", null));
         assertEquals(Backend.EPOLL, Backend.EPOLL.resolve("server(x)", null));
         ErrnoException e = assertThrows(ErrnoException.class, () -> Backend.IO_URING.resolve("server(x)", reason));
