@@ -127,8 +127,11 @@ class IntegrationExampleTest {
         ModuleFinder jars = ModuleFinder.of(bindingsJar, transportJar);
         ModuleDescriptor unix = jars.find("org.sysframe.unix").orElseThrow().descriptor();
         assertFalse(unix.isAutomatic() || unix.isOpen());
-        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring", "org.sysframe.unix.internal"), unix.packages());
-        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring"), unqualifiedExports(unix), "org.sysframe.unix.internal is not exported");
+        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring", "org.sysframe.unix.internal", "org.sysframe.unix.internal.uring"),
+                unix.packages());
+        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring"), unqualifiedExports(unix), "org.sysframe.unix.internal(.uring) is not exported to all");
+        assertEquals(Set.of("org.sysframe.transport"), unix.exports().stream().filter(e -> e.source().equals("org.sysframe.unix.internal.uring"))
+                .flatMap(e -> e.targets().stream()).collect(Collectors.toSet()), "the ring is exported to the transport alone");
         assertEquals(Set.of(), unix.opens());
         assertEquals(Set.of("java.base"), names(unix.requires()));
 

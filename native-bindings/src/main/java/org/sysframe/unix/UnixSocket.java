@@ -29,6 +29,8 @@ public final class UnixSocket implements AutoCloseable {
     public static final int SOCK_CLOEXEC = 0x80000;
     public static final int MSG_DONTWAIT = 0x40;
     public static final int MSG_NOSIGNAL = 0x4000;
+    /** MSG_WAITALL: a receive waits for all len bytes; on an io_uring SEND, a short send counts as failed. */
+    public static final int MSG_WAITALL = 0x100;
     static final int SOL_SOCKET = 1;
     static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;

@@ -51,6 +51,8 @@ public final class ServerOptions {
     private long memoryBudget = 64L << 20;
     private int logLines = 10;
     private Duration logInterval = Duration.ofSeconds(10);
+    private int uringEntries = 256;
+    private int uringCompletions = 512;
     private MessageSpecs specs = MessageSpecs.grout();
     private final TypeTable<Handler> handlers = BuiltinHandlers.table();
 
@@ -152,6 +154,24 @@ public final class ServerOptions {
     public ServerOptions backend(Backend b) { this.backend = Objects.requireNonNull(b); return this; }
 
     /**
+     * The size of each io_uring loop's ring (default 256 SQEs and 512 CQEs; the epoll backend ignores
+     * it): sqEntries a power of two from 8 to 32768, cqEntries a power of two from sqEntries to 65536.
+     * A full completion queue loses nothing (the kernel keeps the overflow and the loop flushes it,
+     * at one more io_uring_enter); a full submission queue is submitted early, at one more too.
+     */
+    public ServerOptions uringRing(int sqEntries, int cqEntries) {
+        if (!powerOfTwo(sqEntries, 8, 32768) || !powerOfTwo(cqEntries, sqEntries, 65536)) {
+            throw new IllegalArgumentException("io_uring ring of " + sqEntries + " SQEs and " + cqEntries
+                    + " CQEs: expected SQEs a power of two from 8 to 32768, CQEs a power of two from the SQEs to 65536");
+        }
+        this.uringEntries = sqEntries;
+        this.uringCompletions = cqEntries;
+        return this;
+    }
+
+    private static boolean powerOfTwo(int n, int min, int max) { return n >= min && n <= max && Integer.bitCount(n) == 1; }
+
+    /**
      * Requests one connection may have handled per loop turn (default 128): a client that pipelines
      * thousands cannot hold the loop while others wait; the rest are handled in the next turns.
      */
@@ -250,7 +270,7 @@ public final class ServerOptions {
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend,
-                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval);
+                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

@@ -1,6 +1,5 @@
 package org.sysframe.transport;
 
-import org.sysframe.transport.internal.uring.UringLoop;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -237,16 +236,7 @@ class UringServerTest {
     void aFullCompletionQueueLosesNoCompletion() throws Exception {
         String path = dir.resolve("fullcq.sock").toString();
         int clients = 16, pings = 200;
-        UringLoop.sqEntriesForTests = 8;
-        UringLoop.cqEntriesForTests = 8;
-        GroutServer s;
-        try {
-            s = GroutServer.start(uring(path));
-        } finally {
-            UringLoop.sqEntriesForTests = 0;
-            UringLoop.cqEntriesForTests = 0;
-        }
-        try (s) {
+        try (GroutServer s = GroutServer.start(uring(path).uringRing(8, 8))) {
             ServerFixture.guard(() -> {
                 List<Throwable> failures = new CopyOnWriteArrayList<>();
                 List<Thread> threads = new ArrayList<>();
@@ -279,6 +269,29 @@ class UringServerTest {
     }
 
     @Test
+    void theRingSizeIsAPowerOfTwoWithAtLeastAsManyCompletionsAsSubmissionsAndABadOneIsNamed() {
+        ServerConfig dflt = ServerOptions.defaults().freeze();
+        assertEquals(256, dflt.uringEntries());
+        assertEquals(512, dflt.uringCompletions());
+        ServerConfig small = ServerOptions.defaults().uringRing(8, 8).freeze();
+        assertEquals(8, small.uringEntries());
+        assertEquals(8, small.uringCompletions());
+        ServerConfig big = ServerOptions.defaults().uringRing(32768, 65536).freeze();
+        assertEquals(32768, big.uringEntries());
+        assertEquals(65536, big.uringCompletions());
+        int[][] bad = {{4, 8}, {100, 512}, {65536, 65536}, {256, 128}, {256, 1000}, {256, 131072}, {0, 0}, {-8, 8}};
+        for (int[] b : bad) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServerOptions.defaults().uringRing(b[0], b[1]));
+            assertEquals("io_uring ring of " + b[0] + " SQEs and " + b[1] + " CQEs: expected SQEs a power of two from 8 to 32768,"
+                    + " CQEs a power of two from the SQEs to 65536", e.getMessage());
+        }
+        ServerOptions o = ServerOptions.defaults().uringRing(16, 32);
+        assertThrows(IllegalArgumentException.class, () -> o.uringRing(100, 512));
+        assertEquals(16, o.freeze().uringEntries(), "a refused size changes nothing");
+        assertEquals(32, o.freeze().uringCompletions(), "a refused size changes nothing");
+    }
+
+    @Test
     void backendParsesItsThreeFormsAndNamesABadValue() {
         assertEquals(Backend.EPOLL, Backend.parse("epoll"));
         assertEquals(Backend.IO_URING, Backend.parse("io_uring"));
@@ -302,7 +315,25 @@ class UringServerTest {
     @Test
     void whereIoUringIsUnavailableAutoMeansEpollAndIoUringFailsNamingTheCause() throws Exception {
         String reason = "io_uring unavailable: io_uring_setup: EPERM: kernel.io_uring_disabled = 2: io_uring is disabled for every process";
-        assertEquals(Backend.EPOLL, Backend.AUTO.resolve("server(x)", reason));
+        java.util.logging.Logger backendLog = java.util.logging.Logger.getLogger("org.sysframe.backend");
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override public void publish(java.util.logging.LogRecord r) {
+                warnings.add(r.getLevel() + " " + java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
+            }
+            @Override public void flush() {}
+            @Override public void close() {}
+        };
+        boolean parents = backendLog.getUseParentHandlers();
+        backendLog.setUseParentHandlers(false); // captured, not printed: a green run is quiet
+        backendLog.addHandler(capture);
+        try {
+            assertEquals(Backend.EPOLL, Backend.AUTO.resolve("server(x)", reason));
+        } finally {
+            backendLog.removeHandler(capture);
+            backendLog.setUseParentHandlers(parents);
+        }
+        assertEquals(List.of("WARNING server(x): backend auto falls back to epoll: " + reason), warnings);
         assertEquals(Backend.IO_URING, Backend.AUTO.resolve("server(x)", null));
         assertEquals(Backend.EPOLL, Backend.EPOLL.resolve("server(x)", null));
         ErrnoException e = assertThrows(ErrnoException.class, () -> Backend.IO_URING.resolve("server(x)", reason));

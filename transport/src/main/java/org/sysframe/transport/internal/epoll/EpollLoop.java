@@ -1,7 +1,7 @@
 package org.sysframe.transport.internal.epoll;
 
 import org.sysframe.transport.ServerConfig;
-import org.sysframe.transport.internal.io.LoopWaiter;
+import org.sysframe.transport.internal.io.Waiter;
 import org.sysframe.transport.internal.server.Acceptor;
 import org.sysframe.transport.internal.server.LoopTasks;
 import org.sysframe.transport.internal.server.Routes;
@@ -14,16 +14,27 @@ import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;
 
 /**
- * The epoll I/O driver of one event-loop thread: waits in epoll_wait, receives into its connections'
- * input buffers and lets them write through their {@link EpollSocket}s, flushes deferred batches at
- * the end of each turn, and runs tasks handed to it from other threads (new connections, events,
- * calls). Loop 0 also runs the {@link Acceptor}. Everything that is not epoll is in {@link ServerLoop}.
+ * The epoll I/O driver of one event-loop thread: waits in epoll_wait as its {@link Waiter} says,
+ * receives into its connections' input buffers and lets them write through their {@link EpollSocket}s,
+ * flushes deferred batches at the end of each turn, and runs tasks handed to it from other threads
+ * (new connections, events, calls). Loop 0 also runs the {@link Acceptor}. Everything that is not
+ * epoll is in {@link ServerLoop}.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class EpollLoop extends ServerLoop<EpollSocket> {
     private final Epoll epoll;
-    private final LoopWaiter waiter;
+    private final Waiter waiter;
+    /** The waiter's steps: epoll_wait(0) to look, epoll_wait(ms) to sleep (the bound is whole ms). */
+    private final Waiter.Steps steps = new Waiter.Steps() {
+        @Override
+        public int poll() throws ErrnoException { return epoll.await(0); }
+
+        @Override
+        public int block(long nanos) throws ErrnoException {
+            return epoll.await(nanos < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, nanos / 1_000_000L));
+        }
+    };
 
     public EpollLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
         super(index, config, routes, limits);
@@ -34,7 +45,7 @@ public final class EpollLoop extends ServerLoop<EpollSocket> {
             arena.close();
             throw e;
         }
-        this.waiter = new LoopWaiter(epoll, config.waitMode(), counters);
+        this.waiter = new Waiter(config.waitMode(), counters);
     }
 
     @Override
@@ -49,7 +60,8 @@ public final class EpollLoop extends ServerLoop<EpollSocket> {
     @Override
     protected void turn() throws ErrnoException {
         // Connections with requests left from the last turn: poll, do not sleep.
-        int n = waiter.await(waitMillis(hasBacklog() ? 0 : acceptor == null ? -1 : acceptor.waitLimitMillis()));
+        int ms = waitMillis(hasBacklog() ? 0 : acceptor == null ? -1 : acceptor.waitLimitMillis());
+        int n = waiter.once(steps, ms < 0 ? Waiter.NO_BOUND : ms * 1_000_000L);
         startOfTurn();
         if (acceptor != null) acceptor.retryIfDue();
         for (int i = 0; i < n; i++) {

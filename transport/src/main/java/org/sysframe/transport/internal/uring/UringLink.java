@@ -2,16 +2,16 @@ package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.WaitMode;
 import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.io.Waiter;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.IovArray;
-import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.Cqe;
-import org.sysframe.unix.uring.IoUring;
-import org.sysframe.unix.uring.Sqe;
+import org.sysframe.unix.internal.uring.Cqe;
+import org.sysframe.unix.internal.uring.IoUring;
+import org.sysframe.unix.internal.uring.Sqe;
 import org.sysframe.unix.uring.UringCounters;
 import org.sysframe.unix.uring.UringCounts;
 
@@ -22,17 +22,19 @@ import java.util.Objects;
  * The io_uring backend's client path. A send is queued as a SEND (or SENDMSG) SQE on the socket,
  * registered as fixed file 0, and costs nothing yet; the receive that waits for the answer is a RECV
  * SQE, and one io_uring_enter submits both and waits for both completions. Sends queued back to back
- * are linked (IOSQE_IO_LINK), so they reach the socket in order; they carry MSG_WAITALL, so a short
+ * are linked (IOSQE_IO_LINK), so they reach the socket in order; they carry UnixSocket.MSG_WAITALL, so a short
  * send means the peer went away.
  *
- * <p>Waiting: {@link WaitMode.Kind#BLOCK} waits inside io_uring_enter for the send and receive
- * completions together: one io_uring_enter per round trip. The spinning modes submit without waiting
- * and watch the CQ tail and the ring's task-work flag from user space: when the kernel flags work
- * queued for this thread (the answer arrived), one more io_uring_enter runs it and posts the
- * completion, so a spinning round trip costs one or two enters and no empty syscall; sched_yield
- * between looks for YIELD, and one waiting enter once the budget of SPIN_THEN_BLOCK is spent. The ring is SINGLE_ISSUER without DEFER_TASKRUN, so the kernel
- * posts completions as they happen (see the constructor for why not DEFER_TASKRUN). SQPOLL (an option) lets a kernel thread take the SQEs,
- * so that a spinning client makes no syscall per call; it burns a core of its own.
+ * <p>Waiting, through the transport's one {@link Waiter}: {@link WaitMode.Kind#BLOCK} waits inside
+ * io_uring_enter for the send and receive completions together: one io_uring_enter per round trip.
+ * The spinning modes submit without waiting and then look at the CQ tail and the ring's task-work flag
+ * from user space: when the kernel flags work queued for this thread (the answer arrived), one more
+ * io_uring_enter runs it and posts the completion, so a spinning round trip costs one or two enters
+ * and no empty syscall; sched_yield after each empty look for YIELD, and one waiting enter once the
+ * spin budget of SPIN_THEN_BLOCK passed. The receive timeout bounds the whole wait. The ring is
+ * SINGLE_ISSUER without DEFER_TASKRUN, so the kernel posts completions as they happen (see the
+ * constructor for why not DEFER_TASKRUN). SQPOLL (an option) lets a kernel thread take the SQEs, so
+ * that a spinning client makes no syscall per call; it burns a core of its own.
  *
  * <p>Confined, like the client, to the thread that connected: that thread set the SINGLE_ISSUER ring
  * up and registered its fd, and only it may submit.
@@ -43,11 +45,8 @@ import java.util.Objects;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringLink implements ClientLink {
-    private static final long KIND = 0xffff_ffff_0000_0000L;
-    private static final long SEND = 1L << 32;   // user data: SEND | bytes expected
-    private static final long RECV = 2L << 32;
-    private static final long CANCEL = 3L << 32;
-    private static final int MSG_WAITALL = 0x100;
+    private static final long RECV = UserData.of(UserData.RECV, 0);
+    private static final long CANCEL = UserData.of(UserData.CANCEL, 0);
     private static final int FIXED = 0;          // the socket's index among the registered files
 
     private final UnixSocket socket;
@@ -55,6 +54,9 @@ public final class UringLink implements ClientLink {
     private final long timeoutNanos;
     private final UringCounters uringCounters = new UringCounters();
     private final IoUring ring;
+    private final Waiter waiter;
+    private final Waiter blocking; // a non-waiting receive (tryRecv) still waits for its completion
+    private final Steps steps = new Steps();
     private int sendsInFlight;     // SEND/SENDMSG SQEs prepared whose completion has not been seen
     private boolean lastIsSend;    // the SQE prepared last is a send, not submitted yet
     private boolean recvDone = true; // no receive in flight
@@ -76,6 +78,8 @@ public final class UringLink implements ClientLink {
         int flags = IoUring.SETUP_SINGLE_ISSUER | (sqpoll ? IoUring.SETUP_SQPOLL : 0)
                 | (mode.kind() != WaitMode.Kind.BLOCK && !sqpoll ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : 0);
         this.ring = new IoUring(64, 0, flags, socket.counters(), uringCounters);
+        this.waiter = new Waiter(mode, socket.counters());
+        this.blocking = new Waiter(WaitMode.BLOCK, socket.counters());
         try {
             ring.registerRingFd();
             ring.registerFiles(socket.fd());
@@ -105,15 +109,15 @@ public final class UringLink implements ClientLink {
     @Override
     public long sendUntilFull(MemorySegment seg, long off, long len) throws ErrnoException {
         long addr = address(seg, off, len);
-        nextSend().prepSend(FIXED, addr, (int) len, UnixSocket.MSG_NOSIGNAL | MSG_WAITALL).flags(Sqe.FIXED_FILE).userData(SEND | len);
+        nextSend().prepSend(FIXED, addr, (int) len, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_WAITALL).flags(Sqe.FIXED_FILE).userData(UserData.of(UserData.SEND, len));
         return len;
     }
 
     @Override
     public long sendmsg(IovArray iov) throws ErrnoException {
         long len = iov.remaining();
-        nextSend().prepSendmsg(FIXED, iov.pendingMsghdr().address(), UnixSocket.MSG_NOSIGNAL | MSG_WAITALL)
-                .flags(Sqe.FIXED_FILE).userData(SEND | len);
+        nextSend().prepSendmsg(FIXED, iov.pendingMsghdr().address(), UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_WAITALL)
+                .flags(Sqe.FIXED_FILE).userData(UserData.of(UserData.SEND, len));
         return len;
     }
 
@@ -148,36 +152,34 @@ public final class UringLink implements ClientLink {
     /**
      * Until the receive and every send completed: true, or false when the receive timeout (or the
      * deadline, a System.nanoTime() instant when not 0; now: the caller's reading) expired first.
+     * The spinning modes submit first without waiting, then the waiter looks at the CQ from user space.
      */
     private boolean awaitCompletions(boolean spin, long deadline, long now) throws ErrnoException {
         long start = deadline != 0 ? now : timeoutNanos > 0 || mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? System.nanoTime() : 0;
         // How long this wait may last from start: the receive timeout, or less to end by the deadline.
         long limit = timeoutNanos;
         if (deadline != 0 && (limit == 0 || deadline - start < limit)) limit = Math.max(1, deadline - start);
-        if (spin) {
-            ring.submit(0, 0);
-            long budget = mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? mode.spinNanos() : Long.MAX_VALUE;
-            while (true) {
-                if (ring.taskWorkPending()) ring.runTaskWork();
-                reap();
-                if (recvDone && sendsInFlight == 0) return true;
-                long waited = start == 0 ? 0 : System.nanoTime() - start;
-                if (limit > 0 && waited >= limit) return false;
-                if (waited >= budget) break;
-                if (mode.kind() == WaitMode.Kind.YIELD) Self.yield(socket.counters());
-                else Thread.onSpinWait();
-            }
-        }
-        while (true) {
-            int need = (recvDone ? 0 : 1) + sendsInFlight;
-            long left = 0;
-            if (limit > 0) {
-                left = limit - (System.nanoTime() - start);
-                if (left <= 0) return false;
-            }
-            ring.submit(need, left);
+        if (spin) ring.submit(0, 0);
+        Waiter w = spin ? waiter : blocking;
+        return w.await(steps, start, limit == 0 ? Waiter.NO_BOUND : limit) > 0;
+    }
+
+    private boolean done() { return recvDone && sendsInFlight == 0; }
+
+    /** The waiter's steps on the ring: a look reads the CQ (running the work the kernel flagged first); a sleep is a waiting enter. */
+    private final class Steps implements Waiter.Steps {
+        @Override
+        public int poll() throws ErrnoException {
+            if (ring.taskWorkPending()) ring.runTaskWork();
             reap();
-            if (recvDone && sendsInFlight == 0) return true;
+            return done() ? 1 : 0;
+        }
+
+        @Override
+        public int block(long nanos) throws ErrnoException {
+            ring.submit((recvDone ? 0 : 1) + sendsInFlight, nanos == Waiter.NO_BOUND ? 0 : Math.max(1, nanos));
+            reap();
+            return done() ? 1 : 0;
         }
     }
 
@@ -185,15 +187,15 @@ public final class UringLink implements ClientLink {
         for (Cqe c; (c = ring.peek()) != null; ring.advance()) {
             long ud = c.userData();
             int res = c.res();
-            long kind = ud & KIND;
-            if (kind == SEND) {
+            int kind = UserData.kind(ud);
+            if (kind == UserData.SEND) {
                 sendsInFlight--;
-                long expected = ud & ~KIND;
+                long expected = UserData.data(ud);
                 if (res != expected && sendErrno == 0) {
                     sendErrno = res < 0 ? -res : Errno.ECONNRESET;
                     sendShortBy = res < 0 ? 0 : expected - res;
                 }
-            } else if (kind == RECV) {
+            } else if (kind == UserData.RECV) {
                 recvDone = true;
                 recvResult = res;
             }

@@ -1,7 +1,7 @@
 package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.ServerConfig;
-import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.io.Waiter;
 import org.sysframe.transport.internal.server.Acceptor;
 import org.sysframe.transport.internal.server.Routes;
 import org.sysframe.transport.internal.server.ServerConnection;
@@ -9,12 +9,11 @@ import org.sysframe.transport.internal.server.ServerLimits;
 import org.sysframe.transport.internal.server.ServerLoop;
 
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.Self;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.BufferRing;
-import org.sysframe.unix.uring.Cqe;
-import org.sysframe.unix.uring.IoUring;
-import org.sysframe.unix.uring.Sqe;
+import org.sysframe.unix.internal.uring.BufferRing;
+import org.sysframe.unix.internal.uring.Cqe;
+import org.sysframe.unix.internal.uring.IoUring;
+import org.sysframe.unix.internal.uring.Sqe;
 import org.sysframe.unix.uring.UringCounters;
 
 import java.lang.System.Logger.Level;
@@ -30,7 +29,8 @@ import java.util.List;
  * deferred batches, whose SENDs go out with the next turn's enter. With one client doing ping-pong
  * that is exactly one io_uring_enter per request.
  *
- * <p>Ring: {@value #SQ_ENTRIES} SQEs, a CQ of twice as many (a full CQ loses nothing: the kernel keeps
+ * <p>Ring: {@link ServerConfig#uringEntries()} SQEs (256), {@link ServerConfig#uringCompletions()}
+ * CQEs (512) (a full CQ loses nothing: the kernel keeps
  * the overflow and {@link IoUring#peek()} flushes it), SINGLE_ISSUER, and DEFER_TASKRUN when the loop
  * blocks (completions are posted only when the loop asks, in its one enter). A spinning loop (wait
  * modes spin, spin:DURATION, yield) runs with COOP_TASKRUN | TASKRUN_FLAG instead and spins on the CQ
@@ -53,22 +53,20 @@ import java.util.List;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringLoop extends ServerLoop<UringSocket> implements UringSocket.Host {
-    static final int SQ_ENTRIES = 256;
     static final int BUFFERS = 256;
+    /** Completions handled per turn at most: the turn's other work (backlog, batches) must come too. */
+    private static final int REAP_BOUND = 1024;
     static final int BUFFER_SIZE = 16 * 1024;
-    /** Loop kinds of user_data (connections' kinds are in {@link UringSocket}). */
-    private static final int ACCEPT = 8, WAKE = 9, STOP = 10;
-    private static final int POLLIN = 1;
-    private static final int SOCK_CLOEXEC = 0x80000;
     private static final long STOP_DRAIN_NANOS = 5_000_000_000L;
     /** Bound of a wait that counts on SENDs completing in it: a guard, never reached when they do. */
     private static final long SAFETY_NANOS = 5_000_000_000L;
 
-    /** SQ and CQ entries of new rings (0: {@value #SQ_ENTRIES}, and a CQ twice that); tests make them small to fill the CQ. */
-    public static volatile int sqEntriesForTests, cqEntriesForTests;
-
     private final UringCounters uringCounters = new UringCounters();
     private final boolean spins;
+    private final Waiter waiter;
+    private final Steps steps = new Steps();
+    /** Completions a sleep of this turn waits for: the SENDs submitted with it and one more (see turn()). */
+    private int waitFor = 1;
     private final List<UringSocket> writableSoon = new ArrayList<>();
     private final List<UringSocket> writableNow = new ArrayList<>();
     private final List<UringSocket> sendSoon = new ArrayList<>();
@@ -77,17 +75,15 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
     private final List<UringSocket> pumpNow = new ArrayList<>();
     private IoUring uring;
     private BufferRing buffers;
-    private UringSocket.Ring io;
+    private UringRing io;
     private int listenerFd = -1;
     private boolean acceptArmed;
     private boolean listenerPaused;
-    private long idleSince;
-    private final int sqEntries = sqEntriesForTests > 0 ? sqEntriesForTests : SQ_ENTRIES;
-    private final int cqEntries = cqEntriesForTests;
 
     public UringLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
         super(index, config, routes, limits);
-        this.spins = config.waitMode().kind() != WaitMode.Kind.BLOCK;
+        this.waiter = new Waiter(config.waitMode(), counters);
+        this.spins = waiter.spins();
     }
 
     public UringCounters uringCounters() { return uringCounters; }
@@ -102,15 +98,15 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
         // measured with the client's spin); the spin runs the flagged work with one io_uring_enter.
         int flags = IoUring.SETUP_SINGLE_ISSUER
                 | (spins ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : IoUring.SETUP_DEFER_TASKRUN);
-        uring = new IoUring(sqEntries, cqEntries, flags, counters, uringCounters);
+        uring = new IoUring(config.uringEntries(), config.uringCompletions(), flags, counters, uringCounters);
         uring.registerRingFd();
         buffers = new BufferRing(uring, index, BUFFERS, BUFFER_SIZE);
-        io = new UringSocket.Ring(uring, buffers, this);
+        io = new UringRing(uring, buffers, this);
         armWake();
     }
 
     private void armWake() {
-        io.sqe().prepPollAdd(tasks.wakeFd(), POLLIN, true).userData((long) WAKE << 56);
+        io.sqe().prepPollAdd(tasks.wakeFd(), Sqe.POLLIN, true).userData(UserData.of(UserData.WAKE, 0));
     }
 
     @Override
@@ -121,7 +117,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
 
     private void armAccept() {
         acceptArmed = true;
-        io.sqe().prepAccept(listenerFd, SOCK_CLOEXEC, true).userData((long) ACCEPT << 56);
+        io.sqe().prepAccept(listenerFd, UnixSocket.SOCK_CLOEXEC, true).userData(UserData.of(UserData.ACCEPT, 0));
     }
 
     @Override
@@ -140,11 +136,9 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
         if (timer >= 0) limit = limit == 0 ? timer : Math.min(limit, timer);
         // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
         // nothing more is due after them (no connection waits for room to send more), the next arrival.
-        int min = Math.max(1, Math.min(io.sendsPrepared + (io.waitingForRoom > 0 ? 0 : 1), uring.cqEntries()));
-        io.sendsPrepared = 0;
-        if (spins) spinWait(poll, limit);
-        else if (poll) uring.submit(min, 1); // GETEVENTS without waiting (DEFER_TASKRUN posts completions only then)
-        else uring.submit(min, limit == 0 && min > 1 ? SAFETY_NANOS : limit);
+        int sendsPrepared = io.takeSendsPrepared();
+        waitFor = spins ? 1 : Math.max(1, Math.min(sendsPrepared + (io.anyWaitingForRoom() ? 0 : 1), uring.cqEntries()));
+        waiter.once(steps, poll ? 0 : limit == 0 ? Waiter.NO_BOUND : limit);
         startOfTurn();
         reap();
         if (!pumpSoon.isEmpty()) {
@@ -166,32 +160,30 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
     }
 
     /**
-     * Spin modes: enter to submit, or to run the work the kernel flagged for this thread (a completion
-     * to post); otherwise watch the CQ from user space.
+     * The waiter's steps on the ring. A look enters the kernel only to submit, or to run the work the
+     * kernel flagged for this thread (a completion to post: spinning rings have TASKRUN_FLAG), and
+     * otherwise reads the CQ from user space: an empty look is no syscall. A sleep is one enter that
+     * submits and waits for {@link #waitFor} completions; bound 0 only gets the events
+     * (DEFER_TASKRUN posts completions only then), and a wait for SENDs has a guard of its own.
      */
-    private void spinWait(boolean poll, long limit) throws ErrnoException {
-        if (uring.pending() > 0) uring.submit(0, 0);
-        else if (uring.taskWorkPending()) uring.runTaskWork();
-        if (uring.ready() > 0 || poll) {
-            idleSince = 0;
-            return;
+    private final class Steps implements Waiter.Steps {
+        @Override
+        public int poll() throws ErrnoException {
+            if (uring.pending() > 0) uring.submit(0, 0);
+            else if (uring.taskWorkPending()) uring.runTaskWork();
+            return uring.ready();
         }
-        switch (config.waitMode().kind()) {
-            case YIELD -> Self.yield(counters);
-            case SPIN_THEN_BLOCK -> {
-                long now = System.nanoTime();
-                if (idleSince == 0) idleSince = now;
-                if (now - idleSince >= config.waitMode().spinNanos()) {
-                    idleSince = 0;
-                    uring.submit(1, limit);
-                }
-            }
-            default -> Thread.onSpinWait();
+
+        @Override
+        public int block(long nanos) throws ErrnoException {
+            long timeout = nanos == 0 ? 1 : nanos > 0 ? nanos : waitFor > 1 ? SAFETY_NANOS : 0;
+            uring.submit(waitFor, timeout);
+            return uring.ready();
         }
     }
 
     private void reap() throws ErrnoException {
-        for (int i = 0; i < 4 * SQ_ENTRIES; i++) { // bounded: the turn's other work (backlog, batches) must come too
+        for (int i = 0; i < REAP_BOUND; i++) {
             Cqe c = uring.peek();
             if (c == null) return;
             long ud = c.userData();
@@ -203,19 +195,19 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
     }
 
     private void dispatch(long ud, int res, int flags) {
-        int kind = (int) (ud >>> 56);
+        int kind = UserData.kind(ud);
         boolean more = (flags & Cqe.F_MORE) != 0;
         switch (kind) {
-            case WAKE -> {
+            case UserData.WAKE -> {
                 if (!more) {
-                    io.inFlight--;
+                    io.lastCompletion();
                     if (running) armWake();
                 }
                 tasks.runAll();
             }
-            case ACCEPT -> {
+            case UserData.ACCEPT -> {
                 if (!more) {
-                    io.inFlight--;
+                    io.lastCompletion();
                     acceptArmed = false;
                 }
                 if (res >= 0) {
@@ -226,15 +218,15 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
                 }
                 if (!acceptArmed && !listenerPaused && running) armAccept();
             }
-            case STOP -> io.inFlight--;
-            case UringSocket.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
+            case UserData.STOP -> io.lastCompletion();
+            case UserData.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
             default -> {
-                UringSocket s = table.get(ud & UringSocket.TAG_MASK);
+                UringSocket s = table.get(UserData.data(ud));
                 if (s != null) {
                     s.complete(kind, res, flags);
                 } else {
                     // Cannot happen: a socket stays in the table until its last completion. Keep the books right anyway.
-                    if (!more) io.inFlight--;
+                    if (!more) io.lastCompletion();
                     if ((flags & Cqe.F_BUFFER) != 0) {
                         buffers.taken(flags >>> 16);
                         buffers.recycle(flags >>> 16);
@@ -286,7 +278,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
         long now = System.nanoTime();
         for (int i = lingering.size() - 1; i >= 0; i--) {
             UringSocket s = lingering.get(i);
-            if (!s.finished() && (all || now - s.lingerUntil >= 0)) s.lingerExpired();
+            if (!s.finished() && (all || now - s.lingerUntil() >= 0)) s.lingerExpired();
             if (s.finished()) lingering.remove(i);
         }
     }
@@ -297,17 +289,17 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
         if (uring == null) return;
         try {
             checkLingering(true);
-            io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | ASYNC_CANCEL_ANY).userData((long) STOP << 56);
+            io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | Sqe.ASYNC_CANCEL_ANY).userData(UserData.of(UserData.STOP, 0));
             long deadline = System.nanoTime() + STOP_DRAIN_NANOS;
-            while (io.inFlight > 0 && System.nanoTime() < deadline) {
+            while (io.inFlight() > 0 && System.nanoTime() < deadline) {
                 uring.submit(1, 50_000_000L);
                 reap();
             }
         } catch (ErrnoException | RuntimeException e) {
             LOG.log(Level.ERROR, "server loop " + index + ": stopping the ring failed", e);
         }
-        if (io.inFlight > 0) {
-            LOG.log(Level.ERROR, "server loop {0}: {1} io_uring operations did not complete: their memory is kept", index, io.inFlight);
+        if (io.inFlight() > 0) {
+            LOG.log(Level.ERROR, "server loop {0}: {1} io_uring operations did not complete: their memory is kept", index, io.inFlight());
             uring = null; // not freed: the kernel may still use it
             return;
         }
@@ -315,13 +307,11 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
         uring.close();
     }
 
-    private static final int ASYNC_CANCEL_ANY = 1 << 2;
-
     @Override
     protected void closeDriver() {
         // Freed by shutdown() on the loop thread once every operation completed; a loop that failed
         // to start may have made part of it.
-        if (uring != null && (io == null || io.inFlight == 0)) {
+        if (uring != null && (io == null || io.inFlight() == 0)) {
             if (buffers != null) buffers.close();
             uring.close();
         }

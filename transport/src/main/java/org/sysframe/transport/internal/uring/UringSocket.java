@@ -1,76 +1,26 @@
 package org.sysframe.transport.internal.uring;
 
-import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.server.LoopSocket;
 import org.sysframe.transport.internal.server.ServerConnection;
 
-import org.sysframe.unix.Errno;
-import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.IovArray;
-import org.sysframe.unix.PageMemory;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.BufferRing;
-import org.sysframe.unix.uring.Cqe;
-import org.sysframe.unix.uring.IoUring;
-import org.sysframe.unix.uring.Sqe;
+import org.sysframe.unix.internal.uring.Cqe;
 
-import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A server connection's socket as the io_uring driver moves its bytes. Input: one multishot RECV into
- * the loop's provided buffer ring; each completion's bytes are copied into the connection's
- * {@link InputBuffer} and the buffer is recycled at once; bytes the connection cannot take now (its
- * output is backed up, or it has requests left for the next turn) are kept here, in order, and given
- * to it when it reads again; past {@value #PENDING_LIMIT} bytes kept, the receive is cancelled and
- * armed again once they are taken (nothing is ever dropped). Output: the protocol's memory is reused
- * right after each call, so what it writes is copied into this socket's output area
- * ({@value #AREA} bytes, allocated at the first answer) and sent from there at the end of the turn
- * by one SEND SQE (whatever the protocol wrote during the turn, in IMMEDIATE mode too), one in flight
- * at a time; a call takes fewer bytes when the area is full, and the protocol queues the rest and
- * waits for {@link ServerConnection#onWritable()}, which comes with the SEND completion that freed
- * room. SENDs carry MSG_DONTWAIT (and MSG_WAITALL, which makes a short send a failed one), so each
- * completes within the io_uring_enter that submits it, and a NOP linked to it with CQE_SKIP_SUCCESS
- * completes (ECANCELED) only when it came back short: the loop counts on both to wait for the sends
- * and the next arrival in one enter. A send that finds the socket full (EAGAIN, or a short send) arms
- * a POLL_ADD for POLLOUT and sends the rest, first, when it fires. Closing cancels the receive and
- * lets what is left in the area go (see {@link #close()}); the descriptor and the area are freed once
- * every completion has arrived. Loop thread only.
+ * A server connection's socket as the io_uring driver moves its bytes, in two parts that each own
+ * their state: {@link UringInput} (the multishot receive and the bytes kept for the connection) and
+ * {@link UringOutput} (the output area, its SENDs and polls for room, the linger after close). This
+ * class routes each completion to its part and owns the life of the whole: open, closed (operations
+ * still in flight or bytes still lingering), finished (every completion arrived: the descriptor and
+ * the memory are freed and the tag may leave the loop's table). Loop thread only.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringSocket implements LoopSocket {
-    /** The loop's side of the ring, shared by its sockets. */
-    static final class Ring {
-        final IoUring uring;
-        final BufferRing buffers;
-        final Host host;
-        /** Operations submitted whose last completion has not arrived. */
-        int inFlight;
-        /** SENDs prepared since the last enter: each completes within the enter that submits it (MSG_DONTWAIT). */
-        int sendsPrepared;
-        /** Sockets whose connection waits for room (output queued past the area). */
-        int waitingForRoom;
-
-        Ring(IoUring uring, BufferRing buffers, Host host) {
-            this.uring = uring;
-            this.buffers = buffers;
-            this.host = host;
-        }
-
-        Sqe sqe() {
-            inFlight++;
-            try {
-                return uring.nextSqe();
-            } catch (ErrnoException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    }
-
     /** What a socket asks of its loop. */
     interface Host {
         /** The connection waits for room and no SEND is in flight to bring it: call onWritable at the end of the turn. */
@@ -86,46 +36,25 @@ public final class UringSocket implements LoopSocket {
         void lingering(UringSocket s);
     }
 
-    /** Operation kinds, in the top byte of user_data (the connection's tag is below 2^56). */
-    static final int RECV = 1, SEND = 2, CANCEL = 3, POLLOUT = 4, SEND_SHORT = 5;
-    static final long TAG_MASK = (1L << 56) - 1;
-    static final int AREA = 64 * 1024;
-    static final int PENDING_LIMIT = 64 * 1024;
-    private static final int POLLOUT_EVENTS = 0x4;
-    private static final int MSG_WAITALL = 0x100;
+    /** The life of the socket. */
+    enum Life { OPEN, CLOSED, FINISHED }
 
     private final UnixSocket socket;
     private final int fd;
     private final long tag;
-    private final Ring ring;
+    private final UringRing ring;
+    private final UringInput input;
+    private final UringOutput output;
     private ServerConnection connection;
-    // output
-    private Arena areaArena;
-    private MemorySegment area;
-    private int head, tail;   // unsent bytes of the area: [head, tail)
-    private int sending;      // bytes of the SEND in flight (from head), 0: none
-    private boolean sendQueued; // in the loop's send list for this turn
-    private boolean pollingOut; // the socket was full: a POLL_ADD(POLLOUT) waits for room
-    private boolean waitingForRoom;
-    // input
-    private boolean recvArmed;
-    private boolean inputPaused; // the connection waits for memory: nothing more is received until it reads again
-    private int cancels;      // ASYNC_CANCELs in flight
-    private boolean recvCancelRequested;
-    private Arena pendingArena;
-    private MemorySegment pending;
-    private int pStart, pEnd;
-    private int endErrno = -1; // the receive ended (0: EOF, else errno) behind pending bytes; -1: not
-    private boolean closed;
-    private boolean finished;
-    private boolean gaveUp;     // closed: the area's bytes are dropped (an error, or the linger ran out)
-    long lingerUntil;          // closed with bytes in the area: System.nanoTime() until which they may still go
+    private Life life = Life.OPEN;
 
-    UringSocket(UnixSocket socket, long tag, Ring ring) {
+    UringSocket(UnixSocket socket, long tag, UringRing ring) {
         this.socket = socket;
         this.fd = socket.fd();
         this.tag = tag;
         this.ring = ring;
+        this.input = new UringInput(this, ring);
+        this.output = new UringOutput(this, ring);
     }
 
     void attach(ServerConnection c) { this.connection = c; }
@@ -135,355 +64,97 @@ public final class UringSocket implements LoopSocket {
 
     long tag() { return tag; }
 
-    private long ud(int kind) { return ((long) kind << 56) | tag; }
+    int fd() { return fd; }
+
+    /** The user_data of this connection's operation of kind. */
+    long ud(int kind) { return UserData.of(kind, tag); }
+
+    boolean isOpen() { return life == Life.OPEN; }
 
     /** Whether every operation of this closed socket completed and its memory is freed. */
-    boolean finished() { return finished; }
+    boolean finished() { return life == Life.FINISHED; }
 
-    // ---------------------------------------------------------------- input
+    Life life() { return life; }
 
     /** Arms the multishot receive. */
-    void armReceive() {
-        recvArmed = true;
-        ring.sqe().prepRecvMultishot(fd, ring.buffers.group()).userData(ud(RECV));
-    }
+    void armReceive() { input.arm(); }
 
     /** A completion of this socket's operation kind. */
     void complete(int kind, int res, int flags) {
         boolean more = (flags & Cqe.F_MORE) != 0;
-        if (!more) ring.inFlight--;
+        if (!more) ring.lastCompletion();
         switch (kind) {
-            case RECV -> received(res, flags, more);
-            case SEND -> sent(res);
-            case POLLOUT -> {
-                pollingOut = false;
-                if (!closed) wantSend();
-                else if (!gaveUp && res >= 0) lingerSend();
-            }
-            default -> {
-                cancels--;
-                if (cancels == 0) recvCancelRequested = false;
-                if (!closed) pump();
-            }
+            case UserData.RECV -> input.received(res, flags, more);
+            case UserData.CANCEL -> input.cancelled();
+            case UserData.SEND -> output.sent(res);
+            case UserData.POLLOUT -> output.pollDone(res);
+            case UserData.CANCEL_SEND -> output.cancelled();
+            default -> throw new IllegalStateException("completion of kind " + kind + " for connection " + tag);
         }
         maybeFinish();
     }
 
-    private void received(int res, int flags, boolean more) {
-        if (!more) recvArmed = false;
-        if (res > 0) {
-            BufferRing b = ring.buffers;
-            int bid = (flags & Cqe.F_BUFFER) != 0 ? flags >>> 16 : -1;
-            b.taken(bid);
-            int copied = 0;
-            if (!closed) {
-                MemorySegment from = b.memory();
-                long at = b.offset(bid);
-                if (pStart == pEnd && connection.wantsInput()) {
-                    InputBuffer in = connection.input();
-                    copied = (int) Math.min(res, in.free());
-                    MemorySegment.copy(from, at, in.segment(), in.end(), copied);
-                    in.produced(copied);
-                }
-                if (copied < res) keep(from, at + copied, res - copied);
-            }
-            b.recycle(bid);
-            if (closed) return;
-            if (copied > 0) connection.onInput();
-            pump();
-        } else if (res == 0 || (res < 0 && res != -Errno.ENOBUFS && res != -Errno.ECANCELED)) {
-            if (closed) return;
-            endErrno = -res;
-            pump();
-        } else if (!closed) {
-            pump(); // ENOBUFS (the ring ran dry) or our cancel: armed again when the kept bytes allow
-        }
-    }
-
-    /** Keeps n bytes of the completion for later (the connection cannot take them now). */
-    private void keep(MemorySegment from, long at, int n) {
-        if (pending == null || pEnd + n > pending.byteSize()) {
-            int used = pEnd - pStart;
-            long cap = pending == null ? 16 * 1024 : pending.byteSize();
-            while (cap < used + n) cap *= 2;
-            Arena a = Arena.ofConfined();
-            MemorySegment bigger = a.allocate(cap, 8);
-            if (used > 0) MemorySegment.copy(pending, pStart, bigger, 0, used);
-            if (pendingArena != null) pendingArena.close();
-            pendingArena = a;
-            pending = bigger;
-            pStart = 0;
-            pEnd = used;
-        }
-        MemorySegment.copy(from, at, pending, pEnd, n);
-        pEnd += n;
-        if (pEnd - pStart > PENDING_LIMIT && recvArmed && !recvCancelRequested) {
-            // Enough kept: stop the receive until the connection has taken them.
-            recvCancelRequested = true;
-            cancels++;
-            ring.sqe().prepCancel(ud(RECV), 0, 0).userData(ud(CANCEL));
-        }
-    }
-
-    /**
-     * Gives the kept bytes to the connection while it reads; then the end of the stream if it came
-     * behind them, or arms the receive again if it ended (a dry ring, a cancel).
-     */
-    void pump() {
-        while (!closed && pStart < pEnd && connection.wantsInput()) {
-            InputBuffer in = connection.input();
-            int n = (int) Math.min(pEnd - pStart, in.free());
-            if (n == 0) break;
-            MemorySegment.copy(pending, pStart, in.segment(), in.end(), n);
-            pStart += n;
-            in.produced(n);
-            connection.onInput();
-        }
-        if (closed || pStart < pEnd) return;
-        pStart = pEnd = 0;
-        if (pendingArena != null && pending.byteSize() > 16 * 1024) {
-            pendingArena.close();
-            pendingArena = null;
-            pending = null;
-        }
-        if (endErrno >= 0) {
-            if (!connection.wantsInput()) return; // as epoll would: seen when the connection reads again
-            int e = endErrno;
-            endErrno = -1;
-            if (e == 0) connection.onEof();
-            else connection.onReadFailed(new ErrnoException("recv", e));
-            return;
-        }
-        if (!recvArmed && cancels == 0 && !inputPaused) armReceive();
-    }
+    /** Gives the bytes kept to the connection while it reads (the loop's next turn, or after room came). */
+    void pump() { input.pump(); }
 
     @Override
-    public void pauseInput(boolean paused) {
-        inputPaused = paused;
-        if (paused) {
-            if (recvArmed && !recvCancelRequested) {
-                recvCancelRequested = true;
-                cancels++;
-                ring.sqe().prepCancel(ud(RECV), 0, 0).userData(ud(CANCEL));
-            }
-        } else if (!closed) {
-            pump();
-        }
-    }
+    public void pauseInput(boolean paused) { input.pause(paused); }
 
-    /** The loop's timer: an output area with nothing in it goes until the next answer (64 KiB per quiet connection otherwise). */
     @Override
-    public void releaseIdle() {
-        if (closed || area == null || head != tail || sending != 0 || pollingOut || sendQueued) return;
-        areaArena.close();
-        areaArena = null;
-        area = null;
-        head = tail = 0;
-    }
-
-    // ---------------------------------------------------------------- output
-
-    private void ensureArea() {
-        if (area == null) {
-            // A mapping of its own, as the large input buffers: released when idle, it goes back to
-            // the kernel, not into malloc's free lists (where the process would keep it).
-            Arena a = Arena.ofConfined();
-            try {
-                area = PageMemory.map(AREA, a);
-            } catch (ErrnoException e) {
-                a.close();
-                throw new OutOfMemoryError("io_uring output area of " + AREA + " bytes: " + e.getMessage()); // as Arena.allocate fails
-            }
-            areaArena = a;
-        }
-        if (sending == 0 && head > 0) {
-            // Nothing of the area is the kernel's now: move the unsent bytes to its start.
-            if (head < tail) MemorySegment.copy(area, head, area, 0, tail - head);
-            tail -= head;
-            head = 0;
-        }
-    }
-
-    private long room() { return area.byteSize() - tail; }
-
-    /** Bytes wait in the area: send them at the end of the turn (one SEND for all the turn wrote). */
-    private void startSend() {
-        wantSend();
-    }
-
-    private void wantSend() {
-        if (sendQueued || sending != 0 || pollingOut || head == tail || closed) return;
-        sendQueued = true;
-        ring.host.sendSoon(this);
-    }
-
-    /** End of turn: prepares the SEND of every byte waiting in the area. */
-    void flushSend() {
-        sendQueued = false;
-        if (sending != 0 || pollingOut || head == tail || closed) return;
-        sending = tail - head;
-        ring.sendsPrepared++;
-        try {
-            // SEND and its linked NOP go in the same submission (a link cut at a submit boundary would not hold).
-            if (ring.uring.pending() + 2 > ring.uring.sqEntries()) ring.uring.submit(0, 0);
-        } catch (ErrnoException e) {
-            throw new UncheckedIOException(e);
-        }
-        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT | MSG_WAITALL)
-                .flags(Sqe.IO_LINK).userData(ud(SEND));
-        // No completion when the SEND took everything; one (ECANCELED) when it came back short or failed,
-        // so that the enter waiting for "the sends and one more" returns then too.
-        ring.sqe().prepNop().flags(Sqe.CQE_SKIP_SUCCESS).userData(ud(SEND_SHORT));
-        ring.inFlight--; // the NOP is not waited for at close: it holds nothing
-    }
-
-    private void sent(int res) {
-        int len = sending;
-        sending = 0;
-        if (closed) {
-            if (res > 0) head += Math.min(res, len);
-            if (res < 0 && res != -Errno.EAGAIN) gaveUp = true;
-            if (head >= tail || gaveUp) return;
-            if (res == -Errno.EAGAIN || res < len) armPollOut();
-            else lingerSend();
-            return;
-        }
-        if (res == -Errno.EAGAIN) {
-            armPollOut();
-            return;
-        }
-        if (res < 0) {
-            connection.close(res == -Errno.EPIPE || res == -Errno.ECONNRESET ? "peer closed (send: " + Errno.name(-res) + ")"
-                    : "send failed: " + Errno.name(-res));
-            return;
-        }
-        head += Math.min(res, len);
-        if (res < len) armPollOut(); // the socket is full: the rest goes first, when there is room
-        if (head == tail) head = tail = 0;
-        else wantSend();
-        if (waitingForRoom) connection.onWritable();
-        if (!closed) pump();
-    }
-
-    private void armPollOut() {
-        pollingOut = true;
-        ring.sqe().prepPollAdd(fd, POLLOUT_EVENTS, false).userData(ud(POLLOUT));
-    }
+    public void releaseIdle() { output.releaseIdle(); }
 
     @Override
     public long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) {
-        if (closed) return hlen + len;
-        ensureArea();
-        long n = Math.min(hlen + len, room());
-        long h = Math.min(hlen, n);
-        MemorySegment.copy(header, 0, area, tail, h);
-        if (n > h) MemorySegment.copy(payload, off, area, tail + h, n - h);
-        tail += (int) n;
-        startSend();
-        return n;
+        return output.write(header, hlen, payload, off, len);
     }
 
     @Override
-    public void gather(OutputBatch batch) {
-        IovArray iov = batch.iov();
-        if (closed) {
-            iov.advance(iov.remaining());
-            return;
-        }
-        ensureArea();
-        long r = iov.remaining();
-        // All or nothing: what does not fit is queued by the protocol and comes back through send().
-        if (r > room() || r != batch.bytes()) return;
-        batch.copyTo(area, tail);
-        tail += (int) r;
-        iov.advance(r);
-        startSend();
-    }
+    public void gather(OutputBatch batch) { output.gather(batch); }
 
     @Override
-    public long send(MemorySegment seg, long off, long len) {
-        if (closed) return len;
-        ensureArea();
-        long n = Math.min(len, room());
-        MemorySegment.copy(seg, off, area, tail, n);
-        tail += (int) n;
-        startSend();
-        return n;
-    }
+    public long send(MemorySegment seg, long off, long len) { return output.send(seg, off, len); }
 
     @Override
-    public void wantWritable(boolean on) {
-        if (on != waitingForRoom) ring.waitingForRoom += on ? 1 : -1;
-        waitingForRoom = on;
-        if (on && sending == 0 && !sendQueued && !pollingOut) ring.host.writableSoon(this);
-    }
+    public void wantWritable(boolean on) { output.wantWritable(on); }
+
+    /** End of turn: prepares the SEND of every byte waiting in the area. */
+    void flushSend() { output.flush(); }
 
     /** End of turn, for a connection that waits for room with no SEND in flight. */
-    void writableNow() {
-        if (!closed && waitingForRoom) {
-            connection.onWritable();
-            if (!closed) pump();
-        }
+    void writableNow() { output.writableNow(); }
+
+    /** Until when (System.nanoTime()) a closed socket's area may still be sent. */
+    long lingerUntil() { return output.lingerUntil(); }
+
+    /** The linger time ran out (or the loop stops): whatever is left is dropped and waiting operations cancelled. */
+    void lingerExpired() {
+        if (life == Life.FINISHED) return;
+        output.lingerExpired();
+        maybeFinish();
     }
 
     @Override
     public SyscallCounters counters() { return socket.counters(); }
 
-    // ---------------------------------------------------------------- close
-
-    /** Linger time of a closed connection's unsent area: what a peer that reads gets, as epoll's socket buffer would. */
-    static final long LINGER_NANOS = 10_000_000_000L;
-
     /**
-     * Closes: the receive is cancelled; bytes the connection wrote and that are still in the area
-     * (answers before an over-size request, say) keep going, as the kernel's socket buffer would
-     * deliver them after an epoll close, until sent, the peer gone, or {@value #LINGER_NANOS} ns
-     * passed; then the descriptor and the area are freed, once every completion arrived.
+     * Closes: the receive is cancelled and the bytes kept for the connection go; what is left in the
+     * output area lingers ({@link UringOutput#close()}); the descriptor and the memory are freed once
+     * every completion arrived.
      */
     @Override
     public void close() {
-        if (closed) return;
-        closed = true;
-        if (pendingArena != null) pendingArena.close();
-        pendingArena = null;
-        pending = null;
-        if (waitingForRoom) ring.waitingForRoom--;
-        waitingForRoom = false;
-        if (recvArmed) {
-            cancels++;
-            ring.sqe().prepCancel(ud(RECV), 0, 0).userData(ud(CANCEL));
-        }
-        if (head < tail) {
-            lingerUntil = System.nanoTime() + LINGER_NANOS;
-            ring.host.lingering(this);
-            if (sending == 0 && !pollingOut) lingerSend();
-        }
-        maybeFinish();
-    }
-
-    private void lingerSend() {
-        sending = tail - head;
-        ring.sqe().prepSend(fd, area.address() + head, sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT).userData(ud(SEND));
-    }
-
-    /** The linger time ran out (or the loop stops): whatever is left is dropped and waiting operations cancelled. */
-    void lingerExpired() {
-        if (finished || gaveUp) return;
-        gaveUp = true;
-        if (sending != 0 || pollingOut) {
-            cancels++;
-            ring.sqe().prepCancel(0, fd, Sqe.ASYNC_CANCEL_FD | Sqe.ASYNC_CANCEL_ALL).userData(ud(CANCEL));
-        }
+        if (life != Life.OPEN) return;
+        life = Life.CLOSED;
+        input.close();
+        output.close();
         maybeFinish();
     }
 
     private void maybeFinish() {
-        if (!closed || finished || recvArmed || sending != 0 || pollingOut || cancels != 0 || (head < tail && !gaveUp)) return;
-        finished = true;
+        if (life != Life.CLOSED || !input.done() || !output.done()) return;
+        life = Life.FINISHED;
         socket.close();
-        if (areaArena != null) areaArena.close();
-        areaArena = null;
-        area = null;
+        output.free();
         ring.host.finished(this);
     }
 }

@@ -1,10 +1,12 @@
-package org.sysframe.unix.uring;
+package org.sysframe.unix.internal.uring;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.internal.LibC;
+import org.sysframe.unix.uring.UringCounters;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -119,7 +121,7 @@ public final class IoUring implements AutoCloseable {
         long fd = LibC.syscall(callState, NR_SETUP, sqEntries, params.address(), 0, 0, 0);
         if (fd < 0) {
             int err = Errno.read(callState);
-            throw new ErrnoException("io_uring_setup", err, UringSupport.explainSetupFailure(err, f));
+            throw new ErrnoException("io_uring_setup", err, SetupFailure.explain(err, f));
         }
         this.ringFd = (int) fd;
         this.enterFd = ringFd;

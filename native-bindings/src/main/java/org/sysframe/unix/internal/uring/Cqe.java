@@ -1,4 +1,4 @@
-package org.sysframe.unix.uring;
+package org.sysframe.unix.internal.uring;
 
 import java.lang.foreign.MemorySegment;
 

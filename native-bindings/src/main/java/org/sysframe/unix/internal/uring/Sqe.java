@@ -1,4 +1,7 @@
-package org.sysframe.unix.uring;
+package org.sysframe.unix.internal.uring;
+
+import org.sysframe.unix.uring.UringCounters;
+import org.sysframe.unix.uring.UringOp;
 
 import java.lang.foreign.MemorySegment;
 
@@ -33,6 +36,13 @@ public final class Sqe {
     public static final int ASYNC_CANCEL_ALL = 1;
     /** IORING_ASYNC_CANCEL_FD (in op_flags): match by fd instead of user data. */
     public static final int ASYNC_CANCEL_FD = 1 << 1;
+    /** IORING_ASYNC_CANCEL_ANY (in op_flags): match every request, whatever its user data or fd. */
+    public static final int ASYNC_CANCEL_ANY = 1 << 2;
+
+    /** POLLIN (poll(2) events, for {@link #prepPollAdd}): there is data to read. */
+    public static final int POLLIN = 0x1;
+    /** POLLOUT (poll(2) events, for {@link #prepPollAdd}): there is room to write. */
+    public static final int POLLOUT = 0x4;
 
     static final long SIZE = UringLayouts.SQE.byteSize();
     private static final long OPCODE = UringLayouts.offset(UringLayouts.SQE, "opcode");

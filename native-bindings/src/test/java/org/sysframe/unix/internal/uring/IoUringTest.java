@@ -1,4 +1,4 @@
-package org.sysframe.unix.uring;
+package org.sysframe.unix.internal.uring;
 
 import org.junit.jupiter.api.Test;
 import org.sysframe.testsupport.NeedsKernelCounter;
@@ -9,6 +9,10 @@ import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.UnixSocket;
+import org.sysframe.unix.uring.UringCounters;
+import org.sysframe.unix.uring.UringCounts;
+import org.sysframe.unix.uring.UringOp;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -177,11 +181,11 @@ class IoUringTest {
         // This machine runs with kernel.io_uring_disabled = 0, so EPERM can only come from a filter.
         assertEquals("0", java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/io_uring_disabled")).trim());
         assertEquals("refused although kernel.io_uring_disabled = 0: a seccomp filter or security module denies io_uring_setup to this process",
-                UringSupport.explainSetupFailure(Errno.EPERM, 0));
+                SetupFailure.explain(Errno.EPERM, 0));
         assertEquals("this kernel (" + UringSupport.kernelRelease() + ") has no io_uring (Linux 5.1+ built with CONFIG_IO_URING)",
-                UringSupport.explainSetupFailure(Errno.ENOSYS, 0));
+                SetupFailure.explain(Errno.ENOSYS, 0));
         assertEquals("setup flags refused by this kernel (" + UringSupport.kernelRelease() + "): IORING_SETUP_SINGLE_ISSUER (Linux 6.0),"
-                + " IORING_SETUP_DEFER_TASKRUN (Linux 6.1)", UringSupport.explainSetupFailure(Errno.EINVAL, FLAGS));
+                + " IORING_SETUP_DEFER_TASKRUN (Linux 6.1)", SetupFailure.explain(Errno.EINVAL, FLAGS));
         ErrnoException e = assertThrows(ErrnoException.class, () -> ring(4, 0, FLAGS | (1 << 30)));
         assertEquals(Errno.EINVAL, e.errno());
         assertTrue(e.getMessage().startsWith("io_uring_setup: EINVAL"), e.getMessage());

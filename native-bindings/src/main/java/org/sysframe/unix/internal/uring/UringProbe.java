@@ -1,7 +1,9 @@
-package org.sysframe.unix.uring;
+package org.sysframe.unix.internal.uring;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.uring.UringOp;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,0 +1,126 @@
+package org.sysframe.transport.internal.io;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.PageMemory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A first-in first-out run of bytes in native memory that grows by doubling: bytes are appended at
+ * {@link #end()} after {@link #reserve} made room, and taken from {@link #start()}. Its memory is a
+ * mapping of its own ({@link PageMemory}), so that once freed it goes back to the kernel at once, not
+ * into malloc's lists; with a {@link MemoryBudget}, every byte of capacity is taken from it first and
+ * given back when freed. The capacity never passes the limit given (with the limit as the first
+ * capacity, it is a fixed buffer that {@link #compact} keeps usable). Used for what a connection's
+ * socket would not take yet ({@link UnsentQueue}), and by the io_uring driver for its output area and
+ * for what it received that its connection cannot take yet. One owner thread.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class ByteFifo {
+    private final long initialCapacity;
+    private final long limit;
+    private final MemoryBudget budget; // null: not budgeted
+    private Arena arena;
+    private MemorySegment bytes;
+    private long start;
+    private long end;
+
+    /** A FIFO whose first mapping has initialCapacity bytes, never more than limit; budget may be null. */
+    public ByteFifo(long initialCapacity, long limit, MemoryBudget budget) {
+        if (initialCapacity < 1 || limit < 1) throw new IllegalArgumentException("capacity " + initialCapacity + ", limit " + limit);
+        this.initialCapacity = initialCapacity;
+        this.limit = limit;
+        this.budget = budget;
+    }
+
+    public boolean isEmpty() { return end == start; }
+
+    /** Bytes held. */
+    public long size() { return end - start; }
+
+    /** The bytes of the mapping now (0 when none is held). */
+    public long capacity() { return bytes == null ? 0 : bytes.byteSize(); }
+
+    /** The memory the bytes are in, from {@link #start()} to {@link #end()} (null before the first reserve). */
+    public MemorySegment memory() { return bytes; }
+
+    /** Offset of the first byte held. */
+    public long start() { return start; }
+
+    /** Offset after the last byte held: where the next bytes go. */
+    public long end() { return end; }
+
+    /**
+     * Makes room for n more bytes at {@link #end()}: in place (moving the bytes held to the start if
+     * need be, see {@link #compact}), or in a mapping twice (or more) as large, capped at the limit,
+     * into which the bytes held move. False (nothing changed) when
+     * size() + n passes the limit, the budget has no room, or no memory is to be had.
+     */
+    public boolean reserve(long n) {
+        if (bytes != null && end + n <= bytes.byteSize()) return true;
+        long used = size();
+        if (used + n > limit) return false;
+        if (bytes != null && used + n <= bytes.byteSize()) {
+            compact(); // room enough once the bytes taken are out of the way
+            return true;
+        }
+        long capacity = bytes == null ? initialCapacity : bytes.byteSize();
+        while (capacity < used + n) capacity *= 2;
+        capacity = Math.min(capacity, limit);
+        if (budget != null && !budget.tryTake(capacity)) return false;
+        Arena next = Arena.ofConfined();
+        MemorySegment bigger;
+        try {
+            bigger = PageMemory.map(capacity, next);
+        } catch (ErrnoException e) {
+            next.close();
+            if (budget != null) budget.give(capacity);
+            return false;
+        }
+        if (used > 0) MemorySegment.copy(bytes, start, bigger, 0, used);
+        free();
+        arena = next;
+        bytes = bigger;
+        start = 0;
+        end = used;
+        return true;
+    }
+
+    /** Appends n bytes of from at off; the caller reserved room for them. */
+    public void append(MemorySegment from, long off, long n) {
+        MemorySegment.copy(from, off, bytes, end, n);
+        end += n;
+    }
+
+    /** n bytes were written at {@link #end()} in place (after {@link #reserve}). */
+    public void produced(long n) { end += n; }
+
+    /** n bytes from {@link #start()} were taken; once all are, the next bytes go at the start again. */
+    public void consumed(long n) {
+        start += n;
+        if (start == end) start = end = 0;
+    }
+
+    /**
+     * Moves the bytes held to the start of the mapping, so that the room after them is all the
+     * mapping has; only while nobody else (the kernel, a SEND in flight) reads the memory.
+     */
+    public void compact() {
+        if (start == 0) return;
+        if (start < end) MemorySegment.copy(bytes, start, bytes, 0, end - start);
+        end -= start;
+        start = 0;
+    }
+
+    /** Drops the bytes held and gives the memory back (to the kernel and the budget); reserve maps anew. */
+    public void free() {
+        start = end = 0;
+        if (arena == null) return;
+        if (budget != null) budget.give(bytes.byteSize());
+        arena.close();
+        arena = null;
+        bytes = null;
+    }
+}

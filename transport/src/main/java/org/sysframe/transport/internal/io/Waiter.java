@@ -1,0 +1,138 @@
+package org.sysframe.transport.internal.io;
+
+import org.sysframe.transport.WaitMode;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.Self;
+import org.sysframe.unix.SyscallCounters;
+
+import java.util.function.LongSupplier;
+
+/**
+ * The one implementation of the {@link WaitMode}s, for every backend, client and server (the model is
+ * Agrona's IdleStrategy: the strategy decides, the caller does the work). A backend gives its two
+ * steps ({@link Steps}): look once without sleeping, and sleep in the kernel up to a bound; the waiter
+ * chooses between them as the mode says:
+ * <ul>
+ * <li>{@code block}: sleep at once, up to the bound;</li>
+ * <li>{@code spin}: look again and again ({@link Thread#onSpinWait()} between looks), never sleep;</li>
+ * <li>{@code yield}: look, and {@code sched_yield} after each look that found nothing (counted);</li>
+ * <li>{@code spin:DURATION}: look as {@code spin} does until the <em>spin budget</em> passed, then
+ *     sleep once, up to the bound.</li>
+ * </ul>
+ * The spin budget means one thing everywhere: how long a waiter keeps looking, counted from its first
+ * look that found nothing since it last found something or slept; a sleep, whatever it brings, starts
+ * a new budget, and so does every {@link #await} (a client's receive). Whether a look is a syscall is
+ * the backend's: epoll's is an empty {@code epoll_wait(0)} or {@code recv(MSG_DONTWAIT)}, io_uring's
+ * reads the completion queue and the ring's task-work flag in user space (no syscall).
+ *
+ * <p>An event loop calls {@link #once} per turn (state carries over turns); a client calls
+ * {@link #await} per receive. One owner thread; nothing allocated per call.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class Waiter {
+    /** A bound that is none: sleep until something comes. */
+    public static final long NO_BOUND = -1;
+
+    /** A backend's two ways of finding work. */
+    public interface Steps {
+        /** Looks once without sleeping: more than 0 when it found something (events, data, completions), else 0. */
+        int poll() throws ErrnoException;
+
+        /**
+         * Sleeps in the kernel until something comes or at most nanos passed (0: look without
+         * sleeping; {@link #NO_BOUND}: no limit); returns as {@link #poll}. It may end earlier with nothing.
+         */
+        int block(long nanos) throws ErrnoException;
+    }
+
+    private final WaitMode.Kind kind;
+    private final long budget;
+    private final SyscallCounters counters;
+    private final LongSupplier clock;
+    private boolean idle;   // spin:DURATION: a look found nothing since something was found or the waiter slept
+    private long idleSince; // ... and when that look was
+
+    /** A waiter for mode; its sched_yields are counted in counters. */
+    public Waiter(WaitMode mode, SyscallCounters counters) {
+        this(mode, counters, System::nanoTime);
+    }
+
+    /** As above, with a clock of System.nanoTime()'s kind (tests give a fake one). */
+    Waiter(WaitMode mode, SyscallCounters counters, LongSupplier clock) {
+        this.kind = mode.kind();
+        this.budget = mode.spinNanos();
+        this.counters = counters;
+        this.clock = clock;
+    }
+
+    /** Whether the mode looks from user space before it sleeps (every mode but block). */
+    public boolean spins() { return kind != WaitMode.Kind.BLOCK; }
+
+    /**
+     * One step of an event loop's turn: a sleep of at most bound ns ({@link #NO_BOUND}: none) for
+     * block, else one look, and what the mode does after a look that found nothing. Bound 0 means the
+     * loop has work waiting: look, and neither sleep nor idle. Returns what the step returned.
+     */
+    public int once(Steps steps, long bound) throws ErrnoException {
+        if (kind == WaitMode.Kind.BLOCK) return steps.block(bound);
+        int n = steps.poll();
+        if (n > 0 || bound == 0) {
+            idle = false;
+            return n;
+        }
+        return afterEmptyLook(steps, bound, kind == WaitMode.Kind.SPIN_THEN_BLOCK ? clock.getAsLong() : 0);
+    }
+
+    /**
+     * A whole wait: steps until one finds something, or until nanos passed since start (a reading of
+     * the clock; {@link #NO_BOUND}: no limit; 0: look once). Returns the count of the step that found
+     * something, 0 when the time ran out first.
+     */
+    public int await(Steps steps, long start, long nanos) throws ErrnoException {
+        if (kind == WaitMode.Kind.BLOCK) {
+            long left = nanos;
+            while (true) {
+                int n = steps.block(left);
+                if (n > 0 || left == 0) return n;
+                if (nanos != NO_BOUND && (left = nanos - (clock.getAsLong() - start)) <= 0) return 0;
+            }
+        }
+        idle = false;
+        boolean clocked = nanos != NO_BOUND || kind == WaitMode.Kind.SPIN_THEN_BLOCK;
+        while (true) {
+            int n = steps.poll();
+            if (n > 0) {
+                idle = false;
+                return n;
+            }
+            long now = clocked ? clock.getAsLong() : 0;
+            long left = NO_BOUND;
+            if (nanos != NO_BOUND && (left = nanos - (now - start)) <= 0) return 0;
+            n = afterEmptyLook(steps, left, now);
+            if (n > 0) return n;
+        }
+    }
+
+    /** What the mode does after a look that found nothing: spin, yield, or sleep once the budget passed. */
+    private int afterEmptyLook(Steps steps, long bound, long now) throws ErrnoException {
+        switch (kind) {
+            case YIELD -> Self.yield(counters);
+            case SPIN_THEN_BLOCK -> {
+                if (!idle) {
+                    idle = true;
+                    idleSince = now;
+                }
+                if (now - idleSince < budget) {
+                    Thread.onSpinWait();
+                    return 0;
+                }
+                idle = false;
+                return steps.block(bound);
+            }
+            default -> Thread.onSpinWait();
+        }
+        return 0;
+    }
+}

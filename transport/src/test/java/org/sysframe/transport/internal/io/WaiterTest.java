@@ -1,0 +1,196 @@
+package org.sysframe.transport.internal.io;
+
+import org.sysframe.transport.WaitMode;
+
+import org.junit.jupiter.api.Test;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallKind;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The one waiter against a fake backend (its steps) and a fake clock: which step each mode takes, and
+ * what the spin budget means, for a loop's turns and for a client's whole wait alike.
+ */
+class WaiterTest {
+    /** A backend that finds something at the looks and sleeps scripted, and logs every step with the bound asked. */
+    static final class FakeSteps implements Waiter.Steps {
+        final List<String> log = new ArrayList<>();
+        final FakeClock clock;
+        /** Each look or sleep returns the next of these (0 when they ran out); a sleep advances the clock by sleepNanos. */
+        final int[] results;
+        long sleepNanos;
+        long lookNanos;
+        int next;
+
+        FakeSteps(FakeClock clock, int... results) {
+            this.clock = clock;
+            this.results = results;
+        }
+
+        private int result() { return next < results.length ? results[next++] : 0; }
+
+        @Override
+        public int poll() {
+            log.add("poll");
+            clock.now += lookNanos;
+            return result();
+        }
+
+        @Override
+        public int block(long nanos) {
+            log.add("block " + nanos);
+            clock.now += sleepNanos;
+            return result();
+        }
+    }
+
+    static final class FakeClock {
+        long now = 1_000_000; // any instant: System.nanoTime() may be negative or zero too
+    }
+
+    private final FakeClock clock = new FakeClock();
+    private final SyscallCounters counters = new SyscallCounters("waiter test");
+
+    private Waiter waiter(String mode) { return new Waiter(WaitMode.parse(mode), counters, () -> clock.now); }
+
+    @Test
+    void blockSleepsAtOnceUpToTheBoundAndNeverLooksFirst() throws Exception {
+        Waiter w = waiter("block");
+        assertFalse(w.spins());
+        FakeSteps s = new FakeSteps(clock, 3);
+        assertEquals(3, w.once(s, 7_000));
+        assertEquals(0, w.once(s, Waiter.NO_BOUND));
+        assertEquals(0, w.once(s, 0));
+        assertEquals(List.of("block 7000", "block -1", "block 0"), s.log);
+    }
+
+    @Test
+    void spinLooksOncePerTurnAndNeverSleepsNorYields() throws Exception {
+        Waiter w = waiter("spin");
+        assertTrue(w.spins());
+        FakeSteps s = new FakeSteps(clock, 0, 0, 2);
+        for (int i = 0; i < 3; i++) w.once(s, Waiter.NO_BOUND);
+        clock.now += 60_000_000_000L; // a minute of nothing: a spin never sleeps
+        for (int i = 0; i < 3; i++) w.once(s, Waiter.NO_BOUND);
+        assertEquals(List.of("poll", "poll", "poll", "poll", "poll", "poll"), s.log);
+        assertEquals(0, counters.snapshot().get(SyscallKind.SCHED_YIELD));
+    }
+
+    @Test
+    void yieldYieldsOnceAfterEachEmptyLookAndNotAfterOneThatFoundSomething() throws Exception {
+        Waiter w = waiter("yield");
+        FakeSteps s = new FakeSteps(clock, 0, 0, 1, 0);
+        for (int i = 0; i < 4; i++) w.once(s, Waiter.NO_BOUND);
+        assertEquals(4, s.log.size());
+        assertEquals(3, counters.snapshot().get(SyscallKind.SCHED_YIELD), "three empty looks, three sched_yield");
+    }
+
+    @Test
+    void aTurnWithWorkWaitingLooksAndNeitherIdlesNorSleeps() throws Exception {
+        Waiter yield = waiter("yield");
+        FakeSteps s = new FakeSteps(clock);
+        yield.once(s, 0);
+        assertEquals(0, counters.snapshot().get(SyscallKind.SCHED_YIELD));
+        Waiter stb = waiter("spin:10us");
+        stb.once(s, Waiter.NO_BOUND); // the budget starts
+        clock.now += 1_000_000;
+        stb.once(s, 0);              // past it, but work waits: no sleep, and the budget starts again
+        stb.once(s, Waiter.NO_BOUND);
+        assertEquals(List.of("poll", "poll", "poll", "poll"), s.log);
+    }
+
+    @Test
+    void spinForADurationSleepsOnceItsBudgetPassedSinceTheFirstEmptyLookAndStartsAgainAfter() throws Exception {
+        Waiter w = waiter("spin:10us");
+        FakeSteps s = new FakeSteps(clock);
+        w.once(s, 5_000_000);          // first empty look: the budget starts now
+        clock.now += 9_999;
+        w.once(s, 5_000_000);          // 1 ns short of it: still a look
+        clock.now += 1;
+        w.once(s, 5_000_000);          // passed: look, then sleep up to the bound
+        w.once(s, 5_000_000);          // after a sleep, a new budget
+        assertEquals(List.of("poll", "poll", "poll", "block 5000000", "poll"), s.log);
+    }
+
+    @Test
+    void somethingFoundStartsTheBudgetAgain() throws Exception {
+        Waiter w = waiter("spin:10us");
+        FakeSteps s = new FakeSteps(clock, 0, 1, 0, 0);
+        w.once(s, Waiter.NO_BOUND);    // empty: budget from here
+        clock.now += 8_000;
+        w.once(s, Waiter.NO_BOUND);    // found something
+        clock.now += 8_000;
+        w.once(s, Waiter.NO_BOUND);    // empty: a new budget from here, 16 us after the first empty look
+        clock.now += 8_000;
+        w.once(s, Waiter.NO_BOUND);    // 8 us into it: no sleep yet
+        assertEquals(List.of("poll", "poll", "poll", "poll"), s.log);
+    }
+
+    @Test
+    void aClientWaitOnBlockSleepsAgainAfterAnEarlyWakeUntilItsBound() throws Exception {
+        Waiter w = waiter("block");
+        FakeSteps s = new FakeSteps(clock, 0, 0, 5);
+        s.sleepNanos = 1_000;
+        long start = clock.now;
+        assertEquals(5, w.await(s, start, 10_000));
+        assertEquals(List.of("block 10000", "block 9000", "block 8000"), s.log);
+    }
+
+    @Test
+    void aClientWaitOnBlockEndsWithNothingOnceItsBoundPassed() throws Exception {
+        Waiter w = waiter("block");
+        FakeSteps s = new FakeSteps(clock);
+        s.sleepNanos = 10_000; // the kernel's timeout
+        assertEquals(0, w.await(s, clock.now, 10_000));
+        assertEquals(List.of("block 10000"), s.log, "no look after the timeout");
+        FakeSteps none = new FakeSteps(clock);
+        assertEquals(0, w.await(none, clock.now, 0));
+        assertEquals(List.of("block 0"), none.log, "bound 0: look without sleeping");
+    }
+
+    @Test
+    void aClientWaitThatSpinsEndsAtItsBoundAndYieldsAfterEachEmptyLookBeforeIt() throws Exception {
+        Waiter w = waiter("yield");
+        FakeSteps s = new FakeSteps(clock);
+        s.lookNanos = 1_000;
+        assertEquals(0, w.await(s, clock.now, 3_500));
+        assertEquals(List.of("poll", "poll", "poll", "poll"), s.log, "looks at 1, 2, 3 and 4 us; the bound passed at 3.5");
+        assertEquals(3, counters.snapshot().get(SyscallKind.SCHED_YIELD), "none after the look that found the time up");
+        FakeSteps data = new FakeSteps(clock, 0, 0, 7);
+        assertEquals(7, w.await(data, clock.now, Waiter.NO_BOUND));
+        assertEquals(5, counters.snapshot().get(SyscallKind.SCHED_YIELD), "one per empty look: two more");
+    }
+
+    @Test
+    void aClientWaitSpinsItsBudgetThenSleepsForWhatIsLeftOfItsBound() throws Exception {
+        Waiter w = waiter("spin:3us");
+        FakeSteps s = new FakeSteps(clock, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9);
+        s.lookNanos = 1_000;
+        s.sleepNanos = 50_000;
+        long start = clock.now;
+        assertEquals(9, w.await(s, start, 100_000));
+        // Looks at 1 (the budget starts), 2, 3 and 4 us, when 3 us passed: a sleep for the 96 us left,
+        // which wakes at 54 us with nothing; a new budget (looks at 55 to 58 us), then a sleep for the 42 us left.
+        assertEquals(List.of("poll", "poll", "poll", "poll", "block 96000", "poll", "poll", "poll", "poll", "block 42000"), s.log);
+    }
+
+    @Test
+    void everyClientWaitStartsWithAWholeBudget() throws Exception {
+        Waiter w = waiter("spin:3us");
+        FakeSteps s = new FakeSteps(clock);
+        s.lookNanos = 1_000;
+        assertEquals(0, w.await(s, clock.now, 2_500)); // timed out inside the budget
+        s.log.clear();
+        FakeSteps next = new FakeSteps(clock, 0, 0, 4);
+        next.lookNanos = 1_000;
+        assertEquals(4, w.await(next, clock.now, Waiter.NO_BOUND));
+        assertEquals(List.of("poll", "poll", "poll"), next.log, "no sleep: the budget is this wait's own");
+    }
+}
