@@ -213,7 +213,8 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
                 if (res >= 0) {
                     if (running) acceptor.accepted(res);
                     else new UnixSocket(res, "late", counters).close();
-                } else if (res != -org.sysframe.unix.Errno.ECANCELED) {
+                } else if (res != -org.sysframe.unix.Errno.ECANCELED && running) {
+                    // Once the loop stops, the listener is closed under the ACCEPT: its EBADF is the stop, not news.
                     acceptor.acceptFailed(new ErrnoException("accept", -res));
                 }
                 if (!acceptArmed && !listenerPaused && running) armAccept();
