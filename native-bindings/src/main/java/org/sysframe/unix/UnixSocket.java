@@ -36,6 +36,7 @@ public final class UnixSocket implements AutoCloseable {
     static final int SO_RCVBUF = 8;
     static final int SO_PEERCRED = 17;
     static final int SO_RCVTIMEO = 20;
+    static final int SO_SNDTIMEO = 21;
     static final int SHUT_RDWR = 2;
     static final int F_GETFL = 3;
     static final int F_SETFL = 4;
@@ -80,18 +81,37 @@ public final class UnixSocket implements AutoCloseable {
     }
 
     public static UnixSocket connect(String path, SyscallCounters counters) throws ErrnoException {
+        return connect(path, counters, 0);
+    }
+
+    /**
+     * As {@link #connect(String, SyscallCounters)}, giving up after timeoutMillis (0: never) when the
+     * listener's backlog is full (a server that does not accept): ETIMEDOUT. The socket's SO_SNDTIMEO
+     * is timeoutMillis afterwards (set it again for the sends).
+     */
+    public static UnixSocket connect(String path, SyscallCounters counters, long timeoutMillis) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);
             SockaddrUn.Address sa = SockaddrUn.of(a, path);
             int fd = LibC.socket(cs, SockaddrUn.AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
             if (fd < 0) throw new ErrnoException("socket(AF_UNIX)", Errno.read(cs));
             int rc;
+            try {
+                if (timeoutMillis > 0) setTimeout(fd, path, SO_SNDTIMEO, "SO_SNDTIMEO", timeoutMillis);
+            } catch (ErrnoException e) {
+                LibC.close(cs, fd);
+                throw e;
+            }
             do {
                 rc = LibC.connect(cs, fd, sa.segment(), sa.length());
             } while (rc < 0 && Errno.read(cs) == Errno.EINTR);
             if (rc < 0) {
                 int err = Errno.read(cs);
                 LibC.close(cs, fd);
+                if (err == Errno.EAGAIN && timeoutMillis > 0) {
+                    throw new ErrnoException("connect(" + path + ")", Errno.ETIMEDOUT, "the server accepted no connection within the connect timeout of "
+                            + timeoutMillis + " ms (its listen backlog is full: it does not accept, or not fast enough)");
+                }
                 throw new ErrnoException("connect(" + path + ")", err);
             }
             return new UnixSocket(fd, path, counters);
@@ -290,13 +310,25 @@ public final class UnixSocket implements AutoCloseable {
 
     /** SO_RCVTIMEO: a blocking receive that waits longer returns {@link #WOULD_BLOCK}; 0 waits forever. */
     public void setReceiveTimeout(long millis) throws ErrnoException {
+        setTimeout(fd(), name, SO_RCVTIMEO, "SO_RCVTIMEO", millis);
+    }
+
+    /**
+     * SO_SNDTIMEO: a blocking send that waits longer returns what it sent so far, or {@link #WOULD_BLOCK}
+     * when nothing; a blocking connect to a listener whose backlog is full waits this long too; 0 waits forever.
+     */
+    public void setSendTimeout(long millis) throws ErrnoException {
+        setTimeout(fd(), name, SO_SNDTIMEO, "SO_SNDTIMEO", millis);
+    }
+
+    private static void setTimeout(int fd, String name, int option, String optionName, long millis) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);
             MemorySegment tv = a.allocate(16, 8); // struct timeval { long tv_sec; long tv_usec; }
             tv.set(JAVA_LONG, 0, millis / 1000);
             tv.set(JAVA_LONG, 8, (millis % 1000) * 1000);
-            if (LibC.setsockopt(cs, fd(), SOL_SOCKET, SO_RCVTIMEO, tv, 16) < 0) {
-                throw new ErrnoException("setsockopt(" + name + ", SO_RCVTIMEO)", Errno.read(cs));
+            if (LibC.setsockopt(cs, fd, SOL_SOCKET, option, tv, 16) < 0) {
+                throw new ErrnoException("setsockopt(" + name + ", " + optionName + ")", Errno.read(cs));
             }
         }
     }

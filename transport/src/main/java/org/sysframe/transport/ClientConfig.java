@@ -9,7 +9,8 @@ import org.sysframe.transport.wire.MessageSpecs;
  */
 public record ClientConfig(String socketPath, int apiVersion, String version, SendFraming send, RecvFraming recv,
                            long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu,
-                           Backend backend, boolean sqpoll, java.util.Set<Integer> serverUids, boolean anyServerUid) {
+                           Backend backend, boolean sqpoll, java.util.Set<Integer> serverUids, boolean anyServerUid,
+                           long connectTimeoutMillis, long sendTimeoutMillis) {
     public ClientConfig {
         specs = specs.copy();
         serverUids = serverUids == null ? null : java.util.Set.copyOf(serverUids);

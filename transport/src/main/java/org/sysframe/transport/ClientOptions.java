@@ -10,7 +10,7 @@ import java.util.Objects;
  * {@link ClientConfig}, so changing a builder after connect changes nothing in the client. Defaults: the socket of
  * {@link GroutApi#defaultSocketPath()}, API version 11, {@link SendFraming#COPY_GATHER} (one send of
  * a copy up to 1024 bytes, one sendmsg above),
- * {@link RecvFraming#READAHEAD} (8192 bytes), a receive timeout of {@value #DEFAULT_RECEIVE_TIMEOUT_MILLIS} ms,
+ * {@link RecvFraming#READAHEAD} (8192 bytes), receive, connect and send timeouts of 5 s,
  * Grout's message sizes, blocking receives, no CPU pinning, the epoll backend (or the one
  * {@code -Dsysframe.backend} names), and the server checked as {@link #serverUids} says.
  */
@@ -22,12 +22,20 @@ public final class ClientOptions {
      */
     public static final long DEFAULT_RECEIVE_TIMEOUT_MILLIS = 5000;
 
+    /** The default connect timeout: 5 s (a connect waits only while the server's listen backlog is full). */
+    public static final long DEFAULT_CONNECT_TIMEOUT_MILLIS = 5000;
+
+    /** The default send timeout: 5 s (a send waits only while the server does not read and the socket buffer is full). */
+    public static final long DEFAULT_SEND_TIMEOUT_MILLIS = 5000;
+
     private String socketPath = GroutApi.defaultSocketPath();
     private int apiVersion = GroutApi.DEFAULT_API_VERSION;
     private String version = "sysframe";
     private SendFraming send = SendFraming.COPY_GATHER;
     private RecvFraming recv = RecvFraming.READAHEAD;
     private long receiveTimeoutMillis = DEFAULT_RECEIVE_TIMEOUT_MILLIS;
+    private long connectTimeoutMillis = DEFAULT_CONNECT_TIMEOUT_MILLIS;
+    private long sendTimeoutMillis = DEFAULT_SEND_TIMEOUT_MILLIS;
     private java.util.Set<Integer> serverUids;
     private boolean anyServerUid;
     private MessageSpecs specs = MessageSpecs.grout();
@@ -64,6 +72,30 @@ public final class ClientOptions {
     public ClientOptions receiveTimeoutMillis(long ms) {
         if (ms < 0) throw new IllegalArgumentException("timeout " + ms);
         this.receiveTimeoutMillis = ms;
+        return this;
+    }
+
+    /**
+     * How long connect may wait for the server to take the connection (default
+     * {@value #DEFAULT_CONNECT_TIMEOUT_MILLIS} ms): on a Unix socket a connect waits only while the
+     * listener's backlog is full (a server that does not accept). Past it connect fails with ETIMEDOUT.
+     * 0: wait forever.
+     */
+    public ClientOptions connectTimeoutMillis(long ms) {
+        if (ms < 0) throw new IllegalArgumentException("connect timeout " + ms);
+        this.connectTimeoutMillis = ms;
+        return this;
+    }
+
+    /**
+     * How long a send may wait for the server to take a request's bytes (default
+     * {@value #DEFAULT_SEND_TIMEOUT_MILLIS} ms): a send waits only while the server reads nothing and the
+     * socket buffer is full. Past it the call fails with ETIMEDOUT and the client is no longer usable
+     * (part of the request may have left). Both backends; 0: wait forever.
+     */
+    public ClientOptions sendTimeoutMillis(long ms) {
+        if (ms < 0) throw new IllegalArgumentException("send timeout " + ms);
+        this.sendTimeoutMillis = ms;
         return this;
     }
 
@@ -128,7 +160,7 @@ public final class ClientOptions {
             throw new IllegalArgumentException("anyServerUid and serverUids " + new java.util.TreeSet<>(serverUids) + " both set: choose one");
         }
         return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu, backend, sqpoll,
-                serverUids, anyServerUid);
+                serverUids, anyServerUid, connectTimeoutMillis, sendTimeoutMillis);
     }
 
     @Override

@@ -73,9 +73,9 @@ public final class GroutClient implements AutoCloseable {
 
     private static ClientLink link(ClientConfig options, UnixSocket socket) throws ErrnoException {
         if (options.backend().resolve("client(" + socket.name() + ")") == Backend.EPOLL) {
-            return new SocketLink(socket, options.waitMode(), options.receiveTimeoutMillis());
+            return new SocketLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis());
         }
-        return new UringLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sqpoll());
+        return new UringLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis(), options.sqpoll());
     }
 
     /**

@@ -30,7 +30,7 @@ public final class ClientConnect {
     public static UnixSocket open(ClientConfig options) throws ErrnoException {
         UnixSocket s;
         try {
-            s = UnixSocket.connect(options.socketPath(), new SyscallCounters("client " + options.socketPath()));
+            s = UnixSocket.connect(options.socketPath(), new SyscallCounters("client " + options.socketPath()), options.connectTimeoutMillis());
         } catch (ErrnoException e) {
             throw connect(options.socketPath(), e);
         }
@@ -38,6 +38,7 @@ public final class ClientConnect {
             checkServer(options, s.peerCredentials());
             if (options.cpu() >= 0) CpuPlacement.pinCurrentThread(options.cpu());
             if (options.receiveTimeoutMillis() > 0) s.setReceiveTimeout(options.receiveTimeoutMillis());
+            if (options.sendTimeoutMillis() != options.connectTimeoutMillis()) s.setSendTimeout(options.sendTimeoutMillis());
             if (options.socketBufferSize() > 0) {
                 s.setSendBufferSize(options.socketBufferSize());
                 s.setReceiveBufferSize(options.socketBufferSize());

@@ -52,6 +52,7 @@ public final class UringLink implements ClientLink {
     private final UnixSocket socket;
     private final WaitMode mode;
     private final long timeoutNanos;
+    private final long sendTimeoutMillis;
     private final UringCounters uringCounters = new UringCounters();
     private final IoUring ring;
     private final Waiter waiter;
@@ -64,10 +65,11 @@ public final class UringLink implements ClientLink {
     private int sendErrno;         // the first failed send since the last check
     private long sendShortBy;
 
-    public UringLink(UnixSocket socket, WaitMode mode, long timeoutMillis, boolean sqpoll) throws ErrnoException {
+    public UringLink(UnixSocket socket, WaitMode mode, long timeoutMillis, long sendTimeoutMillis, boolean sqpoll) throws ErrnoException {
         this.socket = socket;
         this.mode = mode;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
+        this.sendTimeoutMillis = sendTimeoutMillis;
         // Not DEFER_TASKRUN: with it, a wait for the send's and the receive's completions together does
         // not wake for a send that the kernel must retry in parts (its retry is deferred work that the
         // waiter only runs once as many items are queued as it waits for): a send larger than the
@@ -143,6 +145,11 @@ public final class UringLink implements ClientLink {
         recvDone = false;
         boolean done = awaitCompletions(wait && mode.kind() != WaitMode.Kind.BLOCK, deadline, now);
         checkSends();
+        if (!done && sendsInFlight > 0) {
+            // The request never left in full: the server does not read. Its answer cannot come.
+            cancelReceive();
+            throw cancelSends(timeoutNanos / 1_000_000L);
+        }
         if (!done) return cancelReceive();
         if (recvResult == -Errno.EAGAIN && !wait) return UnixSocket.WOULD_BLOCK;
         if (recvResult < 0) throw new ErrnoException("recv(" + socket.name() + ")", -recvResult);
@@ -221,14 +228,35 @@ public final class UringLink implements ClientLink {
         return recvResult > 0 ? recvResult : UnixSocket.WOULD_BLOCK;
     }
 
+    /** Submits the sends prepared and waits until they completed, at most the send timeout (then ETIMEDOUT). */
     @Override
     public void flush() throws ErrnoException {
         lastIsSend = false;
+        long limit = sendTimeoutMillis * 1_000_000L, start = limit > 0 ? System.nanoTime() : 0;
         while (sendsInFlight > 0) {
-            ring.submit(sendsInFlight, 0);
+            long left = limit == 0 ? 0 : limit - (System.nanoTime() - start);
+            if (limit > 0 && left <= 0) throw cancelSends(sendTimeoutMillis);
+            ring.submit(sendsInFlight, left);
             reap();
         }
         checkSends();
+    }
+
+    /**
+     * Cancels every send still in flight (nothing else is: the receive was ended first) and waits for
+     * them, at most a second; the send timeout's error (the client is then broken: part of a request
+     * may have left).
+     */
+    private ErrnoException cancelSends(long waitedMillis) throws ErrnoException {
+        ring.nextSqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | Sqe.ASYNC_CANCEL_ANY).userData(CANCEL);
+        long end = System.nanoTime() + 1_000_000_000L;
+        while (sendsInFlight > 0 && System.nanoTime() - end < 0) {
+            ring.submit(1, 100_000_000L);
+            reap();
+        }
+        sendErrno = 0;
+        return new ErrnoException("send(" + socket.name() + ")", Errno.ETIMEDOUT,
+                "the server did not take the request's bytes within " + waitedMillis + " ms (it does not read)");
     }
 
     @Override
