@@ -68,6 +68,8 @@ public final class Main implements Runnable {
      */
     static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new Main());
+        // Every command's -V prints the same version line.
+        for (CommandLine sub : cl.getSubcommands().values()) sub.getCommandSpec().versionProvider(new Version());
         cl.setOut(out);
         cl.setErr(err);
         cl.setParameterExceptionHandler((e, a) -> {

@@ -85,6 +85,7 @@ class CliTextsTest {
         Run v = cli("-V");
         assertEquals(0, v.rc, v.err);
         assertEquals("sysframe " + pom + "\n", v.out);
+        assertEquals(v.out, cli("ping", "-V").out, "a command's -V too");
         assertEquals(pom, Main.Version.version());
     }
 
