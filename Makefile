@@ -8,6 +8,8 @@ export JAVA_HOME := $(JDK)
 export PATH := $(JDK)/bin:$(PATH)
 # Maven's own guava touches sun.misc.Unsafe; keep JDK 25 from printing that warning on every run.
 export MAVEN_OPTS ?= --sun-misc-unsafe-memory-access=allow
+# Maven 3.8's console (jansi) ends every run with an ESC[0m reset, even with -B into a file or a pipe: not here.
+MAVEN_OPTS += -Djansi.noreset=true
 MVN := mvn -B --no-transfer-progress -Dstyle.color=never
 CC := gcc
 CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11
@@ -43,27 +45,31 @@ tracefs:
 	  else echo "warning: tracefs is not mounted and we are not root: kernel syscall counters will be unavailable"; fi; \
 	fi
 
-# Ends with a summary from the surefire reports: one line per pass, the total, and the skipped tests by
-# reason (tests that need root, the kernel's syscall counters or strace skip, saying why, only for a
-# non-root user outside CI; io_uring's invocations of the behaviour suite skip where io_uring is
-# unavailable, naming why). Pass 1 is every module's tests, the transport's behaviour suite once per
-# backend (epoll, io_uring: @EachBackend); pass 2 the transport's tests again with every server on
-# TEST_LOOPS event loops (-Dsysframe.test.loops), reported as TEST-*-loops.xml. Tests are counted by
-# their <testcase> entries: a class run once per backend reports tests="0" on its <testsuite>.
+# Quiet when green (-q: Maven's INFO lines go; warnings, a failure's report and Maven's error lines stay; what
+# tests print goes to */target/surefire-reports/*-output.txt and the log records they provoke are shown only with
+# a failure: test-support's LogCapture). Ends with a summary from the surefire reports: per pass its total and one
+# line per module, the total, and the skipped tests by reason (tests that need root, the kernel's syscall counters
+# or strace skip, saying why, only for a non-root user outside CI; io_uring's invocations of the behaviour suite
+# skip where io_uring is unavailable, naming why). Pass 1 is every module's tests, the transport's behaviour suite
+# once per backend (epoll, io_uring: @EachBackend); pass 2 the transport's tests again with every server on
+# TEST_LOOPS event loops (-Dsysframe.test.loops), reported as TEST-*-loops.xml. Tests are counted by their
+# <testcase> entries: a class run once per backend reports tests="0" on its <testsuite>.
 TEST_LOOPS ?= 2
 test: tracefs c-peer
-	@rm -rf */target/surefire-reports
-	@rc=0; $(MVN) install || rc=$$?; \
+	@rm -rf */target/surefire-reports */target/test-logs
+	@rc=0; $(MVN) -q install || rc=$$?; \
 	if [ $$rc = 0 ]; then \
 	  echo "second pass: every transport test again, each server with $(TEST_LOOPS) event loops (-Dsysframe.test.loops)"; \
-	  $(MVN) verify -pl transport -Dsysframe.test.loops=$(TEST_LOOPS) -Dsurefire.reportNameSuffix=loops || rc=$$?; \
+	  $(MVN) -q verify -pl transport -Dsysframe.test.loops=$(TEST_LOOPS) -Dsurefire.reportNameSuffix=loops || rc=$$?; \
 	fi; \
 	awk -v loops=$(TEST_LOOPS) \
-	    'FNR == 1 { p = (FILENAME ~ /-loops[.]xml$$/) ? 2 : 1; seen[p] = 1 } \
-	     /<testcase /{ t[p]++ } /<failure|<error /{ f[p]++ } \
-	     /<skipped/{ s[p]++; if (match($$0, /message="[^"]*"/)) r[substr($$0, RSTART+9, RLENGTH-10)]++ } \
+	    'FNR == 1 { p = (FILENAME ~ /-loops[.]xml$$/) ? 2 : 1; seen[p] = 1; m = FILENAME; sub(/\/.*/, "", m); if (!((p, m) in mods)) { mods[p, m] = 1; order[p] = order[p] " " m } } \
+	     /<testcase /{ t[p]++; tm[p, m]++ } /<failure|<error /{ f[p]++; fm[p, m]++ } \
+	     /<skipped/{ s[p]++; sm[p, m]++; if (match($$0, /message="[^"]*"/)) r[substr($$0, RSTART+9, RLENGTH-10)]++ } \
 	     END { name[1] = "pass 1, every module (transport: each backend)"; name[2] = "pass 2, transport with " loops " event loops per server"; \
 	           for (p = 1; p <= 2; p++) if (seen[p]) { printf "test summary: %s: %d tests, %d skipped, %d failed\n", name[p], t[p], s[p], f[p]; \
+	                                                  n = split(order[p], ms, " "); \
+	                                                  for (i = 1; i <= n; i++) printf "test summary:   %s: %d tests, %d skipped, %d failed\n", ms[i], tm[p, ms[i]], sm[p, ms[i]], fm[p, ms[i]]; \
 	                                                  T += t[p]; S += s[p]; F += f[p] } \
 	           printf "test summary: total: %d tests, %d skipped, %d failed\n", T, S, F; \
 	           for (k in r) printf "test summary: %d skipped: %s\n", r[k], k }' \

@@ -94,6 +94,10 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
+    @Option(names = "--jfr", paramLabel = "FILE", description = "record the run with the flight recorder (every org.sysframe.* event at"
+            + " threshold 0, the periodic ones every second) and write it to FILE at the end, also when the run fails")
+    java.nio.file.Path jfr;
+
     /** The SIGINT line's shutdown hook of the last run (removed when the run ends, however it ends). */
     Thread interruptedHook;
 
@@ -120,8 +124,25 @@ final class PingCommand implements Callable<Integer> {
         String label = o.freeze().send() + "/" + o.freeze().recv() + (depth > 1 ? " depth " + depth + " batch " + batch : "");
         PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch).everyRequest(latencyEveryRequest) : new SysframePeer(label, o, ping2);
         String sampling = peer instanceof PipelinedPeer pp ? pp.latencySampling() : "every call";
+        PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
+        try {
+            return run(o, peer, sampling);
+        } finally {
+            if (recording != null) {
+                // Written however the run ended; with --json the line goes to stderr, leaving stdout one JSON object.
+                String line = recording.finish();
+                (json ? System.err : System.out).println(line);
+            }
+        }
+    }
+
+    private Integer run(ClientOptions o, PingPeer peer, String sampling) throws Exception {
         try (PeerThread client = new PeerThread(peer)) {
-            client.onThread(() -> peer.open(socket));
+            try {
+                client.onThread(() -> peer.open(socket));
+            } catch (ErrnoException e) {
+                throw withRemedy(e);
+            }
             if (!json) {
                 // One line says what runs, how latency is recorded included.
                 System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s);"
@@ -131,8 +152,8 @@ final class PingCommand implements Callable<Integer> {
                         depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "", sampling);
             }
             // A server elsewhere on this machine is measured by its process (every thread).
-            long serverPid = otherServerPid(peer);
-            ServerSample.Source server = serverPid > 0 ? ServerSample.Source.ofProcess(serverPid) : ServerSample.Source.NONE;
+            ServerProcess sp = serverProcess(peer);
+            ServerSample.Source server = sp.pid > 0 ? ServerSample.Source.ofProcess(sp.pid) : ServerSample.Source.unknown(sp.unknown);
             Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, warmup, new ClientThreadsProbe(List.of(client), server));
             // SIGINT prints how far the run got; a failure says it in its own line (the hook goes first).
             Thread partial = new Thread(() -> System.out.println("interrupted: " + progress(client)), "ping-interrupted");
@@ -182,16 +203,39 @@ final class PingCommand implements Callable<Integer> {
                 done, warmingUp ? warmup : count, warmingUp ? "warm-up " : "", s, done / s);
     }
 
-    /** The pid of a server in another process on this machine whose /proc we can read, else -1. */
-    private static long otherServerPid(PingPeer peer) {
+    /**
+     * A connect refused for the socket file's mode: the line says what to do (as docs/troubleshooting.md),
+     * e.g. {@code connect(P): EACCES (13) Permission denied: the socket file's mode does not let uid 65534
+     * connect: run ping as the server's uid, or start the server with --mode 0660 and a group that uid 65534 is in}.
+     */
+    static java.io.IOException withRemedy(ErrnoException e) {
+        if (e.errno() != org.sysframe.unix.Errno.EACCES || !e.call().startsWith("connect(")) return e;
+        int uid = org.sysframe.unix.Self.uid();
+        return new IOException(e.getMessage() + ": run ping as the server's uid, or start the server with --mode 0660 and a group that uid "
+                + uid + " is in", e);
+    }
+
+    /** The server's process when this ping can measure it (pid > 0), else why not ({@code unknown}). */
+    record ServerProcess(long pid, String unknown) {}
+
+    /** The server in another process on this machine whose /proc we can read; else why its CPU stays unknown. */
+    static ServerProcess serverProcess(PingPeer peer) {
+        long pid;
         try {
-            long pid = peer.serverPid();
-            boolean readable = pid > 0 && pid != ProcessHandle.current().pid()
-                    && java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/" + pid + "/task"));
-            return readable ? pid : -1;
+            pid = peer.serverPid();
         } catch (ErrnoException e) {
-            return -1;
+            return new ServerProcess(-1, "SO_PEERCRED failed: " + e.getMessage());
         }
+        if (pid < 0) return new ServerProcess(-1, "this client does not learn its server's pid");
+        if (pid == 0) return new ServerProcess(-1, "SO_PEERCRED gave no pid: the server runs in another PID namespace (a container?)");
+        if (pid == ProcessHandle.current().pid()) {
+            return new ServerProcess(-1, "the server runs in this process (pid " + pid + "), where its threads are not told apart from the client's");
+        }
+        java.nio.file.Path task = java.nio.file.Path.of("/proc/" + pid + "/task");
+        if (!java.nio.file.Files.isReadable(task)) {
+            return new ServerProcess(-1, "the server is pid " + pid + ", whose " + task + " uid " + org.sysframe.unix.Self.uid() + " cannot read");
+        }
+        return new ServerProcess(pid, null);
     }
 
     static void print(Measurement r) {

@@ -16,7 +16,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-/** {@code sysframe serve}: a server until SIGINT/SIGTERM, then per-connection totals. */
+/** {@code sysframe serve}: a server until SIGINT/SIGTERM, then per-connection totals (the first {@value #LISTED}, and the totals of all). */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Serve the Grout API (GR_HELLO, GR_PING, GR_PING2, events) until SIGINT or SIGTERM.")
 final class ServeCommand implements Callable<Integer> {
@@ -115,6 +115,65 @@ final class ServeCommand implements Callable<Integer> {
         throw new IllegalArgumentException(option + " " + v + ": expected bytes or a whole number of K, M or G, e.g. 64M");
     }
 
+    /** How many connections the stop report lists one per line; past it, totals and a count of the rest. */
+    static final int LISTED = 10;
+
+    /**
+     * What {@code serve} prints on stop about its connections, closed ones first: up to {@code listed}
+     * of them, one line each after a header; with more, the header gives the totals of all of them and a
+     * last line says how many were not listed, e.g.
+     * <pre>
+     * stopped; 9026 connection(s) (9020 closed, 6 open at the stop): 1234567 requests, sendto=... recvfrom=...; the first 10:
+     *   pid 4242 uid 0: 137 requests, sendto=137 recvfrom=138 (peer closed)
+     *   ...
+     *   ... and 9016 more connection(s), not listed
+     * </pre>
+     */
+    static List<String> stopReport(List<ConnectionStats> closed, List<ConnectionStats> open, int listed) {
+        List<ConnectionStats> all = new ArrayList<>(closed);
+        all.addAll(open);
+        List<String> lines = new ArrayList<>();
+        if (all.size() <= listed) {
+            lines.add("stopped; " + all.size() + " connection(s):");
+            for (ConnectionStats c : all) lines.add("  " + c);
+            return lines;
+        }
+        long requests = 0;
+        org.sysframe.unix.SyscallCounts syscalls = org.sysframe.unix.SyscallCounts.ZERO;
+        for (ConnectionStats c : all) {
+            requests += c.requests();
+            syscalls = syscalls.plus(c.syscalls());
+        }
+        lines.add("stopped; " + all.size() + " connection(s) (" + closed.size() + " closed, " + open.size() + " open at the stop): "
+                + requests + " requests, " + syscalls + "; the first " + listed + ":");
+        for (ConnectionStats c : all.subList(0, listed)) lines.add("  " + c);
+        lines.add("  ... and " + (all.size() - listed) + " more connection(s), not listed");
+        return lines;
+    }
+
+    /**
+     * Starts the server; a socket file in a directory that does not exist fails naming the directory and
+     * saying to create it, e.g. {@code serve -s /tmp/nodir/x.sock: the directory /tmp/nodir does not exist:
+     * create it (mkdir -p /tmp/nodir) or choose a path in an existing directory}.
+     */
+    private static GroutServer start(ServerOptions o, String socket) throws java.io.IOException {
+        try {
+            return GroutServer.start(o);
+        } catch (org.sysframe.unix.ErrnoException e) {
+            String missing = e.errno() == org.sysframe.unix.Errno.ENOENT ? missingDirectory(socket) : null;
+            if (missing == null) throw e;
+            throw new java.io.IOException("-s " + socket + ": the directory " + missing + " does not exist: create it (mkdir -p " + missing
+                    + ") or choose a path in an existing directory", e);
+        }
+    }
+
+    /** The directory a socket file path names when it does not exist, else null (an abstract name, an existing directory). */
+    static String missingDirectory(String socket) {
+        if (socket.isEmpty() || socket.startsWith("@")) return null;
+        java.nio.file.Path dir = java.nio.file.Path.of(socket).toAbsolutePath().getParent();
+        return dir == null || java.nio.file.Files.isDirectory(dir) ? null : dir.toString();
+    }
+
     @Override
     public Integer call() throws Exception {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
@@ -140,7 +199,7 @@ final class ServeCommand implements Callable<Integer> {
             o.allowedUids(uids);
         }
         o.allowAnyUid(allowAnyUid);
-        GroutServer server = GroutServer.start(o);
+        GroutServer server = start(o, socket);
         // The line claims the socket's mode: only while the file at the path is this server's socket with it.
         String moved = server.socketFileProblem();
         if (moved != null) {
@@ -153,11 +212,10 @@ final class ServeCommand implements Callable<Integer> {
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
-                List<ConnectionStats> all = new ArrayList<>(server.closedConnections());
-                all.addAll(server.openConnections());
+                List<ConnectionStats> closed = server.closedConnections();
+                List<ConnectionStats> open = server.openConnections();
                 server.close();
-                System.out.println("stopped; " + all.size() + " connection(s):");
-                for (ConnectionStats c : all) System.out.println("  " + c);
+                for (String line : stopReport(closed, open, LISTED)) System.out.println(line);
                 System.out.println("server loops total: " + server.totalCounts());
                 if (server.backend() == org.sysframe.transport.Backend.IO_URING) {
                     org.sysframe.unix.uring.UringCounts u = org.sysframe.unix.uring.UringCounts.ZERO;

@@ -93,5 +93,16 @@ public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCp
         static Source ofProcess(long pid) { return () -> ServerSample.ofProcess(pid); }
 
         Source NONE = () -> null;
+
+        /** Why the server is out of reach, for the CPU line ({@code server cpu unknown (WHY)}); null when it is not, or unsaid. */
+        default String unknown() { return null; }
+
+        /** No server side, for the reason given (e.g. {@code the server runs in this process ...}). */
+        static Source unknown(String why) {
+            return new Source() {
+                @Override public ServerSample sample() { return null; }
+                @Override public String unknown() { return why; }
+            };
+        }
     }
 }

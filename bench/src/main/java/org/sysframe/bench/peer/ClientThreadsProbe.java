@@ -63,7 +63,7 @@ public final class ClientThreadsProbe implements Cell.Probe {
                     minus(c1.library, c0.library), minus(c1.kernel, c0.kernel),
                     sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
                     c1.cpu.minus(c0.cpu), sd == null ? null : sd.cpu(),
-                    cpus(clientCpus, sd == null ? null : sd.cpus()),
+                    cpus(clientCpus, sd == null ? null : sd.cpus(), server.unknown()),
                     minus(c1.empty, c0.empty), sd == null ? null : sd.empty(),
                     c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring), sd == null ? null : sd.uring());
         } finally {
@@ -79,6 +79,15 @@ public final class ClientThreadsProbe implements Cell.Probe {
 
     /** e.g. {@code client cpu 0,1; server cpu 1}: the CPUs the threads were seen on at the samples. */
     public static String cpus(SortedSet<Integer> client, SortedSet<Integer> server) {
+        return cpus(client, server, null);
+    }
+
+    /**
+     * As {@link #cpus(SortedSet, SortedSet)}, with why the server's are unknown when there are none:
+     * {@code client cpu 1; server cpu unknown (the server runs in this process ...)}.
+     */
+    public static String cpus(SortedSet<Integer> client, SortedSet<Integer> server, String serverUnknown) {
+        if (server == null && serverUnknown != null) return "client cpu " + join(client) + "; server cpu unknown (" + serverUnknown + ")";
         return "client cpu " + join(client) + "; server cpu " + (server == null ? "?" : join(server));
     }
 
