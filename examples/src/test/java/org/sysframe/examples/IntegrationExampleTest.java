@@ -3,6 +3,7 @@ package org.sysframe.examples;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.sysframe.testsupport.ProcessRun;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.GroutServer;
@@ -20,13 +21,12 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -244,20 +244,8 @@ class IntegrationExampleTest {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", name).toString());
         command.addAll(args);
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return "(reading the child's output failed: " + e + ")";
-            }
-        });
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor();
-            fail(name + " did not end within 60 s: " + command + "\n" + output.get(5, TimeUnit.SECONDS));
-        }
-        return new Run(p.exitValue(), output.get(10, TimeUnit.SECONDS));
+        ProcessRun r = ProcessRun.of(new ProcessBuilder(command), Duration.ofSeconds(60));
+        return new Run(r.exit(), r.output());
     }
 
     /** This JDK's javac (java.home/bin) in a child process, so that nothing of the test's class path leaks in. */

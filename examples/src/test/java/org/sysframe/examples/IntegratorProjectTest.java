@@ -2,6 +2,7 @@ package org.sysframe.examples;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.testsupport.ProcessRun;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 import org.w3c.dom.Document;
@@ -24,8 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -211,27 +210,14 @@ class IntegratorProjectTest {
      * else that would give the JVMs options (MAVEN_OPTS, mavenrc files, JDK_JAVA_OPTIONS, JAVA_TOOL_OPTIONS).
      */
     private static Run run(Path dir, List<String> command, Duration timeout) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
         Map<String, String> env = pb.environment();
         String javaHome = System.getProperty("java.home");
         env.put("JAVA_HOME", javaHome);
         env.put("PATH", Path.of(javaHome, "bin") + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
         env.put("MAVEN_SKIP_RC", "true");
         for (String options : List.of("MAVEN_OPTS", "JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS")) env.remove(options);
-        Process p = pb.start();
-        p.getOutputStream().close();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return "(reading the child's output failed: " + e + ")";
-            }
-        });
-        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly().waitFor();
-            fail(command + " did not end within " + timeout.toSeconds() + " s:\n" + output.get(10, TimeUnit.SECONDS));
-        }
-        return new Run(command, p.exitValue(), output.get(10, TimeUnit.SECONDS));
+        ProcessRun r = ProcessRun.of(pb, timeout);
+        return new Run(command, r.exit(), r.output());
     }
 }
