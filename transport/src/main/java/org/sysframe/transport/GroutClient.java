@@ -30,7 +30,10 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Thread-confined, like Grout's C client: the thread that connects it is the only one that may use
  * it (one client per thread); a call from another thread throws {@link WrongThreadException} naming
- * the client, both threads and this rule. {@link #close()} may be called from any thread (e.g. once the
+ * the client, both threads and this rule (many threads, platform or virtual, may share one
+ * {@link SharedGroutClient} instead). On a virtual thread, a wait for the server parks the virtual
+ * thread (the JVM's poller watches the socket) instead of blocking its carrier in recv or send (epoll
+ * backend). {@link #close()} may be called from any thread (e.g. once the
  * owner ended): it closes the socket and frees the client's memory. {@link #sendRecv} allocates nothing
  * on the Java heap; the {@link Response} it returns is a flyweight valid until the next call.
  * Responses whose id is not the one awaited are kept aside (copied) and handed out when their id is
@@ -346,7 +349,7 @@ public final class GroutClient implements AutoCloseable {
     private WrongThreadException wrongThread() {
         return new WrongThreadException("GroutClient(" + socket.name() + ") was used from thread \"" + Thread.currentThread().getName()
                 + "\" but is confined to thread \"" + owner.getName() + "\", which connected it: use one GroutClient per thread,"
-                + " connected on the thread that uses it");
+                + " connected on the thread that uses it, or one SharedGroutClient for all threads");
     }
 
     /** Marks the client broken by e and returns e (also for its pipeline). */

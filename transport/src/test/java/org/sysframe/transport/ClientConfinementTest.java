@@ -53,7 +53,7 @@ class ClientConfinementTest {
              GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.parse(backend)))) {
             String owner = Thread.currentThread().getName();
             String expected = "GroutClient(" + path + ") was used from thread \"worker-1\" but is confined to thread \"" + owner
-                    + "\", which connected it: use one GroutClient per thread, connected on the thread that uses it";
+                    + "\", which connected it: use one GroutClient per thread, connected on the thread that uses it, or one SharedGroutClient for all threads";
             Throwable call = onOtherThread("worker-1", () -> c.sendRecv(GroutApi.PING));
             assertInstanceOf(WrongThreadException.class, call);
             assertEquals(expected, call.getMessage());

@@ -16,6 +16,9 @@ import java.lang.foreign.MemorySegment;
  * The epoll backend's client path: one send, sendmsg or recv syscall per call, on a blocking socket.
  * A send that stops short is the send timeout (SO_SNDTIMEO): ETIMEDOUT, saying how much was taken.
  *
+ * On a virtual thread the sends carry MSG_DONTWAIT and a full socket is waited for in the JVM's
+ * {@link FdPoller} (the carrier is not pinned), within the same send timeout.
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class SocketLink implements ClientLink {
@@ -31,6 +34,7 @@ public final class SocketLink implements ClientLink {
 
     @Override
     public long sendUntilFull(MemorySegment seg, long off, long len) throws ErrnoException {
+        if (Thread.currentThread().isVirtual()) return sendParking(seg, off, len);
         long n = socket.sendUntilFull(seg, off, len);
         if (n < len) throw sendTimedOut(n, len);
         return n;
@@ -38,9 +42,48 @@ public final class SocketLink implements ClientLink {
 
     @Override
     public long sendmsg(IovArray iov) throws ErrnoException {
+        if (Thread.currentThread().isVirtual()) {
+            long deadline = sendDeadline();
+            long total = iov.remaining();
+            while (true) {
+                long n = socket.sendmsg(iov, UnixSocket.MSG_DONTWAIT);
+                if (n != UnixSocket.WOULD_BLOCK) return n;
+                if (!awaitWritable(deadline)) throw sendTimedOut(0, total);
+            }
+        }
         long n = socket.sendmsg(iov, 0);
         if (n == UnixSocket.WOULD_BLOCK) throw sendTimedOut(0, iov.remaining());
         return n;
+    }
+
+    /** A virtual thread's send: MSG_DONTWAIT, and a park in the poller while the socket is full, until the send timeout. */
+    private long sendParking(MemorySegment seg, long off, long len) throws ErrnoException {
+        long deadline = sendDeadline();
+        long done = 0;
+        while (done < len) {
+            long n = socket.send(seg, off + done, len - done, UnixSocket.MSG_DONTWAIT);
+            if (n != UnixSocket.WOULD_BLOCK) {
+                done += n;
+            } else if (!awaitWritable(deadline)) {
+                throw sendTimedOut(done, len);
+            }
+        }
+        return done;
+    }
+
+    /** The send timeout from now (0: none, a deadline far away). */
+    private long sendDeadline() {
+        return sendTimeoutMillis == 0 ? System.nanoTime() + Long.MAX_VALUE / 2 : System.nanoTime() + sendTimeoutMillis * 1_000_000L;
+    }
+
+    /** Parks until the socket takes bytes again; false when the deadline passed first. EINTR when interrupted. */
+    private boolean awaitWritable(long deadline) throws ErrnoException {
+        if (deadline - System.nanoTime() <= 0) return false;
+        FdPoller.get().await(socket.fd(), FdPoller.WRITABLE, deadline);
+        if (Thread.currentThread().isInterrupted()) {
+            throw new ErrnoException("send(" + socket.name() + ")", Errno.EINTR, "the sending thread was interrupted");
+        }
+        return true;
     }
 
     private ErrnoException sendTimedOut(long sent, long len) {

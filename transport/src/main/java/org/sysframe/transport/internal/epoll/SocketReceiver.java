@@ -20,6 +20,10 @@ import java.lang.foreign.MemorySegment;
  * so that steady pipelining and short spin budgets make no setsockopt: the wait ends at most that
  * late; one that wakes early with nothing sleeps again until the bound.
  *
+ * <p>On a virtual thread a sleep never blocks in the kernel (that would pin its carrier): it is a
+ * recv(MSG_DONTWAIT), then a park in the JVM's {@link FdPoller} until the socket is readable or the
+ * bound passed, then another recv(MSG_DONTWAIT). An interrupt ends the wait with EINTR.
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class SocketReceiver {
@@ -76,6 +80,24 @@ public final class SocketReceiver {
         timeoNanos = nanos == Long.MAX_VALUE ? nanos : Math.max(1, nanos / 1_000_000L) * 1_000_000L;
     }
 
+    /** A virtual thread's sleep: look, park in the poller up to nanos (NO_BOUND: the receive timeout, or none), look again. */
+    private int parkUntilReadable(long nanos) throws ErrnoException {
+        result = socket.recv(seg, off, len, UnixSocket.MSG_DONTWAIT);
+        if (result != UnixSocket.WOULD_BLOCK) return 1;
+        long bound = nanos != Waiter.NO_BOUND ? nanos : defaultTimeoNanos;
+        long now = System.nanoTime();
+        long deadline = bound == Long.MAX_VALUE || now + bound < now ? Long.MAX_VALUE : now + bound;
+        FdPoller.get().await(socket.fd(), FdPoller.READABLE, deadline);
+        if (Thread.currentThread().isInterrupted()) throw interrupted(socket.name());
+        result = socket.recv(seg, off, len, UnixSocket.MSG_DONTWAIT);
+        return result == UnixSocket.WOULD_BLOCK ? 0 : 1;
+    }
+
+    /** The error of a virtual thread interrupted while it waited on socket name (its interrupt status stays set). */
+    static ErrnoException interrupted(String name) {
+        return new ErrnoException("recv(" + name + ")", org.sysframe.unix.Errno.EINTR, "the waiting thread was interrupted");
+    }
+
     /** The waiter's steps on this socket. */
     private final class Steps implements Waiter.Steps {
         @Override
@@ -87,6 +109,7 @@ public final class SocketReceiver {
         @Override
         public int block(long nanos) throws ErrnoException {
             if (nanos == 0) return poll();
+            if (Thread.currentThread().isVirtual()) return parkUntilReadable(nanos);
             // Bounds are never above the receive timeout: within the slack of it, the client's own is used.
             long want = nanos == Waiter.NO_BOUND || defaultTimeoNanos - nanos <= SLACK_NANOS ? defaultTimeoNanos : nanos;
             if (timeoNanos - want > SLACK_NANOS || timeoNanos < want / 2) setTimeo(want);

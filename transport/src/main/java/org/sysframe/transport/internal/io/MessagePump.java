@@ -1,0 +1,39 @@
+package org.sysframe.transport.internal.io;
+
+import org.sysframe.unix.ErrnoException;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A receive loop's view of a {@link MessageReader}: one whole message at a time, handed to a
+ * {@link Sink} (a shared client's reader thread routes each response to the caller whose id it
+ * carries). The start of a message is awaited without the receive timeout (callers time out on their
+ * own); once a message started, the receive timeout bounds the rest of it, as for every client.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class MessagePump {
+    /** Where the messages go; the payload is valid only during the call. */
+    public interface Sink {
+        void response(int forId, int status, MemorySegment buffer, long offset, long length) throws ErrnoException;
+
+        void event(int evType, MemorySegment buffer, long offset, long length) throws ErrnoException;
+    }
+
+    private final MessageReader reader;
+
+    public MessagePump(MessageReader reader) {
+        this.reader = reader;
+        reader.patientStart = true;
+    }
+
+    /** Reads one whole message (waiting for its start as long as it takes) and hands it to sink. */
+    public void pumpOne(Sink sink) throws ErrnoException {
+        reader.next();
+        if (reader.isEvent) {
+            sink.event(reader.first, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+        } else {
+            sink.response(reader.first, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+        }
+    }
+}
