@@ -6,8 +6,12 @@ $(error no JDK >= 22 found (see the line above): install one under /usr/lib/jvm 
 endif
 export JAVA_HOME := $(JDK)
 export PATH := $(JDK)/bin:$(PATH)
-# Maven's own guava touches sun.misc.Unsafe; keep JDK 25 from printing that warning on every run.
+JDK_MAJOR := $(shell sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$(JDK)/release" 2>/dev/null)
+# Maven's own guava touches sun.misc.Unsafe, and JDK 24+ warns about it on every run unless this
+# option allows it. The option exists from JDK 23 on (JEP 471): JDK 22 would refuse to start with it.
+ifeq ($(shell [ "$(JDK_MAJOR)" -ge 23 ] 2>/dev/null && echo yes),yes)
 export MAVEN_OPTS ?= --sun-misc-unsafe-memory-access=allow
+endif
 # Maven 3.8's console (jansi) ends every run with an ESC[0m reset, even with -B into a file or a pipe: not here.
 MAVEN_OPTS += -Djansi.noreset=true
 MVN := mvn -B --no-transfer-progress -Dstyle.color=never
