@@ -32,7 +32,8 @@ import static org.sysframe.transport.support.Pings.ping;
 
 /**
  * A server out of descriptors (EMFILE) pauses accepting, keeps serving its connections, and resumes once
- * descriptors are free again, whether or not one of its own connections closes.
+ * descriptors are free again, whether or not one of its own connections closes. The server runs in a
+ * child JVM (its own descriptor limit) on the invocation's backend.
  * Outcomes are exact; waits are bounded only as hang guards.
  */
 @EachBackend
@@ -54,14 +55,21 @@ class DescriptorExhaustionTest {
         return new int[] {Integer.parseInt(f[1]), Integer.parseInt(f[2])};
     }
 
+    /** A child JVM limited to limit descriptors, whose server (on backend) listens at path; its READY line came. */
+    private ChildProcess startServer(int limit, String path, Backend backend) throws Exception {
+        ChildProcess child = new ChildProcess(DescriptorLimits.withDescriptorLimit(limit, ChildProcess.javaCommand(FaultChild.class, "server", path, backend.name())));
+        fx.track(child);
+        return child;
+    }
+
     @Test
-    void serverOutOfDescriptorsPausesAcceptingKeepsServingAndResumesWhenAConnectionCloses() throws Exception {
+    void serverOutOfDescriptorsPausesAcceptingKeepsServingAndResumesWhenAConnectionCloses(Backend backend) throws Exception {
         final int limit = 64;
         String p = fx.path("emfile.sock");
         guard(() -> {
-            ChildProcess child = new ChildProcess(DescriptorLimits.withDescriptorLimit(limit, ChildProcess.javaCommand(FaultChild.class, "server", p)));
-            fx.track(child);
+            ChildProcess child = startServer(limit, p, backend);
             String ready = child.awaitLine(l -> l.startsWith("READY "));
+            assertTrue(ready.endsWith(" backend=" + backend), "the child's server runs on " + backend + ": " + ready);
             ClientOptions o = clientOptions(p).receiveTimeoutMillis(60_000);
 
             // Connect one client at a time until the child logs that accept failed with EMFILE. Its
@@ -141,13 +149,13 @@ class DescriptorExhaustionTest {
     }
 
     @Test
-    void acceptingResumesOnceDescriptorsAreFreeAgainEvenIfNoConnectionOfTheServerCloses() throws Exception {
+    void acceptingResumesOnceDescriptorsAreFreeAgainEvenIfNoConnectionOfTheServerCloses(Backend backend) throws Exception {
         final int limit = 64;
         String p = fx.path("emfile-elsewhere.sock");
         guard(() -> {
-            ChildProcess child = new ChildProcess(DescriptorLimits.withDescriptorLimit(limit, ChildProcess.javaCommand(FaultChild.class, "server", p)));
-            fx.track(child);
-            child.awaitLine(l -> l.startsWith("READY "));
+            ChildProcess child = startServer(limit, p, backend);
+            String ready = child.awaitLine(l -> l.startsWith("READY "));
+            assertTrue(ready.endsWith(" backend=" + backend), "the child's server runs on " + backend + ": " + ready);
             // Something else in the process takes every free descriptor; the server has no connection.
             child.command("hog");
             String hogged = child.awaitLine(l -> l.startsWith("HOGGED "));

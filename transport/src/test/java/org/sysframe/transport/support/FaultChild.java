@@ -45,7 +45,7 @@ public final class FaultChild {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "partial" -> partial(args[1], Boolean.parseBoolean(args[2]));
-            case "server" -> server(args[1]);
+            case "server" -> server(args[1], org.sysframe.transport.Backend.valueOf(args[2]));
             default -> throw new IllegalArgumentException("mode " + args[0]);
         }
     }
@@ -91,16 +91,16 @@ public final class FaultChild {
         Thread.sleep(Long.MAX_VALUE); // mid-request until SIGKILL
     }
 
-    private static void server(String path) throws Exception {
+    private static void server(String path, org.sysframe.transport.Backend backend) throws Exception {
         // Logging is set up first, as a long-running server's would be: the JDK's LogManager reads
         // conf/logging.properties when first used, which needs a free descriptor.
         System.getLogger("org.sysframe.server").log(System.Logger.Level.INFO, "fault child: logging ready");
-        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path))) {
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path).backend(backend))) {
             long fds;
             try (var list = Files.list(Path.of("/proc/self/fd"))) {
                 fds = list.count() - 1; // without the directory stream's own descriptor
             }
-            System.out.println("READY fds=" + fds);
+            System.out.println("READY fds=" + fds + " backend=" + server.backend());
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             java.util.List<java.io.RandomAccessFile> hogged = new java.util.ArrayList<>();
