@@ -3,6 +3,7 @@ package org.sysframe.transport.internal.epoll;
 import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.MessageWriter;
+import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.server.LoopSocket;
 import org.sysframe.transport.internal.server.ServerConnection;
@@ -23,7 +24,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
-public final class EpollSocket implements LoopSocket {
+public final class EpollSocket implements LoopSocket, Outlet.Direct {
     private final UnixSocket socket;
     private final Epoll epoll;
     private final long tag;

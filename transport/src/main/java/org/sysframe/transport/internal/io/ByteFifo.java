@@ -11,9 +11,11 @@ import java.lang.foreign.MemorySegment;
  * {@link #end()} after {@link #reserve} made room, and taken from {@link #start()}. Its memory is a
  * mapping of its own ({@link PageMemory}), so that once freed it goes back to the kernel at once, not
  * into malloc's lists; with a {@link MemoryBudget}, every byte of capacity is taken from it first and
- * given back when freed. The capacity never passes the limit given (with the limit as the first
- * capacity, it is a fixed buffer that {@link #compact} keeps usable). Used for what a connection's
- * socket would not take yet ({@link UnsentQueue}), and by the io_uring driver for its output area and
+ * given back when freed (past a first part that is not budgeted, if one is given). The capacity never
+ * passes the limit given (with the limit as the first capacity, it is a fixed buffer that
+ * {@link #compact} keeps usable). While the kernel reads the bytes held (a SEND in flight,
+ * {@link #pin}), they stay where they are: no compaction, and a growth keeps the old mapping until
+ * {@link #unpin}. Used for a connection's unsent bytes ({@link UnsentQueue}) and by the io_uring driver
  * for what it received that its connection cannot take yet. One owner thread.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
@@ -22,18 +24,33 @@ public final class ByteFifo {
     private final long initialCapacity;
     private final long limit;
     private final MemoryBudget budget; // null: not budgeted
+    private final long unbudgeted;     // bytes of capacity not taken from the budget
     private Arena arena;
     private MemorySegment bytes;
     private long start;
     private long end;
+    private boolean pinned;            // the kernel reads the bytes held: they must not move
+    private Arena retired;             // the mapping the kernel reads, kept past a growth until unpin
+    private long retiredSize;
 
     /** A FIFO whose first mapping has initialCapacity bytes, never more than limit; budget may be null. */
     public ByteFifo(long initialCapacity, long limit, MemoryBudget budget) {
-        if (initialCapacity < 1 || limit < 1) throw new IllegalArgumentException("capacity " + initialCapacity + ", limit " + limit);
+        this(initialCapacity, limit, budget, 0);
+    }
+
+    /** As {@link #ByteFifo(long, long, MemoryBudget)}, the first unbudgeted bytes of capacity not taken from the budget. */
+    public ByteFifo(long initialCapacity, long limit, MemoryBudget budget, long unbudgeted) {
+        if (initialCapacity < 1 || limit < 1 || unbudgeted < 0) {
+            throw new IllegalArgumentException("capacity " + initialCapacity + ", limit " + limit + ", unbudgeted " + unbudgeted);
+        }
         this.initialCapacity = initialCapacity;
         this.limit = limit;
         this.budget = budget;
+        this.unbudgeted = unbudgeted;
     }
+
+    /** The budget's share of a mapping of capacity bytes. */
+    private long charge(long capacity) { return Math.max(0, capacity - unbudgeted); }
 
     public boolean isEmpty() { return end == start; }
 
@@ -62,25 +79,32 @@ public final class ByteFifo {
         if (bytes != null && end + n <= bytes.byteSize()) return true;
         long used = size();
         if (used + n > limit) return false;
-        if (bytes != null && used + n <= bytes.byteSize()) {
+        if (bytes != null && !pinned && used + n <= bytes.byteSize()) {
             compact(); // room enough once the bytes taken are out of the way
             return true;
         }
         long capacity = bytes == null ? initialCapacity : bytes.byteSize();
         while (capacity < used + n) capacity *= 2;
         capacity = Math.min(capacity, limit);
-        if (budget != null && !budget.tryTake(capacity)) return false;
+        if (budget != null && !budget.tryTake(charge(capacity))) return false;
         Arena next = Arena.ofConfined();
         MemorySegment bigger;
         try {
             bigger = PageMemory.map(capacity, next);
         } catch (ErrnoException e) {
             next.close();
-            if (budget != null) budget.give(capacity);
+            if (budget != null) budget.give(charge(capacity));
             return false;
         }
         if (used > 0) MemorySegment.copy(bytes, start, bigger, 0, used);
-        free();
+        if (arena != null) {
+            if (pinned && retired == null) {
+                retired = arena; // the kernel still reads it: unpin gives it back (it stays in the budget until then)
+                retiredSize = bytes.byteSize();
+            } else {
+                release(arena, bytes.byteSize()); // not the memory the kernel reads: a copy made since
+            }
+        }
         arena = next;
         bytes = bigger;
         start = 0;
@@ -108,18 +132,48 @@ public final class ByteFifo {
      * mapping has; only while nobody else (the kernel, a SEND in flight) reads the memory.
      */
     public void compact() {
-        if (start == 0) return;
+        if (start == 0 || pinned) return;
         if (start < end) MemorySegment.copy(bytes, start, bytes, 0, end - start);
         end -= start;
         start = 0;
     }
 
-    /** Drops the bytes held and gives the memory back (to the kernel and the budget); reserve maps anew. */
+    /** Keeps the first n bytes held and drops the rest. */
+    public void truncate(long n) {
+        if (n < size()) end = start + Math.max(0, n);
+        if (start == end && !pinned) start = end = 0;
+    }
+
+    /**
+     * The kernel reads the bytes held from their place now (a SEND in flight): until {@link #unpin}
+     * they do not move, and a growth leaves the mapping they are in mapped.
+     */
+    public void pin() { pinned = true; }
+
+    /** The kernel is done with the memory: a mapping left by a growth meanwhile is given back. */
+    public void unpin() {
+        pinned = false;
+        if (retired == null) return;
+        release(retired, retiredSize);
+        retired = null;
+    }
+
+    private void release(Arena mapping, long size) {
+        if (budget != null) budget.give(charge(size));
+        mapping.close();
+    }
+
+    public boolean pinned() { return pinned; }
+
+    /**
+     * Drops the bytes held and gives the memory back (to the kernel and the budget); reserve maps anew.
+     * Not while pinned (the kernel reads the memory).
+     */
     public void free() {
+        if (pinned) throw new IllegalStateException("freeing memory the kernel reads");
         start = end = 0;
         if (arena == null) return;
-        if (budget != null) budget.give(bytes.byteSize());
-        arena.close();
+        release(arena, bytes.byteSize());
         arena = null;
         bytes = null;
     }

@@ -7,25 +7,24 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * How a server connection's bytes leave, as its I/O driver moves them: the protocol side decides what
- * to send and when; the outlet makes the calls, counts them, and says how much the kernel took, so the
- * protocol can queue the rest. Loop thread only.
+ * to send and when; the outlet makes the calls and counts them. The connection's one queue of unsent
+ * bytes is its {@link UnsentQueue}; how the outlet relates to it is one of two kinds:
+ * <ul>
+ * <li>{@link Direct} (epoll) writes to the socket itself and says how much the kernel took: the queue
+ *     holds only the rest, and the outlet sends it when there is room;</li>
+ * <li>{@link FromQueue} (io_uring) cannot write within the call (its sends are SQEs, submitted at the
+ *     end of the turn, and the protocol reuses its memory at once): every byte goes into the queue and
+ *     the outlet sends from the queue's memory.</li>
+ * </ul>
+ * Loop thread only.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface Outlet {
-    /** Writes one message with the server's send framing; returns the bytes taken (fewer when the socket is full). */
-    long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException;
-
     /**
-     * Writes the batch (its pending iovec entries, {@link OutputBatch#iov()}) until it is empty or the
-     * socket is full, advancing the iovec array.
+     * Watch for room to write while output waits in the queue past what the socket holds (true); back to
+     * reading when false. The connection does not read meanwhile.
      */
-    void gather(OutputBatch batch) throws ErrnoException;
-
-    /** Writes len bytes of seg from off until done or the socket is full; returns the bytes taken. */
-    long send(MemorySegment seg, long off, long len) throws ErrnoException;
-
-    /** Watch for room to write (and stop reading) while output is queued; back to reading when false. */
     void wantWritable(boolean on) throws ErrnoException;
 
     /**
@@ -42,4 +41,36 @@ public interface Outlet {
 
     /** Closes the socket (idempotent). */
     void close();
+
+    /** An outlet that writes to the kernel within the call: the queue holds what the kernel did not take. */
+    interface Direct extends Outlet {
+        /** Writes one message with the server's send framing; returns the bytes taken (fewer when the socket is full). */
+        long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException;
+
+        /**
+         * Writes the batch (its pending iovec entries, {@link OutputBatch#iov()}) until it is empty or the
+         * socket is full, advancing the iovec array.
+         */
+        void gather(OutputBatch batch) throws ErrnoException;
+
+        /** Writes len bytes of seg from off until done or the socket is full; returns the bytes taken. */
+        long send(MemorySegment seg, long off, long len) throws ErrnoException;
+    }
+
+    /**
+     * An outlet that sends from the connection's queue: everything is queued, and the first
+     * {@link #area()} bytes of the queue are the outlet's output area, the counterpart of a socket's
+     * send buffer (they do not make the connection wait for room, nor count against the queue's limit
+     * or the memory budget).
+     */
+    interface FromQueue extends Outlet {
+        /** Bytes of the queue that stand for the socket's send buffer. */
+        long area();
+
+        /** The connection's queue, given once, before any byte is queued: the outlet sends from its memory. */
+        void attach(UnsentQueue queue);
+
+        /** Bytes were queued: send them (at the end of the turn). */
+        void queued();
+    }
 }

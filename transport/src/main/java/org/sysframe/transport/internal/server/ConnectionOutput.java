@@ -20,8 +20,11 @@ import java.lang.foreign.MemorySegment;
 /**
  * The output side of a server connection: answers now ({@link FlushMode#IMMEDIATE}) or in an
  * {@link OutputBatch} ({@link FlushMode#DEFERRED}: one gathering write per read, early at the
- * high-water mark, a batch of one small message with the copy framing), and keeps what the socket
- * would not take in an {@link UnsentQueue}, closing the connection when a slow reader passes its limit.
+ * high-water mark, a batch of one small message with the copy framing), and keeps what is not sent
+ * yet in the connection's one {@link UnsentQueue}: what the socket would not take (a
+ * {@link Outlet.Direct} outlet, epoll), or everything, sent from there ({@link Outlet.FromQueue},
+ * io_uring). A slow reader past the queue's limit, or output the memory budget cannot hold, closes the
+ * connection.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -46,7 +49,7 @@ public final class ConnectionOutput {
 
     private final Owner connection;
     private final ServerConfig config;
-    private final Outlet out;
+    private final Outlet.Direct direct; // null: the outlet sends from the queue
     private final boolean deferred;
     private final MemorySegment header;
     private final OutputBatch batch;
@@ -56,15 +59,15 @@ public final class ConnectionOutput {
     ConnectionOutput(Owner connection, ServerConfig config, Outlet out, Arena arena) {
         this.connection = connection;
         this.config = config;
-        this.out = out;
+        this.direct = out instanceof Outlet.Direct d ? d : null;
         this.deferred = config.flush() == FlushMode.DEFERRED;
         this.header = arena.allocate(EventHeader.SIZE, 8);
         this.batch = new OutputBatch(arena, config.highWater());
         this.unsent = new UnsentQueue(out, config.maxQueuedOutput(), connection.limits().memory);
     }
 
-    /** Nothing waits in the unsent queue. */
-    boolean allSent() { return unsent.isEmpty(); }
+    /** Nothing waits for room: the connection may read (see {@link UnsentQueue#caughtUp()}). */
+    boolean caughtUp() { return unsent.caughtUp(); }
 
     boolean dirty() { return dirty; }
 
@@ -88,7 +91,7 @@ public final class ConnectionOutput {
             flush();
             if (connection.isClosed()) return;
         }
-        if (!unsent.isEmpty()) {
+        if (!unsent.caughtUp()) {
             queue(hlen, payload, off, len, 0); // output is backed up: this goes behind it
             return;
         }
@@ -101,13 +104,13 @@ public final class ConnectionOutput {
     }
 
     private void writeNow(int hlen, MemorySegment payload, long off, long len) {
-        if (!unsent.isEmpty()) {
-            queue(hlen, payload, off, len, 0);
+        if (direct == null || !unsent.isEmpty()) {
+            queue(hlen, payload, off, len, 0); // the outlet sends from the queue, or output is backed up
             return;
         }
         long written;
         try {
-            written = out.write(header, hlen, payload, off, len);
+            written = direct.write(header, hlen, payload, off, len);
         } catch (ErrnoException e) {
             connection.close("send failed: " + e.getMessage());
             return;
@@ -166,7 +169,7 @@ public final class ConnectionOutput {
         }
         IovArray iov = batch.iov();
         try {
-            out.gather(batch);
+            if (direct != null) direct.gather(batch);
             if (!iov.isEmpty()) {
                 if (!unsent.fits(iov.remaining())) slowReader(iov.remaining());
                 else if (!unsent.appendRemaining(iov)) overBudget(iov.remaining());
@@ -177,7 +180,7 @@ public final class ConnectionOutput {
         batch.reset();
     }
 
-    /** Sends the unsent queue; true once it is empty. A failure closes the connection (and returns false). */
+    /** Sends the unsent queue; true once nothing waits for room. A failure closes the connection (and returns false). */
     boolean drain() {
         try {
             return unsent.drain();

@@ -78,8 +78,8 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     Outlet outlet() { return out; }
     public InputBuffer input() { return input; }
 
-    /** Whether the loop should read now: not while output is queued or the connection is closing. */
-    public boolean wantsInput() { return !closed && !backlogged && !memoryWait && output.allSent() && closeWhenSent == null; }
+    /** Whether the loop should read now: not while output waits for room or the connection is closing. */
+    public boolean wantsInput() { return !closed && !backlogged && !memoryWait && output.caughtUp() && closeWhenSent == null; }
 
     /** Bytes were received into {@link #input()}: handle every complete request. */
     public void onInput() {
@@ -126,7 +126,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
                 // Answers to the requests before it were produced: they leave first, then the connection closes.
                 closeWhenSent = "payload_len " + plen + " over the maximum";
                 output.flush(); // a deferred batch; nothing in IMMEDIATE mode, where answers left already
-                if (!closed && output.allSent()) close(closeWhenSent);
+                if (!closed && output.caughtUp()) close(closeWhenSent);
                 return;
             }
             int total = RequestHeader.SIZE + (int) plen;
@@ -200,7 +200,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     void checkTimers(long now) {
         if (closed) return;
         if (partial) {
-            if (!output.allSent() || backlogged) {
+            if (!output.caughtUp() || backlogged) {
                 partialSince = now;
             } else if (now - partialSince >= config.requestTimeout().toNanos()) {
                 int have = input.available();
@@ -219,7 +219,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             return;
         }
         input.releaseIfUnused();
-        if (output.allSent()) out.releaseIdle();
+        if (output.caughtUp()) out.releaseIdle();
         updateTimed();
     }
 
@@ -351,8 +351,8 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             timed = false;
             host.timed(-1);
         }
+        output.close(); // first: what is queued past an io_uring output area goes before the area lingers
         out.close();
-        output.close();
         input.close();
         arena.close();
         host.closed(this, reason);

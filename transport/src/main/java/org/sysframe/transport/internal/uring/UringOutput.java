@@ -1,12 +1,12 @@
 package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.internal.io.ByteFifo;
-import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.internal.io.UnsentQueue;
 import org.sysframe.transport.internal.server.ServerConnection;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.IovArray;
 import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.internal.uring.Sqe;
 
@@ -14,34 +14,36 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The sending part of an io_uring connection. The protocol's memory is reused right after each call,
- * so what it writes is copied into this part's output area (a {@link ByteFifo} of {@value #AREA}
- * bytes, its own mapping, made at the first answer) and sent from there at the end of the turn by one SEND SQE (whatever the
- * protocol wrote during the turn, in IMMEDIATE mode too), one in flight at a time; a call takes fewer
- * bytes when the area is full, and the protocol queues the rest and waits for
- * {@link ServerConnection#onWritable()}, which comes with the SEND completion that freed room. SENDs
- * carry MSG_DONTWAIT (and MSG_WAITALL, which makes a short send a failed one), so each completes
- * within the io_uring_enter that submits it, and a NOP linked to it with CQE_SKIP_SUCCESS completes
- * (ECANCELED) only when it came back short: the loop counts on both to wait for the sends and the
- * next arrival in one enter. A send that finds the socket full (EAGAIN, or a short send) arms a
- * POLL_ADD for POLLOUT and sends the rest, first, when it fires. Closed with bytes in the area, it
- * keeps sending them for {@value #LINGER_NANOS} ns at most (see {@link #close()}).
+ * The sending part of an io_uring connection. Its SENDs are SQEs, submitted at the end of the turn, and
+ * the protocol reuses its memory right after each call, so every byte the connection writes is queued
+ * in the connection's one {@link UnsentQueue} (this part is its {@link Outlet.FromQueue} outlet) and sent
+ * from the queue's memory: at the end of the turn one SEND of the first {@value #AREA} bytes at most
+ * (whatever the protocol wrote during the turn, in IMMEDIATE mode too), one in flight at a time, its
+ * memory pinned until it completes ({@link ByteFifo#pin()}). The first {@value #AREA} bytes of the queue
+ * are this part's output area, the counterpart of epoll's socket send buffer; past them the connection
+ * waits for room ({@link ServerConnection#onWritable()}, which comes with the SEND completion that
+ * made the queue catch up). SENDs carry MSG_DONTWAIT (and MSG_WAITALL, which makes a short send a failed
+ * one), so each completes within the io_uring_enter that submits it, and a NOP linked to it with
+ * CQE_SKIP_SUCCESS completes (ECANCELED) only when it came back short: the loop counts on both to wait
+ * for the sends and the next arrival in one enter. A send that finds the socket full (EAGAIN, or a short
+ * send) arms a POLL_ADD for POLLOUT and sends the rest, first, when it fires. Closed with bytes in the
+ * area, it keeps sending them for {@value #LINGER_NANOS} ns at most (see {@link #close()}).
  *
- * <p>Owns the area, the {@link SendState}, the connection's wait for room, the linger and its own
- * cancels in flight. Loop thread only.
+ * <p>Owns the {@link SendState}, the connection's wait for room, the linger and its own cancels in
+ * flight; the bytes are the queue's. Loop thread only.
  */
 final class UringOutput {
-    /** Bytes of the output area. */
+    /** Bytes of the output area: the most one SEND takes, and what the queue holds before the connection waits for room. */
     static final int AREA = 64 * 1024;
     /** Linger time of a closed connection's unsent area: what a peer that reads gets, as epoll's socket buffer would. */
     static final long LINGER_NANOS = 10_000_000_000L;
 
     private final UringSocket socket;
     private final UringRing ring;
-    private final ByteFifo area = new ByteFifo(AREA, AREA, null); // the unsent bytes: one mapping of AREA bytes from the first answer
-    private int sending;           // bytes of the SEND in flight (from the area's start)
+    private ByteFifo queue;        // the connection's unsent bytes (its UnsentQueue's), from attach
+    private int sending;           // bytes of the SEND in flight (from the queue's start)
     private SendState state = SendState.IDLE;
-    private boolean waitingForRoom; // the connection queued output past the area
+    private boolean waitingForRoom; // the connection's queue is past the area
     private boolean gaveUp;         // closed: the area's bytes are dropped (an error, or the linger ran out)
     private long lingerUntil;       // closed with bytes in the area: System.nanoTime() until which they may still go
     private int cancels;            // this part's ASYNC_CANCELs in flight
@@ -55,69 +57,26 @@ final class UringOutput {
 
     long lingerUntil() { return lingerUntil; }
 
-    private void ensureArea() {
-        // A mapping of its own, as the large input buffers: released when idle, it goes back to the
-        // kernel, not into malloc's free lists (where the process would keep it).
-        if (area.capacity() == 0 && !area.reserve(AREA)) throw new OutOfMemoryError("io_uring output area of " + AREA + " bytes"); // as Arena.allocate fails
-        if (state != SendState.SENDING) area.compact(); // nothing of the area is the kernel's now
-    }
+    /** Outlet.FromQueue.attach: the connection's queue, whose memory the SENDs read. */
+    void attach(UnsentQueue q) { this.queue = q.bytes(); }
 
-    private long room() { return area.capacity() - area.end(); }
+    private boolean nothingQueued() { return queue == null || queue.isEmpty(); }
 
-    /** Outlet.write: copies what fits of the message into the area. */
-    long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) {
-        if (!socket.isOpen()) return hlen + len;
-        ensureArea();
-        long n = Math.min(hlen + len, room());
-        long h = Math.min(hlen, n);
-        area.append(header, 0, h);
-        if (n > h) area.append(payload, off, n - h);
-        wantSend();
-        return n;
-    }
-
-    /** Outlet.gather: the whole batch into the area, or nothing (the protocol queues it and sends it later). */
-    void gather(OutputBatch batch) {
-        IovArray iov = batch.iov();
-        if (!socket.isOpen()) {
-            iov.advance(iov.remaining());
-            return;
-        }
-        ensureArea();
-        long r = iov.remaining();
-        if (r > room() || r != batch.bytes()) return;
-        batch.copyTo(area.memory(), area.end());
-        area.produced(r);
-        iov.advance(r);
-        wantSend();
-    }
-
-    /** Outlet.send: copies what fits of len bytes into the area. */
-    long send(MemorySegment seg, long off, long len) {
-        if (!socket.isOpen()) return len;
-        ensureArea();
-        long n = Math.min(len, room());
-        area.append(seg, off, n);
-        wantSend();
-        return n;
-    }
-
-    /** Bytes wait in the area: send them at the end of the turn (one SEND for all the turn wrote). */
-    private void wantSend() {
-        if (state != SendState.IDLE || area.isEmpty() || !socket.isOpen()) return;
+    /** Outlet.FromQueue.queued: bytes wait in the queue: send them at the end of the turn (one SEND for all the turn wrote). */
+    void queued() {
+        if (state != SendState.IDLE || nothingQueued() || !socket.isOpen()) return;
         state = state.queued();
         ring.host.sendSoon(socket);
     }
 
-    /** End of turn: prepares the SEND of every byte waiting in the area. */
+    /** End of turn: prepares the SEND of the bytes waiting in the queue (an area's worth at most). */
     void flush() {
         if (state != SendState.QUEUED) return; // a closed connection's linger sends already
-        if (area.isEmpty() || !socket.isOpen()) {
+        if (nothingQueued() || !socket.isOpen()) {
             state = state.unqueued();
             return;
         }
-        sending = (int) area.size();
-        state = state.started();
+        startSend();
         ring.sendPrepared();
         try {
             // SEND and its linked NOP go in the same submission (a link cut at a submit boundary would not hold).
@@ -125,11 +84,18 @@ final class UringOutput {
         } catch (ErrnoException e) {
             throw new UncheckedIOException(e);
         }
-        ring.sqe().prepSend(socket.fd(), area.memory().address() + area.start(), sending,
+        ring.sqe().prepSend(socket.fd(), queue.memory().address() + queue.start(), sending,
                 UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT | UnixSocket.MSG_WAITALL).flags(Sqe.IO_LINK).userData(socket.ud(UserData.SEND));
         // No completion when the SEND took everything; one (ECANCELED) when it came back short or failed,
         // so that the enter waiting for "the sends and one more" returns then too.
         ring.sqeUnawaited().prepNop().flags(Sqe.CQE_SKIP_SUCCESS).userData(socket.ud(UserData.SEND_SHORT));
+    }
+
+    /** A SEND of the queue's first bytes (an area's worth at most) starts: its memory stays put until it completes. */
+    private void startSend() {
+        sending = (int) Math.min(queue.size(), AREA);
+        state = state.started();
+        queue.pin();
     }
 
     /** The SEND's completion. */
@@ -137,10 +103,11 @@ final class UringOutput {
         int len = sending;
         sending = 0;
         state = state.sent();
+        queue.unpin();
         if (!socket.isOpen()) {
-            if (res > 0) area.consumed(Math.min(res, len));
+            if (res > 0) queue.consumed(Math.min(res, len));
             if (res < 0 && res != -Errno.EAGAIN) gaveUp = true;
-            if (area.isEmpty() || gaveUp) return;
+            if (queue.isEmpty() || gaveUp) return;
             if (res == -Errno.EAGAIN || res < len) armPollOut();
             else lingerSend();
             return;
@@ -155,9 +122,9 @@ final class UringOutput {
                     : "send failed: " + Errno.name(-res));
             return;
         }
-        area.consumed(Math.min(res, len));
+        queue.consumed(Math.min(res, len));
         if (res < len) armPollOut(); // the socket is full: the rest goes first, when there is room
-        if (!area.isEmpty()) wantSend();
+        if (!queue.isEmpty()) queued();
         if (waitingForRoom) connection.onWritable();
         if (socket.isOpen()) socket.pump();
     }
@@ -170,7 +137,7 @@ final class UringOutput {
     /** The POLL_ADD(POLLOUT)'s completion: room to send the rest. */
     void pollDone(int res) {
         state = state.writable();
-        if (socket.isOpen()) wantSend();
+        if (socket.isOpen()) queued();
         else if (!gaveUp && res >= 0) lingerSend();
     }
 
@@ -191,19 +158,19 @@ final class UringOutput {
 
     /** The loop's timer: an area with nothing in it goes until the next answer (64 KiB per quiet connection otherwise). */
     void releaseIdle() {
-        if (!socket.isOpen() || area.capacity() == 0 || !area.isEmpty() || state != SendState.IDLE) return;
-        area.free();
+        if (!socket.isOpen() || queue == null || queue.capacity() == 0 || !queue.isEmpty() || state != SendState.IDLE) return;
+        queue.free();
     }
 
     /**
-     * The connection closed: what it wrote and is still in the area (answers before an over-size
-     * request, say) keeps going, as the kernel's socket buffer would deliver it after an epoll close,
-     * until sent, the peer gone, or {@value #LINGER_NANOS} ns passed.
+     * The connection closed (its queue kept only the area's bytes, {@link UnsentQueue#close()}): what is
+     * left keeps going, as the kernel's socket buffer would deliver it after an epoll close, until sent,
+     * the peer gone, or {@value #LINGER_NANOS} ns passed.
      */
     void close() {
         if (waitingForRoom) ring.waitingForRoom(false);
         waitingForRoom = false;
-        if (!area.isEmpty()) {
+        if (!nothingQueued()) {
             lingerUntil = System.nanoTime() + LINGER_NANOS;
             ring.host.lingering(socket);
             if (!state.inFlight()) lingerSend();
@@ -211,9 +178,8 @@ final class UringOutput {
     }
 
     private void lingerSend() {
-        sending = (int) area.size();
-        state = state.started();
-        ring.sqe().prepSend(socket.fd(), area.memory().address() + area.start(), sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT)
+        startSend();
+        ring.sqe().prepSend(socket.fd(), queue.memory().address() + queue.start(), sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT)
                 .userData(socket.ud(UserData.SEND));
     }
 
@@ -231,8 +197,10 @@ final class UringOutput {
     void cancelled() { cancels--; }
 
     /** Whether nothing of this part is in flight and nothing is left to send. */
-    boolean done() { return !state.inFlight() && cancels == 0 && (area.isEmpty() || gaveUp); }
+    boolean done() { return !state.inFlight() && cancels == 0 && (nothingQueued() || gaveUp); }
 
-    /** Frees the area (once done). */
-    void free() { area.free(); }
+    /** Frees the queue's memory (once done). */
+    void free() {
+        if (queue != null) queue.free();
+    }
 }

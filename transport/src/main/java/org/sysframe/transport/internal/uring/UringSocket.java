@@ -1,6 +1,7 @@
 package org.sysframe.transport.internal.uring;
 
-import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.internal.io.UnsentQueue;
 import org.sysframe.transport.internal.server.LoopSocket;
 import org.sysframe.transport.internal.server.ServerConnection;
 
@@ -8,19 +9,18 @@ import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.internal.uring.Cqe;
 
-import java.lang.foreign.MemorySegment;
 
 /**
  * A server connection's socket as the io_uring driver moves its bytes, in two parts that each own
  * their state: {@link UringInput} (the multishot receive and the bytes kept for the connection) and
- * {@link UringOutput} (the output area, its SENDs and polls for room, the linger after close). This
+ * {@link UringOutput} (the SENDs from the connection's queue, the polls for room, the linger after close). This
  * class routes each completion to its part and owns the life of the whole: open, closed (operations
  * still in flight or bytes still lingering), finished (every completion arrived: the descriptor and
  * the memory are freed and the tag may leave the loop's table). Loop thread only.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
-public final class UringSocket implements LoopSocket {
+public final class UringSocket implements LoopSocket, Outlet.FromQueue {
     /** What a socket asks of its loop. */
     interface Host {
         /** The connection waits for room and no SEND is in flight to bring it: call onWritable at the end of the turn. */
@@ -104,20 +104,18 @@ public final class UringSocket implements LoopSocket {
     public void releaseIdle() { output.releaseIdle(); }
 
     @Override
-    public long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) {
-        return output.write(header, hlen, payload, off, len);
-    }
+    public long area() { return UringOutput.AREA; }
 
     @Override
-    public void gather(OutputBatch batch) { output.gather(batch); }
+    public void attach(UnsentQueue queue) { output.attach(queue); }
 
     @Override
-    public long send(MemorySegment seg, long off, long len) { return output.send(seg, off, len); }
+    public void queued() { output.queued(); }
 
     @Override
     public void wantWritable(boolean on) { output.wantWritable(on); }
 
-    /** End of turn: prepares the SEND of every byte waiting in the area. */
+    /** End of turn: prepares the SEND of the bytes waiting in the connection's queue. */
     void flushSend() { output.flush(); }
 
     /** End of turn, for a connection that waits for room with no SEND in flight. */

@@ -9,9 +9,10 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The one native FIFO: order kept across growth, doubling, its limit, its budget, and its memory given back. */
+/** The one native FIFO: order kept across growth, doubling, its limit, its budget, its memory given back, and pinned memory left in place. */
 class ByteFifoTest {
     private static MemorySegment counting(Arena a, int n, int from) {
         MemorySegment s = a.allocate(n);
@@ -121,5 +122,74 @@ class ByteFifoTest {
             assertHolds(f, 2000, 6000);
             assertFalse(f.reserve(6193), "2000 held and 6193 more pass the fixed 8192");
         }
+    }
+
+    @Test
+    void whilePinnedTheBytesStayWhereTheKernelReadsThemAndAGrowthKeepsTheirMappingUntilUnpinned() {
+        try (Arena a = Arena.ofConfined()) {
+            MemoryBudget budget = new MemoryBudget(1 << 20);
+            ByteFifo f = new ByteFifo(4096, 1 << 20, budget);
+            assertTrue(f.reserve(4096));
+            f.append(counting(a, 4000, 0), 0, 4000);
+            f.consumed(3000);                        // 1000 held, from offset 3000
+            f.pin();                                 // a SEND reads them there
+            MemorySegment read = f.memory();
+            assertTrue(f.reserve(2000), "1000 + 2000 fit 4096, but compacting would move what the kernel reads");
+            assertEquals(4096, f.capacity(), "a copy of the same size, not a compaction");
+            assertTrue(read != f.memory(), "a new mapping");
+            assertEquals(8192, budget.used(), "the mapping the kernel reads stays mapped, and in the budget");
+            assertHolds(f, 1000, 3000);
+            for (int i = 0; i < 1000; i++) assertEquals((byte) (3000 + i), read.get(JAVA_BYTE, 3000 + i), "the kernel's bytes unchanged");
+            f.append(counting(a, 2000, 4000), 0, 2000);
+            assertTrue(f.reserve(10_000), "a second growth while pinned");
+            assertEquals(16384, f.capacity());
+            assertEquals(4096 + 16384, budget.used(), "the copy between the two is given back at once");
+            f.compact();
+            assertHolds(f, 3000, 3000);
+            f.unpin();
+            assertEquals(16384, budget.used(), "unpinned: the kernel's mapping is given back");
+            f.free();
+            assertEquals(0, budget.used());
+        }
+    }
+
+    @Test
+    void pinnedItIsNotCompactedNorFreedAndTruncatingKeepsTheFirstBytes() {
+        try (Arena a = Arena.ofConfined()) {
+            ByteFifo f = new ByteFifo(8192, 8192, null);
+            assertTrue(f.reserve(8000));
+            f.append(counting(a, 8000, 0), 0, 8000);
+            f.consumed(5000);
+            f.pin();
+            f.compact();
+            assertEquals(5000, f.start(), "not moved while pinned");
+            assertThrows(IllegalStateException.class, f::free);
+            f.truncate(1000);
+            assertHolds(f, 1000, 5000);
+            f.truncate(2000);
+            assertHolds(f, 1000, 5000); // keeping more than it holds changes nothing
+            f.unpin();
+            f.compact();
+            assertEquals(0, f.start());
+            assertHolds(f, 1000, 5000);
+            f.truncate(0);
+            assertTrue(f.isEmpty());
+            assertEquals(0, f.end(), "empty and unpinned: the next bytes go at the start");
+            f.free();
+        }
+    }
+
+    @Test
+    void anUnbudgetedFirstPartIsNotTakenFromTheBudget() {
+        MemoryBudget budget = new MemoryBudget(1 << 20);
+        ByteFifo f = new ByteFifo(65536, 1 << 20, budget, 65536);
+        assertTrue(f.reserve(65536));
+        assertEquals(0, budget.used(), "the first 64 KiB are not the budget's");
+        f.produced(65536);
+        assertTrue(f.reserve(1));
+        assertEquals(131072, f.capacity());
+        assertEquals(65536, budget.used(), "what is past them is");
+        f.free();
+        assertEquals(0, budget.used());
     }
 }

@@ -16,7 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * An {@link Outlet} that stands for a socket with room for a set number of bytes: every call takes
  * what fits, the bytes taken are kept in order ({@link #taken()}), and each call is logged.
  */
-public final class FakeOutlet implements Outlet {
+public final class FakeOutlet implements Outlet.Direct {
     private final ByteArrayOutputStream taken = new ByteArrayOutputStream();
     private final SyscallCounters counters = new SyscallCounters("fake outlet");
     public final List<String> calls = new ArrayList<>();

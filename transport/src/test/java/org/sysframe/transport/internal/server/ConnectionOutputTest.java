@@ -80,13 +80,13 @@ class ConnectionOutputTest {
         expect(2, 0, b, 40);
         o.respond(3, 0, d, 0, 8, true);    // behind them, without a write
         expect(3, 0, d, 8);
-        assertFalse(o.allSent());
+        assertFalse(o.caughtUp());
         assertTrue(out.writable);
         out.room = 30;
         assertFalse(o.drain());
         out.room = Long.MAX_VALUE;
         assertTrue(o.drain());
-        assertTrue(o.allSent());
+        assertTrue(o.caughtUp());
         assertEquals(List.of("write 44 took 44", "write 52 took 10", "wantWritable true", "send 62 took 30", "send 32 took 32",
                 "wantWritable false"), out.calls);
         assertArrayEquals(expected.toByteArray(), out.taken());
@@ -115,7 +115,7 @@ class ConnectionOutputTest {
         o.flush();
         assertEquals(List.of("gather 120 took 120", "write 44 took 44"), out.calls);
         assertArrayEquals(expected.toByteArray(), out.taken());
-        assertTrue(o.allSent());
+        assertTrue(o.caughtUp());
         o.close();
     }
 
@@ -131,7 +131,7 @@ class ConnectionOutputTest {
         expect(2, 0, b, 100);
         out.room = 20;
         o.flush();
-        assertFalse(o.allSent());
+        assertFalse(o.caughtUp());
         out.room = Long.MAX_VALUE;
         assertTrue(o.drain());
         assertEquals(List.of("gather 224 took 20", "wantWritable true", "send 204 took 204", "wantWritable false"), out.calls);
