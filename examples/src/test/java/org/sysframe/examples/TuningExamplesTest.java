@@ -76,7 +76,7 @@ class TuningExamplesTest {
                      Pipeline p = client.pipeline(PipelineOptions.window(64).requestTimeoutMillis(1000))) {
                     MemorySegment payload = arena.allocate(32);
                     int[] answered = {0};
-                    Pipeline.Handler onAnswer = (id, status, seg, off, len, latencyNanos) -> answered[0]++;  // status 0, or an errno
+                    Pipeline.AnswerHandler onAnswer = (id, status, seg, off, len, latencyNanos) -> answered[0]++;  // status 0, or an errno
                     for (int i = 0; i < 64; i++) p.queue(GroutApi.PING, payload, 0, 32);  // corked: nothing sent yet
                     p.flush();                                                            // one send for the 64
                     while (p.inFlight() > 0) p.poll(onAnswer, 64, true);                  // what one recv brings, any order

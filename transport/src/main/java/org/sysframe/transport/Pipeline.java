@@ -19,7 +19,7 @@ import java.lang.foreign.MemorySegment;
  * Many requests in flight on one {@link GroutClient}: {@link #queue} corks requests (nothing is sent),
  * {@link #flush} sends everything queued with one syscall (one send of a staging buffer when every
  * payload was copied, else one sendmsg whose iovec points at the large payloads, looping over partial
- * writes), and {@link #poll} hands answers to a {@link Handler} as they come, matched by id in any
+ * writes), and {@link #poll} hands answers to a {@link AnswerHandler} as they come, matched by id in any
  * order, with their latency from flush to answer (the clock is read once per poll that hands answers,
  * not per answer: every answer of one poll is timed at the first of them). Nothing is allocated per
  * request.
@@ -38,9 +38,9 @@ import java.lang.foreign.MemorySegment;
  * between flushes, since a server stops reading a client that does not read its answers.
  */
 public final class Pipeline implements AutoCloseable {
-    /** Receives answers, on the polling thread; the payload is valid during the call only. */
+    /** Receives answers, on the polling thread; the payload is valid during the call only (not the server's {@link Handler}, which answers requests). */
     @FunctionalInterface
-    public interface Handler {
+    public interface AnswerHandler {
         /** status 0: success; an errno otherwise (ETIMEDOUT, ECONNRESET, EMSGSIZE included, with no payload). */
         void onResponse(int id, int status, MemorySegment payload, long offset, long length, long latencyNanos);
     }
@@ -70,7 +70,7 @@ public final class Pipeline implements AutoCloseable {
     private int inFlight;
     private long lateAnswers;
     private long unknownAnswers;
-    private Handler handler;
+    private AnswerHandler handler;
 
     Pipeline(GroutClient client, PipelineOptions options) {
         this.client = client;
@@ -193,7 +193,7 @@ public final class Pipeline implements AutoCloseable {
      * whether or not bytes arrived meanwhile. The clock is read once per poll (and once more when a
      * wait ended at a deadline), not per request.
      */
-    public int poll(Handler handler, int limit, boolean wait) throws ErrnoException {
+    public int poll(AnswerHandler handler, int limit, boolean wait) throws ErrnoException {
         flush();
         this.handler = handler;
         long now = order == null ? 0 : System.nanoTime();
@@ -265,7 +265,7 @@ public final class Pipeline implements AutoCloseable {
     @Override
     public void close() throws ErrnoException {
         try {
-            Handler drop = (id, status, p, off, len, lat) -> { };
+            AnswerHandler drop = (id, status, p, off, len, lat) -> { };
             long end = System.nanoTime() + CLOSE_WAIT_MILLIS * 1_000_000L;
             while (inFlight > 0 && client.isUsable()) {
                 flush();

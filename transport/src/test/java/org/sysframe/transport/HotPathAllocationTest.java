@@ -136,7 +136,7 @@ class HotPathAllocationTest {
              GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(64))) {
             MemorySegment payload = a.allocate(32);
             long[] n = {0};
-            Pipeline.Handler count = (id, status, pl, off, len, lat) -> n[0]++;
+            Pipeline.AnswerHandler count = (id, status, pl, off, len, lat) -> n[0]++;
             assertNothingOfOurs("64,000 pipelined calls", THREADS::getCurrentThreadAllocatedBytes,
                     () -> c.counters().snapshot().total(), 20, () -> {
                 for (int b = 0; b < 1000; b++) {
@@ -156,7 +156,7 @@ class HotPathAllocationTest {
              Pipeline p = c.pipeline(PipelineOptions.window(64).requestTimeoutMillis(5000))) {
             MemorySegment payload = a.allocate(32);
             long[] n = {0};
-            Pipeline.Handler count = (id, status, pl, off, len, lat) -> n[0]++;
+            Pipeline.AnswerHandler count = (id, status, pl, off, len, lat) -> n[0]++;
             assertNothingOfOurs("64,000 pipelined calls with a request timeout", THREADS::getCurrentThreadAllocatedBytes,
                     () -> c.counters().snapshot().total(), 20, () -> {
                 for (int b = 0; b < 1000; b++) {

@@ -43,7 +43,7 @@ class PipelineDeadlinesTest {
     @TempDir Path dir;
 
     /** ids and statuses as the handler got them. */
-    private static final class Got implements Pipeline.Handler {
+    private static final class Got implements Pipeline.AnswerHandler {
         final List<String> seen = new ArrayList<>();
 
         @Override

@@ -37,7 +37,7 @@ class PipelineTest {
     final ServerFixture fx = new ServerFixture();
 
     /** Records what the handler got: ids, statuses and the first 4 payload bytes (the request's tag). */
-    private static final class Answers implements Pipeline.Handler {
+    private static final class Answers implements Pipeline.AnswerHandler {
         final List<int[]> got = new ArrayList<>();
         long count;
         long mismatched;

@@ -151,7 +151,7 @@ class UringClientTest {
              Pipeline p = c.pipeline(PipelineOptions.window(depth))) {
             MemorySegment payload = a.allocate(32);
             int[] answers = new int[1];
-            Pipeline.Handler h = (id, status, seg, off, len, latency) -> answers[0]++;
+            Pipeline.AnswerHandler h = (id, status, seg, off, len, latency) -> answers[0]++;
             SyscallCounts l0 = c.counters().snapshot(), k0 = k.read();
             UringCounts u0 = c.uringCounts();
             for (int b = 0; b < batches; b++) {

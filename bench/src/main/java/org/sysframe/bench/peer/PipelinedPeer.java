@@ -71,7 +71,7 @@ public final class PipelinedPeer implements PingPeer {
         this.requestTimeoutMillis = options.freeze().receiveTimeoutMillis();
     }
 
-    private final Pipeline.Handler onAnswer = (id, status, p, off, length, latencyNanos) -> {
+    private final Pipeline.AnswerHandler onAnswer = (id, status, p, off, length, latencyNanos) -> {
         answered++;
         if (status == Errno.ETIMEDOUT && p.equals(MemorySegment.NULL)) {
             timedOut++;
