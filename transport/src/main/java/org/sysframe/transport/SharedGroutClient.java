@@ -235,6 +235,13 @@ public final class SharedGroutClient implements AutoCloseable {
     /** The reader thread's receives. */
     public SyscallCounters receiveCounters() { return socket.counters(); }
 
+    /**
+     * The epoll_wait calls of the JVM's one poller thread ({@code sysframe-poller}), where virtual
+     * threads of every client (shared, and plain ones on epoll or io_uring) park while they wait, and a
+     * shared client's sender while the socket is full: cumulative, JVM-wide, zero before its first use.
+     */
+    public static SyscallCounts pollerCounts() { return FdPoller.countsIfStarted(); }
+
     /** The reader thread's Linux thread id (for {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)}). */
     public int readerThreadId() { return readerTid; }
 

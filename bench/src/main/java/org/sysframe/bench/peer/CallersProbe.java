@@ -31,7 +31,7 @@ import java.util.function.Supplier;
  * share one connection (a {@code SharedGroutClient}). Calls are split evenly; the figures are their
  * merged latency histogram, the wall time from the first start to the last finish, and the client
  * side's syscalls and CPU: library counts from {@link Counts} (the shared client's) or else the peers'
- * sum; kernel counts and CPU summed over every thread of this JVM but the ones named not to be the
+ * sum, plus the JVM poller's epoll_wait calls; kernel counts and CPU summed over every thread of this JVM but the ones named not to be the
  * client (an in-process server's loops), because a virtual caller runs on whichever carrier, and a
  * shared client's sends and receives are made by its callers, its reader thread and the JVM's poller.
  * Kernel counts are given only when the same threads lived at both samples (else null: a thread that
@@ -58,6 +58,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     private final Counts counts;
     private final ServerSample.Source server;
     private final Supplier<Set<Integer>> notClient;
+    private Set<SyscallKind> kinds = SyscallKind.LIBRARY;
 
     /**
      * n callers (virtual threads when virtual), each opening its peer with factory now; counts: the
@@ -79,6 +80,15 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     }
 
     public int callers() { return callers.size(); }
+
+    /**
+     * The kinds the kernel counts on the JVM's threads: the library's (default), or every kind for
+     * peers that use read and write (JDK channels; class loading on a JVM thread then counts too).
+     */
+    public CallersProbe kernelKinds(Set<SyscallKind> kinds) {
+        this.kinds = Set.copyOf(kinds);
+        return this;
+    }
 
     public boolean virtual() { return virtual; }
 
@@ -235,6 +245,8 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                     uring = uring == null || u == null ? null : uring.plus(u);
                 }
             }
+            // The JVM's poller waits for every virtual caller (and a shared client's full socket): its epoll_wait calls are the client's.
+            if (library != null) library = library.plus(org.sysframe.transport.SharedGroutClient.pollerCounts());
             Set<Integer> tids = new TreeSet<>();
             try (var tasks = Files.list(Path.of("/proc/self/task"))) {
                 for (Path t : tasks.toList()) {
@@ -250,7 +262,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
             SortedSet<Integer> cpus = new TreeSet<>();
             for (int tid : counted) {
-                KernelSyscallCounter k = KernelCounters.of(tid, SyscallKind.LIBRARY);
+                KernelSyscallCounter k = KernelCounters.of(tid, p.kinds);
                 kernel = kernel == null || k == null ? null : kernel.plus(k.read());
                 if (!tids.contains(tid)) continue; // ended: its CPU is gone with it
                 try {

@@ -63,6 +63,12 @@ public final class FdPoller {
         }
     }
 
+    /** The poller's epoll_wait calls so far, zero when it has not started (nothing started by asking). */
+    public static org.sysframe.unix.SyscallCounts countsIfStarted() {
+        FdPoller p = instance;
+        return p == null ? org.sysframe.unix.SyscallCounts.ZERO : p.counters.snapshot();
+    }
+
     /** The poller thread's epoll_wait calls. */
     public SyscallCounters counters() { return counters; }
 
