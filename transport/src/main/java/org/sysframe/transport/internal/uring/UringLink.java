@@ -1,7 +1,7 @@
 package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.WaitMode;
-import org.sysframe.transport.internal.epoll.FdPoller;
+import org.sysframe.transport.internal.io.FdPoller;
 import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.Waiter;
 

@@ -1,4 +1,4 @@
-package org.sysframe.transport.internal.epoll;
+package org.sysframe.transport.internal.io;
 
 import org.sysframe.unix.Epoll;
 import org.sysframe.unix.ErrnoException;
