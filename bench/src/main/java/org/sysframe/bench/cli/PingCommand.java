@@ -214,7 +214,7 @@ final class PingCommand implements Callable<Integer> {
         } catch (ErrnoException e) {
             throw withRemedy(e);
         }
-        String what = threads + (virtual ? " virtual" : " platform") + " threads";
+        String what = threads + (virtual ? " virtual" : " platform") + (threads == 1 ? " thread" : " threads");
         PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
         try (client; CallersProbe probe = new CallersProbe(threads, virtual, i -> new SharedClientPeer("shared " + what, client),
                 new CallersProbe.Counts() {
