@@ -2,7 +2,7 @@ package org.sysframe.transport;
 
 import org.sysframe.transport.internal.client.ClientConnect;
 import org.sysframe.transport.internal.client.MainModulePayloads;
-import org.sysframe.transport.internal.epoll.FdPoller;
+import org.sysframe.transport.internal.io.FdPoller;
 import org.sysframe.transport.internal.epoll.SocketLink;
 import org.sysframe.transport.internal.io.MessagePump;
 import org.sysframe.transport.internal.io.MessageReader;
@@ -36,7 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Natural batching.</b> A call copies its request into the client's send queue. If no send is
  * under way, the caller sends what is queued at once, in one send; requests queued by other callers
  * while a send is under way leave together in the next one, which the same sender makes as soon as
- * its send returned. Nobody waits for a batch to fill. The copy is the framing of every batch (the
+ * its send returned. Nobody waits for a batch to fill; a virtual-thread sender yields once before
+ * it sends, so that the callers already runnable on the carriers queue theirs into the same send. The copy is the framing of every batch (the
  * {@link SendFraming} of the options does not apply: a batch of many requests is one contiguous run of
  * bytes), so a caller's payload may be confined to its own thread or on the heap.
  *
@@ -235,6 +236,13 @@ public final class SharedGroutClient implements AutoCloseable {
     /** The reader thread's receives. */
     public SyscallCounters receiveCounters() { return socket.counters(); }
 
+    /**
+     * The epoll_wait calls of the JVM's one poller thread ({@code sysframe-poller}), where virtual
+     * threads of every client (shared, and plain ones on epoll or io_uring) park while they wait, and a
+     * shared client's sender while the socket is full: cumulative, JVM-wide, zero before its first use.
+     */
+    public static SyscallCounts pollerCounts() { return FdPoller.countsIfStarted(); }
+
     /** The reader thread's Linux thread id (for {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)}). */
     public int readerThreadId() { return readerTid; }
 
@@ -391,7 +399,13 @@ public final class SharedGroutClient implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        if (lead) sendQueued();
+        if (lead) {
+            // A virtual sender lets the virtual threads already runnable on its carriers run first (callers an
+            // answer burst just woke): they queue their requests behind it, and one send takes them all. A
+            // yield waits for no one: with nothing runnable it returns at once.
+            if (Thread.currentThread().isVirtual()) Thread.yield();
+            sendQueued();
+        }
         return s;
     }
 

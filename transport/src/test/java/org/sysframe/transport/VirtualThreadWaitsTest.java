@@ -1,10 +1,17 @@
 package org.sysframe.transport;
 
+import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.transport.support.BackendSuite;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.uring.UringSupport;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +61,19 @@ class VirtualThreadWaitsTest {
 
     @Test
     void aHeartbeatKeepsBeatingWhileVirtualThreadsWaitOnAServerThatNeverAnswers() throws Exception {
-        String path = dir.resolve("silent.sock").toString();
+        heartbeatWhileWaiting(Backend.EPOLL);
+    }
+
+    @Test
+    void aHeartbeatKeepsBeatingWhileVirtualThreadsWaitOnIoUringClients() throws Exception {
+        String why = BackendSuite.skipReason(Backend.IO_URING, UringSupport.unavailableReason());
+        Assumptions.assumeTrue(why == null, why);
+        heartbeatWhileWaiting(Backend.IO_URING);
+    }
+
+    /** 2 x CARRIERS plain clients on backend and as many callers of one shared client wait on silent servers; the heartbeat beats. */
+    private void heartbeatWhileWaiting(Backend backend) throws Exception {
+        String path = dir.resolve("silent-" + backend + ".sock").toString();
         int waiters = 2 * CARRIERS;
         List<RawServer> servers = new ArrayList<>();
         try {
@@ -75,8 +94,9 @@ class VirtualThreadWaitsTest {
                 for (int i = 0; i < waiters; i++) {
                     String p = path + i;
                     threads.add(Thread.ofVirtual().start(() -> {
-                        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(p).backend(Backend.EPOLL)
+                        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(p).backend(backend)
                                 .receiveTimeoutMillis(1500))) {
+                            assertEquals(backend, c.backend());
                             long b0 = beats.get();
                             try {
                                 c.sendRecv(GroutApi.PING);
@@ -145,6 +165,129 @@ class VirtualThreadWaitsTest {
             List<RecordedEvent> pinned = RecordingFile.readAllEvents(jfr).stream()
                     .filter(e -> e.getEventType().getName().equals("jdk.VirtualThreadPinned")).toList();
             assertEquals(List.of(), pinned.stream().map(RecordedEvent::toString).toList());
+        }
+    }
+
+    /**
+     * A plain io_uring client on a virtual thread: exactly one io_uring_enter per call (it submits the
+     * SEND and the RECV and does not wait in it; the wait is a park in the poller, whose epoll_ctl
+     * pair is not a kind the library counts), no send or recv syscall; library == kernel, the kernel's
+     * io_uring_enter count summed over every thread of the JVM (the thread may run on any carrier;
+     * the server is an epoll one, so nothing else enters a ring).
+     */
+    @Test
+    @NeedsKernelCounter
+    void aVirtualThreadsIoUringCallIsExactlyOneIoUringEnter() throws Exception {
+        String why = BackendSuite.skipReason(Backend.IO_URING, UringSupport.unavailableReason());
+        Assumptions.assumeTrue(why == null, why);
+        String path = dir.resolve("uring-virtual.sock").toString();
+        int calls = 1000;
+        try (GroutServer server = TestServers.startEpoll(ServerOptions.defaults().socketPath(path))) {
+            // Every carrier started before the kernel counters are opened on the JVM's threads.
+            List<Thread> warm = new ArrayList<>();
+            for (int i = 0; i < 4 * CARRIERS; i++) {
+                warm.add(Thread.ofVirtual().start(() -> {
+                    long end = System.nanoTime() + 50_000_000L;
+                    while (System.nanoTime() < end) Thread.onSpinWait();
+                }));
+            }
+            for (Thread t : warm) t.join();
+            ConcurrentLinkedQueue<Object> result = new ConcurrentLinkedQueue<>();
+            Thread caller = Thread.ofVirtual().unstarted(() -> {
+                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.IO_URING));
+                     Arena a = Arena.ofConfined()) {
+                    MemorySegment payload = a.allocate(32);
+                    for (int i = 0; i < 100; i++) c.sendRecv(GroutApi.PING, payload, 0, 32); // warm-up
+                    try (AllThreads k = AllThreads.count()) {
+                        SyscallCounts l0 = c.counters().snapshot();
+                        long k0 = k.ioUringEnters();
+                        for (int i = 0; i < calls; i++) {
+                            payload.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, i);
+                            Response r = c.sendRecv(GroutApi.PING, payload, 0, 32);
+                            if (r.length() != 32 || r.buffer().get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, r.offset()) != i) {
+                                throw new AssertionError("answer " + i + " wrong");
+                            }
+                        }
+                        result.add(c.counters().snapshot().minus(l0));
+                        result.add(k.ioUringEnters() - k0);
+                    }
+                } catch (Throwable e) {
+                    result.add(e);
+                }
+            });
+            caller.start();
+            caller.join(60_000);
+            assertFalse(caller.isAlive(), "the caller hangs");
+            List<Object> r = List.copyOf(result);
+            if (r.get(0) instanceof Throwable t) throw new AssertionError(t);
+            System.out.printf("io_uring client on a virtual thread, %d pings: library %s, kernel io_uring_enter %s%n", calls, r.get(0), r.get(1));
+            assertEquals(SyscallCounts.builder().ioUringEnter(calls).build(), r.get(0), "exactly one io_uring_enter per call, nothing else");
+            assertEquals((long) calls, r.get(1), "library == kernel (io_uring_enter, every thread of the JVM)");
+        }
+    }
+
+    /**
+     * An interrupted virtual thread waiting in an io_uring client gets EINTR at once (its receive
+     * cancelled first, so the kernel writes nothing later), not after the receive timeout.
+     */
+    @Test
+    void anInterruptedVirtualThreadOnIoUringGetsEintr() throws Exception {
+        String why = BackendSuite.skipReason(Backend.IO_URING, UringSupport.unavailableReason());
+        Assumptions.assumeTrue(why == null, why);
+        String path = dir.resolve("uring-interrupt.sock").toString();
+        java.util.concurrent.CountDownLatch requested = new java.util.concurrent.CountDownLatch(1);
+        try (RawServer server = new RawServer(path, conn -> {
+            conn.readRequest();
+            requested.countDown();
+            conn.awaitEof();
+        })) {
+            ConcurrentLinkedQueue<String> outcome = new ConcurrentLinkedQueue<>();
+            Thread caller = Thread.ofVirtual().start(() -> {
+                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.IO_URING)
+                        .receiveTimeoutMillis(30_000))) {
+                    c.sendRecv(GroutApi.PING);
+                    outcome.add("answered");
+                } catch (Exception e) {
+                    outcome.add(e.getMessage());
+                }
+            });
+            assertTrue(requested.await(10, java.util.concurrent.TimeUnit.SECONDS), "the request never came");
+            caller.interrupt();
+            caller.join(10_000);
+            assertFalse(caller.isAlive(), "the interrupted caller still waits");
+            assertEquals(List.of("recv(" + path + "): EINTR (4) Interrupted system call: the waiting thread was interrupted"),
+                    List.copyOf(outcome));
+        }
+    }
+
+    /** The kernel's io_uring_enter count over every thread of this JVM alive when opened. */
+    private static final class AllThreads implements AutoCloseable {
+        private final List<KernelSyscallCounter> counters = new ArrayList<>();
+
+        static AllThreads count() throws Exception {
+            AllThreads all = new AllThreads();
+            try (var tasks = java.nio.file.Files.list(Path.of("/proc/self/task"))) {
+                for (Path t : tasks.toList()) {
+                    try {
+                        all.counters.add(KernelSyscallCounter.forThread(Integer.parseInt(t.getFileName().toString()),
+                                java.util.EnumSet.of(SyscallKind.IO_URING_ENTER)));
+                    } catch (KernelSyscallCounter.Unavailable gone) {
+                        // a thread that ended meanwhile
+                    }
+                }
+            }
+            return all;
+        }
+
+        long ioUringEnters() {
+            long n = 0;
+            for (KernelSyscallCounter k : counters) n += k.read().get(SyscallKind.IO_URING_ENTER);
+            return n;
+        }
+
+        @Override
+        public void close() {
+            for (KernelSyscallCounter k : counters) k.close();
         }
     }
 }

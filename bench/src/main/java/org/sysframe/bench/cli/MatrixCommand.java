@@ -9,6 +9,7 @@ import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.report.TerminalReport;
 import org.sysframe.bench.table.BackendTable;
+import org.sysframe.bench.table.ConcurrencyTable;
 import org.sysframe.bench.table.ConnectionsTable;
 import org.sysframe.bench.table.DepthTable;
 import org.sysframe.bench.table.Goals;
@@ -98,6 +99,9 @@ public final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-connections", description = "skip the many-connections table (32 clients at depth 1, epoll and io_uring servers)")
     boolean noConnections;
 
+    @Option(names = "--no-concurrency", description = "skip the concurrency table (1, 8, 64 callers: shared client, a client each, JDK, C)")
+    boolean noConcurrency;
+
     @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B)")
     boolean full;
 
@@ -167,6 +171,7 @@ public final class MatrixCommand implements Callable<Integer> {
         if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
         if (!noBackends) tables.add(BackendTable.run(new int[] {32, 1024}, rounds, quick, full));
         if (!noConnections) tables.add(ConnectionsTable.run(rounds, quick));
+        if (!noConcurrency) tables.add(ConcurrencyTable.run(rounds, quick));
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         return tables;
     }

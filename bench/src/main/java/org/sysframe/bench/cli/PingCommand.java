@@ -6,10 +6,12 @@ import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.bench.peer.CallersProbe;
 import org.sysframe.bench.peer.ClientThreadsProbe;
 import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PingPeer;
 import org.sysframe.bench.peer.PipelinedPeer;
+import org.sysframe.bench.peer.SharedClientPeer;
 import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.bench.report.Json;
 import org.sysframe.transport.ClientOptions;
@@ -17,6 +19,7 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
+import org.sysframe.transport.SharedGroutClient;
 import org.sysframe.transport.WaitMode;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
@@ -91,12 +94,22 @@ final class PingCommand implements Callable<Integer> {
             + " (default: one answer in " + PipelinedPeer.SAMPLE_EVERY + ", weighted; the pipeline times answers once per poll)")
     boolean latencyEveryRequest;
 
+    @Option(names = "--threads", description = "N callers at once on ONE SharedGroutClient, each calling one at a time"
+            + " (1.." + MAX_THREADS + "; default: one GroutClient on one thread); the figures are summed over the callers")
+    Integer threads;
+
+    @Option(names = "--virtual", description = "with --threads: the callers are virtual threads (default: platform threads)")
+    boolean virtual;
+
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
     @Option(names = "--jfr", paramLabel = "FILE", description = "record the run with the flight recorder (every org.sysframe.* event at"
             + " threshold 0, the periodic ones every second) and write it to FILE at the end, also when the run fails")
     java.nio.file.Path jfr;
+
+    /** The most callers --threads takes. */
+    static final int MAX_THREADS = 10_000;
 
     /** The SIGINT line's shutdown hook of the last run (removed when the run ends, however it ends). */
     Thread interruptedHook;
@@ -121,6 +134,18 @@ final class PingCommand implements Callable<Integer> {
         if (batch == 0) batch = depth;
         if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
         if (depth > 1 && ping2) throw new IllegalArgumentException("--ping2 goes one call at a time: leave out --depth");
+        if (virtual && threads == null) throw new IllegalArgumentException("--virtual needs --threads N (the callers it makes virtual)");
+        if (threads != null) {
+            if (threads < 1 || threads > MAX_THREADS) throw new IllegalArgumentException("--threads " + threads + ": expected 1.." + MAX_THREADS);
+            if (depth > 1) throw new IllegalArgumentException("--threads calls one at a time on each thread: leave out --depth");
+            if (ping2) throw new IllegalArgumentException("--threads sends GR_PING: leave out --ping2");
+            if (cpu >= 0) throw new IllegalArgumentException("--threads runs its callers unpinned: leave out --cpu");
+            if (o.freeze().backend() != org.sysframe.transport.Backend.EPOLL) {
+                throw new IllegalArgumentException("--threads: the shared client runs on epoll: leave out --backend " + backend);
+            }
+            if (count < threads) throw new IllegalArgumentException("-n " + count + ": at least one call per thread (--threads " + threads + ")");
+            return runShared(o);
+        }
         String label = o.freeze().send() + "/" + o.freeze().recv() + (depth > 1 ? " depth " + depth + " batch " + batch : "");
         PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch).everyRequest(latencyEveryRequest) : new SysframePeer(label, o, ping2);
         String sampling = peer instanceof PipelinedPeer pp ? pp.latencySampling() : "every call";
@@ -179,6 +204,82 @@ final class PingCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** --threads N [--virtual]: N callers on one SharedGroutClient, measured together. */
+    private Integer runShared(ClientOptions o) throws Exception {
+        SharedGroutClient client;
+        try {
+            client = SharedGroutClient.connect(o);
+        } catch (ErrnoException e) {
+            throw withRemedy(e);
+        }
+        String what = threads + (virtual ? " virtual" : " platform") + (threads == 1 ? " thread" : " threads");
+        PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
+        try (client; CallersProbe probe = new CallersProbe(threads, virtual, i -> new SharedClientPeer("shared " + what, client),
+                new CallersProbe.Counts() {
+                    @Override public SyscallCounts library() { return client.counts(); }
+
+                    @Override public SyscallCounts empty() {
+                        return client.sendCounters().emptySnapshot().plus(client.receiveCounters().emptySnapshot());
+                    }
+                }, serverSource(client), java.util.Set::of)) {
+            if (!json) {
+                System.out.printf("performing %d ping calls after %d untimed warm-up calls (%d bytes; %s, each calling one at a time on one"
+                        + " shared client; recv %s, wait %s, backend epoll); latency recorded for every call%n", count, warmup, len, what,
+                        o.freeze().recv(), o.freeze().waitMode());
+            }
+            Cell cell = new Cell("shared " + what, len, "shared client, " + o.freeze().recv(), count, warmup, probe);
+            var s0 = client.stats();
+            Measurement r;
+            try {
+                r = RoundRunner.run("ping", List.of(cell), 1).get(0);
+            } catch (IOException | RuntimeException e) {
+                throw new IOException("shared client, " + what + ": " + e.getMessage(), e);
+            } finally {
+                KernelCounters.closeAll();
+            }
+            var s1 = client.stats();
+            long batches = s1.batches() - s0.batches(), calls = s1.calls() - s0.calls();
+            if (json) {
+                java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("label", r.cell());
+                m.put("latency_recorded_for", "every call");
+                m.put("threads", threads);
+                m.put("virtual", virtual);
+                m.putAll(r.toMap());
+                m.put("calls_per_send", batches == 0 ? 0.0 : (double) calls / batches);
+                System.out.println(Json.write(m));
+            } else {
+                print(r);
+                System.out.printf(Locale.ROOT, "batching: %.2f calls per send (warm-up included), largest batch %d%n",
+                        batches == 0 ? 0.0 : (double) calls / batches, s1.largestBatch());
+            }
+            return 0;
+        } finally {
+            if (recording != null) {
+                String line = recording.finish();
+                (json ? System.err : System.out).println(line);
+            }
+        }
+    }
+
+    /** The shared client's server, measured by its process when it is another one on this machine. */
+    private static ServerSample.Source serverSource(SharedGroutClient client) {
+        long pid;
+        try {
+            pid = client.serverCredentials().pid();
+        } catch (ErrnoException e) {
+            return ServerSample.Source.unknown("SO_PEERCRED failed: " + e.getMessage());
+        }
+        if (pid <= 0) return ServerSample.Source.unknown("SO_PEERCRED gave no pid: the server runs in another PID namespace (a container?)");
+        if (pid == ProcessHandle.current().pid()) {
+            return ServerSample.Source.unknown("the server runs in this process (pid " + pid + "), where its threads are not told apart from the client's");
+        }
+        if (!java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/" + pid + "/task"))) {
+            return ServerSample.Source.unknown("the server is pid " + pid + ", whose /proc/" + pid + "/task uid " + org.sysframe.unix.Self.uid() + " cannot read");
+        }
+        return ServerSample.Source.ofProcess(pid);
     }
 
     private static void removeHook(Thread hook) {

@@ -65,7 +65,15 @@ public final class Goals {
             new Goal("32 C lean connections: io_uring server at most 0.8x epoll's server CPU per request", "connections",
                     "C lean io_uring 1 loop", "C lean epoll 1 loop", 32, SERVER_CPU_RATIO, false, 0.8),
             new Goal("32 C lean connections: io_uring server at most 0.25 syscalls per request", "connections",
-                    "C lean io_uring 1 loop", "C lean io_uring 1 loop", 32, SERVER_SYSCALLS_PER_CALL, false, 0.25));
+                    "C lean io_uring 1 loop", "C lean io_uring 1 loop", 32, SERVER_SYSCALLS_PER_CALL, false, 0.25),
+            new Goal("64 virtual callers on one shared client: 3x 64 platform threads with a GroutClient each", "concurrency",
+                    "shared 64 virtual", "clients 64 platform", 32, CALLS_RATIO, true, 3.0),
+            new Goal("64 virtual callers on one shared client: at most 0.2 client syscalls per call", "concurrency",
+                    "shared 64 virtual", "shared 64 virtual", 32, CLIENT_SYSCALLS_PER_CALL, false, 0.2),
+            new Goal("64 virtual callers on one shared client: 2x a JDK SocketChannel per virtual thread", "concurrency",
+                    "shared 64 virtual", "jdk 64 virtual", 32, CALLS_RATIO, true, 2.0),
+            new Goal("one caller on the shared client: at least 0.9x a plain GroutClient", "concurrency",
+                    "shared 1 platform", "clients 1 platform", 32, CALLS_RATIO, true, 0.9));
 
     /** The verdict of every goal whose cells the tables hold, in the table's order. */
     public static List<GoalVerdict> evaluate(List<Goal> goals, List<BenchTable> tables) {

@@ -201,6 +201,7 @@ class GoalsTest {
                         BackendTable.name(Backend.IO_URING, Backend.EPOLL), BackendTable.name(Backend.EPOLL, Backend.IO_URING));
                 case ConnectionsTable.NAME -> ConnectionsTable.SERVERS.stream()
                         .flatMap(c -> java.util.stream.Stream.of(c.cell(), ConnectionsTable.C_LEAN_PREFIX + c.cell())).toList();
+                case ConcurrencyTable.NAME -> ConcurrencyTable.names();
                 default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
             };
             assertTrue(names.contains(g.subject()) && names.contains(g.versus()), g.toString());

@@ -2,6 +2,7 @@ package org.sysframe.transport.internal.epoll;
 
 import org.sysframe.transport.WaitMode;
 import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.io.FdPoller;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;

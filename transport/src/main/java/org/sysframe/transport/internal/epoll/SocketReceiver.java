@@ -1,6 +1,7 @@
 package org.sysframe.transport.internal.epoll;
 
 import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.io.FdPoller;
 import org.sysframe.transport.internal.io.Waiter;
 
 import org.sysframe.unix.ErrnoException;

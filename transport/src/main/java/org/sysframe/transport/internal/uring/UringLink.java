@@ -1,6 +1,7 @@
 package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.io.FdPoller;
 import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.Waiter;
 
@@ -42,6 +43,16 @@ import java.util.Objects;
  * <p>A receive timeout cancels the receive (ASYNC_CANCEL) and waits for it to end before returning, so
  * the kernel never writes into the buffer afterwards. Owner thread only; nothing allocated per call.
  *
+ * <p>On a virtual thread (the client connected on one) no wait happens inside io_uring_enter, which
+ * would pin the carrier (JEP 425): io_uring_enter only submits (no GETEVENTS), and the thread parks in
+ * the JVM's {@link FdPoller} on the ring's fd, which is readable when completions are in the CQ; the
+ * CQ is then read from user space. A call costs exactly one io_uring_enter (plus the poller's
+ * epoll_ctl pair when it had to wait). Such a thread may run on another carrier after each park, so
+ * the ring is set up without SINGLE_ISSUER, without COOP_TASKRUN (the kernel must post a completion
+ * whatever the submitting carrier does meanwhile) and without a registered ring fd (a registration
+ * belongs to one kernel thread). A receive the kernel cancelled because the carrier that submitted it
+ * exited is submitted again. An interrupt ends the wait with EINTR, the receive cancelled first.
+ *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringLink implements ClientLink {
@@ -58,6 +69,7 @@ public final class UringLink implements ClientLink {
     private final Waiter waiter;
     private final Waiter blocking; // a non-waiting receive (tryRecv) still waits for its completion
     private final Steps steps = new Steps();
+    private final boolean virtual; // connected on a virtual thread: waits park in the FdPoller, never in io_uring_enter
     private int sendsInFlight;     // SEND/SENDMSG SQEs prepared whose completion has not been seen
     private boolean lastIsSend;    // the SQE prepared last is a send, not submitted yet
     private boolean recvDone = true; // no receive in flight
@@ -70,6 +82,7 @@ public final class UringLink implements ClientLink {
         this.mode = mode;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
         this.sendTimeoutMillis = sendTimeoutMillis;
+        this.virtual = Thread.currentThread().isVirtual();
         // Not DEFER_TASKRUN: with it, a wait for the send's and the receive's completions together does
         // not wake for a send that the kernel must retry in parts (its retry is deferred work that the
         // waiter only runs once as many items are queued as it waits for): a send larger than the
@@ -77,13 +90,13 @@ public final class UringLink implements ClientLink {
         // Spinning: COOP_TASKRUN | TASKRUN_FLAG. Without them the kernel interrupts the spinning thread
         // (an IPI) to post each completion: p50 ~28 us against an epoll server here; with them it only
         // flags the work, and the spinner runs it with one more io_uring_enter: p50 ~11 us.
-        int flags = IoUring.SETUP_SINGLE_ISSUER | (sqpoll ? IoUring.SETUP_SQPOLL : 0)
+        int flags = virtual ? (sqpoll ? IoUring.SETUP_SQPOLL : 0) : IoUring.SETUP_SINGLE_ISSUER | (sqpoll ? IoUring.SETUP_SQPOLL : 0)
                 | (mode.kind() != WaitMode.Kind.BLOCK && !sqpoll ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : 0);
         this.ring = new IoUring(64, 0, flags, socket.counters(), uringCounters);
         this.waiter = new Waiter(mode, socket.counters());
         this.blocking = new Waiter(WaitMode.BLOCK, socket.counters());
         try {
-            ring.registerRingFd();
+            if (!virtual) ring.registerRingFd();
             ring.registerFiles(socket.fd());
         } catch (ErrnoException e) {
             ring.close();
@@ -144,6 +157,12 @@ public final class UringLink implements ClientLink {
         ring.nextSqe().prepRecv(FIXED, addr, (int) len, flags).flags(Sqe.FIXED_FILE).userData(RECV);
         recvDone = false;
         boolean done = awaitCompletions(wait && mode.kind() != WaitMode.Kind.BLOCK, deadline, now);
+        while (virtual && done && recvResult == -Errno.ECANCELED) {
+            // Not ours: the carrier that submitted it exited (the kernel cancels a thread's requests then). Again.
+            ring.nextSqe().prepRecv(FIXED, addr, (int) len, flags).flags(Sqe.FIXED_FILE).userData(RECV);
+            recvDone = false;
+            done = awaitCompletions(wait && mode.kind() != WaitMode.Kind.BLOCK, deadline, System.nanoTime());
+        }
         checkSends();
         if (!done && sendsInFlight > 0) {
             // The request never left in full: the server does not read. Its answer cannot come.
@@ -166,9 +185,17 @@ public final class UringLink implements ClientLink {
         // How long this wait may last from start: the receive timeout, or less to end by the deadline.
         long limit = timeoutNanos;
         if (deadline != 0 && (limit == 0 || deadline - start < limit)) limit = Math.max(1, deadline - start);
-        if (spin) ring.submit(0, 0);
+        if (spin || virtual) ring.submit(0, 0);
         Waiter w = spin ? waiter : blocking;
-        return w.await(steps, start, limit == 0 ? Waiter.NO_BOUND : limit) > 0;
+        if (!virtual) return w.await(steps, start, limit == 0 ? Waiter.NO_BOUND : limit) > 0;
+        if (start == 0) start = System.nanoTime();
+        try {
+            return w.await(steps, start, limit == 0 ? Waiter.NO_BOUND : limit) > 0;
+        } catch (ErrnoException e) {
+            if (e.errno() != Errno.EINTR || recvDone) throw e;
+            cancelReceive(); // the kernel must not write into the buffer once the caller has its error
+            throw e;
+        }
     }
 
     private boolean done() { return recvDone && sendsInFlight == 0; }
@@ -184,10 +211,49 @@ public final class UringLink implements ClientLink {
 
         @Override
         public int block(long nanos) throws ErrnoException {
+            if (virtual) {
+                reap();
+                if (done()) return 1;
+                if (nanos == 0) return 0;
+                parkUntilCompletion(nanos == Waiter.NO_BOUND ? Long.MAX_VALUE : nanos, true);
+                reap();
+                return done() ? 1 : 0;
+            }
             ring.submit((recvDone ? 0 : 1) + sendsInFlight, nanos == Waiter.NO_BOUND ? 0 : Math.max(1, nanos));
             reap();
             return done() ? 1 : 0;
         }
+    }
+
+    /**
+     * A virtual thread's wait for completions: submits what is prepared (without waiting), and parks in
+     * the JVM's poller until the CQ holds a completion or nanos passed; the caller reaps. With
+     * interruptible, an interrupt ends it with EINTR; without, the interrupt status is kept for later
+     * and the wait goes on (a cancellation's completion must be waited for).
+     */
+    private void parkUntilCompletion(long nanos, boolean interruptible) throws ErrnoException {
+        if (ring.pending() > 0) ring.submit(0, 0);
+        if (ring.ready() > 0) return;
+        long now = System.nanoTime();
+        long deadline = nanos == Long.MAX_VALUE || now + nanos < now ? Long.MAX_VALUE : now + nanos;
+        boolean wasInterrupted = !interruptible && Thread.interrupted();
+        try {
+            FdPoller.get().await(ring.fd(), FdPoller.READABLE, deadline);
+        } finally {
+            if (wasInterrupted) Thread.currentThread().interrupt();
+        }
+        if (interruptible && Thread.currentThread().isInterrupted()) {
+            throw new ErrnoException("recv(" + socket.name() + ")", Errno.EINTR, "the waiting thread was interrupted");
+        }
+    }
+
+    /** io_uring_enter that submits and waits for min completions up to nanos (0: no limit); on a virtual thread a park instead. */
+    private void submitAndWait(int min, long nanos) throws ErrnoException {
+        if (!virtual) {
+            ring.submit(min, nanos);
+            return;
+        }
+        parkUntilCompletion(nanos == 0 ? Long.MAX_VALUE : nanos, false);
     }
 
     private void reap() throws ErrnoException {
@@ -222,7 +288,7 @@ public final class UringLink implements ClientLink {
     private long cancelReceive() throws ErrnoException {
         ring.nextSqe().prepCancel(RECV, 0, 0).userData(CANCEL);
         while (!recvDone) {
-            ring.submit(1, 0);
+            submitAndWait(1, 0);
             reap();
         }
         return recvResult > 0 ? recvResult : UnixSocket.WOULD_BLOCK;
@@ -236,7 +302,7 @@ public final class UringLink implements ClientLink {
         while (sendsInFlight > 0) {
             long left = limit == 0 ? 0 : limit - (System.nanoTime() - start);
             if (limit > 0 && left <= 0) throw cancelSends(sendTimeoutMillis);
-            ring.submit(sendsInFlight, left);
+            submitAndWait(sendsInFlight, left);
             reap();
         }
         checkSends();
@@ -251,7 +317,7 @@ public final class UringLink implements ClientLink {
         ring.nextSqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | Sqe.ASYNC_CANCEL_ANY).userData(CANCEL);
         long end = System.nanoTime() + 1_000_000_000L;
         while (sendsInFlight > 0 && System.nanoTime() - end < 0) {
-            ring.submit(1, 100_000_000L);
+            submitAndWait(1, 100_000_000L);
             reap();
         }
         sendErrno = 0;
@@ -280,7 +346,7 @@ public final class UringLink implements ClientLink {
                 ring.nextSqe().prepCancel(RECV, 0, 0).userData(CANCEL);
                 long deadline = System.nanoTime() + 1_000_000_000L;
                 while (!recvDone && System.nanoTime() < deadline) {
-                    ring.submit(1, 100_000_000L);
+                    submitAndWait(1, 100_000_000L);
                     reap();
                 }
             }

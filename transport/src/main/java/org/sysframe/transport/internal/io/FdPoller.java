@@ -1,4 +1,4 @@
-package org.sysframe.transport.internal.epoll;
+package org.sysframe.transport.internal.io;
 
 import org.sysframe.unix.Epoll;
 import org.sysframe.unix.ErrnoException;
@@ -61,6 +61,12 @@ public final class FdPoller {
             if (instance == null) instance = new FdPoller();
             return instance;
         }
+    }
+
+    /** The poller's epoll_wait calls so far, zero when it has not started (nothing started by asking). */
+    public static org.sysframe.unix.SyscallCounts countsIfStarted() {
+        FdPoller p = instance;
+        return p == null ? org.sysframe.unix.SyscallCounts.ZERO : p.counters.snapshot();
     }
 
     /** The poller thread's epoll_wait calls. */

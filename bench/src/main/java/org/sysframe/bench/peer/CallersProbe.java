@@ -1,0 +1,284 @@
+package org.sysframe.bench.peer;
+
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.uring.UringCounts;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Measures N callers at once, platform or virtual threads, each calling one at a time through its own
+ * {@link PingPeer} (made and opened on its thread: a thread-confined client stays on it), which may all
+ * share one connection (a {@code SharedGroutClient}). Calls are split evenly; the figures are their
+ * merged latency histogram, the wall time from the first start to the last finish, and the client
+ * side's syscalls and CPU: library counts from {@link Counts} (the shared client's) or else the peers'
+ * sum, plus the JVM poller's epoll_wait calls; kernel counts and CPU summed over every thread of this JVM but the ones named not to be the
+ * client (an in-process server's loops), because a virtual caller runs on whichever carrier, and a
+ * shared client's sends and receives are made by its callers, its reader thread and the JVM's poller.
+ * Kernel counts are given only when the same threads lived at both samples (else null: a thread that
+ * appeared in between was not counted from the start).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class CallersProbe implements Cell.Probe, AutoCloseable {
+    /** Makes and opens caller i's peer, on that caller's thread. */
+    @FunctionalInterface
+    public interface PeerFactory {
+        PingPeer open(int caller) throws IOException;
+    }
+
+    /** The library's counts of a client shared by the callers, cumulative (null: none kept). */
+    public interface Counts {
+        SyscallCounts library();
+
+        SyscallCounts empty();
+    }
+
+    private final List<Caller> callers = new ArrayList<>();
+    private final boolean virtual;
+    private final Counts counts;
+    private final ServerSample.Source server;
+    private final Supplier<Set<Integer>> notClient;
+    private Set<SyscallKind> kinds = SyscallKind.LIBRARY;
+
+    /**
+     * n callers (virtual threads when virtual), each opening its peer with factory now; counts: the
+     * shared client's (null: the peers' own); notClient: the tids of this JVM that are not the client.
+     */
+    public CallersProbe(int n, boolean virtual, PeerFactory factory, Counts counts, ServerSample.Source server,
+                        Supplier<Set<Integer>> notClient) throws IOException {
+        if (n < 1) throw new IllegalArgumentException("no callers");
+        this.virtual = virtual;
+        this.counts = counts;
+        this.server = server;
+        this.notClient = notClient;
+        try {
+            for (int i = 0; i < n; i++) callers.add(new Caller(i, factory));
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    public int callers() { return callers.size(); }
+
+    /**
+     * The kinds the kernel counts on the JVM's threads: the library's (default), or every kind for
+     * peers that use read and write (JDK channels; class loading on a JVM thread then counts too).
+     */
+    public CallersProbe kernelKinds(Set<SyscallKind> kinds) {
+        this.kinds = Set.copyOf(kinds);
+        return this;
+    }
+
+    public boolean virtual() { return virtual; }
+
+    /** One caller: its thread, running the tasks it is given one after the other, and its peer. */
+    private final class Caller {
+        final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+        final Thread thread;
+        volatile PingPeer peer;
+        volatile boolean running = true;
+
+        Caller(int i, PeerFactory factory) throws IOException {
+            Runnable loop = () -> {
+                while (running) {
+                    try {
+                        tasks.take().run();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            };
+            thread = virtual ? Thread.ofVirtual().name("caller " + i).start(loop)
+                    : Thread.ofPlatform().daemon().name("caller " + i).start(loop);
+            CompletableFuture<Void> opened = new CompletableFuture<>();
+            tasks.add(() -> {
+                try {
+                    peer = factory.open(i);
+                    opened.complete(null);
+                } catch (Throwable t) {
+                    opened.completeExceptionally(t);
+                }
+            });
+            PeerThread.await(opened, 60_000);
+        }
+
+        void close() {
+            PingPeer p = peer;
+            if (p != null) {
+                CompletableFuture<Void> closed = new CompletableFuture<>();
+                tasks.add(() -> {
+                    try {
+                        p.close();
+                    } catch (Throwable t) {
+                        // closing anyway
+                    }
+                    closed.complete(null);
+                });
+                try {
+                    closed.get(PeerThread.CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (Exception e) {
+                    // the peer did not close in time: the thread is stopped below
+                }
+            }
+            running = false;
+            thread.interrupt();
+        }
+    }
+
+    /** One caller's share of a measured run. */
+    private static final class Run {
+        final CountDownLatch ready = new CountDownLatch(1);
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final Histogram latency = new Histogram(10_000_000_000L, 3);
+        volatile long startNanos, endNanos;
+    }
+
+    @Override
+    public Measurement measure(Cell cell, long calls, int round) throws IOException {
+        int k = callers.size();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Run> runs = new ArrayList<>(k);
+        try {
+            for (int i = 0; i < k; i++) {
+                Caller c = callers.get(i);
+                long n = ClientThreadsProbe.share(calls, k, i);
+                Run run = new Run();
+                runs.add(run);
+                c.tasks.add(() -> {
+                    try {
+                        c.peer.prepare(cell.payload());
+                        run.ready.countDown();
+                        go.await();
+                        run.startNanos = System.nanoTime();
+                        if (n > 0) c.peer.pingMany(n, run.latency);
+                        run.endNanos = System.nanoTime();
+                        run.done.complete(null);
+                    } catch (Throwable e) {
+                        run.done.completeExceptionally(e);
+                        run.ready.countDown();
+                    }
+                });
+            }
+            for (Run r : runs) {
+                try {
+                    if (!r.ready.await(300, TimeUnit.SECONDS)) throw new IOException("a caller did not get ready within 300 s");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", e);
+                }
+                if (r.done.isCompletedExceptionally()) PeerThread.await(r.done);
+            }
+            Set<Integer> excluded = notClient.get();
+            ServerSample s0 = server.sample();
+            Side c0 = Side.read(this, excluded, null);
+            go.countDown();
+            for (Run r : runs) PeerThread.await(r.done);
+            Side c1 = Side.read(this, excluded, c0.tids);
+            ServerSample s1 = server.sample();
+            ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
+            Histogram latency = new Histogram(10_000_000_000L, 3);
+            long first = Long.MAX_VALUE, last = Long.MIN_VALUE;
+            for (Run r : runs) {
+                latency.add(r.latency);
+                first = Math.min(first, r.startNanos);
+                last = Math.max(last, r.endNanos);
+            }
+            SortedSet<Integer> clientCpus = new TreeSet<>(c0.cpus);
+            clientCpus.addAll(c1.cpus);
+            return new Measurement(cell.name(), cell.payload(), round, k, calls, (last - first) / 1e9,
+                    latency.getValueAtPercentile(50), latency.getValueAtPercentile(90), latency.getValueAtPercentile(99),
+                    latency.getValueAtPercentile(99.9), latency.getMaxValue(),
+                    minus(c1.library, c0.library), c1.sameThreads ? minus(c1.kernel, c0.kernel) : null,
+                    sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
+                    c1.cpu.minus(c0.cpu), sd == null ? null : sd.cpu(),
+                    ClientThreadsProbe.cpus(clientCpus, sd == null ? null : sd.cpus(), server.unknown()),
+                    minus(c1.empty, c0.empty), sd == null ? null : sd.empty(),
+                    c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring), sd == null ? null : sd.uring());
+        } finally {
+            go.countDown();
+        }
+    }
+
+    private static SyscallCounts minus(SyscallCounts later, SyscallCounts earlier) {
+        return later == null || earlier == null ? null : later.minus(earlier);
+    }
+
+    /** The client side at one instant: counts, and the kernel's counts and CPU of every client thread of the JVM. */
+    private record Side(SyscallCounts library, SyscallCounts empty, UringCounts uring, SyscallCounts kernel, ThreadCpu cpu,
+                        SortedSet<Integer> cpus, Set<Integer> tids, boolean sameThreads) {
+        static Side read(CallersProbe p, Set<Integer> excluded, Set<Integer> before) throws IOException {
+            SyscallCounts library, empty;
+            UringCounts uring = null;
+            if (p.counts != null) {
+                library = p.counts.library();
+                empty = p.counts.empty();
+            } else {
+                library = SyscallCounts.ZERO;
+                empty = SyscallCounts.ZERO;
+                uring = UringCounts.ZERO;
+                for (Caller c : p.callers) {
+                    SyscallCounts l = c.peer.libraryCounts(), e = c.peer.emptyCounts();
+                    UringCounts u = c.peer.uringCounts();
+                    library = library == null || l == null ? null : library.plus(l);
+                    empty = empty == null || e == null ? null : empty.plus(e);
+                    uring = uring == null || u == null ? null : uring.plus(u);
+                }
+            }
+            // The JVM's poller waits for every virtual caller (and a shared client's full socket): its epoll_wait calls are the client's.
+            if (library != null) library = library.plus(org.sysframe.transport.SharedGroutClient.pollerCounts());
+            Set<Integer> tids = new TreeSet<>();
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path t : tasks.toList()) {
+                    int tid = Integer.parseInt(t.getFileName().toString());
+                    if (!excluded.contains(tid)) tids.add(tid);
+                }
+            }
+            boolean same = before == null || before.containsAll(tids);
+            // The threads of the first sample are read again, also those that ended (their counts stay readable).
+            Set<Integer> counted = new TreeSet<>(tids);
+            if (before != null) counted.addAll(before);
+            SyscallCounts kernel = SyscallCounts.ZERO;
+            ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
+            SortedSet<Integer> cpus = new TreeSet<>();
+            for (int tid : counted) {
+                KernelSyscallCounter k = KernelCounters.of(tid, p.kinds);
+                kernel = kernel == null || k == null ? null : kernel.plus(k.read());
+                if (!tids.contains(tid)) continue; // ended: its CPU is gone with it
+                try {
+                    cpu = cpu.plus(ThreadCpu.of(tid));
+                    if (before == null || before.contains(tid)) cpus.add(ThreadCpu.lastCpu(tid));
+                } catch (IllegalStateException gone) {
+                    // ended between the listing and the read
+                }
+            }
+            return new Side(library, empty, uring, kernel, cpu, cpus, counted, same);
+        }
+    }
+
+    /** Closes every caller's peer on its thread and stops the callers. */
+    @Override
+    public void close() {
+        for (Caller c : callers) c.close();
+    }
+}

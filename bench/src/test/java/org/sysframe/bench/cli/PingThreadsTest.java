@@ -1,0 +1,108 @@
+package org.sysframe.bench.cli;
+
+import org.sysframe.bench.report.Json;
+import org.sysframe.testsupport.ChildProcess;
+import org.sysframe.unix.KernelSyscallCounter;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code ping --threads N [--virtual]}: N callers on one SharedGroutClient against a real server, the
+ * --json fields of ping plus threads and virtual, library == kernel; bad values refused in one line.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class PingThreadsTest {
+    @TempDir Path dir;
+
+    /** Runs ping with args in this JVM and returns what it printed. */
+    private static String ping(String... args) throws Exception {
+        PingCommand cmd = new PingCommand();
+        new picocli.CommandLine(cmd).parseArgs(args);
+        PrintStream was = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            cmd.call();
+        } finally {
+            System.setOut(was);
+        }
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+
+    private static String refused(String... args) {
+        return assertThrows(IllegalArgumentException.class, () -> ping(args)).getMessage();
+    }
+
+    @Test
+    void badValuesAreRefusedInOneLine() {
+        String s = "/nonexistent.sock";
+        assertEquals("--threads 0: expected 1..10000", refused("-s", s, "--threads", "0"));
+        assertEquals("--threads 10001: expected 1..10000", refused("-s", s, "--threads", "10001"));
+        assertEquals("--virtual needs --threads N (the callers it makes virtual)", refused("-s", s, "--virtual"));
+        assertEquals("--threads calls one at a time on each thread: leave out --depth", refused("-s", s, "--threads", "4", "--depth", "8"));
+        assertEquals("--threads sends GR_PING: leave out --ping2", refused("-s", s, "--threads", "4", "--ping2"));
+        assertEquals("--threads runs its callers unpinned: leave out --cpu", refused("-s", s, "--threads", "4", "--cpu", "0"));
+        assertEquals("--threads: the shared client runs on epoll: leave out --backend io_uring",
+                refused("-s", s, "--threads", "4", "--backend", "io_uring"));
+        assertEquals("-n 3: at least one call per thread (--threads 4)", refused("-s", s, "--threads", "4", "-n", "3"));
+        // Through the command line: the one line on stderr, nothing else.
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "x");
+        assertEquals(Main.USAGE, rc);
+        assertEquals("sysframe ping: Invalid value for option '--threads': 'x' is not an int (see ./sysframe ping --help)\n", err.toString());
+        err.getBuffer().setLength(0);
+        rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "0");
+        assertEquals(Main.USAGE, rc, "a bad value is a usage error");
+        assertEquals("sysframe ping: --threads 0: expected 1..10000\n", err.toString());
+    }
+
+    /** The server in a child JVM (./sysframe serve), so that every thread of this JVM the kernel counts is the client's. */
+    @Test
+    void callersOnOneSharedClientReportPingsFiguresSummedWithThreadsAndVirtual() throws Exception {
+        String sock = dir.resolve("threads.sock").toString();
+        try (ChildProcess serve = new ChildProcess(ChildProcess.javaCommand(Main.class, "serve", "-s", sock))) {
+            serve.awaitLine(l -> l.startsWith("serving "));
+            for (boolean virtual : new boolean[] {false, true}) {
+                List<String> args = new ArrayList<>(List.of("-s", sock, "-l", "32", "-n", "4000", "--warmup", "400", "--threads", "8", "--json"));
+                if (virtual) args.add("--virtual");
+                String printed = ping(args.toArray(String[]::new));
+                @SuppressWarnings("unchecked")
+                Map<String, Object> m = (Map<String, Object>) Json.parse(printed.trim());
+                assertEquals(8, ((Number) m.get("threads")).intValue());
+                assertEquals(virtual, m.get("virtual"));
+                assertEquals(8, ((Number) m.get("clients")).intValue());
+                assertEquals(4000, ((Number) m.get("calls")).longValue());
+                assertEquals("shared 8 " + (virtual ? "virtual" : "platform") + " threads", m.get("label"));
+                for (String key : new String[] {"calls_per_sec", "p50_us", "p99_us", "client_cpu_us_per_call", "server_cpu_us_per_call", "calls_per_send"}) {
+                    assertTrue(((Number) m.get(key)).doubleValue() > 0, key + " in " + printed);
+                }
+                double sends = ((Number) m.get("client_lib_sendto_per_call")).doubleValue();
+                double recvs = ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue();
+                assertTrue(sends > 0 && sends <= 1, "at most one send per call: " + sends);
+                assertTrue(recvs > 0 && recvs <= 1, "at most one recv per call (read-ahead): " + recvs);
+                if (KernelSyscallCounter.unavailableReason() == null) {
+                    // The callers, the reader and the poller together, as the kernel counted them on every thread of this JVM.
+                    assertEquals(sends, ((Number) m.get("client_kernel_sendto_per_call")).doubleValue(), "sendto: library == kernel");
+                    assertEquals(recvs, ((Number) m.get("client_kernel_recvfrom_per_call")).doubleValue(), "recvfrom: library == kernel");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package org.sysframe.bench.table;
+
+import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.CPeerModesTest;
+import org.sysframe.unix.SyscallKind;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The concurrency table, one quick round: every row for 1, 8 and 64 callers, each row's calls split
+ * between its callers; a GroutClient per caller is exactly one send and one recv per call on a platform
+ * thread; the shared client never sends more than once per call, nor receives (its reader's first recv aside); library == kernel for the
+ * sends, and for the receives of platform-thread rows (the kernel counting every thread of the JVM but the server's loop).
+ */
+class ConcurrencyTableTest {
+    @Test
+    void everyRowForOneEightAndSixtyFourCallersCountsAsItShould() throws Exception {
+        String old = System.getProperty("sysframe.cpeer");
+        System.setProperty("sysframe.cpeer", CPeerModesTest.binary().toString()); // make test builds it first
+        try {
+            assertTrue(CPeer.available());
+            BenchTable t = ConcurrencyTable.run(1, true);
+            assertEquals(ConcurrencyTable.names(), t.names());
+            assertEquals(18, t.names().size());
+            assertEquals("shared 64 virtual", ConcurrencyTable.shared(64, true));
+            long calls = 2000;
+            for (int n : ConcurrencyTable.CALLERS) {
+                for (String name : List.of(ConcurrencyTable.shared(n, false), ConcurrencyTable.clients(n, false), ConcurrencyTable.shared(n, true),
+                        ConcurrencyTable.clients(n, true), ConcurrencyTable.jdk(n), ConcurrencyTable.cLean(n))) {
+                    List<Measurement> runs = t.runs(name, ConcurrencyTable.PAYLOAD);
+                    assertEquals(1, runs.size(), name);
+                    Measurement m = runs.get(0);
+                    assertEquals(n, m.clients(), name);
+                    assertEquals(calls, m.calls(), name);
+                    var client = m.clientSyscalls();
+                    if (name.equals(ConcurrencyTable.clients(n, false))) {
+                        assertEquals(calls, client.get(SyscallKind.SENDTO), name + ": " + client);
+                        assertEquals(calls, client.get(SyscallKind.RECVFROM), name + ": " + client);
+                    }
+                    if (name.startsWith("shared ")) {
+                        long sends = client.get(SyscallKind.SENDTO), recvs = client.get(SyscallKind.RECVFROM);
+                        assertTrue(sends >= 1 && sends <= calls, name + ": " + client);
+                        // The reader's recv under way when the run starts is counted in it when it returns: one more at most.
+                        assertTrue(recvs >= 1 && recvs <= calls + 1, name + ": " + client);
+                    }
+                    if (m.clientKernel() != null && m.clientLibrary() != null && !name.startsWith("C lean")) {
+                        assertEquals(m.clientLibrary().get(SyscallKind.SENDTO), m.clientKernel().get(SyscallKind.SENDTO), name);
+                        // recvfrom only where each caller has its own thread: on the virtual rows one run out of a few counted one
+                        // recvfrom more in the kernel than the library made (not explained yet; see the report).
+                        if (name.endsWith(" platform")) {
+                            assertEquals(m.clientLibrary().get(SyscallKind.RECVFROM), m.clientKernel().get(SyscallKind.RECVFROM), name);
+                        }
+                    }
+                }
+            }
+        } finally {
+            if (old == null) System.clearProperty("sysframe.cpeer");
+            else System.setProperty("sysframe.cpeer", old);
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package org.sysframe.transport;
+
+import org.sysframe.testsupport.ChildProcess;
+import org.sysframe.transport.support.SilentServer;
+import org.sysframe.transport.support.TestServers;
+import org.sysframe.transport.wire.GroutApi;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.uring.UringSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The virtual-thread carrier pool is not exhausted by callers waiting on a slow server: a child JVM
+ * with two carriers and no more ({@code -Djdk.virtualThreadScheduler.parallelism=2
+ * -Djdk.virtualThreadScheduler.maxPoolSize=2}) has 200 virtual threads wait on a server that never
+ * answers (100 on one SharedGroutClient, 100 on a plain GroutClient each: epoll, and io_uring where
+ * it is available), and meanwhile 100 other virtual threads complete 100 calls each on a responsive
+ * server (50 on a shared client, 50 on a plain client each) while a heartbeat virtual thread beats.
+ * If a wait held a carrier, the two carriers would be gone with the first two waiters and nothing
+ * else would run until the waits ended.
+ */
+class CarrierPoolTest {
+    static final int WAITERS = 200;
+    static final int CALLERS = 100;
+    static final int CALLS = 100;
+
+    @TempDir Path dir;
+
+    @Test
+    void twoCarriersServeCallersWhile200VirtualThreadsWaitOnASlowServer() throws Exception {
+        List<String> cmd = ChildProcess.javaCommand(Child.class, dir.toString());
+        cmd.addAll(1, List.of("-Djdk.virtualThreadScheduler.parallelism=2", "-Djdk.virtualThreadScheduler.maxPoolSize=2"));
+        try (ChildProcess child = new ChildProcess(cmd)) {
+            assertTrue(child.process.waitFor(100, TimeUnit.SECONDS), "the child hangs:\n" + String.join("\n", child.output));
+            String out = String.join("\n", child.output);
+            assertEquals(0, child.process.exitValue(), out);
+            assertEquals("carriers: parallelism 2, maxPoolSize 2", child.awaitLine(l -> l.startsWith("carriers:")), out);
+            assertEquals("slow server: " + WAITERS + " requests read, " + WAITERS + " callers waiting",
+                    child.awaitLine(l -> l.startsWith("slow server:")), out);
+            assertEquals("responsive server: " + CALLERS * CALLS + " calls answered, " + WAITERS + " callers still waiting",
+                    child.awaitLine(l -> l.startsWith("responsive server:")), out);
+            String beats = child.awaitLine(l -> l.startsWith("heartbeat:"));
+            assertTrue(Long.parseLong(beats.substring("heartbeat: ".length(), beats.indexOf(" beats"))) > 0, out);
+            String ended = child.awaitLine(l -> l.startsWith("slow callers ended:"));
+            assertTrue(ended.matches("slow callers ended: " + WAITERS + " with an error \\{[A-Z]+=\\d+(, [A-Z]+=\\d+)*}, 0 answered"), out);
+        }
+    }
+
+    /** The child JVM: argument 0 is the directory for the socket files. */
+    public static final class Child {
+        public static void main(String[] args) throws Exception {
+            Path dir = Path.of(args[0]);
+            System.out.println("carriers: parallelism " + System.getProperty("jdk.virtualThreadScheduler.parallelism")
+                    + ", maxPoolSize " + System.getProperty("jdk.virtualThreadScheduler.maxPoolSize"));
+            String slowPath = dir.resolve("slow.sock").toString(), fastPath = dir.resolve("fast.sock").toString();
+            boolean uring = UringSupport.unavailableReason() == null;
+            AtomicLong beats = new AtomicLong();
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread heart = Thread.ofVirtual().start(() -> {
+                while (!stop.get()) {
+                    try {
+                        Thread.sleep(5);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    beats.incrementAndGet();
+                }
+            });
+            ClientOptions slow = ClientOptions.defaults().socketPath(slowPath).receiveTimeoutMillis(20_000);
+            try (SilentServer silent = new SilentServer(slowPath);
+                 GroutServer fast = TestServers.start(ServerOptions.defaults().socketPath(fastPath));
+                 SharedGroutClient slowShared = SharedGroutClient.connect(slow);
+                 SharedGroutClient fastShared = SharedGroutClient.connect(fastPath)) {
+                AtomicInteger waiting = new AtomicInteger();
+                Map<String, Integer> endings = new ConcurrentHashMap<>();
+                CountDownLatch slowEnded = new CountDownLatch(WAITERS);
+                for (int i = 0; i < WAITERS; i++) {
+                    Backend b = i % 4 == 3 && uring ? Backend.IO_URING : Backend.EPOLL;
+                    boolean shared = i % 2 == 0;
+                    Thread.ofVirtual().start(() -> {
+                        String how;
+                        waiting.incrementAndGet();
+                        try {
+                            if (shared) {
+                                slowShared.call(GroutApi.PING);
+                            } else {
+                                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(slowPath).backend(b)
+                                        .receiveTimeoutMillis(20_000))) {
+                                    c.sendRecv(GroutApi.PING);
+                                }
+                            }
+                            how = "answered";
+                        } catch (Exception e) {
+                            how = e instanceof ErrnoException x ? x.errnoName() : e.getClass().getSimpleName();
+                        } finally {
+                            waiting.decrementAndGet();
+                        }
+                        endings.merge(how, 1, Integer::sum);
+                        slowEnded.countDown();
+                    });
+                }
+                long until = System.nanoTime() + 20_000_000_000L;
+                while (silent.requests() < WAITERS && System.nanoTime() < until) Thread.sleep(10);
+                System.out.println("slow server: " + silent.requests() + " requests read, " + waiting.get() + " callers waiting");
+                long b0 = beats.get();
+                AtomicInteger answered = new AtomicInteger();
+                List<Thread> callers = new ArrayList<>();
+                for (int i = 0; i < CALLERS; i++) {
+                    boolean shared = i % 2 == 0;
+                    callers.add(Thread.ofVirtual().start(() -> {
+                        try (Arena a = Arena.ofConfined()) {
+                            MemorySegment p = a.allocate(32), out = a.allocate(32);
+                            if (shared) {
+                                for (int k = 0; k < CALLS; k++) if (fastShared.call(GroutApi.PING, p, 0, 32, out) == 32) answered.incrementAndGet();
+                            } else {
+                                try (GroutClient c = GroutClient.connect(fastPath)) {
+                                    for (int k = 0; k < CALLS; k++) if (c.sendRecv(GroutApi.PING, p, 0, 32).length() == 32) answered.incrementAndGet();
+                                }
+                            }
+                        } catch (Exception e) {
+                            System.out.println("a responsive call failed: " + e);
+                        }
+                    }));
+                }
+                long end = System.nanoTime() + 30_000_000_000L;
+                for (Thread t : callers) t.join(Math.max(1, (end - System.nanoTime()) / 1_000_000L));
+                System.out.println("responsive server: " + answered.get() + " calls answered, " + waiting.get() + " callers still waiting");
+                System.out.println("heartbeat: " + (beats.get() - b0) + " beats meanwhile");
+                silent.close(); // the waits end now: the connections are gone
+                slowEnded.await(30, TimeUnit.SECONDS);
+                Map<String, Integer> errors = new TreeMap<>(endings);
+                Integer ok = errors.remove("answered");
+                System.out.println("slow callers ended: " + errors.values().stream().mapToInt(Integer::intValue).sum()
+                        + " with an error " + errors + ", " + (ok == null ? 0 : ok) + " answered");
+            }
+            stop.set(true);
+            heart.join(5000);
+            System.exit(0);
+        }
+    }
+}
