@@ -45,8 +45,8 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         }
         Spread ratio = Spread.perRound(own, ref, (r, b) -> r.callsPerSecond() / b.callsPerSecond());
         Spread referenceRatio = Spread.perRound(own, ref, (r, b) -> b.callsPerSecond() / r.callsPerSecond());
-        Interval ratioCi = Interval.ofRatios(perRound(own, ref, (r, b) -> r.callsPerSecond() / b.callsPerSecond()));
-        Interval referenceRatioCi = Interval.ofRatios(perRound(own, ref, (r, b) -> b.callsPerSecond() / r.callsPerSecond()));
+        Interval ratioCi = Interval.ofRatiosInBatches(perRound(own, ref, (r, b) -> r.callsPerSecond() / b.callsPerSecond()));
+        Interval referenceRatioCi = Interval.ofRatiosInBatches(perRound(own, ref, (r, b) -> b.callsPerSecond() / r.callsPerSecond()));
         boolean measured = runs.stream().allMatch(Measurement::kernelMeasured);
         boolean fromKernel = runs.stream().anyMatch(r -> r.clientLibrary() == null);
         return new CellSummary(name, payload, runs.size(), runs.isEmpty() ? 0 : runs.get(0).clients(),

@@ -41,7 +41,7 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
             v.add(p[1]);
         }
         Spread value = Spread.of(perRound);
-        Interval ci = goal.metric().isRatio() ? Interval.ofRatios(perRound) : Interval.ofValues(perRound);
+        Interval ci = goal.metric().isRatio() ? Interval.ofRatiosInBatches(perRound) : Interval.ofValuesInBatches(perRound);
         Goal.Status status = goal.judge(ci);
         int needed = status == Goal.Status.NOT_SETTLED ? goal.roundsNeeded(ci) : perRound.length;
         boolean good = status == Goal.Status.MET || status == Goal.Status.LEVEL;

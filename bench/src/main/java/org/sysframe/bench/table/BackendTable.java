@@ -29,6 +29,12 @@ import java.util.List;
  * against both servers: Grout's ping_perf workload), then depth 64 and both sides spinning for the
  * same-backend pairs. Ratios against epoll client + epoll server at the same payload.
  *
+ * <p>Every server loop on CPU 0 and every client (sysframe's threads, the C processes) on CPU 1, as in
+ * the peers table: unpinned, the scheduler put a cell's client and server on one core in some rounds
+ * (about 100k calls/s here) and on two in others (about 60k), in a share that changed from run to run
+ * (4 of 8 rounds in one, 72 of 90 in another), and the io_uring/epoll CPU ratio with it (1.24x, 0.98x,
+ * 1.47x in three runs, each with an interval clear of 1).
+ *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class BackendTable {
@@ -66,7 +72,7 @@ public final class BackendTable {
             String[] sockets = new String[BOTH.length];
             for (int i = 0; i < BOTH.length; i++) {
                 sockets[i] = f.socket("server-" + BOTH[i]);
-                servers[i] = f.server(p.server(sockets[i]).backend(BOTH[i]));
+                servers[i] = f.server(p.server(sockets[i]).backend(BOTH[i]).cpus(PeerTable.SERVER_CPU));
             }
             List<Cell> cells = new ArrayList<>();
             long calls = quick ? 600 : 3_000;
@@ -75,16 +81,18 @@ public final class BackendTable {
                 for (int s = 0; s < BOTH.length; s++) {
                     for (Backend c : BOTH) {
                         if (!full && k > 0 && c != BOTH[s]) continue;
-                        PeerThread t = f.peer(new SysframePeer(name(c, BOTH[s]), p.client(sockets[s]).backend(c)), sockets[s]);
-                        cells.add(new Cell(name(c, BOTH[s]), payload, c + " client, " + BOTH[s] + " server, blocking (" + p.framing() + ")",
+                        PeerThread t = f.peer(new SysframePeer(name(c, BOTH[s]), p.client(sockets[s]).backend(c).cpu(PeerTable.CLIENT_CPU)), sockets[s]);
+                        cells.add(new Cell(name(c, BOTH[s]), payload, c + " client on CPU " + PeerTable.CLIENT_CPU + ", " + BOTH[s] + " server on CPU "
+                                + PeerTable.SERVER_CPU + ", blocking (" + p.framing() + ")",
                                 calls, calls / 4, new ClientThreadsProbe(List.of(t), ServerSample.Source.of(servers[s]))));
                     }
                     if (cPeer && (full || k == 0)) {
-                        CPeer cp = new CPeer("c-" + BOTH[s], "sendmsg", CPeer.Options.DEFAULT);
+                        CPeer cp = new CPeer("c-" + BOTH[s], "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, 1, 1));
                         cells.add(new Cell(C_PREFIX + name(Backend.EPOLL, BOTH[s]), payload,
-                                "C client timed (ping_perf workload, a clock read per call, one sendmsg, read-ahead 8192), " + BOTH[s] + " server",
+                                "C client timed (ping_perf workload, a clock read per call, one sendmsg, read-ahead 8192) on CPU " + PeerTable.CLIENT_CPU + ", "
+                                        + BOTH[s] + " server",
                                 calls, calls / 4, cp.probe(sockets[s], ServerSample.Source.of(servers[s]))));
-                        CPeer lean = new CPeer("c-lean-" + BOTH[s], "sendmsg", CPeer.Options.lean("block", -1, 1));
+                        CPeer lean = new CPeer("c-lean-" + BOTH[s], "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, 1));
                         cells.add(new Cell(C_LEAN_PREFIX + name(Backend.EPOLL, BOTH[s]), payload, lean.describe() + ", " + BOTH[s] + " server",
                                 calls, calls / 4, lean.probe(sockets[s], ServerSample.Source.of(servers[s]))));
                     }
@@ -94,8 +102,8 @@ public final class BackendTable {
             for (int s = 0; s < BOTH.length; s++) {
                 Backend b = BOTH[s];
                 long deepCalls = calls * 64;
-                PeerThread t = f.peer(new PipelinedPeer(deep(b), p.client(sockets[s]).backend(b), 64, 64), sockets[s]);
-                cells.add(new Cell(deep(b), first, b + " client and server, 64 in flight, one send per refill", deepCalls, deepCalls / 4,
+                PeerThread t = f.peer(new PipelinedPeer(deep(b), p.client(sockets[s]).backend(b).cpu(PeerTable.CLIENT_CPU), 64, 64), sockets[s]);
+                cells.add(new Cell(deep(b), first, b + " client and server, 64 in flight, one send per refill, client on CPU " + PeerTable.CLIENT_CPU, deepCalls, deepCalls / 4,
                         new ClientThreadsProbe(List.of(t), ServerSample.Source.of(servers[s]))));
             }
             for (Backend b : BOTH) {

@@ -52,7 +52,7 @@ class VerdictSimulationTest {
     @Test
     void aTrueTenPercentGainWithTwentyPercentNoiseIsMetForAFivePercentGoalWithinTheBudget() throws IOException {
         Map<Goal.Status, Integer> n = tally(GAIN, 1.10, 0.20, 21);
-        // Seed 21: 994 met, 6 missed.
+        // Seed 21: 996 met, 4 missed.
         assertTrue(n.get(Goal.Status.MET) >= 950, "met in at least 95 % of the runs: " + n);
         assertTrue(n.get(Goal.Status.MISSED) <= 10, "missed in at most 1 %: " + n);
     }
@@ -60,7 +60,7 @@ class VerdictSimulationTest {
     @Test
     void noGainIsJudgedMetForAFivePercentGoalInAtMostFivePercentOfTheRuns() throws IOException {
         Map<Goal.Status, Integer> n = tally(GAIN, 1.00, 0.20, 22);
-        // Seed 22: 8 met, 992 missed.
+        // Seed 22: 3 met, 997 missed.
         assertTrue(n.get(Goal.Status.MET) <= 50, "met in at most 5 % of the runs: " + n);
         assertTrue(n.get(Goal.Status.MISSED) >= 950, "and missed in the others: " + n);
     }
@@ -69,7 +69,7 @@ class VerdictSimulationTest {
 
     @Test
     void aTrueTieIsJudgedLevelWithinThreePercent() throws IOException {
-        // 5 % noise (the spread of sysframe against C one call at a time here): seed 23, 998 level, 2 met.
+        // 5 % noise (the spread of sysframe against C one call at a time here): seed 23, 999 level, 1 met.
         Map<Goal.Status, Integer> n = tally(LEVEL, 1.00, 0.05, 23);
         assertTrue(n.get(Goal.Status.LEVEL) >= 950, "level in at least 95 % of the runs: " + n);
         assertEquals(0, n.get(Goal.Status.MISSED), n.toString());
