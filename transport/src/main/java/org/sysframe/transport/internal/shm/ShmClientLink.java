@@ -20,8 +20,10 @@ import java.lang.foreign.MemorySegment;
  * out of the answer ring, and neither makes a syscall unless a side sleeps: the wait mode's sleep is
  * a futex wait on the ring's sleeping word (in slices of {@value #SLICE_MILLIS} ms), and a side wakes
  * the other (futex wake) only when that word says it sleeps. The socket carries no data any more: a
- * look at it ({@code recv(MSG_PEEK | MSG_DONTWAIT)}, counted) after each sleep slice, and after every
- * {@value #SPINS_PER_LOOK} empty looks while spinning, says whether the server is gone (EOF).
+ * look at it ({@code recv(MSG_PEEK | MSG_DONTWAIT)}, counted) after each sleep slice that brought
+ * nothing, and every {@value #LOOK_MILLIS} ms of one wait while spinning (the clock read every
+ * {@value #SPINS_PER_LOOK} empty looks: a call answered sooner costs none), says whether the server is
+ * gone (EOF).
  * A full request ring is back-pressure: the send waits for room within the send timeout, then fails
  * with ETIMEDOUT. Owner thread only; nothing allocated per call.
  *
@@ -30,7 +32,9 @@ import java.lang.foreign.MemorySegment;
 public final class ShmClientLink implements ClientLink {
     static final long SLICE_MILLIS = 20;
     private static final long SLICE_NANOS = SLICE_MILLIS * 1_000_000L;
-    static final int SPINS_PER_LOOK = 1 << 16;
+    static final int SPINS_PER_LOOK = 1024;
+    static final long LOOK_MILLIS = 50;
+    private static final long LOOK_NANOS = LOOK_MILLIS * 1_000_000L;
     private static final int MSG_PEEK = 0x2;
 
     private final ShmSegment segment;
@@ -48,6 +52,7 @@ public final class ShmClientLink implements ClientLink {
     private final RecvSteps recvSteps = new RecvSteps();
     private final SendSteps sendSteps = new SendSteps();
     private int emptyLooks;
+    private long lastLook;   // when the socket was last looked at (or the wait began)
     private boolean eof;
     // The receive in progress.
     private MemorySegment seg;
@@ -106,6 +111,8 @@ public final class ShmClientLink implements ClientLink {
     /** Waits for room in the request ring until deadline: ETIMEDOUT naming what was taken, EPIPE when the server is gone. */
     private void awaitRoom(long deadline, long sent, long total) throws ErrnoException {
         long now = System.nanoTime();
+        emptyLooks = 0;
+        lastLook = 0;
         if (deadline - now <= 0 || sendWaiter.await(sendSteps, now, deadline - now) == 0) {
             throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.ETIMEDOUT, "the server took " + sent + " of " + total
                     + " bytes within the send timeout of " + sendTimeoutMillis + " ms (it does not read)");
@@ -135,6 +142,8 @@ public final class ShmClientLink implements ClientLink {
 
     private long receive(MemorySegment dst, long dstOff, long n, long start, long nanos) throws ErrnoException {
         if (eof) return 0;
+        emptyLooks = 0;
+        lastLook = 0;
         seg = dst;
         off = dstOff;
         len = n;
@@ -167,10 +176,20 @@ public final class ShmClientLink implements ClientLink {
         return eof;
     }
 
-    /** A spinning side's look at the socket, every SPINS_PER_LOOK empty looks. */
+    /**
+     * A spinning side's look at the socket: the clock is read every SPINS_PER_LOOK empty looks, and the
+     * socket looked at once LOOK_MILLIS passed since the wait began or the last look.
+     */
     private boolean goneWhileSpinning() throws ErrnoException {
         if (++emptyLooks < SPINS_PER_LOOK) return false;
         emptyLooks = 0;
+        long now = System.nanoTime();
+        if (lastLook == 0) {
+            lastLook = now;
+            return false;
+        }
+        if (now - lastLook < LOOK_NANOS) return false;
+        lastLook = now;
         return serverGone();
     }
 
