@@ -38,6 +38,7 @@ public final class ServerOptions {
     private int maxIfaces = 1024;
     private boolean emptyHelloResponse;
     private int sharedMemoryRing;
+    private WaitMode sharedMemoryWait;
     private int readBuffer = 8192;
     private int maxQueuedOutput = 4 << 20;
     private int backlog = 128;
@@ -279,6 +280,13 @@ public final class ServerOptions {
         return this;
     }
 
+    /**
+     * How each shared-memory channel's thread waits for requests (default: as {@link #waitMode} says
+     * for the loops). A channel's thread runs on the CPU of the loop of its socket: with spinning
+     * channels, let the loops block (they only accept and watch the sockets then).
+     */
+    public ServerOptions sharedMemoryWaitMode(WaitMode mode) { this.sharedMemoryWait = java.util.Objects.requireNonNull(mode); return this; }
+
     /** As {@link #sharedMemory(boolean)} on, with rings of ringBytes each. */
     public ServerOptions sharedMemoryRing(int ringBytes) {
         if (!org.sysframe.transport.internal.shm.ShmSegment.validCapacity(ringBytes)) {
@@ -292,7 +300,7 @@ public final class ServerOptions {
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend,
-                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing);
+                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

@@ -52,8 +52,8 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     private Channel channel;
     private ErrnoException corrupt;
 
-    ShmLoop(int index, ServerLoop<?> host, ShmSegment segment, UnixSocket socket, int peerPid, int peerUid) throws ErrnoException {
-        super(index, host.config, host.routes(), host.limits());
+    ShmLoop(int channel, ServerLoop<?> host, ShmSegment segment, UnixSocket socket, int peerPid, int peerUid) throws ErrnoException {
+        super(host.index, host.config, host.routes(), host.limits()); // the index places it: on its loop's CPU
         this.host = host;
         this.segment = segment;
         this.in = segment.requests();
@@ -61,7 +61,8 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         this.socket = socket;
         this.peerPid = peerPid;
         this.peerUid = peerUid;
-        this.waiter = new Waiter(config.waitMode(), counters);
+        this.waiter = new Waiter(config.channelWaitMode(), counters);
+        thread().setName("sysframe-shm-" + channel + " pid " + peerPid + " " + config.socketPath());
         this.kick = new Futex(new SyscallCounters("shared-memory wakeup (any thread)"), kickArena);
         tasks.alsoOnWake(this::kick);
     }

@@ -63,7 +63,7 @@ public final class ShmServer {
         }
         ShmLoop loop;
         try {
-            loop = new ShmLoop(1000 + CHANNELS.incrementAndGet(), host, segment, socket, c.peerPid(), c.peerUid());
+            loop = new ShmLoop(CHANNELS.incrementAndGet(), host, segment, socket, c.peerPid(), c.peerUid());
         } catch (ErrnoException e) {
             segment.close();
             SharedMemory.close(fd[0]);
