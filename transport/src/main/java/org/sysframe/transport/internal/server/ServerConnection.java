@@ -243,8 +243,9 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             respond(id, Errno.EBADMSG, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        if (type == org.sysframe.transport.internal.shm.ShmProtocol.OPEN && config.sharedMemory()) {
-            org.sysframe.transport.internal.shm.ShmServer.open(this, host, id);
+        ChannelOpener opener = routes.channelOpener();
+        if (opener != null && type == opener.type()) {
+            opener.open(this, host, id);
             return;
         }
         Routes.Route route = routes.get(type);

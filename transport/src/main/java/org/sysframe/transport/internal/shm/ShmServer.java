@@ -34,6 +34,15 @@ public final class ShmServer {
 
     private ShmServer() {}
 
+    /** SHM_OPEN as the routes of a server offering channels answer it. */
+    public static final org.sysframe.transport.internal.server.ChannelOpener OPENER = new org.sysframe.transport.internal.server.ChannelOpener() {
+        @Override
+        public int type() { return ShmProtocol.OPEN; }
+
+        @Override
+        public void open(ServerConnection c, ServerLoop<?> host, int id) { ShmServer.open(c, host, id); }
+    };
+
     /** The channels' loops serving now, in this process (their thread ids and counters, for measurements). */
     public static java.util.List<ServerLoop<?>> channels() { return java.util.List.copyOf(OPEN); }
 
