@@ -126,8 +126,7 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
                 }
             }
         } catch (ErrnoException e) {
-            LOG.log(Level.WARNING, "pid=" + peerPid + ": shared-memory channel closed: " + e.getMessage());
-            c.close("bad shared memory: " + e.getMessage());
+            c.close(e.getMessage()); // logged by closed()
         }
     }
 
@@ -136,6 +135,17 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     public void stop() {
         super.stop();
     }
+
+    /** A close for a bad value read from the segment (on whichever path it was read) is logged, once: the channel has one connection. */
+    @Override
+    public void closed(ServerConnection c, String reason) {
+        int at = reason.indexOf(BAD);
+        if (at >= 0) LOG.log(Level.WARNING, "pid=" + peerPid + ": shared-memory channel closed: " + reason.substring(at));
+        super.closed(c, reason);
+    }
+
+    /** How every error about the segment's contents begins ({@link ShmRing}). */
+    private static final String BAD = "shared memory: ";
 
     @Override
     protected void forget(ServerConnection c) {
