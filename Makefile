@@ -18,6 +18,7 @@ MVN := mvn -B --no-transfer-progress -Dstyle.color=never
 CC := gcc
 CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11
 C_PEER := bench/target/sysframe_ping
+C_SHM := bench/target/shm_pingpong
 
 .PHONY: help build test bench jmh soak javadoc clean tracefs c-peer
 
@@ -36,9 +37,14 @@ help:
 build: c-peer
 	$(MVN) -q -Dmaven.test.skip=true install
 
-c-peer: $(C_PEER)
+c-peer: $(C_PEER) $(C_SHM)
 
 $(C_PEER): bench/src/main/c/sysframe_ping.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# Two processes ping-ponging through one shared page, both spinning: the shared-memory rows' physical limit.
+$(C_SHM): bench/src/main/c/shm_pingpong.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 

@@ -120,6 +120,35 @@ public final class IovArray {
         return at - offset;
     }
 
+    /** All of memory, to copy from the entries' raw addresses without a segment per entry. */
+    private static final MemorySegment EVERYWHERE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    /**
+     * Copies at most max of the bytes not yet written, from the skip-th on, into dst at offset (a
+     * shared-memory ring takes a batch in two pieces when it wraps); returns how many. Does not change
+     * the array and allocates nothing.
+     */
+    public long copyPendingTo(long skip, MemorySegment dst, long offset, long max) {
+        if (skip < 0 || max < 0) throw new IllegalArgumentException("skip " + skip + ", max " + max);
+        long want = Math.min(max, remaining - skip);
+        if (want <= 0) return 0;
+        java.util.Objects.checkFromIndexSize(offset, want, dst.byteSize());
+        long done = 0;
+        for (int i = start; i < count && done < want; i++) {
+            long base = iov.get(JAVA_LONG, i * IOV_SIZE);
+            long len = iov.get(JAVA_LONG, i * IOV_SIZE + 8);
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            long n = Math.min(len - skip, want - done);
+            MemorySegment.copy(EVERYWHERE, base + skip, dst, offset + done, n);
+            done += n;
+            skip = 0;
+        }
+        return done;
+    }
+
     /** Raw address of the first pending entry, for writev. */
     long pendingAddress() { return iov.address() + start * IOV_SIZE; }
 

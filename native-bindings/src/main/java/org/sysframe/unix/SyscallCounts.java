@@ -47,6 +47,7 @@ public final class SyscallCounts {
         public Builder epollWait(long n) { return count(SyscallKind.EPOLL_WAIT, n); }
         public Builder ioUringEnter(long n) { return count(SyscallKind.IO_URING_ENTER, n); }
         public Builder schedYield(long n) { return count(SyscallKind.SCHED_YIELD, n); }
+        public Builder futex(long n) { return count(SyscallKind.FUTEX, n); }
         public Builder read(long n) { return count(SyscallKind.READ, n); }
         public Builder write(long n) { return count(SyscallKind.WRITE, n); }
 

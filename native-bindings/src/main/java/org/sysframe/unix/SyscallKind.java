@@ -6,7 +6,11 @@ package org.sysframe.unix;
  * kinds of {@link #LIBRARY} ({@code io_uring_enter} with the io_uring backends, {@code sched_yield}
  * when a wait mode yields between empty tries);
  * {@code read} and {@code write} are what other transports (JDK channels, jnr) use on sockets, so the
- * kernel counter counts them too when it measures those peers.
+ * kernel counter counts them too when it measures those peers. {@code futex} is what a shared-memory
+ * channel sleeps and wakes its peer with; it is not in {@link #LIBRARY} because the JVM itself enters
+ * futex on any thread (safepoints, contended locks, parking): a kernel count of it is meaningful only
+ * over a window where the thread runs nothing but the channel (ask for it with
+ * {@link KernelSyscallCounter#forThread(int, java.util.Set)}).
  */
 public enum SyscallKind {
     SENDTO("sendto"),
@@ -19,7 +23,8 @@ public enum SyscallKind {
     IO_URING_ENTER("io_uring_enter"),
     SCHED_YIELD("sched_yield"),
     READ("read"),
-    WRITE("write");
+    WRITE("write"),
+    FUTEX("futex");
 
     private static final SyscallKind[] ALL = values();
 

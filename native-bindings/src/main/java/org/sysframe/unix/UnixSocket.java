@@ -272,6 +272,106 @@ public final class UnixSocket implements AutoCloseable {
         if (sendUntilFull(seg, offset, len) < len) throw new ErrnoException("send(" + name + ")", Errno.EAGAIN);
     }
 
+    static final int SCM_RIGHTS = 1;
+    static final int MSG_CTRUNC = 0x8;
+    static final int MSG_CMSG_CLOEXEC = 0x40000000;
+    private static final long CMSG_HEADER = 16;       // struct cmsghdr { size_t len; int level; int type; }
+    private static final long CMSG_ONE_FD_LEN = 20;   // CMSG_LEN(sizeof(int))
+    private static final long CMSG_ONE_FD_SPACE = 24; // CMSG_SPACE(sizeof(int))
+    private static final long CONTROL_ROOM = 128;     // a receiver's room for the descriptors a hostile peer may attach
+
+    /**
+     * Sends len bytes of seg at offset (at least 1) with descriptor passFd attached (one sendmsg with
+     * an SCM_RIGHTS control message, MSG_NOSIGNAL), blocking; returns the bytes sent (the descriptor
+     * travels with the first of them). Counted as one sendmsg.
+     */
+    public long sendFd(MemorySegment seg, long offset, long len, int passFd) throws ErrnoException {
+        if (len < 1) throw new IllegalArgumentException("a descriptor travels with at least one byte");
+        long addr = NativeAddress.of(seg, offset, len);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment iov = a.allocate(16, 8);
+            iov.set(JAVA_LONG, 0, addr);
+            iov.set(JAVA_LONG, 8, len);
+            MemorySegment control = a.allocate(CMSG_ONE_FD_SPACE, 8);
+            control.set(JAVA_LONG, 0, CMSG_ONE_FD_LEN);
+            control.set(JAVA_INT, 8, SOL_SOCKET);
+            control.set(JAVA_INT, 12, SCM_RIGHTS);
+            control.set(JAVA_INT, CMSG_HEADER, passFd);
+            MemorySegment msg = a.allocate(IovArray.MSGHDR);
+            msg.set(JAVA_LONG, 16, iov.address());
+            msg.set(JAVA_LONG, 24, 1);
+            msg.set(JAVA_LONG, 32, control.address());
+            msg.set(JAVA_LONG, 40, CMSG_ONE_FD_SPACE);
+            long n;
+            do {
+                n = outcome(LibC.sendmsg(callState, fd(), msg, MSG_NOSIGNAL), SyscallKind.SENDMSG, "sendmsg");
+            } while (n == RETRY);
+            return n;
+        } finally {
+            Reference.reachabilityFence(seg);
+        }
+    }
+
+    /**
+     * Receives at most len bytes into seg at offset with one recvmsg (close-on-exec for descriptors,
+     * blocking as the socket is set), and the descriptor that came with them: fdOut[0] is it, or -1
+     * when none came. Descriptors beyond the first (a peer may attach many) are closed, and so is
+     * every descriptor of a control message the kernel had to cut short (MSG_CTRUNC): then fdOut[0]
+     * is -1 too. Returns the byte count, 0 at EOF, {@link #WOULD_BLOCK}. Counted as one recvmsg (or
+     * more when EINTR restarts it).
+     */
+    public long recvFd(MemorySegment seg, long offset, long len, int[] fdOut) throws ErrnoException {
+        long addr = NativeAddress.of(seg, offset, len);
+        fdOut[0] = -1;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment iov = a.allocate(16, 8);
+            iov.set(JAVA_LONG, 0, addr);
+            iov.set(JAVA_LONG, 8, len);
+            MemorySegment control = a.allocate(CONTROL_ROOM, 8);
+            MemorySegment msg = a.allocate(IovArray.MSGHDR);
+            long n;
+            do {
+                msg.fill((byte) 0);
+                msg.set(JAVA_LONG, 16, iov.address());
+                msg.set(JAVA_LONG, 24, 1);
+                msg.set(JAVA_LONG, 32, control.address());
+                msg.set(JAVA_LONG, 40, CONTROL_ROOM);
+                n = outcome(LibC.recvmsg(callState, fd(), msg, MSG_CMSG_CLOEXEC), SyscallKind.RECVMSG, "recvmsg");
+            } while (n == RETRY);
+            if (n <= 0) return n;
+            long controlLen = Math.min(msg.get(JAVA_LONG, 40), CONTROL_ROOM);
+            boolean truncated = (msg.get(JAVA_INT, 48) & MSG_CTRUNC) != 0;
+            long at = 0;
+            while (at + CMSG_HEADER <= controlLen) {
+                long clen = control.get(JAVA_LONG, at);
+                if (clen < CMSG_HEADER || at + clen > controlLen) break;
+                if (control.get(JAVA_INT, at + 8) == SOL_SOCKET && control.get(JAVA_INT, at + 12) == SCM_RIGHTS) {
+                    for (long p = at + CMSG_HEADER; p + 4 <= at + clen; p += 4) {
+                        int got = control.get(JAVA_INT, p);
+                        if (fdOut[0] < 0 && !truncated) fdOut[0] = got;
+                        else LibC.close(callState, got);
+                    }
+                }
+                at += (clen + 7) & ~7L;
+            }
+            return n;
+        } finally {
+            Reference.reachabilityFence(seg);
+        }
+    }
+
+    /**
+     * Shuts the socket down both ways (shutdown(SHUT_RDWR)) without closing the descriptor: the peer
+     * sees EOF, and so does whoever watches this end (its epoll reports the hang-up), who then closes it.
+     */
+    public void shutdown() {
+        int f = fd();
+        if (f < 0) return;
+        try (Arena a = Arena.ofConfined()) {
+            LibC.shutdown(Errno.newCallState(a), f, SHUT_RDWR);
+        }
+    }
+
     /** Receives exactly len bytes, blocking; EOF before that is ECONNRESET. */
     public void recvFully(MemorySegment seg, long offset, long len) throws ErrnoException {
         long want = len;

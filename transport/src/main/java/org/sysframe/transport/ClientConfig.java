@@ -10,7 +10,7 @@ import org.sysframe.transport.wire.MessageSpecs;
 public record ClientConfig(String socketPath, int apiVersion, String version, SendFraming send, RecvFraming recv,
                            long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu,
                            Backend backend, boolean sqpoll, java.util.Set<Integer> serverUids, boolean anyServerUid,
-                           long connectTimeoutMillis, long sendTimeoutMillis) {
+                           long connectTimeoutMillis, long sendTimeoutMillis, boolean sharedMemory) {
     public ClientConfig {
         specs = specs.copy();
         serverUids = serverUids == null ? null : java.util.Set.copyOf(serverUids);
@@ -41,6 +41,7 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
                 + (receiveTimeoutMillis > 0 ? ", timeout " + receiveTimeoutMillis + " ms" : "")
                 + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "") + (cpu >= 0 ? ", cpu " + cpu : "")
                 + (backend != Backend.EPOLL ? ", backend " + backend + (sqpoll ? " (sqpoll)" : "") : "")
+                + (sharedMemory ? ", shared memory" : "")
                 + (anyServerUid ? ", any server uid" : serverUids != null ? ", server uids " + new java.util.TreeSet<>(serverUids) : "");
     }
 }

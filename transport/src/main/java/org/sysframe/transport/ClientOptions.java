@@ -44,6 +44,7 @@ public final class ClientOptions {
     private int cpu = -1;
     private Backend backend = Backend.configuredDefault();
     private boolean sqpoll;
+    private boolean sharedMemory;
 
     public static ClientOptions defaults() { return new ClientOptions(); }
 
@@ -154,13 +155,23 @@ public final class ClientOptions {
      */
     public ClientOptions sqpoll(boolean on) { this.sqpoll = on; return this; }
 
+    /**
+     * Asks the server for a shared-memory channel after GR_HELLO (off by default): requests, answers
+     * and events then go through two rings in a sealed memfd the server passes over the socket, with no
+     * syscall per call while both sides spin ({@link #waitMode}); the socket stays open, and its end
+     * is how the client learns that the server is gone. A server that does not offer it (Grout's own,
+     * or one without {@link ServerOptions#sharedMemory}) answers an error and the client stays on the
+     * socket, as does a client on the io_uring backend or on a virtual thread. See docs/shared-memory.md.
+     */
+    public ClientOptions sharedMemory(boolean on) { this.sharedMemory = on; return this; }
+
     /** The settings as they are now, frozen. */
     public ClientConfig freeze() {
         if (anyServerUid && serverUids != null) {
             throw new IllegalArgumentException("anyServerUid and serverUids " + new java.util.TreeSet<>(serverUids) + " both set: choose one");
         }
         return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu, backend, sqpoll,
-                serverUids, anyServerUid, connectTimeoutMillis, sendTimeoutMillis);
+                serverUids, anyServerUid, connectTimeoutMillis, sendTimeoutMillis, sharedMemory);
     }
 
     @Override

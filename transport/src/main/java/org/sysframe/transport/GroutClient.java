@@ -99,7 +99,7 @@ public final class GroutClient implements AutoCloseable {
         GroutClient c = new GroutClient(options, socket, link);
         try {
             c.hello();
-            return c;
+            return options.sharedMemory() ? c.overSharedMemory() : c;
         } catch (ErrnoException e) {
             org.sysframe.unix.PeerCredentials server = c.credentialsOrNull();
             c.close();
@@ -127,6 +127,34 @@ public final class GroutClient implements AutoCloseable {
             maxIfaces = MainModulePayloads.maxIfaces(response);
         }
     }
+
+    /**
+     * Asks for a shared-memory channel (nothing is in flight right after GR_HELLO): a client over it
+     * that takes this one's place (same socket, ids and hello result), or this one when the server
+     * answered an error, or when the backend or the thread cannot wait on the channel (io_uring, virtual).
+     */
+    private GroutClient overSharedMemory() throws IOException {
+        if (backend() != Backend.EPOLL || Thread.currentThread().isVirtual()) return this;
+        ClientLink shm;
+        try {
+            shm = org.sysframe.transport.internal.shm.ShmClient.negotiate(options, socket, nextId());
+        } catch (ErrnoException e) {
+            close();
+            throw e;
+        }
+        if (shm == null) return this;
+        GroutClient s = new GroutClient(options, socket, shm);
+        s.lastId = lastId;
+        s.maxIfaces = maxIfaces;
+        // This client's memory goes; the socket stays with the new one.
+        closed.set(true);
+        link.close();
+        if (arena.scope().isAlive()) arena.close();
+        return s;
+    }
+
+    /** Whether requests go through a shared-memory channel ({@link ClientOptions#sharedMemory}) rather than the socket. */
+    public boolean sharedMemory() { return link instanceof org.sysframe.transport.internal.shm.ShmClientLink; }
 
     /** What the server said in its GR_HELLO response; -1 when it answered without it (older servers). */
     public int maxIfaces() { return maxIfaces; }

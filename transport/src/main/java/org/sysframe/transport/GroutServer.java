@@ -78,6 +78,7 @@ public final class GroutServer implements AutoCloseable {
         ServerLoop<?>[] loops = new ServerLoop<?>[config.loops()];
         try {
             Routes routes = options.routes();
+            if (config.sharedMemory()) routes.channelOpener(org.sysframe.transport.internal.shm.ShmServer.OPENER);
             ServerLimits limits = new ServerLimits(config);
             for (int i = 0; i < loops.length; i++) {
                 loops[i] = config.backend() == Backend.IO_URING ? new UringLoop(i, config, routes, limits) : new EpollLoop(i, config, routes, limits);

@@ -17,7 +17,8 @@ public record ServerConfig(
         int readBuffer, int maxQueuedOutput, int backlog, int socketBufferSize, int loops,
         WaitMode waitMode, int[] cpus, int maxRequestsPerTurn, Backend backend,
         java.time.Duration requestTimeout, java.time.Duration idleTimeout, long memoryBudget,
-        int logLinesPerInterval, java.time.Duration logInterval, int uringEntries, int uringCompletions) {
+        int logLinesPerInterval, java.time.Duration logInterval, int uringEntries, int uringCompletions,
+        int sharedMemoryRing, WaitMode sharedMemoryWait) {
 
     private static final int OWN_UID = org.sysframe.unix.Self.uid();
 
@@ -44,8 +45,14 @@ public record ServerConfig(
     ServerConfig withBackend(Backend b) {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, b,
-                requestTimeout, idleTimeout, memoryBudget, logLinesPerInterval, logInterval, uringEntries, uringCompletions);
+                requestTimeout, idleTimeout, memoryBudget, logLinesPerInterval, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait);
     }
+
+    /** Whether the server offers shared-memory channels ({@link ServerOptions#sharedMemory}). */
+    public boolean sharedMemory() { return sharedMemoryRing > 0; }
+
+    /** How a shared-memory channel's thread waits: {@link ServerOptions#sharedMemoryWaitMode}, else the loops' wait mode. */
+    public WaitMode channelWaitMode() { return sharedMemoryWait != null ? sharedMemoryWait : waitMode; }
 
     /** The CPUs the loops are pinned to, loop i to {@code cpus[i % cpus.length]}; empty: not pinned. */
     @Override

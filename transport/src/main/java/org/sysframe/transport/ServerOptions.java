@@ -37,6 +37,8 @@ public final class ServerOptions {
     private int apiVersion = GroutApi.DEFAULT_API_VERSION;
     private int maxIfaces = 1024;
     private boolean emptyHelloResponse;
+    private int sharedMemoryRing;
+    private WaitMode sharedMemoryWait;
     private int readBuffer = 8192;
     private int maxQueuedOutput = 4 << 20;
     private int backlog = 128;
@@ -266,11 +268,39 @@ public final class ServerOptions {
     /** Who may connect, as the start-up line says it (see {@link ServerConfig#access()}). */
     public String access() { return freeze().access(); }
 
+    /**
+     * Offers shared-memory channels (off by default): a sysframe client that asks for one after
+     * GR_HELLO gets a sealed memfd holding two rings of ringBytes each (a power of two from 4 KiB to
+     * 64 MiB; {@code true} alone: 512 KiB), served by a thread of its own that waits as
+     * {@link #waitMode} says; see docs/shared-memory.md. Epoll backend only: with io_uring the request
+     * is answered ENOTSUP and the client stays on the socket.
+     */
+    public ServerOptions sharedMemory(boolean on) {
+        this.sharedMemoryRing = on ? org.sysframe.transport.internal.shm.ShmSegment.DEFAULT_CAPACITY : 0;
+        return this;
+    }
+
+    /**
+     * How each shared-memory channel's thread waits for requests (default: as {@link #waitMode} says
+     * for the loops). A channel's thread runs on the CPU of the loop of its socket: with spinning
+     * channels, let the loops block (they only accept and watch the sockets then).
+     */
+    public ServerOptions sharedMemoryWaitMode(WaitMode mode) { this.sharedMemoryWait = java.util.Objects.requireNonNull(mode); return this; }
+
+    /** As {@link #sharedMemory(boolean)} on, with rings of ringBytes each. */
+    public ServerOptions sharedMemoryRing(int ringBytes) {
+        if (!org.sysframe.transport.internal.shm.ShmSegment.validCapacity(ringBytes)) {
+            throw new IllegalArgumentException("shared-memory ring of " + ringBytes + " bytes: a power of two from 4096 to 67108864");
+        }
+        this.sharedMemoryRing = ringBytes;
+        return this;
+    }
+
     /** The settings as they are now, frozen. */
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend,
-                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions);
+                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

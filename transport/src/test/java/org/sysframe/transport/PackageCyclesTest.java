@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The transport's packages as the JDK's jdeps reads the compiled classes: the wire format depends on no
  * other package of the module; no cycle runs between the internal packages ({@code internal.io},
- * {@code internal.client}, {@code internal.server}, {@code internal.epoll}, {@code internal.uring});
+ * {@code internal.client}, {@code internal.server}, {@code internal.epoll}, {@code internal.uring}, {@code internal.shm});
  * and neither I/O driver depends on the other. Cycles inside one package are allowed, and so are
  * edges between the API package and the internals (the API builds them, they read its configs).
  */
@@ -53,7 +53,7 @@ class PackageCyclesTest {
             packages.computeIfAbsent(to, k -> new TreeSet<>());
             if (!from.equals(to) && packages.get(from).add(to)) example.put(from + " -> " + to, m.group(1) + " -> " + m.group(2));
         }
-        assertEquals(Set.of("(api)", "wire", "internal.io", "internal.client", "internal.server", "internal.epoll", "internal.uring", "internal.jfr"),
+        assertEquals(Set.of("(api)", "wire", "internal.io", "internal.client", "internal.server", "internal.epoll", "internal.uring", "internal.shm", "internal.jfr"),
                 packages.keySet(), "the packages jdeps read");
         assertEquals(Set.of(), packages.get("wire"), "the wire format depends on no other package of the module");
         for (String[] pair : new String[][] {{"internal.epoll", "internal.uring"}, {"internal.uring", "internal.epoll"}}) {

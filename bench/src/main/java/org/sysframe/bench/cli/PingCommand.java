@@ -72,6 +72,10 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--backend", description = "epoll | io_uring | auto: how the client moves its bytes (default: ${DEFAULT-VALUE})")
     String backend = "epoll";
 
+    @Option(names = "--transport", description = "socket | shm: shm asks the server for a shared-memory channel after GR_HELLO"
+            + " (a server that does not offer one leaves the client on the socket, said in one line; default: ${DEFAULT-VALUE})")
+    String transport = "socket";
+
     @Option(names = "--sqpoll", description = "io_uring only: a kernel thread takes the submissions (IORING_SETUP_SQPOLL; burns a core)")
     boolean sqpoll;
 
@@ -121,6 +125,10 @@ final class PingCommand implements Callable<Integer> {
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
                 .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion).waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu)
                 .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse)).sqpoll(sqpoll);
+        if (!transport.equals("socket") && !transport.equals("shm")) {
+            throw new IllegalArgumentException("--transport " + transport + ": expected socket or shm");
+        }
+        o.sharedMemory(transport.equals("shm"));
         if (timeoutMillis < 0) throw new IllegalArgumentException("--timeout " + timeoutMillis + ": expected a number of ms >= 0 (0: forever)");
         if (anyServerUid && serverUids != null) throw new IllegalArgumentException("--any-server-uid and --server-uid " + serverUids + ": choose one");
         o.receiveTimeoutMillis(timeoutMillis).anyServerUid(anyServerUid);
@@ -168,12 +176,15 @@ final class PingCommand implements Callable<Integer> {
             } catch (ErrnoException e) {
                 throw withRemedy(e);
             }
+            if (transport.equals("shm") && !peer.transport().equals("shm")) {
+                System.err.println("the server did not give a shared-memory channel (it does not offer one, or --backend io_uring): on the socket");
+            }
             if (!json) {
                 // One line says what runs, how latency is recorded included.
-                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s);"
+                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s%s);"
                                 + " latency recorded for %s%n", count,
                         ping2 ? "ping2" : "ping", warmup, ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
-                        o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""), cpu >= 0 ? ", client pinned to CPU " + cpu : "",
+                        o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""), peer.transport().equals("shm") ? ", shared memory" : "", cpu >= 0 ? ", client pinned to CPU " + cpu : "",
                         depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "", sampling);
             }
             // A server elsewhere on this machine is measured by its process (every thread).
@@ -197,6 +208,7 @@ final class PingCommand implements Callable<Integer> {
                 java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
                 m.put("label", r.cell()); // the key ping --json has always had
                 m.put("latency_recorded_for", sampling);
+                m.put("transport", peer.transport());
                 m.putAll(r.toMap());
                 System.out.println(Json.write(m));
             } else {

@@ -55,6 +55,11 @@ final class ServeCommand implements Callable<Integer> {
             + " one io_uring_enter per loop turn; auto falls back to epoll where io_uring is unavailable, saying why) (default: ${DEFAULT-VALUE})")
     String backend = "epoll";
 
+    @Option(names = "--transport", description = "socket | shm: shm also offers sysframe clients a shared-memory channel, served by a"
+            + " thread of its own per channel (on the CPU of its socket's loop) that waits as --wait says, the loops then"
+            + " blocking (epoll backend; default: ${DEFAULT-VALUE})")
+    String transport = "socket";
+
     @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
     boolean allowAnyUid;
 
@@ -180,6 +185,13 @@ final class ServeCommand implements Callable<Integer> {
                 .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
                 .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus)
                 .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse));
+        if (!transport.equals("socket") && !transport.equals("shm")) {
+            throw new IllegalArgumentException("--transport " + transport + ": expected socket or shm");
+        }
+        if (transport.equals("shm")) {
+            // The channels wait as --wait says; the loops then only accept and watch the sockets: they block.
+            o.sharedMemory(true).sharedMemoryWaitMode(o.freeze().waitMode()).waitMode(WaitMode.BLOCK);
+        }
         o.requestTimeout(duration("--request-timeout", requestTimeout, false)).idleTimeout(duration("--idle-timeout", idleTimeout, true));
         long budget = size("--memory-budget", memoryBudget);
         OptionValues.parse("--memory-budget", memoryBudget, v -> o.memoryBudget(budget));

@@ -54,6 +54,9 @@ public final class SysframePeer implements PingPeer {
     public String backend() { return client.backend().toString(); }
 
     @Override
+    public String transport() { return client.sharedMemory() ? "shm" : "socket"; }
+
+    @Override
     public org.sysframe.unix.uring.UringCounts uringCounts() {
         return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
     }

@@ -33,6 +33,8 @@ public final class DepthTable {
     public static final String NAME = "depth";
     public static final int[] DEPTHS = {1, 4, 16, 64};
     public static final String C_PREFIX = "C ";
+    /** Row-name prefix of the shared-memory channel's rows. */
+    public static final String SHM_PREFIX = "shm ";
     /** Row-name prefix of the lean C client (no clock per request, refilled as answers come), the goals' C anchor. */
     static final String C_LEAN_PREFIX = "C lean ";
 
@@ -47,6 +49,9 @@ public final class DepthTable {
             // changed from round to round would split each cell's figures in two.
             GroutServer server = f.server(p.server(socket).cpus(PeerTable.SERVER_CPU));
             ServerSample.Source side = ServerSample.Source.of(server);
+            String shmSocket = f.socket("depth-shm");
+            GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true).cpus(PeerTable.SERVER_CPU));
+            ServerSample.Source shmSide = ServerSample.Source.of(shmServer);
             List<Cell> cells = new ArrayList<>();
             for (int payload : payloads) {
                 for (int depth : DEPTHS) {
@@ -55,6 +60,11 @@ public final class DepthTable {
                             : new PipelinedPeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU), depth, depth), socket);
                     cells.add(new Cell(name(depth), payload, "sysframe client, " + t.peer().framing(), calls, calls / 4,
                             new ClientThreadsProbe(List.of(t), side)));
+                    // The same depth over a shared-memory channel (its own server: the channel's thread blocks as the loop does).
+                    PeerThread shm = f.peer(depth == 1 ? new SysframePeer(SHM_PREFIX + name(depth), p.client(shmSocket).sharedMemory(true).cpu(PeerTable.CLIENT_CPU))
+                            : new PipelinedPeer(SHM_PREFIX + name(depth), p.client(shmSocket).sharedMemory(true).cpu(PeerTable.CLIENT_CPU), depth, depth), shmSocket);
+                    cells.add(new Cell(SHM_PREFIX + name(depth), payload, "sysframe client over a shared-memory channel, " + shm.peer().framing()
+                            + " (server figures: the socket loop only, not the channel's thread)", calls, calls / 4, new ClientThreadsProbe(List.of(shm), shmSide)));
                     if (!cPeer) continue;
                     CPeer c = new CPeer("c-depth-" + depth, "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, depth, depth));
                     cells.add(new Cell(C_PREFIX + name(depth), payload, "C client timed (a clock read per request, for latency), depth " + depth

@@ -31,7 +31,8 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
 
     private WaitProbe(ServerOptions serverOptions, String socket, SysframePeer sysframe, CPeer c) {
         this.serverOptions = serverOptions;
-        this.serverPerRun = !serverOptions.freeze().waitMode().blocks();
+        org.sysframe.transport.ServerConfig config = serverOptions.freeze();
+        this.serverPerRun = !config.waitMode().blocks() || (config.sharedMemory() && !config.channelWaitMode().blocks());
         this.socket = socket;
         this.sysframe = sysframe;
         this.c = c;

@@ -58,6 +58,12 @@ public final class WaitTable {
         return client + "/" + server + (sameCore ? " 1 core" : " 2 cores");
     }
 
+    /** Row-name prefix of the shared-memory channel's cells (same client wait, server wait and placement over the channel). */
+    static final String SHM_PREFIX = "shm ";
+
+    /** The settings that get a shared-memory row too: across cores, the client waiting as the channel does. */
+    static boolean hasShmRow(Setting s) { return !s.sameCore && !s.client.equals("yield"); }
+
     /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
     static final String C_PREFIX = "C ";
 
@@ -80,6 +86,17 @@ public final class WaitTable {
                             p.client("").waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s)), so, socket(dir, probes.size()));
                     probes.add(mine);
                     cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")", calls, calls / 4, mine));
+                    if (hasShmRow(s)) {
+                        // The channel's thread waits as the server cell says, on the loop's CPU; the loop itself blocks.
+                        ServerOptions shmServer = p.server("").sharedMemory(true).sharedMemoryWaitMode(WaitMode.parse(s.server))
+                                .waitMode(WaitMode.BLOCK).cpus(0);
+                        WaitProbe shm = WaitProbe.sysframe(SHM_PREFIX + name(s.client, s.server, s.sameCore),
+                                p.client("").sharedMemory(true).waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s)), shmServer, socket(dir, probes.size()));
+                        probes.add(shm);
+                        cells.add(new Cell(SHM_PREFIX + name(s.client, s.server, s.sameCore), payload, "client wait " + s.client + " on CPU "
+                                + clientCpu(s) + ", channel thread wait " + s.server + " on CPU 0 (shared-memory channel; server figures: the"
+                                + " socket loop only, not the channel's thread)", calls, calls / 4, shm));
+                    }
                     if (!cPeer) continue;
                     CPeer c = new CPeer("c-" + s.client, "sendmsg", new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
                     WaitProbe theirs = WaitProbe.c(c, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));

@@ -191,11 +191,12 @@ class GoalsTest {
                 case WaitTable.NAME -> WaitTable.TELLING.stream()
                         .flatMap(w -> java.util.stream.Stream.of(WaitTable.name(w.client(), w.server(), w.sameCore()),
                                 WaitTable.C_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()),
-                                WaitTable.C_LEAN_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore())))
+                                WaitTable.C_LEAN_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()),
+                                WaitTable.hasShmRow(w) ? WaitTable.SHM_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()) : ""))
                         .toList();
                 case DepthTable.NAME -> java.util.Arrays.stream(DepthTable.DEPTHS)
                         .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d),
-                                DepthTable.C_LEAN_PREFIX + DepthTable.name(d)))
+                                DepthTable.C_LEAN_PREFIX + DepthTable.name(d), DepthTable.SHM_PREFIX + DepthTable.name(d)))
                         .toList();
                 case BackendTable.NAME -> List.of(BackendTable.BASELINE, BackendTable.name(Backend.IO_URING, Backend.IO_URING),
                         BackendTable.name(Backend.IO_URING, Backend.EPOLL), BackendTable.name(Backend.EPOLL, Backend.IO_URING));

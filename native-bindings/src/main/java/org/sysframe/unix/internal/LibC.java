@@ -115,6 +115,14 @@ public final class LibC {
             Linker.Option.firstVariadicArg(1));
     private static final MethodHandle MMAP = errnoCall("mmap",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MEMFD_CREATE =
+            errnoCall("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle FTRUNCATE =
+            errnoCall("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle LSEEK =
+            errnoCall("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle RECVMSG =
+            errnoCall("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle MUNMAP = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle SCHED_SETAFFINITY =
             errnoCall("sched_setaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
@@ -259,6 +267,23 @@ public final class LibC {
     /** mmap(2): the mapped address, or -1 (MAP_FAILED) with errno set. */
     public static long mmap(MemorySegment cs, long addr, long len, int prot, int flags, int fd, long offset) {
         try { return (long) MMAP.invokeExact(cs, addr, len, prot, flags, fd, offset); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    /** memfd_create(2): an anonymous file's descriptor, or -1. */
+    public static int memfdCreate(MemorySegment cs, MemorySegment name, int flags) {
+        try { return (int) MEMFD_CREATE.invokeExact(cs, name, flags); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int ftruncate(MemorySegment cs, int fd, long length) {
+        try { return (int) FTRUNCATE.invokeExact(cs, fd, length); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long lseek(MemorySegment cs, int fd, long offset, int whence) {
+        try { return (long) LSEEK.invokeExact(cs, fd, offset, whence); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long recvmsg(MemorySegment cs, int fd, MemorySegment msg, int flags) {
+        try { return (long) RECVMSG.invokeExact(cs, fd, msg, flags); } catch (Throwable t) { throw rethrow(t); }
     }
 
     public static int munmap(MemorySegment cs, long addr, long len) {

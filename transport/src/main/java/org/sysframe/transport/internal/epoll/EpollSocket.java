@@ -50,6 +50,9 @@ public final class EpollSocket implements LoopSocket, Outlet.Direct {
 
     UnixSocket socket() { return socket; }
 
+    @Override
+    public UnixSocket unixSocket() { return socket; }
+
     /** One recv into the connection's input buffer; false when the connection closed (EOF or error). */
     void receive() {
         InputBuffer in = connection.input();

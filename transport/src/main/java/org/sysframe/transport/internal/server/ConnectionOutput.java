@@ -69,6 +69,9 @@ public final class ConnectionOutput {
     /** Nothing waits for room: the connection may read (see {@link UnsentQueue#caughtUp()}). */
     boolean caughtUp() { return unsent.caughtUp(); }
 
+    /** Nothing is queued: every answer produced so far has left (to the kernel). */
+    boolean allSent() { return unsent.isEmpty(); }
+
     boolean dirty() { return dirty; }
 
     void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest) {

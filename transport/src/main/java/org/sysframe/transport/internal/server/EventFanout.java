@@ -12,13 +12,25 @@ import java.lang.foreign.MemorySegment;
  */
 public final class EventFanout {
     private final ServerLoop<?>[] loops;
+    // Shared-memory channels' loops: they come and go.
+    private final java.util.concurrent.CopyOnWriteArrayList<ServerLoop<?>> channels = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public EventFanout(ServerLoop<?>[] loops) {
         this.loops = loops.clone();
     }
 
+    /** A shared-memory channel's loop receives events from now on (any thread). */
+    public void add(ServerLoop<?> channel) { channels.add(channel); }
+
+    /** ... and no more. */
+    public void remove(ServerLoop<?> channel) { channels.remove(channel); }
+
     void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
-        MemorySegment copy = null;
+        MemorySegment copy = publish(loops, null, evType, payload, off, len, causePid);
+        if (!channels.isEmpty()) publish(channels.toArray(new ServerLoop<?>[0]), copy, evType, payload, off, len, causePid);
+    }
+
+    private static MemorySegment publish(ServerLoop<?>[] loops, MemorySegment copy, int evType, MemorySegment payload, long off, long len, int causePid) {
         for (ServerLoop<?> loop : loops) {
             if (!loop.hasSubscribers()) continue;
             if (loop.isCurrentThread()) {
@@ -31,5 +43,6 @@ public final class EventFanout {
             }
             loop.publishLater(evType, copy, causePid);
         }
+        return copy;
     }
 }

@@ -9,4 +9,7 @@ import org.sysframe.transport.internal.io.Outlet;
  */
 public interface LoopSocket extends Outlet {
     ServerConnection connection();
+
+    /** The connection's socket when this driver lets it be used directly (epoll's), else null. */
+    default org.sysframe.unix.UnixSocket unixSocket() { return null; }
 }

@@ -70,8 +70,17 @@ public final class LoopTasks {
         return true;
     }
 
+    private Runnable alsoOnWake;
+
+    /** A loop that does not sleep in epoll (a shared-memory channel's) is woken this way too, from any thread. */
+    public synchronized void alsoOnWake(Runnable r) { this.alsoOnWake = r; }
+
+    /** Whether tasks wait to run (a look without a syscall, for a loop that does not watch the wakeup socket). */
+    public boolean hasQueued() { return !queue.isEmpty(); }
+
     synchronized void wake() {
         if (closed) return;
+        if (alsoOnWake != null) alsoOnWake.run();
         try {
             wakeWrite.send(wakeByte, 0, 1, UnixSocket.MSG_DONTWAIT); // EAGAIN: a wakeup is already pending
         } catch (ErrnoException e) {

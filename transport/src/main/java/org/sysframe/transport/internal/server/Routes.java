@@ -28,4 +28,12 @@ public final class Routes {
 
     /** The name of type for logs and events (see {@link MessageSpecs#name}). */
     public String name(int type) { return specs.name(type); }
+
+    private volatile ChannelOpener channelOpener;
+
+    /** Answers opener's request type with it (a server offering shared-memory channels), before any handler. */
+    public void channelOpener(ChannelOpener opener) { this.channelOpener = opener; }
+
+    /** The opener given, or null. */
+    public ChannelOpener channelOpener() { return channelOpener; }
 }

@@ -54,6 +54,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     private boolean memoryWait;   // the large buffer of the request in part waits for the memory budget
     private int memoryNeed;       // the bytes that request needs
     private boolean timed;        // counted in the loop's connections that need its timer
+    private Runnable onClose;     // a shared-memory channel of this connection ends with it
 
     ServerConnection(ServerLoop<?> host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid, int peerUid) {
         this.host = host;
@@ -71,12 +72,21 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
 
     @Override
     public int peerPid() { return peerPid; }
-    int peerUid() { return peerUid; }
+    public int peerUid() { return peerUid; }
     long requests() { return requests; }
     @Override
     public boolean isClosed() { return closed; }
     Outlet outlet() { return out; }
     public InputBuffer input() { return input; }
+
+    /** Runs r when this connection closes (once): its shared-memory channel ends with it. Loop thread. */
+    public void onClose(Runnable r) { this.onClose = r; }
+
+    /** Whether every answer produced so far has left (nothing queued). */
+    public boolean allSent() { return output.allSent(); }
+
+    /** The connection's socket, when its driver lets it be used directly (epoll), else null. */
+    public org.sysframe.unix.UnixSocket socketOrNull() { return out instanceof LoopSocket ls ? ls.unixSocket() : null; }
 
     /** Whether the loop should read now: not while output waits for room or the connection is closing. */
     public boolean wantsInput() { return !closed && !backlogged && !memoryWait && output.caughtUp() && closeWhenSent == null; }
@@ -233,6 +243,11 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             respond(id, Errno.EBADMSG, MemorySegment.NULL, 0, 0, false);
             return;
         }
+        ChannelOpener opener = routes.channelOpener();
+        if (opener != null && type == opener.type()) {
+            opener.open(this, host, id);
+            return;
+        }
         Routes.Route route = routes.get(type);
         int status = route == null ? Errno.ENOTSUP : plen < route.minRequest() ? Errno.EMSGSIZE : 0;
         if (status != 0) {
@@ -352,6 +367,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             host.timed(-1);
         }
         output.close(); // first: what is queued past an io_uring output area goes before the area lingers
+        if (onClose != null) onClose.run();
         out.close();
         input.close();
         arena.close();

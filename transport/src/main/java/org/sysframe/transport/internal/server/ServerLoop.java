@@ -339,6 +339,27 @@ public abstract class ServerLoop<S extends LoopSocket> {
         }
     }
 
+    /**
+     * On the loop thread: a connection whose bytes come another way than an accepted socket (a
+     * shared-memory channel of a connection that said GR_HELLO on its socket already), served by the
+     * same protocol code as every other.
+     */
+    protected final ServerConnection adoptChannel(java.util.function.LongFunction<S> socketOf, int peerPid, int peerUid) {
+        load.incrementAndGet();
+        long tag = table.add(socketOf);
+        S ls = table.get(tag);
+        ServerConnection c = new ServerConnection(this, config, routes, tag, ls, peerPid, peerUid);
+        attach(ls, c);
+        c.helloDone();
+        return c;
+    }
+
+    /** The server's event fan-out (a shared-memory channel's loop joins it). */
+    public EventFanout fanout() { return fanout; }
+
+    /** The server's routes (a shared-memory channel's loop serves the same). */
+    public Routes routes() { return routes; }
+
     /** Ties the driver's socket to its connection. */
     protected abstract void attach(S s, ServerConnection c);
 

@@ -1,0 +1,38 @@
+package org.sysframe.examples;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.transport.Backend;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.wire.GroutApi;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** docs/shared-memory.md's snippet, run against a real server on a socket in a temp dir. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class SharedMemoryExamplesTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aClientOnAChannel() throws Exception {
+        String path = dir.resolve("shm.sock").toString();
+        GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path).sharedMemory(true));
+        GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).sharedMemory(true)
+                .waitMode(WaitMode.SPIN));
+        client.sharedMemory();   // true: the server gave a channel; false: it stays on the socket
+        try (server; client) {
+            // Epoll on both sides (the default backend): a channel; io_uring on either: the socket.
+            assertEquals(server.backend() == Backend.EPOLL && client.backend() == Backend.EPOLL, client.sharedMemory());
+            assertEquals(0, client.sendRecv(GroutApi.PING).length());
+        }
+    }
+}

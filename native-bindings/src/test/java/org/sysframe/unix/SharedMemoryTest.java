@@ -1,0 +1,189 @@
+package org.sysframe.unix;
+
+import org.junit.jupiter.api.Test;
+import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.testsupport.ProcessProbe;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** memfd, seals, shared mappings, descriptors passed over a real socketpair, and futex, on real descriptors. */
+class SharedMemoryTest {
+    static final long SIZE = 64 * 1024;
+
+    @Test
+    void aSealedMemfdKeepsItsSizeAndRefusesFtruncate() throws Exception {
+        int fd = SharedMemory.create("sysframe-test");
+        try {
+            assertEquals(0, SharedMemory.seals(fd));
+            SharedMemory.truncate(fd, SIZE);
+            assertEquals(SIZE, SharedMemory.size(fd));
+            SharedMemory.addSeals(fd, SharedMemory.SIZE_SEALS);
+            assertEquals(SharedMemory.SIZE_SEALS, SharedMemory.seals(fd));
+            ErrnoException shrink = assertThrows(ErrnoException.class, () -> SharedMemory.truncate(fd, 4096));
+            assertEquals("ftruncate(fd " + fd + ", 4096): EPERM (1) Operation not permitted", shrink.getMessage());
+            ErrnoException grow = assertThrows(ErrnoException.class, () -> SharedMemory.truncate(fd, 2 * SIZE));
+            assertEquals(Errno.EPERM, grow.errno());
+            ErrnoException more = assertThrows(ErrnoException.class, () -> SharedMemory.addSeals(fd, SharedMemory.F_SEAL_WRITE));
+            assertEquals("fcntl(fd " + fd + ", F_ADD_SEALS, 0x8): EPERM (1) Operation not permitted", more.getMessage());
+            assertEquals(SIZE, SharedMemory.size(fd));
+        } finally {
+            SharedMemory.close(fd);
+        }
+    }
+
+    @Test
+    void aSocketIsNotSealable() throws Exception {
+        UnixSocket[] pair = UnixSocket.pair();
+        try (UnixSocket a = pair[0]; UnixSocket b = pair[1]) {
+            ErrnoException e = assertThrows(ErrnoException.class, () -> SharedMemory.seals(a.fd()));
+            assertEquals(Errno.EINVAL, e.errno());
+        }
+    }
+
+    @Test
+    void twoMappingsOfOneFileShareTheirBytesAndCloseGivesTheMappingBack() throws Exception {
+        int fd = SharedMemory.create("sysframe-maps");
+        try (Arena one = Arena.ofShared(); Arena two = Arena.ofShared()) {
+            SharedMemory.truncate(fd, SIZE);
+            MemorySegment a = SharedMemory.map(fd, SIZE, one);
+            MemorySegment b = SharedMemory.map(fd, SIZE, two);
+            assertNotEquals(a.address(), b.address());
+            a.set(JAVA_LONG, SIZE - 8, 0x1122334455667788L);
+            assertEquals(0x1122334455667788L, b.get(JAVA_LONG, SIZE - 8));
+            assertEquals(2, memfdMappings("sysframe-maps"));
+        } finally {
+            SharedMemory.close(fd);
+        }
+        assertEquals(0, memfdMappings("sysframe-maps"));
+    }
+
+    /** Lines of /proc/self/maps mapping the memfd of that name (the JVM's own mappings come and go). */
+    static long memfdMappings(String name) throws java.io.IOException {
+        try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/self/maps"))) {
+            return lines.filter(l -> l.contains("/memfd:" + name + " ")).count();
+        }
+    }
+
+    @Test
+    void aDescriptorTravelsOverTheSocketWithItsByte() throws Exception {
+        long fdsBefore = ProcessProbe.openFds();
+        UnixSocket[] pair = UnixSocket.pair();
+        int fd = SharedMemory.create("sysframe-pass");
+        try (UnixSocket tx = pair[0]; UnixSocket rx = pair[1]; Arena arena = Arena.ofConfined()) {
+            SharedMemory.truncate(fd, SIZE);
+            SharedMemory.addSeals(fd, SharedMemory.SIZE_SEALS);
+            MemorySegment mine = SharedMemory.map(fd, SIZE, arena);
+            mine.set(JAVA_INT, 0, 0xfeedbeef);
+            MemorySegment bytes = arena.allocate(8);
+            bytes.set(JAVA_LONG, 0, 42);
+            assertEquals(8, tx.sendFd(bytes, 0, 8, fd));
+            MemorySegment in = arena.allocate(8);
+            int[] got = {-2};
+            assertEquals(8, rx.recvFd(in, 0, 8, got));
+            assertEquals(42, in.get(JAVA_LONG, 0));
+            assertTrue(got[0] >= 0);
+            assertNotEquals(fd, got[0]);
+            try {
+                assertEquals(SharedMemory.SIZE_SEALS, SharedMemory.seals(got[0]));
+                assertEquals(SIZE, SharedMemory.size(got[0]));
+                MemorySegment theirs = SharedMemory.map(got[0], SIZE, arena);
+                assertEquals(0xfeedbeef, theirs.get(JAVA_INT, 0));
+            } finally {
+                SharedMemory.close(got[0]);
+            }
+            assertEquals(1, tx.counters().get(SyscallKind.SENDMSG));
+            assertEquals(1, rx.counters().get(SyscallKind.RECVMSG));
+
+            // Bytes without a descriptor: none reported.
+            tx.send(bytes, 0, 1, 0);
+            assertEquals(1, rx.recvFd(in, 0, 8, got));
+            assertEquals(-1, got[0]);
+        } finally {
+            SharedMemory.close(fd);
+        }
+        assertEquals(fdsBefore, ProcessProbe.openFds());
+    }
+
+    @Test
+    void aFutexSleepsUntilWokenAndEachCallIsCounted() throws Exception {
+        int fd = SharedMemory.create("sysframe-futex");
+        try (Arena arena = Arena.ofShared()) {
+            SharedMemory.truncate(fd, 4096);
+            MemorySegment word = SharedMemory.map(fd, 4096, arena);
+            SyscallCounters sleeper = new SyscallCounters("sleeper");
+            Futex f = new Futex(sleeper, arena);
+            assertEquals(Futex.CHANGED, f.await(word, 64, 1, 1_000_000_000L), "the word holds 0, not 1: no sleep");
+            assertEquals(Futex.TIMED_OUT, f.await(word, 64, 0, 1_000_000L));
+            assertEquals(2, sleeper.get(SyscallKind.FUTEX));
+
+            CompletableFuture<Integer> woken = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    woken.complete(new Futex(new SyscallCounters("t"), Arena.ofAuto()).await(word, 64, 0, 30_000_000_000L));
+                } catch (Throwable e) {
+                    woken.completeExceptionally(e);
+                }
+            });
+            t.start();
+            SyscallCounters waker = new SyscallCounters("waker");
+            Futex w = new Futex(waker, arena);
+            int n = 0;
+            // The sleeper may not be asleep yet: wake until one was.
+            while (n == 0 && !woken.isDone()) {
+                n = w.wake(word, 64, 1);
+                if (n == 0) Thread.sleep(1);
+            }
+            assertEquals(Futex.WOKEN, woken.get(30, TimeUnit.SECONDS));
+            assertEquals(1, n);
+            t.join();
+            assertThrows(IllegalArgumentException.class, () -> w.await(word, 65, 0, 0));
+        } finally {
+            SharedMemory.close(fd);
+        }
+    }
+
+    @NeedsKernelCounter
+    @Test
+    void futexCallsCountedAsTheKernelCountsThem() throws Exception {
+        try (Arena arena = Arena.ofConfined();
+             KernelSyscallCounter kernel = KernelSyscallCounter.forThread(Self.tid(), EnumSet.of(SyscallKind.FUTEX, SyscallKind.SENDMSG))) {
+            MemorySegment word = arena.allocate(8, 8);
+            Futex warm = new Futex(new SyscallCounters("warm-up"), arena);
+            for (int i = 0; i < 20_000; i++) { // the JIT's compilations queued before the window: each wakes a compiler thread (a futex)
+                warm.wake(word, 0, 1);
+                warm.await(word, 4, 7, 0);
+            }
+            // The JVM may still enter futex on this thread for its own reasons (a late compilation, a
+            // safepoint): a window with one of those is taken again, up to 5 times; the library's count is
+            // exact in every window, and one window must match the kernel's exactly.
+            SyscallCounts library = null, kernelCount = null;
+            for (int attempt = 0; attempt < 5 && (library == null || !library.equals(kernelCount)); attempt++) {
+                SyscallCounters counters = new SyscallCounters("futex");
+                Futex f = new Futex(counters, arena);
+                SyscallCounts k0 = kernel.read();
+                for (int i = 0; i < 100; i++) {
+                    f.wake(word, 0, 1);
+                    f.await(word, 4, 7, 0);
+                }
+                SyscallCounts k1 = kernel.read();
+                library = counters.snapshot();
+                kernelCount = k1.minus(k0);
+                assertEquals(SyscallCounts.builder().futex(200).build(), library);
+            }
+            assertEquals(library, kernelCount);
+            assertEquals(0, word.get(JAVA_BYTE, 0));
+        }
+    }
+}

@@ -1,0 +1,268 @@
+package org.sysframe.transport.internal.shm;
+
+import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.io.Waiter;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.Futex;
+import org.sysframe.unix.IovArray;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.UnixSocket;
+import org.sysframe.unix.uring.UringCounts;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A client's byte path over a shared segment: a send copies into the request ring, a receive copies
+ * out of the answer ring, and neither makes a syscall unless a side sleeps: the wait mode's sleep is
+ * a futex wait on the ring's sleeping word (in slices of {@value #SLICE_MILLIS} ms), and a side wakes
+ * the other (futex wake) only when that word says it sleeps. The socket carries no data any more: a
+ * look at it ({@code recv(MSG_PEEK | MSG_DONTWAIT)}, counted) after each sleep slice that brought
+ * nothing, and every {@value #LOOK_MILLIS} ms of one wait while spinning (the clock read every
+ * {@value #SPINS_PER_LOOK} empty looks: a call answered sooner costs none), says whether the server is
+ * gone (EOF).
+ * A full request ring is back-pressure: the send waits for room within the send timeout, then fails
+ * with ETIMEDOUT. Owner thread only; nothing allocated per call.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class ShmClientLink implements ClientLink {
+    static final long SLICE_MILLIS = 20;
+    private static final long SLICE_NANOS = SLICE_MILLIS * 1_000_000L;
+    static final int SPINS_PER_LOOK = 1024;
+    static final long LOOK_MILLIS = 50;
+    private static final long LOOK_NANOS = LOOK_MILLIS * 1_000_000L;
+    private static final int MSG_PEEK = 0x2;
+
+    private final ShmSegment segment;
+    private final ShmRing out;
+    private final ShmRing in;
+    private final UnixSocket socket;
+    private final SyscallCounters counters;
+    private final long timeoutNanos;
+    private final long sendTimeoutMillis;
+    private final Arena arena = Arena.ofShared();
+    private final Futex futex;
+    private final MemorySegment peek;
+    private final Waiter recvWaiter;
+    private final Waiter sendWaiter;
+    private final RecvSteps recvSteps = new RecvSteps();
+    private final SendSteps sendSteps = new SendSteps();
+    private int emptyLooks;
+    private long lastLook;   // when the socket was last looked at (or the wait began)
+    private boolean eof;
+    // The receive in progress.
+    private MemorySegment seg;
+    private long off, len, result;
+
+    public ShmClientLink(ShmSegment segment, UnixSocket socket, WaitMode mode, long timeoutMillis, long sendTimeoutMillis) {
+        this.segment = segment;
+        this.out = segment.requests();
+        this.in = segment.answers();
+        this.socket = socket;
+        this.counters = socket.counters();
+        this.timeoutNanos = timeoutMillis * 1_000_000L;
+        this.sendTimeoutMillis = sendTimeoutMillis;
+        this.futex = new Futex(counters, arena);
+        this.peek = arena.allocate(1);
+        this.recvWaiter = new Waiter(mode, counters);
+        this.sendWaiter = new Waiter(mode, counters);
+    }
+
+    /** The segment (tests write into it as a hostile server would). */
+    public ShmSegment segment() { return segment; }
+
+    // ---------------------------------------------------------------- sending
+
+    @Override
+    public long sendUntilFull(MemorySegment src, long srcOff, long n) throws ErrnoException {
+        long done = 0;
+        long deadline = 0;
+        while (true) {
+            done += out.put(src, srcOff + done, n - done);
+            if (out.publish()) futex.wake(out.memory(), out.consumerWord(), 1);
+            if (done == n) return n;
+            if (deadline == 0) deadline = sendDeadline();
+            awaitRoom(deadline, done, n);
+        }
+    }
+
+    @Override
+    public long sendmsg(IovArray iov) throws ErrnoException {
+        long total = iov.remaining();
+        long done = 0;
+        long deadline = 0;
+        while (true) {
+            done += out.put(iov, done, total - done);
+            if (out.publish()) futex.wake(out.memory(), out.consumerWord(), 1);
+            if (done == total) return total;
+            if (deadline == 0) deadline = sendDeadline();
+            awaitRoom(deadline, done, total);
+        }
+    }
+
+    private long sendDeadline() {
+        return System.nanoTime() + (sendTimeoutMillis == 0 ? Long.MAX_VALUE / 2 : sendTimeoutMillis * 1_000_000L);
+    }
+
+    /** Waits for room in the request ring until deadline: ETIMEDOUT naming what was taken, EPIPE when the server is gone. */
+    private void awaitRoom(long deadline, long sent, long total) throws ErrnoException {
+        long now = System.nanoTime();
+        emptyLooks = 0;
+        lastLook = 0;
+        if (deadline - now <= 0 || sendWaiter.await(sendSteps, now, deadline - now) == 0) {
+            throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.ETIMEDOUT, "the server took " + sent + " of " + total
+                    + " bytes within the send timeout of " + sendTimeoutMillis + " ms (it does not read)");
+        }
+        if (eof) throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.EPIPE, "the server closed the connection");
+    }
+
+    // ---------------------------------------------------------------- receiving
+
+    @Override
+    public long recv(MemorySegment dst, long dstOff, long n) throws ErrnoException {
+        if (timeoutNanos <= 0) return receive(dst, dstOff, n, 0, Waiter.NO_BOUND);
+        return receive(dst, dstOff, n, System.nanoTime(), timeoutNanos);
+    }
+
+    @Override
+    public long recvBy(MemorySegment dst, long dstOff, long n, long deadline, long now) throws ErrnoException {
+        long end = timeoutNanos > 0 && now + timeoutNanos - deadline < 0 ? now + timeoutNanos : deadline;
+        return receive(dst, dstOff, n, now, Math.max(0, end - now));
+    }
+
+    @Override
+    public long tryRecv(MemorySegment dst, long dstOff, long n) throws ErrnoException {
+        long got = take(dst, dstOff, n);
+        return got > 0 ? got : UnixSocket.WOULD_BLOCK;
+    }
+
+    private long receive(MemorySegment dst, long dstOff, long n, long start, long nanos) throws ErrnoException {
+        if (eof) return 0;
+        emptyLooks = 0;
+        lastLook = 0;
+        seg = dst;
+        off = dstOff;
+        len = n;
+        result = UnixSocket.WOULD_BLOCK;
+        try {
+            recvWaiter.await(recvSteps, start, nanos);
+            return result;
+        } finally {
+            seg = null;
+        }
+    }
+
+    private long take(MemorySegment dst, long dstOff, long n) throws ErrnoException {
+        long got = in.take(dst, dstOff, n);
+        if (got > 0 && in.producerWaits()) futex.wake(in.memory(), in.producerWord(), 1);
+        return got;
+    }
+
+    /** Whether the server closed the socket (EOF on a peek): remembered once seen. */
+    private boolean serverGone() throws ErrnoException {
+        if (eof) return true;
+        long n;
+        try {
+            n = socket.recv(peek, 0, 1, MSG_PEEK | UnixSocket.MSG_DONTWAIT);
+        } catch (ErrnoException e) {
+            if (e.errno() != Errno.ECONNRESET) throw e;
+            n = 0;
+        }
+        if (n == 0) eof = true;
+        return eof;
+    }
+
+    /**
+     * A spinning side's look at the socket: the clock is read every SPINS_PER_LOOK empty looks, and the
+     * socket looked at once LOOK_MILLIS passed since the wait began or the last look.
+     */
+    private boolean goneWhileSpinning() throws ErrnoException {
+        if (++emptyLooks < SPINS_PER_LOOK) return false;
+        emptyLooks = 0;
+        long now = System.nanoTime();
+        if (lastLook == 0) {
+            lastLook = now;
+            return false;
+        }
+        if (now - lastLook < LOOK_NANOS) return false;
+        lastLook = now;
+        return serverGone();
+    }
+
+    private final class RecvSteps implements Waiter.Steps {
+        @Override
+        public int poll() throws ErrnoException {
+            long got = take(seg, off, len);
+            if (got > 0) {
+                result = got;
+                return 1;
+            }
+            if (goneWhileSpinning()) {
+                result = 0;
+                return 1;
+            }
+            return 0;
+        }
+
+        @Override
+        public int block(long nanos) throws ErrnoException {
+            if (nanos == 0) return poll();
+            if (in.consumerSleeps() == 0) {
+                futex.await(in.memory(), in.consumerWord(), 1, nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS));
+            }
+            in.consumerAwake();
+            long got = take(seg, off, len);
+            if (got > 0) {
+                result = got;
+                return 1;
+            }
+            if (serverGone()) {
+                result = 0;
+                return 1;
+            }
+            return 0;
+        }
+    }
+
+    private final class SendSteps implements Waiter.Steps {
+        @Override
+        public int poll() throws ErrnoException {
+            if (out.room() > 0) return 1;
+            return goneWhileSpinning() ? 1 : 0;
+        }
+
+        @Override
+        public int block(long nanos) throws ErrnoException {
+            if (nanos == 0) return poll();
+            if (out.producerSleeps() == 0) {
+                futex.await(out.memory(), out.producerWord(), 1, nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS));
+            }
+            out.producerAwake();
+            if (out.room() > 0) return 1;
+            return serverGone() ? 1 : 0;
+        }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public UringCounts uringCounts() { return UringCounts.ZERO; }
+
+    @Override
+    public SyscallCounters counters() { return counters; }
+
+    @Override
+    public String name() { return socket.name(); }
+
+    /** Unmaps the segment and frees the link's memory (not the socket). */
+    @Override
+    public void close() {
+        segment.close();
+        if (arena.scope().isAlive()) arena.close();
+    }
+}

@@ -1,0 +1,284 @@
+package org.sysframe.transport.internal.shm;
+
+import org.sysframe.transport.internal.io.InputBuffer;
+import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.io.Waiter;
+import org.sysframe.transport.internal.server.LoopSocket;
+import org.sysframe.transport.internal.server.ServerConnection;
+import org.sysframe.transport.internal.server.ServerLoop;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.Futex;
+import org.sysframe.unix.IovArray;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The server's side of one shared-memory channel: a loop thread of its own (a {@link ServerLoop}, so
+ * the channel's connection is a {@link ServerConnection} like any other: the same routes, handlers,
+ * limits, deferred batches, subscriptions and events) that takes requests from the request ring into
+ * the connection's input buffer and writes answers and events into the answer ring.
+ *
+ * <p>Why a thread per channel, not channels polled by the socket loops: a socket loop that sleeps
+ * sleeps in epoll_wait, which a futex wake does not end, and one that spins makes an epoll_wait(0)
+ * per look; either would cost the calls a syscall that the channel exists to avoid. A thread of its
+ * own spins on the ring with no syscall, or sleeps on the ring's futex word; the price is a thread
+ * per channel, which is why channels are asked for, not the default.
+ *
+ * <p>A bad index or length read from the segment closes the channel and its connection with one
+ * logged line (WARNING, {@code org.sysframe.server}); the connection's socket is shut down so that
+ * its own loop, and the client, see it end. The channel ends when that connection ends ({@link #stop}).
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
+    private static final long SLICE_NANOS = 20_000_000L;
+
+    private final ServerLoop<?> host;
+    private final ShmSegment segment;
+    private final ShmRing in;
+    private final ShmRing out;
+    private final UnixSocket socket;
+    private final int peerPid;
+    private final int peerUid;
+    private final Waiter waiter;
+    private final Arena kickArena = Arena.ofShared();
+    private final Futex kick;
+    private final Steps steps = new Steps();
+    private Channel channel;
+    private ErrnoException corrupt;
+
+    ShmLoop(int channel, ServerLoop<?> host, ShmSegment segment, UnixSocket socket, int peerPid, int peerUid) throws ErrnoException {
+        super(host.index, host.config, host.routes(), host.limits()); // the index places it: on its loop's CPU
+        this.host = host;
+        this.segment = segment;
+        this.in = segment.requests();
+        this.out = segment.answers();
+        this.socket = socket;
+        this.peerPid = peerPid;
+        this.peerUid = peerUid;
+        this.waiter = new Waiter(config.channelWaitMode(), counters);
+        thread().setName("sysframe-shm-" + channel + " pid " + peerPid + " " + config.socketPath());
+        this.kick = new Futex(new SyscallCounters("shared-memory wakeup (any thread)"), kickArena);
+        tasks.alsoOnWake(this::kick);
+    }
+
+    /** Starts the thread and waits until it serves; false (everything freed) when it could not start. */
+    boolean begin() {
+        connect(null, host.fanout());
+        host.fanout().add(this);
+        thread().start();
+        try {
+            Throwable failure = tasks().awaitStarted();
+            if (failure == null) return true;
+            LOG.log(Level.WARNING, "shared-memory channel of pid=" + peerPid + " did not start: " + failure.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop();
+        }
+        return false;
+    }
+
+    /** Wakes the loop's thread if it sleeps on the request ring (any thread). */
+    private synchronized void kick() {
+        if (!kickArena.scope().isAlive()) return;
+        in.consumerAwake();
+        try {
+            kick.wake(in.memory(), in.consumerWord(), 1);
+        } catch (ErrnoException e) {
+            LOG.log(Level.ERROR, "cannot wake a shared-memory channel: " + e.getMessage());
+        }
+    }
+
+    @Override
+    protected void watch() {
+        adoptChannel(tag -> channel = new Channel(tag), peerPid, peerUid);
+    }
+
+    @Override
+    protected void turn() throws ErrnoException {
+        long bound = hasBacklog() ? 0 : timerWaitNanos();
+        waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound);
+        startOfTurn();
+        if (tasks.hasQueued()) tasks.runAll();
+        serve();
+        endOfTurn();
+    }
+
+    /** Hands the ring's bytes to the connection and lets it write again when the answer ring has room. */
+    private void serve() {
+        ServerConnection c = channel.connection;
+        if (c == null || c.isClosed()) return;
+        try {
+            if (corrupt != null) throw corrupt;
+            if (channel.writable && out.room() > 0) c.onWritable();
+            if (!c.isClosed() && c.wantsInput() && !channel.inputPaused) {
+                InputBuffer input = c.input();
+                long n = in.take(input.segment(), input.end(), input.free());
+                if (n > 0) {
+                    if (in.producerWaits()) channel.futex.wake(in.memory(), in.producerWord(), 1);
+                    input.produced(n);
+                    c.onInput();
+                }
+            }
+        } catch (ErrnoException e) {
+            c.close(e.getMessage()); // logged by closed()
+        }
+    }
+
+    /** Asks the loop to end (the connection of its socket closed, or the server stops); any thread. */
+    @Override
+    public void stop() {
+        super.stop();
+    }
+
+    /** A close for a bad value read from the segment (on whichever path it was read) is logged, once: the channel has one connection. */
+    @Override
+    public void closed(ServerConnection c, String reason) {
+        int at = reason.indexOf(BAD);
+        if (at >= 0) LOG.log(Level.WARNING, "pid=" + peerPid + ": shared-memory channel closed: " + reason.substring(at));
+        super.closed(c, reason);
+    }
+
+    /** How every error about the segment's contents begins ({@link ShmRing}). */
+    private static final String BAD = "shared memory: ";
+
+    @Override
+    protected void forget(ServerConnection c) {
+        super.forget(c);
+        running = false;
+        socket.shutdown(); // the socket's own loop sees the end, and so does the client
+    }
+
+    @Override
+    protected void shutdown() {
+        host.fanout().remove(this);
+        ShmServer.ended(this);
+        // Freed once the thread has ended (its last task run): by a short-lived thread of its own.
+        Thread.ofVirtual().name("sysframe-shm-close").start(() -> {
+            try {
+                tasks().awaitStopped(30);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            synchronized (this) {
+                if (kickArena.scope().isAlive()) kickArena.close();
+            }
+            close();
+        });
+    }
+
+    @Override
+    public void watchListener(int fd) {}
+
+    @Override
+    public void pauseListener(int fd, boolean pause) {}
+
+    @Override
+    protected Channel newSocket(UnixSocket s, long tag) { throw new UnsupportedOperationException("a channel has no accepted sockets"); }
+
+    @Override
+    protected void watchConnection(Channel s) {}
+
+    @Override
+    protected void attach(Channel s, ServerConnection c) { s.connection = c; }
+
+    @Override
+    protected void closeDriver() { segment.close(); }
+
+    /** The waiter's steps: a look at the rings and the task queue (no syscall); a sleep on the request ring's futex word. */
+    private final class Steps implements Waiter.Steps {
+        @Override
+        public int poll() {
+            if (!running || tasks.hasQueued() || corrupt != null) return 1;
+            try {
+                if (channel.writable) return out.room() > 0 ? 1 : 0;
+                return in.available() > 0 ? 1 : 0;
+            } catch (ErrnoException e) {
+                corrupt = e;
+                return 1;
+            }
+        }
+
+        @Override
+        public int block(long nanos) throws ErrnoException {
+            if (nanos == 0) return poll();
+            long slice = nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS);
+            try {
+                if (channel.writable) {
+                    if (out.producerSleeps() == 0 && running) channel.futex.await(out.memory(), out.producerWord(), 1, slice);
+                    out.producerAwake();
+                } else {
+                    if (in.consumerSleeps() == 0 && running && !tasks.hasQueued()) channel.futex.await(in.memory(), in.consumerWord(), 1, slice);
+                    in.consumerAwake();
+                }
+            } catch (ErrnoException e) {
+                if (e.getMessage().startsWith("shared memory")) {
+                    corrupt = e;
+                    return 1;
+                }
+                throw e;
+            }
+            return poll();
+        }
+    }
+
+    /** The channel as the connection's outlet: answers and events go into the answer ring. */
+    final class Channel implements LoopSocket, Outlet.Direct {
+        private final long tag;
+        private final SyscallCounters counters = newConnectionCounters();
+        private final Futex futex = new Futex(counters, arena);
+        private ServerConnection connection;
+        private boolean writable;
+        private boolean inputPaused;
+
+        Channel(long tag) { this.tag = tag; }
+
+        @Override
+        public ServerConnection connection() { return connection; }
+
+        @Override
+        public long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException {
+            long n = out.put(header, 0, hlen);
+            if (n == hlen && len > 0) n += out.put(payload, off, len);
+            published();
+            return n;
+        }
+
+        @Override
+        public void gather(OutputBatch batch) throws ErrnoException {
+            IovArray iov = batch.iov();
+            long n = out.put(iov, 0, iov.remaining());
+            published();
+            iov.advance(n);
+        }
+
+        @Override
+        public long send(MemorySegment seg, long off, long len) throws ErrnoException {
+            long n = out.put(seg, off, len);
+            published();
+            return n;
+        }
+
+        private void published() throws ErrnoException {
+            if (out.publish()) futex.wake(out.memory(), out.consumerWord(), 1);
+        }
+
+        @Override
+        public void wantWritable(boolean on) { writable = on; }
+
+        @Override
+        public void pauseInput(boolean paused) { inputPaused = paused; }
+
+        @Override
+        public SyscallCounters counters() { return counters; }
+
+        @Override
+        public void close() {}
+    }
+}

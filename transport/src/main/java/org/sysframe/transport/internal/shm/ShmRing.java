@@ -1,0 +1,163 @@
+package org.sysframe.transport.internal.shm;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.IovArray;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One single-producer single-consumer byte ring in a shared segment: a byte stream, as a socket is,
+ * so that a message may wrap at the ring's end and the same framing code reads and writes it.
+ *
+ * <p>Indices are byte counts since the start (64-bit, never wrapping in practice): the producer
+ * publishes {@code tail} with a release store after the bytes, the consumer publishes {@code head}
+ * after it copied them out; each reads the other's with an acquire load. Each side keeps its own index
+ * in its own memory and never reads it back from the segment, and checks the other's before any use
+ * ({@code 0 <= tail - head <= capacity}): a peer that writes anything there makes the next call fail
+ * with EPROTO, never a copy outside the ring.
+ *
+ * <p>The sleeping words: a side about to sleep sets its word to 1 and looks again before it sleeps
+ * on it (futex); the other side, after it published, looks at the word (after a full fence) and wakes
+ * the sleeper only when the word says it sleeps. One thread per side.
+ */
+public final class ShmRing {
+    static final long TAIL = 0;
+    static final long HEAD = 64;
+    static final long CONSUMER_SLEEPING = 128;
+    static final long PRODUCER_SLEEPING = 192;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+
+    private final MemorySegment memory;
+    private final long control;
+    private final long data;
+    private final int capacity;
+    private final long mask;
+    private final String name;
+    private long tail; // the producer's own
+    private long head; // the consumer's own
+
+    ShmRing(MemorySegment memory, long control, long data, int capacity) {
+        this.memory = memory;
+        this.control = control;
+        this.data = data;
+        this.capacity = capacity;
+        this.mask = capacity - 1L;
+        this.name = control == ShmSegment.RING0_CONTROL ? "request ring" : "answer ring";
+    }
+
+    public int capacity() { return capacity; }
+
+    /** The segment the ring lives in (for the futex calls on its words). */
+    MemorySegment memory() { return memory; }
+
+    long consumerWord() { return control + CONSUMER_SLEEPING; }
+
+    long producerWord() { return control + PRODUCER_SLEEPING; }
+
+    // ---------------------------------------------------------------- the producer's side
+
+    /** Bytes the producer may write now. */
+    public long room() throws ErrnoException {
+        long h = (long) LONG.getAcquire(memory, control + HEAD);
+        long used = tail - h;
+        if (used < 0 || used > capacity) throw corrupt("head", h, tail);
+        return capacity - used;
+    }
+
+    /** Copies at most len bytes of src from off into the ring (not yet published); returns how many. */
+    public long put(MemorySegment src, long off, long len) throws ErrnoException {
+        long n = Math.min(len, room());
+        if (n <= 0) return 0;
+        long at = tail & mask;
+        long first = Math.min(n, capacity - at);
+        MemorySegment.copy(src, off, memory, data + at, first);
+        if (first < n) MemorySegment.copy(src, off + first, memory, data, n - first);
+        tail += n;
+        return n;
+    }
+
+    /** Copies at most max of iov's pending bytes from the skip-th on (not yet published); returns how many. iov is not advanced. */
+    public long put(IovArray iov, long skip, long max) throws ErrnoException {
+        long n = Math.min(Math.min(max, iov.remaining() - skip), room());
+        if (n <= 0) return 0;
+        long at = tail & mask;
+        long first = Math.min(n, capacity - at);
+        iov.copyPendingTo(skip, memory, data + at, first);
+        if (first < n) iov.copyPendingTo(skip + first, memory, data, n - first);
+        tail += n;
+        return n;
+    }
+
+    /** Publishes what was put; true when the consumer said it sleeps (the caller wakes it: the word is cleared). */
+    public boolean publish() {
+        LONG.setRelease(memory, control + TAIL, tail);
+        VarHandle.fullFence();
+        return takeSleeper(control + CONSUMER_SLEEPING);
+    }
+
+    /** The producer is about to sleep for room: sets its word and returns the room there is now (0: sleep). */
+    public long producerSleeps() throws ErrnoException {
+        INT.setVolatile(memory, control + PRODUCER_SLEEPING, 1);
+        return room();
+    }
+
+    /** The producer woke or will not sleep after all. */
+    public void producerAwake() { INT.setVolatile(memory, control + PRODUCER_SLEEPING, 0); }
+
+    // ---------------------------------------------------------------- the consumer's side
+
+    /** Bytes the consumer may read now. */
+    public long available() throws ErrnoException {
+        long t = (long) LONG.getAcquire(memory, control + TAIL);
+        long n = t - head;
+        if (n < 0 || n > capacity) throw corrupt("tail", t, head);
+        return n;
+    }
+
+    /**
+     * Copies at most len bytes out into dst at off and gives their room back; returns how many. True
+     * in {@link #producerWaits()} afterwards when the producer said it sleeps for room.
+     */
+    public long take(MemorySegment dst, long off, long len) throws ErrnoException {
+        long n = Math.min(len, available());
+        if (n <= 0) return 0;
+        long at = head & mask;
+        long first = Math.min(n, capacity - at);
+        MemorySegment.copy(memory, data + at, dst, off, first);
+        if (first < n) MemorySegment.copy(memory, data, dst, off + first, n - first);
+        head += n;
+        LONG.setRelease(memory, control + HEAD, head);
+        return n;
+    }
+
+    /** After a take: whether the producer sleeps for room (the word is cleared: the caller wakes it). */
+    public boolean producerWaits() {
+        VarHandle.fullFence();
+        return takeSleeper(control + PRODUCER_SLEEPING);
+    }
+
+    /** The consumer is about to sleep for bytes: sets its word and returns what is there now (0: sleep). */
+    public long consumerSleeps() throws ErrnoException {
+        INT.setVolatile(memory, control + CONSUMER_SLEEPING, 1);
+        return available();
+    }
+
+    /** The consumer woke or will not sleep after all. */
+    public void consumerAwake() { INT.setVolatile(memory, control + CONSUMER_SLEEPING, 0); }
+
+    private boolean takeSleeper(long word) {
+        if ((int) INT.getVolatile(memory, word) == 0) return false;
+        INT.setVolatile(memory, word, 0);
+        return true;
+    }
+
+    private ErrnoException corrupt(String what, long theirs, long ours) {
+        return new ErrnoException("shared memory", Errno.EPROTO, String.format(
+                "the %s's %s is %d, %d bytes from this side's %d (capacity %d): the peer wrote a bad index",
+                name, what, theirs, theirs - ours, ours, capacity));
+    }
+}

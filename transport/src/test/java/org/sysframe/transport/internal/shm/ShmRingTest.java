@@ -1,0 +1,126 @@
+package org.sysframe.transport.internal.shm;
+
+import org.junit.jupiter.api.Test;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.IovArray;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One ring of a real (sealed, mapped) segment: wrapping, back-pressure, sleeping words, and indices a peer corrupted. */
+class ShmRingTest {
+    static final int CAP = 4096;
+
+    @Test
+    void bytesWrapAtTheEndAndAFullRingTakesNothingMore() throws Exception {
+        int[] fd = {-1};
+        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
+        org.sysframe.unix.SharedMemory.close(fd[0]);
+        try (Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.requests();
+            MemorySegment src = a.allocate(3000), dst = a.allocate(3000);
+            for (int round = 0; round < 10; round++) {
+                for (int i = 0; i < 3000; i++) src.set(JAVA_BYTE, i, (byte) (i * 13 + round));
+                assertEquals(3000, r.put(src, 0, 3000));
+                assertFalse(r.publish(), "nobody sleeps");
+                assertEquals(3000, r.available());
+                assertEquals(1000, r.take(dst, 0, 1000));
+                assertEquals(2000, r.take(dst, 1000, 3000));
+                assertEquals(-1, MemorySegment.mismatch(src, 0, 3000, dst, 0, 3000), "round " + round);
+            }
+            // Full: the rest waits (back-pressure), nothing is dropped.
+            assertEquals(CAP, r.put(a.allocate(2 * CAP), 0, 2 * CAP));
+            assertEquals(0, r.put(src, 0, 1));
+            assertEquals(0, r.room());
+            r.publish();
+            assertEquals(CAP, r.available());
+        } finally {
+            seg.close();
+        }
+    }
+
+    @Test
+    void aGatherGoesInTwoPiecesAcrossTheEnd() throws Exception {
+        int[] fd = {-1};
+        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
+        org.sysframe.unix.SharedMemory.close(fd[0]);
+        try (Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.answers();
+            MemorySegment dst = a.allocate(CAP);
+            r.put(a.allocate(4000), 0, 4000);
+            r.publish();
+            r.take(dst, 0, 4000);
+            IovArray iov = new IovArray(a, 4);
+            MemorySegment x = a.allocate(100), y = a.allocate(50);
+            x.fill((byte) 1);
+            y.fill((byte) 2);
+            iov.add(x, 0, 100);
+            iov.add(y, 0, 50);
+            assertEquals(150, r.put(iov, 0, 150));
+            r.publish();
+            assertEquals(150, r.take(dst, 0, 150));
+            for (int i = 0; i < 150; i++) assertEquals(i < 100 ? 1 : 2, dst.get(JAVA_BYTE, i), "byte " + i);
+        } finally {
+            seg.close();
+        }
+    }
+
+    @Test
+    void theSleepingWordsSayWhomToWake() throws Exception {
+        int[] fd = {-1};
+        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
+        org.sysframe.unix.SharedMemory.close(fd[0]);
+        try (Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.requests();
+            assertEquals(0, r.consumerSleeps());
+            r.put(a.allocate(8), 0, 8);
+            assertTrue(r.publish(), "the consumer said it sleeps");
+            assertFalse(r.publish(), "the word was cleared: one wake");
+            r.put(a.allocate(CAP - 8), 0, CAP - 8);
+            r.publish();
+            assertEquals(0, r.producerSleeps());
+            r.take(a.allocate(8), 0, 8);
+            assertTrue(r.producerWaits());
+            assertFalse(r.producerWaits());
+        } finally {
+            seg.close();
+        }
+    }
+
+    @Test
+    void anIndexThePeerCorruptedFailsBeforeAnyCopy() throws Exception {
+        int[] fd = {-1};
+        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
+        org.sysframe.unix.SharedMemory.close(fd[0]);
+        try (Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.requests();
+            MemorySegment m = seg.memory();
+            MemorySegment dst = a.allocate(CAP);
+            for (long bad : new long[] {CAP + 1, -1, Long.MIN_VALUE, Long.MAX_VALUE}) {
+                m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.TAIL, bad);
+                ErrnoException e = assertThrows(ErrnoException.class, () -> r.take(dst, 0, CAP));
+                assertEquals(Errno.EPROTO, e.errno());
+                assertEquals(String.format("shared memory: EPROTO (71) Protocol error: the request ring's tail is %d, %d bytes from this side's 0"
+                        + " (capacity 4096): the peer wrote a bad index", bad, bad), e.getMessage());
+            }
+            m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.TAIL, 0);
+            // The producer's side: a head ahead of the tail.
+            m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.HEAD, 10);
+            ErrnoException e = assertThrows(ErrnoException.class, () -> r.put(dst, 0, 1));
+            assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 10, 10 bytes from this side's 0"
+                    + " (capacity 4096): the peer wrote a bad index", e.getMessage());
+            assertEquals(0, m.get(JAVA_INT, ShmSegment.DATA_OFFSET), "nothing was written");
+        } finally {
+            seg.close();
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package org.sysframe.transport.shm;
+
+import org.sysframe.transport.internal.shm.ShmProtocol;
+import org.sysframe.transport.internal.shm.ShmSegment;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.ResponseHeader;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SharedMemory;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A hand-made client of a shared-memory channel, as a hostile peer would hold one: its socket, the
+ * received descriptor (kept open: a hostile peer keeps it), and the mapped segment to write anything into.
+ */
+final class RawChannel implements AutoCloseable {
+    final UnixSocket socket;
+    final int fd;
+    final ShmSegment segment;
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment buf = arena.allocate(GroutApi.MAX_MSG_LEN + 64L, 8);
+
+    private RawChannel(UnixSocket socket, int fd, ShmSegment segment) {
+        this.socket = socket;
+        this.fd = fd;
+        this.segment = segment;
+    }
+
+    static RawChannel open(String path) throws ErrnoException {
+        UnixSocket s = UnixSocket.connect(path);
+        try (Arena a = Arena.ofConfined()) {
+            s.setReceiveTimeout(20_000);
+            MemorySegment m = a.allocate(256, 8);
+            RequestHeader.write(m, 0, 1, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
+            m.set(JAVA_INT_UNALIGNED, 12, GroutApi.DEFAULT_API_VERSION);
+            s.sendFully(m, 0, 12 + GroutApi.HELLO_REQUEST_SIZE);
+            s.recvFully(m, 0, 12);
+            assertEquals(0, ResponseHeader.status(m, 0));
+            s.recvFully(m, 12, Integer.toUnsignedLong(m.get(JAVA_INT_UNALIGNED, 8)));
+            RequestHeader.write(m, 0, 2, ShmProtocol.OPEN, ShmProtocol.REQUEST_SIZE);
+            m.set(JAVA_INT_UNALIGNED, 12, ShmSegment.VERSION);
+            m.set(JAVA_INT_UNALIGNED, 16, 0);
+            s.sendFully(m, 0, 12 + ShmProtocol.REQUEST_SIZE);
+            int[] fd = {-1};
+            long got = s.recvFd(m, 0, 12 + ShmProtocol.RESPONSE_SIZE, fd);
+            if (got < 28) s.recvFully(m, got, 28 - got);
+            assertEquals(0, ResponseHeader.status(m, 0), "SHM_OPEN status");
+            assertTrue(fd[0] >= 0, "a descriptor came");
+            ShmSegment seg = ShmSegment.open(fd[0], m.get(JAVA_LONG_UNALIGNED, 20));
+            return new RawChannel(s, fd[0], seg);
+        } catch (ErrnoException | RuntimeException | Error e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /** Writes one request (header and payload) into the request ring, waiting for room; returns once published. */
+    void request(int id, int type, MemorySegment payload, long len) throws ErrnoException {
+        RequestHeader.write(buf, 0, id, type, (int) len);
+        if (len > 0) MemorySegment.copy(payload, 0, buf, 12, len);
+        long done = 0;
+        long end = System.nanoTime() + 20_000_000_000L;
+        while (done < 12 + len) {
+            done += segment.requests().put(buf, done, 12 + len - done);
+            segment.requests().publish();
+            if (System.nanoTime() > end) throw new AssertionError("the server took " + done + " of " + (12 + len) + " bytes in 20 s");
+            Thread.onSpinWait();
+        }
+        // The channel's thread may sleep: a wake as the library would make it (its word is cleared by publish).
+        new org.sysframe.unix.Futex(new org.sysframe.unix.SyscallCounters("raw"), Arena.ofAuto())
+                .wake(segment.memory(), 64 + 128, 1);
+    }
+
+    /** Reads one answer's header and payload from the answer ring (spinning up to 20 s); returns {for_id, status, len}. */
+    int[] answer() throws ErrnoException {
+        read(12);
+        int[] h = {ResponseHeader.forId(buf, 0), ResponseHeader.status(buf, 0), buf.get(JAVA_INT_UNALIGNED, 8)};
+        read(h[2]);
+        return h;
+    }
+
+    private void read(long n) throws ErrnoException {
+        long done = 0;
+        long end = System.nanoTime() + 20_000_000_000L;
+        while (done < n) {
+            done += segment.answers().take(buf, done, n - done);
+            if (System.nanoTime() > end) throw new AssertionError("no answer within 20 s (" + done + " of " + n + " bytes)");
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void close() {
+        socket.close();
+        segment.close();
+        SharedMemory.close(fd);
+        arena.close();
+    }
+}

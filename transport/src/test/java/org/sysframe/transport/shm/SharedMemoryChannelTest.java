@@ -1,0 +1,133 @@
+package org.sysframe.transport.shm;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.Event;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.Pipeline;
+import org.sysframe.transport.PipelineOptions;
+import org.sysframe.transport.Response;
+import org.sysframe.transport.ResponseStream;
+import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.Backend;
+import org.sysframe.transport.support.Pings;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.internal.shm.ShmServer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Calls, pipelines, streams and events over a shared-memory channel, on a real server and socket. */
+class SharedMemoryChannelTest {
+    static final int STREAM = GroutApi.type(0x7a7a, 1);
+
+    @TempDir Path dir;
+
+    ServerOptions server(String path) {
+        return ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true)
+                .handle(STREAM, 4, (req, reply) -> {
+                    int n = req.buffer().get(JAVA_INT_UNALIGNED, req.offset());
+                    MemorySegment item = Arena.ofAuto().allocate(8);
+                    for (int i = 0; i < n; i++) {
+                        item.set(JAVA_INT_UNALIGNED, 0, i);
+                        reply.item(item, 0, 8);
+                    }
+                    reply.end();
+                });
+    }
+
+    ClientOptions client(String path, WaitMode mode) {
+        return ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(mode);
+    }
+
+    @Test
+    void pingsGoOverTheChannelInEveryWaitMode() throws Exception {
+        String path = dir.resolve("shm.sock").toString();
+        try (GroutServer s = GroutServer.start(server(path))) {
+            for (WaitMode mode : new WaitMode[] {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.spinThenBlock(java.time.Duration.ofNanos(50_000)), WaitMode.YIELD}) {
+                try (GroutClient c = GroutClient.connect(client(path, mode))) {
+                    assertTrue(c.sharedMemory(), mode.toString());
+                    for (int i = 0; i < 500; i++) Pings.ping(c, i, i % 3 == 0 ? 0 : 1 + (i * 37) % 2000);
+                    Pings.ping(c, 7, GroutApi.MAX_MSG_LEN); // larger than nothing, smaller than the ring
+                }
+            }
+        }
+    }
+
+    @Test
+    void aServerWithoutChannelsKeepsTheClientOnTheSocket() throws Exception {
+        String path = dir.resolve("plain.sock").toString();
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL));
+             GroutClient c = GroutClient.connect(client(path, WaitMode.BLOCK))) {
+            assertFalse(c.sharedMemory());
+            Pings.ping(c, 1, 32);
+            assertTrue(ShmServer.channels().isEmpty());
+        }
+    }
+
+    @Test
+    void pipelinesStreamsAndEventsWorkOverTheChannel() throws Exception {
+        String path = dir.resolve("all.sock").toString();
+        try (GroutServer s = GroutServer.start(server(path));
+             GroutClient c = GroutClient.connect(client(path, WaitMode.SPIN));
+             Arena a = Arena.ofConfined()) {
+            assertTrue(c.sharedMemory());
+            // Pipelining: 10,000 pings, up to 256 in flight, more bytes than the ring holds at once.
+            MemorySegment p = a.allocate(512);
+            for (int i = 0; i < 512; i++) p.set(JAVA_BYTE, i, (byte) i);
+            long[] answered = {0};
+            try (Pipeline pl = c.pipeline(PipelineOptions.window(256))) {
+                int sent = 0;
+                while (sent < 10_000 || pl.inFlight() > 0) {
+                    while (sent < 10_000 && pl.inFlight() < 256) {
+                        assertTrue(pl.queue(GroutApi.PING, p, 0, 512) > 0);
+                        sent++;
+                    }
+                    pl.flush();
+                    pl.poll((id, status, buffer, offset, length, latency) -> {
+                        assertEquals(0, status);
+                        assertEquals(512, length);
+                        assertEquals(-1, MemorySegment.mismatch(buffer, offset, offset + length, p, 0, 512));
+                        answered[0]++;
+                    }, 256, true);
+                }
+            }
+            assertEquals(10_000, answered[0]);
+
+            // A stream of 1000 items.
+            MemorySegment n = a.allocate(4);
+            n.set(JAVA_INT_UNALIGNED, 0, 1000);
+            int items = 0;
+            try (ResponseStream st = c.stream(STREAM, n, 0, 4)) {
+                while (st.next()) {
+                    Response r = st.current();
+                    assertEquals(items, r.buffer().get(JAVA_INT_UNALIGNED, r.offset()));
+                    items++;
+                }
+            }
+            assertEquals(1000, items);
+
+            // Events: one published by the server, one by another client's request on the socket.
+            c.subscribe(GroutApi.EVENT_ALL, false);
+            s.execute(() -> {
+                MemorySegment ev = Arena.ofAuto().allocate(4);
+                ev.set(JAVA_INT_UNALIGNED, 0, 0x5eed);
+                s.publish(GroutApi.type(0x7a7a, 9), ev, 0, 4, 0);
+            });
+            Event e = c.nextEvent();
+            assertEquals(GroutApi.type(0x7a7a, 9), e.type());
+            assertEquals(0x5eed, e.buffer().get(JAVA_INT_UNALIGNED, e.offset()));
+            Pings.ping(c, 3, 100);
+        }
+    }
+}

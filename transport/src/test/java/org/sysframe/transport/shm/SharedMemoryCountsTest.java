@@ -1,0 +1,152 @@
+package org.sysframe.transport.shm;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.transport.Backend;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.Response;
+import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.server.ServerLoop;
+import org.sysframe.transport.internal.shm.ShmServer;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Syscalls per call over a shared-memory channel, client and server channel thread, each library
+ * count checked against the kernel's count of the same thread, and the hot path's allocation.
+ *
+ * <p>futex: the library's count is exact (SharedMemoryTest checks it against the kernel on a thread
+ * that does nothing else), but a JVM thread also enters futex for the JVM's own reasons (a method
+ * queued for the JIT wakes a compiler thread, a safepoint), which the kernel counts too: here the
+ * kernel's futex count is at least the library's, and what is over is printed and bounded.
+ */
+@NeedsKernelCounter
+class SharedMemoryCountsTest {
+    static final int CALLS = 1000;
+    static final int PAYLOAD = 32;
+    static final Set<SyscallKind> KINDS = kinds();
+
+    static Set<SyscallKind> kinds() {
+        EnumSet<SyscallKind> k = EnumSet.copyOf(SyscallKind.LIBRARY);
+        k.add(SyscallKind.FUTEX);
+        return k;
+    }
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void kernelCountersOpenHere() {
+        assertNull(KernelSyscallCounter.unavailableReason());
+    }
+
+    record Cost(SyscallCounts library, SyscallCounts kernel) {}
+
+    record Run(Cost client, Cost server, long elapsedNanos) {}
+
+    Run run(WaitMode mode) throws Exception {
+        String path = dir.resolve("counts.sock").toString();
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(mode));
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(mode));
+             Arena a = Arena.ofConfined()) {
+            assertTrue(c.sharedMemory());
+            ServerLoop<?> channel = ShmServer.channels().getFirst();
+            MemorySegment payload = a.allocate(PAYLOAD);
+            for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
+            for (int i = 0; i < 200; i++) c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD); // the channel's thread is up and warm
+            try (KernelSyscallCounter ck = KernelSyscallCounter.forThread(org.sysframe.unix.Self.tid(), KINDS);
+                 KernelSyscallCounter sk = KernelSyscallCounter.forThread(channel.threadId(), KINDS)) {
+                SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
+                SyscallCounts sl0 = channel.counters().snapshot(), sk0 = sk.read();
+                long t0 = System.nanoTime();
+                for (int i = 0; i < CALLS; i++) {
+                    Response r = c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD);
+                    assertEquals(PAYLOAD, r.length());
+                    assertEquals((byte) 217, r.getByte(31));
+                }
+                SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
+                long elapsed = System.nanoTime() - t0;
+                // The channel's thread wakes the client before it sleeps again: wait until it does.
+                Thread.sleep(50);
+                SyscallCounts sl1 = channel.counters().snapshot(), sk1 = sk.read();
+                Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)), elapsed);
+                System.out.printf("shared memory, %s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
+                        mode, CALLS, PAYLOAD, run.client.library, run.client.kernel, run.server.library, run.server.kernel);
+                assertLibraryIsKernel("client", run.client);
+                assertLibraryIsKernel("server", run.server);
+                return run;
+            }
+        }
+    }
+
+    /** Every kind but futex equal; futex: the kernel's at least the library's, the JVM's own on top bounded. */
+    static void assertLibraryIsKernel(String side, Cost c) {
+        SyscallCounts noFutex = SyscallCounts.builder().futex(c.kernel.get(SyscallKind.FUTEX)).build();
+        SyscallCounts libNoFutex = SyscallCounts.builder().futex(c.library.get(SyscallKind.FUTEX)).build();
+        assertEquals(c.library.minus(libNoFutex), c.kernel.minus(noFutex), side + ": library vs kernel, futex aside");
+        long over = c.kernel.get(SyscallKind.FUTEX) - c.library.get(SyscallKind.FUTEX);
+        assertTrue(over >= 0 && over <= CALLS / 10, side + ": the JVM's own futex calls over the library's: " + over);
+    }
+
+    @Test
+    void spinningBothSidesCostsNoSyscallAtAll() throws Exception {
+        Run r = run(WaitMode.SPIN);
+        // None per call. A spinning client looks at the socket once a single wait has lasted 50 ms (the
+        // server's thread did not run: a loaded machine); on an idle one there is no such wait.
+        long peeks = r.client.library.get(SyscallKind.RECVFROM);
+        assertEquals(SyscallCounts.builder().recvfrom(peeks).build(), r.client.library);
+        assertTrue(peeks <= r.elapsedNanos / 50_000_000L, peeks + " looks at the socket in " + r.elapsedNanos / 1_000_000 + " ms");
+        assertEquals(SyscallCounts.ZERO, r.server.library);
+    }
+
+    @Test
+    void blockingBothSidesCostsOnlyFutexCallsAtMostTwoPerCallEachSide() throws Exception {
+        Run r = run(WaitMode.BLOCK);
+        long futex = r.client.library.get(SyscallKind.FUTEX);
+        // A futex sleep is cut in 20 ms slices; one that brought nothing (a loaded machine) is followed by
+        // one look at the socket (recvfrom MSG_PEEK): one per slice at most, never per call.
+        long peeks = r.client.library.get(SyscallKind.RECVFROM);
+        assertEquals(futex + peeks, r.client.library.total(), "nothing but futex and peeks: " + r.client.library);
+        assertTrue(peeks <= r.elapsedNanos / 20_000_000L + 1, peeks + " peeks in " + r.elapsedNanos / 1_000_000 + " ms");
+        assertTrue(futex >= CALLS && futex <= 2L * CALLS, "client futex calls: " + futex);
+        long served = r.server.library.get(SyscallKind.FUTEX);
+        assertEquals(served, r.server.library.total(), "nothing but futex: " + r.server.library);
+        assertTrue(served >= CALLS && served <= 2L * CALLS + 5, "server futex calls: " + served);
+    }
+
+    @Test
+    void aSpinningCallAllocatesNothing() throws Exception {
+        String path = dir.resolve("alloc.sock").toString();
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(WaitMode.SPIN));
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(WaitMode.SPIN));
+             Arena a = Arena.ofConfined()) {
+            MemorySegment payload = a.allocate(1024);
+            long bytes = -1;
+            for (int attempt = 0; attempt < 20 && bytes != 0; attempt++) { // the first rounds run before the JIT
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 10_000; i++) c.sendRecv(GroutApi.PING, payload, 0, (i & 1) == 0 ? 32 : 1024);
+                bytes = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            assertEquals(0, bytes, "bytes allocated by 10,000 calls over shared memory");
+        }
+    }
+}

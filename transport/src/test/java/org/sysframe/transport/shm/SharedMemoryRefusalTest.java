@@ -1,0 +1,137 @@
+package org.sysframe.transport.shm;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.transport.Backend;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.internal.shm.ShmProtocol;
+import org.sysframe.transport.internal.shm.ShmSegment;
+import org.sysframe.transport.support.RawConn;
+import org.sysframe.transport.support.RawRequest;
+import org.sysframe.transport.support.RawServer;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.ResponseHeader;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SharedMemory;
+import org.sysframe.testsupport.ProcessProbe;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * What the client accepts as a channel from a hostile or foreign server (a raw server on a real
+ * socket): an error answer leaves it on the socket; an unsealed memfd, a size other than announced, a
+ * bad magic or no descriptor fail the connect with one line, and leave no descriptor or mapping behind.
+ */
+class SharedMemoryRefusalTest {
+    static final int CAPACITY = 4096;
+
+    @TempDir Path dir;
+
+    ClientOptions client(String path) {
+        return ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true);
+    }
+
+    /** A server answering SHM_OPEN with the segment fd, announcing size, then waiting for the client to go. */
+    static RawServer.Script answering(boolean seal, long announce, int magic, boolean attach) {
+        return c -> {
+            RawRequest r = c.readRequest();
+            assertEquals(ShmProtocol.OPEN, r.type());
+            int fd = SharedMemory.create("impostor");
+            try (Arena a = Arena.ofConfined()) {
+                long size = ShmSegment.sizeFor(CAPACITY);
+                SharedMemory.truncate(fd, size);
+                MemorySegment m = SharedMemory.map(fd, size, a);
+                m.set(JAVA_INT, 0, magic);
+                m.set(JAVA_INT, 4, ShmSegment.VERSION);
+                m.set(JAVA_LONG, 8, size);
+                m.set(JAVA_INT, 16, CAPACITY);
+                m.set(JAVA_INT, 20, 4096);
+                if (seal) SharedMemory.addSeals(fd, SharedMemory.SIZE_SEALS);
+                MemorySegment answer = a.allocate(ResponseHeader.SIZE + ShmProtocol.RESPONSE_SIZE, 8);
+                ResponseHeader.write(answer, 0, r.id(), 0, ShmProtocol.RESPONSE_SIZE);
+                answer.set(JAVA_INT_UNALIGNED, 12, ShmSegment.MAGIC);
+                answer.set(JAVA_INT_UNALIGNED, 16, ShmSegment.VERSION);
+                answer.set(JAVA_LONG_UNALIGNED, 20, announce);
+                if (attach) c.socket.sendFd(answer, 0, answer.byteSize(), fd);
+                else c.socket.sendFully(answer, 0, answer.byteSize());
+            } finally {
+                SharedMemory.close(fd);
+            }
+            c.awaitEof();
+        };
+    }
+
+    ErrnoException refused(RawServer.Script script) throws Exception {
+        String path = dir.resolve("impostor.sock").toString();
+        long fds = ProcessProbe.openFds();
+        ErrnoException e;
+        try (RawServer s = new RawServer(path, script)) {
+            e = assertThrows(ErrnoException.class, () -> GroutClient.connect(client(path)));
+            s.awaitScript();
+        }
+        assertEquals(Errno.EPROTO, e.errno());
+        assertEquals(fds, ProcessProbe.openFds(), "descriptors after the refusal");
+        assertEquals(0, MemfdProbe.mappings(), "memfd mappings after the refusal");
+        assertEquals(0, MemfdProbe.descriptors(), "memfd descriptors after the refusal");
+        return e;
+    }
+
+    @Test
+    void anErrorAnswerLeavesTheClientOnTheSocket() throws Exception {
+        String path = dir.resolve("enotsup.sock").toString();
+        try (RawServer s = new RawServer(path, c -> {
+            RawRequest r = c.readRequest();
+            assertEquals(ShmProtocol.OPEN, r.type());
+            c.respond(r.id(), Errno.ENOTSUP, new byte[0]);
+            RawRequest ping = c.expect(GroutApi.PING, new byte[] {1, 2, 3});
+            c.respond(ping.id(), 0, new byte[] {1, 2, 3});
+            c.awaitEof();
+        }); GroutClient c = GroutClient.connect(client(path)); Arena a = Arena.ofConfined()) {
+            assertFalse(c.sharedMemory());
+            MemorySegment p = a.allocate(3);
+            p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 1);
+            p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 1, (byte) 2);
+            p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 2, (byte) 3);
+            assertEquals(3, c.sendRecv(GroutApi.PING, p, 0, 3).length());
+            c.close();
+            s.awaitScript();
+        }
+    }
+
+    @Test
+    void anUnsealedSegmentIsRefused() throws Exception {
+        ErrnoException e = refused(answering(false, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC, true));
+        assertEquals("shared memory: EPROTO (71) Protocol error: the segment is not sealed (seals 0x0, "
+                + "want F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL 0x7)", e.getMessage());
+    }
+
+    @Test
+    void aSizeOtherThanAnnouncedIsRefused() throws Exception {
+        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY * 2), ShmSegment.MAGIC, true));
+        assertEquals("shared memory: EPROTO (71) Protocol error: the segment is 12288 bytes, the server announced 20480", e.getMessage());
+    }
+
+    @Test
+    void aBadMagicIsRefused() throws Exception {
+        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), 0x12345678, true));
+        assertEquals("shared memory: EPROTO (71) Protocol error: bad magic 0x12345678 (want 0x53485346)", e.getMessage());
+    }
+
+    @Test
+    void anAnswerWithoutADescriptorIsRefused() throws Exception {
+        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC, false));
+        assertEquals("shared memory: EPROTO (71) Protocol error: the answer to SHM_OPEN came without a descriptor", e.getMessage());
+    }
+}
