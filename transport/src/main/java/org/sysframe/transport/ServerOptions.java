@@ -39,6 +39,7 @@ public final class ServerOptions {
     private boolean emptyHelloResponse;
     private int sharedMemoryRing;
     private WaitMode sharedMemoryWait;
+    private int sharedMemoryChannels = 64;
     private int readBuffer = 8192;
     private int maxQueuedOutput = 4 << 20;
     private int backlog = 128;
@@ -287,6 +288,17 @@ public final class ServerOptions {
      */
     public ServerOptions sharedMemoryWaitMode(WaitMode mode) { this.sharedMemoryWait = java.util.Objects.requireNonNull(mode); return this; }
 
+    /**
+     * At most n shared-memory channels open at once (default 64): each is a thread and a segment, whose
+     * bytes are also taken from the {@link #memoryBudget}. Past either, SHM_OPEN is answered EBUSY
+     * (logged, rate-limited) and the client stays on the socket.
+     */
+    public ServerOptions sharedMemoryChannels(int n) {
+        if (n < 1 || n > 4096) throw new IllegalArgumentException("shared-memory channels " + n + ": 1 to 4096");
+        this.sharedMemoryChannels = n;
+        return this;
+    }
+
     /** As {@link #sharedMemory(boolean)} on, with rings of ringBytes each. */
     public ServerOptions sharedMemoryRing(int ringBytes) {
         if (!org.sysframe.transport.internal.shm.ShmSegment.validCapacity(ringBytes)) {
@@ -300,7 +312,7 @@ public final class ServerOptions {
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend,
-                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait);
+                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

@@ -148,6 +148,9 @@ class SharedMemoryHostilePeerTest {
             // One first: the server's threads and classes are up before the baseline.
             RawChannel.open(path).close();
             Awaits.awaitEquals(0, () -> ShmServer.channels().size(), Duration.ofSeconds(20), "channels open");
+            // ... and gone: its segment unmapped and its descriptors closed (after its thread ended), as at the end.
+            Awaits.awaitEquals(0, MemfdProbe::mappings, Duration.ofSeconds(20), "memfd mappings");
+            Awaits.awaitEquals(0, MemfdProbe::descriptors, Duration.ofSeconds(20), "memfd descriptors");
             long fds = ProcessProbe.openFds();
             MemorySegment p = a.allocate(1000);
             for (int i = 0; i < 1000; i++) {

@@ -17,7 +17,7 @@ public final class MemoryBudget {
     public MemoryBudget(long limit) { this.limit = limit; }
 
     /** Takes n bytes if they fit under the limit; false (and nothing taken) if not. */
-    boolean tryTake(long n) {
+    public boolean tryTake(long n) {
         while (true) {
             long u = used.get();
             if (u + n > limit) return false;
@@ -26,7 +26,7 @@ public final class MemoryBudget {
     }
 
     /** Gives back n bytes taken earlier. */
-    void give(long n) {
+    public void give(long n) {
         if (used.addAndGet(-n) < 0) throw new IllegalStateException("memory budget given back more than was taken");
     }
 

@@ -12,6 +12,8 @@ import org.sysframe.transport.internal.io.MemoryBudget;
  */
 public final class ServerLimits {
     public final MemoryBudget memory;
+    /** Shared-memory channels open now (each takes its segment's bytes from {@link #memory} too). */
+    public final java.util.concurrent.atomic.AtomicInteger channels = new java.util.concurrent.atomic.AtomicInteger();
     final LogLimiter refusedUid;
     final LogLimiter badHello;
     final LogLimiter oversize;
@@ -20,6 +22,8 @@ public final class ServerLimits {
     final LogLimiter slowReader;
     final LogLimiter overBudget;
     final LogLimiter handlerFailed;
+    /** SHM_OPEN refused at the channel limit or the budget. */
+    public final LogLimiter channelRefused;
     private final LogLimiter[] all;
 
     public ServerLimits(ServerConfig config) {
@@ -34,7 +38,8 @@ public final class ServerLimits {
         slowReader = new LogLimiter("slow reader", n, interval);
         overBudget = new LogLimiter("output over the server's memory budget", n, interval);
         handlerFailed = new LogLimiter("handler failed", n, interval);
-        all = new LogLimiter[] {refusedUid, badHello, oversize, requestTimeout, idleTimeout, slowReader, overBudget, handlerFailed};
+        channelRefused = new LogLimiter("shared-memory channel refused", n, interval);
+        all = new LogLimiter[] {refusedUid, badHello, oversize, requestTimeout, idleTimeout, slowReader, overBudget, handlerFailed, channelRefused};
     }
 
     /** Whether a limiter holds a count to log (a loop's timer should run to log it in time). */

@@ -40,6 +40,7 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     private static final long SLICE_NANOS = 20_000_000L;
 
     private final ServerLoop<?> host;
+    private final ShmServer.Slot slot; // its share of the server's channels and memory budget
     private final ShmSegment segment;
     private final ShmRing in;
     private final ShmRing out;
@@ -53,9 +54,10 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     private Channel channel;
     private ErrnoException corrupt;
 
-    ShmLoop(int channel, ServerLoop<?> host, ShmSegment segment, UnixSocket socket, int peerPid, int peerUid) throws ErrnoException {
+    ShmLoop(int channel, ServerLoop<?> host, ShmSegment segment, UnixSocket socket, int peerPid, int peerUid, ShmServer.Slot slot) throws ErrnoException {
         super(host.index, host.config, host.routes(), host.limits()); // the index places it: on its loop's CPU
         this.host = host;
+        this.slot = slot;
         this.segment = segment;
         this.in = segment.requests();
         this.out = segment.answers();
@@ -189,7 +191,10 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     protected void attach(Channel s, ServerConnection c) { s.connection = c; }
 
     @Override
-    protected void closeDriver() { segment.close(); }
+    protected void closeDriver() {
+        segment.close();
+        slot.release();
+    }
 
     /** The waiter's steps: a look at the rings and the task queue (no syscall); a sleep on the request ring's futex word. */
     private final class Steps implements Waiter.Steps {

@@ -60,11 +60,17 @@ public final class ShmServer {
             c.respond(id, Errno.EBUSY, MemorySegment.NULL, 0, 0, false);
             return;
         }
+        Slot slot = Slot.take(host.limits(), host.config.sharedMemoryChannels(), ShmSegment.sizeFor(host.config.sharedMemoryRing()), c.peerPid());
+        if (slot == null) {
+            c.respond(id, Errno.EBUSY, MemorySegment.NULL, 0, 0, false);
+            return;
+        }
         int[] fd = {-1};
         ShmSegment segment;
         try {
             segment = ShmSegment.create("sysframe-shm", host.config.sharedMemoryRing(), fd);
         } catch (ErrnoException e) {
+            slot.release();
             LOG.log(Level.WARNING, String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
                     c.peerPid(), e.getMessage()));
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
@@ -72,9 +78,10 @@ public final class ShmServer {
         }
         ShmLoop loop;
         try {
-            loop = new ShmLoop(CHANNELS.incrementAndGet(), host, segment, socket, c.peerPid(), c.peerUid());
+            loop = new ShmLoop(CHANNELS.incrementAndGet(), host, segment, socket, c.peerPid(), c.peerUid(), slot);
         } catch (ErrnoException e) {
             segment.close();
+            slot.release();
             SharedMemory.close(fd[0]);
             LOG.log(Level.WARNING, String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
                     c.peerPid(), e.getMessage()));
@@ -85,6 +92,7 @@ public final class ShmServer {
             OPEN.add(loop);
             if (!loop.begin()) {
                 OPEN.remove(loop);
+                slot.release();
                 SharedMemory.close(fd[0]);
                 c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
                 return;
@@ -103,5 +111,45 @@ public final class ShmServer {
             SharedMemory.close(fd[0]); // the client has its own now; the server keeps the mapping
         }
         if (LOG.isLoggable(Level.DEBUG)) LOG.log(Level.DEBUG, "pid=" + c.peerPid() + ": shared-memory channel of " + segment.size() + " bytes");
+    }
+
+    /**
+     * A channel's share of the server's limits: one of {@link org.sysframe.transport.ServerOptions#sharedMemoryChannels}
+     * and its segment's bytes of the memory budget, given back once (when the segment is unmapped).
+     */
+    static final class Slot {
+        private final org.sysframe.transport.internal.server.ServerLimits limits;
+        private final long bytes;
+        private final java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+        private Slot(org.sysframe.transport.internal.server.ServerLimits limits, long bytes) {
+            this.limits = limits;
+            this.bytes = bytes;
+        }
+
+        /** The slot, or null (logged, rate-limited) when max channels are open or the budget has no room for bytes. */
+        static Slot take(org.sysframe.transport.internal.server.ServerLimits limits, int max, long bytes, int peerPid) {
+            if (limits.channels.incrementAndGet() > max) {
+                limits.channels.decrementAndGet();
+                limits.channelRefused.warn(String.format("pid=%d: shared-memory channel refused: %d channels open, the limit: the client stays on the socket",
+                        peerPid, max));
+                return null;
+            }
+            if (!limits.memory.tryTake(bytes)) {
+                limits.channels.decrementAndGet();
+                limits.channelRefused.warn(String.format(
+                        "pid=%d: shared-memory channel refused: its %d bytes do not fit the memory budget (%d of %d bytes used): the client stays on the socket",
+                        peerPid, bytes, limits.memory.used(), limits.memory.limit()));
+                return null;
+            }
+            return new Slot(limits, bytes);
+        }
+
+        /** Gives the channel and its bytes back (idempotent). */
+        void release() {
+            if (!held.compareAndSet(true, false)) return;
+            limits.memory.give(bytes);
+            limits.channels.decrementAndGet();
+        }
     }
 }
