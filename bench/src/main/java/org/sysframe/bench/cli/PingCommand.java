@@ -151,6 +151,9 @@ final class PingCommand implements Callable<Integer> {
             if (o.freeze().backend() != org.sysframe.transport.Backend.EPOLL) {
                 throw new IllegalArgumentException("--threads: the shared client runs on epoll: leave out --backend " + backend);
             }
+            if (o.freeze().sharedMemory()) {
+                throw new IllegalArgumentException("--threads: the shared client stays on the socket: leave out --transport shm");
+            }
             if (count < threads) throw new IllegalArgumentException("-n " + count + ": at least one call per thread (--threads " + threads + ")");
             return runShared(o);
         }

@@ -56,6 +56,7 @@ class PingThreadsTest {
         assertEquals("--threads 0: expected 1..10000", refused("-s", s, "--threads", "0"));
         assertEquals("--threads 10001: expected 1..10000", refused("-s", s, "--threads", "10001"));
         assertEquals("--virtual needs --threads N (the callers it makes virtual)", refused("-s", s, "--virtual"));
+        assertEquals("--threads: the shared client stays on the socket: leave out --transport shm", refused("-s", s, "--threads", "4", "--transport", "shm"));
         assertEquals("--threads calls one at a time on each thread: leave out --depth", refused("-s", s, "--threads", "4", "--depth", "8"));
         assertEquals("--threads sends GR_PING: leave out --ping2", refused("-s", s, "--threads", "4", "--ping2"));
         assertEquals("--threads runs its callers unpinned: leave out --cpu", refused("-s", s, "--threads", "4", "--cpu", "0"));
