@@ -6,10 +6,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,31 +28,14 @@ class PingFailuresTest {
     private static final String RATE = "[0-9,]+";
     @TempDir Path dir;
 
-    private record Outcome(String error, List<String> out) {}
-
     /** Runs ping with args on path in this JVM: its one error line (null when it succeeded) and what it printed. */
-    private Outcome ping(String path, String... args) throws Exception {
-        PingCommand cmd = new PingCommand();
-        picocli.CommandLine cl = new picocli.CommandLine(cmd);
-        List<String> all = new java.util.ArrayList<>(List.of("-s", path));
-        all.addAll(List.of(args));
-        cl.parseArgs(all.toArray(String[]::new));
-        PrintStream was = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        String error = null;
-        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-        try {
-            cmd.call();
-        } catch (IOException e) {
-            error = e.getMessage();
-        } finally {
-            System.setOut(was);
+    private PingRuns.Outcome ping(String path, String... args) throws Exception {
+        PingRuns.Outcome o = PingRuns.run(path, List.of(args));
+        if (o.command().interruptedHook != null) {
+            assertFalse(Runtime.getRuntime().removeShutdownHook(o.command().interruptedHook), "the interrupted line's hook is gone: no second line");
         }
-        if (cmd.interruptedHook != null) {
-            assertFalse(Runtime.getRuntime().removeShutdownHook(cmd.interruptedHook), "the interrupted line's hook is gone: no second line");
-        }
-        if (error != null) assertFalse(error.contains("\n"), "one line: " + error);
-        return new Outcome(error, buf.toString(StandardCharsets.UTF_8).lines().toList());
+        if (o.error() != null) assertFalse(o.error().contains("\n"), "one line: " + o.error());
+        return o;
     }
 
     private static void assertMatches(String regex, String actual) {
@@ -68,16 +47,16 @@ class PingFailuresTest {
     void pipeliningAgainstAServerThatAnswersOneRequestPerReadEndsAtTheTimeoutWithOneLine(String backend) throws Exception {
         String path = dir.resolve("api-c.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.ONE_REQUEST_PER_READ)) {
-            Outcome o = ping(path, "-n", "100", "-l", "32", "--depth", "4", "--warmup", "0", "--timeout", "300", "--backend", backend);
+            PingRuns.Outcome o = ping(path, "-n", "100", "-l", "32", "--depth", "4", "--warmup", "0", "--timeout", "300", "--backend", backend);
             assertMatches(Pattern.quote("about 1 of 100 calls completed in ") + S + " s \\(" + RATE + " calls/s\\): "
                     + Pattern.quote("pipelined ping: ETIMEDOUT (110) Connection timed out: the server stopped answering: 4 sent, 1 answered,"
                     + " then nothing came for ") + S + Pattern.quote(" s (--timeout 300 ms); a server that answers one request per read"
-                    + " (as Grout's api.c does) cannot be pipelined: try --depth 1"), o.error);
-            assertEquals(1, o.out.size(), "only the line saying what runs: " + o.out);
-            assertTrue(o.out.get(0).startsWith("performing 100 ping calls after 0 untimed warm-up calls"), o.out.get(0));
+                    + " (as Grout's api.c does) cannot be pipelined: try --depth 1"), o.error());
+            assertEquals(1, o.out().size(), "only the line saying what runs: " + o.out());
+            assertTrue(o.out().get(0).startsWith("performing 100 ping calls after 0 untimed warm-up calls"), o.out().get(0));
             // What it suggests works.
-            Outcome one = ping(path, "-n", "100", "-l", "32", "--depth", "1", "--warmup", "0", "--timeout", "300", "--backend", backend);
-            assertEquals(null, one.error);
+            PingRuns.Outcome one = ping(path, "-n", "100", "-l", "32", "--depth", "1", "--warmup", "0", "--timeout", "300", "--backend", backend);
+            assertEquals(null, one.error());
         }
     }
 
@@ -85,9 +64,9 @@ class PingFailuresTest {
     void aFailureInTheWarmUpSaysSo() throws Exception {
         String path = dir.resolve("warm.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.ONE_REQUEST_PER_READ)) {
-            Outcome o = ping(path, "-n", "100", "-l", "32", "--depth", "4", "--warmup", "10", "--timeout", "300");
+            PingRuns.Outcome o = ping(path, "-n", "100", "-l", "32", "--depth", "4", "--warmup", "10", "--timeout", "300");
             assertMatches(Pattern.quote("in the warm-up: about 1 of 10 warm-up calls completed in ") + S + " s \\(" + RATE
-                    + " calls/s\\): pipelined ping: ETIMEDOUT .*: try --depth 1", o.error);
+                    + " calls/s\\): pipelined ping: ETIMEDOUT .*: try --depth 1", o.error());
         }
     }
 
@@ -96,10 +75,10 @@ class PingFailuresTest {
     void aGrPingThatDoesNotEchoGetsItsOwnLineAndDashL0Works(String depth) throws Exception {
         String path = dir.resolve("empty-ping.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.EMPTY_PING)) {
-            Outcome o = ping(path, "-n", "10", "-l", "32", "--depth", depth, "--warmup", "0", "--timeout", "2000");
+            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--depth", depth, "--warmup", "0", "--timeout", "2000");
             assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S + Pattern.quote(" s (0 calls/s): ping: EBADMSG (74) Bad message:"
-                    + " the server's GR_PING does not echo (answered 0 of 32 bytes): use -l 0 or --ping2"), o.error);
-            assertEquals(null, ping(path, "-n", "10", "-l", "0", "--depth", depth, "--warmup", "0").error);
+                    + " the server's GR_PING does not echo (answered 0 of 32 bytes): use -l 0 or --ping2"), o.error());
+            assertEquals(null, ping(path, "-n", "10", "-l", "0", "--depth", depth, "--warmup", "0").error());
         }
     }
 
@@ -109,9 +88,9 @@ class PingFailuresTest {
         String path = dir.resolve("one-byte.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.ONE_BYTE_WRONG)) {
             // The payload is (i * 31 + 7): byte 5 is 0xa2, and the server answers ~0xa2 there, the rest right.
-            Outcome o = ping(path, "-n", "10", "-l", "32", "--depth", depth, "--warmup", "0");
+            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--depth", depth, "--warmup", "0");
             assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S
-                    + Pattern.quote(" s (0 calls/s): ping: EBADMSG (74) Bad message: echo differs at byte 5 of 32: sent 0xa2, answered 0x5d"), o.error);
+                    + Pattern.quote(" s (0 calls/s): ping: EBADMSG (74) Bad message: echo differs at byte 5 of 32: sent 0xa2, answered 0x5d"), o.error());
         }
     }
 
@@ -120,9 +99,9 @@ class PingFailuresTest {
     void aServerThatNeverAnswersEndsTheRunAtTheTimeout(String backend) throws Exception {
         String path = dir.resolve("silent.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.SILENT)) {
-            Outcome o = ping(path, "-n", "10", "-l", "32", "--warmup", "0", "--timeout", "200", "--backend", backend);
+            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--warmup", "0", "--timeout", "200", "--backend", backend);
             assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S + Pattern.quote(" s (0 calls/s): recv(" + path + "): ETIMEDOUT (110)"
-                    + " Connection timed out: no answer to request 2 within the receive timeout of 200 ms"), o.error);
+                    + " Connection timed out: no answer to request 2 within the receive timeout of 200 ms"), o.error());
         }
     }
 

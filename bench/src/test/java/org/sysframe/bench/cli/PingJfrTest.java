@@ -8,10 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,25 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PingJfrTest {
     @TempDir Path dir;
 
-    private record Outcome(String error, List<String> out) {}
-
-    private static Outcome ping(String path, String... args) throws Exception {
-        PingCommand cmd = new PingCommand();
-        List<String> all = new java.util.ArrayList<>(List.of("-s", path));
-        all.addAll(List.of(args));
-        new picocli.CommandLine(cmd).parseArgs(all.toArray(String[]::new));
-        PrintStream was = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        String error = null;
-        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-        try {
-            cmd.call();
-        } catch (IOException e) {
-            error = e.getMessage();
-        } finally {
-            System.setOut(was);
-        }
-        return new Outcome(error, buf.toString(StandardCharsets.UTF_8).lines().toList());
+    private static PingRuns.Outcome ping(String path, String... args) throws Exception {
+        return PingRuns.run(path, List.of(args));
     }
 
     private static List<RecordedEvent> events(Path file, String name) throws IOException {
@@ -62,12 +42,12 @@ class PingJfrTest {
         String path = dir.resolve("jfr.sock").toString();
         Path file = dir.resolve("ping.jfr");
         try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path))) {
-            Outcome o = ping(path, "-n", "300", "-l", "32", "--warmup", "20", "--jfr", file.toString());
-            assertEquals(null, o.error);
+            PingRuns.Outcome o = ping(path, "-n", "300", "-l", "32", "--warmup", "20", "--jfr", file.toString());
+            assertEquals(null, o.error());
             assertEquals("flight recording written to " + file + " (read it with: jfr print --events 'org.sysframe.*' " + file + ")",
-                    o.out.get(o.out.size() - 1));
-            assertEquals(1, o.out.stream().filter(l -> l.startsWith("flight recording")).count(), o.out.toString());
-            String ranOn = o.out.stream().filter(l -> l.startsWith("ran on: ")).findFirst().orElseThrow();
+                    o.out().get(o.out().size() - 1));
+            assertEquals(1, o.out().stream().filter(l -> l.startsWith("flight recording")).count(), o.out().toString());
+            String ranOn = o.out().stream().filter(l -> l.startsWith("ran on: ")).findFirst().orElseThrow();
             assertTrue(ranOn.matches("ran on: client cpu [0-9,]+; server cpu unknown \\(the server runs in this process \\(pid "
                     + ProcessHandle.current().pid() + "\\), where its threads are not told apart from the client's\\)"), ranOn);
         }
@@ -88,10 +68,10 @@ class PingJfrTest {
         String path = dir.resolve("silent.sock").toString();
         Path file = dir.resolve("failed.jfr");
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.SILENT)) {
-            Outcome o = ping(path, "-n", "10", "-l", "32", "--warmup", "0", "--timeout", "200", "--jfr", file.toString());
-            assertTrue(o.error != null && o.error.endsWith("no answer to request 2 within the receive timeout of 200 ms"), o.error);
+            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--warmup", "0", "--timeout", "200", "--jfr", file.toString());
+            assertTrue(o.error() != null && o.error().endsWith("no answer to request 2 within the receive timeout of 200 ms"), o.error());
             assertEquals("flight recording written to " + file + " (read it with: jfr print --events 'org.sysframe.*' " + file + ")",
-                    o.out.get(o.out.size() - 1));
+                    o.out().get(o.out().size() - 1));
         }
         List<RecordedEvent> trips = events(file, "org.sysframe.RoundTrip");
         assertEquals(1, trips.size(), "the call that failed");

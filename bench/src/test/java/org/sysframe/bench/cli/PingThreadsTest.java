@@ -8,11 +8,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,19 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PingThreadsTest {
     @TempDir Path dir;
 
-    /** Runs ping with args in this JVM and returns what it printed. */
+    /** Runs ping with args in this JVM and returns what it printed (a failure is the test's). */
     private static String ping(String... args) throws Exception {
-        PingCommand cmd = new PingCommand();
-        new picocli.CommandLine(cmd).parseArgs(args);
-        PrintStream was = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-        try {
-            cmd.call();
-        } finally {
-            System.setOut(was);
-        }
-        return buf.toString(StandardCharsets.UTF_8);
+        PingRuns.Outcome o = PingRuns.run(args);
+        if (o.error() != null) throw new AssertionError("ping failed: " + o.error());
+        return String.join("\n", o.out()) + "\n";
     }
 
     private static String refused(String... args) {
