@@ -45,14 +45,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * waiting for its answer that finds nobody receiving takes the receiving role and reads, with the
  * options' {@link RecvFraming} (a read-ahead takes many answers per recv); it matches each answer
  * to its caller by id, copies it into that caller's buffer and unparks it; when its own answer came
- * it leaves and wakes the oldest caller still waiting, which takes the role. A caller alone so sends
+ * it hands out the answers already buffered, leaves and wakes the oldest caller still waiting, which
+ * takes the role. A caller alone so sends
  * and receives on its own thread, as a {@link GroutClient} does. Futures are received by whoever
  * holds the role, and, when no blocking caller waits, by a standby platform thread of the client
  * ("sysframe-shared-reader", started by the first {@link #callAsync}). A blocking {@link #call}
  * copies the answer into the segment the caller gave; {@link #callAsync} and
  * {@link #call(int, MemorySegment)} give a copy the caller owns.
  *
- * <p><b>No carrier pinning.</b> No thread ever blocks in a foreign call on behalf of a caller: a caller
+ * <p><b>No carrier pinning.</b> No virtual thread ever blocks in a foreign call: a caller
  * waits for its answer by parking (a virtual thread frees its carrier); a sender sends with
  * MSG_DONTWAIT and waits for room by parking in the JVM's poller (an epoll instance on a platform
  * thread). A receiver on a platform thread blocks in recv (under the receive timeout); one on a
@@ -599,6 +600,9 @@ public final class SharedGroutClient implements AutoCloseable {
                 if (Thread.currentThread().isInterrupted()) break;
                 if (!pump.pumpBy(sink, deadline, receiveTimeoutNanos)) break;
             }
+            // Its own answer came: the answers already buffered go to their callers now, not after a hand-off to the next receiver
+            // (which, on virtual threads, runs only after every caller made runnable before it). Measured: docs/concurrency.md.
+            if (s.state != WAITING && !closed) pump.drainBuffered(sink);
         } catch (ErrnoException e) {
             // A virtual receiver's interrupt ends its wait in the poller: its own call's business (the caller throws EINTR).
             if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) receiveFailed(e);
