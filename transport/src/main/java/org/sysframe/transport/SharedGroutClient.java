@@ -602,7 +602,7 @@ public final class SharedGroutClient implements AutoCloseable {
             }
             // Its own answer came: the answers already buffered go to their callers now, not after a hand-off to the next receiver
             // (which, on virtual threads, runs only after every caller made runnable before it). Measured: docs/concurrency.md.
-            if (s.state != WAITING && !closed) pump.drainBuffered(sink);
+            if (s.state == DONE && !closed) pump.drainBuffered(sink);
         } catch (ErrnoException e) {
             // A virtual receiver's interrupt ends its wait in the poller: its own call's business (the caller throws EINTR).
             if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) receiveFailed(e);
