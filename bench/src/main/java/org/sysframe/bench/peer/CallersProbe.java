@@ -263,6 +263,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             }
             Set<Integer> kernelTids = new TreeSet<>();
             boolean libraryKinds = p.kinds.equals(SyscallKind.LIBRARY);
+            if (libraryKinds) settlePoller(tids);
             Set<Integer> platformCallers = new TreeSet<>();
             for (Caller c : p.callers) if (c.tid != 0) platformCallers.add(c.tid);
             for (int tid : tids) {
@@ -291,6 +292,30 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                 }
             }
             return new Side(library, empty, uring, kernel, cpu, cpus, all, counted, same);
+        }
+
+        /**
+         * Waits (at most 200 ms) until the JVM's poller thread is back in epoll_wait: the kernel counts a
+         * call when it enters, the library when it returns, so a sample taken while the poller is
+         * between two waits (it just unparked the last callers) would be one off.
+         */
+        private static void settlePoller(Set<Integer> tids) throws IOException {
+            for (int tid : tids) {
+                if (!libraryThread(tid) || !comm(tid).equals("sysframe-poller")) continue;
+                try {
+                    org.sysframe.unix.ThreadSyscall.awaitParked(tid, java.time.Duration.ofMillis(200));
+                } catch (IOException notParked) {
+                    // busy all along: the sample is taken anyway (a disagreement then shows in the k=l column)
+                }
+            }
+        }
+
+        private static String comm(int tid) {
+            try {
+                return Files.readString(Path.of("/proc/self/task/" + tid + "/comm")).trim();
+            } catch (IOException gone) {
+                return "";
+            }
         }
 
         /** Whether thread tid of this JVM may make the library's calls: a carrier of virtual threads, the poller, a standby receiver. */
