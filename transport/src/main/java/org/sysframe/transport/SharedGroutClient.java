@@ -3,7 +3,7 @@ package org.sysframe.transport;
 import org.sysframe.transport.internal.client.ClientConnect;
 import org.sysframe.transport.internal.client.MainModulePayloads;
 import org.sysframe.transport.internal.io.FdPoller;
-import org.sysframe.transport.internal.epoll.SocketLink;
+import org.sysframe.transport.internal.epoll.SharedSocketLink;
 import org.sysframe.transport.internal.io.MessagePump;
 import org.sysframe.transport.internal.io.MessageReader;
 import org.sysframe.transport.wire.GroutApi;
@@ -41,16 +41,23 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link SendFraming} of the options does not apply: a batch of many requests is one contiguous run of
  * bytes), so a caller's payload may be confined to its own thread or on the heap.
  *
- * <p><b>Answers.</b> One platform thread of the client ("sysframe-shared-reader") owns the receive
- * side: it reads with the options' {@link RecvFraming} (a read-ahead takes many answers per recv),
- * matches each answer to its caller by id, copies it into that caller's buffer and unparks it. A
- * blocking {@link #call} copies the answer into the segment the caller gave; {@link #callAsync} and
+ * <p><b>Answers (leader/follower).</b> There is no reader thread for blocking calls: a caller
+ * waiting for its answer that finds nobody receiving takes the receiving role and reads, with the
+ * options' {@link RecvFraming} (a read-ahead takes many answers per recv); it matches each answer
+ * to its caller by id, copies it into that caller's buffer and unparks it; when its own answer came
+ * it hands out the answers already buffered, leaves and wakes the oldest caller still waiting, which
+ * takes the role. A caller alone so sends
+ * and receives on its own thread, as a {@link GroutClient} does. Futures are received by whoever
+ * holds the role, and, when no blocking caller waits, by a standby platform thread of the client
+ * ("sysframe-shared-reader", started by the first {@link #callAsync}). A blocking {@link #call}
+ * copies the answer into the segment the caller gave; {@link #callAsync} and
  * {@link #call(int, MemorySegment)} give a copy the caller owns.
  *
- * <p><b>No carrier pinning.</b> No thread ever blocks in a foreign call on behalf of a caller: a caller
+ * <p><b>No carrier pinning.</b> No virtual thread ever blocks in a foreign call: a caller
  * waits for its answer by parking (a virtual thread frees its carrier); a sender sends with
  * MSG_DONTWAIT and waits for room by parking in the JVM's poller (an epoll instance on a platform
- * thread). Only the reader thread, a platform thread, blocks in recv. The io_uring backend does not
+ * thread). A receiver on a platform thread blocks in recv (under the receive timeout); one on a
+ * virtual thread receives with MSG_DONTWAIT and parks in the poller. The io_uring backend does not
  * apply to this client's own I/O ({@link #backend()} is always {@link Backend#EPOLL}).
  *
  * <p><b>Bounds.</b> A call waits at most the receive timeout for its answer (ETIMEDOUT, the client
@@ -77,7 +84,7 @@ public final class SharedGroutClient implements AutoCloseable {
     private final MessageSpecs specs;
     private final String name;
     private final Arena arena = Arena.ofShared();
-    private final UnixSocket socket;      // the reader's side, and the descriptor's owner
+    private final UnixSocket socket;      // the receiver's side, and the descriptor's owner
     private final UnixSocket sendSide;    // the same descriptor: its own errno capture and counters, one sender at a time
     private final SyscallCounters sendCounters;
     private final MemorySegment queue;
@@ -101,12 +108,20 @@ public final class SharedGroutClient implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean socketClosed;           // close() got past its wait for the sender: the memory may go
     private boolean sendersDone;                     // close(): no sender may start (the descriptor is about to go)
-    // Written by the reader thread only.
+    // Written by the receiver only (one at a time).
     private volatile long unmatched, late;
 
-    private final Thread reader;
-    private volatile int readerTid;
-    private final java.util.concurrent.CountDownLatch readerStarted = new java.util.concurrent.CountDownLatch(1);
+    // The receive side: whoever holds the receiving role reads with pump, into sink.
+    private final SharedSocketLink link;
+    private final MessagePump pump;
+    private final Sink sink = new Sink();
+    private final Condition idle = lock.newCondition();   // close() waits here for the receiver to leave
+    // Guarded by lock: the receiver, the blocking callers parked while another receives (a FIFO), the futures' count.
+    private Thread receiver;
+    private Slot waitHead, waitTail;
+    private int futuresInFlight;
+    private Thread standby;                          // receives for futures when no caller does; started by the first callAsync
+    private volatile int standbyTid;
     private final java.util.concurrent.atomic.AtomicBoolean freed = new java.util.concurrent.atomic.AtomicBoolean();
     private int maxIfaces;
 
@@ -118,6 +133,8 @@ public final class SharedGroutClient implements AutoCloseable {
         volatile int state;
         Thread waiter;
         CompletableFuture<byte[]> future;
+        Slot prevWaiting, nextWaiting;   // under lock: in the list of parked blocking callers
+        boolean listed;
         int status;
         int length;
         byte[] data = new byte[64];
@@ -143,15 +160,13 @@ public final class SharedGroutClient implements AutoCloseable {
         this.sendTimeoutNanos = options.sendTimeoutMillis() * 1_000_000L;
         for (int i = 0; i < MAX_ID; i++) freeIds[i] = i + 1;
         idCount = MAX_ID;
-        SocketLink link = new SocketLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis());
-        MessagePump pump = new MessagePump(new MessageReader(link, options.recv(), arena, options.receiveTimeoutMillis()));
-        this.reader = new Thread(() -> readLoop(pump), "sysframe-shared-reader(" + name + ")");
-        reader.setDaemon(true);
+        this.link = new SharedSocketLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis());
+        this.pump = new MessagePump(new MessageReader(link, options.recv(), arena, options.receiveTimeoutMillis()));
     }
 
     /**
      * Connects to options' socket and performs GR_HELLO, as {@link GroutClient#connect(ClientOptions)}
-     * does (the same checks and errors), then starts the client's reader thread.
+     * does (the same checks and errors). No thread is started (see {@link #readerThreadId()}).
      */
     public static SharedGroutClient connect(ClientOptions builder) throws IOException {
         ClientConfig options = builder.freeze();
@@ -162,14 +177,6 @@ public final class SharedGroutClient implements AutoCloseable {
         } catch (ErrnoException | RuntimeException e) {
             socket.close();
             throw e;
-        }
-        c.reader.start();
-        try {
-            c.readerStarted.await(); // only to know its tid: it counts down first thing
-        } catch (InterruptedException e) {
-            c.close();
-            Thread.currentThread().interrupt();
-            throw new ErrnoException("client(" + socket.name() + ")", Errno.EINTR, "interrupted while connecting");
         }
         try {
             c.hello();
@@ -233,7 +240,10 @@ public final class SharedGroutClient implements AutoCloseable {
     /** The sends, whichever caller made them (one sender at a time). */
     public SyscallCounters sendCounters() { return sendCounters; }
 
-    /** The reader thread's receives. */
+    /**
+     * The receives, whichever thread made them: the caller that held the receiving role (one at a
+     * time), or the standby thread receiving for futures.
+     */
     public SyscallCounters receiveCounters() { return socket.counters(); }
 
     /**
@@ -243,8 +253,13 @@ public final class SharedGroutClient implements AutoCloseable {
      */
     public static SyscallCounts pollerCounts() { return FdPoller.countsIfStarted(); }
 
-    /** The reader thread's Linux thread id (for {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)}). */
-    public int readerThreadId() { return readerTid; }
+    /**
+     * The Linux thread id of the client's standby receiver, {@code sysframe-shared-reader(<socket>)}
+     * (for {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)}): a platform thread started
+     * by the first {@link #callAsync}, which receives while futures wait and no blocking caller does;
+     * 0 before. Blocking calls receive on their own threads.
+     */
+    public int readerThreadId() { return standbyTid; }
 
     /** The calls, batches and dropped answers so far. */
     public SharedClientStats stats() {
@@ -313,14 +328,23 @@ public final class SharedGroutClient implements AutoCloseable {
     /**
      * Queues a request (sending it, with what others queued, when no send is under way) and returns
      * a future of a copy of its answer's payload. It fails as {@link #call} would, with the same
-     * exceptions; past the receive timeout with ETIMEDOUT. Its completion runs on the client's reader
-     * thread: dependent stages that block (another call of this client, say) must be *Async ones,
-     * and a blocking call made from the reader thread fails with IllegalStateException.
+     * exceptions; past the receive timeout with ETIMEDOUT. Its completion runs on the thread that
+     * received the answer (a blocking caller of this client, or the client's standby receiver,
+     * {@link #readerThreadId()}): dependent stages that block (another call of this client, say) must
+     * be *Async ones, and a call made from a completion fails with IllegalStateException.
      */
     public CompletableFuture<byte[]> callAsync(int type, MemorySegment payload, long offset, long length) throws IOException {
         CompletableFuture<byte[]> f = new CompletableFuture<>();
+        Thread st = standby;
+        if (st == null) st = startStandby();
         Slot s = enqueue(type, payload, offset, length, f);
         long generation = s.generation;
+        lock.lock();
+        try {
+            if (receiver == null && s.state == WAITING) LockSupport.unpark(st); // nobody receives: the standby does
+        } finally {
+            lock.unlock();
+        }
         if (receiveTimeoutNanos > 0) {
             return f.orTimeout(receiveTimeoutNanos, TimeUnit.NANOSECONDS).handle((v, t) -> {
                 if (t == null) return v;
@@ -350,10 +374,6 @@ public final class SharedGroutClient implements AutoCloseable {
     /** Takes an id and a slot, copies the request into the queue, and sends what is queued when no one else does. */
     private Slot enqueue(int type, MemorySegment payload, long offset, long length, CompletableFuture<byte[]> future)
             throws ErrnoException {
-        if (Thread.currentThread() == reader) {
-            throw new IllegalStateException("SharedGroutClient(" + name + "): a blocking call from the client's reader thread"
-                    + " (a future's completion) would wait for itself: use the *Async stages");
-        }
         if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
             throw new ErrnoException(specs.name(type), Errno.EMSGSIZE,
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
@@ -367,6 +387,10 @@ public final class SharedGroutClient implements AutoCloseable {
         boolean lead;
         lock.lock();
         try {
+            if (receiver == Thread.currentThread()) {
+                throw new IllegalStateException("SharedGroutClient(" + name + "): a call from the thread receiving for the client"
+                        + " (a future's completion) would wait for itself: use the *Async stages");
+            }
             usable();
             if (idCount == 0) {
                 throw new ErrnoException("client(" + name + ")", Errno.EAGAIN, "all " + MAX_ID
@@ -386,6 +410,7 @@ public final class SharedGroutClient implements AutoCloseable {
             s.state = WAITING;
             byId[id] = s;
             inFlight++;
+            if (future != null) futuresInFlight++;
             calls++;
             RequestHeader.write(queue, tail, id, type, (int) length);
             if (length > 0) MemorySegment.copy(payload, offset, queue, tail + RequestHeader.SIZE, length);
@@ -499,7 +524,7 @@ public final class SharedGroutClient implements AutoCloseable {
                             + (to - from) + " bytes within the send timeout of " + options.sendTimeoutMillis() + " ms (it does not read)");
                 }
                 interrupted |= Thread.interrupted();
-                FdPoller.get().await(sendSide.fd(), FdPoller.WRITABLE, deadline);
+                link.awaitReady(sendSide.fd(), FdPoller.WRITABLE, deadline);
             }
         } finally {
             if (interrupted || Thread.interrupted()) Thread.currentThread().interrupt();
@@ -508,30 +533,138 @@ public final class SharedGroutClient implements AutoCloseable {
 
     // ---- the receive side
 
-    private void readLoop(MessagePump pump) {
-        readerTid = Self.tid();
-        readerStarted.countDown();
-        Sink sink = new Sink();
+    /** Starts the standby receiver (once). */
+    private Thread startStandby() {
+        lock.lock();
         try {
-            while (true) pump.pumpOne(sink);
+            if (standby == null) {
+                Thread t = new Thread(this::standbyLoop, "sysframe-shared-reader(" + name + ")");
+                t.setDaemon(true);
+                standby = t;
+                t.start();
+            }
+            return standby;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The standby receiver: takes the role while futures wait and nobody receives, gives it up when none is left. */
+    private void standbyLoop() {
+        standbyTid = Self.tid();
+        Thread me = Thread.currentThread();
+        while (true) {
+            boolean role = false;
+            lock.lock();
+            try {
+                if (closed || broken != null) return;
+                if (receiver == null && futuresInFlight > 0) {
+                    receiver = me;
+                    role = true;
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (!role) {
+                LockSupport.park(this);
+                continue;
+            }
+            try {
+                while (true) {
+                    lock.lock();
+                    try {
+                        if (futuresInFlight == 0 || closed || broken != null) break;
+                    } finally {
+                        lock.unlock();
+                    }
+                    pump.pumpBy(sink, receiveTimeoutNanos > 0 ? System.nanoTime() + receiveTimeoutNanos : 0, receiveTimeoutNanos);
+                }
+            } catch (ErrnoException e) {
+                receiveFailed(e);
+            } catch (RuntimeException | Error e) {
+                receiveFailed(new ErrnoException("client(" + name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
+                throw e;
+            } finally {
+                releaseRole();
+            }
+        }
+    }
+
+    /**
+     * The caller holding the receiving role: reads and routes answers until its own came, its deadline
+     * passed (0: none), it was interrupted, or the connection failed. Then it gives the role up.
+     */
+    private void receiveFor(Slot s, long deadline) {
+        try {
+            while (s.state == WAITING && !closed) {
+                if (Thread.currentThread().isInterrupted()) break;
+                if (!pump.pumpBy(sink, deadline, receiveTimeoutNanos)) break;
+            }
+            // Its own answer came: the answers already buffered go to their callers now, not after a hand-off to the next receiver
+            // (which, on virtual threads, runs only after every caller made runnable before it). Measured: docs/concurrency.md.
+            if (s.state == DONE && !closed) pump.drainBuffered(sink);
         } catch (ErrnoException e) {
-            lock.lock();
-            try {
-                failAll(closed ? closedError() : e);
-            } finally {
-                lock.unlock();
-            }
+            // A virtual receiver's interrupt ends its wait in the poller: its own call's business (the caller throws EINTR).
+            if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) receiveFailed(e);
         } catch (RuntimeException | Error e) {
-            lock.lock();
-            try {
-                failAll(new ErrnoException("client(" + name + ")", Errno.EPROTO, "the reader thread failed: " + e));
-            } finally {
-                lock.unlock();
-            }
+            receiveFailed(new ErrnoException("client(" + name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
             throw e;
         } finally {
-            if (socketClosed) free();
+            releaseRole();
         }
+    }
+
+    /** A receive failed: the connection is gone or out of step, every call in flight fails with it. */
+    private void receiveFailed(ErrnoException e) {
+        lock.lock();
+        try {
+            failAll(closed ? closedError() : e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The receiver leaves: the role goes to the oldest parked blocking caller, else to the standby when
+     * futures wait. After close() the last receiver frees the memory.
+     */
+    private void releaseRole() {
+        boolean free;
+        lock.lock();
+        try {
+            receiver = null;
+            offerRole();
+            free = socketClosed;
+            if (free) idle.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (free) free();
+    }
+
+    /** Under lock, with no receiver: wakes the one who should take the role, if anyone waits. */
+    private void offerRole() {
+        if (waitHead != null) LockSupport.unpark(waitHead.waiter);
+        else if (futuresInFlight > 0 && standby != null) LockSupport.unpark(standby);
+    }
+
+    private void list(Slot s) {
+        s.listed = true;
+        s.nextWaiting = null;
+        s.prevWaiting = waitTail;
+        if (waitTail == null) waitHead = s;
+        else waitTail.nextWaiting = s;
+        waitTail = s;
+    }
+
+    private void unlist(Slot s) {
+        if (!s.listed) return;
+        s.listed = false;
+        if (s.prevWaiting == null) waitHead = s.nextWaiting;
+        else s.prevWaiting.nextWaiting = s.nextWaiting;
+        if (s.nextWaiting == null) waitTail = s.prevWaiting;
+        else s.nextWaiting.prevWaiting = s.prevWaiting;
+        s.prevWaiting = s.nextWaiting = null;
     }
 
     /** Routes each answer to its caller. */
@@ -549,6 +682,8 @@ public final class SharedGroutClient implements AutoCloseable {
                 byId[forId] = null;
                 freeId(forId);
                 inFlight--;
+                unlist(s);
+                if (s.future != null) futuresInFlight--;
                 if (s.state == ABANDONED) {
                     late++;
                     pool(s);
@@ -580,7 +715,7 @@ public final class SharedGroutClient implements AutoCloseable {
             s.length = (int) length;
             Thread w = s.waiter;
             if (STATE_CAS(s, WAITING, DONE)) {
-                LockSupport.unpark(w);
+                if (w != Thread.currentThread()) LockSupport.unpark(w); // the receiver's own answer: it is awake
             } else {
                 lock.lock();
                 try {
@@ -600,26 +735,50 @@ public final class SharedGroutClient implements AutoCloseable {
 
     // ---- waiting
 
-    /** Waits for s's answer within the receive timeout; on timeout, interrupt or failure the call is abandoned or failed. */
+    /**
+     * Waits for s's answer within the receive timeout; on timeout, interrupt or failure the call is
+     * abandoned or failed. When nobody receives, the caller takes the receiving role and reads
+     * itself (a caller alone sends and receives on its own thread); else it parks in the list of
+     * waiting callers until the receiver hands it its answer, or offers it the role.
+     */
     private void await(Slot s, int type) throws ErrnoException {
         long deadline = receiveTimeoutNanos > 0 ? System.nanoTime() + receiveTimeoutNanos : 0;
+        Thread me = Thread.currentThread();
         while (s.state == WAITING) {
-            if (Thread.currentThread().isInterrupted()) {
+            if (me.isInterrupted()) {
                 if (abandon(s, s.generation)) {
                     throw new ErrnoException(specs.name(type), Errno.EINTR, "interrupted while waiting for the answer to request " + s.id);
                 }
                 break;
             }
-            if (deadline == 0) {
-                LockSupport.park(this);
+            long left = 0;
+            if (deadline != 0) {
+                left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    if (abandon(s, s.generation)) throw timedOut(type, s.id);
+                    break;
+                }
+            }
+            boolean role = false;
+            lock.lock();
+            try {
+                if (s.state != WAITING) break;
+                if (receiver == null && !closed) {
+                    receiver = me;
+                    unlist(s);
+                    role = true;
+                } else if (!s.listed) {
+                    list(s);
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (role) {
+                receiveFor(s, deadline);
                 continue;
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                if (abandon(s, s.generation)) throw timedOut(type, s.id);
-                break;
-            }
-            LockSupport.parkNanos(this, left);
+            if (deadline == 0) LockSupport.park(this);
+            else LockSupport.parkNanos(this, left);
         }
         if (s.state == FAILED) throw copyOf(s.error);
     }
@@ -644,7 +803,10 @@ public final class SharedGroutClient implements AutoCloseable {
         lock.lock();
         try {
             if (s.generation != generation) return false;
-            return STATE_CAS(s, WAITING, ABANDONED);
+            unlist(s);
+            boolean won = STATE_CAS(s, WAITING, ABANDONED);
+            if (receiver == null) offerRole(); // it may have been offered the role it now does not take
+            return won;
         } finally {
             lock.unlock();
         }
@@ -659,7 +821,7 @@ public final class SharedGroutClient implements AutoCloseable {
         }
     }
 
-    /** After a blocking call returned or threw: its slot goes back to the pool unless it was abandoned (the reader frees those). */
+    /** After a blocking call returned or threw: its slot goes back to the pool unless it was abandoned (the receiver frees those). */
     private void recycle(Slot s) {
         int st = s.state;
         if (st == ABANDONED || st == WAITING) return;
@@ -703,14 +865,16 @@ public final class SharedGroutClient implements AutoCloseable {
             byId[id] = null;
             freeId(id);
             inFlight--;
+            unlist(s);
             s.error = broken;
             CompletableFuture<byte[]> f = s.future;
+            if (f != null) futuresInFlight--;
             Thread w = s.waiter;
             if (STATE_CAS(s, WAITING, FAILED)) {
                 if (f != null) {
                     pool(s);
                     f.completeExceptionally(copyOf(broken));
-                } else {
+                } else if (w != Thread.currentThread()) {
                     LockSupport.unpark(w);
                 }
             } else {
@@ -739,17 +903,19 @@ public final class SharedGroutClient implements AutoCloseable {
 
     /**
      * Fails every waiting call (ENOTCONN, "the client was closed while the call waited"), closes the
-     * socket, stops the reader thread and frees the client's memory; from any thread, once.
+     * socket, stops the standby receiver and frees the client's memory (at once, or as soon as the
+     * thread receiving leaves its recv, which the shutdown ends); from any thread, once.
      */
     @Override
     public void close() {
-        Thread s;
+        Thread s, st;
         lock.lock();
         try {
             if (closed) return;
             closed = true;
             failAll(closedError());
             s = sender;
+            st = standby;
         } finally {
             lock.unlock();
         }
@@ -770,16 +936,27 @@ public final class SharedGroutClient implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        socketClosed = true;
-        socket.close(); // shutdown wakes the reader's recv: it ends, and frees the memory if it ends after this
-        if (Thread.currentThread() != reader) {
-            try {
-                reader.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        boolean free;
+        lock.lock();
+        try {
+            socketClosed = true;
+            socket.close(); // the shutdown ends a receiver's recv (or its wait in the poller): it leaves, and frees the memory if it leaves after this
+            if (st != null) LockSupport.unpark(st);
+            Thread me = Thread.currentThread();
+            until = System.nanoTime() + 2_000_000_000L;
+            while (receiver != null && receiver != me && System.nanoTime() - until < 0) {
+                try {
+                    idle.awaitNanos(1_000_000L);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
             }
-            if (!reader.isAlive()) free();
+            free = receiver == null;
+        } finally {
+            lock.unlock();
         }
+        if (free) free();
     }
 
     private void free() {

@@ -30,7 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Natural batching, counted exactly: 64 callers queue their requests while a send is under way (a
  * 128 KiB request the server does not read yet holds the socket full), and the server answers only
  * after a barrier (all 66 requests read). The 64 leave in exactly one batch and one send, after the
- * rest of the big request: library == kernel for every sending thread and for the reader thread.
+ * rest of the big request: library == kernel for every sending thread and for the receiving one.
+ * Leader/follower receive: A, the first caller to wait, takes the receiving role and keeps it until
+ * its own answer, which the server sends last: A's thread makes every recv of the run, and hands
+ * the 65 other answers to their callers (B's thread makes none).
  */
 @NeedsKernelCounter
 class SharedClientBatchingTest {
@@ -42,7 +45,7 @@ class SharedClientBatchingTest {
     private static void awaitInRecv(int tid) throws Exception {
         long until = System.nanoTime() + 10_000_000_000L;
         while (ThreadSyscall.current(tid) != NR_RECVFROM) {
-            if (System.nanoTime() - until > 0) throw new AssertionError("the reader thread is not parked in recvfrom");
+            if (System.nanoTime() - until > 0) throw new AssertionError("the receiving thread is not parked in recvfrom");
             Thread.sleep(1);
         }
     }
@@ -55,20 +58,21 @@ class SharedClientBatchingTest {
         }
     }
 
-    /** A platform thread making one big GR_PING, its kernel sendto count taken around it. */
-    private static CompletableFuture<Long> bigCall(SharedGroutClient c, String name) {
-        CompletableFuture<Long> kernelSends = new CompletableFuture<>();
+    /** A platform thread making one big GR_PING, its kernel counts taken around it; tid: its Linux thread id. */
+    private static CompletableFuture<SyscallCounts> bigCall(SharedGroutClient c, String name, CompletableFuture<Integer> tid) {
+        CompletableFuture<SyscallCounts> kernel = new CompletableFuture<>();
         Thread.ofPlatform().name(name).start(() -> {
             try (KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread(); Arena a = Arena.ofConfined()) {
+                tid.complete(org.sysframe.unix.Self.tid());
                 MemorySegment big = a.allocate(GroutApi.MAX_MSG_LEN), out = a.allocate(GroutApi.MAX_MSG_LEN);
                 SyscallCounts k0 = k.read();
                 c.call(GroutApi.PING, big, 0, big.byteSize(), out);
-                kernelSends.complete(k.read().minus(k0).get(SyscallKind.SENDTO));
+                kernel.complete(k.read().minus(k0));
             } catch (Throwable e) {
-                kernelSends.completeExceptionally(e);
+                kernel.completeExceptionally(e);
             }
         });
-        return kernelSends;
+        return kernel;
     }
 
     @Test
@@ -82,14 +86,14 @@ class SharedClientBatchingTest {
                  for (int i = all.size() - 1; i >= 0; i--) conn.respond(all.get(i).id(), 0, all.get(i).payload()); // answered last first
                  conn.awaitEof();
              });
-             SharedGroutClient c = SharedGroutClient.connect(path);
-             KernelSyscallCounter reader = KernelSyscallCounter.forThread(c.readerThreadId())) {
-            awaitInRecv(c.readerThreadId());
-            SyscallCounts sends0 = c.sendCounters().snapshot(), recvs0 = c.receiveCounters().snapshot(), kr0 = reader.read();
+             SharedGroutClient c = SharedGroutClient.connect(path)) {
+            SyscallCounts sends0 = c.sendCounters().snapshot(), recvs0 = c.receiveCounters().snapshot();
 
-            CompletableFuture<Long> a = bigCall(c, "big call A");       // fits in the socket buffer: one send
+            CompletableFuture<Integer> aTid = new CompletableFuture<>();
+            CompletableFuture<SyscallCounts> a = bigCall(c, "big call A", aTid); // fits in the socket buffer: one send
             await(() -> c.stats().batches() == 2 && c.sendCounters().get(SyscallKind.SENDTO) == 2, "A sent");
-            CompletableFuture<Long> b = bigCall(c, "big call B");       // fills it: a part, EAGAIN, the sender parks
+            awaitInRecv(aTid.get(20, TimeUnit.SECONDS));                           // A took the receiving role
+            CompletableFuture<SyscallCounts> b = bigCall(c, "big call B", new CompletableFuture<>()); // fills it: a part, EAGAIN, the sender parks
             await(() -> c.sendCounters().emptySnapshot().get(SyscallKind.SENDTO) == 1, "B blocked");
 
             ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
@@ -111,11 +115,10 @@ class SharedClientBatchingTest {
             assertEquals(3, c.stats().batches(), "the 64 wait behind B's send");
             read.countDown();
             for (Thread t : callers) t.join(20_000);
-            long ka = a.get(20, TimeUnit.SECONDS), kb = b.get(20, TimeUnit.SECONDS);
+            SyscallCounts ka = a.get(20, TimeUnit.SECONDS), kb = b.get(20, TimeUnit.SECONDS);
             assertEquals(List.of(), List.copyOf(wrong));
-            awaitInRecv(c.readerThreadId());
             SyscallCounts sends = c.sendCounters().snapshot().minus(sends0);
-            SyscallCounts recvs = c.receiveCounters().snapshot().minus(recvs0), kernelRecvs = reader.read().minus(kr0);
+            SyscallCounts recvs = c.receiveCounters().snapshot().minus(recvs0);
 
             SharedClientStats s = c.stats();
             assertEquals(4, s.batches(), "hello, A, B, then the 64 together: " + s);
@@ -123,9 +126,12 @@ class SharedClientBatchingTest {
             assertEquals(CALLERS, s.largestBatch());
             // A: 1 send; B: its part, the EAGAIN, its rest; the 64: exactly one.
             assertEquals(SyscallCounts.builder().sendto(5).build(), sends, "library sends");
-            assertEquals(1, ka, "kernel: A's thread");
-            assertEquals(4, kb, "kernel: B's thread, which sent the 64 too");
-            assertEquals(recvs, kernelRecvs, "the reader thread: library vs kernel");
+            assertEquals(1, ka.get(SyscallKind.SENDTO), "kernel: A's thread");
+            assertEquals(4, kb.get(SyscallKind.SENDTO), "kernel: B's thread, which sent the 64 too");
+            assertTrue(recvs.get(SyscallKind.RECVFROM) > 0, "library recvs " + recvs);
+            assertEquals(recvs.get(SyscallKind.RECVFROM), ka.get(SyscallKind.RECVFROM), "A's thread received everything: library vs kernel");
+            assertEquals(0, kb.get(SyscallKind.RECVFROM), "kernel: B's thread received nothing (A handed it its answer)");
+            assertEquals(0, c.readerThreadId(), "no standby receiver: no futures");
             assertEquals(0, s.inFlight());
             c.close();
             server.awaitScript();

@@ -31,11 +31,15 @@ import java.util.function.Supplier;
  * share one connection (a {@code SharedGroutClient}). Calls are split evenly; the figures are their
  * merged latency histogram, the wall time from the first start to the last finish, and the client
  * side's syscalls and CPU: library counts from {@link Counts} (the shared client's) or else the peers'
- * sum, plus the JVM poller's epoll_wait calls; kernel counts and CPU summed over every thread of this JVM but the ones named not to be the
- * client (an in-process server's loops), because a virtual caller runs on whichever carrier, and a
- * shared client's sends and receives are made by its callers, its reader thread and the JVM's poller.
- * Kernel counts are given only when the same threads lived at both samples (else null: a thread that
- * appeared in between was not counted from the start).
+ * sum, plus the JVM poller's epoll_wait calls. CPU is summed over every thread of this JVM but the
+ * ones named not to be the client (an in-process server's loops). Kernel counts of the library's
+ * kinds are summed over the threads that can make the library's calls: the platform callers, the
+ * virtual-thread carriers ({@code ForkJoinPool-*}), the JVM's poller and a shared client's standby
+ * receiver (a virtual caller runs on whichever carrier; a shared client's sends and receives are made
+ * by its callers, its standby and the poller), so that a JIT compiler thread starting mid-round does
+ * not void the count; kernel counts of every kind (JDK channels) over every client thread. Kernel
+ * counts are given only when the same counted threads lived at both samples (else null: a thread
+ * that appeared in between was not counted from the start).
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
@@ -96,11 +100,13 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     private final class Caller {
         final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
         final Thread thread;
+        volatile int tid;            // a platform caller's Linux thread id (0: virtual, or not started yet)
         volatile PingPeer peer;
         volatile boolean running = true;
 
         Caller(int i, PeerFactory factory) throws IOException {
             Runnable loop = () -> {
+                if (!virtual) tid = org.sysframe.unix.Self.tid();
                 while (running) {
                     try {
                         tasks.take().run();
@@ -194,7 +200,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             Side c0 = Side.read(this, excluded, null);
             go.countDown();
             for (Run r : runs) PeerThread.await(r.done);
-            Side c1 = Side.read(this, excluded, c0.tids);
+            Side c1 = Side.read(this, excluded, c0);
             ServerSample s1 = server.sample();
             ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
             Histogram latency = new Histogram(10_000_000_000L, 3);
@@ -226,8 +232,9 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
 
     /** The client side at one instant: counts, and the kernel's counts and CPU of every client thread of the JVM. */
     private record Side(SyscallCounts library, SyscallCounts empty, UringCounts uring, SyscallCounts kernel, ThreadCpu cpu,
-                        SortedSet<Integer> cpus, Set<Integer> tids, boolean sameThreads) {
-        static Side read(CallersProbe p, Set<Integer> excluded, Set<Integer> before) throws IOException {
+                        SortedSet<Integer> cpus, Set<Integer> tids, Set<Integer> kernelTids, boolean sameThreads) {
+        static Side read(CallersProbe p, Set<Integer> excluded, Side first) throws IOException {
+            Set<Integer> before = first == null ? null : first.tids, kernelBefore = first == null ? null : first.kernelTids;
             SyscallCounts library, empty;
             UringCounts uring = null;
             if (p.counts != null) {
@@ -254,16 +261,28 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                     if (!excluded.contains(tid)) tids.add(tid);
                 }
             }
-            boolean same = before == null || before.containsAll(tids);
+            Set<Integer> kernelTids = new TreeSet<>();
+            boolean libraryKinds = p.kinds.equals(SyscallKind.LIBRARY);
+            if (libraryKinds) settlePoller(tids);
+            Set<Integer> platformCallers = new TreeSet<>();
+            for (Caller c : p.callers) if (c.tid != 0) platformCallers.add(c.tid);
+            for (int tid : tids) {
+                if (!libraryKinds || platformCallers.contains(tid) || libraryThread(tid)) kernelTids.add(tid);
+            }
+            boolean same = kernelBefore == null || kernelBefore.containsAll(kernelTids);
             // The threads of the first sample are read again, also those that ended (their counts stay readable).
-            Set<Integer> counted = new TreeSet<>(tids);
-            if (before != null) counted.addAll(before);
+            Set<Integer> counted = new TreeSet<>(kernelTids);
+            if (kernelBefore != null) counted.addAll(kernelBefore);
             SyscallCounts kernel = SyscallCounts.ZERO;
-            ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
-            SortedSet<Integer> cpus = new TreeSet<>();
             for (int tid : counted) {
                 KernelSyscallCounter k = KernelCounters.of(tid, p.kinds);
                 kernel = kernel == null || k == null ? null : kernel.plus(k.read());
+            }
+            Set<Integer> all = new TreeSet<>(tids);
+            if (before != null) all.addAll(before);
+            ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
+            SortedSet<Integer> cpus = new TreeSet<>();
+            for (int tid : all) {
                 if (!tids.contains(tid)) continue; // ended: its CPU is gone with it
                 try {
                     cpu = cpu.plus(ThreadCpu.of(tid));
@@ -272,7 +291,42 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                     // ended between the listing and the read
                 }
             }
-            return new Side(library, empty, uring, kernel, cpu, cpus, counted, same);
+            return new Side(library, empty, uring, kernel, cpu, cpus, all, counted, same);
+        }
+
+        /**
+         * Waits (at most 200 ms) until the JVM's poller thread is back in epoll_wait: the kernel counts a
+         * call when it enters, the library when it returns, so a sample taken while the poller is
+         * between two waits (it just unparked the last callers) would be one off.
+         */
+        private static void settlePoller(Set<Integer> tids) throws IOException {
+            for (int tid : tids) {
+                if (!libraryThread(tid) || !comm(tid).equals("sysframe-poller")) continue;
+                try {
+                    org.sysframe.unix.ThreadSyscall.awaitParked(tid, java.time.Duration.ofMillis(200));
+                } catch (IOException notParked) {
+                    // busy all along: the sample is taken anyway (a disagreement then shows in the k=l column)
+                }
+            }
+        }
+
+        private static String comm(int tid) {
+            try {
+                return Files.readString(Path.of("/proc/self/task/" + tid + "/comm")).trim();
+            } catch (IOException gone) {
+                return "";
+            }
+        }
+
+        /** Whether thread tid of this JVM may make the library's calls: a carrier of virtual threads, the poller, a standby receiver. */
+        private static boolean libraryThread(int tid) {
+            String comm;
+            try {
+                comm = Files.readString(Path.of("/proc/self/task/" + tid + "/comm")).trim(); // the name's first 15 bytes
+            } catch (IOException gone) {
+                return false; // ended since the listing
+            }
+            return comm.startsWith("ForkJoinPool-") || comm.equals("sysframe-poller") || comm.startsWith("sysframe-shared");
         }
     }
 

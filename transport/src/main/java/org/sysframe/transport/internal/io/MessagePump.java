@@ -29,7 +29,46 @@ public final class MessagePump {
 
     /** Reads one whole message (waiting for its start as long as it takes) and hands it to sink. */
     public void pumpOne(Sink sink) throws ErrnoException {
+        reader.deadline = 0;
         reader.next();
+        dispatch(sink);
+    }
+
+    /**
+     * Reads one whole message and hands it to sink; false when nothing of one came by deadline (a
+     * System.nanoTime() instant; 0: none, as {@link #pumpOne}). A message partly buffered already is
+     * given the receive timeout from now to finish, past deadline if need be: a started message is not
+     * cut short by one waiter's deadline (a shared client's receiving caller). With EXACT framing the
+     * deadline bounds the whole message.
+     */
+    public boolean pumpBy(Sink sink, long deadline, long timeoutNanos) throws ErrnoException {
+        long d = deadline;
+        if (d != 0 && reader.buffered() > 0 && !reader.hasCompleteMessage()) {
+            long rest = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : 0;
+            if (rest == 0 || rest - d > 0) d = rest;
+        }
+        reader.deadline = d;
+        if (!reader.next()) return false;
+        dispatch(sink);
+        return true;
+    }
+
+    /**
+     * Hands sink every whole message already buffered (no receive: the read-ahead took them with an
+     * earlier one); the count.
+     */
+    public int drainBuffered(Sink sink) throws ErrnoException {
+        int n = 0;
+        while (reader.readsAhead() && reader.hasCompleteMessage()) {
+            reader.deadline = 0;
+            if (!reader.next()) break;
+            dispatch(sink);
+            n++;
+        }
+        return n;
+    }
+
+    private void dispatch(Sink sink) throws ErrnoException {
         if (reader.isEvent) {
             sink.event(reader.first, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
         } else {

@@ -115,6 +115,9 @@ public final class MessageReader {
         return true;
     }
 
+    /** Bytes received and not yet handed out (read-ahead framing; 0 with EXACT). */
+    int buffered() { return ahead == null ? 0 : end - start; }
+
     /** Whether the framing reads ahead (only then can {@link #hasCompleteMessage} be true). */
     boolean readsAhead() { return ahead != null; }
 
