@@ -58,7 +58,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * MSG_DONTWAIT and waits for room by parking in the JVM's poller (an epoll instance on a platform
  * thread). A receiver on a platform thread blocks in recv (under the receive timeout); one on a
  * virtual thread receives with MSG_DONTWAIT and parks in the poller. The io_uring backend does not
- * apply to this client's own I/O ({@link #backend()} is always {@link Backend#EPOLL}).
+ * apply to this client's own I/O ({@link #backend()} is always {@link Backend#EPOLL}), nor does the
+ * shared-memory channel ({@link ClientOptions#sharedMemory}): this client stays on the socket.
  *
  * <p><b>Bounds.</b> A call waits at most the receive timeout for its answer (ETIMEDOUT, the client
  * stays usable); its late answer is dropped, never handed to another caller, and counted
