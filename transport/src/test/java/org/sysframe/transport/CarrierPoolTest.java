@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.testsupport.ChildProcess;
+import org.sysframe.transport.support.Heartbeat;
 import org.sysframe.transport.support.SilentServer;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.wire.GroutApi;
@@ -20,9 +21,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,18 +71,7 @@ class CarrierPoolTest {
                     + ", maxPoolSize " + System.getProperty("jdk.virtualThreadScheduler.maxPoolSize"));
             String slowPath = dir.resolve("slow.sock").toString(), fastPath = dir.resolve("fast.sock").toString();
             boolean uring = UringSupport.unavailableReason() == null;
-            AtomicLong beats = new AtomicLong();
-            AtomicBoolean stop = new AtomicBoolean();
-            Thread heart = Thread.ofVirtual().start(() -> {
-                while (!stop.get()) {
-                    try {
-                        Thread.sleep(5);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    beats.incrementAndGet();
-                }
-            });
+            Heartbeat heart = new Heartbeat();
             ClientOptions slow = ClientOptions.defaults().socketPath(slowPath).receiveTimeoutMillis(20_000);
             try (SilentServer silent = new SilentServer(slowPath);
                  GroutServer fast = TestServers.start(ServerOptions.defaults().socketPath(fastPath));
@@ -120,7 +108,7 @@ class CarrierPoolTest {
                 long until = System.nanoTime() + 20_000_000_000L;
                 while (silent.requests() < WAITERS && System.nanoTime() < until) Thread.sleep(10);
                 System.out.println("slow server: " + silent.requests() + " requests read, " + waiting.get() + " callers waiting");
-                long b0 = beats.get();
+                long b0 = heart.beats();
                 AtomicInteger answered = new AtomicInteger();
                 List<Thread> callers = new ArrayList<>();
                 for (int i = 0; i < CALLERS; i++) {
@@ -143,7 +131,7 @@ class CarrierPoolTest {
                 long end = System.nanoTime() + 30_000_000_000L;
                 for (Thread t : callers) t.join(Math.max(1, (end - System.nanoTime()) / 1_000_000L));
                 System.out.println("responsive server: " + answered.get() + " calls answered, " + waiting.get() + " callers still waiting");
-                System.out.println("heartbeat: " + (beats.get() - b0) + " beats meanwhile");
+                System.out.println("heartbeat: " + (heart.beats() - b0) + " beats meanwhile");
                 silent.close(); // the waits end now: the connections are gone
                 slowEnded.await(30, TimeUnit.SECONDS);
                 Map<String, Integer> errors = new TreeMap<>(endings);
@@ -151,8 +139,7 @@ class CarrierPoolTest {
                 System.out.println("slow callers ended: " + errors.values().stream().mapToInt(Integer::intValue).sum()
                         + " with an error " + errors + ", " + (ok == null ? 0 : ok) + " answered");
             }
-            stop.set(true);
-            heart.join(5000);
+            heart.close();
             System.exit(0);
         }
     }

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.Heartbeat;
+
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.transport.support.BackendSuite;
 import org.sysframe.transport.support.RawServer;
@@ -26,7 +28,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -45,19 +46,6 @@ class VirtualThreadWaitsTest {
 
     @TempDir Path dir;
 
-    /** Starts a heartbeat virtual thread: a beat every 5 ms until stopped. */
-    private static Thread heartbeat(AtomicLong beats, java.util.concurrent.atomic.AtomicBoolean stop) {
-        return Thread.ofVirtual().name("heartbeat").start(() -> {
-            while (!stop.get()) {
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                beats.incrementAndGet();
-            }
-        });
-    }
 
     @Test
     void aHeartbeatKeepsBeatingWhileVirtualThreadsWaitOnAServerThatNeverAnswers() throws Exception {
@@ -83,9 +71,7 @@ class VirtualThreadWaitsTest {
                     while (true) conn.readRequest(); // reads, never answers, until the client goes
                 }));
             }
-            AtomicLong beats = new AtomicLong();
-            var stop = new java.util.concurrent.atomic.AtomicBoolean();
-            Thread heart = heartbeat(beats, stop);
+            Heartbeat heart = new Heartbeat();
             ConcurrentLinkedQueue<Long> beatsDuringWaits = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<String> outcomes = new ConcurrentLinkedQueue<>();
             ClientOptions shared = ClientOptions.defaults().socketPath(path + waiters).receiveTimeoutMillis(1500);
@@ -97,11 +83,11 @@ class VirtualThreadWaitsTest {
                         try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(p).backend(backend)
                                 .receiveTimeoutMillis(1500))) {
                             assertEquals(backend, c.backend());
-                            long b0 = beats.get();
+                            long b0 = heart.beats();
                             try {
                                 c.sendRecv(GroutApi.PING);
                             } finally {
-                                beatsDuringWaits.add(beats.get() - b0);
+                                beatsDuringWaits.add(heart.beats() - b0);
                             }
                             outcomes.add("answered");
                         } catch (Exception e) {
@@ -109,22 +95,21 @@ class VirtualThreadWaitsTest {
                         }
                     }));
                     threads.add(Thread.ofVirtual().start(() -> {
-                        long b0 = beats.get();
+                        long b0 = heart.beats();
                         try {
                             sc.call(GroutApi.PING);
                             outcomes.add("answered");
                         } catch (Exception e) {
                             outcomes.add(e instanceof ErrnoException x ? x.errnoName() : e.toString());
                         } finally {
-                            beatsDuringWaits.add(beats.get() - b0);
+                            beatsDuringWaits.add(heart.beats() - b0);
                         }
                     }));
                 }
                 for (Thread t : threads) t.join(20_000);
                 for (Thread t : threads) assertFalse(t.isAlive(), "a waiter hangs");
             }
-            stop.set(true);
-            heart.join(5000);
+            heart.close();
             assertEquals(List.of("ETIMEDOUT"), outcomes.stream().distinct().toList(), "every wait ended by its receive timeout");
             assertEquals(2 * waiters, outcomes.size());
             // A 1.5 s wait sees about 300 beats of 5 ms; with the waits pinning the carriers a run saw 4 beats in all.
