@@ -31,9 +31,15 @@ import java.util.regex.Pattern;
 public final class CShmPingPong implements Cell.Probe {
     private static final Pattern READY = Pattern.compile("ready client_pid=(\\d+) server_pid=(\\d+)");
 
+    private final Path program;
     private final int clientCpu, serverCpu;
 
-    public CShmPingPong(int clientCpu, int serverCpu) {
+    /** The built program ({@link #program()}), its processes pinned to clientCpu and serverCpu. */
+    public CShmPingPong(int clientCpu, int serverCpu) { this(program(), clientCpu, serverCpu); }
+
+    /** The program at program, its processes pinned to clientCpu and serverCpu. */
+    public CShmPingPong(Path program, int clientCpu, int serverCpu) {
+        this.program = program;
         this.clientCpu = clientCpu;
         this.serverCpu = serverCpu;
     }
@@ -54,7 +60,7 @@ public final class CShmPingPong implements Cell.Probe {
 
     @Override
     public Measurement measure(Cell cell, long calls, int round) throws IOException {
-        Process p = new ProcessBuilder(program().toString(), "-b", "-n", Long.toString(calls), "-l", Integer.toString(cell.payload()),
+        Process p = new ProcessBuilder(program.toString(), "-b", "-n", Long.toString(calls), "-l", Integer.toString(cell.payload()),
                 "-c", Integer.toString(clientCpu), "-s", Integer.toString(serverCpu)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         KernelSyscallCounter ck = null, sk = null;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream())); OutputStream in = p.getOutputStream()) {
