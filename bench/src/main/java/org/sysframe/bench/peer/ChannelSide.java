@@ -27,7 +27,9 @@ import java.util.TreeSet;
  * a futex call when it returns, the kernel when it is entered, so at such an instant the kernel has
  * exactly one more, at both ends of a run, and the difference is exact. One that spins makes no
  * syscall while no call is in flight: it is sampled as it is. Either way the kernel's futex count may
- * hold the JVM's own futex calls on that thread too (see {@link SyscallKind#FUTEX}).
+ * hold the JVM's own futex calls on that thread too (see {@link SyscallKind#FUTEX}). Its on-CPU time
+ * comes from the thread's CPU clock ({@link ThreadClock}): a spinning thread's schedstat lags by up to
+ * a scheduler tick, longer than a short round.
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
@@ -76,7 +78,7 @@ public final class ChannelSide implements ServerSample.Source {
                 SyscallCounts kernel = k == null ? null : k.read();
                 // Still parked in the same call: no futex returned (and was counted) between the two readings.
                 if (!sleeps || (inFutex(tid) && channel.counters().snapshot().equals(lib))) {
-                    return new ServerSample(lib, kernel, ThreadCpu.of(tid), new TreeSet<>(List.of(ThreadCpu.lastCpu(tid))),
+                    return new ServerSample(lib, kernel, cpu(tid), new TreeSet<>(List.of(ThreadCpu.lastCpu(tid))),
                             channel.counters().emptySnapshot(), null);
                 }
             }
@@ -90,6 +92,12 @@ public final class ChannelSide implements ServerSample.Source {
                 throw new IOException("interrupted", e);
             }
         }
+    }
+
+    /** The thread's CPU as {@link ThreadCpu#of} reads it, its on-CPU time from its clock (exact even while it spins). */
+    static ThreadCpu cpu(int tid) {
+        ThreadCpu t = ThreadCpu.of(tid);
+        return new ThreadCpu(ThreadClock.cpuNanos(tid), t.userMicros(), t.systemMicros(), t.voluntarySwitches(), t.involuntarySwitches());
     }
 
     private static boolean inFutex(int tid) throws IOException { return ThreadSyscall.current(tid) == NR_FUTEX; }

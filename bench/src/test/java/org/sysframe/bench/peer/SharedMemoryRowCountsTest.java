@@ -66,6 +66,7 @@ class SharedMemoryRowCountsTest {
             kernelIsLibraryButFutex("client", m.clientLibrary(), m.clientKernel());
             kernelIsLibraryButFutex("channel", m.serverLibrary(), m.serverKernel());
             assertTrue(m.kernelAgrees() || m.kernelAboveByJvmFutex(), m.clientKernel() + " / " + m.serverKernel());
+            // The channel thread spins through the whole run: its CPU clock advanced in it, however short the run.
             assertTrue(m.serverCpu().cpuNanos() > 0, "the channel thread's CPU: " + m.serverCpu());
         }
     }
@@ -83,6 +84,18 @@ class SharedMemoryRowCountsTest {
             kernelIsLibraryButFutex("channel", m.serverLibrary(), m.serverKernel());
             assertTrue(m.kernelAgrees() || m.kernelAboveByJvmFutex(), m.clientKernel() + " / " + m.serverKernel());
         }
+    }
+
+    @Test
+    void aThreadsCpuClockIsItsOnCpuTime() throws Exception {
+        int tid = org.sysframe.unix.Self.tid();
+        long a = ThreadClock.cpuNanos(tid);
+        long x = 0;
+        for (int i = 0; i < 5_000_000; i++) x += i ^ (x >>> 3); // some CPU of this thread
+        long b = ThreadClock.cpuNanos(tid);
+        assertTrue(b > a, a + " then " + b + " (" + x + ")");
+        IllegalStateException gone = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> ThreadClock.cpuNanos(999_999_999));
+        assertEquals("clock_gettime(CPU clock of thread 999999999) failed: the thread is gone", gone.getMessage());
     }
 
     static Path program() {
