@@ -19,6 +19,11 @@ import java.util.TreeMap;
  * @param ratioCi          the 95 % interval of the per-round calls/s ratio row/reference
  * @param referenceRatioCi the same of reference/row (the peers table shows this one)
  * @param clientSyscallsFromKernel true when the client keeps no count of its own (a peer): the kernel's
+ * @param kernelFutexAbove true when in every round the kernel's counts equalled the library's but for
+ *                         a side's futex, higher in the kernel in at least one: the JVM's own futex calls
+ * @param clientLibraryFutex the client's futex calls by the library over every round, -1 when not counted; so
+ *                         are clientKernelFutex (the kernel's), serverLibraryFutex and serverKernelFutex
+ * @param futexCalls       the calls of every round together, the futex counts' denominator
  */
 public record CellSummary(String name, int payload, int rounds, int clients,
                           Spread callsPerSec, Spread ratio, Spread referenceRatio, Spread cpuRatio,
@@ -26,7 +31,9 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                           Spread clientCpuMicros, Spread serverCpuMicros,
                           Map<SyscallKind, Double> clientSyscalls, boolean clientSyscallsFromKernel,
                           Map<SyscallKind, Double> serverSyscalls,
-                          boolean kernelAgrees, boolean kernelMeasured, String cpus,
+                          boolean kernelAgrees, boolean kernelMeasured, boolean kernelFutexAbove,
+                          long clientLibraryFutex, long clientKernelFutex, long serverLibraryFutex, long serverKernelFutex,
+                          long futexCalls, String cpus,
                           Map<SyscallKind, Double> clientEmpty, Map<SyscallKind, Double> serverEmpty,
                           Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches, Spread serverSwitches,
                           String uringMix, Interval ratioCi, Interval referenceRatioCi) {
@@ -61,12 +68,23 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 fromKernel,
                 Spread.medianPerCall(runs, Measurement::serverLibrary, Measurement::calls),
                 measured && runs.stream().allMatch(Measurement::kernelAgrees), measured,
+                measured && runs.stream().allMatch(r -> r.kernelAgrees() || r.kernelAboveByJvmFutex())
+                        && runs.stream().anyMatch(Measurement::kernelAboveByJvmFutex),
+                futexSum(runs, Measurement::clientLibrary), futexSum(runs, Measurement::clientKernel),
+                futexSum(runs, Measurement::serverLibrary), futexSum(runs, Measurement::serverKernel),
+                runs.stream().mapToLong(Measurement::calls).sum(),
                 placement(runs),
                 runs.stream().allMatch(r -> r.clientEmpty() != null) ? Spread.medianPerCall(runs, Measurement::clientEmpty, Measurement::calls) : Map.of(),
                 runs.stream().allMatch(r -> r.serverEmpty() != null) ? Spread.medianPerCall(runs, Measurement::serverEmpty, Measurement::calls) : Map.of(),
                 Spread.over(runs, r -> busy(r.clientCpu(), r)), Spread.over(runs, r -> busy(r.serverCpu(), r)),
                 Spread.over(runs, r -> switches(r.clientCpu(), r)), Spread.over(runs, r -> switches(r.serverCpu(), r)),
                 uringMix(runs), ratioCi, referenceRatioCi);
+    }
+
+    /** The futex calls in counts over every run, -1 when a run lacks them. */
+    private static long futexSum(List<Measurement> runs, java.util.function.Function<Measurement, org.sysframe.unix.SyscallCounts> counts) {
+        if (runs.isEmpty() || runs.stream().anyMatch(r -> counts.apply(r) == null)) return -1;
+        return runs.stream().mapToLong(r -> counts.apply(r).get(SyscallKind.FUTEX)).sum();
     }
 
     private static double[] perRound(List<Measurement> own, List<Measurement> ref,
@@ -128,8 +146,28 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         return clientCpuMicros.median() + (Double.isNaN(serverCpuMicros.median()) ? 0 : serverCpuMicros.median());
     }
 
-    /** The k=l column: yes, NO, or n/a when the kernel's counts are missing. */
-    public String kernelColumn() { return !kernelMeasured ? "n/a" : kernelAgrees ? "yes" : "NO"; }
+    /** What {@link #kernelColumn()} says for a row whose kernel futex count is above the library's. */
+    public static final String KERNEL_FUTEX_ABOVE = "k>=l";
+
+    /**
+     * The k=l column: yes, NO, n/a when the kernel's counts are missing, or {@value #KERNEL_FUTEX_ABOVE}
+     * when only the client's futex count is higher in the kernel ({@link #kernelFutexNote()} says why).
+     */
+    public String kernelColumn() {
+        return !kernelMeasured ? "n/a" : kernelAgrees ? "yes" : kernelFutexAbove ? KERNEL_FUTEX_ABOVE : "NO";
+    }
+
+    /**
+     * For a row shown {@value #KERNEL_FUTEX_ABOVE}, both counts of each side over every round and why,
+     * e.g. {@code futex calls in 48000 calls: client library 0, kernel 9, server library 0, kernel 0;
+     * kernel >= library: the JVM's own futex calls}; else null.
+     */
+    public String kernelFutexNote() {
+        if (!kernelMeasured || kernelAgrees || !kernelFutexAbove) return null;
+        String server = serverKernelFutex < 0 ? "" : String.format(Locale.ROOT, ", server library %d, kernel %d", serverLibraryFutex, serverKernelFutex);
+        return String.format(Locale.ROOT, "futex calls in %d calls: client library %d, kernel %d%s; kernel >= library: the JVM's own futex calls",
+                futexCalls, clientLibraryFutex, clientKernelFutex, server);
+    }
 
     /**
      * e.g. {@code 1 sendmsg + 1 recvfrom}; a fraction is shown with two decimals, or four when it is
@@ -173,6 +211,9 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         if (!uringMix.isEmpty()) m.put("io_uring_sqes_per_call", uringMix);
         m.put("kernel_counts_measured", kernelMeasured);
         m.put("library_equals_kernel", kernelAgrees);
+        m.put("kernel_above_library_by_jvm_futex", kernelFutexAbove);
+        if (clientKernelFutex >= 0) m.put("client_futex_kernel_per_call", (double) clientKernelFutex / futexCalls);
+        if (serverKernelFutex >= 0) m.put("server_futex_kernel_per_call", (double) serverKernelFutex / futexCalls);
         m.put("clients", clients);
         m.put("cpus", cpus);
         return m;

@@ -59,7 +59,9 @@ public record Goal(String name, String table, String subject, String versus, int
         /** The subject's own client syscalls per call (library counts, else kernel); versus is not used. */
         CLIENT_SYSCALLS_PER_CALL("client syscalls per call"),
         /** The subject's own server syscalls per request (library counts, else kernel); versus is not used. */
-        SERVER_SYSCALLS_PER_CALL("server syscalls per request");
+        SERVER_SYSCALLS_PER_CALL("server syscalls per request"),
+        /** The subject's own median round trip (p50 latency) in microseconds, an absolute figure; versus is not used. */
+        P50_MICROS("p50 latency");
 
         private final String label;
 
@@ -68,10 +70,10 @@ public record Goal(String name, String table, String subject, String versus, int
         public String label() { return label; }
 
         /** "x" for a ratio of two cells, nothing for a figure of its own. */
-        public String unit() { return isRatio() ? "x" : ""; }
+        public String unit() { return this == P50_MICROS ? " us" : isRatio() ? "x" : ""; }
 
         /** True for a ratio of two cells (judged on its logarithm), false for a cell's own figure. */
-        public boolean isRatio() { return this != CLIENT_SYSCALLS_PER_CALL && this != SERVER_SYSCALLS_PER_CALL; }
+        public boolean isRatio() { return this != CLIENT_SYSCALLS_PER_CALL && this != SERVER_SYSCALLS_PER_CALL && this != P50_MICROS; }
 
         /** The figure for one round: subject's value over versus's. */
         public double of(Measurement subject, Measurement versus) {
@@ -83,6 +85,7 @@ public record Goal(String name, String table, String subject, String versus, int
                 case P99_RATIO -> (double) subject.p99Nanos() / versus.p99Nanos();
                 case CLIENT_SYSCALLS_PER_CALL -> (double) subject.clientSyscalls().total() / subject.calls();
                 case SERVER_SYSCALLS_PER_CALL -> subject.serverSyscalls() == null ? Double.NaN : (double) subject.serverSyscalls().total() / subject.calls();
+                case P50_MICROS -> subject.p50Nanos() / 1e3;
             };
         }
     }

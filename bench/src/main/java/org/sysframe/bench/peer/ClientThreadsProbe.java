@@ -60,7 +60,7 @@ public final class ClientThreadsProbe implements Cell.Probe {
             return new Measurement(cell.name(), cell.payload(), round, k, calls, (last - first) / 1e9,
                     latency.getValueAtPercentile(50), latency.getValueAtPercentile(90), latency.getValueAtPercentile(99),
                     latency.getValueAtPercentile(99.9), latency.getMaxValue(),
-                    minus(c1.library, c0.library), minus(c1.kernel, c0.kernel),
+                    minus(c1.library, c0.library), withTimedFutex(minus(c1.kernel, c0.kernel), runs),
                     sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
                     c1.cpu.minus(c0.cpu), sd == null ? null : sd.cpu(),
                     cpus(clientCpus, sd == null ? null : sd.cpus(), server.unknown()),
@@ -70,6 +70,24 @@ public final class ClientThreadsProbe implements Cell.Probe {
             go.countDown();
             for (PeerThread.Run r : runs) r.release.countDown();
         }
+    }
+
+    /**
+     * kernel with its futex count replaced by the timed calls' own (read on each peer's thread, see
+     * {@link PeerThread.Run#kernelFutex()}), when every run counted it; else kernel as it is (futex 0:
+     * not counted). Null stays null.
+     */
+    static SyscallCounts withTimedFutex(SyscallCounts kernel, List<PeerThread.Run> runs) {
+        if (kernel == null) return null;
+        long futex = 0;
+        for (PeerThread.Run r : runs) {
+            long f = r.kernelFutex();
+            if (f < 0) return kernel;
+            futex += f;
+        }
+        SyscallCounts.Builder b = SyscallCounts.builder();
+        for (org.sysframe.unix.SyscallKind k : org.sysframe.unix.SyscallKind.values()) b.count(k, kernel.get(k));
+        return b.count(org.sysframe.unix.SyscallKind.FUTEX, futex).build();
     }
 
     /** Client i's share of calls: an even split, the remainder to the first ones. */

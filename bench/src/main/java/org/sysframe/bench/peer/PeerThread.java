@@ -30,12 +30,20 @@ public final class PeerThread implements AutoCloseable {
      */
     static final Set<SyscallKind> ALL_KINDS = java.util.Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(SyscallKind.FUTEX)));
 
+    /**
+     * A shared-memory client's kinds: {@link #ALL_KINDS} and futex, its wait's own call. Its futex count
+     * is read on the peer's thread right before and right after the timed calls (see
+     * {@link Run#kernelFutex()}), so the latches the thread waits on between runs stay out of it.
+     */
+    static final Set<SyscallKind> SHM_KINDS = java.util.Collections.unmodifiableSet(EnumSet.allOf(SyscallKind.class));
+
     private final PingPeer peer;
     private final Thread thread;
     private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
     private final CompletableFuture<Integer> tid = new CompletableFuture<>();
     private volatile boolean running = true;
-    private KernelSyscallCounter kernel; // kept open by KernelCounters
+    private volatile KernelSyscallCounter kernel; // kept open by KernelCounters
+    private volatile boolean countsFutex; // the peer is on a shared-memory channel: its kernel counter has futex
     private volatile Run current;
     private int runsScheduled; // by the coordinating thread
 
@@ -98,6 +106,8 @@ public final class PeerThread implements AutoCloseable {
         public volatile long startNanos, endNanos;
         /** 1 for the first run scheduled on this thread, 2 for the next... */
         public final int number = ++runsScheduled;
+        // Futex counts of the peer's own thread at the start and end of the timed calls; -1 when not counted.
+        volatile long futexAtStart = -1, futexAtEnd = -1;
         /** About how many calls completed so far (read from another thread, for a partial summary). */
         public long completedAbout() { return latency.getTotalCount(); }
 
@@ -114,6 +124,13 @@ public final class PeerThread implements AutoCloseable {
         }
 
         void awaitDone() throws IOException { await(done); }
+
+        /**
+         * The kernel's futex count of the timed calls, read on the peer's thread itself right before
+         * the first and right after the last (so the latches this run waited on are not in it), or -1
+         * when the peer's futex calls are not counted (not on a shared-memory channel).
+         */
+        public long kernelFutex() { return futexAtStart < 0 || futexAtEnd < 0 ? -1 : futexAtEnd - futexAtStart; }
     }
 
     /** The run scheduled last (null before the first). */
@@ -128,9 +145,13 @@ public final class PeerThread implements AutoCloseable {
                 peer.prepare(len);
                 run.ready.countDown();
                 go.await();
+                // Read on this thread (its read(2) is taken out of the read count by the counter itself).
+                KernelSyscallCounter k = countsFutex ? kernel : null;
+                if (k != null) run.futexAtStart = k.read().get(SyscallKind.FUTEX);
                 run.startNanos = System.nanoTime();
                 peer.pingMany(n, run.latency);
                 run.endNanos = System.nanoTime();
+                if (k != null) run.futexAtEnd = k.read().get(SyscallKind.FUTEX);
                 run.done.complete(null);
                 run.release.await();
             } catch (Throwable e) {
@@ -144,9 +165,18 @@ public final class PeerThread implements AutoCloseable {
     /** The peer thread's kernel id. */
     int tid() throws IOException { return await(tid); }
 
-    /** The kernel counter of the peer's thread (every kind), kept open; null when unavailable. */
+    /**
+     * The kernel counter of the peer's thread, kept open; null when unavailable. Every kind but futex
+     * ({@link #ALL_KINDS}), or every kind for a peer on a shared-memory channel ({@link #SHM_KINDS}),
+     * decided by the peer's transport when first asked (after it opened).
+     */
     KernelSyscallCounter kernel() throws IOException {
-        if (kernel == null) kernel = KernelCounters.of(tid(), ALL_KINDS);
+        if (kernel == null) {
+            boolean shm = peer.transport().equals("shm");
+            KernelSyscallCounter k = KernelCounters.of(tid(), shm ? SHM_KINDS : ALL_KINDS);
+            countsFutex = shm && k != null;
+            kernel = k;
+        }
         return kernel;
     }
 

@@ -11,6 +11,7 @@ import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.CLIENT_CPU_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
 import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.P50_MICROS;
 import static org.sysframe.bench.measure.Goal.Metric.P99_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.SERVER_CPU_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
@@ -54,6 +55,10 @@ public final class Goals {
             new Goal("shared memory spinning: 5x the socket spinning", "wait", "shm spin/spin 2 cores", "spin/spin 2 cores", 32, CALLS_RATIO, true, 5.0),
             new Goal("shared memory spinning: no syscall per call", "wait", "shm spin/spin 2 cores", "shm spin/spin 2 cores", 32,
                     CLIENT_SYSCALLS_PER_CALL, false, 0.0005),
+            new Goal("shared memory spinning: p50 at most 1 us", "wait", "shm spin/spin 2 cores", "shm spin/spin 2 cores", 32,
+                    P50_MICROS, false, 1.0),
+            new Goal("shared memory spinning: at least 0.5x the C shared-memory ping-pong", "wait", "shm spin/spin 2 cores",
+                    "C shm spin/spin 2 cores", 32, CALLS_RATIO, true, 0.5),
             new Goal("shared memory blocking: no slower than the socket blocking", "wait", "shm block/block 2 cores", "block/block 2 cores", 32,
                     CALLS_RATIO, true, 1.0),
             new Goal("shared memory blocking: at most 2 syscalls per call", "wait", "shm block/block 2 cores", "shm block/block 2 cores", 32,

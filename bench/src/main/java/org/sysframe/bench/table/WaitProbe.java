@@ -4,6 +4,7 @@ import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.ChannelSide;
 import org.sysframe.bench.peer.ClientThreadsProbe;
 import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.SysframePeer;
@@ -18,7 +19,8 @@ import java.util.List;
  * One cell of the wait table: a server in the cell's wait mode and placement, and a sysframe client
  * (or, with a {@link CPeer}, the C client) in its own. A server whose loop sleeps when idle is started
  * once and kept; one that spins is started for each run and stopped after it, so that it burns no CPU
- * while other cells are measured (its kernel counts are not read: see {@link ServerSample#take}).
+ * while other cells are measured (its kernel counts are not read: see {@link ServerSample#take}). A
+ * server offering shared-memory channels is measured by its channel's thread ({@link ChannelSide}).
  */
 final class WaitProbe implements Cell.Probe, AutoCloseable {
     private final ServerOptions serverOptions;
@@ -26,6 +28,7 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
     private final String socket;
     private final SysframePeer sysframe;
     private final CPeer c;
+    private final boolean channel; // a shared-memory server: its side is the channel's thread
     private PeerThread client;
     private GroutServer server;
 
@@ -33,6 +36,7 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
         this.serverOptions = serverOptions;
         org.sysframe.transport.ServerConfig config = serverOptions.freeze();
         this.serverPerRun = !config.waitMode().blocks() || (config.sharedMemory() && !config.channelWaitMode().blocks());
+        this.channel = config.sharedMemory() && sysframe != null;
         this.socket = socket;
         this.sysframe = sysframe;
         this.c = c;
@@ -56,7 +60,8 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
             if (c != null) return c.probe(socket, ServerSample.Source.of(server)).measure(cell, calls, round);
             if (client == null) client = new PeerThread(sysframe);
             if (fresh) client.onThread(() -> sysframe.reconnect(socket));
-            return new ClientThreadsProbe(List.of(client), ServerSample.Source.of(server)).measure(cell, calls, round);
+            ServerSample.Source side = channel ? new ChannelSide(server) : ServerSample.Source.of(server);
+            return new ClientThreadsProbe(List.of(client), side).measure(cell, calls, round);
         } finally {
             if (serverPerRun) stopServer();
         }

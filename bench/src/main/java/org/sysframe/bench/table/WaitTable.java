@@ -6,6 +6,7 @@ import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.CShmPingPong;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
@@ -64,6 +65,12 @@ public final class WaitTable {
     /** The settings that get a shared-memory row too: across cores, the client waiting as the channel does. */
     static boolean hasShmRow(Setting s) { return !s.sameCore && !s.client.equals("yield"); }
 
+    /**
+     * The C shared-memory ping-pong's row (two processes through one shared page, both spinning, across
+     * cores): the physical limit beside the shared-memory rows, when the Makefile built it.
+     */
+    static final String C_SHM = "C shm spin/spin 2 cores";
+
     /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
     static final String C_PREFIX = "C ";
 
@@ -95,7 +102,11 @@ public final class WaitTable {
                         probes.add(shm);
                         cells.add(new Cell(SHM_PREFIX + name(s.client, s.server, s.sameCore), payload, "client wait " + s.client + " on CPU "
                                 + clientCpu(s) + ", channel thread wait " + s.server + " on CPU 0 (shared-memory channel; server figures: the"
-                                + " socket loop only, not the channel's thread)", calls, calls / 4, shm));
+                                + " channel's thread)", calls, calls / 4, shm));
+                        if (s.client.equals("spin") && s.server.equals("spin") && CShmPingPong.available()) {
+                            CShmPingPong limit = new CShmPingPong(clientCpu(s), 0);
+                            cells.add(new Cell(C_SHM, payload, limit.describe(), calls, calls / 4, limit));
+                        }
                     }
                     if (!cPeer) continue;
                     CPeer c = new CPeer("c-" + s.client, "sendmsg", new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
@@ -113,7 +124,9 @@ public final class WaitTable {
                 }
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
-            List<String> notes = cPeer ? List.of() : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            List<String> notes = new ArrayList<>();
+            if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            if (!CShmPingPong.available()) notes.add("C shared-memory row left out: bench/target/shm_pingpong is not built (make builds it)");
             return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false, rounds, cells, runs, notes);
         } finally {
             for (WaitProbe w : probes) w.close();

@@ -192,7 +192,8 @@ class GoalsTest {
                         .flatMap(w -> java.util.stream.Stream.of(WaitTable.name(w.client(), w.server(), w.sameCore()),
                                 WaitTable.C_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()),
                                 WaitTable.C_LEAN_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()),
-                                WaitTable.hasShmRow(w) ? WaitTable.SHM_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()) : ""))
+                                WaitTable.hasShmRow(w) ? WaitTable.SHM_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()) : "",
+                                WaitTable.hasShmRow(w) && w.client().equals("spin") && w.server().equals("spin") ? WaitTable.C_SHM : ""))
                         .toList();
                 case DepthTable.NAME -> java.util.Arrays.stream(DepthTable.DEPTHS)
                         .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d),

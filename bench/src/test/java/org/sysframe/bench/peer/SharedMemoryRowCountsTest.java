@@ -1,0 +1,122 @@
+package org.sysframe.bench.peer;
+
+import org.junit.jupiter.api.Test;
+import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Measurement;
+import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.WaitMode;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The bench's shared-memory rows on a real embedded server and a real channel: the client's kernel
+ * count has its futex calls (read on its own thread around the timed calls), the server side is the
+ * channel's thread, every kind but futex is exactly the library's on both sides, futex at least it.
+ * Also the C shared-memory ping-pong's row: no syscall of the library's kinds in either process.
+ */
+@NeedsKernelCounter
+class SharedMemoryRowCountsTest {
+    static final int CALLS = 3_000;
+
+    /** Two rounds of one sysframe shared-memory client against a channel waiting as mode says. */
+    static List<Measurement> rows(WaitMode mode) throws Exception {
+        Pairing p = Pairing.named("sysframe");
+        try (BenchFixture f = new BenchFixture("shm-row-test")) {
+            String socket = f.socket("shm");
+            GroutServer server = f.server(p.server(socket).sharedMemory(true).sharedMemoryWaitMode(mode).waitMode(WaitMode.BLOCK));
+            PeerThread client = f.peer(new SysframePeer("shm", p.client(socket).sharedMemory(true).waitMode(mode)), socket);
+            assertEquals("shm", client.peer().transport());
+            Cell cell = new Cell("shm " + mode, 32, "", CALLS, 300, new ClientThreadsProbe(List.of(client), new ChannelSide(server)));
+            return RoundRunner.run("test", List.of(cell), 2);
+        }
+    }
+
+    /** Every kind but futex equal, futex at least the library's. */
+    static void kernelIsLibraryButFutex(String side, SyscallCounts library, SyscallCounts kernel) {
+        assertNotNull(kernel, side + ": kernel counts");
+        for (SyscallKind k : SyscallKind.values()) {
+            if (k == SyscallKind.FUTEX) {
+                assertTrue(kernel.get(k) >= library.get(k), side + " futex: kernel " + kernel.get(k) + ", library " + library.get(k));
+            } else {
+                assertEquals(library.get(k), kernel.get(k), side + " " + k.kernelName() + ": kernel vs library");
+            }
+        }
+    }
+
+    @Test
+    void spinningBothSidesTheChannelThreadMakesNoSyscallAndTheKernelSaysSoButForTheJvmsFutex() throws Exception {
+        for (Measurement m : rows(WaitMode.parse("spin"))) {
+            assertEquals(CALLS, m.calls());
+            // The spinning client makes no futex call; its only calls are its rare looks at the socket.
+            assertEquals(0, m.clientLibrary().get(SyscallKind.FUTEX));
+            assertEquals(m.clientLibrary().get(SyscallKind.RECVFROM), m.clientLibrary().total(), "client: " + m.clientLibrary());
+            // The channel's thread, not the socket loop: it spins, so no syscall of the library's at all.
+            assertEquals(SyscallCounts.ZERO, m.serverLibrary(), "channel thread");
+            kernelIsLibraryButFutex("client", m.clientLibrary(), m.clientKernel());
+            kernelIsLibraryButFutex("channel", m.serverLibrary(), m.serverKernel());
+            assertTrue(m.kernelAgrees() || m.kernelAboveByJvmFutex(), m.clientKernel() + " / " + m.serverKernel());
+            // The channel thread spins through the whole run: its CPU clock advanced in it, however short the run.
+            assertTrue(m.serverCpu().cpuNanos() > 0, "the channel thread's CPU: " + m.serverCpu());
+        }
+    }
+
+    @Test
+    void blockingBothSidesTheFutexCallsOfClientAndChannelAreCountedByTheKernelToo() throws Exception {
+        for (Measurement m : rows(WaitMode.parse("block"))) {
+            long clientFutex = m.clientLibrary().get(SyscallKind.FUTEX), channelFutex = m.serverLibrary().get(SyscallKind.FUTEX);
+            // Each side sleeps for the other at most once a call and wakes the other at most once: at most 2 per call and side.
+            assertTrue(clientFutex > 0 && clientFutex <= 2L * CALLS, "client futex " + clientFutex);
+            assertTrue(channelFutex > 0 && channelFutex <= 2L * CALLS, "channel futex " + channelFutex);
+            assertEquals(clientFutex, m.clientLibrary().total() - m.clientLibrary().get(SyscallKind.RECVFROM), "client: " + m.clientLibrary());
+            assertEquals(channelFutex, m.serverLibrary().total(), "channel: " + m.serverLibrary());
+            kernelIsLibraryButFutex("client", m.clientLibrary(), m.clientKernel());
+            kernelIsLibraryButFutex("channel", m.serverLibrary(), m.serverKernel());
+            assertTrue(m.kernelAgrees() || m.kernelAboveByJvmFutex(), m.clientKernel() + " / " + m.serverKernel());
+        }
+    }
+
+    @Test
+    void aThreadsCpuClockIsItsOnCpuTime() throws Exception {
+        int tid = org.sysframe.unix.Self.tid();
+        long a = ThreadClock.cpuNanos(tid);
+        long x = 0;
+        for (int i = 0; i < 5_000_000; i++) x += i ^ (x >>> 3); // some CPU of this thread
+        long b = ThreadClock.cpuNanos(tid);
+        assertTrue(b > a, a + " then " + b + " (" + x + ")");
+        IllegalStateException gone = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> ThreadClock.cpuNanos(999_999_999));
+        assertEquals("clock_gettime(CPU clock of thread 999999999) failed: the thread is gone", gone.getMessage());
+    }
+
+    static Path program() {
+        for (Path p : List.of(Path.of("target/shm_pingpong"), Path.of("bench/target/shm_pingpong"))) {
+            if (Files.isExecutable(p)) return p.toAbsolutePath();
+        }
+        return null;
+    }
+
+    @Test
+    void theCSharedMemoryPingPongRowMakesNoSyscallOfTheLibrarysKindsInEitherProcess() throws Exception {
+        Path program = program();
+        assumeTrue(program != null, "bench/target/shm_pingpong is not built (make c-peer builds it)");
+        CShmPingPong limit = new CShmPingPong(program, 1, 0);
+        Measurement m = limit.measure(new Cell("C shm", 32, limit.describe(), 20_000, 1_000, limit), 20_000, 1);
+        assertEquals(20_000, m.calls());
+        assertEquals(SyscallCounts.ZERO, m.clientKernel(), "client process");
+        assertEquals(SyscallCounts.ZERO, m.serverKernel(), "server process");
+        assertTrue(m.kernelAgrees());
+        assertTrue(m.p50Nanos() > 0 && m.p50Nanos() <= m.p99Nanos() && m.p99Nanos() <= m.maxNanos(), m.p50Nanos() + " " + m.p99Nanos());
+        assertTrue(m.seconds() > 0);
+        assertEquals("client cpu 1; server cpu 0", m.cpus());
+    }
+}
