@@ -360,18 +360,6 @@ public final class UnixSocket implements AutoCloseable {
         }
     }
 
-    /**
-     * Shuts the socket down both ways (shutdown(SHUT_RDWR)) without closing the descriptor: the peer
-     * sees EOF, and so does whoever watches this end (its epoll reports the hang-up), who then closes it.
-     */
-    public void shutdown() {
-        int f = fd();
-        if (f < 0) return;
-        try (Arena a = Arena.ofConfined()) {
-            LibC.shutdown(Errno.newCallState(a), f, SHUT_RDWR);
-        }
-    }
-
     /** Receives exactly len bytes, blocking; EOF before that is ECONNRESET. */
     public void recvFully(MemorySegment seg, long offset, long len) throws ErrnoException {
         long want = len;

@@ -31,8 +31,8 @@ import java.lang.foreign.MemorySegment;
  * per channel, which is why channels are asked for, not the default.
  *
  * <p>A bad index or length read from the segment closes the channel and its connection with one
- * logged line (WARNING, {@code org.sysframe.server}); the connection's socket is shut down so that
- * its own loop, and the client, see it end. The channel ends when that connection ends ({@link #stop}).
+ * logged line (WARNING, {@code org.sysframe.server}); the connection of its socket is closed on that
+ * socket's own loop, so that the client sees it end. The channel ends when that connection ends ({@link #stop}).
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -44,7 +44,7 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     private final ShmSegment segment;
     private final ShmRing in;
     private final ShmRing out;
-    private final UnixSocket socket;
+    private final ServerConnection socketSide; // the connection of the socket, its host loop's
     private final int peerPid;
     private final int peerUid;
     private final Waiter waiter;
@@ -54,14 +54,14 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     private Channel channel;
     private ErrnoException corrupt;
 
-    ShmLoop(int channel, ServerLoop<?> host, ShmSegment segment, UnixSocket socket, int peerPid, int peerUid, ShmServer.Slot slot) throws ErrnoException {
+    ShmLoop(int channel, ServerLoop<?> host, ShmSegment segment, ServerConnection socketSide, int peerPid, int peerUid, ShmServer.Slot slot) throws ErrnoException {
         super(host.index, host.config, host.routes(), host.limits()); // the index places it: on its loop's CPU
         this.host = host;
         this.slot = slot;
         this.segment = segment;
         this.in = segment.requests();
         this.out = segment.answers();
-        this.socket = socket;
+        this.socketSide = socketSide;
         this.peerPid = peerPid;
         this.peerUid = peerUid;
         this.waiter = new Waiter(config.channelWaitMode(), counters);
@@ -154,7 +154,9 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     protected void forget(ServerConnection c) {
         super.forget(c);
         running = false;
-        socket.shutdown(); // the socket's own loop sees the end, and so does the client
+        // The socket's connection ends on its own loop's thread: this thread never touches the socket
+        // (its descriptor may be closed there meanwhile, and its number given to a new connection).
+        host.tasks().submit(() -> socketSide.close("its shared-memory channel ended"));
     }
 
     @Override

@@ -78,7 +78,7 @@ public final class ShmServer {
         }
         ShmLoop loop;
         try {
-            loop = new ShmLoop(CHANNELS.incrementAndGet(), host, segment, socket, c.peerPid(), c.peerUid(), slot);
+            loop = new ShmLoop(CHANNELS.incrementAndGet(), host, segment, c, c.peerPid(), c.peerUid(), slot);
         } catch (ErrnoException e) {
             segment.close();
             slot.release();
