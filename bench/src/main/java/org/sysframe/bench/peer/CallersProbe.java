@@ -203,16 +203,12 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             Side c1 = Side.read(this, excluded, c0);
             ServerSample s1 = server.sample();
             ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
-            Histogram latency = new Histogram(10_000_000_000L, 3);
-            long first = Long.MAX_VALUE, last = Long.MIN_VALUE;
-            for (Run r : runs) {
-                latency.add(r.latency);
-                first = Math.min(first, r.startNanos);
-                last = Math.max(last, r.endNanos);
-            }
+            CallerTimes times = new CallerTimes();
+            for (Run r : runs) times.add(r.latency, r.startNanos, r.endNanos);
+            Histogram latency = times.latency;
             SortedSet<Integer> clientCpus = new TreeSet<>(c0.cpus);
             clientCpus.addAll(c1.cpus);
-            return new Measurement(cell.name(), cell.payload(), round, k, calls, (last - first) / 1e9,
+            return new Measurement(cell.name(), cell.payload(), round, k, calls, times.seconds(),
                     latency.getValueAtPercentile(50), latency.getValueAtPercentile(90), latency.getValueAtPercentile(99),
                     latency.getValueAtPercentile(99.9), latency.getMaxValue(),
                     minus(c1.library, c0.library), c1.sameThreads ? minus(c1.kernel, c0.kernel) : null,
