@@ -38,6 +38,8 @@ import java.lang.foreign.MemorySegment;
  */
 public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     private static final long SLICE_NANOS = 20_000_000L;
+    /** Empty looks at the rings per turn while spinning: the turn's own work (clock, timers, tasks) once per so many. */
+    private static final int LOOKS_PER_TURN = 64;
 
     private final ServerLoop<?> host;
     private final ShmServer.Slot slot; // its share of the server's channels and memory budget
@@ -105,7 +107,7 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     @Override
     protected void turn() throws ErrnoException {
         long bound = hasBacklog() ? 0 : timerWaitNanos();
-        waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound);
+        waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound, LOOKS_PER_TURN);
         startOfTurn();
         if (tasks.hasQueued()) tasks.runAll();
         serve();

@@ -16,8 +16,13 @@ import java.lang.invoke.VarHandle;
  * publishes {@code tail} with a release store after the bytes, the consumer publishes {@code head}
  * after it copied them out; each reads the other's with an acquire load. Each side keeps its own index
  * in its own memory and never reads it back from the segment, and checks the other's before any use
- * ({@code 0 <= tail - head <= capacity}): a peer that writes anything there makes the next call fail
- * with EPROTO, never a copy outside the ring.
+ * ({@code 0 <= tail - head <= capacity}): a peer that writes anything there makes the next call that
+ * reads it fail with EPROTO, never a copy outside the ring.
+ *
+ * <p>The producer reads {@code head} only when the head it read last leaves too little room for a
+ * write: every read of the consumer's line pulls it across to the producer's core, and the
+ * consumer's next store to it must take it back, about 100 ns each way here, per message. A head read
+ * earlier is a lower bound of the true one, so the room it gives is never more than there is.
  *
  * <p>The sleeping words: a side about to sleep sets its word to 1 and looks again before it sleeps
  * on it (futex); the other side, after it published, looks at the word (after a full fence) and wakes
@@ -39,6 +44,7 @@ public final class ShmRing {
     private final String name;
     private long tail; // the producer's own
     private long head; // the consumer's own
+    private long headSeen; // the producer's last reading of head (checked when read)
 
     ShmRing(MemorySegment memory, long control, long data, int capacity) {
         this.memory = memory;
@@ -60,17 +66,24 @@ public final class ShmRing {
 
     // ---------------------------------------------------------------- the producer's side
 
-    /** Bytes the producer may write now. */
+    /** Bytes the producer may write now (a fresh reading of head). */
     public long room() throws ErrnoException {
         long h = (long) LONG.getAcquire(memory, control + HEAD);
         long used = tail - h;
         if (used < 0 || used > capacity) throw corrupt("head", h, tail);
+        headSeen = h;
         return capacity - used;
+    }
+
+    /** Room for a write of want bytes: from the head read last while it leaves that much, else from a fresh reading. */
+    private long roomFor(long want) throws ErrnoException {
+        long r = capacity - (tail - headSeen);
+        return r >= want ? r : room();
     }
 
     /** Copies at most len bytes of src from off into the ring (not yet published); returns how many. */
     public long put(MemorySegment src, long off, long len) throws ErrnoException {
-        long n = Math.min(len, room());
+        long n = Math.min(len, roomFor(len));
         if (n <= 0) return 0;
         long at = tail & mask;
         long first = Math.min(n, capacity - at);
@@ -82,7 +95,8 @@ public final class ShmRing {
 
     /** Copies at most max of iov's pending bytes from the skip-th on (not yet published); returns how many. iov is not advanced. */
     public long put(IovArray iov, long skip, long max) throws ErrnoException {
-        long n = Math.min(Math.min(max, iov.remaining() - skip), room());
+        long want = Math.min(max, iov.remaining() - skip);
+        long n = Math.min(want, roomFor(want));
         if (n <= 0) return 0;
         long at = tail & mask;
         long first = Math.min(n, capacity - at);

@@ -193,4 +193,44 @@ class WaiterTest {
         assertEquals(4, w.await(next, clock.now, Waiter.NO_BOUND));
         assertEquals(List.of("poll", "poll", "poll"), next.log, "no sleep: the budget is this wait's own");
     }
+
+    @Test
+    void aClientSpinReadsTheClockAtItsFirstEmptyLookThenEverySixtyFourth() throws Exception {
+        int[] reads = {0};
+        Waiter w = new Waiter(WaitMode.parse("spin"), counters, () -> {
+            reads[0]++;
+            return clock.now;
+        });
+        FakeSteps s = new FakeSteps(clock);
+        s.lookNanos = 100;
+        assertEquals(0, w.await(s, clock.now, 10_000));
+        // Reads after looks 1 (0.1 us), 65 (6.5 us) and 129 (12.9 us: the bound passed).
+        assertEquals(129, s.log.size());
+        assertEquals(3, reads[0]);
+        reads[0] = 0;
+        FakeSteps data = new FakeSteps(clock, 0, 0, 6);
+        assertEquals(6, w.await(data, clock.now, Waiter.NO_BOUND));
+        assertEquals(0, reads[0], "no bound: a spin never reads the clock");
+    }
+
+    @Test
+    void aChannelLoopsSpinLooksUpToItsCountPerTurnAndEveryOtherModeAsOnce() throws Exception {
+        Waiter spin = waiter("spin");
+        FakeSteps s = new FakeSteps(clock, 0, 0, 0, 5);
+        assertEquals(5, spin.once(s, Waiter.NO_BOUND, 64));
+        assertEquals(4, s.log.size(), "it returns at the look that found something");
+        FakeSteps none = new FakeSteps(clock);
+        assertEquals(0, spin.once(none, Waiter.NO_BOUND, 64));
+        assertEquals(64, none.log.size());
+        FakeSteps backlog = new FakeSteps(clock);
+        assertEquals(0, spin.once(backlog, 0, 64));
+        assertEquals(List.of("poll"), backlog.log, "work waiting: one look");
+        FakeSteps b = new FakeSteps(clock, 2);
+        assertEquals(2, waiter("block").once(b, 7_000, 64));
+        assertEquals(List.of("block 7000"), b.log);
+        FakeSteps y = new FakeSteps(clock, 0);
+        assertEquals(0, waiter("yield").once(y, Waiter.NO_BOUND, 64));
+        assertEquals(List.of("poll"), y.log);
+        assertEquals(1, counters.snapshot().get(SyscallKind.SCHED_YIELD));
+    }
 }

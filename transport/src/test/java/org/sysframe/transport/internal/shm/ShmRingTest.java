@@ -113,12 +113,20 @@ class ShmRingTest {
                         + " (capacity 4096): the peer wrote a bad index", bad, bad), e.getMessage());
             }
             m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.TAIL, 0);
-            // The producer's side: a head ahead of the tail.
+            // The producer's side: a head ahead of the tail, read by the look at the room.
             m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.HEAD, 10);
-            ErrnoException e = assertThrows(ErrnoException.class, () -> r.put(dst, 0, 1));
+            ErrnoException e = assertThrows(ErrnoException.class, r::room);
             assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 10, 10 bytes from this side's 0"
                     + " (capacity 4096): the peer wrote a bad index", e.getMessage());
-            assertEquals(0, m.get(JAVA_INT, ShmSegment.DATA_OFFSET), "nothing was written");
+            // ... and by a write that needs more room than the head read last left: it writes nothing.
+            m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.HEAD, 0);
+            assertEquals(CAP - 8, r.put(dst, 0, CAP - 8));
+            m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.HEAD, CAP);
+            m.set(JAVA_INT, ShmSegment.DATA_OFFSET + CAP - 8, 0);
+            e = assertThrows(ErrnoException.class, () -> r.put(dst, 0, 16));
+            assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 4096, 8 bytes from this side's 4088"
+                    + " (capacity 4096): the peer wrote a bad index", e.getMessage());
+            assertEquals(0, m.get(JAVA_INT, ShmSegment.DATA_OFFSET + CAP - 8), "nothing was written");
         } finally {
             seg.close();
         }
