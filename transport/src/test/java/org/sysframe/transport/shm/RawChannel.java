@@ -74,7 +74,11 @@ final class RawChannel implements AutoCloseable {
             if (System.nanoTime() > end) throw new AssertionError("the server took " + done + " of " + (12 + len) + " bytes in 20 s");
             Thread.onSpinWait();
         }
-        // The channel's thread may sleep: a wake as the library would make it (its word is cleared by publish).
+        wake();
+    }
+
+    /** Wakes the channel's thread if it sleeps on the request ring, as the library's publish would (its word is cleared by publish). */
+    void wake() throws ErrnoException {
         new org.sysframe.unix.Futex(new org.sysframe.unix.SyscallCounters("raw"), Arena.ofAuto())
                 .wake(segment.memory(), 64 + 128, 1);
     }

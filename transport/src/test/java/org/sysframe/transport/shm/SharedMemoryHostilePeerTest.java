@@ -94,6 +94,8 @@ class SharedMemoryHostilePeerTest {
             Pings.ping(c, 1, 100);
             // The request ring's tail (offset 64) moved past what the ring can hold.
             raw.segment.memory().set(JAVA_LONG, 64, 4096 + 1);
+            // ... and woke the channel's thread, as a publish does (asleep, the thread reads nothing).
+            raw.wake();
             awaitEof(raw.socket);
             List<String> lines = logs.lines(l -> l.contains("shared-memory channel closed"));
             assertEquals(1, lines.size(), logs.lines().toString());

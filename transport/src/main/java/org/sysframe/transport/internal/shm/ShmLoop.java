@@ -37,7 +37,6 @@ import java.lang.foreign.MemorySegment;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
-    private static final long SLICE_NANOS = 20_000_000L;
     /** Empty looks at the rings per turn while spinning: the turn's own work (clock, timers, tasks) once per so many. */
     private static final int LOOKS_PER_TURN = 64;
 
@@ -88,12 +87,18 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         return false;
     }
 
-    /** Wakes the loop's thread if it sleeps on the request ring (any thread). */
+    /**
+     * Wakes the loop's thread wherever it sleeps (any thread): on the request ring for requests, or on
+     * the answer ring for room. Each word is cleared first, so a sleep that begins after this returns at
+     * once: the thread's sleeps have no bound of their own.
+     */
     private synchronized void kick() {
         if (!kickArena.scope().isAlive()) return;
         in.consumerAwake();
+        out.producerAwake();
         try {
             kick.wake(in.memory(), in.consumerWord(), 1);
+            kick.wake(out.memory(), out.producerWord(), 1);
         } catch (ErrnoException e) {
             LOG.log(Level.ERROR, "cannot wake a shared-memory channel: " + e.getMessage());
         }
@@ -217,10 +222,14 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         @Override
         public int block(long nanos) throws ErrnoException {
             if (nanos == 0) return poll();
-            long slice = nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS);
+            // No bound of its own: whatever must end the sleep wakes the word (a request's publish,
+            // a task or stop() by kick()); a timer's bound, when one runs, is nanos. A futex wait with
+            // a timeout arms a kernel timer per sleep, which costs a blocking call here more than the
+            // socket's epoll_wait(-1) does.
+            long slice = nanos;
             try {
                 if (channel.writable) {
-                    if (out.producerSleeps() == 0 && running) channel.futex.await(out.memory(), out.producerWord(), 1, slice);
+                    if (out.producerSleeps() == 0 && running && !tasks.hasQueued()) channel.futex.await(out.memory(), out.producerWord(), 1, slice);
                     out.producerAwake();
                 } else {
                     if (in.consumerSleeps() == 0 && running && !tasks.hasQueued()) channel.futex.await(in.memory(), in.consumerWord(), 1, slice);
