@@ -37,15 +37,25 @@ import java.util.concurrent.TimeUnit;
  * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class PeerFork implements AutoCloseable {
-    /** The peer sets a fork can make: the same list in parent and child, by index. */
+    /** The peer sets a fork can make: the same list in parent and child, by name. */
     public enum Peers {
-        /** {@link org.sysframe.bench.table.PeerTable}'s Java peers. */
+        /**
+         * The peers table's Java peers: sysframe's client with the sysframe pairing's framing, the
+         * JDK's SocketChannel gathering and with two writes, jnr-unixsocket.
+         */
         PEER_TABLE;
 
         /** The peers, not yet open. */
         public List<PingPeer> create() {
             return switch (this) {
-                case PEER_TABLE -> org.sysframe.bench.table.PeerTable.javaPeers();
+                case PEER_TABLE -> {
+                    Pairing best = Pairing.named("sysframe");
+                    yield List.of(
+                            new SysframePeer("sysframe", org.sysframe.transport.ClientOptions.defaults().send(best.clientSend()).recv(best.clientRecv())),
+                            ChannelPeer.jdk("jdk-gather", ChannelPeer.Send.GATHER, true),
+                            ChannelPeer.jdk("jdk-2write", ChannelPeer.Send.TWO_WRITES, false),
+                            ChannelPeer.jnr("jnr", ChannelPeer.Send.COPY_ONE_WRITE, true));
+                }
             };
         }
     }

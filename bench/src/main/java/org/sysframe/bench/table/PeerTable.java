@@ -7,15 +7,12 @@ import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.CPeer;
-import org.sysframe.bench.peer.ChannelPeer;
 import org.sysframe.bench.peer.ClientThreadsProbe;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.peer.PeerFork;
 import org.sysframe.bench.peer.PeerForks;
 import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PingPeer;
-import org.sysframe.bench.peer.SysframePeer;
-import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.CpuPlacement;
 
@@ -55,15 +52,8 @@ public final class PeerTable {
      */
     public static final int DEFAULT_FORKS = 3;
 
-    /** The Java peers of the table (in this JVM or in a fork: the same list, by name). */
-    public static List<PingPeer> javaPeers() {
-        Pairing best = Pairing.named("sysframe");
-        return List.of(
-                new SysframePeer(REFERENCE, ClientOptions.defaults().send(best.clientSend()).recv(best.clientRecv())),
-                ChannelPeer.jdk("jdk-gather", ChannelPeer.Send.GATHER, true),
-                ChannelPeer.jdk("jdk-2write", ChannelPeer.Send.TWO_WRITES, false),
-                ChannelPeer.jnr("jnr", ChannelPeer.Send.COPY_ONE_WRITE, true));
-    }
+    /** The Java peers of the table (in this JVM or in a fork: the same list, by name); the first is {@value #REFERENCE}. */
+    public static List<PingPeer> javaPeers() { return PeerFork.Peers.PEER_TABLE.create(); }
 
     /** With {@link #DEFAULT_FORKS} forks, none with quick. */
     public static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
