@@ -33,6 +33,10 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--out", description = "output directory (default: bench/results/<timestamp>)")
     Path out;
 
+    @Option(names = "--forks", description = "child JVMs the Java peers run in, rounds spread over them; 0: in this JVM"
+            + " (default: " + PeerTable.DEFAULT_FORKS + ", with --quick 0)")
+    Integer forks;
+
     @Option(names = "--server-loops", description = "event loops of the embedded server (default: ${DEFAULT-VALUE})")
     int serverLoops = 1;
 
@@ -40,11 +44,12 @@ final class CompareCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds must be at least 5");
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
+        if (forks != null && (forks < 0 || forks > 16)) throw new IllegalArgumentException("--forks " + forks + ": expected 0..16");
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         long started = System.nanoTime();
         BenchTable peers;
         try {
-            peers = PeerTable.run(rounds, quick, serverLoops);
+            peers = forks == null ? PeerTable.run(rounds, quick, serverLoops) : PeerTable.run(rounds, quick, serverLoops, forks);
         } catch (UnsupportedOperationException e) {
             throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
         }

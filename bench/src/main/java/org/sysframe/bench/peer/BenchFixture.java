@@ -22,6 +22,7 @@ public final class BenchFixture implements AutoCloseable {
     private final Path dir;
     private final List<GroutServer> servers = new ArrayList<>();
     private final List<PeerThread> peers = new ArrayList<>();
+    private final List<AutoCloseable> others = new ArrayList<>();
 
     public BenchFixture(String what) throws IOException {
         dir = Files.createTempDirectory("sysframe-" + what);
@@ -45,8 +46,21 @@ public final class BenchFixture implements AutoCloseable {
         return t;
     }
 
+    /** Keeps c until close, which closes it first (before the peers and servers). */
+    public <T extends AutoCloseable> T closing(T c) {
+        others.add(c);
+        return c;
+    }
+
     @Override
     public void close() throws IOException {
+        for (AutoCloseable c : others) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                System.err.println("closing " + c + ": " + e.getMessage());
+            }
+        }
         KernelCounters.closeAll();
         for (PeerThread p : peers) {
             try {

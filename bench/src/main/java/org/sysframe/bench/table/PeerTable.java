@@ -7,13 +7,12 @@ import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.CPeer;
-import org.sysframe.bench.peer.ChannelPeer;
 import org.sysframe.bench.peer.ClientThreadsProbe;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.bench.peer.PeerFork;
+import org.sysframe.bench.peer.PeerForks;
 import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PingPeer;
-import org.sysframe.bench.peer.SysframePeer;
-import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.CpuPlacement;
 
@@ -45,20 +44,39 @@ public final class PeerTable {
      */
     static final int CLIENT_CPU = 1, SERVER_CPU = 0;
 
+    /**
+     * Child JVMs the Java peers run in by default ({@link PeerForks}): in one JVM, sysframe's cells
+     * came out about 12 % apart between runs for a whole run, against every peer, with tight
+     * intervals (a met in one run, a missed in the next); the rounds spread over 3 forks average
+     * such a JVM's fate out. 0: in the bench's own JVM ({@code --quick}).
+     */
+    public static final int DEFAULT_FORKS = 3;
+
+    /** The Java peers of the table (in this JVM or in a fork: the same list, by name); the first is {@value #REFERENCE}. */
+    public static List<PingPeer> javaPeers() { return PeerFork.Peers.PEER_TABLE.create(); }
+
+    /** With {@link #DEFAULT_FORKS} forks, none with quick. */
     public static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
+        return run(rounds, quick, serverLoops, quick ? 0 : DEFAULT_FORKS);
+    }
+
+    /** With the Java peers in forks child JVMs (0: in this JVM). */
+    public static BenchTable run(int rounds, boolean quick, int serverLoops, int forks) throws IOException {
+        if (forks < 0) throw new IllegalArgumentException("forks " + forks + ": 0 or more");
         long calls = quick ? 1_200 : 6_000;
         Pairing best = Pairing.named("sysframe");
         try (BenchFixture f = new BenchFixture("compare")) {
             String socket = f.socket("compare");
             GroutServer server = f.server(best.server(socket).loops(serverLoops).cpus(serverLoops == 1 ? new int[] {SERVER_CPU} : new int[0]));
             ServerSample.Source side = ServerSample.Source.of(server);
-            List<PingPeer> javaPeers = List.of(
-                    new SysframePeer(REFERENCE, ClientOptions.defaults().send(best.clientSend()).recv(best.clientRecv())),
-                    ChannelPeer.jdk("jdk-gather", ChannelPeer.Send.GATHER, true),
-                    ChannelPeer.jdk("jdk-2write", ChannelPeer.Send.TWO_WRITES, false),
-                    ChannelPeer.jnr("jnr", ChannelPeer.Send.COPY_ONE_WRITE, true));
+            List<PingPeer> javaPeers = javaPeers();
             List<Cell.Probe> probes = new ArrayList<>();
+            PeerForks forked = forks == 0 ? null : f.closing(PeerForks.start(forks, PeerFork.Peers.PEER_TABLE, socket, CLIENT_CPU));
             for (PingPeer p : javaPeers) {
+                if (forked != null) {
+                    probes.add(forked.probe(p.name(), side));
+                    continue;
+                }
                 PeerThread t = f.peer(p, socket);
                 t.onThread(() -> CpuPlacement.pinCurrentThread(CLIENT_CPU));
                 probes.add(new ClientThreadsProbe(List.of(t), side));
@@ -68,15 +86,18 @@ public final class PeerTable {
                     new CPeer(C_LEAN, "sendmsg", CPeer.Options.lean("block", CLIENT_CPU, 1)));
             String serverSettings = "; server " + best.serverSend() + "/" + best.serverFlush().name().toLowerCase(java.util.Locale.ROOT)
                     + PairingTable.loops(serverLoops) + (serverLoops == 1 ? " on CPU " + SERVER_CPU : "") + ", client on CPU " + CLIENT_CPU;
+            String forkSettings = forks == 0 ? "" : "; in " + forks + " JVM forks, rounds spread over them";
             List<Cell> cells = new ArrayList<>();
             for (int payload : PAYLOADS) {
                 for (int i = 0; i < javaPeers.size(); i++) {
-                    cells.add(new Cell(javaPeers.get(i).name(), payload, javaPeers.get(i).framing() + serverSettings, calls, calls, probes.get(i)));
+                    cells.add(new Cell(javaPeers.get(i).name(), payload, javaPeers.get(i).framing() + serverSettings + forkSettings, calls, calls,
+                            probes.get(i)));
                 }
                 for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls, 0, c.probe(socket, side)));
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
-            return BenchTable.of(NAME, "Peers on one sysframe server", "peer", REFERENCE, true, rounds, cells, runs, List.of());
+            List<String> notes = forks == 0 ? List.of() : List.of(PeerForks.spread(runs, forks, REFERENCE, C_LEAN, PAYLOADS));
+            return BenchTable.of(NAME, "Peers on one sysframe server", "peer", REFERENCE, true, rounds, cells, runs, notes);
         }
     }
 }
