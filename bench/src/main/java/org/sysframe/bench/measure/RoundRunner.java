@@ -9,7 +9,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
- * The one runner of every table: a warm-up run per cell, then rounds in which every cell is measured
+ * The one runner of every table: a warm-up per cell (its run, repeated until it lasted {@link
+ * #MIN_WARM_UP_SECONDS}), then rounds in which every cell is measured
  * once, in the same order (A B C, A B C, ...), so that machine drift hits every cell alike.
  *
  * <p>Under a {@link Plan} (what {@code matrix} sets with {@link #with}), the runner then adds rounds
@@ -55,6 +56,15 @@ public final class RoundRunner {
 
     private static final ThreadLocal<Plan> PLAN = new ThreadLocal<>();
 
+    /**
+     * A cell's warm-up lasts at least this long: its run is repeated until its calls took that much in
+     * all (at most {@link #MAX_WARM_UP_RUNS} runs). By calls alone, a cell of fast calls was measured
+     * before the JIT had compiled its path: 1,500 shared-memory calls of about 1 us are 2 ms, and such a
+     * cell came out at 3-8 us a call in its first rounds, at 0.7-1 us once compiled (some 100,000 calls).
+     */
+    static final double MIN_WARM_UP_SECONDS = 0.5;
+    static final int MAX_WARM_UP_RUNS = 200;
+
     /** Runs body with plan in effect for every {@link #run(String, List, int)} of this thread. */
     public static <T> T with(Plan plan, Callable<T> body) throws Exception {
         Plan before = PLAN.get();
@@ -84,7 +94,10 @@ public final class RoundRunner {
             long warm = plan == null ? c.warmUpCalls() : plan.scaled(c.warmUpCalls());
             if (warm <= 0) continue;
             Progress.show(String.format(Locale.ROOT, "%s warm-up %-10s %6d B", table, c.name(), c.payload()));
-            c.probe().measure(c, warm, Measurement.WARM_UP);
+            double spent = 0;
+            for (int i = 0; i < MAX_WARM_UP_RUNS && spent < MIN_WARM_UP_SECONDS; i++) {
+                spent += c.probe().measure(c, warm, Measurement.WARM_UP).seconds();
+            }
         }
         List<Measurement> out = new ArrayList<>(cells.size() * rounds);
         for (int r = 1; r <= rounds; r++) {
