@@ -60,9 +60,10 @@ public final class RoundRunner {
      * A cell's warm-up lasts at least this long: its run is repeated until its calls took that much in
      * all (at most {@link #MAX_WARM_UP_RUNS} runs). By calls alone, a cell of fast calls was measured
      * before the JIT had compiled its path: 1,500 shared-memory calls of about 1 us are 2 ms, and such a
-     * cell came out at 3-8 us a call in its first rounds, at 0.7-1 us once compiled (some 100,000 calls).
+     * cell came out at 3-8 us a call in its first rounds, at 0.7-1 us once compiled (some 100,000 calls,
+     * which the wait table gives its spinning shared-memory cells). 0.5 s took a make bench to 5 min.
      */
-    static final double MIN_WARM_UP_SECONDS = 0.5;
+    static final double MIN_WARM_UP_SECONDS = 0.15;
     static final int MAX_WARM_UP_RUNS = 200;
 
     /** Runs body with plan in effect for every {@link #run(String, List, int)} of this thread. */

@@ -102,7 +102,7 @@ public final class WaitTable {
                         probes.add(shm);
                         cells.add(new Cell(SHM_PREFIX + name(s.client, s.server, s.sameCore), payload, "client wait " + s.client + " on CPU "
                                 + clientCpu(s) + ", channel thread wait " + s.server + " on CPU 0 (shared-memory channel; server figures: the"
-                                + " channel's thread)", calls, calls / 4, shm));
+                                + " channel's thread)", calls, shmWarmUp(s, calls), shm));
                         if (s.client.equals("spin") && s.server.equals("spin") && CShmPingPong.available()) {
                             CShmPingPong limit = new CShmPingPong(clientCpu(s), 0);
                             cells.add(new Cell(C_SHM, payload, limit.describe(), calls, calls / 4, limit));
@@ -147,4 +147,15 @@ public final class WaitTable {
         WaitMode m = WaitMode.parse(mode);
         return m.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? "spin:" + Math.max(1, m.spinNanos() / 1000) : m.toString();
     }
+
+    /**
+     * The warm-up calls of a shared-memory cell: a spinning one's calls are about 1 us, and its path is
+     * compiled only after some 100,000 of them (before that, 3-8 us a call), so it warms up with
+     * {@value #SHM_SPIN_WARM_UP} calls; a sleeping one as the other cells, with a quarter of a run.
+     */
+    static long shmWarmUp(Setting s, long calls) {
+        return WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks() ? calls / 4 : Math.max(calls / 4, SHM_SPIN_WARM_UP);
+    }
+
+    static final long SHM_SPIN_WARM_UP = 150_000;
 }

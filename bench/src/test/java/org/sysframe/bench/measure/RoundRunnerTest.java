@@ -38,18 +38,18 @@ class RoundRunnerTest {
     }
 
     @Test
-    void aWarmUpIsRepeatedUntilItLastedHalfASecondThenTheRoundsRun() throws Exception {
+    void aWarmUpIsRepeatedUntilItLastedAtLeastItsMinimumThenTheRoundsRun() throws Exception {
         List<String> order = new ArrayList<>();
         Cell.Probe probe = (cell, calls, round) -> {
             order.add(cell.key() + " r" + round);
-            double seconds = cell.name().equals("fast") ? 0.12 : 0.6;
+            double seconds = cell.name().equals("fast") ? 0.04 : 0.2;
             return new Measurement(cell.name(), cell.payload(), round, 1, calls, seconds, 1, 1, 1, 1, 1,
                     SyscallCounts.ZERO, null, null, null, new ThreadCpu(0, 0, 0, 0, 0), null, null);
         };
         List<Cell> cells = List.of(new Cell("fast", 32, "", 100, 25, probe), new Cell("slow", 32, "", 100, 25, probe));
         RoundRunner.run("test", cells, 1);
-        // 0.12 s a run: five runs (0.60 s) reach 0.5 s; 0.6 s: one.
-        assertEquals(List.of("fast/32 r0", "fast/32 r0", "fast/32 r0", "fast/32 r0", "fast/32 r0", "slow/32 r0",
+        // 0.04 s a run: four runs (0.16 s) reach 0.15 s; 0.2 s: one.
+        assertEquals(List.of("fast/32 r0", "fast/32 r0", "fast/32 r0", "fast/32 r0", "slow/32 r0",
                 "fast/32 r1", "slow/32 r1"), order);
     }
 
