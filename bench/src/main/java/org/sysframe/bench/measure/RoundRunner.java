@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
- * The one runner of every table: a warm-up per cell (its run, repeated until it lasted {@link
- * #MIN_WARM_UP_SECONDS}), then rounds in which every cell is measured
+ * The one runner of every table: a warm-up per cell (under a plan, its run repeated until it lasted
+ * {@link #MIN_WARM_UP_SECONDS}), then rounds in which every cell is measured
  * once, in the same order (A B C, A B C, ...), so that machine drift hits every cell alike.
  *
  * <p>Under a {@link Plan} (what {@code matrix} sets with {@link #with}), the runner then adds rounds
@@ -57,8 +57,9 @@ public final class RoundRunner {
     private static final ThreadLocal<Plan> PLAN = new ThreadLocal<>();
 
     /**
-     * A cell's warm-up lasts at least this long: its run is repeated until its calls took that much in
-     * all (at most {@link #MAX_WARM_UP_RUNS} runs). By calls alone, a cell of fast calls was measured
+     * A cell's warm-up under a {@link Plan} lasts at least this long: its run is repeated until its
+     * calls took that much in all (at most {@link #MAX_WARM_UP_RUNS} runs); without one (ping's cell,
+     * whose warm-up is the user's count) it is one run. By calls alone, a cell of fast calls was measured
      * before the JIT had compiled its path: 1,500 shared-memory calls of about 1 us are 2 ms, and such a
      * cell came out at 3-8 us a call in its first rounds, at 0.7-1 us once compiled (some 100,000 calls,
      * which the wait table gives its spinning shared-memory cells). 0.5 s took a make bench to 5 min.
@@ -95,8 +96,11 @@ public final class RoundRunner {
             long warm = plan == null ? c.warmUpCalls() : plan.scaled(c.warmUpCalls());
             if (warm <= 0) continue;
             Progress.show(String.format(Locale.ROOT, "%s warm-up %-10s %6d B", table, c.name(), c.payload()));
+            // Under a plan (matrix's tables) the warm-up lasts at least its minimum; else (ping's one
+            // cell, compare) it is the calls asked for, no more.
             double spent = 0;
-            for (int i = 0; i < MAX_WARM_UP_RUNS && spent < MIN_WARM_UP_SECONDS; i++) {
+            int most = plan == null ? 1 : MAX_WARM_UP_RUNS;
+            for (int i = 0; i < most && spent < MIN_WARM_UP_SECONDS; i++) {
                 spent += c.probe().measure(c, warm, Measurement.WARM_UP).seconds();
             }
         }

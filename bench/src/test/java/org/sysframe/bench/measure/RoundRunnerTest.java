@@ -47,10 +47,15 @@ class RoundRunnerTest {
                     SyscallCounts.ZERO, null, null, null, new ThreadCpu(0, 0, 0, 0, 0), null, null);
         };
         List<Cell> cells = List.of(new Cell("fast", 32, "", 100, 25, probe), new Cell("slow", 32, "", 100, 25, probe));
-        RoundRunner.run("test", cells, 1);
+        long[] tick = {0};
+        RoundRunner.run("test", cells, 1, new RoundRunner.Plan(List.of(), 0, 256, 1), () -> ++tick[0]);
         // 0.04 s a run: four runs (0.16 s) reach 0.15 s; 0.2 s: one.
         assertEquals(List.of("fast/32 r0", "fast/32 r0", "fast/32 r0", "fast/32 r0", "slow/32 r0",
                 "fast/32 r1", "slow/32 r1"), order);
+        // Without a plan (ping's one cell: the user's count of warm-up calls), one run.
+        order.clear();
+        RoundRunner.run("test", cells, 1);
+        assertEquals(List.of("fast/32 r0", "slow/32 r0", "fast/32 r1", "slow/32 r1"), order);
     }
 
     @Test
