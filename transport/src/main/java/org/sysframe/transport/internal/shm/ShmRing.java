@@ -21,8 +21,8 @@ import java.lang.invoke.VarHandle;
  *
  * <p>The producer reads {@code head} only when the head it read last leaves too little room for a
  * write: every read of the consumer's line pulls it across to the producer's core, and the
- * consumer's next store to it must take it back, about 100 ns each way here, per message. A head read
- * earlier is a lower bound of the true one, so the room it gives is never more than there is.
+ * consumer's next store to it must take it back, once per message. A head read earlier is a lower
+ * bound of the true one, so the room it gives is never more than there is.
  *
  * <p>The sleeping words: a side about to sleep sets its word to 1 and looks again before it sleeps
  * on it (futex); the other side, after it published, looks at the word (after a full fence) and wakes
