@@ -205,18 +205,9 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
             CallerTimes times = new CallerTimes();
             for (Run r : runs) times.add(r.latency, r.startNanos, r.endNanos);
-            Histogram latency = times.latency;
-            SortedSet<Integer> clientCpus = new TreeSet<>(c0.cpus);
-            clientCpus.addAll(c1.cpus);
-            return new Measurement(cell.name(), cell.payload(), round, k, calls, times.seconds(),
-                    latency.getValueAtPercentile(50), latency.getValueAtPercentile(90), latency.getValueAtPercentile(99),
-                    latency.getValueAtPercentile(99.9), latency.getMaxValue(),
-                    minus(c1.library, c0.library), c1.sameThreads ? minus(c1.kernel, c0.kernel) : null,
-                    sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
-                    c1.cpu.minus(c0.cpu), sd == null ? null : sd.cpu(),
-                    ClientThreadsProbe.cpus(clientCpus, sd == null ? null : sd.cpus(), server.unknown()),
-                    minus(c1.empty, c0.empty), sd == null ? null : sd.empty(),
-                    c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring), sd == null ? null : sd.uring());
+            return times.measurement(cell, round, k, calls, minus(c1.library, c0.library), c1.sameThreads ? minus(c1.kernel, c0.kernel) : null,
+                    c1.cpu.minus(c0.cpu), ClientThreadsProbe.union(c0.cpus, c1.cpus), sd, server.unknown(), minus(c1.empty, c0.empty),
+                    c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring));
         } finally {
             go.countDown();
         }

@@ -1,6 +1,5 @@
 package org.sysframe.bench.peer;
 
-import org.HdrHistogram.Histogram;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ServerSample;
@@ -50,18 +49,9 @@ public final class ClientThreadsProbe implements Cell.Probe {
             ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
             CallerTimes times = new CallerTimes();
             for (PeerThread.Run r : runs) times.add(r.latency, r.startNanos, r.endNanos);
-            Histogram latency = times.latency;
-            SortedSet<Integer> clientCpus = new TreeSet<>(c0.cpus);
-            clientCpus.addAll(c1.cpus);
-            return new Measurement(cell.name(), cell.payload(), round, k, calls, times.seconds(),
-                    latency.getValueAtPercentile(50), latency.getValueAtPercentile(90), latency.getValueAtPercentile(99),
-                    latency.getValueAtPercentile(99.9), latency.getMaxValue(),
-                    minus(c1.library, c0.library), withTimedFutex(minus(c1.kernel, c0.kernel), runs),
-                    sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
-                    c1.cpu.minus(c0.cpu), sd == null ? null : sd.cpu(),
-                    cpus(clientCpus, sd == null ? null : sd.cpus(), server.unknown()),
-                    minus(c1.empty, c0.empty), sd == null ? null : sd.empty(),
-                    c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring), sd == null ? null : sd.uring());
+            return times.measurement(cell, round, k, calls, minus(c1.library, c0.library), withTimedFutex(minus(c1.kernel, c0.kernel), runs),
+                    c1.cpu.minus(c0.cpu), union(c0.cpus, c1.cpus), sd, server.unknown(), minus(c1.empty, c0.empty),
+                    c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring));
         } finally {
             go.countDown();
             for (PeerThread.Run r : runs) r.release.countDown();
@@ -92,6 +82,13 @@ public final class ClientThreadsProbe implements Cell.Probe {
     }
 
     /** e.g. {@code client cpu 0,1; server cpu 1}: the CPUs the threads were seen on at the samples. */
+    /** The CPUs seen at the start of a round and at its end, together. */
+    static SortedSet<Integer> union(SortedSet<Integer> a, SortedSet<Integer> b) {
+        SortedSet<Integer> all = new TreeSet<>(a);
+        all.addAll(b);
+        return all;
+    }
+
     public static String cpus(SortedSet<Integer> client, SortedSet<Integer> server) {
         return cpus(client, server, null);
     }
