@@ -7,7 +7,6 @@ import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.IovArray;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.UringCounts;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -100,12 +99,6 @@ public final class SharedSocketLink implements ClientLink {
     public long sendmsg(IovArray iov) throws ErrnoException {
         throw new UnsupportedOperationException("a shared client sends its queue itself");
     }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public UringCounts uringCounts() { return UringCounts.ZERO; }
 
     @Override
     public SyscallCounters counters() { return socket.counters(); }

@@ -9,7 +9,6 @@ import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.IovArray;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.UringCounts;
 
 import java.lang.foreign.MemorySegment;
 
@@ -104,12 +103,6 @@ public final class SocketLink implements ClientLink {
     public long tryRecv(MemorySegment seg, long off, long len) throws ErrnoException {
         return socket.recv(seg, off, len, UnixSocket.MSG_DONTWAIT);
     }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public UringCounts uringCounts() { return UringCounts.ZERO; }
 
     @Override
     public SyscallCounters counters() { return socket.counters(); }

@@ -33,11 +33,11 @@ public interface ClientLink extends ByteSink {
     /** At most len bytes into seg at off without waiting: WOULD_BLOCK when nothing is there. */
     long tryRecv(MemorySegment seg, long off, long len) throws ErrnoException;
 
-    /** Hands every queued send to the kernel and returns once they are done (nothing for a socket link). */
-    void flush() throws ErrnoException;
+    /** Hands every queued send to the kernel and returns once they are done (nothing for a link that queues none). */
+    default void flush() throws ErrnoException {}
 
-    /** SQEs by opcode and CQEs (zero for a socket link). */
-    UringCounts uringCounts();
+    /** SQEs by opcode and CQEs (zero for a link that is not io_uring's). */
+    default UringCounts uringCounts() { return UringCounts.ZERO; }
 
     SyscallCounters counters();
 

@@ -10,7 +10,6 @@ import org.sysframe.unix.Futex;
 import org.sysframe.unix.IovArray;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
-import org.sysframe.unix.uring.UringCounts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -246,12 +245,6 @@ public final class ShmClientLink implements ClientLink {
             return serverGone() ? 1 : 0;
         }
     }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public UringCounts uringCounts() { return UringCounts.ZERO; }
 
     @Override
     public SyscallCounters counters() { return counters; }
