@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
@@ -123,6 +124,8 @@ public final class SharedGroutClient implements AutoCloseable {
     private int futuresInFlight;
     private Thread standby;                          // receives for futures when no caller does; started by the first callAsync
     private volatile int standbyTid;
+    // Guarded by lock: when the deadline sweep that is armed runs (0: none armed). See sweep().
+    private long sweepAt;
     private final java.util.concurrent.atomic.AtomicBoolean freed = new java.util.concurrent.atomic.AtomicBoolean();
     private int maxIfaces;
 
@@ -136,6 +139,7 @@ public final class SharedGroutClient implements AutoCloseable {
         CompletableFuture<byte[]> future;
         Slot prevWaiting, nextWaiting;   // under lock: in the list of parked blocking callers
         boolean listed;
+        long deadline;                   // System.nanoTime() by which the call gives up (0: never)
         int status;
         int length;
         byte[] data = new byte[64];
@@ -752,13 +756,9 @@ public final class SharedGroutClient implements AutoCloseable {
                 }
                 break;
             }
-            long left = 0;
-            if (deadline != 0) {
-                left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    if (abandon(s, s.generation)) throw timedOut(type, s.id);
-                    break;
-                }
+            if (deadline != 0 && deadline - System.nanoTime() <= 0) {
+                if (abandon(s, s.generation)) throw timedOut(type, s.id);
+                break;
             }
             boolean role = false;
             lock.lock();
@@ -769,7 +769,9 @@ public final class SharedGroutClient implements AutoCloseable {
                     unlist(s);
                     role = true;
                 } else if (!s.listed) {
+                    s.deadline = deadline;
                     list(s);
+                    if (deadline != 0 && (sweepAt == 0 || deadline - sweepAt < 0)) armSweep(deadline);
                 }
             } finally {
                 lock.unlock();
@@ -778,10 +780,53 @@ public final class SharedGroutClient implements AutoCloseable {
                 receiveFor(s, deadline);
                 continue;
             }
-            if (deadline == 0) LockSupport.park(this);
-            else LockSupport.parkNanos(this, left);
+            // Untimed: the sweep unparks a caller whose deadline passed. A timed park would set and cancel a
+            // timer of the JVM's per call (measured: docs/concurrency.md).
+            LockSupport.park(this);
         }
         if (s.state == FAILED) throw copyOf(s.error);
+    }
+
+    /**
+     * The parked callers' one timer (instead of a timed park each): a task of {@link #DEADLINES} runs at
+     * the earliest deadline of the callers listed when it was armed, unparks every listed caller whose
+     * deadline passed (each then gives up with ETIMEDOUT on its own thread) and arms itself again for
+     * the earliest deadline still ahead. A caller listed with a deadline before the armed one arms an
+     * earlier sweep; the later one, superseded, then does nothing. Under lock.
+     */
+    private void armSweep(long at) {
+        sweepAt = at;
+        long delay = Math.max(0, at - System.nanoTime());
+        DEADLINES.schedule(() -> sweep(at), delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void sweep(long due) {
+        lock.lock();
+        try {
+            if (sweepAt != due) return;     // superseded by an earlier one, which armed the next
+            sweepAt = 0;
+            long now = System.nanoTime(), next = 0;
+            for (Slot w = waitHead; w != null; w = w.nextWaiting) {
+                if (w.deadline == 0) continue;
+                if (now - w.deadline >= 0) LockSupport.unpark(w.waiter);
+                else if (next == 0 || w.deadline - next < 0) next = w.deadline;
+            }
+            if (next != 0) armSweep(next);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs every shared client's deadline sweeps: one daemon thread, gone after a second with none due. */
+    private static final ScheduledThreadPoolExecutor DEADLINES = deadlines();
+
+    private static ScheduledThreadPoolExecutor deadlines() {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1,
+                r -> Thread.ofPlatform().daemon().name("sysframe-deadlines").unstarted(r));
+        e.setKeepAliveTime(1, TimeUnit.SECONDS);
+        e.allowCoreThreadTimeOut(true);
+        e.setRemoveOnCancelPolicy(true);
+        return e;
     }
 
     /** The same failure as e, as an exception of the caller's own (each caller gets its own stack trace). */

@@ -117,6 +117,55 @@ class SharedClientFaultsTest {
     }
 
     @Test
+    void fiftyParkedCallersOnASilentServerEachTimeOutAtTheirDeadlineNeverBefore() throws Exception {
+        // One caller receives (its recv bounded by its deadline); the other 49 park untimed, and the client's
+        // one deadline sweep wakes them. Each gets its own ETIMEDOUT, no sooner than the timeout; the late
+        // answers are all dropped and the client goes on.
+        String path = path();
+        CountDownLatch allTimedOut = new CountDownLatch(50);
+        try (RawServer server = new RawServer(path, conn -> {
+                 List<RawRequest> silent = new ArrayList<>();
+                 for (int i = 0; i < 50; i++) silent.add(conn.readRequest());
+                 assertTrue(allTimedOut.await(20, TimeUnit.SECONDS));
+                 for (RawRequest r : silent) conn.respond(r.id(), 0, r.payload());
+                 RawRequest after = conn.readRequest();
+                 conn.respond(after.id(), 0, after.payload());
+                 conn.awaitEof();
+             });
+             SharedGroutClient c = SharedGroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(300))) {
+            ConcurrentLinkedQueue<String> results = new ConcurrentLinkedQueue<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    long t0 = System.nanoTime();
+                    try {
+                        c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1}));
+                        results.add("answered");
+                    } catch (ErrnoException e) {
+                        long waited = (System.nanoTime() - t0) / 1_000_000L;
+                        String m = e.getMessage();
+                        boolean timedOut = m.startsWith("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request ")
+                                && m.endsWith(" within the receive timeout of 300 ms (the client stays usable; a late answer is dropped)");
+                        results.add(timedOut ? (waited >= 300 ? "timed out" : "timed out early, after " + waited + " ms") : m);
+                    } catch (Exception e) {
+                        results.add(e.toString());
+                    } finally {
+                        allTimedOut.countDown();
+                    }
+                }));
+            }
+            joinAll(threads);
+            assertEquals(List.of("timed out"), results.stream().distinct().toList());
+            assertEquals(50, results.size());
+            assertArrayEquals(new byte[] {2}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2})));
+            assertEquals(50, c.stats().late());
+            assertEquals(0, c.stats().inFlight());
+            c.close();
+            server.awaitScript();
+        }
+    }
+
+    @Test
     void anInterruptedCallerGetsEINTRAndItsLateAnswerIsDropped() throws Exception {
         String path = path();
         CountDownLatch interrupted = new CountDownLatch(1);
