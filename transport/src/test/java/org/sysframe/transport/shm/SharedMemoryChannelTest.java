@@ -51,14 +51,19 @@ class SharedMemoryChannelTest {
     }
 
     @Test
-    void pingsGoOverTheChannelInEveryWaitMode() throws Exception {
-        String path = dir.resolve("shm.sock").toString();
-        try (GroutServer s = GroutServer.start(server(path))) {
-            for (WaitMode mode : new WaitMode[] {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.spinThenBlock(java.time.Duration.ofNanos(50_000)), WaitMode.YIELD}) {
-                try (GroutClient c = GroutClient.connect(client(path, mode))) {
-                    assertTrue(c.sharedMemory(), mode.toString());
-                    for (int i = 0; i < 500; i++) Pings.ping(c, i, i % 3 == 0 ? 0 : 1 + (i * 37) % 2000);
-                    Pings.ping(c, 7, GroutApi.MAX_MSG_LEN); // larger than nothing, smaller than the ring
+    void pingsGoOverTheChannelInEveryWaitModeOfEitherSide() throws Exception {
+        // A side that never sleeps (spin, yield) is published to with no fence and no wake; one that may sleep is woken:
+        // every pairing of a sleeping and a never-sleeping side must go on, none waiting for a wake that does not come.
+        WaitMode[] modes = {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.spinThenBlock(java.time.Duration.ofNanos(50_000)), WaitMode.YIELD};
+        for (WaitMode serverMode : new WaitMode[] {WaitMode.BLOCK, WaitMode.SPIN}) {
+            String path = dir.resolve("shm-" + serverMode.toString().replace(':', '-') + ".sock").toString();
+            try (GroutServer s = GroutServer.start(server(path).sharedMemoryWaitMode(serverMode))) {
+                for (WaitMode mode : modes) {
+                    try (GroutClient c = GroutClient.connect(client(path, mode))) {
+                        assertTrue(c.sharedMemory(), mode + " client, " + serverMode + " server");
+                        for (int i = 0; i < 500; i++) Pings.ping(c, i, i % 3 == 0 ? 0 : 1 + (i * 37) % 2000);
+                        Pings.ping(c, 7, GroutApi.MAX_MSG_LEN); // larger than nothing, smaller than the ring
+                    }
                 }
             }
         }

@@ -66,6 +66,8 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         this.peerPid = peerPid;
         this.peerUid = peerUid;
         this.waiter = new Waiter(config.channelWaitMode(), counters);
+        in.consumerNeverSleeps(waiter.neverSleeps());
+        out.producerNeverSleeps(waiter.neverSleeps());
         thread().setName("sysframe-shm-" + channel + " pid " + peerPid + " " + config.socketPath());
         this.kick = new Futex(new SyscallCounters("shared-memory wakeup (any thread)"), kickArena);
         tasks.alsoOnWake(this::kick);

@@ -27,12 +27,22 @@ import java.lang.invoke.VarHandle;
  * <p>The sleeping words: a side about to sleep sets its word to 1 and looks again before it sleeps
  * on it (futex); the other side, after it published, looks at the word (after a full fence) and wakes
  * the sleeper only when the word says it sleeps. One thread per side.
+ *
+ * <p>A side whose wait never sleeps (spin, yield) says so once, in a word beside its sleeping word
+ * ({@link #consumerNeverSleeps}, {@link #producerNeverSleeps}); the other side then publishes without
+ * the full fence and the look at the sleeping word, which nobody would set. The fence drains the
+ * store buffer, so it waits for the store of the index to reach the line the peer reads: measured, a
+ * tenth of a spinning channel thread's samples. A word holding anything but 1 means "may sleep" (the
+ * fence and the look, as before): a peer that says it never sleeps and then sleeps misses its own
+ * wake-ups, and delays only its own calls.
  */
 public final class ShmRing {
     static final long TAIL = 0;
     static final long HEAD = 64;
     static final long CONSUMER_SLEEPING = 128;
     static final long PRODUCER_SLEEPING = 192;
+    static final long CONSUMER_NEVER_SLEEPS = CONSUMER_SLEEPING + 4;
+    static final long PRODUCER_NEVER_SLEEPS = PRODUCER_SLEEPING + 4;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
@@ -106,12 +116,24 @@ public final class ShmRing {
         return n;
     }
 
-    /** Publishes what was put; true when the consumer said it sleeps (the caller wakes it: the word is cleared). */
+    /**
+     * Publishes what was put; true when the consumer said it sleeps (the caller wakes it: the word is
+     * cleared). No fence and no look when the consumer said it never sleeps.
+     */
     public boolean publish() {
         LONG.setRelease(memory, control + TAIL, tail);
+        if (saysNeverSleeps(control + CONSUMER_NEVER_SLEEPS)) return false;
         VarHandle.fullFence();
         return takeSleeper(control + CONSUMER_SLEEPING);
     }
+
+    /** This side, the ring's producer, says whether its wait for room never sleeps (spin, yield); once, before its first write. */
+    public void producerNeverSleeps(boolean never) { INT.setVolatile(memory, control + PRODUCER_NEVER_SLEEPS, never ? 1 : 0); }
+
+    /** This side, the ring's consumer, says whether its wait for bytes never sleeps (spin, yield); once, before its first look. */
+    public void consumerNeverSleeps(boolean never) { INT.setVolatile(memory, control + CONSUMER_NEVER_SLEEPS, never ? 1 : 0); }
+
+    private boolean saysNeverSleeps(long word) { return (int) INT.getOpaque(memory, word) == 1; }
 
     /** The producer is about to sleep for room: sets its word and returns the room there is now (0: sleep). */
     public long producerSleeps() throws ErrnoException {
@@ -148,8 +170,9 @@ public final class ShmRing {
         return n;
     }
 
-    /** After a take: whether the producer sleeps for room (the word is cleared: the caller wakes it). */
+    /** After a take: whether the producer sleeps for room (the word is cleared: the caller wakes it); false, with no fence, when it said it never sleeps. */
     public boolean producerWaits() {
+        if (saysNeverSleeps(control + PRODUCER_NEVER_SLEEPS)) return false;
         VarHandle.fullFence();
         return takeSleeper(control + PRODUCER_SLEEPING);
     }

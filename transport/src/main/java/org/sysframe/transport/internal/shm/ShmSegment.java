@@ -21,7 +21,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *     16     4  ring capacity in bytes (each ring; a power of two)
  *     20     4  data offset (4096)
  *     64   256  ring 0 (requests, client to server): tail, head, consumer-sleeping, producer-sleeping words,
- *               each on its own 64-byte cache line
+ *               each on its own 64-byte cache line; after each sleeping word (+4) its side's
+ *               never-sleeps word (1: that side's wait only spins or yields; 0, as the memfd starts: it may sleep)
  *    320   256  ring 1 (answers and events, server to client): the same
  *   4096   cap  ring 0's bytes
  * 4096+cap cap  ring 1's bytes

@@ -97,6 +97,42 @@ class ShmRingTest {
     }
 
     @Test
+    void aSideThatSaysItNeverSleepsIsNotLookedAtAndAnyOtherValueMeansItMaySleep() throws Exception {
+        int[] fd = {-1};
+        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
+        org.sysframe.unix.SharedMemory.close(fd[0]);
+        try (Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.requests();
+            MemorySegment m = r.memory();
+            long control = ShmSegment.RING0_CONTROL;
+            r.consumerNeverSleeps(true);
+            r.producerNeverSleeps(true);
+            assertEquals(1, m.get(JAVA_INT, control + ShmRing.CONSUMER_NEVER_SLEEPS));
+            assertEquals(1, m.get(JAVA_INT, control + ShmRing.PRODUCER_NEVER_SLEEPS));
+            // Sleeping words set anyway (a peer that said it never sleeps, then sleeps): not looked at, not cleared.
+            m.set(JAVA_INT, control + ShmRing.CONSUMER_SLEEPING, 1);
+            m.set(JAVA_INT, control + ShmRing.PRODUCER_SLEEPING, 1);
+            r.put(a.allocate(8), 0, 8);
+            assertFalse(r.publish(), "the consumer said it never sleeps");
+            r.take(a.allocate(8), 0, 8);
+            assertFalse(r.producerWaits(), "the producer said it never sleeps");
+            assertEquals(1, m.get(JAVA_INT, control + ShmRing.CONSUMER_SLEEPING), "not looked at");
+            assertEquals(1, m.get(JAVA_INT, control + ShmRing.PRODUCER_SLEEPING), "not looked at");
+            // A hostile value is "may sleep": the fence and the look, as before.
+            m.set(JAVA_INT, control + ShmRing.CONSUMER_NEVER_SLEEPS, 7);
+            m.set(JAVA_INT, control + ShmRing.PRODUCER_NEVER_SLEEPS, -1);
+            r.put(a.allocate(8), 0, 8);
+            assertTrue(r.publish(), "the consumer may sleep and says it sleeps");
+            r.take(a.allocate(8), 0, 8);
+            assertTrue(r.producerWaits(), "the producer may sleep and says it sleeps");
+            r.consumerNeverSleeps(false);
+            assertEquals(0, m.get(JAVA_INT, control + ShmRing.CONSUMER_NEVER_SLEEPS));
+        } finally {
+            seg.close();
+        }
+    }
+
+    @Test
     void anIndexThePeerCorruptedFailsBeforeAnyCopy() throws Exception {
         int[] fd = {-1};
         ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
