@@ -11,11 +11,16 @@ import java.util.concurrent.Callable;
 /**
  * The one runner of every table: a warm-up per cell (under a plan, its run repeated until it lasted
  * {@link #MIN_WARM_UP_SECONDS}), then rounds in which every cell is measured
- * once, in the same order (A B C, A B C, ...), so that machine drift hits every cell alike.
+ * once, interleaved so that machine drift hits every cell alike, the odd rounds in the cells' order
+ * and the even ones in reverse (A B C, C B A, A B C, ...): a cell then follows each neighbour as often
+ * as it precedes it. In one order only, a cell measured right after another was measured in the same
+ * state of the machine every round: in the wait table, "block/block 2 cores" ran first after the
+ * previous round's one-core cells, and the shared-memory row after it came out at 0.90x and 0.83x of it
+ * in two runs, 1.21x and 1.40x in two runs with the order reversed (docs/results.md).
  *
  * <p>Under a {@link Plan} (what {@code matrix} sets with {@link #with}), the runner then adds rounds
  * while a goal of the table is NOT SETTLED: each added round measures, still interleaved and in the
- * cells' order, only the cells such goals name, until every goal of the table is settled, the
+ * same alternating order, only the cells such goals name, until every goal of the table is settled, the
  * table's time budget is spent or the round cap is reached. Goals are looked at after each batch of
  * added rounds, a batch being half the rounds so far (8, 12, 18, 27, ... rounds: 13 looks up to
  * 1,024), so that the number of looks grows with the logarithm of the rounds: every look is a chance
@@ -90,6 +95,11 @@ public final class RoundRunner {
         long nanos();
     }
 
+    /** The cells in round r's order: the cells' own in odd rounds, reversed in even ones. */
+    static List<Cell> inRoundOrder(List<Cell> cells, int r) {
+        return r % 2 == 1 ? cells : cells.reversed();
+    }
+
     /** As {@link #run(String, List, int)}, with rounds added under plan (null: none added). */
     static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, Clock clock) throws IOException {
         for (Cell c : cells) {
@@ -106,7 +116,7 @@ public final class RoundRunner {
         }
         List<Measurement> out = new ArrayList<>(cells.size() * rounds);
         for (int r = 1; r <= rounds; r++) {
-            for (Cell c : cells) {
+            for (Cell c : inRoundOrder(cells, r)) {
                 Progress.show(String.format(Locale.ROOT, "%s round %d/%d  %-10s %6d B", table, r, rounds, c.name(), c.payload()));
                 out.add(c.probe().measure(c, plan == null ? c.calls() : plan.scaled(c.calls()), r));
             }
@@ -130,7 +140,7 @@ public final class RoundRunner {
                 long started = clock.nanos();
                 if (started + longest > end) return;
                 round++;
-                for (Cell c : cells) {
+                for (Cell c : inRoundOrder(cells, round)) {
                     if (!need.contains(c.key())) continue;
                     Progress.show(String.format(Locale.ROOT, "%s added round %d  %-10s %6d B (%d cells)", table, round, c.name(),
                             c.payload(), need.size()));

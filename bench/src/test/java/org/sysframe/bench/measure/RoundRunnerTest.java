@@ -9,10 +9,10 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The one runner: warm-ups first, then every cell once per round, in the cells' order. */
+/** The one runner: warm-ups first, then every cell once per round, in the cells' order in odd rounds and reversed in even ones. */
 class RoundRunnerTest {
     @Test
-    void roundsAreInterleavedCellByCell() throws Exception {
+    void roundsAreInterleavedCellByCellInTheCellsOrderThenReversed() throws Exception {
         List<String> order = new ArrayList<>();
         Cell.Probe probe = (cell, calls, round) -> {
             order.add(cell.key() + " r" + round + " n" + calls);
@@ -24,7 +24,7 @@ class RoundRunnerTest {
         List<Measurement> runs = RoundRunner.run("test", cells, 3);
         assertEquals(List.of("A/32 r0 n50", "A/1024 r0 n5",
                 "A/32 r1 n100", "B/32 r1 n100", "A/1024 r1 n10",
-                "A/32 r2 n100", "B/32 r2 n100", "A/1024 r2 n10",
+                "A/1024 r2 n10", "B/32 r2 n100", "A/32 r2 n100",
                 "A/32 r3 n100", "B/32 r3 n100", "A/1024 r3 n10"), order);
         assertEquals(9, runs.size(), "warm-ups are not kept");
         assertEquals(List.of(1, 1, 1, 2, 2, 2, 3, 3, 3), runs.stream().map(Measurement::round).toList());
@@ -88,7 +88,7 @@ class RoundRunnerTest {
         Goal g = new Goal("+5 %", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.05);
         long[] tick = {0};
         List<Measurement> runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 1e9, 256, 1), () -> ++tick[0]);
-        assertEquals(List.of("b r6", "c r6", "a r6", "b r7", "a r7", "b r8", "a r8", "b r9", "a r9"), order.subList(15, 24));
+        assertEquals(List.of("a r6", "c r6", "b r6", "b r7", "a r7", "a r8", "b r8", "b r9", "a r9"), order.subList(15, 24));
         assertEquals(6, t(runs, "c"), "c is in no unsettled goal: no round added");
         GoalVerdict v = GoalVerdict.of(g, runs);
         assertEquals(Goal.Status.MET, v.status());
