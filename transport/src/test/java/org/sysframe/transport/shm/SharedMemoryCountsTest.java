@@ -75,7 +75,8 @@ class SharedMemoryCountsTest {
             try (KernelSyscallCounter ck = KernelSyscallCounter.forThread(org.sysframe.unix.Self.tid(), KINDS);
                  KernelSyscallCounter sk = KernelSyscallCounter.forThread(channel.threadId(), KINDS)) {
                 SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
-                SyscallCounts sl0 = channel.counters().snapshot(), sk0 = sk.read();
+                SyscallCounts[] s0 = serverSample(channel, sk, mode);
+                SyscallCounts sl0 = s0[0], sk0 = s0[1];
                 long t0 = System.nanoTime();
                 for (int i = 0; i < CALLS; i++) {
                     Response r = c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD);
@@ -84,9 +85,9 @@ class SharedMemoryCountsTest {
                 }
                 SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
                 long elapsed = System.nanoTime() - t0;
-                // The channel's thread wakes the client before it sleeps again: wait until it does.
-                Thread.sleep(50);
-                SyscallCounts sl1 = channel.counters().snapshot(), sk1 = sk.read();
+                // The channel's thread wakes the client before it sleeps again: sampled once it does.
+                SyscallCounts[] s1 = serverSample(channel, sk, mode);
+                SyscallCounts sl1 = s1[0], sk1 = s1[1];
                 Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)), elapsed);
                 System.out.printf("shared memory, %s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
                         mode, CALLS, PAYLOAD, run.client.library, run.client.kernel, run.server.library, run.server.kernel);
@@ -94,6 +95,33 @@ class SharedMemoryCountsTest {
                 assertLibraryIsKernel("server", run.server);
                 return run;
             }
+        }
+    }
+
+    /** x86-64's futex syscall number, as /proc/TID/syscall shows it. */
+    static final int NR_FUTEX = 202;
+
+    /**
+     * The channel thread's library and kernel counts at one instant. One that sleeps is read while it is
+     * parked in futex, its library count the same before and after the kernel's read: the kernel counts
+     * a futex call when it is entered, the library when it returns, so at such an instant the kernel has
+     * exactly one more at both ends of a run (read while the thread was between two futex calls, once a
+     * timer's wake-up, the ends differed by one: a difference of -1). One that spins makes no syscall
+     * while no call is in flight, and is read as it is.
+     */
+    static SyscallCounts[] serverSample(ServerLoop<?> channel, KernelSyscallCounter k, WaitMode mode) throws Exception {
+        int tid = channel.threadId();
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            if (!mode.blocks()) return new SyscallCounts[] {channel.counters().snapshot(), k.read()};
+            if (org.sysframe.unix.ThreadSyscall.current(tid) == NR_FUTEX) {
+                SyscallCounts lib = channel.counters().snapshot(), kernel = k.read();
+                if (org.sysframe.unix.ThreadSyscall.current(tid) == NR_FUTEX && channel.counters().snapshot().equals(lib)) {
+                    return new SyscallCounts[] {lib, kernel};
+                }
+            }
+            if (System.nanoTime() - until > 0) throw new AssertionError("the channel's thread " + tid + " is not parked in futex after 10 s");
+            Thread.sleep(1);
         }
     }
 
