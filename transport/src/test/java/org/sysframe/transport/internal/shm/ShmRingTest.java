@@ -20,11 +20,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ShmRingTest {
     static final int CAP = 4096;
 
-    @Test
-    void bytesWrapAtTheEndAndAFullRingTakesNothingMore() throws Exception {
+    /** A fresh segment of CAP-byte rings, mapped; its descriptor closed (the mapping keeps it). */
+    private static ShmSegment segment() throws Exception {
         int[] fd = {-1};
         ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
         org.sysframe.unix.SharedMemory.close(fd[0]);
+        return seg;
+    }
+
+    @Test
+    void bytesWrapAtTheEndAndAFullRingTakesNothingMore() throws Exception {
+        ShmSegment seg = segment();
         try (Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
             MemorySegment src = a.allocate(3000), dst = a.allocate(3000);
@@ -50,9 +56,7 @@ class ShmRingTest {
 
     @Test
     void aGatherGoesInTwoPiecesAcrossTheEnd() throws Exception {
-        int[] fd = {-1};
-        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
-        org.sysframe.unix.SharedMemory.close(fd[0]);
+        ShmSegment seg = segment();
         try (Arena a = Arena.ofConfined()) {
             ShmRing r = seg.answers();
             MemorySegment dst = a.allocate(CAP);
@@ -76,9 +80,7 @@ class ShmRingTest {
 
     @Test
     void theSleepingWordsSayWhomToWake() throws Exception {
-        int[] fd = {-1};
-        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
-        org.sysframe.unix.SharedMemory.close(fd[0]);
+        ShmSegment seg = segment();
         try (Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
             assertEquals(0, r.consumerSleeps());
@@ -98,9 +100,7 @@ class ShmRingTest {
 
     @Test
     void aSideThatSaysItNeverSleepsIsNotLookedAtAndAnyOtherValueMeansItMaySleep() throws Exception {
-        int[] fd = {-1};
-        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
-        org.sysframe.unix.SharedMemory.close(fd[0]);
+        ShmSegment seg = segment();
         try (Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
             MemorySegment m = r.memory();
@@ -134,9 +134,7 @@ class ShmRingTest {
 
     @Test
     void anIndexThePeerCorruptedFailsBeforeAnyCopy() throws Exception {
-        int[] fd = {-1};
-        ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
-        org.sysframe.unix.SharedMemory.close(fd[0]);
+        ShmSegment seg = segment();
         try (Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
             MemorySegment m = seg.memory();
