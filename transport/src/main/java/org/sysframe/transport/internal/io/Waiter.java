@@ -67,9 +67,6 @@ public final class Waiter {
         this.clock = clock;
     }
 
-    /** Whether the mode never sleeps (spin, yield): its waits are looks, spin-waits and yields only. */
-    public boolean neverSleeps() { return kind == WaitMode.Kind.SPIN || kind == WaitMode.Kind.YIELD; }
-
     /** Whether the mode looks from user space before it sleeps (every mode but block). */
     public boolean spins() { return kind != WaitMode.Kind.BLOCK; }
 

@@ -69,8 +69,8 @@ public final class ShmClientLink implements ClientLink {
         this.peek = arena.allocate(1);
         this.recvWaiter = new Waiter(mode, counters);
         this.sendWaiter = new Waiter(mode, counters);
-        in.consumerNeverSleeps(recvWaiter.neverSleeps());
-        out.producerNeverSleeps(sendWaiter.neverSleeps());
+        in.consumerNeverSleeps(!mode.blocks()); // spin, yield
+        out.producerNeverSleeps(!mode.blocks());
     }
 
     /** The segment (tests write into it as a hostile server would). */

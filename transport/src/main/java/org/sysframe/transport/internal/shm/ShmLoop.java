@@ -66,8 +66,9 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         this.peerPid = peerPid;
         this.peerUid = peerUid;
         this.waiter = new Waiter(config.channelWaitMode(), counters);
-        in.consumerNeverSleeps(waiter.neverSleeps());
-        out.producerNeverSleeps(waiter.neverSleeps());
+        boolean neverSleeps = !config.channelWaitMode().blocks(); // spin, yield
+        in.consumerNeverSleeps(neverSleeps);
+        out.producerNeverSleeps(neverSleeps);
         thread().setName("sysframe-shm-" + channel + " pid " + peerPid + " " + config.socketPath());
         this.kick = new Futex(new SyscallCounters("shared-memory wakeup (any thread)"), kickArena);
         tasks.alsoOnWake(this::kick);
