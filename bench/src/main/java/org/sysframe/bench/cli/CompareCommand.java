@@ -44,12 +44,12 @@ final class CompareCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds must be at least 5");
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
-        if (forks != null && (forks < 0 || forks > 16)) throw new IllegalArgumentException("--forks " + forks + ": expected 0..16");
+        int peerForks = PeerTable.forks(forks, quick);
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         long started = System.nanoTime();
         BenchTable peers;
         try {
-            peers = forks == null ? PeerTable.run(rounds, quick, serverLoops) : PeerTable.run(rounds, quick, serverLoops, forks);
+            peers = PeerTable.run(rounds, quick, serverLoops, peerForks);
         } catch (UnsupportedOperationException e) {
             throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
         }

@@ -135,7 +135,7 @@ public final class MatrixCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--round-length " + roundLength + ": expected a factor 0.01..10");
         }
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
-        if (forks != null && (forks < 0 || forks > 16)) throw new IllegalArgumentException("--forks " + forks + ": expected 0..16");
+        PeerTable.forks(forks, quick); // checked before anything runs
         for (int p : payloads) {
             if (p < 0 || p > org.sysframe.transport.wire.GroutApi.MAX_MSG_LEN) {
                 throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
@@ -168,7 +168,7 @@ public final class MatrixCommand implements Callable<Integer> {
         List<BenchTable> tables = new ArrayList<>();
         try {
             tables.add(PairingTable.run(PairingTable.NAME, "framing pairings", "pairing", pairings, reference, payloads, rounds, quick, serverLoops, 1));
-            if (!noCompare) tables.add(forks == null ? PeerTable.run(rounds, quick, serverLoops) : PeerTable.run(rounds, quick, serverLoops, forks));
+            if (!noCompare) tables.add(PeerTable.run(rounds, quick, serverLoops, PeerTable.forks(forks, quick)));
         } catch (UnsupportedOperationException e) {
             throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
         }

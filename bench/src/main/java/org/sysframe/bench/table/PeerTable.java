@@ -55,9 +55,11 @@ public final class PeerTable {
     /** The Java peers of the table (in this JVM or in a fork: the same list, by name); the first is {@value #REFERENCE}. */
     public static List<PingPeer> javaPeers() { return PeerFork.Peers.PEER_TABLE.create(); }
 
-    /** With {@link #DEFAULT_FORKS} forks, none with quick. */
-    public static BenchTable run(int rounds, boolean quick, int serverLoops) throws IOException {
-        return run(rounds, quick, serverLoops, quick ? 0 : DEFAULT_FORKS);
+    /** The forks a command's {@code --forks} asks for (null: not given, {@link #DEFAULT_FORKS}, none with quick), checked: 0..16. */
+    public static int forks(Integer asked, boolean quick) {
+        if (asked == null) return quick ? 0 : DEFAULT_FORKS;
+        if (asked < 0 || asked > 16) throw new IllegalArgumentException("--forks " + asked + ": expected 0..16");
+        return asked;
     }
 
     /** With the Java peers in forks child JVMs (0: in this JVM). */
