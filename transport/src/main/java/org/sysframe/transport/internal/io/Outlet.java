@@ -55,6 +55,14 @@ public interface Outlet {
 
         /** Writes len bytes of seg from off until done or the socket is full; returns the bytes taken. */
         long send(MemorySegment seg, long off, long len) throws ErrnoException;
+
+        /**
+         * Whether the outlet batches by itself what the {@link org.sysframe.transport.FlushMode#DEFERRED}
+         * mode would batch: its writes make no syscall, and what a turn wrote reaches the peer together at
+         * the end of the turn (a shared-memory channel publishes its ring then). The connection then
+         * writes each message at once, with no batch of its own to copy it through.
+         */
+        default boolean batchesTurns() { return false; }
     }
 
     /**

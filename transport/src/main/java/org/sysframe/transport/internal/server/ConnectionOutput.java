@@ -60,7 +60,7 @@ public final class ConnectionOutput {
         this.connection = connection;
         this.config = config;
         this.direct = out instanceof Outlet.Direct d ? d : null;
-        this.deferred = config.flush() == FlushMode.DEFERRED;
+        this.deferred = config.flush() == FlushMode.DEFERRED && (direct == null || !direct.batchesTurns());
         this.header = arena.allocate(EventHeader.SIZE, 8);
         this.batch = new OutputBatch(arena, config.highWater());
         this.unsent = new UnsentQueue(out, config.maxQueuedOutput(), connection.limits().memory);

@@ -1,5 +1,6 @@
 package org.sysframe.transport.internal.shm;
 
+import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.OutputBatch;
@@ -120,6 +121,7 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         if (tasks.hasQueued()) tasks.runAll();
         serve();
         endOfTurn();
+        channel.publishTurn();
     }
 
     /** Hands the ring's bytes to the connection and lets it write again when the answer ring has room. */
@@ -248,16 +250,27 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         }
     }
 
-    /** The channel as the connection's outlet: answers and events go into the answer ring. */
+    /**
+     * The channel as the connection's outlet: answers and events go into the answer ring. With the
+     * deferred flush mode the ring is the turn's batch: what a turn wrote is published once, at its end
+     * (one release store, and one wake-up when the client sleeps), and at once when the ring is full, so
+     * that the client starts making room while the rest waits in the connection's queue; with the
+     * immediate mode every write is published.
+     */
     final class Channel implements LoopSocket, Outlet.Direct {
         private final long tag;
         private final SyscallCounters counters = newConnectionCounters();
         private final Futex futex = new Futex(counters, arena);
+        private final boolean perTurn = config.flush() == FlushMode.DEFERRED;
         private ServerConnection connection;
         private boolean writable;
         private boolean inputPaused;
+        private boolean unpublished;
 
         Channel(long tag) { this.tag = tag; }
+
+        @Override
+        public boolean batchesTurns() { return perTurn; }
 
         @Override
         public ServerConnection connection() { return connection; }
@@ -266,26 +279,39 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         public long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException {
             long n = out.put(header, 0, hlen);
             if (n == hlen && len > 0) n += out.put(payload, off, len);
-            published();
+            wrote(n == hlen + len);
             return n;
         }
 
         @Override
         public void gather(OutputBatch batch) throws ErrnoException {
             IovArray iov = batch.iov();
-            long n = out.put(iov, 0, iov.remaining());
-            published();
+            long want = iov.remaining();
+            long n = out.put(iov, 0, want);
+            wrote(n == want);
             iov.advance(n);
         }
 
         @Override
         public long send(MemorySegment seg, long off, long len) throws ErrnoException {
             long n = out.put(seg, off, len);
-            published();
+            wrote(n == len);
             return n;
         }
 
-        private void published() throws ErrnoException {
+        /** After a put: published now (immediate mode, or a full ring), else at the end of the turn. */
+        private void wrote(boolean all) throws ErrnoException {
+            if (perTurn && all) unpublished = true;
+            else publish();
+        }
+
+        /** The end of a turn: publishes what the turn wrote. */
+        void publishTurn() throws ErrnoException {
+            if (unpublished) publish();
+        }
+
+        private void publish() throws ErrnoException {
+            unpublished = false;
             if (out.publish()) futex.wake(out.memory(), out.consumerWord(), 1);
         }
 
