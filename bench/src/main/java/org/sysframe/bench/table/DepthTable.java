@@ -7,6 +7,7 @@ import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.CPeer;
+import org.sysframe.bench.peer.ChannelSide;
 import org.sysframe.bench.peer.ClientThreadsProbe;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.peer.PeerThread;
@@ -49,9 +50,6 @@ public final class DepthTable {
             // changed from round to round would split each cell's figures in two.
             GroutServer server = f.server(p.server(socket).cpus(PeerTable.SERVER_CPU));
             ServerSample.Source side = ServerSample.Source.of(server);
-            String shmSocket = f.socket("depth-shm");
-            GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true).cpus(PeerTable.SERVER_CPU));
-            ServerSample.Source shmSide = ServerSample.Source.of(shmServer);
             List<Cell> cells = new ArrayList<>();
             for (int payload : payloads) {
                 for (int depth : DEPTHS) {
@@ -60,11 +58,14 @@ public final class DepthTable {
                             : new PipelinedPeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU), depth, depth), socket);
                     cells.add(new Cell(name(depth), payload, "sysframe client, " + t.peer().framing(), calls, calls / 4,
                             new ClientThreadsProbe(List.of(t), side)));
-                    // The same depth over a shared-memory channel (its own server: the channel's thread blocks as the loop does).
+                    // The same depth over a shared-memory channel, on a server of its own, so that the
+                    // server figures are those of the cell's one channel thread (which blocks as the loop does).
+                    String shmSocket = f.socket("depth-shm-" + depth + "-" + payload);
+                    GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true).cpus(PeerTable.SERVER_CPU));
                     PeerThread shm = f.peer(depth == 1 ? new SysframePeer(SHM_PREFIX + name(depth), p.client(shmSocket).sharedMemory(true).cpu(PeerTable.CLIENT_CPU))
                             : new PipelinedPeer(SHM_PREFIX + name(depth), p.client(shmSocket).sharedMemory(true).cpu(PeerTable.CLIENT_CPU), depth, depth), shmSocket);
                     cells.add(new Cell(SHM_PREFIX + name(depth), payload, "sysframe client over a shared-memory channel, " + shm.peer().framing()
-                            + " (server figures: the socket loop only, not the channel's thread)", calls, calls / 4, new ClientThreadsProbe(List.of(shm), shmSide)));
+                            + " (server figures: the channel's thread)", calls, calls / 4, new ClientThreadsProbe(List.of(shm), new ChannelSide(shmServer))));
                     if (!cPeer) continue;
                     CPeer c = new CPeer("c-depth-" + depth, "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, depth, depth));
                     cells.add(new Cell(C_PREFIX + name(depth), payload, "C client timed (a clock read per request, for latency), depth " + depth
