@@ -24,7 +24,8 @@ import java.lang.foreign.MemorySegment;
  * yet in the connection's one {@link UnsentQueue}: what the socket would not take (a
  * {@link Outlet.Direct} outlet, epoll), or everything, sent from there ({@link Outlet.FromQueue},
  * io_uring). A slow reader past the queue's limit, or output the memory budget cannot hold, closes the
- * connection.
+ * connection. An outlet that batches by itself ({@link Outlet.Direct#batchesTurns()}, a
+ * shared-memory ring published once per turn) takes each answer at once, in either mode.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
