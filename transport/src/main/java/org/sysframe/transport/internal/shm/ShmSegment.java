@@ -30,7 +30,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * Every value of the header is read once, at open, and checked against what the sides agreed; the
  * indices are read by {@link ShmRing}, which checks each one before it uses it.
  */
-public final class ShmSegment {
+public final class ShmSegment implements AutoCloseable {
     public static final int MAGIC = 0x53485346;
     public static final int VERSION = 1;
     static final long SIZE = 8;
@@ -151,6 +151,7 @@ public final class ShmSegment {
     public MemorySegment memory() { return memory; }
 
     /** Unmaps the segment (idempotent); no ring may be used afterwards. */
+    @Override
     public void close() {
         if (arena.scope().isAlive()) arena.close();
     }

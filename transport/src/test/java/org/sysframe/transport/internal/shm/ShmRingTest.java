@@ -30,8 +30,7 @@ class ShmRingTest {
 
     @Test
     void bytesWrapAtTheEndAndAFullRingTakesNothingMore() throws Exception {
-        ShmSegment seg = segment();
-        try (Arena a = Arena.ofConfined()) {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
             MemorySegment src = a.allocate(3000), dst = a.allocate(3000);
             for (int round = 0; round < 10; round++) {
@@ -49,15 +48,12 @@ class ShmRingTest {
             assertEquals(0, r.room());
             r.publish();
             assertEquals(CAP, r.available());
-        } finally {
-            seg.close();
         }
     }
 
     @Test
     void aGatherGoesInTwoPiecesAcrossTheEnd() throws Exception {
-        ShmSegment seg = segment();
-        try (Arena a = Arena.ofConfined()) {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.answers();
             MemorySegment dst = a.allocate(CAP);
             r.put(a.allocate(4000), 0, 4000);
@@ -73,15 +69,12 @@ class ShmRingTest {
             r.publish();
             assertEquals(150, r.take(dst, 0, 150));
             for (int i = 0; i < 150; i++) assertEquals(i < 100 ? 1 : 2, dst.get(JAVA_BYTE, i), "byte " + i);
-        } finally {
-            seg.close();
         }
     }
 
     @Test
     void theSleepingWordsSayWhomToWake() throws Exception {
-        ShmSegment seg = segment();
-        try (Arena a = Arena.ofConfined()) {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
             assertEquals(0, r.consumerSleeps());
             r.put(a.allocate(8), 0, 8);
@@ -93,15 +86,12 @@ class ShmRingTest {
             r.take(a.allocate(8), 0, 8);
             assertTrue(r.producerWaits());
             assertFalse(r.producerWaits());
-        } finally {
-            seg.close();
         }
     }
 
     @Test
     void aSideThatSaysItNeverSleepsIsNotLookedAtAndAnyOtherValueMeansItMaySleep() throws Exception {
-        ShmSegment seg = segment();
-        try (Arena a = Arena.ofConfined()) {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
             MemorySegment m = r.memory();
             long control = ShmSegment.RING0_CONTROL;
@@ -127,15 +117,12 @@ class ShmRingTest {
             assertTrue(r.producerWaits(), "the producer may sleep and says it sleeps");
             r.consumerNeverSleeps(false);
             assertEquals(0, m.get(JAVA_INT, control + ShmRing.CONSUMER_NEVER_SLEEPS));
-        } finally {
-            seg.close();
         }
     }
 
     @Test
     void anIndexThePeerCorruptedFailsBeforeAnyCopy() throws Exception {
-        ShmSegment seg = segment();
-        try (Arena a = Arena.ofConfined()) {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
             MemorySegment m = seg.memory();
             MemorySegment dst = a.allocate(CAP);
@@ -161,8 +148,6 @@ class ShmRingTest {
             assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 4096, 8 bytes from this side's 4088"
                     + " (capacity 4096): the peer wrote a bad index", e.getMessage());
             assertEquals(0, m.get(JAVA_INT, ShmSegment.DATA_OFFSET + CAP - 8), "nothing was written");
-        } finally {
-            seg.close();
         }
     }
 }
