@@ -24,17 +24,17 @@ final class MachineInfo {
     }
 
     static String describe() {
-        String cpu = "unknown CPU";
+        String cpu = null;
         boolean guest = false;
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-                if (line.startsWith("model name") && cpu.startsWith("unknown")) cpu = line.substring(line.indexOf(':') + 1).trim();
+                if (cpu == null && line.startsWith("model name")) cpu = line.substring(line.indexOf(':') + 1).trim();
                 if (line.startsWith("flags") && (" " + line + " ").contains(" hypervisor ")) guest = true;
             }
         } catch (IOException e) {
-            // keep "unknown CPU"
+            // an unknown CPU
         }
-        return cpu + ", " + Runtime.getRuntime().availableProcessors() + " cores, Linux "
+        return (cpu != null ? cpu : "unknown CPU") + ", " + Runtime.getRuntime().availableProcessors() + " cores, Linux "
                 + System.getProperty("os.version") + ", JDK " + Runtime.version() + wakeUps(guest);
     }
 
