@@ -2,11 +2,15 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
+import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.measure.Interval;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.CShmPingPong;
+import org.sysframe.bench.peer.JavaShmPingPong;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
@@ -18,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The wait-and-placement table: how the client waits for its answer (block, spin, spin:50us, yield),
@@ -71,6 +76,14 @@ public final class WaitTable {
      */
     static final String C_SHM = "C shm spin/spin 2 cores";
 
+    /**
+     * The same ping-pong loop in Java ({@link JavaShmPingPong}: two threads of the bench's JVM, one
+     * off-heap segment, both spinning, across cores): what the JVM reaches with the simplest channel,
+     * between the C row (the language's part of the gap) and the shared-memory channel's row (the
+     * library's part).
+     */
+    static final String JAVA_SHM = "Java shm spin/spin 2 cores";
+
     /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
     static final String C_PREFIX = "C ";
 
@@ -103,9 +116,13 @@ public final class WaitTable {
                         cells.add(new Cell(SHM_PREFIX + name(s.client, s.server, s.sameCore), payload, "client wait " + s.client + " on CPU "
                                 + clientCpu(s) + ", channel thread wait " + s.server + " on CPU 0 (shared-memory channel; server figures: the"
                                 + " channel's thread)", calls, shmWarmUp(s, calls), shm));
-                        if (s.client.equals("spin") && s.server.equals("spin") && CShmPingPong.available()) {
-                            CShmPingPong limit = new CShmPingPong(clientCpu(s), 0);
-                            cells.add(new Cell(C_SHM, payload, limit.describe(), calls, calls / 4, limit));
+                        if (s.client.equals("spin") && s.server.equals("spin")) {
+                            if (CShmPingPong.available()) {
+                                CShmPingPong limit = new CShmPingPong(clientCpu(s), 0);
+                                cells.add(new Cell(C_SHM, payload, limit.describe(), calls, calls / 4, limit));
+                            }
+                            JavaShmPingPong floor = new JavaShmPingPong(clientCpu(s), 0);
+                            cells.add(new Cell(JAVA_SHM, payload, floor.describe(), calls, shmWarmUp(s, calls), floor));
                         }
                     }
                     if (!cPeer) continue;
@@ -127,6 +144,10 @@ public final class WaitTable {
             List<String> notes = new ArrayList<>();
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             if (!CShmPingPong.available()) notes.add("C shared-memory row left out: bench/target/shm_pingpong is not built (make builds it)");
+            for (int payload : payloads) {
+                String floor = floorNote(runs, payload);
+                if (floor != null) notes.add(floor);
+            }
             return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false, rounds, cells, runs, notes);
         } finally {
             for (WaitProbe w : probes) w.close();
@@ -153,6 +174,31 @@ public final class WaitTable {
      * compiled only after some 100,000 of them (before that, 3-8 us a call), so it warms up with
      * {@value #SHM_SPIN_WARM_UP} calls; a sleeping one as the other cells, with a quarter of a run.
      */
+    /**
+     * The note that splits the shared-memory channel's gap to the C ping-pong at payload in two, from
+     * the rounds of this run: the Java loop against the C one (the language's part), the channel against
+     * the Java loop (the library's part); null when a row is missing.
+     */
+    static String floorNote(List<Measurement> runs, int payload) {
+        String shm = SHM_PREFIX + name("spin", "spin", false);
+        Interval language = callsRatio(runs, JAVA_SHM, C_SHM, payload), library = callsRatio(runs, shm, JAVA_SHM, payload);
+        if (language == null || library == null) return null;
+        return String.format(Locale.ROOT, "%d B: the C ping-pong's loop in Java runs at %s of the C one; the shared-memory channel at %s of"
+                + " the Java loop (calls/s, estimate [95 %% interval] over the rounds)", payload, figure(language), figure(library));
+    }
+
+    private static Interval callsRatio(List<Measurement> runs, String subject, String versus, int payload) {
+        List<Measurement[]> pairs = GoalVerdict.pairs(runs, subject, versus, payload);
+        if (pairs.isEmpty()) return null;
+        double[] r = new double[pairs.size()];
+        for (int i = 0; i < r.length; i++) r[i] = Goal.Metric.CALLS_RATIO.of(pairs.get(i)[0], pairs.get(i)[1]);
+        return Interval.ofRatiosInBatches(r);
+    }
+
+    private static String figure(Interval i) {
+        return GoalVerdict.number(i.estimate()) + "x [" + GoalVerdict.number(i.lo()) + "-" + GoalVerdict.number(i.hi()) + "]";
+    }
+
     static long shmWarmUp(Setting s, long calls) {
         return WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks() ? calls / 4 : Math.max(calls / 4, SHM_SPIN_WARM_UP);
     }

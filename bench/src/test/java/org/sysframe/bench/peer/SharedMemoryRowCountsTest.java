@@ -10,12 +10,19 @@ import org.sysframe.transport.WaitMode;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -23,7 +30,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The bench's shared-memory rows on a real embedded server and a real channel: the client's kernel
  * count has its futex calls (read on its own thread around the timed calls), the server side is the
  * channel's thread, every kind but futex is exactly the library's on both sides, futex at least it.
- * Also the C shared-memory ping-pong's row: no syscall of the library's kinds in either process.
+ * Also the C shared-memory ping-pong's row: no syscall of the library's kinds in either process; and
+ * its loop in Java: none on either thread, and a side whose partner gave up ends.
  */
 @NeedsKernelCounter
 class SharedMemoryRowCountsTest {
@@ -118,5 +126,37 @@ class SharedMemoryRowCountsTest {
         assertTrue(m.p50Nanos() > 0 && m.p50Nanos() <= m.p99Nanos() && m.p99Nanos() <= m.maxNanos(), m.p50Nanos() + " " + m.p99Nanos());
         assertTrue(m.seconds() > 0);
         assertEquals("client cpu 1; server cpu 0", m.cpus());
+    }
+
+    @Test
+    void theJavaPingPongRowMakesNoSyscallOfTheLibrarysKindsOnEitherThreadAndRunsWhereItWasPinned() throws Exception {
+        JavaShmPingPong floor = new JavaShmPingPong(1, 0);
+        Cell cell = new Cell("Java shm", 32, floor.describe(), 20_000, 1_000, floor);
+        for (int round = 1; round <= 2; round++) {
+            Measurement m = floor.measure(cell, 20_000, round);
+            assertEquals(20_000, m.calls());
+            assertEquals(SyscallCounts.ZERO, m.clientKernel(), "client thread");
+            assertEquals(SyscallCounts.ZERO, m.serverKernel(), "server thread");
+            assertTrue(m.kernelAgrees());
+            assertTrue(m.p50Nanos() > 0 && m.p50Nanos() <= m.p99Nanos() && m.p99Nanos() <= m.maxNanos(), m.p50Nanos() + " " + m.p99Nanos());
+            // Both threads spin through the whole run: their CPU clocks advanced in it.
+            assertTrue(m.clientCpu().cpuNanos() > 0 && m.serverCpu().cpuNanos() > 0, m.clientCpu() + " / " + m.serverCpu());
+            assertEquals("client cpu 1; server cpu 0", m.cpus());
+        }
+        IOException big = assertThrows(IOException.class, () -> floor.measure(new Cell("Java shm", 4097, "", 10, 1, floor), 10, 1));
+        assertEquals("the Java ping-pong carries 0..4096 bytes, not 4097", big.getMessage());
+    }
+
+    @Test
+    void aJavaPingPongSideWhosePartnerGaveUpEndsInsteadOfSpinningForEver() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(JavaShmPingPong.REQUEST + 2L * JavaShmPingPong.SLOT);
+            page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.REQUEST_SEQ, JavaShmPingPong.GAVE_UP);
+            IOException server = assertThrows(IOException.class, () -> JavaShmPingPong.serve(page, 32, 10));
+            assertEquals("java ping-pong: the client gave up", server.getMessage());
+            page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.ANSWER_SEQ, JavaShmPingPong.GAVE_UP);
+            IOException client = assertThrows(IOException.class, () -> JavaShmPingPong.call(page, 32, 10, new Histogram(1_000_000L, 2)));
+            assertEquals("java ping-pong: the server gave up", client.getMessage());
+        }
     }
 }

@@ -96,6 +96,22 @@ class GoalsTest {
     }
 
     @Test
+    void theWaitTablesFloorNoteSplitsTheChannelsGapToCIntoTheLanguagesPartAndTheLibrarysFromTheSameRounds() {
+        List<Measurement> runs = new ArrayList<>();
+        for (int r = 1; r <= 8; r++) {
+            runs.add(run(WaitTable.C_SHM, r, 8000, 1, 0, 1, 0, 0));
+            runs.add(run(WaitTable.JAVA_SHM, r, 4000, 1, 0, 1, 0, 0));
+            runs.add(run(WaitTable.SHM_PREFIX + WaitTable.name("spin", "spin", false), r, 1000, 1, 0, 1, 0, 0));
+        }
+        assertEquals("32 B: the C ping-pong's loop in Java runs at 0.500x [0.500-0.500] of the C one; the shared-memory channel at"
+                + " 0.250x [0.250-0.250] of the Java loop (calls/s, estimate [95 % interval] over the rounds)", WaitTable.floorNote(runs, 32));
+        // Without the Java row (or the C one: the program not built) there is no note.
+        assertNull(WaitTable.floorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.JAVA_SHM)).toList(), 32));
+        assertNull(WaitTable.floorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.C_SHM)).toList(), 32));
+        assertNull(WaitTable.floorNote(runs, 1024));
+    }
+
+    @Test
     void aGoalIsEvaluatedRoundByRoundOnTheTable() {
         GoalVerdict met = GoalVerdict.of(AT_LEAST, table(1150, 1200, 1250, 1180, 1220, 1160, 1240, 1210));
         assertEquals(Goal.Status.MET, met.status());
