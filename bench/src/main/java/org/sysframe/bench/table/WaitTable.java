@@ -115,14 +115,14 @@ public final class WaitTable {
                         probes.add(shm);
                         cells.add(new Cell(SHM_PREFIX + name(s.client, s.server, s.sameCore), payload, "client wait " + s.client + " on CPU "
                                 + clientCpu(s) + ", channel thread wait " + s.server + " on CPU 0 (shared-memory channel; server figures: the"
-                                + " channel's thread)", calls, shmWarmUp(s, calls), shm));
+                                + " channel's thread)", shmCalls(s, calls, quick), shmWarmUp(s, calls), shm));
                         if (s.client.equals("spin") && s.server.equals("spin")) {
                             if (CShmPingPong.available()) {
                                 CShmPingPong limit = new CShmPingPong(clientCpu(s), 0);
-                                cells.add(new Cell(C_SHM, payload, limit.describe(), calls, calls / 4, limit));
+                                cells.add(new Cell(C_SHM, payload, limit.describe(), shmCalls(s, calls, quick), calls / 4, limit));
                             }
                             JavaShmPingPong floor = new JavaShmPingPong(clientCpu(s), 0);
-                            cells.add(new Cell(JAVA_SHM, payload, floor.describe(), calls, shmWarmUp(s, calls), floor));
+                            cells.add(new Cell(JAVA_SHM, payload, floor.describe(), shmCalls(s, calls, quick), shmWarmUp(s, calls), floor));
                         }
                     }
                     if (!cPeer) continue;
@@ -204,4 +204,19 @@ public final class WaitTable {
     }
 
     static final long SHM_SPIN_WARM_UP = 150_000;
+
+    /**
+     * The calls of a run of a shared-memory cell (the channel's, the C and the Java ping-pong's): a
+     * spinning one's as many as make its run about as long as a spinning socket cell's (6,000 calls at
+     * 130-160k/s, some 40 ms), {@value #SHM_SPIN_CALLS} (a quarter with --quick). With the socket cells'
+     * 6,000, a run of 2-6M calls/s lasted 1-3 ms: one stall of the machine (a tick, a preempted vCPU)
+     * took a large part of it, and the paired ratio of two such runs said more about the stall than
+     * about the rows. A sleeping one runs the socket cells' calls.
+     */
+    static long shmCalls(Setting s, long calls, boolean quick) {
+        if (WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks()) return calls;
+        return Math.max(calls, quick ? SHM_SPIN_CALLS / 4 : SHM_SPIN_CALLS);
+    }
+
+    static final long SHM_SPIN_CALLS = 100_000;
 }
