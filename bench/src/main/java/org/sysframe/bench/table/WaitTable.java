@@ -174,6 +174,12 @@ public final class WaitTable {
      * compiled only after some 100,000 of them (before that, 3-8 us a call), so it warms up with
      * {@value #SHM_SPIN_WARM_UP} calls; a sleeping one as the other cells, with a quarter of a run.
      */
+    static long shmWarmUp(Setting s, long calls) {
+        return WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks() ? calls / 4 : Math.max(calls / 4, SHM_SPIN_WARM_UP);
+    }
+
+    static final long SHM_SPIN_WARM_UP = 150_000;
+
     /**
      * The note that splits the shared-memory channel's gap to the C ping-pong at payload in two, from
      * the rounds of this run: the Java loop against the C one (the language's part), the channel against
@@ -198,12 +204,6 @@ public final class WaitTable {
     private static String figure(Interval i) {
         return GoalVerdict.number(i.estimate()) + "x [" + GoalVerdict.number(i.lo()) + "-" + GoalVerdict.number(i.hi()) + "]";
     }
-
-    static long shmWarmUp(Setting s, long calls) {
-        return WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks() ? calls / 4 : Math.max(calls / 4, SHM_SPIN_WARM_UP);
-    }
-
-    static final long SHM_SPIN_WARM_UP = 150_000;
 
     /**
      * The calls of a run of a shared-memory cell (the channel's, the C and the Java ping-pong's): a
