@@ -653,6 +653,18 @@ public final class SharedGroutClient implements AutoCloseable {
         else if (futuresInFlight > 0 && standby != null) LockSupport.unpark(standby);
     }
 
+    /** How many blocking callers are listed as parked (tests: none once every call returned). */
+    int listedCallers() {
+        lock.lock();
+        try {
+            int n = 0;
+            for (Slot w = waitHead; w != null; w = w.nextWaiting) n++;
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void list(Slot s) {
         s.listed = true;
         s.nextWaiting = null;
@@ -768,7 +780,12 @@ public final class SharedGroutClient implements AutoCloseable {
                     receiver = me;
                     unlist(s);
                     role = true;
-                } else if (!s.listed) {
+                } else if (!s.listed && byId[s.id] == s) {
+                    // Listed only while its id is still registered: once the receiver took the answer (or
+                    // failAll the call), the slot is out of the table and out of the list, and its state
+                    // changes after the lock; a caller that listed itself in that window stayed listed
+                    // after it returned, and the role, offered to the head of the list, went to nobody.
+                    // Unlisted, it parks until the state change unparks it.
                     s.deadline = deadline;
                     list(s);
                     if (deadline != 0 && (sweepAt == 0 || deadline - sweepAt < 0)) armSweep(deadline);

@@ -89,6 +89,8 @@ class SharedClientTest {
             assertEquals(0, s.inFlight());
             assertEquals(0, s.unmatched());
             assertEquals(0, s.late());
+            // Every caller returned: none is still listed as parked (a stale one would be offered the role, and nobody would take it).
+            assertEquals(0, c.listedCallers());
             assertTrue(c.isUsable());
         }
     }
