@@ -41,12 +41,29 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
             v.add(p[1]);
         }
         Spread value = Spread.of(perRound);
-        Interval ci = goal.metric().isRatio() ? Interval.ofRatiosInBatches(perRound) : Interval.ofValuesInBatches(perRound);
+        Interval ci = interval(goal.metric(), perRound);
         Goal.Status status = goal.judge(ci);
         int needed = status == Goal.Status.NOT_SETTLED ? goal.roundsNeeded(ci) : perRound.length;
         boolean good = status == Goal.Status.MET || status == Goal.Status.LEVEL;
         String why = good || !explain ? null : explain(goal, perRound, ci, status, s, v);
         return new GoalVerdict(goal, perRound, value, ci, status, needed, why);
+    }
+
+    /** The interval a goal on metric is judged on, of its per-round figures in round order. */
+    static Interval interval(Goal.Metric metric, double[] perRound) {
+        return metric.isRatio() ? Interval.ofRatiosInBatches(perRound) : Interval.ofValuesInBatches(perRound);
+    }
+
+    /**
+     * The interval of metric of subject against versus at payload, paired by round, as a goal on them
+     * would be judged on it; null when they share no round.
+     */
+    public static Interval interval(Goal.Metric metric, List<Measurement> runs, String subject, String versus, int payload) {
+        List<Measurement[]> pairs = pairs(runs, subject, versus, payload);
+        if (pairs.isEmpty()) return null;
+        double[] perRound = new double[pairs.size()];
+        for (int i = 0; i < perRound.length; i++) perRound[i] = metric.of(pairs.get(i)[0], pairs.get(i)[1]);
+        return interval(metric, perRound);
     }
 
     /**

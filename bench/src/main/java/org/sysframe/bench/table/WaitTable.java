@@ -175,7 +175,7 @@ public final class WaitTable {
      * {@value #SHM_SPIN_WARM_UP} calls; a sleeping one as the other cells, with a quarter of a run.
      */
     static long shmWarmUp(Setting s, long calls) {
-        return WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks() ? calls / 4 : Math.max(calls / 4, SHM_SPIN_WARM_UP);
+        return bothSleep(s) ? calls / 4 : Math.max(calls / 4, SHM_SPIN_WARM_UP);
     }
 
     static final long SHM_SPIN_WARM_UP = 150_000;
@@ -187,18 +187,11 @@ public final class WaitTable {
      */
     static String floorNote(List<Measurement> runs, int payload) {
         String shm = SHM_PREFIX + name("spin", "spin", false);
-        Interval language = callsRatio(runs, JAVA_SHM, C_SHM, payload), library = callsRatio(runs, shm, JAVA_SHM, payload);
+        Interval language = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, JAVA_SHM, C_SHM, payload);
+        Interval library = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, shm, JAVA_SHM, payload);
         if (language == null || library == null) return null;
         return String.format(Locale.ROOT, "%d B: the C ping-pong's loop in Java runs at %s of the C one; the shared-memory channel at %s of"
                 + " the Java loop (calls/s, estimate [95 %% interval] over the rounds)", payload, figure(language), figure(library));
-    }
-
-    private static Interval callsRatio(List<Measurement> runs, String subject, String versus, int payload) {
-        List<Measurement[]> pairs = GoalVerdict.pairs(runs, subject, versus, payload);
-        if (pairs.isEmpty()) return null;
-        double[] r = new double[pairs.size()];
-        for (int i = 0; i < r.length; i++) r[i] = Goal.Metric.CALLS_RATIO.of(pairs.get(i)[0], pairs.get(i)[1]);
-        return Interval.ofRatiosInBatches(r);
     }
 
     private static String figure(Interval i) {
@@ -214,9 +207,11 @@ public final class WaitTable {
      * about the rows. A sleeping one runs the socket cells' calls.
      */
     static long shmCalls(Setting s, long calls, boolean quick) {
-        if (WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks()) return calls;
-        return Math.max(calls, quick ? SHM_SPIN_CALLS / 4 : SHM_SPIN_CALLS);
+        return bothSleep(s) ? calls : Math.max(calls, quick ? SHM_SPIN_CALLS / 4 : SHM_SPIN_CALLS);
     }
+
+    /** Whether both sides of the setting may sleep (block, spin:N), so that a call lasts a wake-up, not a spin. */
+    static boolean bothSleep(Setting s) { return WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks(); }
 
     static final long SHM_SPIN_CALLS = 100_000;
 }
