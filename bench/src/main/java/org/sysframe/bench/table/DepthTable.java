@@ -14,6 +14,7 @@ import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PipelinedPeer;
 import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.WaitMode;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -25,6 +26,13 @@ import java.util.List;
  * client doing the same, timed (a clock read per request, latency percentiles; refilled a whole window
  * at a time) and lean (no clock per request, refilled as answers come: the goals' anchor); ratios
  * against depth 1 of the same payload.
+ *
+ * <p>At {@link #SPINNING_DEPTH} two more rows compare the transports where the transport is what
+ * differs: the socket and the shared-memory channel, client and server both waiting
+ * {@value #SPINNING_WAIT} (look without sleeping for up to 50 us, then sleep), each on a server of
+ * its own. Blocking, each window of the rows above pays two wake-ups (a blocking call at depth 1 pays
+ * the same two: some 60 us here), which neither transport changes; spinning between windows, a
+ * window costs its framing and, on the socket, its syscalls and empty looks.
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
@@ -40,6 +48,14 @@ public final class DepthTable {
     static final String C_LEAN_PREFIX = "C lean ";
 
     public static String name(int depth) { return "depth " + depth; }
+
+    /** The depth of the spinning pair of rows (socket and shared memory). */
+    public static final int SPINNING_DEPTH = 64;
+    /** The wait of both sides in the spinning pair. */
+    public static final String SPINNING_WAIT = "spin:50us";
+
+    /** The name of the socket row of the spinning pair, e.g. {@code depth 64 spin:50us}; {@link #SHM_PREFIX} before it names the channel's. */
+    public static String spinning(int depth) { return name(depth) + " " + SPINNING_WAIT; }
 
     public static BenchTable run(int[] payloads, int rounds, boolean quick) throws IOException {
         Pairing p = Pairing.named("sysframe");
@@ -73,6 +89,7 @@ public final class DepthTable {
                     CPeer lean = new CPeer("c-lean-depth-" + depth, "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, depth));
                     cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4, lean.probe(socket, side)));
                 }
+                addSpinningPair(f, p, payload, quick, cells);
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
             List<String> notes = cPeer ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 read 0)")
@@ -80,5 +97,30 @@ public final class DepthTable {
             return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1), false,
                     rounds, cells, runs, notes);
         }
+    }
+
+    /**
+     * The spinning pair at {@link #SPINNING_DEPTH}: the socket row on a server whose loop waits
+     * {@link #SPINNING_WAIT}, the channel's on a server whose channel thread does (its loop blocks: it
+     * only watches the socket then); both clients wait so too, and refill a whole window, as the rows
+     * above.
+     */
+    private static void addSpinningPair(BenchFixture f, Pairing p, int payload, boolean quick, List<Cell> cells) throws IOException {
+        int depth = SPINNING_DEPTH;
+        long calls = (quick ? 600L : 3_000L) * depth;
+        WaitMode wait = WaitMode.parse(SPINNING_WAIT);
+        String socket = f.socket("depth-spin-" + payload);
+        GroutServer server = f.server(p.server(socket).waitMode(wait).cpus(PeerTable.SERVER_CPU));
+        PeerThread t = f.peer(new PipelinedPeer(spinning(depth), p.client(socket).waitMode(wait).cpu(PeerTable.CLIENT_CPU), depth, depth), socket);
+        cells.add(new Cell(spinning(depth), payload, "sysframe client, " + t.peer().framing() + ", client and server loop wait " + SPINNING_WAIT,
+                calls, calls / 4, new ClientThreadsProbe(List.of(t), ServerSample.Source.of(server))));
+        String shmSocket = f.socket("depth-spin-shm-" + payload);
+        GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true).sharedMemoryWaitMode(wait).waitMode(WaitMode.BLOCK)
+                .cpus(PeerTable.SERVER_CPU));
+        PeerThread shm = f.peer(new PipelinedPeer(SHM_PREFIX + spinning(depth),
+                p.client(shmSocket).sharedMemory(true).waitMode(wait).cpu(PeerTable.CLIENT_CPU), depth, depth), shmSocket);
+        cells.add(new Cell(SHM_PREFIX + spinning(depth), payload, "sysframe client over a shared-memory channel, " + shm.peer().framing()
+                + ", client and channel thread wait " + SPINNING_WAIT + " (server figures: the channel's thread)", calls, calls / 4,
+                new ClientThreadsProbe(List.of(shm), new ChannelSide(shmServer))));
     }
 }

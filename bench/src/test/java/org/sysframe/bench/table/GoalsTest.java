@@ -215,7 +215,9 @@ class GoalsTest {
                         .toList();
                 case DepthTable.NAME -> java.util.Arrays.stream(DepthTable.DEPTHS)
                         .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d),
-                                DepthTable.C_LEAN_PREFIX + DepthTable.name(d), DepthTable.SHM_PREFIX + DepthTable.name(d)))
+                                DepthTable.C_LEAN_PREFIX + DepthTable.name(d), DepthTable.SHM_PREFIX + DepthTable.name(d),
+                                d == DepthTable.SPINNING_DEPTH ? DepthTable.spinning(d) : "",
+                                d == DepthTable.SPINNING_DEPTH ? DepthTable.SHM_PREFIX + DepthTable.spinning(d) : ""))
                         .toList();
                 case BackendTable.NAME -> List.of(BackendTable.BASELINE, BackendTable.name(Backend.IO_URING, Backend.IO_URING),
                         BackendTable.name(Backend.IO_URING, Backend.EPOLL), BackendTable.name(Backend.EPOLL, Backend.IO_URING));
