@@ -35,6 +35,13 @@ public final class Waiter {
     /** A bound that is none: sleep until something comes. */
     public static final long NO_BOUND = -1;
 
+    /**
+     * A start for {@link #await} that the caller did not read: the wait's first clock reading is its
+     * start. A spinning receive over shared memory, answered within {@value #LOOKS_PER_CLOCK} looks,
+     * then reads the clock not at all; its bound counts from at most that many looks after it began.
+     */
+    public static final long UNSTARTED = Long.MIN_VALUE;
+
     /** A backend's two ways of finding work. */
     public interface Steps {
         /** Looks once without sleeping: more than 0 when it found something (events, data, completions), else 0. */
@@ -112,12 +119,14 @@ public final class Waiter {
 
     /**
      * A whole wait: steps until one finds something, or until nanos passed since start (a reading of
-     * the clock; {@link #NO_BOUND}: no limit; 0: look once). Returns the count of the step that found
-     * something, 0 when the time ran out first. {@code spin} reads the clock at its first empty look and
-     * then every {@value #LOOKS_PER_CLOCK}th; the other modes after every empty look.
+     * the clock, or {@link #UNSTARTED}; {@link #NO_BOUND}: no limit; 0: look once). Returns the count
+     * of the step that found something, 0 when the time ran out first. {@code spin} reads the clock at
+     * every {@value #LOOKS_PER_CLOCK}th empty look (a wait answered sooner reads it never), the other
+     * modes after every empty look.
      */
     public int await(Steps steps, long start, long nanos) throws ErrnoException {
         if (kind == WaitMode.Kind.BLOCK) {
+            if (start == UNSTARTED && nanos > 0) start = clock.getAsLong();
             long left = nanos;
             while (true) {
                 int n = steps.block(left);
@@ -128,7 +137,7 @@ public final class Waiter {
         idle = false;
         boolean clocked = nanos != NO_BOUND || kind == WaitMode.Kind.SPIN_THEN_BLOCK;
         int every = kind == WaitMode.Kind.SPIN ? LOOKS_PER_CLOCK : 1;
-        int sinceClock = every - 1;
+        int sinceClock = 0;
         long now = 0;
         while (true) {
             int n = steps.poll();
@@ -136,10 +145,12 @@ public final class Waiter {
                 idle = false;
                 return n;
             }
+            if (nanos == 0) return 0;
             long left = NO_BOUND;
             if (clocked && ++sinceClock == every) {
                 sinceClock = 0;
                 now = clock.getAsLong();
+                if (start == UNSTARTED) start = now;
                 if (nanos != NO_BOUND && (left = nanos - (now - start)) <= 0) return 0;
             }
             n = afterEmptyLook(steps, left, now);

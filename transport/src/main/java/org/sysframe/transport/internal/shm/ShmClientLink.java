@@ -126,7 +126,7 @@ public final class ShmClientLink implements ClientLink {
     @Override
     public long recv(MemorySegment dst, long dstOff, long n) throws ErrnoException {
         if (timeoutNanos <= 0) return receive(dst, dstOff, n, 0, Waiter.NO_BOUND);
-        return receive(dst, dstOff, n, System.nanoTime(), timeoutNanos);
+        return receive(dst, dstOff, n, Waiter.UNSTARTED, timeoutNanos); // the wait's first clock reading starts the timeout
     }
 
     @Override

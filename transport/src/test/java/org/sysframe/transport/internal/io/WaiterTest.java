@@ -195,7 +195,7 @@ class WaiterTest {
     }
 
     @Test
-    void aClientSpinReadsTheClockAtItsFirstEmptyLookThenEverySixtyFourth() throws Exception {
+    void aClientSpinReadsTheClockAtEverySixtyFourthEmptyLook() throws Exception {
         int[] reads = {0};
         Waiter w = new Waiter(WaitMode.parse("spin"), counters, () -> {
             reads[0]++;
@@ -204,13 +204,50 @@ class WaiterTest {
         FakeSteps s = new FakeSteps(clock);
         s.lookNanos = 100;
         assertEquals(0, w.await(s, clock.now, 10_000));
-        // Reads after looks 1 (0.1 us), 65 (6.5 us) and 129 (12.9 us: the bound passed).
-        assertEquals(129, s.log.size());
-        assertEquals(3, reads[0]);
+        // Reads after looks 64 (6.4 us) and 128 (12.8 us: the bound passed).
+        assertEquals(128, s.log.size());
+        assertEquals(2, reads[0]);
         reads[0] = 0;
         FakeSteps data = new FakeSteps(clock, 0, 0, 6);
-        assertEquals(6, w.await(data, clock.now, Waiter.NO_BOUND));
-        assertEquals(0, reads[0], "no bound: a spin never reads the clock");
+        assertEquals(6, w.await(data, clock.now, 10_000));
+        assertEquals(0, reads[0], "answered at the third look: no clock read");
+        FakeSteps none = new FakeSteps(clock);
+        assertEquals(0, w.await(none, clock.now, 0));
+        assertEquals(List.of("poll"), none.log, "bound 0: one look");
+        assertEquals(0, reads[0]);
+    }
+
+    @Test
+    void anUnstartedWaitCountsItsBoundFromItsFirstClockReading() throws Exception {
+        int[] reads = {0};
+        Waiter w = new Waiter(WaitMode.parse("spin"), counters, () -> {
+            reads[0]++;
+            return clock.now;
+        });
+        FakeSteps s = new FakeSteps(clock);
+        s.lookNanos = 100;
+        assertEquals(0, w.await(s, Waiter.UNSTARTED, 10_000));
+        // The start is read after look 64 (6.4 us); 19.2 us, after look 192, is the first reading past 6.4 + 10.
+        assertEquals(192, s.log.size());
+        assertEquals(3, reads[0]);
+        FakeSteps soon = new FakeSteps(clock, 0, 3);
+        reads[0] = 0;
+        assertEquals(3, w.await(soon, Waiter.UNSTARTED, 10_000));
+        assertEquals(0, reads[0], "answered at the second look: no clock read");
+
+        Waiter budget = waiter("spin:3us");
+        FakeSteps b = new FakeSteps(clock, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9);
+        b.lookNanos = 1_000;
+        b.sleepNanos = 50_000;
+        assertEquals(9, budget.await(b, Waiter.UNSTARTED, 100_000));
+        // Started at the first reading, 1 us in: a sleep at 4 us for the 97 us left, which wakes at
+        // 54 us with nothing; a new budget (looks at 55 to 58 us), then a sleep for the 43 us left.
+        assertEquals(List.of("poll", "poll", "poll", "poll", "block 97000", "poll", "poll", "poll", "poll", "block 43000"), b.log);
+
+        FakeSteps sleeps = new FakeSteps(clock);
+        sleeps.sleepNanos = 4_000;
+        assertEquals(0, waiter("block").await(sleeps, Waiter.UNSTARTED, 10_000));
+        assertEquals(List.of("block 10000", "block 6000", "block 2000"), sleeps.log, "block: started when it began");
     }
 
     @Test
