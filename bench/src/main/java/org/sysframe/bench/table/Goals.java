@@ -65,7 +65,7 @@ public final class Goals {
                     CLIENT_SYSCALLS_PER_CALL, false, 2.0),
             // Both rows wait spin:50us: blocking, each window pays two wake-ups on either transport (DepthTable).
             new Goal("shared memory depth 64: 1.5x the socket at depth 64, both waiting spin:50us", "depth",
-                    DepthTable.SHM_PREFIX + DepthTable.spinning(64), DepthTable.spinning(64), 32, CALLS_RATIO, true, 1.5),
+                    DepthTable.SHM_PREFIX + DepthTable.spinning(DepthTable.SPINNING_DEPTH), DepthTable.spinning(DepthTable.SPINNING_DEPTH), 32, CALLS_RATIO, true, 1.5),
             new Goal("spinning: at least 0.95x C lean spinning", "wait", "spin/spin 2 cores", "C lean spin/spin 2 cores", 32, CALLS_RATIO, true, 0.95),
             new Goal("io_uring client: 1 syscall per call", "backends", "io_uring/io_uring", "io_uring/io_uring", 32,
                     CLIENT_SYSCALLS_PER_CALL, false, 1.0),

@@ -215,6 +215,12 @@ class WaiterTest {
         assertEquals(0, w.await(none, clock.now, 0));
         assertEquals(List.of("poll"), none.log, "bound 0: one look");
         assertEquals(0, reads[0]);
+        int[] late = new int[200];
+        late[199] = 1;
+        FakeSteps unbounded = new FakeSteps(clock, late);
+        assertEquals(1, w.await(unbounded, clock.now, Waiter.NO_BOUND));
+        assertEquals(200, unbounded.log.size());
+        assertEquals(0, reads[0], "no bound: a spin never reads the clock");
     }
 
     @Test
