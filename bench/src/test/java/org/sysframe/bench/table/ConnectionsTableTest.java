@@ -33,6 +33,15 @@ class ConnectionsTableTest {
             assertEquals(names, t.names());
             assertEquals(List.of("epoll 1 loop", "C lean epoll 1 loop", "epoll 2 loops", "C lean epoll 2 loops",
                     "io_uring 1 loop", "C lean io_uring 1 loop"), t.names());
+            // Two sets of rounds, one after the other: every run of a sysframe row before any of a C row.
+            List<Measurement> all = t.runs();
+            int lastSysframe = -1, firstC = Integer.MAX_VALUE;
+            for (int i = 0; i < all.size(); i++) {
+                if (all.get(i).round() == Measurement.WARM_UP) continue;
+                if (all.get(i).cell().startsWith(ConnectionsTable.C_LEAN_PREFIX)) firstC = Math.min(firstC, i);
+                else lastSysframe = i;
+            }
+            assertTrue(lastSysframe >= 0 && lastSysframe < firstC, "sysframe runs up to " + lastSysframe + ", C runs from " + firstC);
             long calls = 100L * ConnectionsTable.CLIENTS;
             for (String name : names) {
                 List<Measurement> runs = t.runs(name, ConnectionsTable.PAYLOAD);
