@@ -89,6 +89,20 @@ public final class RoundRunner {
         return run(table, cells, rounds, PLAN.get(), System::nanoTime);
     }
 
+    /**
+     * As {@link #run(String, List, int)}, with runs of at least lengthAtLeast times each cell's own
+     * calls whatever the plan's round length (the peers table's: 1, its own counts).
+     */
+    public static List<Measurement> run(String table, List<Cell> cells, int rounds, double lengthAtLeast) throws IOException {
+        return run(table, cells, rounds, atLeast(PLAN.get(), lengthAtLeast), System::nanoTime);
+    }
+
+    /** plan with its round length raised to at least length (null stays null: no plan, no scaling). */
+    static Plan atLeast(Plan plan, double length) {
+        if (plan == null || plan.lengthScale() >= length) return plan;
+        return new Plan(plan.goals(), plan.secondsPerTable(), plan.maxRounds(), length);
+    }
+
     /** A clock in nanoseconds (the tests' is a counter: no timing in them). */
     @FunctionalInterface
     interface Clock {

@@ -52,6 +52,17 @@ public final class PeerTable {
      */
     public static final int DEFAULT_FORKS = 3;
 
+    /**
+     * The table's runs are at least its own length (6,000 calls, 1,200 with {@code --quick}), whatever
+     * {@code --round-length} says: in runs of 600 blocking calls (some 40 ms), every Java peer read
+     * 0.71-0.84x of the C lean client's calls/s and 1.22-1.38x its client CPU per call in one run after
+     * another, at 0.3x of the length 0.96x and 1.07x, at the whole length 0.96-0.98x and 1.03-1.04x
+     * (2026-12-02: the same machine, one run each). A C client is a new process every run and a Java
+     * peer a thread that slept while the other cells ran; what favours the one over the other for the
+     * first tens of milliseconds was not found, and it is no part of a long-lived client's calls.
+     */
+    static final double OWN_LENGTH = 1.0;
+
     /** The Java peers of the table (in this JVM or in a fork: the same list, by name); the first is {@value #REFERENCE}. */
     public static List<PingPeer> javaPeers() { return PeerFork.Peers.PEER_TABLE.create(); }
 
@@ -97,7 +108,7 @@ public final class PeerTable {
                 }
                 for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls, 0, c.probe(socket, side)));
             }
-            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds, OWN_LENGTH);
             List<String> notes = forks == 0 ? List.of() : List.of(PeerForks.spread(runs, forks, REFERENCE, C_LEAN, PAYLOADS));
             return BenchTable.of(NAME, "Peers on one sysframe server", "peer", REFERENCE, true, rounds, cells, runs, notes);
         }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 /** The one runner: warm-ups first, then every cell once per round, in the cells' order in odd rounds and reversed in even ones. */
 class RoundRunnerTest {
@@ -114,6 +115,27 @@ class RoundRunnerTest {
         long[] tick = {0};
         runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 1e9, 20, 1), () -> ++tick[0]);
         assertEquals(20, t(runs, "a"), "the round cap");
+    }
+
+    @Test
+    void aTableMayAskForRunsOfAtLeastItsOwnLength() throws Exception {
+        List<Long> calls = new ArrayList<>();
+        Cell.Probe probe = (cell, n, round) -> {
+            if (round != Measurement.WARM_UP) calls.add(n);
+            return new Measurement(cell.name(), cell.payload(), round, 1, n, 1.0, 1, 1, 1, 1, 1,
+                    SyscallCounts.ZERO, null, null, null, new ThreadCpu(0, 0, 0, 0, 0), null, null);
+        };
+        List<Cell> cells = List.of(new Cell("a", 32, "", 6000, 0, probe));
+        RoundRunner.Plan tenth = new RoundRunner.Plan(List.of(), 0, 256, 0.1);
+        RoundRunner.with(tenth, () -> RoundRunner.run("t", cells, 2));
+        assertEquals(List.of(600L, 600L), calls, "the plan's round length");
+        calls.clear();
+        RoundRunner.with(tenth, () -> RoundRunner.run("t", cells, 2, 1.0));
+        assertEquals(List.of(6000L, 6000L), calls, "at least the cell's own count");
+        calls.clear();
+        RoundRunner.with(new RoundRunner.Plan(List.of(), 0, 256, 2), () -> RoundRunner.run("t", cells, 1, 1.0));
+        assertEquals(List.of(12000L), calls, "a longer round length stays");
+        assertNull(RoundRunner.atLeast(null, 1.0), "no plan (ping's cell): nothing scaled");
     }
 
     private static int t(List<Measurement> runs, String cell) { return (int) runs.stream().filter(m -> m.cell().equals(cell)).count(); }
