@@ -74,8 +74,7 @@ public final class BackendTable {
                 sockets[i] = f.socket("server-" + BOTH[i]);
                 servers[i] = f.server(p.server(sockets[i]).backend(BOTH[i]).cpus(PeerTable.SERVER_CPU));
             }
-            // Java cells and C cells in two sets of rounds (as in ConnectionsTable): no goal pairs one of each.
-            List<Cell> cells = new ArrayList<>(), cCells = new ArrayList<>(), rows = new ArrayList<>(); // rows: the table's order
+            List<Cell> cells = new ArrayList<>();
             long calls = quick ? 600 : 3_000;
             for (int k = 0; k < payloads.length; k++) {
                 int payload = payloads[k];
@@ -86,19 +85,16 @@ public final class BackendTable {
                         cells.add(new Cell(name(c, BOTH[s]), payload, c + " client on CPU " + PeerTable.CLIENT_CPU + ", " + BOTH[s] + " server on CPU "
                                 + PeerTable.SERVER_CPU + ", blocking (" + p.framing() + ")",
                                 calls, calls / 4, new ClientThreadsProbe(List.of(t), ServerSample.Source.of(servers[s]))));
-                        rows.add(cells.getLast());
                     }
                     if (cPeer && (full || k == 0)) {
                         CPeer cp = new CPeer("c-" + BOTH[s], "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, 1, 1));
-                        cCells.add(new Cell(C_PREFIX + name(Backend.EPOLL, BOTH[s]), payload,
+                        cells.add(new Cell(C_PREFIX + name(Backend.EPOLL, BOTH[s]), payload,
                                 "C client timed (ping_perf workload, a clock read per call, one sendmsg, read-ahead 8192) on CPU " + PeerTable.CLIENT_CPU + ", "
                                         + BOTH[s] + " server",
                                 calls, calls / 4, cp.probe(sockets[s], ServerSample.Source.of(servers[s]))));
-                        rows.add(cCells.getLast());
                         CPeer lean = new CPeer("c-lean-" + BOTH[s], "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, 1));
-                        cCells.add(new Cell(C_LEAN_PREFIX + name(Backend.EPOLL, BOTH[s]), payload, lean.describe() + ", " + BOTH[s] + " server",
+                        cells.add(new Cell(C_LEAN_PREFIX + name(Backend.EPOLL, BOTH[s]), payload, lean.describe() + ", " + BOTH[s] + " server",
                                 calls, calls / 4, lean.probe(sockets[s], ServerSample.Source.of(servers[s]))));
-                        rows.add(cCells.getLast());
                     }
                 }
             }
@@ -109,7 +105,6 @@ public final class BackendTable {
                 PeerThread t = f.peer(new PipelinedPeer(deep(b), p.client(sockets[s]).backend(b).cpu(PeerTable.CLIENT_CPU), 64, 64), sockets[s]);
                 cells.add(new Cell(deep(b), first, b + " client and server, 64 in flight, one send per refill, client on CPU " + PeerTable.CLIENT_CPU, deepCalls, deepCalls / 4,
                         new ClientThreadsProbe(List.of(t), ServerSample.Source.of(servers[s]))));
-                rows.add(cells.getLast());
             }
             for (Backend b : BOTH) {
                 // Spinning servers run only while their cell runs (WaitProbe): they would burn a core during the others.
@@ -119,16 +114,15 @@ public final class BackendTable {
                 probes.add(probe);
                 cells.add(new Cell(spinning(b), first, b + " client spinning on CPU 1, " + b + " server loop spinning on CPU 0",
                         calls * 4, calls, probe));
-                rows.add(cells.getLast());
             }
-            List<Measurement> runs = new ArrayList<>(RoundRunner.run(NAME, cells, rounds));
-            if (!cCells.isEmpty()) runs.addAll(RoundRunner.run(NAME, cCells, rounds));
+            // The C rows in a set of rounds of their own: no goal pairs a sysframe row with a C row.
+            List<Measurement> runs = RoundRunner.runApart(NAME, cells, c -> c.name().startsWith(C_PREFIX), rounds);
             List<String> notes = new ArrayList<>();
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
-            else notes.add("the sysframe rows' rounds, then the C rows': their ratio to " + BASELINE + " pairs rounds that did not run side by side");
+            else notes.add(RoundRunner.apartNote("sysframe", "C", BASELINE));
             notes.add("pair: client backend/server backend; C rows: the C client (blocking send/recv) against that server, timed or lean (no latency measured)");
             return BenchTable.of(NAME, "backends: epoll and io_uring, client x server", "pair", BASELINE, false,
-                    rounds, rows, runs, notes);
+                    rounds, cells, runs, notes);
         } finally {
             for (WaitProbe w : probes) w.close();
             try (var files = Files.list(dir)) {

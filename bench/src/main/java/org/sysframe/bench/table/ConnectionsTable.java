@@ -63,7 +63,7 @@ public final class ConnectionsTable {
         String uring = org.sysframe.unix.uring.UringSupport.unavailableReason();
         List<String> notes = new ArrayList<>();
         try (BenchFixture f = new BenchFixture(NAME)) {
-            List<Cell> cells = new ArrayList<>(), cLean = new ArrayList<>(), rows = new ArrayList<>(); // rows: the table's order
+            List<Cell> cells = new ArrayList<>();
             for (Server s : SERVERS) {
                 if (s.backend == Backend.IO_URING && uring != null) {
                     notes.add(s.cell() + " not measured: " + uring);
@@ -83,20 +83,17 @@ public final class ConnectionsTable {
                 for (int i = 0; i < CLIENTS; i++) clients.add(f.peer(new SysframePeer("client " + i, p.client(socket)), socket));
                 cells.add(new Cell(s.cell(), PAYLOAD, where + "; sysframe clients, a thread each, " + p.framing(), calls, calls / 4,
                         new ClientThreadsProbe(clients, side)));
-                rows.add(cells.getLast());
                 if (!cPeer) continue;
                 CPeer c = new CPeer("c-lean-" + s.backend + "-" + s.loops, "sendmsg", CPeer.Options.lean("block", -1, 1));
-                cLean.add(new Cell(C_LEAN_PREFIX + s.cell(), PAYLOAD, where + "; " + c.describe() + ", a process each",
+                cells.add(new Cell(C_LEAN_PREFIX + s.cell(), PAYLOAD, where + "; " + c.describe() + ", a process each",
                         calls, calls / 4, c.probe(socket, side, CLIENTS)));
-                rows.add(cLean.getLast());
             }
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             notes.add("C lean rows measure no latency (p50/p99 read 0); server syscalls and CPU are summed over the server's loops");
-            notes.add("the sysframe rows' rounds, then the C lean rows': their ratio to " + REFERENCE + " pairs rounds that did not run side by side");
-            List<Measurement> runs = new ArrayList<>(RoundRunner.run(NAME, cells, rounds));
-            if (!cLean.isEmpty()) runs.addAll(RoundRunner.run(NAME, cLean, rounds));
+            if (cPeer) notes.add(RoundRunner.apartNote("sysframe", "C lean", REFERENCE));
+            List<Measurement> runs = RoundRunner.runApart(NAME, cells, c -> c.name().startsWith(C_LEAN_PREFIX), rounds);
             return BenchTable.of(NAME, CLIENTS + " connections at depth 1: epoll (1 and 2 loops) and io_uring servers", "server", REFERENCE,
-                    false, rounds, rows, runs, notes);
+                    false, rounds, cells, runs, notes);
         }
     }
 }

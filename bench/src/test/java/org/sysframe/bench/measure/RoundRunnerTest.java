@@ -138,5 +138,23 @@ class RoundRunnerTest {
         assertNull(RoundRunner.atLeast(null, 1.0), "no plan (ping's cell): nothing scaled");
     }
 
+    @Test
+    void cellsApartRunInASetOfRoundsOfTheirOwnAfterTheOthers() throws Exception {
+        List<String> order = new ArrayList<>();
+        Cell.Probe probe = (cell, n, round) -> {
+            if (round != Measurement.WARM_UP) order.add(cell.name() + " r" + round);
+            return new Measurement(cell.name(), cell.payload(), round, 1, n, 1.0, 1, 1, 1, 1, 1,
+                    SyscallCounts.ZERO, null, null, null, new ThreadCpu(0, 0, 0, 0, 0), null, null);
+        };
+        List<Cell> cells = List.of(new Cell("a", 32, "", 10, 0, probe), new Cell("C a", 32, "", 10, 0, probe),
+                new Cell("b", 32, "", 10, 0, probe), new Cell("C b", 32, "", 10, 0, probe));
+        List<Measurement> runs = RoundRunner.runApart("t", cells, c -> c.name().startsWith("C "), 2);
+        assertEquals(List.of("a r1", "b r1", "b r2", "a r2", "C a r1", "C b r1", "C b r2", "C a r2"), order);
+        assertEquals(8, runs.size());
+        order.clear();
+        RoundRunner.runApart("t", cells.subList(0, 1), c -> c.name().startsWith("C "), 1);
+        assertEquals(List.of("a r1"), order, "no cell apart: one set");
+    }
+
     private static int t(List<Measurement> runs, String cell) { return (int) runs.stream().filter(m -> m.cell().equals(cell)).count(); }
 }

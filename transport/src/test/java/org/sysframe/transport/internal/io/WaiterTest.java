@@ -60,6 +60,14 @@ class WaiterTest {
 
     private Waiter waiter(String mode) { return new Waiter(WaitMode.parse(mode), counters, () -> clock.now); }
 
+    /** A spin waiter on the fake clock that counts its readings in reads[0]. */
+    private Waiter spinCountingClockReads(int[] reads) {
+        return new Waiter(WaitMode.parse("spin"), counters, () -> {
+            reads[0]++;
+            return clock.now;
+        });
+    }
+
     @Test
     void blockSleepsAtOnceUpToTheBoundAndNeverLooksFirst() throws Exception {
         Waiter w = waiter("block");
@@ -197,10 +205,7 @@ class WaiterTest {
     @Test
     void aClientSpinReadsTheClockAtEverySixtyFourthEmptyLook() throws Exception {
         int[] reads = {0};
-        Waiter w = new Waiter(WaitMode.parse("spin"), counters, () -> {
-            reads[0]++;
-            return clock.now;
-        });
+        Waiter w = spinCountingClockReads(reads);
         FakeSteps s = new FakeSteps(clock);
         s.lookNanos = 100;
         assertEquals(0, w.await(s, clock.now, 10_000));
@@ -226,10 +231,7 @@ class WaiterTest {
     @Test
     void anUnstartedWaitCountsItsBoundFromItsFirstClockReading() throws Exception {
         int[] reads = {0};
-        Waiter w = new Waiter(WaitMode.parse("spin"), counters, () -> {
-            reads[0]++;
-            return clock.now;
-        });
+        Waiter w = spinCountingClockReads(reads);
         FakeSteps s = new FakeSteps(clock);
         s.lookNanos = 100;
         assertEquals(0, w.await(s, Waiter.UNSTARTED, 10_000));
