@@ -40,6 +40,8 @@
 #define DEPTH_MAX 4096
 #define SPIN_US_MAX 60000000ul
 #define CPU_SAMPLE_EVERY 1024 // calls between two sched_getcpu() samples
+#define WARM_UP_MS_MAX 60000ul
+#define WARM_UP_CHUNK 64 // calls of -U's warm-up between two clock reads
 #define LEAN_READ_AHEAD (1u << 20) // -L: read-ahead buffer
 #define EXIT_USAGE 2
 
@@ -96,11 +98,14 @@ static void bad_option(char opt, const char *arg, const char *accepted) {
 
 static void usage(FILE *f) {
 	fprintf(f,
-		"usage: sysframe_ping [-s SOCK] [-n COUNT] [-l LEN] [-2] [-f split|sendmsg]\n"
+		"usage: sysframe_ping [-s SOCK] [-n COUNT] [-U MS] [-l LEN] [-2] [-f split|sendmsg]\n"
 		"                     [-r exact|readahead] [-v API_VERSION] [-W MODE] [-c CPU]\n"
-		"                     [-d DEPTH] [-b BATCH] [-L] [-w] [-j]\n"
+		"                     [-d DEPTH] [-b BATCH] [-L] [-w] [-R] [-j]\n"
 		"  -s SOCK     socket path (default $GROUT_SOCK_PATH, else /run/grout.sock)\n"
 		"  -n COUNT    number of timed calls (GR_PING requests in all; default 10000)\n"
+		"  -U MS       untimed calls first, made as the timed ones, for MS milliseconds\n"
+		"              (0..%lu, default 0), before -w's ready line; none of their\n"
+		"              syscalls, CPU or latencies are reported\n"
 		"  -l LEN      GR_PING payload length, 0..%u (default 0)\n"
 		"  -2          send GR_PING2 with a %u-byte payload (overrides -l)\n"
 		"  -f MODE     split: send(header) + send(payload); sendmsg: one sendmsg (default);\n"
@@ -124,9 +129,13 @@ static void usage(FILE *f) {
 		"              not with -b, -f split or -r exact (batch reads 0: refilled as answers come)\n"
 		"  -w          after GR_HELLO print 'ready' and wait for a line on stdin; after the\n"
 		"              summary stay connected until stdin is closed\n"
+		"  -R          repeat: runs on command, one line of stdin each, until stdin closes:\n"
+		"              N: print 'ready', wait for a line, make N timed calls, print their\n"
+		"              summary; reconnect: a new connection, its GR_HELLO and -U warm-up,\n"
+		"              then print 'connected' (-n COUNT is not used; implies -w)\n"
 		"  -j          also print a one-line JSON summary\n"
 		"Usage errors exit with 2, other failures with 1.\n",
-		GR_API_MAX_MSG_LEN, PING2_LEN, READ_AHEAD_LEN, SPIN_US_MAX, DEPTH_MAX, COPY_MAX,
+		WARM_UP_MS_MAX, GR_API_MAX_MSG_LEN, PING2_LEN, READ_AHEAD_LEN, SPIN_US_MAX, DEPTH_MAX, COPY_MAX,
 		IOV_MAX);
 }
 
@@ -602,6 +611,70 @@ static void lean_run(struct lean *l, unsigned long count, cpu_set_t *seen) {
 	}
 }
 
+// This thread's CPU time so far (CLOCK_THREAD_CPUTIME_ID: its exact runtime).
+static uint64_t thread_cpu_ns(void) {
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		fail("clock_gettime(CLOCK_THREAD_CPUTIME_ID)", errno);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+// What a run of calls needs: the connection, the mode's state (lean, or a
+// pipeline when depth > 1, else one call at a time), the request and where
+// latencies go (one per call, not for lean).
+struct run {
+	struct peer *peer;
+	struct lean *lean; // -L, else NULL
+	struct pipeline *pipe; // depth > 1 and not lean, else NULL
+	uint32_t id, type, len;
+	const uint8_t *tx;
+	uint8_t *rx;
+	bool ping2;
+	uint64_t *lat;
+	size_t nlat; // room in lat
+	unsigned batch;
+};
+
+// count calls as the mode says, the CPUs they ran on added to seen.
+static void run_calls(struct run *r, unsigned long count, cpu_set_t *seen) {
+	struct peer *p = r->peer;
+	if (r->lean != NULL) {
+		lean_run(r->lean, count, seen);
+		p->sends = r->lean->sends;
+		p->recv_data = r->lean->recv_data;
+		p->recv_empty = r->lean->recv_empty;
+		p->polls = r->lean->polls;
+	} else if (r->pipe == NULL) {
+		struct resp_hdr resp;
+		for (unsigned long i = 0; i < count; i++) {
+			if (i % CPU_SAMPLE_EVERY == 0)
+				sample_cpu(seen);
+			uint64_t t0 = now_ns();
+			call(p, ++r->id, r->type, r->tx, r->len, &resp, r->rx);
+			r->lat[i] = now_ns() - t0;
+			check_echo(i + 1, &resp, r->rx, r->tx, r->len, r->ping2);
+		}
+	} else {
+		struct pipeline *q = r->pipe;
+		unsigned long next_sample = 0;
+		while (q->done < count) {
+			if (q->done >= next_sample) {
+				sample_cpu(seen);
+				next_sample += CPU_SAMPLE_EVERY;
+			}
+			for (;;) {
+				unsigned long left = count - q->sent;
+				unsigned k = left < r->batch ? (unsigned)left : r->batch;
+				if (k == 0 || q->nfree < k)
+					break;
+				send_batch(p, q, k);
+			}
+			ra_refill(p);
+			take_responses(p, q, now_ns());
+		}
+	}
+}
+
 // The CPUs of set as "0,1" (empty: "?").
 static const char *cpu_list(const cpu_set_t *set) {
 	static char buf[CPU_SETSIZE * 6];
@@ -654,12 +727,220 @@ static void parse_wait(const char *arg, struct peer *p, char *name, size_t name_
 	snprintf(name, name_len, "%s", arg);
 }
 
+// Where connect_hello connects and what its GR_HELLO says.
+struct hello_args {
+	const char *path;
+	uint32_t api_version;
+};
+
+// A new connection to h->path, and its GR_HELLO (the id it used in *id).
+static void connect_hello(struct peer *p, const struct hello_args *h, uint32_t *id, uint8_t *rx) {
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	if (strlen(h->path) >= sizeof(addr.sun_path))
+		fail(h->path, ENAMETOOLONG);
+	strcpy(addr.sun_path, h->path);
+	p->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (p->fd < 0)
+		fail("socket", errno);
+	if (connect(p->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		fail(h->path, errno);
+
+	// GR_HELLO must come first: {u32 api_version; char version[128]} -> u16.
+	uint8_t hello[sizeof(uint32_t) + HELLO_VERSION_LEN] = {0};
+	memcpy(hello, &h->api_version, sizeof(h->api_version));
+	snprintf((char *)hello + sizeof(h->api_version), HELLO_VERSION_LEN, "sysframe-c-peer");
+	struct resp_hdr resp;
+	call(p, ++*id, GR_HELLO, hello, sizeof(hello), &resp, rx);
+	if (resp.status != 0)
+		fail("GR_HELLO (api version mismatch if EBADMSG; see -v)", (int)resp.status);
+	if (resp.payload_len != sizeof(uint16_t)) {
+		fprintf(stderr, "sysframe_ping: GR_HELLO response payload_len %" PRIu32 ", expected 2\n",
+			resp.payload_len);
+		exit(1);
+	}
+}
+
+// Untimed calls, made as the timed ones, for ms milliseconds (-U): a process
+// started for one run begins cold (here its first thousand calls ran at 0.2-0.6x
+// the later ones' rate spinning, and anywhere in 0.5-1.4x blocking), so its
+// timed loop starts where a process that has been running would be. Whole
+// chunks, each ending with nothing in flight; nothing of them is reported.
+static void warm_up(struct run *r, unsigned long ms) {
+	if (ms == 0)
+		return;
+	cpu_set_t ignored;
+	CPU_ZERO(&ignored);
+	r->peer->pipe = r->pipe;
+	uint64_t until = now_ns() + (uint64_t)ms * 1000000u;
+	do {
+		run_calls(r, WARM_UP_CHUNK, &ignored);
+		if (r->lean != NULL)
+			r->lean->sent = r->lean->done = 0;
+		if (r->pipe != NULL)
+			r->pipe->sent = r->pipe->done = 0;
+	} while (now_ns() < until);
+	r->peer->pipe = NULL;
+}
+
+// Waits until stdin has something to read (or is closed), without reading it:
+// poll() is not among the kinds a parent's counters count.
+static void wait_stdin(void) {
+	struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
+	while (poll(&in, 1, -1) < 0) {
+		if (errno != EINTR)
+			fail("poll", errno);
+	}
+}
+
+// One line of stdin into buf, without its newline, read with read() (no stdio
+// buffer, so that wait_stdin sees what is left); false at end of file. A line
+// longer than buf is cut.
+static bool read_line(char *buf, size_t size) {
+	size_t n = 0;
+	for (;;) {
+		char c;
+		ssize_t got = read(STDIN_FILENO, &c, 1);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("read stdin", errno);
+		}
+		if (got == 0) {
+			buf[n] = '\0';
+			return n > 0;
+		}
+		if (c == '\n')
+			break;
+		if (n + 1 < size)
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+// A -R command's count of calls: 1..1000000000, else a usage error.
+static unsigned long parse_command_count(const char *line) {
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(line, &end, 10);
+	if (errno != 0 || end == line || *end != '\0' || line[0] == '-' || v < 1 || v > 1000000000ul) {
+		fprintf(stderr, "sysframe_ping: -R: '%s' is neither a count of calls (1..1000000000) nor reconnect\n",
+			line);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+// Room for n latencies (a lean run records none).
+static void grow_latencies(struct run *r, unsigned long n) {
+	if (r->lean != NULL || n <= r->nlat)
+		return;
+	uint64_t *lat = realloc(r->lat, n * sizeof(*lat));
+	if (lat == NULL)
+		fail("realloc", ENOMEM);
+	memset(lat + r->nlat, 0, (n - r->nlat) * sizeof(*lat));
+	r->lat = lat;
+	r->nlat = n;
+	if (r->pipe != NULL)
+		r->pipe->lat = lat;
+}
+
+// What a run's summary says besides its figures.
+struct report {
+	bool json;
+	const char *wait_name;
+	long pin;
+	unsigned long depth, batch, len;
+};
+
+// count timed calls, then their summary (and with -j its JSON line) on stdout.
+static void timed_run(struct run *r, unsigned long count, const struct report *o) {
+	struct peer *p = r->peer;
+	bool lean = r->lean != NULL;
+	// Only the timed loop's syscalls are reported.
+	p->sends = p->recv_data = p->recv_empty = p->polls = 0;
+	if (lean)
+		r->lean->sends = r->lean->recv_data = r->lean->recv_empty = r->lean->polls = 0;
+	p->pipe = r->pipe;
+	cpu_set_t seen;
+	CPU_ZERO(&seen);
+	// CPU: the total from the thread's CPU clock (its exact runtime), the user/system
+	// split and the context switches from getrusage (whose split comes from ticks, and
+	// whose total, over a short run of a process that has run before, can lag).
+	struct rusage ru0, ru1;
+	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
+		fail("getrusage", errno);
+	uint64_t cpu0 = thread_cpu_ns();
+	uint64_t start = now_ns();
+	run_calls(r, count, &seen);
+	uint64_t end = now_ns(), total_ns = end - start;
+	uint64_t cpu_ns = thread_cpu_ns() - cpu0;
+	if (getrusage(RUSAGE_THREAD, &ru1) < 0)
+		fail("getrusage", errno);
+	if (lean)
+		r->lean->sent = r->lean->done = 0;
+	if (r->pipe != NULL)
+		r->pipe->sent = r->pipe->done = 0;
+	p->pipe = NULL;
+
+	double secs = (double)total_ns / 1e9;
+	double rate = (double)count / secs, n = (double)count;
+	uint64_t user_us = tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime);
+	uint64_t sys_us = tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime);
+	long nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw, nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
+	unsigned long batch = lean ? 0ul : o->depth == 1 ? 1ul : o->batch;
+	const char *framing = lean ? "lean" : o->depth == 1 ? (p->split ? "split" : "sendmsg")
+			      : o->batch * (sizeof(struct req_hdr) + o->len) <= COPY_MAX ? "copy"
+											 : "gather";
+	printf("total time: %.3f s (%.1f calls/s)\n", secs, rate);
+	printf("per call: %.4f sends, %.4f recvs with data, %.4f empty recvs, %.4f polls (wait %s, "
+	       "depth %lu, batch %lu, framing %s)\n",
+	       (double)p->sends / n, (double)p->recv_data / n, (double)p->recv_empty / n,
+	       (double)p->polls / n, o->wait_name, o->depth, batch, framing);
+	printf("per call: %.4f voluntary + %.4f involuntary context switches, %.3f us user + %.3f us "
+	       "system CPU; ran on cpu %s\n",
+	       (double)nvcsw / n, (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
+	       cpu_list(&seen));
+
+	if (o->json) {
+		// Lean: no latency was measured, every percentile reads 0.
+		size_t nlat = lean ? 1 : count;
+		uint64_t *lat = r->lat;
+		qsort(lat, nlat, sizeof(*lat), cmp_u64);
+		printf("{\"peer\":\"c\",\"framing\":\"%s\",\"recv\":\"%s\",\"count\":%lu,\"len\":%lu,"
+		       "\"seconds\":%.6f,\"calls_per_sec\":%.1f,"
+		       "\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+		       ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ","
+		       "\"cpu_ns\":%" PRIu64 ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
+		       ",\"nvcsw\":%ld,\"nivcsw\":%ld,"
+		       "\"wait\":\"%s\",\"pin\":%ld,\"depth\":%lu,\"batch\":%lu,"
+		       "\"sends\":%" PRIu64 ",\"recv_data\":%" PRIu64 ",\"recv_empty\":%" PRIu64
+		       ",\"polls\":%" PRIu64 ","
+		       "\"sends_per_call\":%.6f,\"recvs_per_call\":%.6f,"
+		       "\"recv_data_per_call\":%.6f,\"recv_empty_per_call\":%.6f,"
+		       "\"vcsw_per_call\":%.6f,\"ivcsw_per_call\":%.6f,"
+		       "\"user_us_per_call\":%.4f,\"sys_us_per_call\":%.4f,\"cpus\":\"%s\","
+		       "\"lean\":%s,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "}\n",
+		       framing, p->exact ? "exact" : "readahead", count, o->len, secs, rate,
+		       percentile(lat, nlat, 500), percentile(lat, nlat, 900),
+		       percentile(lat, nlat, 990), percentile(lat, nlat, 999), lat[nlat - 1],
+		       cpu_ns, user_us, sys_us, nvcsw, nivcsw, o->wait_name, o->pin, o->depth, batch,
+		       p->sends, p->recv_data, p->recv_empty, p->polls, (double)p->sends / n,
+		       (double)(p->recv_data + p->recv_empty) / n, (double)p->recv_data / n,
+		       (double)p->recv_empty / n, (double)nvcsw / n, (double)nivcsw / n,
+		       (double)user_us / n, (double)sys_us / n, cpu_list(&seen),
+		       lean ? "true" : "false", start, end);
+	}
+	fflush(stdout);
+}
+
 int main(int argc, char **argv) {
 	const char *path = getenv("GROUT_SOCK_PATH");
-	unsigned long count = 10000, len = 0, api_version = 11, depth = 1, batch = 0;
+	unsigned long count = 10000, warmup_ms = 0, len = 0, api_version = 11, depth = 1, batch = 0;
 	const char *batch_arg = NULL;
 	bool ping2 = false, wait_go = false, json = false, framing_given = false,
-	     recv_given = false, lean = false;
+	     recv_given = false, lean = false, repeat = false;
+	char line[64];
 	long pin = -1;
 	char wait_name[32] = "block";
 	static struct peer peer = {.fd = -1};
@@ -669,13 +950,16 @@ int main(int argc, char **argv) {
 		path = "/run/grout.sock";
 
 	opterr = 0; // the errors below are one line each
-	while ((opt = getopt(argc, argv, ":s:n:l:2f:r:v:W:c:d:b:Lwjh")) != -1) {
+	while ((opt = getopt(argc, argv, ":s:n:U:l:2f:r:v:W:c:d:b:LwRjh")) != -1) {
 		switch (opt) {
 		case 's':
 			path = optarg;
 			break;
 		case 'n':
 			count = parse_num(optarg, 'n', 1, 1000000000ul);
+			break;
+		case 'U':
+			warmup_ms = parse_num(optarg, 'U', 0, WARM_UP_MS_MAX);
 			break;
 		case 'l':
 			len = parse_num(optarg, 'l', 0, GR_API_MAX_MSG_LEN);
@@ -721,6 +1005,9 @@ int main(int argc, char **argv) {
 			break;
 		case 'w':
 			wait_go = true;
+			break;
+		case 'R':
+			repeat = wait_go = true;
 			break;
 		case 'j':
 			json = true;
@@ -782,13 +1069,14 @@ int main(int argc, char **argv) {
 	// Allocate and touch every buffer now so no page fault lands in the loop.
 	uint8_t *tx = malloc(GR_API_MAX_MSG_LEN);
 	uint8_t *rx = malloc(GR_API_MAX_MSG_LEN);
-	uint64_t *lat = malloc((lean ? 1 : count) * sizeof(*lat));
+	size_t nlat_max = lean ? 1 : count > WARM_UP_CHUNK ? count : WARM_UP_CHUNK;
+	uint64_t *lat = malloc(nlat_max * sizeof(*lat));
 	if (tx == NULL || rx == NULL || lat == NULL)
 		fail("malloc", ENOMEM);
 	for (size_t i = 0; i < GR_API_MAX_MSG_LEN; i++)
 		tx[i] = (uint8_t)((i * 31 + 7) & 0xff);
 	memset(rx, 0, GR_API_MAX_MSG_LEN);
-	memset(lat, 0, (lean ? 1 : count) * sizeof(*lat));
+	memset(lat, 0, nlat_max * sizeof(*lat));
 
 	struct lean l = {.depth = (unsigned)depth, .len = (uint32_t)len,
 			 .frame = sizeof(struct req_hdr) + len, .last = len > 0 ? tx[len - 1] : 0};
@@ -830,145 +1118,64 @@ int main(int argc, char **argv) {
 			q.free_slots[q.nfree++] = s - 1; // slot 0 on top
 	}
 
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof(addr.sun_path))
-		fail(path, ENAMETOOLONG);
-	strcpy(addr.sun_path, path);
-	peer.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (peer.fd < 0)
-		fail("socket", errno);
-	if (connect(peer.fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		fail(path, errno);
+	struct hello_args h = {.path = path, .api_version = (uint32_t)api_version};
+	uint32_t id = 0;
+	connect_hello(&peer, &h, &id, rx);
+	l.fd = peer.fd;
+	l.wait = peer.wait;
+	struct run r = {.peer = &peer, .lean = lean ? &l : NULL, .pipe = depth > 1 && !lean ? &q : NULL,
+			.id = id, .type = type, .len = (uint32_t)len, .tx = tx, .rx = rx, .ping2 = ping2,
+			.lat = lat, .nlat = nlat_max, .batch = (unsigned)batch};
+	struct report rep = {.json = json, .wait_name = wait_name, .pin = pin, .depth = depth,
+			     .batch = batch, .len = len};
+	warm_up(&r, warmup_ms);
 
-	// GR_HELLO must come first: {u32 api_version; char version[128]} -> u16.
-	uint32_t id = 1;
-	uint8_t hello[sizeof(uint32_t) + HELLO_VERSION_LEN] = {0};
-	uint32_t ver = (uint32_t)api_version;
-	memcpy(hello, &ver, sizeof(ver));
-	snprintf((char *)hello + sizeof(ver), HELLO_VERSION_LEN, "sysframe-c-peer");
-	struct resp_hdr resp;
-	call(&peer, id, GR_HELLO, hello, sizeof(hello), &resp, rx);
-	if (resp.status != 0)
-		fail("GR_HELLO (api version mismatch if EBADMSG; see -v)", (int)resp.status);
-	if (resp.payload_len != sizeof(uint16_t)) {
-		fprintf(stderr, "sysframe_ping: GR_HELLO response payload_len %" PRIu32 ", expected 2\n",
-			resp.payload_len);
-		return 1;
-	}
-
-	if (wait_go) {
-		// Let a parent attach perf counters to this process before timing.
-		char line[64];
-		printf("ready\n");
-		fflush(stdout);
-		if (fgets(line, sizeof(line), stdin) == NULL) {
-			fprintf(stderr, "sysframe_ping: stdin closed before the go line\n");
-			return 1;
+	if (!repeat) {
+		if (wait_go) {
+			// Let a parent attach perf counters to this process before timing.
+			printf("ready\n");
+			fflush(stdout);
+			if (!read_line(line, sizeof(line))) {
+				fprintf(stderr, "sysframe_ping: stdin closed before the go line\n");
+				return 1;
+			}
 		}
-	}
-
-	// Only the timed loop's syscalls are reported.
-	peer.sends = peer.recv_data = peer.recv_empty = peer.polls = 0;
-	if (depth > 1 && !lean)
-		peer.pipe = &q;
-	cpu_set_t seen;
-	CPU_ZERO(&seen);
-	struct rusage ru0, ru1;
-	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
-		fail("getrusage", errno);
-	uint64_t start = now_ns();
-	if (lean) {
-		l.fd = peer.fd;
-		l.wait = peer.wait;
-		lean_run(&l, count, &seen);
-		peer.sends = l.sends;
-		peer.recv_data = l.recv_data;
-		peer.recv_empty = l.recv_empty;
-		peer.polls = l.polls;
-	} else if (depth == 1) {
-		for (unsigned long i = 0; i < count; i++) {
-			if (i % CPU_SAMPLE_EVERY == 0)
-				sample_cpu(&seen);
-			uint64_t t0 = now_ns();
-			call(&peer, ++id, type, tx, (uint32_t)len, &resp, rx);
-			lat[i] = now_ns() - t0;
-			check_echo(i + 1, &resp, rx, tx, (uint32_t)len, ping2);
+		timed_run(&r, count, &rep);
+		if (wait_go) {
+			// Stay connected until the parent has read the server's side (stdin closed), so
+			// that the server's counts of the run end before this connection does.
+			wait_stdin();
 		}
 	} else {
-		unsigned long next_sample = 0;
-		while (q.done < count) {
-			if (q.done >= next_sample) {
-				sample_cpu(&seen);
-				next_sample += CPU_SAMPLE_EVERY;
+		// -R: each line a command, until stdin closes. Every line is read only once
+		// poll() (not a counted kind) said it came, so that what a parent's counters read
+		// between "ready" and the end of the summary is always the same: the go line's one
+		// read() of its one byte, the timed calls, and the summary's one write().
+		for (;;) {
+			wait_stdin();
+			if (!read_line(line, sizeof(line)))
+				break;
+			if (strcmp(line, "reconnect") == 0) {
+				close(peer.fd);
+				peer.rpos = peer.rlen = 0;
+				l.rpos = l.rlen = 0;
+				connect_hello(&peer, &h, &r.id, rx);
+				l.fd = peer.fd;
+				warm_up(&r, warmup_ms);
+				printf("connected\n");
+				fflush(stdout);
+				continue;
 			}
-			for (;;) {
-				unsigned long left = count - q.sent;
-				unsigned k = left < batch ? (unsigned)left : (unsigned)batch;
-				if (k == 0 || q.nfree < k)
-					break;
-				send_batch(&peer, &q, k);
+			unsigned long n = parse_command_count(line);
+			grow_latencies(&r, n);
+			printf("ready\n");
+			fflush(stdout);
+			wait_stdin();
+			if (!read_line(line, sizeof(line))) {
+				fprintf(stderr, "sysframe_ping: stdin closed before the go line\n");
+				return 1;
 			}
-			ra_refill(&peer);
-			take_responses(&peer, &q, now_ns());
-		}
-	}
-	uint64_t end = now_ns(), total_ns = end - start;
-	if (getrusage(RUSAGE_THREAD, &ru1) < 0)
-		fail("getrusage", errno);
-
-	double secs = (double)total_ns / 1e9;
-	double rate = (double)count / secs, n = (double)count;
-	uint64_t user_us = tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime);
-	uint64_t sys_us = tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime);
-	long nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw, nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
-	const char *framing = lean ? "lean" : depth == 1 ? (peer.split ? "split" : "sendmsg")
-			      : batch * (sizeof(struct req_hdr) + len) <= COPY_MAX ? "copy"
-										   : "gather";
-	printf("total time: %.3f s (%.1f calls/s)\n", secs, rate);
-	printf("per call: %.4f sends, %.4f recvs with data, %.4f empty recvs, %.4f polls (wait %s, "
-	       "depth %lu, batch %lu, framing %s)\n",
-	       (double)peer.sends / n, (double)peer.recv_data / n, (double)peer.recv_empty / n,
-	       (double)peer.polls / n, wait_name, depth, lean ? 0ul : depth == 1 ? 1ul : batch, framing);
-	printf("per call: %.4f voluntary + %.4f involuntary context switches, %.3f us user + %.3f us "
-	       "system CPU; ran on cpu %s\n",
-	       (double)nvcsw / n, (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
-	       cpu_list(&seen));
-
-	if (json) {
-		// Lean: no latency was measured, every percentile reads 0.
-		size_t nlat = lean ? 1 : count;
-		qsort(lat, nlat, sizeof(*lat), cmp_u64);
-		printf("{\"peer\":\"c\",\"framing\":\"%s\",\"recv\":\"%s\",\"count\":%lu,\"len\":%lu,"
-		       "\"seconds\":%.6f,\"calls_per_sec\":%.1f,"
-		       "\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-		       ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ","
-		       "\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
-		       ",\"nvcsw\":%ld,\"nivcsw\":%ld,"
-		       "\"wait\":\"%s\",\"pin\":%ld,\"depth\":%lu,\"batch\":%lu,"
-		       "\"sends\":%" PRIu64 ",\"recv_data\":%" PRIu64 ",\"recv_empty\":%" PRIu64
-		       ",\"polls\":%" PRIu64 ","
-		       "\"sends_per_call\":%.6f,\"recvs_per_call\":%.6f,"
-		       "\"recv_data_per_call\":%.6f,\"recv_empty_per_call\":%.6f,"
-		       "\"vcsw_per_call\":%.6f,\"ivcsw_per_call\":%.6f,"
-		       "\"user_us_per_call\":%.4f,\"sys_us_per_call\":%.4f,\"cpus\":\"%s\","
-		       "\"lean\":%s,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "}\n",
-		       framing, peer.exact ? "exact" : "readahead", count, len, secs, rate,
-		       percentile(lat, nlat, 500), percentile(lat, nlat, 900),
-		       percentile(lat, nlat, 990), percentile(lat, nlat, 999), lat[nlat - 1],
-		       user_us, sys_us, nvcsw, nivcsw, wait_name, pin, depth,
-		       lean ? 0ul : depth == 1 ? 1ul : batch, peer.sends, peer.recv_data, peer.recv_empty,
-		       peer.polls, (double)peer.sends / n, (double)(peer.recv_data + peer.recv_empty) / n,
-		       (double)peer.recv_data / n, (double)peer.recv_empty / n, (double)nvcsw / n,
-		       (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
-		       cpu_list(&seen), lean ? "true" : "false", start, end);
-	}
-	if (wait_go) {
-		// Stay connected until the parent has read the server's side (stdin closed), so
-		// that the server's counts of the run end before this connection does. A poll(),
-		// not a read(): the parent's counters count reads, and may read them meanwhile.
-		fflush(stdout);
-		struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
-		while (poll(&in, 1, -1) < 0 && errno == EINTR) {
+			timed_run(&r, n, &rep);
 		}
 	}
 	close(peer.fd);
@@ -983,7 +1190,7 @@ int main(int argc, char **argv) {
 	free(l.slot_id);
 	free(l.free_slots);
 	free(l.rbuf);
-	free(lat);
+	free(r.lat);
 	free(rx);
 	free(tx);
 	return 0;

@@ -90,6 +90,7 @@ public class CPeerModesTest {
         assertEquals(1000, r.num("sends"));
         assertEquals(1000, r.num("recv_data"));
         assertEquals(0, r.num("recv_empty"));
+        assertTrue(r.num("cpu_ns") > 0, r.json());
         assertEquals(1.0, CPeer.num(r.json(), "sends_per_call"));
         assertEquals(1.0, CPeer.num(r.json(), "recvs_per_call"));
         assertEquals("block", CPeer.str(r.json(), "wait"));
@@ -305,6 +306,78 @@ public class CPeerModesTest {
             if (old == null) System.clearProperty("sysframe.cpeer");
             else System.setProperty("sysframe.cpeer", old);
         }
+    }
+
+    /** The closed connection of the process pid, waiting up to 10 s for the server to see it end. */
+    static org.sysframe.transport.ConnectionStats closedOf(long pid, int nth) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (;;) {
+            List<org.sysframe.transport.ConnectionStats> mine = server.closedConnections().stream().filter(c -> c.peerPid() == pid).toList();
+            if (mine.size() >= nth) return mine.get(nth - 1);
+            if (System.nanoTime() > deadline) throw new AssertionError("connection " + nth + " of pid " + pid + " not closed: " + mine);
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    void warmUpCallsAreMadeInWholeChunksButNotReported() throws Exception {
+        // lean, one timed call at a time, a pipeline of batches: the JSON counts only the timed calls.
+        Map<List<String>, Long> modes = Map.of(List.of("-L"), 1000L, List.of(), 1000L, List.of("-d", "8", "-b", "8"), 125L);
+        for (Map.Entry<List<String>, Long> mode : modes.entrySet()) {
+            List<String> args = new ArrayList<>(List.of("-n", "1000", "-l", "32", "-U", "30"));
+            args.addAll(mode.getKey());
+            Path out = Files.createTempFile(dir, "warm", ".txt");
+            List<String> cmd = new ArrayList<>(List.of(binary().toString(), "-s", socket, "-j"));
+            cmd.addAll(args);
+            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "timed out: " + cmd);
+            assertEquals(0, p.exitValue(), cmd.toString());
+            String json = Files.readAllLines(out).stream().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
+            assertEquals(1000, (long) CPeer.num(json, "count"), mode.getKey().toString());
+            assertEquals(mode.getValue(), (long) CPeer.num(json, "sends"), mode.getKey().toString());
+            // The server saw GR_HELLO, at least one whole chunk of 64 warm-up calls, and the 1000 timed ones.
+            long requests = closedOf(p.pid(), 1).requests(), warm = requests - 1 - 1000;
+            assertTrue(warm >= 64, mode.getKey() + ": " + requests + " requests");
+            assertEquals(0, warm % 64, mode.getKey() + ": " + warm + " warm-up calls");
+        }
+        Run bad = run("-U", "60001");
+        assertEquals(2, bad.exit);
+        assertEquals(List.of("sysframe_ping: -U: invalid value '60001' (0..60000)"), bad.err);
+    }
+
+    @Test
+    void repeatModeRunsEachCommandOnItsConnectionAndReconnectsOnCommand() throws Exception {
+        Process p = new ProcessBuilder(binary().toString(), "-s", socket, "-l", "32", "-L", "-R", "-j")
+                .redirectError(ProcessBuilder.Redirect.PIPE).start();
+        java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
+        java.io.Writer in = new java.io.OutputStreamWriter(p.getOutputStream());
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+            for (String command : List.of("300", "reconnect", "200")) {
+                in.write(command + "\n");
+                in.flush();
+                if (command.equals("reconnect")) {
+                    assertEquals("connected", out.readLine());
+                    continue;
+                }
+                assertEquals("ready", out.readLine());
+                in.write("\n");
+                in.flush();
+                String json = null;
+                for (String line; json == null && (line = out.readLine()) != null; ) if (line.startsWith("{")) json = line;
+                assertNotNull(json, "no summary for " + command);
+                assertEquals(Long.parseLong(command), (long) CPeer.num(json, "count"));
+                assertEquals(Long.parseLong(command), (long) CPeer.num(json, "sends"));
+            }
+            // The first connection closed at the reconnect, with its GR_HELLO and its run; the second is open.
+            assertEquals(1 + 300, closedOf(p.pid(), 1).requests());
+            in.write("12x\n");
+            in.flush();
+            assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        });
+        assertEquals(2, p.exitValue());
+        assertEquals("sysframe_ping: -R: '12x' is neither a count of calls (1..1000000000) nor reconnect",
+                new String(p.getErrorStream().readAllBytes()).strip());
+        assertEquals(1 + 200, closedOf(p.pid(), 2).requests());
     }
 
     /** strace -c -U name,calls: "name count" rows between dashed rules, then the total. */
