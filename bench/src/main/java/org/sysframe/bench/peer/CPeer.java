@@ -23,10 +23,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The C client (bench/src/main/c/sysframe_ping.c, built by make with gcc -O2) as a peer: one process
- * per run (or several together, one connection each: {@link #probe(String, ServerSample.Source, int)}),
- * started with {@code -w} so that the kernel counters are attached to it (a single-threaded process:
- * its tid is its pid) after its hello and before its timed loop.
+ * The C client (bench/src/main/c/sysframe_ping.c, built by make with gcc -O2) as a peer: a process
+ * (or several together, one connection each: {@link #probe(String, ServerSample.Source, int)}) started
+ * at a cell's first run and kept for its later ones, each run one command on its stdin ({@code -R}),
+ * with the kernel's counter of each process (a single-threaded process: its tid is its pid) read
+ * around its timed loop. See {@link Runner} for why it is kept.
  *
  * <p>Two modes: <b>timed</b> reads the clock around every request for latency percentiles (and, when
  * pipelining, refills a whole batch at a time); <b>lean</b> ({@code -L}, {@link Options#lean}) is the
@@ -117,124 +118,234 @@ public final class CPeer {
         return p;
     }
 
-    /** A probe that starts this peer against socket for each run; the server side read from server. */
-    public Cell.Probe probe(String socket, ServerSample.Source server) {
+    /** A probe of one process of this peer against socket; the server side read from server. */
+    public Runner probe(String socket, ServerSample.Source server) {
         return probe(socket, server, 1);
     }
 
     /**
-     * A probe that starts processes copies of this peer together for each run, each on a connection of
-     * its own, the calls split evenly between them: the figures are their sum, the wall time from the
-     * first one's start to the last one's end (CLOCK_MONOTONIC, as {@link System#nanoTime}), and the
+     * A probe of processes copies of this peer together, each on a connection of its own, the calls
+     * of a run split evenly between them: the figures are their sum, the wall time from the first
+     * one's start to the last one's end (CLOCK_MONOTONIC, as {@link System#nanoTime}), and the
      * latency percentiles the highest of theirs (0 for lean peers, which measure none).
      */
-    public Cell.Probe probe(String socket, ServerSample.Source server, int processes) {
+    public Runner probe(String socket, ServerSample.Source server, int processes) {
         if (processes < 1) throw new IllegalArgumentException("processes " + processes);
-        return (cell, calls, round) -> measure(socket, cell, calls, round, server, processes);
+        return new Runner(socket, server, processes);
     }
 
-    /** The command line of one run of this peer. */
-    List<String> command(String socket, long n, int payload) {
-        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "-s", socket, "-n", Long.toString(n),
-                "-l", Integer.toString(payload), "-w", "-j"));
+    /** The command line of this peer's process: runs on command ({@code -R}) of len-byte pings against socket. */
+    List<String> command(String socket, int payload) {
+        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "-s", socket, "-l", Integer.toString(payload), "-R", "-j"));
         if (!options.lean()) cmd.addAll(List.of("-f", framing, "-r", "readahead"));
         cmd.addAll(options.args());
         return cmd;
     }
 
-    /** One started process of a run: its pipes, and the kernel counter attached to it (null when unavailable). */
-    private record Started(Process process, BufferedReader out, OutputStream in, KernelSyscallCounter kernel) {}
+    /** How long the runner waits for a line of its processes: a run of the bench takes well under a second. */
+    static final long ANSWER_SECONDS = 300;
 
-    private Measurement measure(String socket, Cell cell, long n, int round, ServerSample.Source server, int k) throws IOException {
-        List<Started> started = new ArrayList<>(k);
-        try {
-            for (int i = 0; i < k; i++) {
-                Process p = new ProcessBuilder(command(socket, ClientThreadsProbe.share(n, k, i), cell.payload()))
-                        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-                started.add(new Started(p, new BufferedReader(new InputStreamReader(p.getInputStream())), p.getOutputStream(), null));
+    /**
+     * The processes of a probe, started at its first run and kept, connected, for every later one
+     * (each run one command to each, {@code -R}), as the bench's Java peers keep their threads: a
+     * process started for its run began cold (its first thousand calls ran at 0.2-0.6x the later
+     * ones' rate spinning, 0.5-1.4x blocking, 2026-12-02), where a Java peer had run before; now both
+     * are warmed once, by the cell's warm-up, and both sleep between their runs. The kernel's
+     * counter of each process stays open with it; what it counts of a run is, besides the timed
+     * calls, exactly one read(2) (the go line's byte) and one write(2) (the summary) per process.
+     * A process that fails is gone with its run's error; the next run starts the set again.
+     * {@link #close} ends them (their stdin closed).
+     */
+    public final class Runner implements Cell.Probe, AutoCloseable {
+        private final String socket;
+        private ServerSample.Source server;
+        private final int count;
+        private final List<Live> live = new ArrayList<>();
+        private int payload = -1;
+
+        private Runner(String socket, ServerSample.Source server, int count) {
+            this.socket = socket;
+            this.server = server;
+            this.count = count;
+        }
+
+        /** The pids of the running processes (none before the first run or after close). */
+        public List<Long> pids() { return live.stream().map(l -> l.process.pid()).toList(); }
+
+        @Override
+        public Measurement measure(Cell cell, long n, int round) throws IOException {
+            try {
+                if (live.isEmpty() || payload != cell.payload()) start(cell.payload());
+                return run(cell, n, round);
+            } catch (IOException | RuntimeException e) {
+                stop();
+                throw e;
             }
-            for (int i = 0; i < k; i++) {
-                Started s = started.get(i);
-                String ready = s.out.readLine();
-                if (!"ready".equals(ready)) throw new IOException(name + " did not get ready: " + ready);
-                started.set(i, new Started(s.process, s.out, s.in, KernelCounters.openOnce((int) s.process.pid(), PeerThread.ALL_KINDS)));
+        }
+
+        /**
+         * For a server started anew on the socket, read from server from now on: every running process
+         * closes its connection and makes a new one (its GR_HELLO, nothing timed).
+         */
+        public void reconnect(ServerSample.Source server) throws IOException {
+            this.server = server;
+            try {
+                for (Live l : live) l.send("reconnect");
+                for (Live l : live) l.expect("connected");
+            } catch (IOException | RuntimeException e) {
+                stop();
+                throw e;
             }
+        }
+
+        private void start(int len) throws IOException {
+            stop();
+            payload = len;
+            for (int i = 0; i < count; i++) {
+                Process p = new ProcessBuilder(command(socket, len)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                live.add(new Live(p, new BufferedReader(new InputStreamReader(p.getInputStream())), p.getOutputStream(),
+                        KernelCounters.openOnce((int) p.pid(), PeerThread.ALL_KINDS)));
+            }
+        }
+
+        private Measurement run(Cell cell, long n, int round) throws IOException {
+            int k = live.size();
+            for (int i = 0; i < k; i++) live.get(i).send(Long.toString(ClientThreadsProbe.share(n, k, i)));
+            for (Live l : live) l.expect("ready"); // each now waits in poll(2), not counted, for its go line
             ServerSample s0 = server.sample();
             List<SyscallCounts> k0 = new ArrayList<>(k);
-            for (Started s : started) k0.add(s.kernel == null ? null : s.kernel.read());
-            for (Started s : started) {
-                s.in.write('\n');
-                s.in.flush();
-            }
+            for (Live l : live) k0.add(l.kernel == null ? null : l.kernel.read());
+            for (Live l : live) l.send("");
             List<String> jsons = new ArrayList<>(k);
-            for (Started s : started) {
-                // Text summary lines, then the JSON line, its last; the process then stays connected until its stdin closes.
-                String total = s.out.readLine(), json = null;
-                for (String line; json == null && (line = s.out.readLine()) != null; ) if (line.startsWith("{")) json = line;
-                if (json == null) {
-                    Process p = s.process;
-                    p.waitFor(10, TimeUnit.SECONDS);
-                    throw new IOException(name + " failed (exit " + (p.isAlive() ? "none yet" : p.exitValue()) + "): " + total);
-                }
+            for (Live l : live) {
+                // Text summary lines, then the JSON line, its last; the process then waits for its next command.
+                String json = null;
+                for (String line; json == null && (line = l.line()) != null; ) if (line.startsWith("{")) json = line;
                 jsons.add(json);
             }
             SyscallCounts kernel = SyscallCounts.ZERO;
             for (int i = 0; i < k; i++) {
-                KernelSyscallCounter c = started.get(i).kernel;
+                KernelSyscallCounter c = live.get(i).kernel;
                 kernel = kernel == null || c == null || k0.get(i) == null ? null : kernel.plus(c.read().minus(k0.get(i)));
             }
-            // The server's side of the run, read while every client is still connected: no EOF in it.
+            // The server's side of the run: every client is still connected, so no EOF in it.
             ServerSample s1 = server.sample();
-            for (Started s : started) s.in.close();
-            for (Started s : started) {
-                Process p = s.process;
-                if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                    throw new IOException(name + " failed (exit " + (p.isAlive() ? "timeout" : p.exitValue()) + ") after its summary");
-                }
-            }
             ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
-            long user = 0, sys = 0, nvcsw = 0, nivcsw = 0, empty = 0, first = Long.MAX_VALUE, last = Long.MIN_VALUE;
-            long[] lat = new long[5];
-            String[] latKeys = {"p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"};
-            SortedSet<Integer> cpus = new TreeSet<>();
-            double seconds = 0;
-            for (String json : jsons) {
-                user += (long) num(json, "cpu_user_us");
-                sys += (long) num(json, "cpu_sys_us");
-                nvcsw += (long) num(json, "nvcsw");
-                nivcsw += (long) num(json, "nivcsw");
-                empty += (long) num(json, "recv_empty");
-                for (int j = 0; j < lat.length; j++) lat[j] = Math.max(lat[j], (long) num(json, latKeys[j]));
-                cpus.addAll(cpuSet(str(json, "cpus")));
-                seconds = num(json, "seconds");
-                first = Math.min(first, (long) num(json, "start_ns"));
-                last = Math.max(last, (long) num(json, "end_ns"));
+            return measurement(cell, n, round, jsons, kernel, sd);
+        }
+
+        /** Ends every process (stdin closed; killed if it does not end within seconds) and closes its counter. */
+        private void stop() {
+            for (Live l : live) l.close();
+            live.clear();
+            payload = -1;
+        }
+
+        @Override
+        public void close() { stop(); }
+    }
+
+    /** One running process of a {@link Runner}: its pipes and its kernel counter (null when unavailable). */
+    private record Live(Process process, BufferedReader out, OutputStream in, KernelSyscallCounter kernel) {
+        void send(String line) throws IOException {
+            try {
+                in.write((line + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                in.flush();
+            } catch (IOException e) {
+                throw new IOException("the C client (pid " + process.pid() + ") took no command: " + ended(), e);
             }
-            if (k > 1) seconds = (last - first) / 1e9;
-            ThreadCpu cpu = new ThreadCpu((user + sys) * 1000, user, sys, nvcsw, nivcsw);
-            return new Measurement(cell.name(), cell.payload(), round, k, n, seconds,
-                    lat[0], lat[1], lat[2], lat[3], lat[4],
-                    null, kernel,
-                    sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
-                    cpu, sd == null ? null : sd.cpu(),
-                    ClientThreadsProbe.cpus(cpus, sd == null ? null : sd.cpus()),
-                    SyscallCounts.builder().recvfrom(empty).build(), sd == null ? null : sd.empty(),
-                    null, sd == null ? null : sd.uring());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } finally {
-            for (Started s : started) {
-                s.process.destroyForcibly();
-                if (s.kernel != null) s.kernel.close();
+        }
+
+        /** The next line, waiting at most {@value #ANSWER_SECONDS} s; IOException when the process ended or took longer. */
+        String line() throws IOException {
+            java.util.concurrent.CompletableFuture<String> f = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 try {
-                    s.in.close();
-                    s.out.close();
+                    return out.readLine();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            try {
+                String line = f.get(ANSWER_SECONDS, TimeUnit.SECONDS);
+                if (line == null) throw new IOException("the C client (pid " + process.pid() + ") ended: " + ended());
+                return line;
+            } catch (java.util.concurrent.TimeoutException e) {
+                process.destroyForcibly(); // its reader ends with the pipe
+                throw new IOException("the C client (pid " + process.pid() + ") did not answer within " + ANSWER_SECONDS + " s", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IOException("the C client (pid " + process.pid() + "): " + e.getCause().getMessage(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+        }
+
+        void expect(String want) throws IOException {
+            String got = line();
+            if (!got.equals(want)) throw new IOException("the C client (pid " + process.pid() + ") said '" + got + "', not '" + want + "'");
+        }
+
+        private String ended() {
+            try {
+                return process.waitFor(2, TimeUnit.SECONDS) ? "exit " + process.exitValue() : "still running";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "unknown";
+            }
+        }
+
+        void close() {
+            try {
+                in.close();
+                if (!process.waitFor(5, TimeUnit.SECONDS)) process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            } catch (IOException ignored) {
+                process.destroyForcibly(); // its stdin is gone already
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            } finally {
+                if (kernel != null) kernel.close();
+                try {
+                    out.close();
                 } catch (IOException ignored) {
-                    // the process is gone: nothing left to flush
+                    // the process is gone: nothing left to read
                 }
             }
         }
+    }
+
+    /** The figures of a run from its processes' JSON lines, kernel counts and server sample. */
+    private Measurement measurement(Cell cell, long n, int round, List<String> jsons, SyscallCounts kernel, ServerSample sd) throws IOException {
+        int k = jsons.size();
+        long cpuNanos = 0, user = 0, sys = 0, nvcsw = 0, nivcsw = 0, empty = 0, first = Long.MAX_VALUE, last = Long.MIN_VALUE;
+        long[] lat = new long[5];
+        String[] latKeys = {"p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"};
+        SortedSet<Integer> cpus = new TreeSet<>();
+        double seconds = 0;
+        for (String json : jsons) {
+            cpuNanos += (long) num(json, "cpu_ns");
+            user += (long) num(json, "cpu_user_us");
+            sys += (long) num(json, "cpu_sys_us");
+            nvcsw += (long) num(json, "nvcsw");
+            nivcsw += (long) num(json, "nivcsw");
+            empty += (long) num(json, "recv_empty");
+            for (int j = 0; j < lat.length; j++) lat[j] = Math.max(lat[j], (long) num(json, latKeys[j]));
+            cpus.addAll(cpuSet(str(json, "cpus")));
+            seconds = num(json, "seconds");
+            first = Math.min(first, (long) num(json, "start_ns"));
+            last = Math.max(last, (long) num(json, "end_ns"));
+        }
+        if (k > 1) seconds = (last - first) / 1e9;
+        // The total from each process's thread CPU clock, exact; getrusage's user and system only split it.
+        ThreadCpu cpu = new ThreadCpu(cpuNanos, user, sys, nvcsw, nivcsw);
+        return new Measurement(cell.name(), cell.payload(), round, k, n, seconds,
+                lat[0], lat[1], lat[2], lat[3], lat[4],
+                null, kernel,
+                sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
+                cpu, sd == null ? null : sd.cpu(),
+                ClientThreadsProbe.cpus(cpus, sd == null ? null : sd.cpus()),
+                SyscallCounts.builder().recvfrom(empty).build(), sd == null ? null : sd.empty(),
+                null, sd == null ? null : sd.uring());
     }
 
     /** A JSON string value (no escapes: the C client writes none). */

@@ -91,10 +91,10 @@ public final class BackendTable {
                         cells.add(new Cell(C_PREFIX + name(Backend.EPOLL, BOTH[s]), payload,
                                 "C client timed (ping_perf workload, a clock read per call, one sendmsg, read-ahead 8192) on CPU " + PeerTable.CLIENT_CPU + ", "
                                         + BOTH[s] + " server",
-                                calls, calls / 4, cp.probe(sockets[s], ServerSample.Source.of(servers[s]))));
+                                calls, calls / 4, f.closing(cp.probe(sockets[s], ServerSample.Source.of(servers[s])))));
                         CPeer lean = new CPeer("c-lean-" + BOTH[s], "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, 1));
                         cells.add(new Cell(C_LEAN_PREFIX + name(Backend.EPOLL, BOTH[s]), payload, lean.describe() + ", " + BOTH[s] + " server",
-                                calls, calls / 4, lean.probe(sockets[s], ServerSample.Source.of(servers[s]))));
+                                calls, calls / 4, f.closing(lean.probe(sockets[s], ServerSample.Source.of(servers[s])))));
                     }
                 }
             }

@@ -111,7 +111,7 @@ public final class ConcurrencyTable {
                             calls, calls / 4, channels));
                     if (cPeer) {
                         CPeer c = new CPeer("c-lean-" + n, "sendmsg", CPeer.Options.lean("block", -1, 1));
-                        cells.add(new Cell(cLean(n), PAYLOAD, where + c.describe() + ", a process each", calls, calls / 4, c.probe(socket, side, n)));
+                        cells.add(new Cell(cLean(n), PAYLOAD, where + c.describe() + ", a process each", calls, calls / 4, f.closing(c.probe(socket, side, n))));
                     }
                 }
                 if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");

@@ -86,7 +86,7 @@ public final class ConnectionsTable {
                 if (!cPeer) continue;
                 CPeer c = new CPeer("c-lean-" + s.backend + "-" + s.loops, "sendmsg", CPeer.Options.lean("block", -1, 1));
                 cells.add(new Cell(C_LEAN_PREFIX + s.cell(), PAYLOAD, where + "; " + c.describe() + ", a process each",
-                        calls, calls / 4, c.probe(socket, side, CLIENTS)));
+                        calls, calls / 4, f.closing(c.probe(socket, side, CLIENTS))));
             }
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             notes.add("C lean rows measure no latency (p50/p99 read 0); server syscalls and CPU are summed over the server's loops");

@@ -85,9 +85,9 @@ public final class DepthTable {
                     if (!cPeer) continue;
                     CPeer c = new CPeer("c-depth-" + depth, "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, depth, depth));
                     cells.add(new Cell(C_PREFIX + name(depth), payload, "C client timed (a clock read per request, for latency), depth " + depth
-                            + ", refilled " + depth + " at a time", calls, calls / 4, c.probe(socket, side)));
+                            + ", refilled " + depth + " at a time", calls, calls / 4, f.closing(c.probe(socket, side))));
                     CPeer lean = new CPeer("c-lean-depth-" + depth, "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, depth));
-                    cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4, lean.probe(socket, side)));
+                    cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4, f.closing(lean.probe(socket, side))));
                 }
                 addSpinningPair(f, p, payload, quick, cells);
             }

@@ -54,12 +54,14 @@ public final class PeerTable {
 
     /**
      * The table's runs are at least its own length (6,000 calls, 1,200 with {@code --quick}), whatever
-     * {@code --round-length} says: in runs of 600 blocking calls (some 40 ms), every Java peer read
-     * 0.71-0.84x of the C lean client's calls/s and 1.22-1.38x its client CPU per call in one run after
-     * another, at 0.3x of the length 0.96x and 1.07x, at the whole length 0.96-0.98x and 1.03-1.04x
-     * (2026-12-02: the same machine, one run each). A C client is a new process every run and a Java
-     * peer a thread that slept while the other cells ran; what favours the one over the other for the
-     * first tens of milliseconds was not found, and it is no part of a long-lived client's calls.
+     * {@code --round-length} says. It was set when runs of 600 blocking calls read every Java peer at
+     * 0.71-0.84x of the C lean client's calls/s: a C client was then a new process every run, whose
+     * first tens of milliseconds ran faster (see {@link CPeer.Runner}). With the C processes kept,
+     * runs of 600 calls read sysframe at 0.988x and 1.020x of C lean (32 and 1024 B, 131 and 90 rounds)
+     * and runs of 6,000 at 0.977x and 0.985x (20 and 18 rounds): no bias left, but the 600-call runs'
+     * intervals of the C lean goals were 1.7x and 2.5x as wide for about half the time, so the table
+     * keeps its length (2026-12-02, {@code ./sysframe matrix --payloads 32,1024 --no-loops --no-wait
+     * --no-depth --no-backends --no-connections --no-concurrency}, one run each).
      */
     static final double OWN_LENGTH = 1.0;
 
@@ -106,7 +108,7 @@ public final class PeerTable {
                     cells.add(new Cell(javaPeers.get(i).name(), payload, javaPeers.get(i).framing() + serverSettings + forkSettings, calls, calls,
                             probes.get(i)));
                 }
-                for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls, 0, c.probe(socket, side)));
+                for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls, calls, f.closing(c.probe(socket, side))));
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds, OWN_LENGTH);
             List<String> notes = forks == 0 ? List.of() : List.of(PeerForks.spread(runs, forks, REFERENCE, C_LEAN, PAYLOADS));

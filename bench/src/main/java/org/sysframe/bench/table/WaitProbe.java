@@ -21,13 +21,15 @@ import java.util.List;
  * once and kept; one that spins is started for each run and stopped after it, so that it burns no CPU
  * while other cells are measured (its kernel counts are not read: see {@link ServerSample#take}). A
  * server offering shared-memory channels is measured by its channel's thread ({@link ChannelSide}).
+ * Either client is kept across runs (the C client's process as the sysframe client's thread) and
+ * connects anew to a server started anew.
  */
 final class WaitProbe implements Cell.Probe, AutoCloseable {
     private final ServerOptions serverOptions;
     private final boolean serverPerRun;
     private final String socket;
     private final SysframePeer sysframe;
-    private final CPeer c;
+    private final CPeer.Runner c; // its processes kept across runs, reconnected to a server started anew
     private final boolean channel; // a shared-memory server: its side is the channel's thread
     private PeerThread client;
     private GroutServer server;
@@ -39,7 +41,7 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
         this.channel = config.sharedMemory() && sysframe != null;
         this.socket = socket;
         this.sysframe = sysframe;
-        this.c = c;
+        this.c = c == null ? null : c.probe(socket, ServerSample.Source.NONE);
     }
 
     /** sysframe's client with clientOptions against a server with serverOptions on socket. */
@@ -57,7 +59,10 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
         boolean fresh = server == null;
         if (fresh) server = GroutServer.start(serverOptions);
         try {
-            if (c != null) return c.probe(socket, ServerSample.Source.of(server)).measure(cell, calls, round);
+            if (c != null) {
+                if (fresh) c.reconnect(ServerSample.Source.of(server));
+                return c.measure(cell, calls, round);
+            }
             if (client == null) client = new PeerThread(sysframe);
             if (fresh) client.onThread(() -> sysframe.reconnect(socket));
             ServerSample.Source side = channel ? new ChannelSide(server) : ServerSample.Source.of(server);
@@ -75,6 +80,7 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (c != null) c.close();
         if (client != null) client.close();
         if (server != null) server.close();
     }

@@ -190,14 +190,26 @@ public class CPeerModesTest {
         System.setProperty("sysframe.cpeer", binary().toString());
         try {
             CPeer c = new CPeer("c-pipe", "sendmsg", new CPeer.Options("spin:20", 0, 16, 4));
-            List<String> cmd = c.command(socket, 100, 32);
+            List<String> cmd = c.command(socket, 32);
             assertEquals(List.of("-W", "spin:20", "-d", "16", "-b", "4", "-c", "0"), cmd.subList(cmd.size() - 8, cmd.size()));
-            Cell cell = new Cell("c-pipe", 32, c.describe(), 1600, 0, c.probe(socket, ServerSample.Source.of(server)));
-            Measurement m = cell.probe().measure(cell, 1600, 1);
-            assertEquals(1600, m.calls());
-            assertTrue(m.cpus().startsWith("client cpu 0;"), m.cpus());
-            assertNotNull(m.clientCpu());
-            if (m.clientKernel() != null) assertEquals(1600 / 4, m.clientKernel().get(SyscallKind.SENDTO));
+            try (CPeer.Runner runner = c.probe(socket, ServerSample.Source.of(server))) {
+                Cell cell = new Cell("c-pipe", 32, c.describe(), 1600, 0, runner);
+                List<Long> pids = null;
+                for (int round = 1; round <= 2; round++) {
+                    Measurement m = cell.probe().measure(cell, 1600, round);
+                    assertEquals(1600, m.calls());
+                    assertTrue(m.cpus().startsWith("client cpu 0;"), m.cpus());
+                    // The thread's CPU clock: never 0 for a run that spun, however short (getrusage's total could be).
+                    assertTrue(m.clientCpu().cpuNanos() > 0, "round " + round + ": " + m.clientCpu());
+                    if (m.clientKernel() != null) {
+                        assertEquals(1600 / 4, m.clientKernel().get(SyscallKind.SENDTO), "round " + round);
+                        assertEquals(1, m.clientKernel().get(SyscallKind.READ), "round " + round + ": the go line");
+                        assertEquals(1, m.clientKernel().get(SyscallKind.WRITE), "round " + round + ": the summary");
+                    }
+                    if (pids == null) pids = runner.pids();
+                    else assertEquals(pids, runner.pids(), "the same process for every run");
+                }
+            }
             assertThrows(IllegalArgumentException.class, () -> new CPeer.Options("block", -1, 4, 5));
             assertThrows(IllegalArgumentException.class, () -> new CPeer("x", "split", new CPeer.Options("block", -1, 4, 4)));
         } finally {
@@ -283,24 +295,32 @@ public class CPeerModesTest {
         System.setProperty("sysframe.cpeer", binary().toString());
         try {
             CPeer c = new CPeer("c-lean", "sendmsg", CPeer.Options.lean("block", -1, 1));
-            List<String> cmd = c.command(socket, 100, 32);
-            assertEquals(List.of("-w", "-j", "-W", "block", "-d", "1", "-L"), cmd.subList(cmd.size() - 7, cmd.size()));
+            List<String> cmd = c.command(socket, 32);
+            assertEquals(List.of("-R", "-j", "-W", "block", "-d", "1", "-L"), cmd.subList(cmd.size() - 7, cmd.size()));
             assertTrue(c.describe().startsWith("C lean, gcc -O2, one send() per refill as answers come"), c.describe());
             assertThrows(IllegalArgumentException.class, () -> CPeer.Options.lean("spin:20", -1, 1));
             assertThrows(IllegalArgumentException.class, () -> new CPeer("x", "split", CPeer.Options.lean("block", -1, 1)));
-            Cell cell = new Cell("c-lean", 32, c.describe(), 4000, 0, c.probe(socket, ServerSample.Source.of(server), 4));
-            Measurement m = cell.probe().measure(cell, 4000, 1);
-            assertEquals(4, m.clients());
-            assertEquals(4000, m.calls());
-            assertEquals(0, m.p99Nanos());
-            assertTrue(m.seconds() > 0, "seconds " + m.seconds());
-            assertNotNull(m.serverLibrary());
-            // Every process: exactly one send and one recv per call; the server side summed over the run.
-            if (m.clientKernel() != null) {
-                assertEquals(4000, m.clientKernel().get(SyscallKind.SENDTO));
-                assertEquals(4000, m.clientKernel().get(SyscallKind.RECVFROM));
-                assertEquals(0, m.clientKernel().get(SyscallKind.SENDMSG));
-                assertEquals(m.serverLibrary(), m.serverKernel());
+            try (CPeer.Runner runner = c.probe(socket, ServerSample.Source.of(server), 4)) {
+                Cell cell = new Cell("c-lean", 32, c.describe(), 4000, 0, runner);
+                for (int round = 1; round <= 2; round++) {
+                    Measurement m = cell.probe().measure(cell, 4000, round);
+                    assertEquals(4, m.clients());
+                    assertEquals(4, runner.pids().size());
+                    assertEquals(4000, m.calls());
+                    assertEquals(0, m.p99Nanos());
+                    assertTrue(m.seconds() > 0, "seconds " + m.seconds());
+                    assertNotNull(m.serverLibrary());
+                    // Every process: exactly one send and one recv per call, its go line's read and its summary's
+                    // write; the server side summed over the run.
+                    if (m.clientKernel() != null) {
+                        assertEquals(4000, m.clientKernel().get(SyscallKind.SENDTO));
+                        assertEquals(4000, m.clientKernel().get(SyscallKind.RECVFROM));
+                        assertEquals(0, m.clientKernel().get(SyscallKind.SENDMSG));
+                        assertEquals(4, m.clientKernel().get(SyscallKind.READ));
+                        assertEquals(4, m.clientKernel().get(SyscallKind.WRITE));
+                        assertEquals(m.serverLibrary(), m.serverKernel());
+                    }
+                }
             }
         } finally {
             if (old == null) System.clearProperty("sysframe.cpeer");
@@ -378,6 +398,38 @@ public class CPeerModesTest {
         assertEquals("sysframe_ping: -R: '12x' is neither a count of calls (1..1000000000) nor reconnect",
                 new String(p.getErrorStream().readAllBytes()).strip());
         assertEquals(1 + 200, closedOf(p.pid(), 2).requests());
+    }
+
+    @Test
+    void runnerKeepsItsProcessAcrossAServerStartedAnew() throws Exception {
+        String old = System.getProperty("sysframe.cpeer");
+        System.setProperty("sysframe.cpeer", binary().toString());
+        String own = dir.resolve("anew.sock").toString();
+        GroutServer first = GroutServer.start(ServerOptions.defaults().socketPath(own));
+        GroutServer second = null;
+        try (CPeer.Runner runner = new CPeer("c-lean", "sendmsg", CPeer.Options.lean("block", -1, 1)).probe(own, ServerSample.Source.of(first))) {
+            Cell cell = new Cell("c-lean", 32, "", 500, 0, runner);
+            Measurement m1 = runner.measure(cell, 500, 1);
+            List<Long> pids = runner.pids();
+            first.close();
+            second = GroutServer.start(ServerOptions.defaults().socketPath(own));
+            runner.reconnect(ServerSample.Source.of(second));
+            Measurement m2 = runner.measure(cell, 700, 2);
+            assertEquals(pids, runner.pids(), "the same process");
+            assertEquals(500, m1.calls());
+            assertEquals(700, m2.calls());
+            // The second server's side of the run is its own: 700 requests, one receive and one send each.
+            if (m2.serverLibrary() != null) {
+                assertEquals(700, m2.serverLibrary().get(SyscallKind.RECVFROM));
+                assertEquals(700, m2.serverLibrary().get(SyscallKind.SENDTO));
+            }
+            if (m2.clientKernel() != null) assertEquals(700, m2.clientKernel().get(SyscallKind.SENDTO));
+        } finally {
+            first.close();
+            if (second != null) second.close();
+            if (old == null) System.clearProperty("sysframe.cpeer");
+            else System.setProperty("sysframe.cpeer", old);
+        }
     }
 
     /** strace -c -U name,calls: "name count" rows between dashed rules, then the total. */
