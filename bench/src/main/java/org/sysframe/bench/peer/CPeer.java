@@ -258,26 +258,9 @@ public final class CPeer {
 
         /** The next line, waiting at most {@value #ANSWER_SECONDS} s; IOException when the process ended or took longer. */
         String line() throws IOException {
-            java.util.concurrent.CompletableFuture<String> f = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    return out.readLine();
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-            try {
-                String line = f.get(ANSWER_SECONDS, TimeUnit.SECONDS);
-                if (line == null) throw new IOException("the C client (pid " + process.pid() + ") ended: " + ended());
-                return line;
-            } catch (java.util.concurrent.TimeoutException e) {
-                process.destroyForcibly(); // its reader ends with the pipe
-                throw new IOException("the C client (pid " + process.pid() + ") did not answer within " + ANSWER_SECONDS + " s", e);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IOException("the C client (pid " + process.pid() + "): " + e.getCause().getMessage(), e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted", e);
-            }
+            String line = ChildLines.next(out, process, ANSWER_SECONDS, "the C client (pid " + process.pid() + ")");
+            if (line == null) throw new IOException("the C client (pid " + process.pid() + ") ended: " + ended());
+            return line;
         }
 
         void expect(String want) throws IOException {

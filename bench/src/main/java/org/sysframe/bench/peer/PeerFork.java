@@ -125,26 +125,9 @@ public final class PeerFork implements AutoCloseable {
 
     /** The child's next line, waiting at most seconds; IOException when it ended or took longer. */
     private String answer(long seconds) throws IOException {
-        java.util.concurrent.CompletableFuture<String> f = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try {
-                return out.readLine();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
-        try {
-            String line = f.get(seconds, TimeUnit.SECONDS);
-            if (line == null) throw new IOException("fork " + number + " ended (exit " + exit() + ")");
-            return line;
-        } catch (java.util.concurrent.TimeoutException e) {
-            process.destroyForcibly(); // its reader ends with the pipe: no stale reader takes a later line
-            throw new IOException("fork " + number + " did not answer within " + seconds + " s", e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IOException("fork " + number + ": " + e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
+        String line = ChildLines.next(out, process, seconds, "fork " + number);
+        if (line == null) throw new IOException("fork " + number + " ended (exit " + exit() + ")");
+        return line;
     }
 
     private String exit() {
