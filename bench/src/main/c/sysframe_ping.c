@@ -635,15 +635,21 @@ struct run {
 	unsigned batch;
 };
 
-// count calls as the mode says, the CPUs they ran on added to seen.
+// count calls as the mode says, the CPUs they ran on added to seen, their
+// syscalls added to the peer's counts. A run ends with nothing in flight: its
+// mode's own counts are back at 0 for the next run.
 static void run_calls(struct run *r, unsigned long count, cpu_set_t *seen) {
 	struct peer *p = r->peer;
+	p->pipe = r->pipe; // a pipelined send that finds the socket full takes answers meanwhile
 	if (r->lean != NULL) {
-		lean_run(r->lean, count, seen);
-		p->sends = r->lean->sends;
-		p->recv_data = r->lean->recv_data;
-		p->recv_empty = r->lean->recv_empty;
-		p->polls = r->lean->polls;
+		struct lean *l = r->lean;
+		lean_run(l, count, seen);
+		p->sends += l->sends;
+		p->recv_data += l->recv_data;
+		p->recv_empty += l->recv_empty;
+		p->polls += l->polls;
+		l->sends = l->recv_data = l->recv_empty = l->polls = 0;
+		l->sent = l->done = 0;
 	} else if (r->pipe == NULL) {
 		struct resp_hdr resp;
 		for (unsigned long i = 0; i < count; i++) {
@@ -672,7 +678,9 @@ static void run_calls(struct run *r, unsigned long count, cpu_set_t *seen) {
 			ra_refill(p);
 			take_responses(p, q, now_ns());
 		}
+		q->sent = q->done = 0;
 	}
+	p->pipe = NULL;
 }
 
 // The CPUs of set as "0,1" (empty: "?").
@@ -770,16 +778,10 @@ static void warm_up(struct run *r, unsigned long ms) {
 		return;
 	cpu_set_t ignored;
 	CPU_ZERO(&ignored);
-	r->peer->pipe = r->pipe;
 	uint64_t until = now_ns() + (uint64_t)ms * 1000000u;
-	do {
+	do
 		run_calls(r, WARM_UP_CHUNK, &ignored);
-		if (r->lean != NULL)
-			r->lean->sent = r->lean->done = 0;
-		if (r->pipe != NULL)
-			r->pipe->sent = r->pipe->done = 0;
-	} while (now_ns() < until);
-	r->peer->pipe = NULL;
+	while (now_ns() < until);
 }
 
 // Waits until stdin has something to read (or is closed), without reading it:
@@ -859,9 +861,6 @@ static void timed_run(struct run *r, unsigned long count, const struct report *o
 	bool lean = r->lean != NULL;
 	// Only the timed loop's syscalls are reported.
 	p->sends = p->recv_data = p->recv_empty = p->polls = 0;
-	if (lean)
-		r->lean->sends = r->lean->recv_data = r->lean->recv_empty = r->lean->polls = 0;
-	p->pipe = r->pipe;
 	cpu_set_t seen;
 	CPU_ZERO(&seen);
 	// CPU: the total from the thread's CPU clock (its exact runtime), the user/system
@@ -877,11 +876,6 @@ static void timed_run(struct run *r, unsigned long count, const struct report *o
 	uint64_t cpu_ns = thread_cpu_ns() - cpu0;
 	if (getrusage(RUSAGE_THREAD, &ru1) < 0)
 		fail("getrusage", errno);
-	if (lean)
-		r->lean->sent = r->lean->done = 0;
-	if (r->pipe != NULL)
-		r->pipe->sent = r->pipe->done = 0;
-	p->pipe = NULL;
 
 	double secs = (double)total_ns / 1e9;
 	double rate = (double)count / secs, n = (double)count;

@@ -252,29 +252,20 @@ public final class CPeer {
                 in.write((line + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                 in.flush();
             } catch (IOException e) {
-                throw new IOException("the C client (pid " + process.pid() + ") took no command: " + ended(), e);
+                throw new IOException("the C client (pid " + process.pid() + ") took no command: " + ChildLines.exitOf(process), e);
             }
         }
 
         /** The next line, waiting at most {@value #ANSWER_SECONDS} s; IOException when the process ended or took longer. */
         String line() throws IOException {
             String line = ChildLines.next(out, process, ANSWER_SECONDS, "the C client (pid " + process.pid() + ")");
-            if (line == null) throw new IOException("the C client (pid " + process.pid() + ") ended: " + ended());
+            if (line == null) throw new IOException("the C client (pid " + process.pid() + ") ended: " + ChildLines.exitOf(process));
             return line;
         }
 
         void expect(String want) throws IOException {
             String got = line();
             if (!got.equals(want)) throw new IOException("the C client (pid " + process.pid() + ") said '" + got + "', not '" + want + "'");
-        }
-
-        private String ended() {
-            try {
-                return process.waitFor(2, TimeUnit.SECONDS) ? "exit " + process.exitValue() : "still running";
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return "unknown";
-            }
         }
 
         void close() {

@@ -37,4 +37,14 @@ final class ChildLines {
             throw new IOException("interrupted", e);
         }
     }
+
+    /** How child ended, for an error: {@code exit N}, waiting up to 2 s for it, else {@code no exit yet}. */
+    static String exitOf(Process child) {
+        try {
+            return child.waitFor(2, TimeUnit.SECONDS) ? "exit " + child.exitValue() : "no exit yet";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "exit unknown";
+        }
+    }
 }

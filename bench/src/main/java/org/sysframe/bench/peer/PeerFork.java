@@ -126,17 +126,8 @@ public final class PeerFork implements AutoCloseable {
     /** The child's next line, waiting at most seconds; IOException when it ended or took longer. */
     private String answer(long seconds) throws IOException {
         String line = ChildLines.next(out, process, seconds, "fork " + number);
-        if (line == null) throw new IOException("fork " + number + " ended (exit " + exit() + ")");
+        if (line == null) throw new IOException("fork " + number + " ended (" + ChildLines.exitOf(process) + ")");
         return line;
-    }
-
-    private String exit() {
-        try {
-            return process.waitFor(2, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "none yet";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "unknown";
-        }
     }
 
     /** Closes the child's stdin (it closes its peers and ends), waiting a few seconds before killing it. */
