@@ -19,6 +19,7 @@ CC := gcc
 CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11
 C_PEER := bench/target/sysframe_ping
 C_SHM := bench/target/shm_pingpong
+C_SERVE := bench/target/sysframe_serve
 
 .PHONY: help build test bench jmh soak javadoc clean tracefs c-peer
 
@@ -37,7 +38,7 @@ help:
 build: c-peer
 	$(MVN) -q -Dmaven.test.skip=true install
 
-c-peer: $(C_PEER) $(C_SHM)
+c-peer: $(C_PEER) $(C_SHM) $(C_SERVE)
 
 $(C_PEER): bench/src/main/c/sysframe_ping.c
 	@mkdir -p $(dir $@)
@@ -45,6 +46,11 @@ $(C_PEER): bench/src/main/c/sysframe_ping.c
 
 # Two processes ping-ponging through one shared page, both spinning: the shared-memory rows' physical limit.
 $(C_SHM): bench/src/main/c/shm_pingpong.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# A lean C server of the same API, one thread and one epoll loop: the server-side anchor the Java server is put beside.
+$(C_SERVE): bench/src/main/c/sysframe_serve.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 
