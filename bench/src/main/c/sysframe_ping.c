@@ -8,6 +8,28 @@
 // response (-W), the CPU it runs on (-c) and pipelining (-d, -b). Every send and
 // receive syscall of the timed loop is counted.
 //
+// Many connections (-M N, -A K): a load generator for a server's scale table.
+// The process opens N connections (nonblocking connects, at most 256 of them
+// being set up at a time; a full listen backlog, EAGAIN, is retried for up to
+// 10 s without progress), each says GR_HELLO and then makes one GR_PING of -l
+// bytes, and once all N have both answers it prints 'connected N'. In a timed
+// run the first K of them are active, each keeping exactly one GR_PING in
+// flight (the next one is sent when its answer came), until COUNT calls in all
+// are answered; the other N-K stay idle, costing a small struct each and no
+// buffer, and in no epoll set: they are polled, without waiting, before each
+// run and at exit, and one the server closed ends the process with one line.
+// One epoll instance over the active connections, level-triggered: a
+// readiness is taken with exactly one recv() into that connection's own
+// buffer and nothing more (edge-triggered would need a read until EAGAIN, a
+// second recv per answer, or risk missing the rest of a large answer), and
+// the interest set never changes, so no epoll_ctl per request. A request is
+// one send() of a frame built once (header and payload), its id written in.
+// Counted in the timed window: send() calls, recv() calls, epoll_wait()
+// calls. Latency percentiles come from a fixed log-linear histogram (exact
+// below 128 ns, then 64 buckets per power of two: within 1/64, reported as
+// the bucket's largest value), so no memory is allocated per call. The soft
+// RLIMIT_NOFILE is raised to the hard one (N + 16 descriptors must fit).
+//
 // Build: gcc -O2 -Wall -Wextra -Werror -std=gnu11 -o sysframe_ping sysframe_ping.c
 
 #define _GNU_SOURCE // RUSAGE_THREAD, sched_getcpu, CPU_SET, IOV_MAX
@@ -22,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -44,6 +67,11 @@
 #define WARM_UP_CHUNK 64 // calls of -U's warm-up between two clock reads
 #define LEAN_READ_AHEAD (1u << 20) // -L: read-ahead buffer
 #define EXIT_USAGE 2
+#define MANY_MAX 1000000ul // -M: connections
+#define FD_SPARE 16 // descriptors -M needs besides its connections: stdio, the epoll instance, ...
+#define SETUP_WINDOW 256 // -M: connections between their connect and their GR_PING's answer at once
+#define CONNECT_WAIT_MS 10000 // -M: how long the setup may go without progress before it fails
+#define EVENTS_MAX 1024 // -M: events taken per epoll_wait()
 
 // Host byte order, natural alignment: both headers are 12 bytes, no padding.
 struct req_hdr {
@@ -100,7 +128,7 @@ static void usage(FILE *f) {
 	fprintf(f,
 		"usage: sysframe_ping [-s SOCK] [-n COUNT] [-U MS] [-l LEN] [-2] [-f split|sendmsg]\n"
 		"                     [-r exact|readahead] [-v API_VERSION] [-W MODE] [-c CPU]\n"
-		"                     [-d DEPTH] [-b BATCH] [-L] [-w] [-R] [-j]\n"
+		"                     [-d DEPTH] [-b BATCH] [-L] [-w] [-R] [-j] [-M N [-A K]]\n"
 		"  -s SOCK     socket path (default $GROUT_SOCK_PATH, else /run/grout.sock)\n"
 		"  -n COUNT    number of timed calls (GR_PING requests in all; default 10000)\n"
 		"  -U MS       untimed calls first, made as the timed ones, for MS milliseconds\n"
@@ -134,9 +162,20 @@ static void usage(FILE *f) {
 		"              summary; reconnect: a new connection, its GR_HELLO and -U warm-up,\n"
 		"              then print 'connected' (-n COUNT is not used; implies -w)\n"
 		"  -j          also print a one-line JSON summary\n"
+		"  -M N        many connections, 1..%lu: open N (nonblocking connects; a full listen\n"
+		"              backlog is retried for up to %d s without progress), each says GR_HELLO\n"
+		"              and makes one GR_PING of LEN bytes; then print 'connected N'. The soft\n"
+		"              RLIMIT_NOFILE is raised to the hard one, which must hold N + %d.\n"
+		"              Runs (-n COUNT, or -R's commands) make COUNT calls in all across\n"
+		"              the active connections, each with one request in flight, waiting in\n"
+		"              one level-triggered epoll; -R's reconnect closes and opens all N.\n"
+		"              Not with -d, -b, -L, -f split, -r exact or -W other than block\n"
+		"  -A K        with -M: the first K connections are active, 0..N (default N), the\n"
+		"              others idle (no buffer of their own); -A 0: no calls, the connections\n"
+		"              are held until stdin closes (with -R: reconnect is the one command)\n"
 		"Usage errors exit with 2, other failures with 1.\n",
 		WARM_UP_MS_MAX, GR_API_MAX_MSG_LEN, PING2_LEN, READ_AHEAD_LEN, SPIN_US_MAX, DEPTH_MAX, COPY_MAX,
-		IOV_MAX);
+		IOV_MAX, MANY_MAX, CONNECT_WAIT_MS / 1000, FD_SPARE);
 }
 
 static unsigned long parse_num(const char *arg, char opt, unsigned long min, unsigned long max) {
@@ -928,10 +967,595 @@ static void timed_run(struct run *r, unsigned long count, const struct report *o
 	fflush(stdout);
 }
 
+// Latencies of -M's calls: a histogram of fixed size, so that recording one
+// allocates nothing. Below 128 ns every value has its bucket; from 128 on, each
+// power of two [2^e, 2^(e+1)) is cut into 64 buckets of width 2^(e-6), so a
+// bucket's values are within 1/64 of each other. Index of v >= 128:
+// (e - 6) * 64 + (v >> (e - 6)), the second term in 64..127; the last one,
+// e = 63, ends at (63 - 6) * 64 + 127.
+#define HIST_BUCKETS ((63 - 6) * 64 + 128)
+
+struct hist {
+	uint64_t n, max;
+	uint64_t bucket[HIST_BUCKETS];
+};
+
+static unsigned hist_index(uint64_t v) {
+	if (v < 128)
+		return (unsigned)v;
+	unsigned shift = 63u - (unsigned)__builtin_clzll(v) - 6u;
+	return shift * 64u + (unsigned)(v >> shift);
+}
+
+// The largest value bucket i holds.
+static uint64_t hist_upper(unsigned i) {
+	if (i < 128)
+		return i;
+	unsigned shift = i / 64u - 1u;
+	uint64_t sub = i % 64u + 64u;
+	return ((sub + 1u) << shift) - 1u; // wraps to UINT64_MAX for the very last bucket, as it should
+}
+
+static void hist_add(struct hist *h, uint64_t v) {
+	h->bucket[hist_index(v)]++;
+	h->n++;
+	if (v > h->max)
+		h->max = v;
+}
+
+// Nearest rank, as percentile() does: the bucket holding the ceil(p * n)-th
+// smallest value, read as its largest value (never above the largest seen).
+static uint64_t hist_percentile(const struct hist *h, unsigned permille) {
+	if (h->n == 0)
+		return 0;
+	uint64_t rank = (permille * h->n + 999) / 1000, seen = 0;
+	if (rank < 1)
+		rank = 1;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen >= rank) {
+			uint64_t v = hist_upper(i);
+			return v < h->max ? v : h->max;
+		}
+	}
+	return h->max;
+}
+
+// Where one of -M's connections is: answers awaited in order, GR_HELLO's, then
+// its first GR_PING's, then ready (idle, or making a timed run's calls).
+enum conn_state { CONN_HELLO, CONN_PING, CONN_READY };
+
+// One of -M's connections: all an idle one costs besides its descriptor.
+struct conn {
+	int fd;
+	uint32_t id; // the request in flight (or the last one answered)
+	uint32_t got; // bytes of its answer received so far
+	uint8_t state; // enum conn_state
+	uint8_t hdr[sizeof(struct resp_hdr)]; // the answer's header, as it comes
+};
+
+struct many {
+	const char *path;
+	struct sockaddr_un addr;
+	uint32_t type, len; // of every GR_PING (or GR_PING2 with -2)
+	unsigned long n, k; // connections, the active ones among them (the first k)
+	struct conn *conns;
+	int ep; // the active connections (and, while they are set up, the others too)
+	struct epoll_event *events; // EVENTS_MAX
+	uint8_t hello[sizeof(struct req_hdr) + sizeof(uint32_t) + HELLO_VERSION_LEN]; // id 1
+	uint8_t *frame; // a GR_PING: header (its id written per send) and payload
+	size_t frame_len;
+	const uint8_t *tx; // the payload each echo must match
+	uint8_t *scratch; // where the setup's answers land: a header and the largest payload
+	size_t scratch_len;
+	uint8_t *rbufs; // the active connections' own receive buffers, rbuf_len bytes each
+	size_t rbuf_len;
+	uint64_t *t0; // per active connection: when its request was sent
+	struct hist *hist;
+	unsigned long sent, done; // calls of the run under way
+	uint64_t sends, recv_data, recv_empty, epoll_waits, polls; // syscalls made
+};
+
+// A failure on connection i: one line, exit 1.
+static void many_fail(const struct many *m, unsigned long i, const char *what, int err) {
+	fprintf(stderr, "sysframe_ping: connection %lu of %lu: %s: %s\n", i + 1, m->n, what,
+		strerror(err));
+	exit(1);
+}
+
+// The soft RLIMIT_NOFILE raised to the hard one, which must hold the n
+// connections and FD_SPARE more.
+static void raise_nofile(unsigned long n) {
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		fail("getrlimit(RLIMIT_NOFILE)", errno);
+	if (rl.rlim_max != RLIM_INFINITY && n + FD_SPARE > rl.rlim_max) {
+		fprintf(stderr, "sysframe_ping: -M %lu: needs %lu file descriptors, over the hard "
+			"RLIMIT_NOFILE of %llu (raise it: ulimit -Hn as root)\n",
+			n, n + FD_SPARE, (unsigned long long)rl.rlim_max);
+		exit(1);
+	}
+	rlim_t want = rl.rlim_max != RLIM_INFINITY ? rl.rlim_max : (rlim_t)(n + FD_SPARE);
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		fail("setrlimit(RLIMIT_NOFILE)", errno);
+}
+
+// One send() of the whole buffer on connection i, counted. The socket does not
+// block: should it take only part (a large request), wait in poll() until it
+// takes more (counted too).
+static void many_send(struct many *m, unsigned long i, const uint8_t *b, size_t len) {
+	int fd = m->conns[i].fd;
+	for (;;) {
+		ssize_t n = send(fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		m->sends++;
+		if (n == (ssize_t)len)
+			return;
+		if (n >= 0) {
+			b += n;
+			len -= (size_t)n;
+		} else if (errno == EINTR) {
+			continue;
+		} else if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			many_fail(m, i, "send", errno);
+		}
+		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+		while (poll(&pfd, 1, -1) < 0) {
+			if (errno != EINTR)
+				many_fail(m, i, "poll", errno);
+		}
+		m->polls++;
+	}
+}
+
+// Takes n bytes of connection i's answer in flight: its header gathered in
+// c->hdr and checked once whole, its payload compared with what was sent (a
+// GR_HELLO's answer is its 2 bytes, any). True when the answer is complete.
+static bool many_feed(const struct many *m, unsigned long i, const uint8_t *b, size_t n) {
+	struct conn *c = &m->conns[i];
+	bool hello = c->state == CONN_HELLO;
+	uint32_t want = hello ? (uint32_t)sizeof(uint16_t) : m->len;
+	const uint32_t hl = sizeof(struct resp_hdr);
+	if (c->got < hl) {
+		size_t take = hl - c->got < n ? hl - c->got : n;
+		memcpy(c->hdr + c->got, b, take);
+		c->got += (uint32_t)take;
+		b += take;
+		n -= take;
+		if (c->got < hl)
+			return false;
+		struct resp_hdr h;
+		memcpy(&h, c->hdr, sizeof(h));
+		if (h.for_id != c->id) {
+			fprintf(stderr, "sysframe_ping: connection %lu of %lu: response for_id %" PRIu32
+				", expected %" PRIu32 "\n", i + 1, m->n, h.for_id, c->id);
+			exit(1);
+		}
+		if (h.status != 0)
+			many_fail(m, i, hello ? "GR_HELLO (api version mismatch if EBADMSG; see -v)"
+				  : m->type == GR_PING2 ? "GR_PING2 response status" : "GR_PING response status",
+				  (int)h.status);
+		if (h.payload_len != want) {
+			fprintf(stderr, "sysframe_ping: connection %lu of %lu: payload_len %" PRIu32
+				", expected %" PRIu32 "\n", i + 1, m->n, h.payload_len, want);
+			exit(1);
+		}
+	}
+	uint32_t off = c->got - hl;
+	if (n > want - off) {
+		fprintf(stderr, "sysframe_ping: connection %lu of %lu: %zu bytes more than its answer\n",
+			i + 1, m->n, n - (want - off));
+		exit(1);
+	}
+	if (!hello && memcmp(b, m->tx + off, n) != 0) {
+		fprintf(stderr, "sysframe_ping: connection %lu of %lu: echoed payload differs\n", i + 1,
+			m->n);
+		exit(1);
+	}
+	c->got += (uint32_t)n;
+	if (c->got < hl + want)
+		return false;
+	c->got = 0;
+	return true;
+}
+
+// One recv() on connection i into buf (room bytes), counted, its bytes taken
+// by many_feed; true when they completed the answer in flight.
+static bool many_recv(struct many *m, unsigned long i, uint8_t *buf, size_t room) {
+	ssize_t n = recv(m->conns[i].fd, buf, room, 0);
+	if (n > 0) {
+		m->recv_data++;
+		return many_feed(m, i, buf, (size_t)n);
+	}
+	if (n == 0)
+		many_fail(m, i, "recv", ECONNRESET); // the server closed it
+	if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+		many_fail(m, i, "recv", errno);
+	m->recv_empty++;
+	return false;
+}
+
+// The next GR_PING on active connection i: its id in the frame, its send time
+// noted, one send().
+static void many_ping(struct many *m, unsigned long i) {
+	struct conn *c = &m->conns[i];
+	c->id++;
+	memcpy(m->frame, &c->id, sizeof(c->id));
+	m->t0[i] = now_ns();
+	many_send(m, i, m->frame, m->frame_len);
+	m->sent++;
+}
+
+// A nonblocking connect of connection i, and its GR_HELLO. Returns false when
+// the listen backlog is full (EAGAIN: to be tried again); any other failure
+// ends the process with one line.
+static bool many_open(struct many *m, unsigned long i) {
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		many_fail(m, i, "socket", errno);
+	if (connect(fd, (const struct sockaddr *)&m->addr, sizeof(m->addr)) < 0) {
+		int err = errno;
+		close(fd);
+		if (err == EAGAIN || err == EINTR)
+			return false;
+		fprintf(stderr, "sysframe_ping: connect %s: %s (connection %lu of %lu)\n", m->path,
+			strerror(err), i + 1, m->n);
+		exit(1);
+	}
+	m->conns[i] = (struct conn){.fd = fd, .id = 1, .state = CONN_HELLO};
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+	if (epoll_ctl(m->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		many_fail(m, i, "epoll_ctl(ADD)", errno);
+	many_send(m, i, m->hello, sizeof(m->hello));
+	return true;
+}
+
+// Opens all n connections, SETUP_WINDOW at most between their connect and
+// their GR_PING's answer at a time. Each says GR_HELLO, then, answered, makes
+// one GR_PING; answered too, an idle one leaves the epoll set (an active one
+// stays, with nothing in flight). Fails with one line after CONNECT_WAIT_MS
+// without progress (a connect or an answer's bytes).
+static void many_connect(struct many *m) {
+	unsigned long opened = 0, ready = 0, setting_up = 0;
+	uint64_t last_progress = now_ns();
+	while (ready < m->n) {
+		bool backlog_full = false;
+		while (opened < m->n && setting_up < SETUP_WINDOW) {
+			if (!many_open(m, opened)) {
+				backlog_full = true;
+				break;
+			}
+			opened++;
+			setting_up++;
+			last_progress = now_ns();
+		}
+		// A full backlog is tried again after a millisecond, or as soon as answers come.
+		int got = epoll_wait(m->ep, m->events, EVENTS_MAX, backlog_full ? 1 : 100);
+		if (got < 0 && errno != EINTR)
+			fail("epoll_wait", errno);
+		for (int e = 0; e < got; e++) {
+			unsigned long i = m->events[e].data.u32;
+			struct conn *c = &m->conns[i];
+			last_progress = now_ns();
+			if (!many_recv(m, i, m->scratch, m->scratch_len))
+				continue;
+			if (c->state == CONN_HELLO) {
+				c->state = CONN_PING;
+				c->id++;
+				memcpy(m->frame, &c->id, sizeof(c->id));
+				many_send(m, i, m->frame, m->frame_len);
+				continue;
+			}
+			if (c->state != CONN_PING) {
+				fprintf(stderr, "sysframe_ping: connection %lu of %lu: an answer to no request\n",
+					i + 1, m->n);
+				exit(1);
+			}
+			c->state = CONN_READY;
+			setting_up--;
+			ready++;
+			if (i >= m->k && epoll_ctl(m->ep, EPOLL_CTL_DEL, c->fd, NULL) < 0)
+				many_fail(m, i, "epoll_ctl(DEL)", errno);
+		}
+		if (now_ns() - last_progress > (uint64_t)CONNECT_WAIT_MS * 1000000u) {
+			if (backlog_full)
+				fprintf(stderr, "sysframe_ping: connect %s: the listen backlog stayed full for "
+					"%d s (%lu of %lu connected)\n",
+					m->path, CONNECT_WAIT_MS / 1000, opened, m->n);
+			else
+				fprintf(stderr, "sysframe_ping: %s: no answer to GR_HELLO or GR_PING for %d s "
+					"(%lu of %lu connections ready)\n",
+					m->path, CONNECT_WAIT_MS / 1000, ready, m->n);
+			exit(1);
+		}
+	}
+}
+
+// That the idle connections are still as their setup left them: poll()ed 512
+// at a time, without waiting (they are in no epoll set), before each run and at
+// exit, outside every timed window; an event on one (the server closed it, or
+// sent it bytes unasked) ends the process with one line, so that no run counts
+// connections that are gone.
+static void many_check_idle(const struct many *m) {
+	struct pollfd pfd[512];
+	for (unsigned long base = m->k; base < m->n; base += 512) {
+		unsigned cnt = m->n - base < 512 ? (unsigned)(m->n - base) : 512u;
+		for (unsigned j = 0; j < cnt; j++)
+			pfd[j] = (struct pollfd){.fd = m->conns[base + j].fd, .events = POLLIN};
+		int got;
+		while ((got = poll(pfd, cnt, 0)) < 0) {
+			if (errno != EINTR)
+				fail("poll", errno);
+		}
+		for (unsigned j = 0; got > 0 && j < cnt; j++) {
+			if (pfd[j].revents == 0)
+				continue;
+			fprintf(stderr, "sysframe_ping: connection %lu of %lu (idle): %s\n", base + j + 1, m->n,
+				pfd[j].revents & (POLLHUP | POLLERR) ? "the server closed it"
+								      : "bytes came unasked");
+			exit(1);
+		}
+	}
+}
+
+// Closes every connection: with nothing in flight, the server reads a clean
+// end of file on each (no unread bytes, so no ECONNRESET).
+static void many_close(struct many *m) {
+	for (unsigned long i = 0; i < m->n; i++) {
+		if (m->conns[i].fd >= 0)
+			close(m->conns[i].fd);
+		m->conns[i].fd = -1;
+	}
+}
+
+// count calls across the active connections, each keeping one request in
+// flight until count were sent; each answer's latency into the histogram, the
+// CPUs seen into seen. Ends with nothing in flight.
+static void many_run(struct many *m, unsigned long count, cpu_set_t *seen) {
+	m->sent = m->done = 0;
+	unsigned long first = count < m->k ? count : m->k, next_sample = 0;
+	for (unsigned long i = 0; i < first; i++)
+		many_ping(m, i);
+	while (m->done < count) {
+		if (m->done >= next_sample) {
+			sample_cpu(seen);
+			next_sample += CPU_SAMPLE_EVERY;
+		}
+		int got = epoll_wait(m->ep, m->events, EVENTS_MAX, -1);
+		m->epoll_waits++;
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("epoll_wait", errno);
+		}
+		// Every answer this wait reported is counted as arrived now.
+		uint64_t now = now_ns();
+		for (int e = 0; e < got; e++) {
+			unsigned long i = m->events[e].data.u32;
+			if (!many_recv(m, i, m->rbufs + i * m->rbuf_len, m->rbuf_len))
+				continue;
+			hist_add(m->hist, now - m->t0[i]);
+			m->done++;
+			if (m->sent < count)
+				many_ping(m, i);
+		}
+	}
+}
+
+// -U for -M: untimed runs of max(K, WARM_UP_CHUNK) calls for ms milliseconds.
+static void many_warm_up(struct many *m, unsigned long ms) {
+	if (ms == 0 || m->k == 0)
+		return;
+	cpu_set_t ignored;
+	CPU_ZERO(&ignored);
+	unsigned long chunk = m->k > WARM_UP_CHUNK ? m->k : WARM_UP_CHUNK;
+	uint64_t until = now_ns() + (uint64_t)ms * 1000000u;
+	do
+		many_run(m, chunk, &ignored);
+	while (now_ns() < until);
+}
+
+// count timed calls across the active connections, then their summary (and
+// with -j its JSON line) on stdout, as timed_run prints a run's.
+static void many_timed_run(struct many *m, unsigned long count, const struct report *o) {
+	m->sends = m->recv_data = m->recv_empty = m->epoll_waits = m->polls = 0;
+	memset(m->hist, 0, sizeof(*m->hist));
+	cpu_set_t seen;
+	CPU_ZERO(&seen);
+	struct rusage ru0, ru1;
+	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
+		fail("getrusage", errno);
+	uint64_t cpu0 = thread_cpu_ns();
+	uint64_t start = now_ns();
+	many_run(m, count, &seen);
+	uint64_t end = now_ns(), total_ns = end - start;
+	uint64_t cpu_ns = thread_cpu_ns() - cpu0;
+	if (getrusage(RUSAGE_THREAD, &ru1) < 0)
+		fail("getrusage", errno);
+
+	double secs = (double)total_ns / 1e9;
+	double rate = (double)count / secs, n = (double)count;
+	uint64_t user_us = tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime);
+	uint64_t sys_us = tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime);
+	long nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw, nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
+	uint64_t reads = m->recv_data + m->recv_empty;
+	printf("total time: %.3f s (%.1f calls/s)\n", secs, rate);
+	printf("per call: %.4f sends, %.4f recvs with data, %.4f empty recvs, %.4f epoll_waits, "
+	       "%.4f polls (%lu connections, %lu active, one request in flight each, epoll "
+	       "level-triggered, framing frame)\n",
+	       (double)m->sends / n, (double)m->recv_data / n, (double)m->recv_empty / n,
+	       (double)m->epoll_waits / n, (double)m->polls / n, m->n, m->k);
+	printf("per call: %.4f voluntary + %.4f involuntary context switches, %.3f us user + %.3f us "
+	       "system CPU; ran on cpu %s\n",
+	       (double)nvcsw / n, (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
+	       cpu_list(&seen));
+	if (o->json) {
+		printf("{\"peer\":\"c\",\"framing\":\"frame\",\"recv\":\"readahead\",\"count\":%lu,"
+		       "\"len\":%lu,\"connections\":%lu,\"active\":%lu,\"epoll\":\"level\","
+		       "\"seconds\":%.6f,\"calls_per_sec\":%.1f,"
+		       "\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+		       ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ","
+		       "\"cpu_ns\":%" PRIu64 ",\"cpu_user_us\":%" PRIu64 ",\"cpu_sys_us\":%" PRIu64
+		       ",\"nvcsw\":%ld,\"nivcsw\":%ld,"
+		       "\"wait\":\"epoll\",\"pin\":%ld,\"depth\":1,\"batch\":1,"
+		       "\"sends\":%" PRIu64 ",\"reads\":%" PRIu64 ",\"recv_data\":%" PRIu64
+		       ",\"recv_empty\":%" PRIu64 ",\"epoll_waits\":%" PRIu64 ",\"polls\":%" PRIu64 ","
+		       "\"sends_per_call\":%.6f,\"recvs_per_call\":%.6f,"
+		       "\"recv_data_per_call\":%.6f,\"recv_empty_per_call\":%.6f,"
+		       "\"epoll_waits_per_call\":%.6f,"
+		       "\"vcsw_per_call\":%.6f,\"ivcsw_per_call\":%.6f,"
+		       "\"user_us_per_call\":%.4f,\"sys_us_per_call\":%.4f,\"cpus\":\"%s\","
+		       "\"lean\":false,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "}\n",
+		       count, o->len, m->n, m->k, secs, rate,
+		       hist_percentile(m->hist, 500), hist_percentile(m->hist, 900),
+		       hist_percentile(m->hist, 990), hist_percentile(m->hist, 999), m->hist->max,
+		       cpu_ns, user_us, sys_us, nvcsw, nivcsw, o->pin,
+		       m->sends, reads, m->recv_data, m->recv_empty, m->epoll_waits, m->polls,
+		       (double)m->sends / n, (double)reads / n, (double)m->recv_data / n,
+		       (double)m->recv_empty / n, (double)m->epoll_waits / n,
+		       (double)nvcsw / n, (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
+		       cpu_list(&seen), start, end);
+	}
+	fflush(stdout);
+}
+
+// What -M's process is told by its options.
+struct many_args {
+	const char *path;
+	uint32_t api_version, type, len;
+	unsigned long n, k, count, warmup_ms;
+	bool wait_go, repeat;
+	const struct report *rep;
+};
+
+// The -M mode, from its start to its exit code.
+static int many_main(const struct many_args *a) {
+	raise_nofile(a->n);
+	static struct many m;
+	m.path = a->path;
+	m.addr.sun_family = AF_UNIX;
+	if (strlen(a->path) >= sizeof(m.addr.sun_path))
+		fail(a->path, ENAMETOOLONG);
+	strcpy(m.addr.sun_path, a->path);
+	m.type = a->type;
+	m.len = a->len;
+	m.n = a->n;
+	m.k = a->k;
+
+	// Every buffer allocated and touched now: the idle connections get their struct only,
+	// the active ones a receive buffer each, as large as one answer up to READ_AHEAD_LEN
+	// (one request in flight: no byte of a next answer can come with it), in 64-byte steps.
+	m.conns = calloc(m.n, sizeof(*m.conns));
+	m.events = calloc(EVENTS_MAX, sizeof(*m.events));
+	m.frame_len = sizeof(struct req_hdr) + m.len;
+	m.frame = malloc(m.frame_len);
+	uint8_t *tx = malloc(m.len > 0 ? m.len : 1);
+	m.scratch_len = sizeof(struct resp_hdr) + GR_API_MAX_MSG_LEN;
+	m.scratch = malloc(m.scratch_len);
+	size_t whole = sizeof(struct resp_hdr) + m.len;
+	m.rbuf_len = ((whole < READ_AHEAD_LEN ? whole : READ_AHEAD_LEN) + 63) & ~(size_t)63;
+	m.rbufs = malloc(m.k > 0 ? m.k * m.rbuf_len : 1);
+	m.t0 = calloc(m.k > 0 ? m.k : 1, sizeof(*m.t0));
+	m.hist = calloc(1, sizeof(*m.hist));
+	if (m.conns == NULL || m.events == NULL || m.frame == NULL || tx == NULL ||
+	    m.scratch == NULL || m.rbufs == NULL || m.t0 == NULL || m.hist == NULL)
+		fail("malloc", ENOMEM);
+	for (uint32_t i = 0; i < m.len; i++)
+		tx[i] = (uint8_t)((i * 31 + 7) & 0xff);
+	m.tx = tx;
+	memset(m.scratch, 0, m.scratch_len);
+	memset(m.rbufs, 0, m.k > 0 ? m.k * m.rbuf_len : 1);
+	for (unsigned long i = 0; i < m.n; i++)
+		m.conns[i].fd = -1;
+	struct req_hdr ping = {.id = 0, .type = m.type, .payload_len = m.len};
+	memcpy(m.frame, &ping, sizeof(ping));
+	memcpy(m.frame + sizeof(ping), tx, m.len);
+	// GR_HELLO, the same for every connection: id 1, {u32 api_version; char version[128]}.
+	struct req_hdr hello = {.id = 1, .type = GR_HELLO,
+				.payload_len = sizeof(uint32_t) + HELLO_VERSION_LEN};
+	memcpy(m.hello, &hello, sizeof(hello));
+	memcpy(m.hello + sizeof(hello), &a->api_version, sizeof(a->api_version));
+	snprintf((char *)m.hello + sizeof(hello) + sizeof(uint32_t), HELLO_VERSION_LEN,
+		 "sysframe-c-peer");
+	m.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (m.ep < 0)
+		fail("epoll_create1", errno);
+
+	many_connect(&m);
+	printf("connected %lu\n", m.n);
+	fflush(stdout);
+	many_warm_up(&m, a->warmup_ms);
+
+	char line[64];
+	if (!a->repeat && m.k == 0) {
+		// Nothing to call: hold the connections, idle, until stdin closes.
+		while (read_line(line, sizeof(line)))
+			;
+	} else if (!a->repeat) {
+		many_check_idle(&m);
+		if (a->wait_go) {
+			printf("ready\n");
+			fflush(stdout);
+			if (!read_line(line, sizeof(line))) {
+				fprintf(stderr, "sysframe_ping: stdin closed before the go line\n");
+				return 1;
+			}
+		}
+		many_timed_run(&m, a->count, a->rep);
+		if (a->wait_go)
+			wait_stdin();
+	} else {
+		// -R, as for one connection: a count, or reconnect (all n closed and opened anew).
+		for (;;) {
+			wait_stdin();
+			if (!read_line(line, sizeof(line)))
+				break;
+			if (strcmp(line, "reconnect") == 0) {
+				many_close(&m);
+				many_connect(&m);
+				many_warm_up(&m, a->warmup_ms);
+				printf("connected %lu\n", m.n);
+				fflush(stdout);
+				continue;
+			}
+			if (m.k == 0) {
+				fprintf(stderr, "sysframe_ping: -R: '%s': no calls with -A 0 (reconnect only)\n",
+					line);
+				exit(EXIT_USAGE);
+			}
+			unsigned long count = parse_command_count(line);
+			many_check_idle(&m);
+			printf("ready\n");
+			fflush(stdout);
+			wait_stdin();
+			if (!read_line(line, sizeof(line))) {
+				fprintf(stderr, "sysframe_ping: stdin closed before the go line\n");
+				return 1;
+			}
+			many_timed_run(&m, count, a->rep);
+		}
+	}
+	many_check_idle(&m);
+	many_close(&m);
+	close(m.ep);
+	free(m.conns);
+	free(m.events);
+	free(m.frame);
+	free(tx);
+	free(m.scratch);
+	free(m.rbufs);
+	free(m.t0);
+	free(m.hist);
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	const char *path = getenv("GROUT_SOCK_PATH");
 	unsigned long count = 10000, warmup_ms = 0, len = 0, api_version = 11, depth = 1, batch = 0;
-	const char *batch_arg = NULL;
+	unsigned long many = 0, active = 0;
+	const char *batch_arg = NULL, *active_arg = NULL;
 	bool ping2 = false, wait_go = false, json = false, framing_given = false,
 	     recv_given = false, lean = false, repeat = false;
 	char line[64];
@@ -944,7 +1568,7 @@ int main(int argc, char **argv) {
 		path = "/run/grout.sock";
 
 	opterr = 0; // the errors below are one line each
-	while ((opt = getopt(argc, argv, ":s:n:U:l:2f:r:v:W:c:d:b:LwRjh")) != -1) {
+	while ((opt = getopt(argc, argv, ":s:n:U:l:2f:r:v:W:c:d:b:LwRjM:A:h")) != -1) {
 		switch (opt) {
 		case 's':
 			path = optarg;
@@ -1006,6 +1630,12 @@ int main(int argc, char **argv) {
 		case 'j':
 			json = true;
 			break;
+		case 'M':
+			many = parse_num(optarg, 'M', 1, MANY_MAX);
+			break;
+		case 'A':
+			active_arg = optarg; // checked against -M below
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1041,6 +1671,35 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "sysframe_ping: -r: exact is for -d 1 only (a pipeline reads ahead)\n");
 		return EXIT_USAGE;
 	}
+	if (active_arg != NULL && many == 0) {
+		fprintf(stderr, "sysframe_ping: -A: needs -M (the active ones among its connections)\n");
+		return EXIT_USAGE;
+	}
+	if (many > 0) {
+		const char *no = depth > 1 ? "-d: one request in flight per connection (leave out -d)"
+				 : batch_arg != NULL ? "-b: one request in flight per connection (leave out -b)"
+				 : lean ? "-L: not a mode of -M (leave out -L)"
+				 : framing_given && peer.split ? "-f: each request leaves with one send() (leave out -f split)"
+				 : recv_given && peer.exact ? "-r: answers are read ahead (leave out -r exact)"
+				 : peer.wait != WAIT_BLOCK ? "-W: the connections are waited for in epoll_wait (leave out -W)"
+							   : NULL;
+		if (no != NULL) {
+			fprintf(stderr, "sysframe_ping: -M: %s\n", no);
+			return EXIT_USAGE;
+		}
+		if (active_arg != NULL) {
+			char accepted[64];
+			snprintf(accepted, sizeof(accepted), "0..%lu, at most -M", many);
+			char *end;
+			errno = 0;
+			active = strtoul(active_arg, &end, 10);
+			if (errno != 0 || end == active_arg || *end != '\0' || active_arg[0] == '-' ||
+			    active_arg[0] == '+' || active > many)
+				bad_option('A', active_arg, accepted);
+		} else {
+			active = many;
+		}
+	}
 	if (ping2)
 		len = PING2_LEN;
 	uint32_t type = ping2 ? GR_PING2 : GR_PING;
@@ -1058,6 +1717,16 @@ int main(int argc, char **argv) {
 		CPU_SET(pin, &one);
 		if (sched_setaffinity(0, sizeof(one), &one) < 0)
 			fail("sched_setaffinity", errno);
+	}
+
+	if (many > 0) {
+		struct report rep = {.json = json, .wait_name = "epoll", .pin = pin, .depth = 1,
+				     .batch = 1, .len = len};
+		struct many_args a = {.path = path, .api_version = (uint32_t)api_version, .type = type,
+				      .len = (uint32_t)len, .n = many, .k = active, .count = count,
+				      .warmup_ms = warmup_ms, .wait_go = wait_go, .repeat = repeat,
+				      .rep = &rep};
+		return many_main(&a);
 	}
 
 	// Allocate and touch every buffer now so no page fault lands in the loop.
