@@ -42,6 +42,7 @@ public final class Errno {
     public static final int ENOTCONN = 107;
     public static final int ETIMEDOUT = 110;
     public static final int ECONNREFUSED = 111;
+    public static final int EALREADY = 114;
     public static final int ECANCELED = 125;
 
     // Index = errno. Names from the kernel's uapi headers; gaps are values Linux does not use.

@@ -8,6 +8,8 @@ import org.sysframe.transport.internal.server.Routes;
 import org.sysframe.transport.internal.server.ServerLimits;
 import org.sysframe.transport.internal.server.ServerLoop;
 import org.sysframe.transport.internal.server.ServerSocketPath;
+import org.sysframe.transport.internal.shm.ShmSegment;
+import org.sysframe.transport.internal.shm.ShmServer;
 import org.sysframe.transport.internal.uring.UringLoop;
 import org.sysframe.transport.wire.GroutApi;
 
@@ -22,8 +24,11 @@ import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -54,6 +59,8 @@ public final class GroutServer implements AutoCloseable {
     private final ServerLoop<?>[] loops;
     private final SocketFile.Id socketFile;
     private volatile boolean closed;
+    private volatile Throwable failure;
+    private final CountDownLatch closeDone = new CountDownLatch(1);
 
     private GroutServer(ServerConfig config, ServerLoop<?>[] loops, SocketFile.Id socketFile) {
         this.config = config;
@@ -75,10 +82,18 @@ public final class GroutServer implements AutoCloseable {
         SocketFile.Id file = listener.boundFile();
         String shutOut = ServerSocketPath.allowedButShutOut(config);
         if (shutOut != null) LOG.log(Level.WARNING, shutOut);
+        if (config.sharedMemory()) {
+            long segment = ShmSegment.sizeFor(config.sharedMemoryRing());
+            long fit = config.memoryBudget() / segment;
+            if (fit < config.sharedMemoryChannels()) {
+                LOG.log(Level.WARNING, String.format("%d shared-memory channels of %d bytes each allowed, but the memory budget of %d bytes"
+                        + " holds %d: the budget refuses the rest", config.sharedMemoryChannels(), segment, config.memoryBudget(), fit));
+            }
+        }
         ServerLoop<?>[] loops = new ServerLoop<?>[config.loops()];
         try {
             Routes routes = options.routes();
-            if (config.sharedMemory()) routes.channelOpener(org.sysframe.transport.internal.shm.ShmServer.OPENER);
+            if (config.sharedMemory()) routes.channelOpener(ShmServer.OPENER);
             ServerLimits limits = new ServerLimits(config);
             for (int i = 0; i < loops.length; i++) {
                 loops[i] = config.backend() == Backend.IO_URING ? new UringLoop(i, config, routes, limits) : new EpollLoop(i, config, routes, limits);
@@ -91,8 +106,8 @@ public final class GroutServer implements AutoCloseable {
         }
         Acceptor acceptor = new Acceptor(listener, config, loops);
         EventFanout fanout = new EventFanout(loops);
-        for (ServerLoop<?> l : loops) l.connect(l.index == 0 ? acceptor : null, fanout);
         GroutServer s = new GroutServer(config, loops, file);
+        for (ServerLoop<?> l : loops) l.connect(l.index == 0 ? acceptor : null, fanout, s::loopFailed);
         for (ServerLoop<?> l : loops) l.thread().start();
         try {
             for (ServerLoop<?> l : loops) {
@@ -261,11 +276,49 @@ public final class GroutServer implements AutoCloseable {
         throw new IllegalStateException("publish from an event-loop thread (use execute)");
     }
 
+    /**
+     * On a loop thread whose loop an unexpected throwable ended (logged there with its stack trace): the
+     * server stops as a whole, from a thread of its own, rather than serve on half-alive.
+     */
+    private void loopFailed(Throwable t) {
+        LOG.log(Level.ERROR, "a loop of the server on " + config.socketPath() + " failed: the server stops");
+        synchronized (this) {
+            if (failure == null) failure = t;
+        }
+        Thread stop = new Thread(this::close, "sysframe-server-stop " + config.socketPath());
+        stop.setDaemon(true);
+        stop.start();
+    }
+
+    /**
+     * What ended one of the server's loops and so stopped the server (logged at ERROR with its stack
+     * trace when it happened), or null while it runs or once stopped by {@link #close()}.
+     */
+    public Throwable failure() { return failure; }
+
+    /**
+     * Waits until the server stopped, by {@link #close()} or because a loop failed ({@link #failure()}):
+     * its connections closed and its socket file removed. True when it stopped within the timeout.
+     */
+    public boolean awaitStop(Duration timeout) throws InterruptedException {
+        return closeDone.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     /** Stops every loop, closes every connection, frees every buffer, removes the socket file. Idempotent. */
     @Override
     public void close() {
-        if (closed) return;
-        closed = true;
+        synchronized (this) {
+            if (closed) return;
+            closed = true;
+        }
+        try {
+            stopAll();
+        } finally {
+            closeDone.countDown();
+        }
+    }
+
+    private void stopAll() {
         Recorded.SERVERS.remove(this);
         for (ServerLoop<?> l : loops) l.stop();
         boolean all = true;

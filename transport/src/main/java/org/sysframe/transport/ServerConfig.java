@@ -18,7 +18,7 @@ public record ServerConfig(
         WaitMode waitMode, int[] cpus, int maxRequestsPerTurn, Backend backend,
         java.time.Duration requestTimeout, java.time.Duration idleTimeout, long memoryBudget,
         int logLinesPerInterval, java.time.Duration logInterval, int uringEntries, int uringCompletions,
-        int sharedMemoryRing, WaitMode sharedMemoryWait, int sharedMemoryChannels) {
+        int sharedMemoryRing, WaitMode sharedMemoryWait, int sharedMemoryChannels, int sharedMemoryChannelsPerUid) {
 
     private static final int OWN_UID = org.sysframe.unix.Self.uid();
 
@@ -45,7 +45,8 @@ public record ServerConfig(
     ServerConfig withBackend(Backend b) {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, b,
-                requestTimeout, idleTimeout, memoryBudget, logLinesPerInterval, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels);
+                requestTimeout, idleTimeout, memoryBudget, logLinesPerInterval, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels,
+                sharedMemoryChannelsPerUid);
     }
 
     /** Whether the server offers shared-memory channels ({@link ServerOptions#sharedMemory}). */

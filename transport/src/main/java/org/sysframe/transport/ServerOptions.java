@@ -39,7 +39,8 @@ public final class ServerOptions {
     private boolean emptyHelloResponse;
     private int sharedMemoryRing;
     private WaitMode sharedMemoryWait;
-    private int sharedMemoryChannels = 64;
+    private int sharedMemoryChannels = 16;
+    private int sharedMemoryChannelsPerUid = 4;
     private int readBuffer = 8192;
     private int maxQueuedOutput = 4 << 20;
     private int backlog = 128;
@@ -289,13 +290,26 @@ public final class ServerOptions {
     public ServerOptions sharedMemoryWaitMode(WaitMode mode) { this.sharedMemoryWait = java.util.Objects.requireNonNull(mode); return this; }
 
     /**
-     * At most n shared-memory channels open at once (default 64): each is a thread and a segment, whose
-     * bytes are also taken from the {@link #memoryBudget}. Past either, SHM_OPEN is answered EBUSY
-     * (logged, rate-limited) and the client stays on the socket.
+     * At most n shared-memory channels open at once (default 16): each is a thread and a segment, whose
+     * bytes are also taken from the {@link #memoryBudget} (with the default 512 KiB rings a segment is
+     * 1,052,672 bytes: 16 of them take 16.1 MiB of the default 64 MiB budget, the rest stays for large
+     * requests and queued answers). Past the cap, the {@link #sharedMemoryChannelsPerUid per-uid cap}
+     * or the budget, SHM_OPEN is answered EBUSY (logged, rate-limited) and the client stays on the socket.
+     * A server whose cap does not fit its budget says so at start.
      */
     public ServerOptions sharedMemoryChannels(int n) {
         if (n < 1 || n > 4096) throw new IllegalArgumentException("shared-memory channels " + n + ": 1 to 4096");
         this.sharedMemoryChannels = n;
+        return this;
+    }
+
+    /**
+     * At most n shared-memory channels open at once for the connections of one peer uid (default 4), so
+     * that one local user cannot take every channel, thread and byte the server has for them.
+     */
+    public ServerOptions sharedMemoryChannelsPerUid(int n) {
+        if (n < 1 || n > 4096) throw new IllegalArgumentException("shared-memory channels per uid " + n + ": 1 to 4096");
+        this.sharedMemoryChannelsPerUid = n;
         return this;
     }
 
@@ -312,7 +326,8 @@ public final class ServerOptions {
     public ServerConfig freeze() {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend,
-                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels);
+                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels,
+                sharedMemoryChannelsPerUid);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

@@ -240,6 +240,16 @@ final class ServeCommand implements Callable<Integer> {
                 done.countDown();
             }
         }, "sysframe-serve-shutdown"));
+        // Stopped by the hook (SIGINT, SIGTERM), or by a loop that failed: then the process does not stay
+        // up half-alive, it exits non-zero (the failure and its stack trace were logged by the loop).
+        while (!server.awaitStop(java.time.Duration.ofDays(1))) {
+            // waiting
+        }
+        Throwable failure = server.failure();
+        if (failure != null) {
+            System.err.println("sysframe serve: a server loop failed (" + failure + "): stopped");
+            return 1;
+        }
         done.await();
         return 0;
     }

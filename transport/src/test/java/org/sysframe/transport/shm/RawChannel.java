@@ -62,6 +62,28 @@ final class RawChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks for a second channel on the same connection (SHM_OPEN again, request id); returns the answer's
+     * status, and fails if a descriptor came with it.
+     */
+    int openAgain(int id) throws ErrnoException {
+        RequestHeader.write(buf, 0, id, ShmProtocol.OPEN, ShmProtocol.REQUEST_SIZE);
+        buf.set(JAVA_INT_UNALIGNED, 12, ShmSegment.VERSION);
+        buf.set(JAVA_INT_UNALIGNED, 16, 0);
+        socket.sendFully(buf, 0, 12 + ShmProtocol.REQUEST_SIZE);
+        int[] got = {-1};
+        long n = socket.recvFd(buf, 0, 12, got);
+        if (n < 12) socket.recvFully(buf, n, 12 - n);
+        if (got[0] >= 0) {
+            SharedMemory.close(got[0]);
+            throw new AssertionError("a second SHM_OPEN on one connection was given a descriptor");
+        }
+        assertEquals(id, ResponseHeader.forId(buf, 0));
+        long len = Integer.toUnsignedLong(buf.get(JAVA_INT_UNALIGNED, 8));
+        if (len > 0) socket.recvFully(buf, 12, len);
+        return ResponseHeader.status(buf, 0);
+    }
+
     /** Writes one request (header and payload) into the request ring, waiting for room; returns once published. */
     void request(int id, int type, MemorySegment payload, long len) throws ErrnoException {
         RequestHeader.write(buf, 0, id, type, (int) len);

@@ -92,9 +92,9 @@ public final class FaultChild {
     }
 
     private static void server(String path, org.sysframe.transport.Backend backend) throws Exception {
-        // Logging is set up first, as a long-running server's would be: the JDK's LogManager reads
-        // conf/logging.properties when first used, which needs a free descriptor.
-        System.getLogger("org.sysframe.server").log(System.Logger.Level.INFO, "fault child: logging ready");
+        // Logging is left as `sysframe serve` leaves it: untouched until the server's first line, which
+        // may well be the one about descriptors running out (java.util.logging then opens the JDK's
+        // logging.properties and tzdb.dat for the first time: the server must leave it a descriptor).
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path).backend(backend))) {
             long fds;
             try (var list = Files.list(Path.of("/proc/self/fd"))) {

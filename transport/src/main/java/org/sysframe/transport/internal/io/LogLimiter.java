@@ -15,7 +15,7 @@ import java.util.Locale;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class LogLimiter {
-    private static final Logger LOG = System.getLogger("org.sysframe.server");
+    private static final Logger LOG = SafeLogger.of("org.sysframe.server");
 
     private final String kind;
     private final int perInterval;

@@ -1,21 +1,28 @@
 package org.sysframe.transport.internal.server;
 
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.LogLimiter;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.PeerCredentials;
+import org.sysframe.unix.SharedMemory;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.List;
 
 /**
  * Accepts connections on the listening socket (from loop 0's thread), admits them by uid, and hands
  * each to the loop with the fewest connections. When descriptors run out it stops watching the
- * listener, and looks again every 100 ms and whenever a connection of loop 0 closes. How the listener
+ * listener, and looks again every 100 ms and whenever a connection of loop 0 closes. It keeps one spare
+ * descriptor (an empty memfd) for that moment and lets it go while accepting is paused: the process
+ * then has one to open a file with, as a logger does for its first line (java.util.logging loads the
+ * time-zone rules then) and the JVM does to load a class from a directory of the class path (a failed
+ * load would break its call site for good). The spare is taken back before accepting resumes. How the listener
  * is watched is loop 0's driver's business ({@link ServerLoop#watchListener}): the epoll driver waits for readability
  * and calls {@link #acceptAll()}; the io_uring driver arms a multishot ACCEPT and gives each new
  * descriptor to {@link #accepted(int)}. Both go through the same checks and hand-off ({@link #admit}).
@@ -24,7 +31,7 @@ import java.lang.System.Logger.Level;
  */
 public final class Acceptor {
     public static final long TAG = -1;
-    private static final Logger LOG = System.getLogger("org.sysframe.server");
+    private static final Logger LOG = SafeLogger.of("org.sysframe.server");
     private static final long RETRY_NANOS = 100_000_000L;
 
     private final UnixSocket listener;
@@ -32,9 +39,11 @@ public final class Acceptor {
     private final ServerLoop<?> watcher; // loop 0
     private final ServerLoop<?>[] loops;
     private final LogLimiter refusals;
+    private final LogLimiter outOfDescriptors;
     private boolean paused;
     private long pausedAt;
     private boolean failureLogged;
+    private int spareFd;
 
     public Acceptor(UnixSocket listener, ServerConfig config, ServerLoop<?>[] loops) {
         this.listener = listener;
@@ -42,7 +51,34 @@ public final class Acceptor {
         this.watcher = loops[0];
         this.loops = loops.clone();
         this.refusals = loops[0].limits().refusedUid;
+        this.outOfDescriptors = loops[0].limits().acceptFailed;
+        // What the way out of descriptors runs is run once now, while descriptors are free: a class it
+        // would load then, or strerror's first text, could fail for want of one.
+        DirectoryClasses.load(List.of(Acceptor.class, UnixSocket.class));
+        for (int errno : OUT_OF) new ErrnoException("accept", errno).getMessage();
+        this.spareFd = takeSpare();
+        releaseSpare();
+        this.spareFd = takeSpare();
     }
+
+    private static final int[] OUT_OF = {Errno.EMFILE, Errno.ENFILE, Errno.ENOMEM};
+
+    private static int takeSpare() {
+        try {
+            return SharedMemory.create("sysframe-spare-fd");
+        } catch (ErrnoException e) {
+            return -1; // none to spare now: taken again when accepting resumes
+        }
+    }
+
+    private void releaseSpare() {
+        if (spareFd < 0) return;
+        SharedMemory.close(spareFd);
+        spareFd = -1;
+    }
+
+    /** Whether the spare descriptor is held (tests). */
+    boolean holdsSpare() { return spareFd >= 0; }
 
     void watch() throws ErrnoException { watcher.watchListener(listener.fd()); }
 
@@ -89,11 +125,15 @@ public final class Acceptor {
      */
     public void acceptFailed(ErrnoException e) {
         if (e.errno() == Errno.EMFILE || e.errno() == Errno.ENFILE || e.errno() == Errno.ENOMEM) {
-            // Once per episode: the retries every 100 ms while it lasts are not news.
-            log(failureLogged ? Level.DEBUG : Level.WARNING,
-                    "accept failed (%s): pausing accepts, retried every 100 ms and when a connection closes", e.getMessage());
-            failureLogged = true;
+            releaseSpare(); // first: what follows may need a descriptor
             pause(true);
+            // Once per pause (the retries every 100 ms while it lasts are not news), and no more lines than
+            // the server's log limit: a peer that keeps the table full by reconnecting makes a pause each time.
+            if (!failureLogged && LOG.isLoggable(Level.WARNING)) {
+                outOfDescriptors.warn(String.format(
+                        "accept failed (%s): pausing accepts, retried every 100 ms and when a connection closes", e.getMessage()));
+            }
+            failureLogged = true;
         } else {
             LOG.log(Level.ERROR, "accept failed: {0}", e.getMessage());
         }
@@ -134,6 +174,7 @@ public final class Acceptor {
 
     private void pause(boolean pause) {
         if (pause == paused) return;
+        if (!pause && spareFd < 0) spareFd = takeSpare();
         try {
             watcher.pauseListener(listener.fd(), pause);
             paused = pause;
@@ -143,9 +184,9 @@ public final class Acceptor {
         }
     }
 
-    private static void log(Level level, String format, Object... args) {
-        if (LOG.isLoggable(level)) LOG.log(level, String.format(format, args));
-    }
 
-    void close() { listener.close(); }
+    void close() {
+        releaseSpare();
+        listener.close();
+    }
 }

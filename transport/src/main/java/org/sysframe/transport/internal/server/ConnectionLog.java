@@ -1,5 +1,6 @@
 package org.sysframe.transport.internal.server;
 
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.ConnectionStats;
 
 import java.lang.System.Logger;
@@ -13,7 +14,7 @@ import java.util.List;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ConnectionLog {
-    private static final Logger LOG = System.getLogger("org.sysframe.server");
+    private static final Logger LOG = SafeLogger.of("org.sysframe.server");
     private static final int MAX_CLOSED = 10_000;
 
     private final ArrayDeque<ConnectionStats> closed = new ArrayDeque<>();

@@ -1,5 +1,6 @@
 package org.sysframe.transport.internal.server;
 
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.ServerConfig;
@@ -46,7 +47,7 @@ public final class ConnectionOutput {
         ServerLimits limits();
     }
 
-    private static final System.Logger LOG = System.getLogger("org.sysframe.server");
+    private static final System.Logger LOG = SafeLogger.of("org.sysframe.server");
 
     private final Owner connection;
     private final ServerConfig config;

@@ -1,5 +1,6 @@
 package org.sysframe.transport.internal.server;
 
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
@@ -26,7 +27,7 @@ import java.util.function.Supplier;
  */
 public final class LoopTasks {
     public static final long TAG = -2;
-    private static final Logger LOG = System.getLogger("org.sysframe.server");
+    private static final Logger LOG = SafeLogger.of("org.sysframe.server");
 
     private final UnixSocket wakeRead;
     private final UnixSocket wakeWrite;

@@ -1,5 +1,6 @@
 package org.sysframe.transport.internal.server;
 
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.Reply;
 import org.sysframe.transport.Request;
 import org.sysframe.transport.ServerConfig;
@@ -26,7 +27,7 @@ import java.lang.foreign.MemorySegment;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ServerConnection implements Responder, ConnectionOutput.Owner {
-    private static final Logger LOG = System.getLogger("org.sysframe.server");
+    private static final Logger LOG = SafeLogger.of("org.sysframe.server");
 
     public final long tag;
     private final ServerLoop<?> host;
@@ -79,8 +80,11 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     Outlet outlet() { return out; }
     public InputBuffer input() { return input; }
 
-    /** Runs r when this connection closes (once): its shared-memory channel ends with it. Loop thread. */
+    /** Runs r when this connection closes (once): its shared-memory channel ends with it; null: none. Loop thread. */
     public void onClose(Runnable r) { this.onClose = r; }
+
+    /** Whether a shared-memory channel of this connection ends with it ({@link #onClose}). */
+    public boolean hasChannel() { return onClose != null; }
 
     /** Whether every answer produced so far has left (nothing queued). */
     public boolean allSent() { return output.allSent(); }

@@ -1,5 +1,6 @@
 package org.sysframe.transport.internal.server;
 
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.epoll.EpollLoop;
@@ -23,6 +24,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * What every event-loop thread of a server does whatever its I/O driver: owns its connections (the
@@ -35,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public abstract class ServerLoop<S extends LoopSocket> {
-    public static final Logger LOG = System.getLogger("org.sysframe.server");
+    public static final Logger LOG = SafeLogger.of("org.sysframe.server");
 
     public final int index;
     public final ServerConfig config;
@@ -58,6 +60,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
     private volatile int tid;
     public Acceptor acceptor;
     private EventFanout fanout;
+    private Consumer<Throwable> onFailure;
     // The timer (request and idle timeouts, memory given back, log summaries): see startOfTurn().
     private final long checkNanos;
     private final boolean idleTimeout;
@@ -87,9 +90,14 @@ public abstract class ServerLoop<S extends LoopSocket> {
         this.thread.setDaemon(true);
     }
 
-    public void connect(Acceptor acceptor, EventFanout fanout) {
+    /**
+     * Ties the loop to the server's acceptor (loop 0; null for the others) and event fan-out, and to what
+     * the server does when an unexpected throwable ends this loop (stop as a whole: never half-alive).
+     */
+    public void connect(Acceptor acceptor, EventFanout fanout, Consumer<Throwable> onFailure) {
         this.acceptor = acceptor;
         this.fanout = fanout;
+        this.onFailure = onFailure;
     }
 
     public Thread thread() { return thread; }
@@ -144,21 +152,33 @@ public abstract class ServerLoop<S extends LoopSocket> {
             return;
         }
         tasks.started();
+        Throwable failure = null;
         try {
             while (running) turn();
         } catch (Throwable t) {
-            LOG.log(Level.ERROR, "server loop " + index + " failed", t);
-            tasks.failed(t);
-        } finally {
-            table.forEach(s -> s.connection().close("server shutdown"));
-            limits.flushLogs(true);
-            if (acceptor != null) acceptor.close();
-            try {
-                shutdown();
-            } finally {
-                running = false; // also after a failure: a hand-off still queued closes its socket
-                tasks.stopped();
-            }
+            failure = t;
+            LOG.log(Level.ERROR, thread.getName() + " failed", t);
+        }
+        // Each step of the way out runs whatever the one before threw: the loop's end is always reported.
+        failure = step(failure, () -> table.forEach(s -> s.connection().close("server shutdown")));
+        failure = step(failure, () -> limits.flushLogs(true));
+        if (acceptor != null) failure = step(failure, acceptor::close);
+        failure = step(failure, this::shutdown);
+        running = false; // also after a failure: a hand-off still queued closes its socket
+        tasks.stopped();
+        if (failure != null && onFailure != null) onFailure.accept(failure);
+    }
+
+    /** Runs one step of a loop's end; a throwable it throws is logged and kept with the first one. */
+    private Throwable step(Throwable failure, Runnable step) {
+        try {
+            step.run();
+            return failure;
+        } catch (Throwable t) {
+            LOG.log(Level.ERROR, thread.getName() + ": stopping failed", t);
+            if (failure == null) return t;
+            failure.addSuppressed(t);
+            return failure;
         }
     }
 

@@ -66,8 +66,8 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         this.socketSide = socketSide;
         this.peerPid = peerPid;
         this.peerUid = peerUid;
-        this.waiter = new Waiter(config.channelWaitMode(), counters);
-        boolean neverSleeps = !config.channelWaitMode().blocks(); // spin, yield
+        this.waiter = new Waiter(slot.waitMode(), counters);
+        boolean neverSleeps = !slot.waitMode().blocks(); // spin, yield
         in.consumerNeverSleeps(neverSleeps);
         out.producerNeverSleeps(neverSleeps);
         thread().setName("sysframe-shm-" + channel + " pid " + peerPid + " " + config.socketPath());
@@ -77,7 +77,8 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
 
     /** Starts the thread and waits until it serves; false (everything freed) when it could not start. */
     boolean begin() {
-        connect(null, host.fanout());
+        // A failure of this thread is logged by the loop and ends the channel with its connection: the server goes on.
+        connect(null, host.fanout(), failure -> { });
         host.fanout().add(this);
         thread().start();
         try {

@@ -1,6 +1,11 @@
 package org.sysframe.transport.internal.shm;
 
+import org.sysframe.transport.ServerConfig;
+import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.internal.server.ServerConnection;
+import org.sysframe.transport.internal.server.ServerLimits;
 import org.sysframe.transport.internal.server.ServerLoop;
 import org.sysframe.transport.wire.ResponseHeader;
 
@@ -13,6 +18,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -27,7 +33,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ShmServer {
-    private static final Logger LOG = System.getLogger("org.sysframe.server");
+    private static final Logger LOG = SafeLogger.of("org.sysframe.server");
     private static final AtomicInteger CHANNELS = new AtomicInteger();
 
     private static final java.util.Set<ShmLoop> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -56,11 +62,17 @@ public final class ShmServer {
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
         }
+        if (c.hasChannel()) {
+            // One channel per connection: a second would outlive the connection's close, which ends one.
+            host.limits().channelRefused.warn(String.format("pid=%d: shared-memory channel refused: its connection has one already", c.peerPid()));
+            c.respond(id, Errno.EALREADY, MemorySegment.NULL, 0, 0, false);
+            return;
+        }
         if (!c.allSent()) {
             c.respond(id, Errno.EBUSY, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        Slot slot = Slot.take(host.limits(), host.config.sharedMemoryChannels(), ShmSegment.sizeFor(host.config.sharedMemoryRing()), c.peerPid());
+        Slot slot = Slot.take(host.limits(), host.config, ShmSegment.sizeFor(host.config.sharedMemoryRing()), c.peerPid(), c.peerUid());
         if (slot == null) {
             c.respond(id, Errno.EBUSY, MemorySegment.NULL, 0, 0, false);
             return;
@@ -88,10 +100,12 @@ public final class ShmServer {
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
         }
+        c.onClose(loop::stop); // from here on the channel ends with the connection, whatever happens next
         try (Arena a = Arena.ofConfined()) {
             OPEN.add(loop);
             if (!loop.begin()) {
                 OPEN.remove(loop);
+                c.onClose(null);
                 slot.release();
                 SharedMemory.close(fd[0]);
                 c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
@@ -102,7 +116,6 @@ public final class ShmServer {
             answer.set(JAVA_INT_UNALIGNED, ResponseHeader.SIZE, ShmSegment.MAGIC);
             answer.set(JAVA_INT_UNALIGNED, ResponseHeader.SIZE + 4, ShmSegment.VERSION);
             answer.set(JAVA_LONG_UNALIGNED, ResponseHeader.SIZE + 8, segment.size());
-            c.onClose(loop::stop);
             long n = socket.sendFd(answer, 0, answer.byteSize(), fd[0]);
             if (n != answer.byteSize()) c.close("shared-memory answer cut short: " + n + " of " + answer.byteSize() + " bytes sent");
         } catch (ErrnoException e) {
@@ -114,42 +127,82 @@ public final class ShmServer {
     }
 
     /**
-     * A channel's share of the server's limits: one of {@link org.sysframe.transport.ServerOptions#sharedMemoryChannels}
-     * and its segment's bytes of the memory budget, given back once (when the segment is unmapped).
+     * A channel's share of the server's limits: one of {@link ServerOptions#sharedMemoryChannels}, one of
+     * its peer uid's {@link ServerOptions#sharedMemoryChannelsPerUid}, its segment's bytes of the memory
+     * budget and, for a channel asked to spin, one of the spinning channels' places when one is free
+     * ({@link #waitMode()}); all given back once, when the segment is unmapped.
      */
     static final class Slot {
-        private final org.sysframe.transport.internal.server.ServerLimits limits;
+        private final ServerLimits limits;
         private final long bytes;
-        private final java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+        private final int uid;
+        private final WaitMode waitMode;
+        private final boolean spinning;
+        private final AtomicBoolean held = new AtomicBoolean(true);
 
-        private Slot(org.sysframe.transport.internal.server.ServerLimits limits, long bytes) {
+        private Slot(ServerLimits limits, long bytes, int uid, WaitMode waitMode, boolean spinning) {
             this.limits = limits;
             this.bytes = bytes;
+            this.uid = uid;
+            this.waitMode = waitMode;
+            this.spinning = spinning;
         }
 
-        /** The slot, or null (logged, rate-limited) when max channels are open or the budget has no room for bytes. */
-        static Slot take(org.sysframe.transport.internal.server.ServerLimits limits, int max, long bytes, int peerPid) {
+        /**
+         * The slot, or null (logged, rate-limited) when the server's or the uid's channels are all open or
+         * the budget has no room for bytes.
+         */
+        static Slot take(ServerLimits limits, ServerConfig config, long bytes, int peerPid, int peerUid) {
+            int max = config.sharedMemoryChannels();
             if (limits.channels.incrementAndGet() > max) {
                 limits.channels.decrementAndGet();
                 limits.channelRefused.warn(String.format("pid=%d: shared-memory channel refused: %d channels open, the limit: the client stays on the socket",
                         peerPid, max));
                 return null;
             }
+            int perUid = config.sharedMemoryChannelsPerUid();
+            if (!limits.takeChannelOfUid(peerUid, perUid)) {
+                limits.channels.decrementAndGet();
+                limits.channelRefused.warn(String.format(
+                        "pid=%d: shared-memory channel refused: uid %d has %d channels open, the limit per uid: the client stays on the socket",
+                        peerPid, peerUid, perUid));
+                return null;
+            }
             if (!limits.memory.tryTake(bytes)) {
+                limits.giveChannelOfUid(peerUid);
                 limits.channels.decrementAndGet();
                 limits.channelRefused.warn(String.format(
                         "pid=%d: shared-memory channel refused: its %d bytes do not fit the memory budget (%d of %d bytes used): the client stays on the socket",
                         peerPid, bytes, limits.memory.used(), limits.memory.limit()));
                 return null;
             }
-            return new Slot(limits, bytes);
+            WaitMode mode = config.channelWaitMode();
+            boolean spinning = false;
+            if (!mode.blocks()) {
+                spinning = limits.takeSpinning();
+                if (!spinning) {
+                    limits.channelSleeps.warn(String.format(
+                            "pid=%d: shared-memory channel waits %s, not %s: as many channels spin as the server's CPUs allow",
+                            peerPid, SLEEPER, mode));
+                    mode = SLEEPER;
+                }
+            }
+            return new Slot(limits, bytes, peerUid, mode, spinning);
         }
 
-        /** Gives the channel and its bytes back (idempotent). */
+        /** How the channel's thread waits: as configured, or {@link #SLEEPER} past the spinning channels' limit. */
+        WaitMode waitMode() { return waitMode; }
+
+        /** Gives the channel, its uid's share, its bytes and its spinning place back (idempotent). */
         void release() {
             if (!held.compareAndSet(true, false)) return;
             limits.memory.give(bytes);
+            limits.giveChannelOfUid(uid);
+            if (spinning) limits.giveSpinning();
             limits.channels.decrementAndGet();
         }
     }
+
+    /** How a channel asked to spin waits once the spinning channels' places are taken. */
+    static final WaitMode SLEEPER = WaitMode.spinThenBlock(java.time.Duration.ofNanos(50_000));
 }
