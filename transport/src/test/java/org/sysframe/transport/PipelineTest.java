@@ -161,14 +161,15 @@ class PipelineTest {
         String path = fx.path("late.sock");
         try (RawServer server = new RawServer(path, conn -> {
             RawRequest slow = conn.readRequest();
-            // The next request comes only once the slow one timed out at the client (100 ms); it is
-            // answered at once, the slow one late.
+            // The next request comes only once the slow one timed out at the client (1 s); it is
+            // answered at once, the slow one late. (With 100 ms, a loaded machine's stall of that much
+            // made the next request time out too: its answer came as ETIMEDOUT, with no payload.)
             RawRequest next = conn.readRequest();
             conn.respond(slow.id(), 0, slow.payload()); // late
             conn.respond(next.id(), 0, next.payload());
             conn.awaitEof();
         }); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined();
-             Pipeline p = c.pipeline(PipelineOptions.window(4).requestTimeoutMillis(100))) {
+             Pipeline p = c.pipeline(PipelineOptions.window(4).requestTimeoutMillis(1_000))) {
             MemorySegment payload = a.allocate(4);
             payload.set(JAVA_INT_UNALIGNED, 0, 1);
             int slowId = p.queue(GroutApi.PING, payload, 0, 4);
@@ -185,6 +186,7 @@ class PipelineTest {
             while (p.inFlight() > 0) p.poll(answers, 4, true);
             assertEquals(2, answers.count);
             assertEquals(nextId, answers.got.get(1)[0]);
+            assertEquals(0, answers.got.get(1)[1], "the next request's status");
             assertEquals(2, answers.got.get(1)[2], "the next request got its own answer");
             assertEquals(1, p.lateAnswers(), "the late answer was dropped and counted");
         }

@@ -45,7 +45,10 @@ class SharedMemoryHostilePeerTest {
     @TempDir Path dir;
 
     GroutServer start(String path, int ring) throws Exception {
-        return GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemoryRing(ring));
+        // Caps well above what these tests hold at once: a channel's place comes back only after its thread
+        // ended, and the churn test opens the next one at once (the caps have tests of their own).
+        return GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemoryRing(ring)
+                .sharedMemoryChannels(64).sharedMemoryChannelsPerUid(64));
     }
 
     static GroutClient good(String path) throws Exception {

@@ -1,6 +1,7 @@
 package org.sysframe.transport.internal.epoll;
 
 import org.sysframe.transport.ServerConfig;
+import org.sysframe.transport.internal.io.MessageWriter;
 import org.sysframe.transport.internal.io.Waiter;
 import org.sysframe.transport.internal.server.Acceptor;
 import org.sysframe.transport.internal.server.LoopTasks;
@@ -25,6 +26,7 @@ import org.sysframe.unix.UnixSocket;
 public final class EpollLoop extends ServerLoop<EpollSocket> {
     private final Epoll epoll;
     private final Waiter waiter;
+    private final MessageWriter.Scratch writerScratch = new MessageWriter.Scratch(config.send(), arena);
     /** The waiter's steps: epoll_wait(0) to look, epoll_wait(ms) to sleep (the bound is whole ms). */
     private final Waiter.Steps steps = new Waiter.Steps() {
         @Override
@@ -87,7 +89,7 @@ public final class EpollLoop extends ServerLoop<EpollSocket> {
     }
 
     @Override
-    protected EpollSocket newSocket(UnixSocket s, long tag) { return new EpollSocket(s, epoll, tag, config.send()); }
+    protected EpollSocket newSocket(UnixSocket s, long tag) { return new EpollSocket(s, epoll, tag, config.send(), writerScratch); }
 
     @Override
     protected void attach(EpollSocket s, ServerConnection c) { s.attach(c); }

@@ -14,7 +14,6 @@ import org.sysframe.unix.IovArray;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -28,17 +27,17 @@ public final class EpollSocket implements LoopSocket, Outlet.Direct {
     private final UnixSocket socket;
     private final Epoll epoll;
     private final long tag;
-    private final Arena arena = Arena.ofConfined();
     private final MessageWriter writer;
     private ServerConnection connection;
     private boolean writable; // waiting for room to write
     private boolean inputPaused;
 
-    EpollSocket(UnixSocket socket, Epoll epoll, long tag, SendFraming framing) {
+    /** scratch: the loop's, shared by its connections' writers (one thread). */
+    EpollSocket(UnixSocket socket, Epoll epoll, long tag, SendFraming framing, MessageWriter.Scratch scratch) {
         this.socket = socket;
         this.epoll = epoll;
         this.tag = tag;
-        this.writer = new MessageWriter(socket, framing, arena);
+        this.writer = new MessageWriter(socket, framing, scratch);
     }
 
     void attach(ServerConnection c) { this.connection = c; }
@@ -56,6 +55,7 @@ public final class EpollSocket implements LoopSocket, Outlet.Direct {
     /** One recv into the connection's input buffer; false when the connection closed (EOF or error). */
     void receive() {
         InputBuffer in = connection.input();
+        in.ready();
         long n;
         try {
             n = socket.recv(in.segment(), in.end(), in.free(), 0);
@@ -63,7 +63,10 @@ public final class EpollSocket implements LoopSocket, Outlet.Direct {
             connection.onReadFailed(e);
             return;
         }
-        if (n == UnixSocket.WOULD_BLOCK) return;
+        if (n == UnixSocket.WOULD_BLOCK) {
+            in.unused();
+            return;
+        }
         if (n == 0) {
             connection.onEof();
             return;
@@ -115,6 +118,5 @@ public final class EpollSocket implements LoopSocket, Outlet.Direct {
     @Override
     public void close() {
         socket.close(); // also takes it out of the epoll set
-        if (arena.scope().isAlive()) arena.close();
     }
 }

@@ -16,7 +16,9 @@ import java.lang.foreign.MemorySegment;
  * {@link #compact} keeps usable). While the kernel reads the bytes held (a SEND in flight,
  * {@link #pin}), they stay where they are: no compaction, and a growth keeps the old mapping until
  * {@link #unpin}. Used for a connection's unsent bytes ({@link UnsentQueue}) and by the io_uring driver
- * for what it received that its connection cannot take yet. One owner thread.
+ * for what it received that its connection cannot take yet. With a {@link Pool} of first mappings
+ * (buffers of the first capacity), the first mapping is lent by it and given back by {@link #free()},
+ * so that an empty FIFO holds no memory at no syscall's cost. One owner thread.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -32,6 +34,9 @@ public final class ByteFifo {
     private boolean pinned;            // the kernel reads the bytes held: they must not move
     private Arena retired;             // the mapping the kernel reads, kept past a growth until unpin
     private long retiredSize;
+    private final Pool<NativeBuffer> firstPool; // lends the first mapping, or null
+    private NativeBuffer lent;                  // the first mapping, lent by firstPool, while held
+    private NativeBuffer lentRetired;           // it, kept past a growth until unpin
 
     /** A FIFO whose first mapping has initialCapacity bytes, never more than limit; budget may be null. */
     public ByteFifo(long initialCapacity, long limit, MemoryBudget budget) {
@@ -40,6 +45,16 @@ public final class ByteFifo {
 
     /** As {@link #ByteFifo(long, long, MemoryBudget)}, the first unbudgeted bytes of capacity not taken from the budget. */
     public ByteFifo(long initialCapacity, long limit, MemoryBudget budget, long unbudgeted) {
+        this(initialCapacity, limit, budget, unbudgeted, null);
+    }
+
+    /**
+     * As {@link #ByteFifo(long, long, MemoryBudget, long)}, the first mapping lent by firstPool (buffers of
+     * initialCapacity bytes, which must not be budgeted: unbudgeted at least initialCapacity).
+     */
+    public ByteFifo(long initialCapacity, long limit, MemoryBudget budget, long unbudgeted, Pool<NativeBuffer> firstPool) {
+        if (firstPool != null && unbudgeted < initialCapacity) throw new IllegalArgumentException("a pooled first mapping is not budgeted");
+        this.firstPool = firstPool;
         if (initialCapacity < 1 || limit < 1 || unbudgeted < 0) {
             throw new IllegalArgumentException("capacity " + initialCapacity + ", limit " + limit + ", unbudgeted " + unbudgeted);
         }
@@ -86,6 +101,12 @@ public final class ByteFifo {
         long capacity = bytes == null ? initialCapacity : bytes.byteSize();
         while (capacity < used + n) capacity *= 2;
         capacity = Math.min(capacity, limit);
+        if (bytes == null && firstPool != null && capacity == initialCapacity) {
+            lent = firstPool.take();
+            bytes = lent.segment();
+            start = end = 0;
+            return true;
+        }
         if (budget != null && !budget.tryTake(charge(capacity))) return false;
         Arena next = Arena.ofConfined();
         MemorySegment bigger;
@@ -97,6 +118,11 @@ public final class ByteFifo {
             return false;
         }
         if (used > 0) MemorySegment.copy(bytes, start, bigger, 0, used);
+        if (lent != null) {
+            if (pinned) lentRetired = lent; // the kernel still reads it: unpin gives it back
+            else firstPool.give(lent);
+            lent = null;
+        }
         if (arena != null) {
             if (pinned && retired == null) {
                 retired = arena; // the kernel still reads it: unpin gives it back (it stays in the budget until then)
@@ -153,6 +179,10 @@ public final class ByteFifo {
     /** The kernel is done with the memory: a mapping left by a growth meanwhile is given back. */
     public void unpin() {
         pinned = false;
+        if (lentRetired != null) {
+            firstPool.give(lentRetired);
+            lentRetired = null;
+        }
         if (retired == null) return;
         release(retired, retiredSize);
         retired = null;
@@ -172,6 +202,12 @@ public final class ByteFifo {
     public void free() {
         if (pinned) throw new IllegalStateException("freeing memory the kernel reads");
         start = end = 0;
+        if (lent != null) {
+            firstPool.give(lent);
+            lent = null;
+            bytes = null;
+            return;
+        }
         if (arena == null) return;
         release(arena, bytes.byteSize());
         arena = null;

@@ -11,7 +11,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A server connection's input: bytes received and not yet consumed, in a small buffer of the
- * configured size, or a large one ({@value #LARGE} bytes: a header and GR_API_MAX_MSG_LEN) while large
+ * configured size lent by its loop's {@link Pool} while it holds bytes (an idle connection holds
+ * none: {@link #ready()} takes one before a receive, and it goes back as soon as every byte was
+ * consumed), or a large one ({@value #LARGE} bytes: a header and GR_API_MAX_MSG_LEN) while large
  * requests come. The large buffer is its own mapping ({@link PageMemory}), taken from the server's
  * {@link MemoryBudget}: when the budget has no room, {@link #compact} says so and the connection waits
  * for it. It is given back (to the kernel and to the budget) once the client has stopped sending large
@@ -27,9 +29,12 @@ public final class InputBuffer {
     /** Bytes of the large buffer (what it takes from the budget). */
     public static final int LARGE = RequestHeader.SIZE + GroutApi.MAX_MSG_LEN;
 
-    private final MemorySegment small;
+    private final Pool<NativeBuffer> pool;
+    private final int smallSize;
     private final MemoryBudget budget;
-    private MemorySegment in;
+    private NativeBuffer lent;   // the small buffer, while it holds bytes (or a receive is about to fill it)
+    private MemorySegment small; // its memory, or null
+    private MemorySegment in;    // small, the large buffer, or null (idle)
     private Arena largeArena;
     private boolean lastLarge;
     private boolean usedSinceCheck;
@@ -37,26 +42,51 @@ public final class InputBuffer {
     private int start;
     private int end;
 
-    public InputBuffer(Arena arena, int size, MemoryBudget budget) {
-        this.small = arena.allocate(size, 8);
-        this.in = small;
+    /** An input whose small buffers, of smallSize bytes, come from pool, and whose large one from budget. */
+    public InputBuffer(Pool<NativeBuffer> pool, int smallSize, MemoryBudget budget) {
+        this.pool = pool;
+        this.smallSize = smallSize;
         this.budget = budget;
     }
 
-    /** The memory to receive into, at {@link #end()}, at most {@link #free()} bytes. */
+    /** Before a receive: takes a small buffer from the pool if none is held (an idle connection's). */
+    public void ready() {
+        if (in != null) return;
+        lent = pool.take();
+        small = lent.segment();
+        in = small;
+    }
+
+    /** Whether a buffer is held (bytes wait, or a receive was made ready for). */
+    public boolean holdsBuffer() { return in != null; }
+
+    /** After a receive that brought nothing (EAGAIN): an input that holds no byte gives its buffer back. */
+    public void unused() {
+        if (start == end && !isLarge()) giveBack();
+    }
+
+    private void giveBack() {
+        if (lent == null) return;
+        if (in == small) in = null;
+        pool.give(lent);
+        lent = null;
+        small = null;
+    }
+
+    /** The memory to receive into, at {@link #end()}, at most {@link #free()} bytes (after {@link #ready()}). */
     public MemorySegment segment() { return in; }
 
     public int start() { return start; }
 
     public int end() { return end; }
 
-    public long free() { return in.byteSize() - end; }
+    public long free() { return in == null ? 0 : in.byteSize() - end; }
 
     /** Bytes received and not consumed. */
     public int available() { return end - start; }
 
     /** Whether the large buffer is in use now. */
-    public boolean isLarge() { return in != small; }
+    public boolean isLarge() { return largeArena != null; }
 
     /** n bytes were received at {@link #end()}. */
     public void produced(long n) { end += (int) n; }
@@ -64,7 +94,7 @@ public final class InputBuffer {
     /** One whole message of total bytes at {@link #start()} was handled. */
     public void consume(int total) {
         start += total;
-        lastLarge = total > small.byteSize();
+        lastLarge = total > smallSize;
         if (lastLarge) {
             largeIdle = 0;
             usedSinceCheck = true;
@@ -81,6 +111,7 @@ public final class InputBuffer {
         if (start == end) {
             start = end = 0;
             if (isLarge() && !lastLarge && ++largeIdle >= RELEASE_AFTER) release();
+            if (!isLarge()) giveBack(); // idle: the connection holds no input memory
             return true;
         }
         if (need == 0) need = headerSize;
@@ -103,6 +134,7 @@ public final class InputBuffer {
             largeArena = a;
             in = bigger;
             usedSinceCheck = true;
+            giveBack(); // the large buffer holds the bytes now
         } else if (start + need > in.byteSize()) {
             MemorySegment.copy(in, start, in, 0, end - start);
         } else {
@@ -133,7 +165,7 @@ public final class InputBuffer {
     }
 
     private void release() {
-        in = small;
+        in = null; // empty: a small buffer is taken again by the next receive
         start = end = 0;
         largeArena.close();
         largeArena = null;
@@ -146,6 +178,8 @@ public final class InputBuffer {
             budget.give(LARGE);
         }
         largeArena = null;
-        in = small;
+        giveBack();
+        in = null;
+        start = end = 0;
     }
 }

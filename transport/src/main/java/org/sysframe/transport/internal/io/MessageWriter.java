@@ -13,9 +13,10 @@ import java.lang.foreign.MemorySegment;
 /**
  * Writes one message (header + payload) on a socket with a {@link SendFraming}, looping over partial
  * writes. On a blocking socket it returns once all is out; on a non-blocking one it stops at EAGAIN
- * and returns how much was written, so the caller can queue the rest. Owns its scratch memory (the
- * copy buffer and the iovec array); no allocation per message. Payloads on the Java heap are copied to
- * native memory first (the kernel needs real addresses); native ones go as they are.
+ * and returns how much was written, so the caller can queue the rest. Its scratch memory (the copy
+ * buffer and the iovec array, {@link Scratch}) holds nothing between two writes, so the writers of one
+ * thread may share one (a server loop's connections do); no allocation per message. Payloads on the
+ * Java heap are copied to native memory first (the kernel needs real addresses); native ones go as they are.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -24,10 +25,41 @@ public final class MessageWriter {
     private final SendFraming framing;
     private final MemorySegment copyBuffer;
     private final IovArray iov;
-    private final Arena arena;
-    private MemorySegment heapCopy; // native copy of heap payloads, allocated on first need
+    private final Scratch scratch;
+
+    /**
+     * A writer's scratch memory for framing: the copy buffer and the two-entry iovec array, and the
+     * native copy of heap payloads (allocated on first need). Used only within one write: one thread's
+     * writers may share it.
+     */
+    public static final class Scratch {
+        private final Arena arena;
+        private final MemorySegment copyBuffer;
+        private final IovArray iov;
+        private MemorySegment heapCopy;
+
+        /** Scratch for framing, in arena. */
+        public Scratch(SendFraming framing, Arena arena) {
+            this.arena = arena;
+            SendFraming.Kind k = framing.kind();
+            boolean copies = k == SendFraming.Kind.COPY || k == SendFraming.Kind.COPY_GATHER;
+            boolean gathers = k == SendFraming.Kind.GATHER || k == SendFraming.Kind.COPY_GATHER;
+            this.copyBuffer = copies ? arena.allocate(framing.copyThreshold(), 8) : null;
+            this.iov = gathers ? new IovArray(arena, 2) : null;
+        }
+
+        private MemorySegment heapCopy() {
+            if (heapCopy == null) heapCopy = arena.allocate(GroutApi.MAX_MSG_LEN, 8);
+            return heapCopy;
+        }
+    }
 
     public MessageWriter(UnixSocket socket, SendFraming framing, Arena arena) {
+        this(socket, framing, new Scratch(framing, arena));
+    }
+
+    /** A writer on socket whose scratch is shared (one thread's writers). */
+    public MessageWriter(UnixSocket socket, SendFraming framing, Scratch scratch) {
         this(new ByteSink() {
             @Override
             public long sendUntilFull(MemorySegment seg, long off, long len) throws ErrnoException {
@@ -36,19 +68,20 @@ public final class MessageWriter {
 
             @Override
             public long sendmsg(IovArray iov) throws ErrnoException { return socket.sendmsg(iov, 0); }
-        }, framing, arena);
+        }, framing, scratch);
     }
 
     /** A writer into sink (a client's link: a socket, or an io_uring that queues the sends). */
     public MessageWriter(ByteSink sink, SendFraming framing, Arena arena) {
+        this(sink, framing, new Scratch(framing, arena));
+    }
+
+    private MessageWriter(ByteSink sink, SendFraming framing, Scratch scratch) {
         this.sink = sink;
         this.framing = framing;
-        this.arena = arena;
-        SendFraming.Kind k = framing.kind();
-        boolean copies = k == SendFraming.Kind.COPY || k == SendFraming.Kind.COPY_GATHER;
-        boolean gathers = k == SendFraming.Kind.GATHER || k == SendFraming.Kind.COPY_GATHER;
-        this.copyBuffer = copies ? arena.allocate(framing.copyThreshold(), 8) : null;
-        this.iov = gathers ? new IovArray(arena, 2) : null;
+        this.scratch = scratch;
+        this.copyBuffer = scratch.copyBuffer;
+        this.iov = scratch.iov;
     }
 
     public SendFraming framing() { return framing; }
@@ -61,7 +94,7 @@ public final class MessageWriter {
             throws ErrnoException {
         if (plen > 0 && !payload.isNative()) {
             // The kernel needs a real address: heap payloads (MemorySegment.ofArray) go through native memory.
-            if (heapCopy == null) heapCopy = arena.allocate(GroutApi.MAX_MSG_LEN, 8);
+            MemorySegment heapCopy = scratch.heapCopy();
             MemorySegment.copy(payload, poff, heapCopy, 0, plen);
             payload = heapCopy;
             poff = 0;

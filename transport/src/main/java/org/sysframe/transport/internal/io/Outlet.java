@@ -78,6 +78,9 @@ public interface Outlet {
         /** The connection's queue, given once, before any byte is queued: the outlet sends from its memory. */
         void attach(UnsentQueue queue);
 
+        /** Where the queue's area (its first {@link #area()} bytes of memory) is lent from, or null: its own. */
+        default Pool<NativeBuffer> areaMemory() { return null; }
+
         /** Bytes were queued: send them (at the end of the turn). */
         void queued();
     }

@@ -13,7 +13,8 @@ import java.lang.foreign.MemorySegment;
  * one iovec array for one writev: headers and copied payloads are staged in 16 KiB (a big batch goes
  * on in a large buffer, given back after {@link InputBuffer#RELEASE_AFTER} batches that did not need
  * it), echoed payloads are referenced in place. Keeps the first message apart so a batch of one can be
- * sent with the copy framing instead. Memory is taken on first use and freed by {@link #close()}.
+ * sent with the copy framing instead. The iovec array and the first staging buffer are lent by the
+ * loop's {@link Pool} while the batch holds messages ({@link Memory}); the large buffer is its own.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -21,8 +22,9 @@ public final class OutputBatch {
     private static final int STAGING_START = 16 * 1024;
     private static final int IOV_ENTRIES = 256;
 
-    private final Arena arena;
+    private final Pool<Memory> pool;
     private final long largeSize;
+    private Memory mem; // lent by the loop's pool while the batch holds messages
     private IovArray iov;
     private MemorySegment smallStaging;
     private MemorySegment largeStaging;
@@ -38,26 +40,52 @@ public final class OutputBatch {
     private long firstPayloadOff;
     private long firstPayloadLen;
     // The same entries as the iovec array, for copying the batch without reading native iovecs back.
-    private final MemorySegment[] entrySeg = new MemorySegment[IOV_ENTRIES];
-    private final long[] entryOff = new long[IOV_ENTRIES];
-    private final long[] entryLen = new long[IOV_ENTRIES];
+    private MemorySegment[] entrySeg;
+    private long[] entryOff;
+    private long[] entryLen;
     private int entries;
 
-    /** highWater: the flush threshold, so that one more message always fits in the large buffer. */
-    public OutputBatch(Arena arena, int highWater) {
-        this.arena = arena;
+    /**
+     * What a batch holds only while it has messages: the iovec array, the first staging buffer and the
+     * entries' copy. A loop's connections share a {@link Pool} of them, so that an idle connection
+     * holds none.
+     */
+    public static final class Memory {
+        private final Arena arena = Arena.ofShared();
+        private final IovArray iov = new IovArray(arena, IOV_ENTRIES);
+        private final MemorySegment staging = arena.allocate(STAGING_START, 8);
+        private final MemorySegment[] entrySeg = new MemorySegment[IOV_ENTRIES];
+        private final long[] entryOff = new long[IOV_ENTRIES];
+        private final long[] entryLen = new long[IOV_ENTRIES];
+
+        private void free() { arena.close(); }
+
+        /** A pool of them, at most keep kept idle. */
+        public static Pool<Memory> pool(int keep) { return new Pool<>(Memory::new, Memory::free, keep); }
+    }
+
+    /** A batch whose memory comes from pool; highWater: the flush threshold, so that one more message always fits in the large buffer. */
+    public OutputBatch(Pool<Memory> pool, int highWater) {
+        this.pool = pool;
         this.largeSize = highWater + GroutApi.MAX_MSG_LEN + 2L * EventHeader.SIZE;
     }
 
+    /** Whether the batch holds pooled memory now (it has messages). */
+    public boolean holdsMemory() { return mem != null; }
+
     /** Whether one more message (two iovec entries) fits. */
-    public boolean hasRoom() { return iov == null || iov.pending() + 2 <= iov.capacity(); }
+    public boolean hasRoom() { return mem == null || iov.pending() + 2 <= iov.capacity(); }
 
     /** Adds a message: header (copied) and payload (copied, or referenced in place when fromRequest). */
     public void add(MemorySegment header, int hlen, MemorySegment payload, long off, long len, boolean fromRequest) {
-        if (iov == null) {
-            iov = new IovArray(arena, IOV_ENTRIES);
-            smallStaging = arena.allocate(STAGING_START, 8);
+        if (mem == null) {
+            mem = pool.take();
+            iov = mem.iov;
+            smallStaging = mem.staging;
             staging = smallStaging;
+            entrySeg = mem.entrySeg;
+            entryOff = mem.entryOff;
+            entryLen = mem.entryLen;
         }
         long staged = hlen + (fromRequest ? 0 : len);
         if (stagingUsed + staged > staging.byteSize()) {
@@ -141,14 +169,13 @@ public final class OutputBatch {
 
     /** Empties the batch (its bytes were written or queued). */
     public void reset() {
-        if (iov != null) iov.clear();
         stagingUsed = 0;
         bytes = 0;
         messages = 0;
         firstPayload = null;
         for (int i = 0; i < entries; i++) entrySeg[i] = null;
         entries = 0;
-        staging = smallStaging;
+        giveBack();
         if (largeArena != null && ++largeIdle >= InputBuffer.RELEASE_AFTER) {
             largeArena.close();
             largeArena = null;
@@ -156,7 +183,21 @@ public final class OutputBatch {
         }
     }
 
+    private void giveBack() {
+        if (mem == null) return;
+        iov.clear();
+        pool.give(mem);
+        mem = null;
+        iov = null;
+        smallStaging = null;
+        staging = null;
+        entrySeg = null;
+        entryOff = null;
+        entryLen = null;
+    }
+
     public void close() {
+        giveBack();
         if (largeArena != null) largeArena.close();
         largeArena = null;
     }

@@ -39,7 +39,8 @@ public final class UnsentQueue {
         if ((direct == null) == (sender == null)) throw new IllegalArgumentException("an outlet is either Direct or FromQueue: " + outlet);
         this.area = sender == null ? 0 : sender.area();
         this.limit = limit;
-        this.fifo = new ByteFifo(area > 0 ? area : Math.min(64 * 1024, limit), area + limit, budget, area);
+        this.fifo = new ByteFifo(area > 0 ? area : Math.min(64 * 1024, limit), area + limit, budget, area,
+                sender == null || area == 0 ? null : sender.areaMemory());
         if (sender != null) sender.attach(this);
     }
 

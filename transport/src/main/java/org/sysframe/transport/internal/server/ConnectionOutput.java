@@ -7,6 +7,7 @@ import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.MemoryBudget;
 import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.io.Pool;
 import org.sysframe.transport.internal.io.UnsentQueue;
 import org.sysframe.transport.wire.EventHeader;
 import org.sysframe.transport.wire.ResponseHeader;
@@ -45,6 +46,9 @@ public final class ConnectionOutput {
 
         /** The server's shared limits (memory budget, warnings' rate limits). */
         ServerLimits limits();
+
+        /** Where the output batch's memory is lent from (the loop's pool). */
+        Pool<OutputBatch.Memory> batchMemory();
     }
 
     private static final System.Logger LOG = SafeLogger.of("org.sysframe.server");
@@ -64,7 +68,7 @@ public final class ConnectionOutput {
         this.direct = out instanceof Outlet.Direct d ? d : null;
         this.deferred = config.flush() == FlushMode.DEFERRED && (direct == null || !direct.batchesTurns());
         this.header = arena.allocate(EventHeader.SIZE, 8);
-        this.batch = new OutputBatch(arena, config.highWater());
+        this.batch = new OutputBatch(connection.batchMemory(), config.highWater());
         this.unsent = new UnsentQueue(out, config.maxQueuedOutput(), connection.limits().memory);
     }
 

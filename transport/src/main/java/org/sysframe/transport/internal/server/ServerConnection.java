@@ -5,6 +5,8 @@ import org.sysframe.transport.Reply;
 import org.sysframe.transport.Request;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.InputBuffer;
+import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.io.Pool;
 import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.jfr.ServerRequestEvent;
 import org.sysframe.transport.wire.GroutApi;
@@ -66,7 +68,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         this.peerPid = peerPid;
         this.peerUid = peerUid;
         this.limits = host.limits();
-        this.input = new InputBuffer(arena, config.readBuffer(), limits.memory);
+        this.input = new InputBuffer(host.inputBuffers(), config.readBuffer(), limits.memory);
         this.lastInput = host.now();
         this.output = new ConnectionOutput(this, config, out, arena);
     }
@@ -335,6 +337,9 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
 
     @Override
     public ServerLimits limits() { return limits; }
+
+    @Override
+    public Pool<OutputBatch.Memory> batchMemory() { return host.batchMemory(); }
 
     @Override
     public void helloDone() { helloDone = true; }

@@ -5,6 +5,9 @@ import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.epoll.EpollLoop;
 import org.sysframe.transport.internal.io.InputBuffer;
+import org.sysframe.transport.internal.io.NativeBuffer;
+import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.io.Pool;
 import org.sysframe.transport.internal.jfr.ConnectionEvent;
 import org.sysframe.transport.internal.uring.UringLoop;
 
@@ -46,6 +49,17 @@ public abstract class ServerLoop<S extends LoopSocket> {
     public final ServerLimits limits;
     public final LoopTasks tasks;
     public final Arena arena = Arena.ofShared(); // closed by close(), after the thread ended
+    /**
+     * Idle buffers kept per loop: what its connections hold only while bytes wait (input buffers, output
+     * batches' memory) comes from these pools, so that an idle connection holds none. Past this many
+     * idle, a buffer given back is freed: the pools' bound is this many of each (2 MiB of 8 KiB input
+     * buffers, 5 MiB of 20 KiB batches).
+     */
+    static final int POOL_KEEP = 256;
+    /** Idle buffers kept per pool once many connections have closed (the timer's trim). */
+    static final int POOL_TRIM_KEEP = 16;
+    private final Pool<NativeBuffer> inputBuffers;
+    private final Pool<OutputBatch.Memory> batchMemory = OutputBatch.Memory.pool(POOL_KEEP);
     private final MemorySegment scratch = arena.allocate(64, 8);
     public final ConnectionTable<S> table = new ConnectionTable<>();
     private final SubscriberSet subscribers = new SubscriberSet();
@@ -80,6 +94,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
         this.checkNanos = config.checkIntervalNanos();
         this.idleTimeout = !config.idleTimeout().isZero();
         this.counters = new SyscallCounters("server loop " + index);
+        this.inputBuffers = NativeBuffer.pool(config.readBuffer(), POOL_KEEP);
         try {
             this.tasks = new LoopTasks(counters, arena);
         } catch (ErrnoException e) {
@@ -210,7 +225,9 @@ public abstract class ServerLoop<S extends LoopSocket> {
             if (!memoryWaiters.isEmpty()) retryMemoryWaiters();
             limits.flushLogs(false);
             if (closedSinceTrim >= TRIM_AFTER_CLOSES) {
-                // Many connections went: give their freed buffers back to the kernel, not only to malloc.
+                // Many connections went: keep few of their buffers, and give the freed ones back to the
+                // kernel, not only to malloc.
+                trimPools(POOL_TRIM_KEEP);
                 org.sysframe.unix.PageMemory.trimMalloc();
                 closedSinceTrim = 0;
             }
@@ -394,6 +411,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
     /** The connection closed (socket and buffers freed): forget it and record why. */
     public void closed(ServerConnection c, String reason) {
         forget(c);
+        if (load.get() == 1) trimPools(0); // its last: a loop with no connection keeps no buffer for one
         load.decrementAndGet();
         if (c.hasSubscriptions()) {
             subscribers.remove(c);
@@ -457,10 +475,24 @@ public abstract class ServerLoop<S extends LoopSocket> {
         return out;
     }
 
+    /** Frees the loop's idle buffers past keep of each kind (loop thread; a driver adds its own). */
+    protected void trimPools(int keep) {
+        inputBuffers.trim(keep);
+        batchMemory.trim(keep);
+    }
+
+    /** The loop's input buffers, lent to its connections while bytes wait (loop thread). */
+    public Pool<NativeBuffer> inputBuffers() { return inputBuffers; }
+
+    /** The loop's output batches' memory, lent to its connections while they batch (loop thread). */
+    public Pool<OutputBatch.Memory> batchMemory() { return batchMemory; }
+
     /** Frees the loop's memory once its thread ended. */
     public void close() {
         tasks.close();
         closeDriver();
+        inputBuffers.close();
+        batchMemory.close();
         if (arena.scope().isAlive()) arena.close();
     }
 }

@@ -134,6 +134,7 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
             if (channel.writable && out.room() > 0) c.onWritable();
             if (!c.isClosed() && c.wantsInput() && !channel.inputPaused) {
                 InputBuffer input = c.input();
+                input.ready();
                 long n = in.take(input.segment(), input.end(), input.free());
                 if (n > 0) {
                     if (in.producerWaits()) channel.futex.wake(in.memory(), in.producerWord(), 1);

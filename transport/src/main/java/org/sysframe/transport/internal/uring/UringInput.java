@@ -69,6 +69,7 @@ final class UringInput {
                 long at = b.offset(bid);
                 if (pending.isEmpty() && connection.wantsInput()) {
                     InputBuffer in = connection.input();
+                    in.ready();
                     copied = (int) Math.min(res, in.free());
                     MemorySegment.copy(from, at, in.segment(), in.end(), copied);
                     in.produced(copied);
@@ -109,6 +110,7 @@ final class UringInput {
         ServerConnection connection = socket.connection();
         while (socket.isOpen() && !pending.isEmpty() && connection.wantsInput()) {
             InputBuffer in = connection.input();
+            in.ready();
             int n = (int) Math.min(pending.size(), in.free());
             if (n == 0) break;
             MemorySegment.copy(pending.memory(), pending.start(), in.segment(), in.end(), n);

@@ -42,9 +42,10 @@ import java.util.List;
  * <p>Memory: one provided buffer ring per loop, {@value #BUFFERS} buffers of {@value #BUFFER_SIZE}
  * bytes (4 MiB): a buffer is held only from the kernel's fill to this turn's copy into a connection's
  * input, so 256 cover 256 connections receiving in the same turn, and 16 KiB takes a typical request
- * batch in one completion; a dry ring only costs a re-armed receive (ENOBUFS). Per connection: its
- * input buffer (as with epoll), a 64 KiB output area from its first answer, and bytes held back
- * while it does not read.
+ * batch in one completion; a dry ring only costs a re-armed receive (ENOBUFS). Per connection, while
+ * bytes wait: its input buffer (lent by the loop's pool, as with epoll), a 64 KiB output area (lent
+ * by the ring's pool from an answer's queueing to its SEND's completion), and bytes held back while it
+ * does not read; an idle connection holds none of them.
  *
  * <p>Counting: the loop's {@code SyscallCounters} count every io_uring_enter (and the task queue's
  * recv); SQEs by opcode and CQEs are in {@link #uringCounters()}. A connection's own counters see no
@@ -309,11 +310,18 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
     }
 
     @Override
+    protected void trimPools(int keep) {
+        super.trimPools(keep);
+        io.areas.trim(keep);
+    }
+
+    @Override
     protected void closeDriver() {
         // Freed by shutdown() on the loop thread once every operation completed; a loop that failed
         // to start may have made part of it.
         if (uring != null && (io == null || io.inFlight() == 0)) {
             if (buffers != null) buffers.close();
+            if (io != null) io.areas.close();
             uring.close();
         }
     }

@@ -125,6 +125,7 @@ final class UringOutput {
         queue.consumed(Math.min(res, len));
         if (res < len) armPollOut(); // the socket is full: the rest goes first, when there is room
         if (!queue.isEmpty()) queued();
+        else if (state == SendState.IDLE) queue.free(); // all sent: the area goes back to the loop's pool
         if (waitingForRoom) connection.onWritable();
         if (socket.isOpen()) socket.pump();
     }

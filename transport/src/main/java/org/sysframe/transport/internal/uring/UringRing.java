@@ -1,5 +1,8 @@
 package org.sysframe.transport.internal.uring;
 
+import org.sysframe.transport.internal.io.NativeBuffer;
+import org.sysframe.transport.internal.io.Pool;
+
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.internal.uring.BufferRing;
 import org.sysframe.unix.internal.uring.IoUring;
@@ -17,6 +20,11 @@ final class UringRing {
     final IoUring uring;
     final BufferRing buffers;
     final UringSocket.Host host;
+    /**
+     * The sockets' output areas, lent while bytes wait to be sent and given back once all were (64 kept
+     * idle at most: 4 MiB), so that an idle connection holds none.
+     */
+    final Pool<NativeBuffer> areas = NativeBuffer.mappedPool(UringOutput.AREA, 64);
     private int inFlight;
     private int sendsPrepared;
     private int waitingForRoom;

@@ -1,6 +1,8 @@
 package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.internal.io.NativeBuffer;
+import org.sysframe.transport.internal.io.Pool;
 import org.sysframe.transport.internal.io.UnsentQueue;
 import org.sysframe.transport.internal.server.LoopSocket;
 import org.sysframe.transport.internal.server.ServerConnection;
@@ -108,6 +110,9 @@ public final class UringSocket implements LoopSocket, Outlet.FromQueue {
 
     @Override
     public void attach(UnsentQueue queue) { output.attach(queue); }
+
+    @Override
+    public Pool<NativeBuffer> areaMemory() { return ring.areas; }
 
     @Override
     public void queued() { output.queued(); }

@@ -13,6 +13,9 @@ import org.sysframe.transport.wire.ResponseHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.io.Pool;
+
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -44,6 +47,9 @@ class ConnectionOutputTest {
         @Override public void batchStarted() { batches++; }
         @Override public int peerPid() { return 4242; }
         @Override public ServerLimits limits() { return limits; }
+        @Override public Pool<OutputBatch.Memory> batchMemory() { return batchMemory; }
+
+        final Pool<OutputBatch.Memory> batchMemory = OutputBatch.Memory.pool(4);
     }
 
     @AfterEach
