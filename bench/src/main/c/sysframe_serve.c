@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -740,6 +741,13 @@ int main(int argc, char **argv) {
 	// A peer gone mid-write is an EPIPE from writev, not a signal. SIGTERM and SIGINT arrive
 	// through a signalfd in the epoll set, so the loop ends cleanly between two turns.
 	signal(SIGPIPE, SIG_IGN);
+	// As many connections as the hard limit allows: the soft limit raised to it (a JVM does the same at start).
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			fprintf(stderr, "sysframe_serve: setrlimit(RLIMIT_NOFILE): %s: serving within the soft limit\n", strerror(errno));
+	}
 	sigset_t sigs;
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);

@@ -5,6 +5,7 @@ import org.sysframe.bench.explore.PairingSpec;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.RoundRunner;
+import org.sysframe.bench.peer.FileLimit;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.report.TerminalReport;
@@ -16,6 +17,7 @@ import org.sysframe.bench.table.Goals;
 import org.sysframe.bench.table.LoopsTable;
 import org.sysframe.bench.table.PairingTable;
 import org.sysframe.bench.table.PeerTable;
+import org.sysframe.bench.table.ScaleTable;
 import org.sysframe.bench.table.WaitTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -29,8 +31,9 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code sysframe matrix}: the pairings table (every standard pairing over every payload size), then
- * the peers, the server-loops and the wait-modes tables, each through {@link RoundRunner} against embedded servers,
- * with the goals of {@link Goals} evaluated on them.
+ * the peers, server-loops, depth, backends, connections, concurrency, scale and wait-modes tables, each
+ * through {@link RoundRunner} against embedded servers (the scale table's: servers in processes of their
+ * own), with the goals of {@link Goals} evaluated on them.
  *
  * <p>The servers run in this JVM, so their loop thread ids are known: the kernel counts and the
  * on-CPU time of the server side are read exactly, per loop thread, beside the client's. The loop
@@ -102,7 +105,11 @@ public final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-concurrency", description = "skip the concurrency table (1, 8, 64 callers: shared client, a client each, JDK, C)")
     boolean noConcurrency;
 
-    @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B)")
+    @Option(names = "--no-scale", description = "skip the scale table (one server holding 1 to 10,000 connections, idle and active, sysframe's and the C server)")
+    boolean noScale;
+
+    @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B;"
+            + " scale: epoll and io_uring with 1 and 2 loops, up to 100,000 connections)")
     boolean full;
 
     @Option(names = "--pairing", paramLabel = "SPEC",
@@ -150,6 +157,8 @@ public final class MatrixCommand implements Callable<Integer> {
         List<List<String>> pairs = new ArrayList<>();
         for (String c : crossovers) pairs.add(OptionValues.parse("--crossover", c, x -> crossoverPair(x, names)));
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        // Many connections need many descriptors: the soft limit up to the hard one, for this JVM and what it starts.
+        System.out.println(FileLimit.raise().describe());
         long started = System.nanoTime();
         RoundRunner.Plan plan = new RoundRunner.Plan(Goals.TABLE, budget, maxRounds, roundLength);
         List<BenchTable> tables = RoundRunner.with(plan, () -> tables(pairings, reference));
@@ -177,6 +186,7 @@ public final class MatrixCommand implements Callable<Integer> {
         if (!noBackends) tables.add(BackendTable.run(new int[] {32, 1024}, rounds, quick, full));
         if (!noConnections) tables.add(ConnectionsTable.run(rounds, quick));
         if (!noConcurrency) tables.add(ConcurrencyTable.run(rounds, quick));
+        if (!noScale) tables.add(ScaleTable.run(rounds, quick, full));
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         return tables;
     }

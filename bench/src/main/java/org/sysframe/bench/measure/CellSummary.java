@@ -24,6 +24,7 @@ import java.util.TreeMap;
  * @param clientLibraryFutex the client's futex calls by the library over every round, -1 when not counted; so
  *                         are clientKernelFutex (the kernel's), serverLibraryFutex and serverKernelFutex
  * @param futexCalls       the calls of every round together, the futex counts' denominator
+ * @param serverRssPerConnection the server's resident memory per connection in bytes (the scale table; NaN elsewhere)
  */
 public record CellSummary(String name, int payload, int rounds, int clients,
                           Spread callsPerSec, Spread ratio, Spread referenceRatio, Spread cpuRatio,
@@ -36,7 +37,7 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                           long futexCalls, String cpus,
                           Map<SyscallKind, Double> clientEmpty, Map<SyscallKind, Double> serverEmpty,
                           Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches, Spread serverSwitches,
-                          String uringMix, Interval ratioCi, Interval referenceRatioCi) {
+                          String uringMix, Interval ratioCi, Interval referenceRatioCi, Spread serverRssPerConnection) {
 
     /** Summarises the rounds of one cell against the reference cell's rounds of the same payload. */
     public static CellSummary of(String name, int payload, List<Measurement> runs, List<Measurement> reference) {
@@ -78,7 +79,7 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 runs.stream().allMatch(r -> r.serverEmpty() != null) ? Spread.medianPerCall(runs, Measurement::serverEmpty, Measurement::calls) : Map.of(),
                 Spread.over(runs, r -> busy(r.clientCpu(), r)), Spread.over(runs, r -> busy(r.serverCpu(), r)),
                 Spread.over(runs, r -> switches(r.clientCpu(), r)), Spread.over(runs, r -> switches(r.serverCpu(), r)),
-                uringMix(runs), ratioCi, referenceRatioCi);
+                uringMix(runs), ratioCi, referenceRatioCi, Spread.over(runs, Measurement::serverRssPerConnection));
     }
 
     /** The futex calls in counts over every run, -1 when a run lacks them. */
@@ -214,6 +215,7 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         m.put("kernel_above_library_by_jvm_futex", kernelFutexAbove);
         if (clientKernelFutex >= 0) m.put("client_futex_kernel_per_call", (double) clientKernelFutex / futexCalls);
         if (serverKernelFutex >= 0) m.put("server_futex_kernel_per_call", (double) serverKernelFutex / futexCalls);
+        if (!Double.isNaN(serverRssPerConnection.median())) spread(m, "server_rss_bytes_per_connection", serverRssPerConnection);
         m.put("clients", clients);
         m.put("cpus", cpus);
         return m;

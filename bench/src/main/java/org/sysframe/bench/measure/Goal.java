@@ -61,7 +61,13 @@ public record Goal(String name, String table, String subject, String versus, int
         /** The subject's own server syscalls per request (library counts, else kernel); versus is not used. */
         SERVER_SYSCALLS_PER_CALL("server syscalls per request"),
         /** The subject's own median round trip (p50 latency) in microseconds, an absolute figure; versus is not used. */
-        P50_MICROS("p50 latency");
+        P50_MICROS("p50 latency"),
+        /**
+         * The subject's server's resident memory per connection in KiB (the scale table: RSS growth from
+         * before its connections to after, over their number), an absolute figure; versus's own figure is
+         * shown beside it.
+         */
+        SERVER_RSS_KIB_PER_CONNECTION("server resident memory per connection");
 
         private final String label;
 
@@ -70,10 +76,19 @@ public record Goal(String name, String table, String subject, String versus, int
         public String label() { return label; }
 
         /** "x" for a ratio of two cells, nothing for a figure of its own. */
-        public String unit() { return this == P50_MICROS ? " us" : isRatio() ? "x" : ""; }
+        public String unit() {
+            return switch (this) {
+                case P50_MICROS -> " us";
+                case SERVER_RSS_KIB_PER_CONNECTION -> " KiB";
+                default -> isRatio() ? "x" : "";
+            };
+        }
 
         /** True for a ratio of two cells (judged on its logarithm), false for a cell's own figure. */
-        public boolean isRatio() { return this != CLIENT_SYSCALLS_PER_CALL && this != SERVER_SYSCALLS_PER_CALL && this != P50_MICROS; }
+        public boolean isRatio() {
+            return this != CLIENT_SYSCALLS_PER_CALL && this != SERVER_SYSCALLS_PER_CALL && this != P50_MICROS
+                    && this != SERVER_RSS_KIB_PER_CONNECTION;
+        }
 
         /** The figure for one round: subject's value over versus's. */
         public double of(Measurement subject, Measurement versus) {
@@ -86,6 +101,7 @@ public record Goal(String name, String table, String subject, String versus, int
                 case CLIENT_SYSCALLS_PER_CALL -> (double) subject.clientSyscalls().total() / subject.calls();
                 case SERVER_SYSCALLS_PER_CALL -> subject.serverSyscalls() == null ? Double.NaN : (double) subject.serverSyscalls().total() / subject.calls();
                 case P50_MICROS -> subject.p50Nanos() / 1e3;
+                case SERVER_RSS_KIB_PER_CONNECTION -> subject.serverRssPerConnection() / 1024;
             };
         }
     }

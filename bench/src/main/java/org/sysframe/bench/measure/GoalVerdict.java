@@ -15,9 +15,12 @@ import java.util.TreeMap;
  * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param roundsNeeded for a goal NOT SETTLED, the estimate of the rounds it would need; else the rounds it took
+ * @param versusFigure for a goal on a cell's own figure naming another cell as versus (the scale table's memory
+ *                     goal: the C server beside the sysframe one), the median of versus's own figure over the
+ *                     same rounds, shown beside the subject's; else NaN
  */
 public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval ci, Goal.Status status,
-                          int roundsNeeded, String explanation) {
+                          int roundsNeeded, String explanation, double versusFigure) {
 
     /** Below this many ticks of user + system time per side, no user/kernel split is stated. */
     static final long MIN_TICKS_FOR_SPLIT = 100;
@@ -33,20 +36,23 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
         List<Measurement[]> pairs = pairs(runs, goal.subject(), goal.versus(), goal.payload());
         if (pairs.isEmpty()) return null;
         double[] perRound = new double[pairs.size()];
+        double[] versusOwn = new double[pairs.size()];
         List<Measurement> s = new ArrayList<>(), v = new ArrayList<>();
         for (int i = 0; i < perRound.length; i++) {
             Measurement[] p = pairs.get(i);
             perRound[i] = goal.metric().of(p[0], p[1]);
+            versusOwn[i] = goal.metric().of(p[1], p[1]);
             s.add(p[0]);
             v.add(p[1]);
         }
+        boolean beside = !goal.metric().isRatio() && !goal.subject().equals(goal.versus());
         Spread value = Spread.of(perRound);
         Interval ci = interval(goal.metric(), perRound);
         Goal.Status status = goal.judge(ci);
         int needed = status == Goal.Status.NOT_SETTLED ? goal.roundsNeeded(ci) : perRound.length;
         boolean good = status == Goal.Status.MET || status == Goal.Status.LEVEL;
         String why = good || !explain ? null : explain(goal, perRound, ci, status, s, v);
-        return new GoalVerdict(goal, perRound, value, ci, status, needed, why);
+        return new GoalVerdict(goal, perRound, value, ci, status, needed, why, beside ? Spread.of(versusOwn).median() : Double.NaN);
     }
 
     /** The interval a goal on metric is judged on, of its per-round figures in round order. */
@@ -101,8 +107,9 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
                 ? "; budget or round cap reached, " + (roundsNeeded == Integer.MAX_VALUE ? "the estimate lies on the bound: no number of rounds settles it"
                         : "about " + roundsNeeded + " rounds would settle it")
                 : "";
-        return String.format(Locale.ROOT, "goal %s (%s at %d B): %s %s (want %s): %s%s",
-                goal.name(), against, goal.payload(), goal.metric().label(), figure(), goal.want(), status.label(), tail);
+        String versus = Double.isNaN(versusFigure) ? "" : "; " + goal.versus() + ": " + number(versusFigure) + goal.metric().unit();
+        return String.format(Locale.ROOT, "goal %s (%s at %d B): %s %s%s (want %s): %s%s",
+                goal.name(), against, goal.payload(), goal.metric().label(), figure(), versus, goal.want(), status.label(), tail);
     }
 
     /** e.g. {@code 1.200x [1.150-1.250], 9 rounds}: the estimate and its 95 % interval. */

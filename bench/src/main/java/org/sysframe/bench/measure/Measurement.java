@@ -12,7 +12,8 @@ import java.util.Map;
  * latency (ns) of the clients, syscalls of the client side (library counts where the client has them,
  * kernel counts) and of the server side (summed over its loops), of those the calls that moved nothing
  * (the empty tries of a spin), the SQEs by opcode and CQEs of io_uring sides, CPU of both sides, and
- * the CPUs the threads were seen on. Null fields mean "not measurable here" (no kernel counter, no server in reach).
+ * the CPUs the threads were seen on; in the scale table, the server's resident memory per connection
+ * (NaN elsewhere). Null fields mean "not measurable here" (no kernel counter, no server in reach).
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
@@ -22,7 +23,20 @@ public record Measurement(String cell, int payload, int round, int clients, long
                           SyscallCounts serverLibrary, SyscallCounts serverKernel,
                           ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus,
                           SyscallCounts clientEmpty, SyscallCounts serverEmpty,
-                          UringCounts clientUring, UringCounts serverUring) {
+                          UringCounts clientUring, UringCounts serverUring, double serverRssPerConnection) {
+
+    /** Without the server's resident memory per connection (every table but the scale table's: NaN). */
+    public Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
+                       long p50Nanos, long p90Nanos, long p99Nanos, long p999Nanos, long maxNanos,
+                       SyscallCounts clientLibrary, SyscallCounts clientKernel,
+                       SyscallCounts serverLibrary, SyscallCounts serverKernel,
+                       ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus,
+                       SyscallCounts clientEmpty, SyscallCounts serverEmpty,
+                       UringCounts clientUring, UringCounts serverUring) {
+        this(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos, maxNanos,
+                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty, serverEmpty,
+                clientUring, serverUring, Double.NaN);
+    }
 
     /** Without io_uring counts (epoll sides, and peers that keep none). */
     public Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
@@ -43,6 +57,17 @@ public record Measurement(String cell, int payload, int round, int clients, long
                        ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus) {
         this(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos, maxNanos,
                 clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, null, null);
+    }
+
+    /**
+     * This run with the server's resident memory per connection (bytes: the growth of the server
+     * process's RSS from before its connections were made to after, over their number; see the scale
+     * table).
+     */
+    public Measurement withServerRss(double serverRssPerConnection) {
+        return new Measurement(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos, maxNanos,
+                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty, serverEmpty,
+                clientUring, serverUring, serverRssPerConnection);
     }
 
     /** Round number of a warm-up run (not kept). */
@@ -125,6 +150,7 @@ public record Measurement(String cell, int payload, int round, int clients, long
         perCall(m, "server_empty_", serverEmpty);
         cpu(m, "client_", clientCpu);
         cpu(m, "server_", serverCpu);
+        if (!Double.isNaN(serverRssPerConnection)) m.put("server_rss_bytes_per_connection", serverRssPerConnection);
         m.put("cpus", cpus);
         return m;
     }

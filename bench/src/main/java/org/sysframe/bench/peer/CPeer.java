@@ -35,6 +35,10 @@ import java.util.regex.Pattern;
  * request (its latency figures read 0), frames built once, the slots freed by each receive refilled
  * with one send, a 1 MiB read-ahead.
  *
+ * <p>A third, the many-connections mode ({@link #many}, {@code -M N -A K}), is the scale table's load
+ * generator: one process holding N connections, set up when it starts (each its GR_HELLO and one
+ * GR_PING, then {@code connected N}), K of them active in a run with one request in flight each.
+ *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class CPeer {
@@ -76,17 +80,38 @@ public final class CPeer {
     private final String name;
     private final String framing;
     private final Options options;
+    /** The many-connections mode ({@code -M}): connections of one process, 0 when off; active ones ({@code -A}). */
+    private final int connections, active;
 
     CPeer(String name, String framing) {
         this(name, framing, Options.DEFAULT);
     }
 
     public CPeer(String name, String framing, Options options) {
+        this(name, framing, options, 0, 0);
+    }
+
+    private CPeer(String name, String framing, Options options, int connections, int active) {
         if (options.depth() > 1 && framing.equals("split")) throw new IllegalArgumentException("split framing is for depth 1 only");
         if (options.lean() && framing.equals("split")) throw new IllegalArgumentException("split framing is not lean");
+        if (connections < 0 || active < 0 || active > connections || (connections > 0 && active < 1)) {
+            throw new IllegalArgumentException(connections + " connections, " + active + " active");
+        }
         this.name = name;
         this.framing = framing;
         this.options = options;
+        this.connections = connections;
+        this.active = active;
+    }
+
+    /**
+     * The many-connections mode ({@code -M connections -A active}): one process holding connections,
+     * each of which said GR_HELLO and made one GR_PING before the first run (its {@code connected N}
+     * line); in a run the first active ones keep one request in flight each, the others stay idle.
+     */
+    public static CPeer many(String name, int connections, int active) {
+        if (connections < 1) throw new IllegalArgumentException(connections + " connections");
+        return new CPeer(name, "frame", Options.DEFAULT, connections, active);
     }
 
     public String name() { return name; }
@@ -94,6 +119,11 @@ public final class CPeer {
     Options options() { return options; }
 
     public String describe() {
+        if (connections > 0) {
+            return "C load generator, gcc -O2: " + connections + " connections from one process (-M), " + active
+                    + " of them active with one request in flight each (-A), one send() and one recv() per call, level-triggered"
+                    + " epoll over the active ones; each idle one said GR_HELLO and made one GR_PING before the first run";
+        }
         if (options.lean()) {
             return "C lean, gcc -O2, " + (options.depth() > 1 ? "depth " + options.depth() + ", " : "")
                     + "one send() per refill as answers come, read-ahead 1 MiB, no clock per request (latency not measured)"
@@ -111,6 +141,9 @@ public final class CPeer {
     public static boolean available() {
         return Files.isExecutable(Path.of(System.getProperty("sysframe.cpeer", "bench/target/sysframe_ping")));
     }
+
+    /** The C client's binary, for a run of its own (the scale table's warm-up). */
+    public static String binaryPath() { return binary().toString(); }
 
     static Path binary() {
         Path p = Path.of(System.getProperty("sysframe.cpeer", "bench/target/sysframe_ping"));
@@ -137,6 +170,10 @@ public final class CPeer {
     /** The command line of this peer's process: runs on command ({@code -R}) of len-byte pings against socket. */
     List<String> command(String socket, int payload) {
         List<String> cmd = new ArrayList<>(List.of(binary().toString(), "-s", socket, "-l", Integer.toString(payload), "-R", "-j"));
+        if (connections > 0) {
+            cmd.addAll(List.of("-M", Integer.toString(connections), "-A", Integer.toString(active)));
+            return cmd;
+        }
         if (!options.lean()) cmd.addAll(List.of("-f", framing, "-r", "readahead"));
         cmd.addAll(options.args());
         return cmd;
@@ -172,6 +209,19 @@ public final class CPeer {
         /** The pids of the running processes (none before the first run or after close). */
         public List<Long> pids() { return live.stream().map(l -> l.process.pid()).toList(); }
 
+        /**
+         * Starts the processes for pings of len bytes now, unless they run for it already; in the
+         * many-connections mode, returns once every connection is set up ({@code connected N}).
+         */
+        public void open(int len) throws IOException {
+            try {
+                if (live.isEmpty() || payload != len) start(len);
+            } catch (IOException | RuntimeException e) {
+                stop();
+                throw e;
+            }
+        }
+
         @Override
         public Measurement measure(Cell cell, long n, int round) throws IOException {
             try {
@@ -206,6 +256,8 @@ public final class CPeer {
                 live.add(new Live(p, new BufferedReader(new InputStreamReader(p.getInputStream())), p.getOutputStream(),
                         KernelCounters.openOnce((int) p.pid(), PeerThread.ALL_KINDS)));
             }
+            // The many-connections mode sets its connections up at start and says so before any command.
+            if (connections > 0) for (Live l : live) l.expect("connected " + connections);
         }
 
         private Measurement run(Cell cell, long n, int round) throws IOException {
@@ -312,7 +364,9 @@ public final class CPeer {
         if (k > 1) seconds = (last - first) / 1e9;
         // The total from each process's thread CPU clock, exact; getrusage's user and system only split it.
         ThreadCpu cpu = new ThreadCpu(cpuNanos, user, sys, nvcsw, nivcsw);
-        return new Measurement(cell.name(), cell.payload(), round, k, n, seconds,
+        // Requests in flight at once: a process each, or the active connections of the many-connections mode.
+        int clients = connections > 0 ? active * k : k;
+        return new Measurement(cell.name(), cell.payload(), round, clients, n, seconds,
                 lat[0], lat[1], lat[2], lat[3], lat[4],
                 null, kernel,
                 sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),

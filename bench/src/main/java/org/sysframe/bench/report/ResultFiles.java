@@ -203,6 +203,7 @@ public final class ResultFiles {
         m.put("ci_hi", g.ci().hi());
         m.put("ci_level", Interval.LEVEL);
         m.put("status", g.status().label());
+        if (!Double.isNaN(g.versusFigure())) m.put("versus_figure", g.versusFigure());
         m.put("rounds_needed", g.status() == Goal.Status.NOT_SETTLED && g.roundsNeeded() != Integer.MAX_VALUE ? g.roundsNeeded() : null);
         m.put("line", g.line());
         m.put("explanation", g.explanation());

@@ -6,6 +6,8 @@ import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.CellSummary;
 import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.measure.Interval;
+import org.sysframe.bench.table.ScaleTable;
 import org.sysframe.bench.table.WaitTable;
 
 import java.util.Locale;
@@ -30,10 +32,13 @@ public final class TerminalReport {
             } else {
                 sb.append(String.format(Locale.ROOT, "%n%s (%d interleaved rounds; %s):%n", t.title(), t.rounds(),
                         t.referenceOverRow() ? "syscalls of each peer from the kernel's counters"
+                                : t.name().equals(ScaleTable.NAME) ? "each connection count a set of rounds of its own; server CPU per"
+                                        + " request vs the C server's at the same count, per round"
                                 : "ratio vs " + t.reference() + " per round"));
             }
             first = false;
             if (t.referenceOverRow()) peerRows(sb, t);
+            else if (t.name().equals(ScaleTable.NAME)) scaleRows(sb, t);
             else rows(sb, t);
             if (t.name().equals(WaitTable.NAME)) {
                 for (int payload : t.payloads()) {
@@ -93,6 +98,41 @@ public final class TerminalReport {
                         c.kernelColumn(), c.cpus()));
             }
         }
+    }
+
+    /**
+     * The scale table: per row the load generator's calls/s and p99, the server's CPU and syscalls per
+     * request, its CPU per request over the C server's at the same connections (estimate and 95 %
+     * interval, paired by round), and its resident memory per connection.
+     */
+    private static void scaleRows(StringBuilder sb, BenchTable t) {
+        int w = t.rowKind().length();
+        for (String n : t.names()) w = Math.max(w, n.length());
+        String nameCol = "%-" + w + "s";
+        String head = String.format(Locale.ROOT, nameCol + " %9s %5s %8s %10s %-21s %10s  %-38s %-3s %s%n",
+                t.rowKind(), "calls/s", "±%", "p99 us", "cpu us/req", "cpu vs C [95 % CI]", "RSS/conn", "server syscalls/request", "k=l", "cpus");
+        sb.append(head).append("-".repeat(head.length() - 1)).append('\n');
+        for (int payload : t.payloads()) {
+            for (String name : t.names()) {
+                CellSummary c = t.row(name, payload);
+                if (c == null) continue;
+                String beside = ScaleTable.cRowBeside(name);
+                Interval vsC = beside == null || beside.equals(name) ? null
+                        : GoalVerdict.interval(Goal.Metric.SERVER_CPU_RATIO, t.runs(), name, beside, payload);
+                String ratio = vsC == null || !vsC.known() ? "-"
+                        : String.format(Locale.ROOT, "%5.3f [%5.3f-%5.3f]", vsC.estimate(), vsC.lo(), vsC.hi());
+                sb.append(String.format(Locale.ROOT, nameCol + " %9.0f %5.1f %8.1f %10.2f %-21s %10s  %-38s %-3s %s%n",
+                        name, c.callsPerSec().median(), c.callsPerSec().halfRangePercent(), c.p99Micros().median(),
+                        c.serverCpuMicros().median(), ratio, bytes(c.serverRssPerConnection().median()),
+                        CellSummary.describe(c.serverSyscalls()), c.kernelColumn(), c.cpus()));
+            }
+        }
+    }
+
+    /** e.g. {@code 64 B}, {@code 37.5 KiB}; {@code -} when not measured. */
+    static String bytes(double b) {
+        if (Double.isNaN(b)) return "-";
+        return Math.abs(b) < 1024 ? String.format(Locale.ROOT, "%.0f B", b) : String.format(Locale.ROOT, "%.1f KiB", b / 1024);
     }
 
     private static void peerRows(StringBuilder sb, BenchTable t) {

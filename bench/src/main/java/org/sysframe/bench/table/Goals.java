@@ -14,6 +14,7 @@ import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.P50_MICROS;
 import static org.sysframe.bench.measure.Goal.Metric.P99_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.SERVER_CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION;
 import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
 
 /**
@@ -81,6 +82,14 @@ public final class Goals {
                     "C lean io_uring 1 loop", "C lean epoll 1 loop", 32, SERVER_CPU_RATIO, false, 0.8),
             new Goal("32 C lean connections: io_uring server at most 0.25 syscalls per request", "connections",
                     "C lean io_uring 1 loop", "C lean io_uring 1 loop", 32, SERVER_SYSCALLS_PER_CALL, false, 0.25),
+            // The server-side anchor: sysframe's server against the C server (sysframe_serve), both under the lean C clients.
+            new Goal("32 C lean connections: sysframe server CPU per request <= 1.10x the C server's", "connections",
+                    "C lean epoll 1 loop", "C lean C server", 32, SERVER_CPU_RATIO, false, 1.10),
+            new Goal("1 C lean connection: sysframe server CPU per request <= 1.10x the C server's", "connections",
+                    "C lean epoll 1 loop (1 conn)", "C lean C server (1 conn)", 32, SERVER_CPU_RATIO, false, 1.10),
+            // One figure per cell (the server's RSS growth over its connections), the C server's shown beside it.
+            new Goal("idle connection memory <= 4 KiB per connection", "scale", "epoll 1 loop 10000 idle", "C server 10000 idle", 32,
+                    SERVER_RSS_KIB_PER_CONNECTION, false, 4.0),
             new Goal("64 virtual callers on one shared client: 3x 64 platform threads with a GroutClient each", "concurrency",
                     "shared 64 virtual", "clients 64 platform", 32, CALLS_RATIO, true, 3.0),
             new Goal("64 virtual callers on one shared client: at most 0.2 client syscalls per call", "concurrency",

@@ -71,6 +71,34 @@ public class ReportsTest {
     }
 
     @Test
+    void theScaleTableShowsServerCpuPerRequestAgainstTheCServersAndMemoryPerConnection(@TempDir Path dir) throws Exception {
+        List<Cell> cells = new ArrayList<>();
+        List<Measurement> runs = new ArrayList<>();
+        for (String name : List.of("epoll 1 loop 10000 idle", "C server 10000 idle")) cells.add(new Cell(name, 32, "", 1000, 0, null));
+        for (int round = 1; round <= 5; round++) {
+            // sysframe: 12 us of server CPU per request, 38 KiB per connection; C: 10 us, 64 B.
+            runs.add(run("epoll 1 loop 10000 idle", 32, round, 1000, 30_000_000, 12_000_000, 1).withServerRss(38 * 1024));
+            runs.add(run("C server 10000 idle", 32, round, 1000, 30_000_000, 10_000_000, 1).withServerRss(64));
+        }
+        BenchTable scale = BenchTable.of(org.sysframe.bench.table.ScaleTable.NAME, "Scale", "server", "epoll 1 loop 10000 idle", false, 5,
+                cells, runs, List.of());
+        BenchRun run = BenchRun.of("test machine", 5, false, 12.5, 1, List.of(known().tables().get(0), scale), null);
+        String t = TerminalReport.of(run);
+        assertTrue(t.contains("each connection count a set of rounds of its own; server CPU per request vs the C server's at the same count"), t);
+        assertTrue(t.contains("epoll 1 loop 10000 idle     10000   0.0     50.0      12.00 1.200 [1.200-1.200]     38.0 KiB"), t);
+        assertTrue(t.contains("C server 10000 idle         10000   0.0     50.0      10.00 -                           64 B"), t);
+        assertTrue(t.contains("goal idle connection memory <= 4 KiB per connection (epoll 1 loop 10000 idle vs C server 10000 idle at 32 B):"
+                + " server resident memory per connection 38.000 KiB [38.000-38.000], 5 rounds; C server 10000 idle: 0.063 KiB (want <= 4.00 KiB): MISSED"), t);
+        ResultFiles.writeAll(run, dir);
+        List<String> csv = Files.readAllLines(dir.resolve("scale.csv"));
+        assertTrue(csv.get(0).contains(",server_rss_bytes_per_connection_median,server_rss_bytes_per_connection_min,"), csv.get(0));
+        assertTrue(Files.readString(dir.resolve("scale.json")).contains("\"server_rss_bytes_per_connection\":38912,"));
+        assertTrue(Files.readString(dir.resolve("run.json")).contains("\"versus_figure\":0.0625"));
+        // The other tables' files carry no memory columns.
+        assertFalse(Files.readString(dir.resolve("results.csv")).contains("rss"));
+    }
+
+    @Test
     void writesCsvJsonAndAnHtmlPageWithThreeChartImages(@TempDir Path dir) throws Exception {
         List<String> files = ResultFiles.writeAll(known(), dir);
         assertEquals(List.of("results.csv", "results.json", "run.json", "report.html"), files);

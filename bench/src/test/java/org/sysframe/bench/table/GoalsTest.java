@@ -188,6 +188,59 @@ class GoalsTest {
                 new ThreadCpu(total * 1000, Math.round(total * (1 - share)), Math.round(total * share), 0, 0), null, null);
     }
 
+    /** A scale-table run of one cell at 10,000 connections: its server's RSS per connection, the same every round. */
+    static Measurement memory(String cell, int round, double bytesPerConnection) {
+        return run(cell, round, 1000, 10, 4, 8, 6, 1).withServerRss(bytesPerConnection);
+    }
+
+    @Test
+    void theMemoryGoalJudgesTheSysframeServersFigureAndShowsTheCServersBesideIt() {
+        Goal g = Goals.TABLE.stream().filter(x -> x.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION).findFirst().orElseThrow();
+        assertEquals("scale", g.table());
+        assertEquals("epoll 1 loop 10000 idle", g.subject());
+        assertEquals("C server 10000 idle", g.versus());
+        assertFalse(g.metric().isRatio());
+        assertEquals("<= 4.00 KiB", g.want());
+        List<Measurement> runs = new ArrayList<>();
+        for (int r = 1; r <= 8; r++) {
+            runs.add(memory(g.subject(), r, 39_936)); // 39 KiB
+            runs.add(memory(g.versus(), r, 64));
+        }
+        GoalVerdict missed = GoalVerdict.of(g, runs);
+        assertEquals(Goal.Status.MISSED, missed.status());
+        assertEquals(39.0, missed.ci().estimate(), 1e-9);
+        assertEquals(39.0, missed.ci().lo(), 1e-9);
+        assertEquals(0.0625, missed.versusFigure(), 1e-12);
+        assertEquals("goal idle connection memory <= 4 KiB per connection (epoll 1 loop 10000 idle vs C server 10000 idle at 32 B):"
+                + " server resident memory per connection 39.000 KiB [39.000-39.000], 8 rounds; C server 10000 idle: 0.063 KiB"
+                + " (want <= 4.00 KiB): MISSED", missed.line());
+        runs.replaceAll(m -> m.cell().equals(g.subject()) ? m.withServerRss(3_000) : m);
+        GoalVerdict met = GoalVerdict.of(g, runs);
+        assertEquals(Goal.Status.MET, met.status());
+        assertTrue(met.line().endsWith("; C server 10000 idle: 0.063 KiB (want <= 4.00 KiB): met"), met.line());
+        // A goal on a cell's own figure against itself shows no second figure (the syscall goals).
+        GoalVerdict own = GoalVerdict.of(new Goal("x", "scale", g.subject(), g.subject(), 32, Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION,
+                false, 4.0), runs);
+        assertTrue(Double.isNaN(own.versusFigure()));
+        assertFalse(own.line().contains("; C server"), own.line());
+        // Every other table's runs carry no memory figure: the metric reads NaN there, not judged.
+        assertTrue(Double.isNaN(Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION.of(run("a", 1, 1000, 10, 4, 8, 6, 1), run("a", 1, 1000, 10, 4, 8, 6, 1))));
+    }
+
+    @Test
+    void theServerSideGoalsCompareSysframesServerWithTheCServerUnderTheSameClients() {
+        List<Goal> anchor = Goals.TABLE.stream().filter(x -> x.versus().contains(ConnectionsTable.C_SERVER) && x.table().equals("connections")).toList();
+        assertEquals(2, anchor.size());
+        for (Goal g : anchor) {
+            assertEquals(Goal.Metric.SERVER_CPU_RATIO, g.metric());
+            assertFalse(g.atLeast());
+            assertEquals(1.10, g.threshold(), 1e-12);
+            assertEquals(g.subject().replace(ConnectionsTable.REFERENCE, ConnectionsTable.C_SERVER), g.versus(), "the same clients and connections");
+            assertTrue(g.subject().startsWith(ConnectionsTable.C_LEAN_PREFIX), g.toString());
+        }
+        assertEquals(List.of("C lean epoll 1 loop", "C lean epoll 1 loop (1 conn)"), anchor.stream().map(Goal::subject).toList());
+    }
+
     @Test
     void goalsWhoseTableOrCellsAreAbsentAreLeftOut() {
         Goal other = new Goal("x", "t", "a", "c", 32, Goal.Metric.CALLS_RATIO, true, 1.0);
@@ -221,8 +274,13 @@ class GoalsTest {
                         .toList();
                 case BackendTable.NAME -> List.of(BackendTable.BASELINE, BackendTable.name(Backend.IO_URING, Backend.IO_URING),
                         BackendTable.name(Backend.IO_URING, Backend.EPOLL), BackendTable.name(Backend.EPOLL, Backend.IO_URING));
-                case ConnectionsTable.NAME -> ConnectionsTable.SERVERS.stream()
-                        .flatMap(c -> java.util.stream.Stream.of(c.cell(), ConnectionsTable.C_LEAN_PREFIX + c.cell())).toList();
+                case ConnectionsTable.NAME -> java.util.stream.Stream.concat(java.util.stream.Stream.concat(
+                                ConnectionsTable.SERVERS.stream().map(ConnectionsTable.Server::cell), java.util.stream.Stream.of(ConnectionsTable.C_SERVER)),
+                                ConnectionsTable.ONE_CONNECTION.stream())
+                        .flatMap(c -> java.util.stream.Stream.of(c, ConnectionsTable.C_LEAN_PREFIX + c)).toList();
+                case ScaleTable.NAME -> java.util.Arrays.stream(ScaleTable.COUNTS).boxed()
+                        .flatMap(n -> ScaleTable.modes(n).stream().flatMap(m -> ScaleTable.SHORT.stream().map(v -> ScaleTable.name(v, n, m))))
+                        .toList();
                 case ConcurrencyTable.NAME -> ConcurrencyTable.names();
                 default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
             };
