@@ -737,6 +737,37 @@ static uint64_t tv_us(struct timeval tv) {
 	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
 }
 
+// What a timed run cost: its wall time and its thread's CPU. The CPU total comes from
+// the thread's CPU clock (its exact runtime), the user/system split and the context
+// switches from getrusage (whose split comes from ticks, and whose total, over a short
+// run of a process that has run before, can lag).
+struct run_cost {
+	struct rusage ru0;
+	uint64_t cpu0, start, end, cpu_ns, user_us, sys_us;
+	long nvcsw, nivcsw;
+	double secs;
+};
+
+static void run_cost_begin(struct run_cost *c) {
+	if (getrusage(RUSAGE_THREAD, &c->ru0) < 0)
+		fail("getrusage", errno);
+	c->cpu0 = thread_cpu_ns();
+	c->start = now_ns();
+}
+
+static void run_cost_end(struct run_cost *c) {
+	c->end = now_ns();
+	c->cpu_ns = thread_cpu_ns() - c->cpu0;
+	struct rusage ru1;
+	if (getrusage(RUSAGE_THREAD, &ru1) < 0)
+		fail("getrusage", errno);
+	c->secs = (double)(c->end - c->start) / 1e9;
+	c->user_us = tv_us(ru1.ru_utime) - tv_us(c->ru0.ru_utime);
+	c->sys_us = tv_us(ru1.ru_stime) - tv_us(c->ru0.ru_stime);
+	c->nvcsw = ru1.ru_nvcsw - c->ru0.ru_nvcsw;
+	c->nivcsw = ru1.ru_nivcsw - c->ru0.ru_nivcsw;
+}
+
 static int cmp_u64(const void *a, const void *b) {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
@@ -902,25 +933,14 @@ static void timed_run(struct run *r, unsigned long count, const struct report *o
 	p->sends = p->recv_data = p->recv_empty = p->polls = 0;
 	cpu_set_t seen;
 	CPU_ZERO(&seen);
-	// CPU: the total from the thread's CPU clock (its exact runtime), the user/system
-	// split and the context switches from getrusage (whose split comes from ticks, and
-	// whose total, over a short run of a process that has run before, can lag).
-	struct rusage ru0, ru1;
-	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
-		fail("getrusage", errno);
-	uint64_t cpu0 = thread_cpu_ns();
-	uint64_t start = now_ns();
+	struct run_cost c;
+	run_cost_begin(&c);
 	run_calls(r, count, &seen);
-	uint64_t end = now_ns(), total_ns = end - start;
-	uint64_t cpu_ns = thread_cpu_ns() - cpu0;
-	if (getrusage(RUSAGE_THREAD, &ru1) < 0)
-		fail("getrusage", errno);
+	run_cost_end(&c);
 
-	double secs = (double)total_ns / 1e9;
-	double rate = (double)count / secs, n = (double)count;
-	uint64_t user_us = tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime);
-	uint64_t sys_us = tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime);
-	long nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw, nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
+	uint64_t start = c.start, end = c.end, cpu_ns = c.cpu_ns, user_us = c.user_us, sys_us = c.sys_us;
+	long nvcsw = c.nvcsw, nivcsw = c.nivcsw;
+	double secs = c.secs, rate = (double)count / secs, n = (double)count;
 	unsigned long batch = lean ? 0ul : o->depth == 1 ? 1ul : o->batch;
 	const char *framing = lean ? "lean" : o->depth == 1 ? (p->split ? "split" : "sendmsg")
 			      : o->batch * (sizeof(struct req_hdr) + o->len) <= COPY_MAX ? "copy"
@@ -1364,22 +1384,14 @@ static void many_timed_run(struct many *m, unsigned long count, const struct rep
 	memset(m->hist, 0, sizeof(*m->hist));
 	cpu_set_t seen;
 	CPU_ZERO(&seen);
-	struct rusage ru0, ru1;
-	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
-		fail("getrusage", errno);
-	uint64_t cpu0 = thread_cpu_ns();
-	uint64_t start = now_ns();
+	struct run_cost c;
+	run_cost_begin(&c);
 	many_run(m, count, &seen);
-	uint64_t end = now_ns(), total_ns = end - start;
-	uint64_t cpu_ns = thread_cpu_ns() - cpu0;
-	if (getrusage(RUSAGE_THREAD, &ru1) < 0)
-		fail("getrusage", errno);
+	run_cost_end(&c);
 
-	double secs = (double)total_ns / 1e9;
-	double rate = (double)count / secs, n = (double)count;
-	uint64_t user_us = tv_us(ru1.ru_utime) - tv_us(ru0.ru_utime);
-	uint64_t sys_us = tv_us(ru1.ru_stime) - tv_us(ru0.ru_stime);
-	long nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw, nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
+	uint64_t start = c.start, end = c.end, cpu_ns = c.cpu_ns, user_us = c.user_us, sys_us = c.sys_us;
+	long nvcsw = c.nvcsw, nivcsw = c.nivcsw;
+	double secs = c.secs, rate = (double)count / secs, n = (double)count;
 	uint64_t reads = m->recv_data + m->recv_empty;
 	printf("total time: %.3f s (%.1f calls/s)\n", secs, rate);
 	printf("per call: %.4f sends, %.4f recvs with data, %.4f empty recvs, %.4f epoll_waits, "

@@ -36,10 +36,19 @@ public final class ThreadSyscall {
      * and its submit-only enters are not parked: a count read then could miss the call under way.
      */
     public static void awaitParked(int tid, Duration timeout) throws IOException {
+        awaitParked("self", tid, timeout);
+    }
+
+    /** As {@link #awaitParked(int, Duration)}, for thread tid of process pid (another process's). */
+    public static void awaitParked(long pid, int tid, Duration timeout) throws IOException {
+        awaitParked(Long.toString(pid), tid, timeout);
+    }
+
+    private static void awaitParked(String pid, int tid, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         String now;
         do {
-            now = Files.readString(Path.of("/proc/self/task/" + tid + "/syscall")).trim();
+            now = Files.readString(Path.of("/proc/" + pid + "/task/" + tid + "/syscall")).trim();
             if (isBlockingWait(now)) return;
             try {
                 Thread.sleep(1);
@@ -48,7 +57,8 @@ public final class ThreadSyscall {
                 throw new IOException("interrupted", e);
             }
         } while (System.nanoTime() < deadline);
-        throw new IOException("thread " + tid + " not parked in epoll_wait or io_uring_enter after " + timeout + " (/proc syscall: " + now + ")");
+        throw new IOException("thread " + tid + " of process " + pid + " not parked in epoll_wait or io_uring_enter after " + timeout
+                + " (/proc syscall: " + now + ")");
     }
 
     /**

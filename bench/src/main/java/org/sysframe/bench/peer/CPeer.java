@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -320,24 +319,7 @@ public final class CPeer {
             if (!got.equals(want)) throw new IOException("the C client (pid " + process.pid() + ") said '" + got + "', not '" + want + "'");
         }
 
-        void close() {
-            try {
-                in.close();
-                if (!process.waitFor(5, TimeUnit.SECONDS)) process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            } catch (IOException ignored) {
-                process.destroyForcibly(); // its stdin is gone already
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-            } finally {
-                if (kernel != null) kernel.close();
-                try {
-                    out.close();
-                } catch (IOException ignored) {
-                    // the process is gone: nothing left to read
-                }
-            }
-        }
+        void close() { ChildLines.end(process, in, out, kernel, 5); }
     }
 
     /** The figures of a run from its processes' JSON lines, kernel counts and server sample. */

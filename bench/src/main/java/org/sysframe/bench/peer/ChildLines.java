@@ -1,6 +1,9 @@
 package org.sysframe.bench.peer;
 
+import org.sysframe.unix.KernelSyscallCounter;
+
 import java.io.BufferedReader;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -45,6 +48,29 @@ final class ChildLines {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "exit unknown";
+        }
+    }
+
+    /**
+     * Ends a child the bench talks to by lines: its stdin closed (its end-of-input ends it), then waited
+     * for at most seconds before it is killed; its kernel counter (may be null) and stdout closed.
+     */
+    static void end(Process child, Closeable in, BufferedReader out, KernelSyscallCounter kernel, long seconds) {
+        try {
+            in.close();
+            if (!child.waitFor(seconds, TimeUnit.SECONDS)) child.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        } catch (IOException ignored) {
+            child.destroyForcibly(); // its stdin is gone already
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            child.destroyForcibly();
+        } finally {
+            if (kernel != null) kernel.close();
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // the process is gone: nothing left to read
+            }
         }
     }
 }

@@ -7,6 +7,7 @@ import org.sysframe.transport.Backend;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.ThreadSyscall;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -20,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A server in a process of its own, driven by lines on its stdin: the lean C server
@@ -122,7 +122,9 @@ public final class ServerProcess implements AutoCloseable {
         long open = (long) CPeer.num(json, "open");
         if (c) {
             statsCommands++;
-            awaitParked(Duration.ofSeconds(10));
+            // Its count and the kernel's agree once it sleeps in epoll_wait again: the kernel counts a
+            // call as it enters, the server before it enters.
+            ThreadSyscall.awaitParked(pid, (int) pid, Duration.ofSeconds(10));
             long waits = (long) CPeer.num(json, "epoll_waits") - statsCommands;
             SyscallCounts library = SyscallCounts.builder().recvfrom((long) CPeer.num(json, "reads"))
                     .writev((long) CPeer.num(json, "writes")).epollWait(waits).build();
@@ -223,34 +225,6 @@ public final class ServerProcess implements AutoCloseable {
         }
     }
 
-    // x86-64: epoll_wait, epoll_pwait (glibc may enter either).
-    private static final int NR_EPOLL_WAIT = 232, NR_EPOLL_PWAIT = 281;
-
-    /**
-     * Waits until the C server's thread sleeps in epoll_wait ({@code /proc/PID/syscall}: its number and a
-     * timeout other than 0), where its count and the kernel's agree: the kernel counts a call as it
-     * enters, the server before it enters.
-     */
-    private void awaitParked(Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String now = "";
-        do {
-            now = Files.readString(Path.of("/proc/" + pid + "/syscall")).trim();
-            String[] f = now.split(" ");
-            if (f.length >= 7 && !f[0].equals("running") && !f[0].startsWith("-")) {
-                int nr = Integer.parseInt(f[0]);
-                long timeoutArg = Long.parseUnsignedLong(f[4].startsWith("0x") ? f[4].substring(2) : f[4], 16);
-                if ((nr == NR_EPOLL_WAIT || nr == NR_EPOLL_PWAIT) && (int) timeoutArg != 0) return;
-            }
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted", e);
-            }
-        } while (System.nanoTime() < deadline);
-        throw new IOException(describe + " (pid " + pid + ") not parked in epoll_wait after " + timeout + " (/proc syscall: " + now + ")");
-    }
 
     /** quit (stdin closed), waiting a few seconds before killing it; its kernel counter closed. */
     @Override
@@ -258,23 +232,10 @@ public final class ServerProcess implements AutoCloseable {
         try {
             in.write("quit\n");
             in.flush();
-            in.close();
         } catch (IOException ignored) {
             // gone already
         }
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        } finally {
-            if (kernel != null) kernel.close();
-            try {
-                out.close();
-            } catch (IOException ignored) {
-                // nothing left to read
-            }
-        }
+        ChildLines.end(process, in, out, kernel, 10);
     }
 
     @Override
