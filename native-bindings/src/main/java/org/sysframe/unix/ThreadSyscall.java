@@ -57,8 +57,8 @@ public final class ThreadSyscall {
                 throw new IOException("interrupted", e);
             }
         } while (System.nanoTime() < deadline);
-        throw new IOException("thread " + tid + " of process " + pid + " not parked in epoll_wait or io_uring_enter after " + timeout
-                + " (/proc syscall: " + now + ")");
+        String who = pid.equals("self") ? "thread " + tid : "thread " + tid + " of process " + pid;
+        throw new IOException(who + " not parked in epoll_wait or io_uring_enter after " + timeout + " (/proc syscall: " + now + ")");
     }
 
     /**
