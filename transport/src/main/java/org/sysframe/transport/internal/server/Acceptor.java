@@ -1,8 +1,8 @@
 package org.sysframe.transport.internal.server;
 
-import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.LogLimiter;
+import org.sysframe.transport.internal.io.SafeLogger;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
@@ -76,9 +76,6 @@ public final class Acceptor {
         SharedMemory.close(spareFd);
         spareFd = -1;
     }
-
-    /** Whether the spare descriptor is held (tests). */
-    boolean holdsSpare() { return spareFd >= 0; }
 
     void watch() throws ErrnoException { watcher.watchListener(listener.fd()); }
 
@@ -183,7 +180,6 @@ public final class Acceptor {
             LOG.log(Level.ERROR, "cannot {0} accepting: {1}", pause ? "pause" : "resume", e.getMessage());
         }
     }
-
 
     void close() {
         releaseSpare();

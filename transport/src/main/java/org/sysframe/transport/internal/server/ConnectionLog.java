@@ -1,7 +1,7 @@
 package org.sysframe.transport.internal.server;
 
-import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.ConnectionStats;
+import org.sysframe.transport.internal.io.SafeLogger;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;

@@ -1,6 +1,5 @@
 package org.sysframe.transport.internal.server;
 
-import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.ServerConfig;
@@ -8,6 +7,7 @@ import org.sysframe.transport.internal.io.MemoryBudget;
 import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.io.Pool;
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.internal.io.UnsentQueue;
 import org.sysframe.transport.wire.EventHeader;
 import org.sysframe.transport.wire.ResponseHeader;

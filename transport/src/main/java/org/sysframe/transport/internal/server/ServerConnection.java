@@ -1,13 +1,13 @@
 package org.sysframe.transport.internal.server;
 
-import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.Reply;
 import org.sysframe.transport.Request;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.InputBuffer;
+import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.io.Pool;
-import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.internal.jfr.ServerRequestEvent;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;

@@ -1,6 +1,5 @@
 package org.sysframe.transport.internal.server;
 
-import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.epoll.EpollLoop;
@@ -8,6 +7,7 @@ import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.NativeBuffer;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.io.Pool;
+import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.internal.jfr.ConnectionEvent;
 import org.sysframe.transport.internal.uring.UringLoop;
 

@@ -1,7 +1,7 @@
 package org.sysframe.transport.internal.uring;
 
-import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.NativeBuffer;
+import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.Pool;
 import org.sysframe.transport.internal.io.UnsentQueue;
 import org.sysframe.transport.internal.server.LoopSocket;
