@@ -768,6 +768,14 @@ static void run_cost_end(struct run_cost *c) {
 	c->nivcsw = ru1.ru_nivcsw - c->ru0.ru_nivcsw;
 }
 
+// The run's cost per call, one line: context switches, user and system CPU, the CPUs it ran on.
+static void run_cost_print(const struct run_cost *c, double n, const cpu_set_t *seen) {
+	printf("per call: %.4f voluntary + %.4f involuntary context switches, %.3f us user + %.3f us "
+	       "system CPU; ran on cpu %s\n",
+	       (double)c->nvcsw / n, (double)c->nivcsw / n, (double)c->user_us / n, (double)c->sys_us / n,
+	       cpu_list(seen));
+}
+
 static int cmp_u64(const void *a, const void *b) {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
@@ -950,10 +958,7 @@ static void timed_run(struct run *r, unsigned long count, const struct report *o
 	       "depth %lu, batch %lu, framing %s)\n",
 	       (double)p->sends / n, (double)p->recv_data / n, (double)p->recv_empty / n,
 	       (double)p->polls / n, o->wait_name, o->depth, batch, framing);
-	printf("per call: %.4f voluntary + %.4f involuntary context switches, %.3f us user + %.3f us "
-	       "system CPU; ran on cpu %s\n",
-	       (double)nvcsw / n, (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
-	       cpu_list(&seen));
+	run_cost_print(&c, n, &seen);
 
 	if (o->json) {
 		// Lean: no latency was measured, every percentile reads 0.
@@ -1399,10 +1404,7 @@ static void many_timed_run(struct many *m, unsigned long count, const struct rep
 	       "level-triggered, framing frame)\n",
 	       (double)m->sends / n, (double)m->recv_data / n, (double)m->recv_empty / n,
 	       (double)m->epoll_waits / n, (double)m->polls / n, m->n, m->k);
-	printf("per call: %.4f voluntary + %.4f involuntary context switches, %.3f us user + %.3f us "
-	       "system CPU; ran on cpu %s\n",
-	       (double)nvcsw / n, (double)nivcsw / n, (double)user_us / n, (double)sys_us / n,
-	       cpu_list(&seen));
+	run_cost_print(&c, n, &seen);
 	if (o->json) {
 		printf("{\"peer\":\"c\",\"framing\":\"frame\",\"recv\":\"readahead\",\"count\":%lu,"
 		       "\"len\":%lu,\"connections\":%lu,\"active\":%lu,\"epoll\":\"level\","

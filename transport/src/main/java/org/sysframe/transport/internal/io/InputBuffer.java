@@ -33,8 +33,7 @@ public final class InputBuffer {
     private final int smallSize;
     private final MemoryBudget budget;
     private NativeBuffer lent;   // the small buffer, while it holds bytes (or a receive is about to fill it)
-    private MemorySegment small; // its memory, or null
-    private MemorySegment in;    // small, the large buffer, or null (idle)
+    private MemorySegment in;    // the small buffer's memory, the large buffer, or null (idle)
     private Arena largeArena;
     private boolean lastLarge;
     private boolean usedSinceCheck;
@@ -53,12 +52,8 @@ public final class InputBuffer {
     public void ready() {
         if (in != null) return;
         lent = pool.take();
-        small = lent.segment();
-        in = small;
+        in = lent.segment();
     }
-
-    /** Whether a buffer is held (bytes wait, or a receive was made ready for). */
-    public boolean holdsBuffer() { return in != null; }
 
     /** After a receive that brought nothing (EAGAIN): an input that holds no byte gives its buffer back. */
     public void unused() {
@@ -67,10 +62,9 @@ public final class InputBuffer {
 
     private void giveBack() {
         if (lent == null) return;
-        if (in == small) in = null;
+        if (!isLarge()) in = null;
         pool.give(lent);
         lent = null;
-        small = null;
     }
 
     /** The memory to receive into, at {@link #end()}, at most {@link #free()} bytes (after {@link #ready()}). */

@@ -70,8 +70,6 @@ public final class OutputBatch {
         this.largeSize = highWater + GroutApi.MAX_MSG_LEN + 2L * EventHeader.SIZE;
     }
 
-    /** Whether the batch holds pooled memory now (it has messages). */
-    public boolean holdsMemory() { return mem != null; }
 
     /** Whether one more message (two iovec entries) fits. */
     public boolean hasRoom() { return mem == null || iov.pending() + 2 <= iov.capacity(); }

@@ -18,7 +18,6 @@ public final class Pool<T> {
     private final Supplier<T> make;
     private final Consumer<T> free;
     private final int keep;
-    private int lent;
 
     /** A pool that makes what it lends with make, frees with free, and keeps at most keep idle. */
     public Pool(Supplier<T> make, Consumer<T> free, int keep) {
@@ -33,22 +32,14 @@ public final class Pool<T> {
     public T take() {
         T t = idle.pollLast();
         if (t == null) t = make.get();
-        lent++;
         return t;
     }
 
     /** Takes t back (kept, or freed past keep). */
     public void give(T t) {
-        lent--;
         if (idle.size() < keep) idle.addLast(t);
         else free.accept(t);
     }
-
-    /** Things lent now. */
-    public int lent() { return lent; }
-
-    /** Things kept for the next {@link #take}. */
-    public int idle() { return idle.size(); }
 
     /** Frees what is kept past keep. */
     public void trim(int keep) {

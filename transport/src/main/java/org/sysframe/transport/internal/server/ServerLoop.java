@@ -49,17 +49,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
     public final ServerLimits limits;
     public final LoopTasks tasks;
     public final Arena arena = Arena.ofShared(); // closed by close(), after the thread ended
-    /**
-     * Idle buffers kept per loop: what its connections hold only while bytes wait (input buffers, output
-     * batches' memory) comes from these pools, so that an idle connection holds none. Past this many
-     * idle, a buffer given back is freed: the pools' bound is this many of each (2 MiB of 8 KiB input
-     * buffers, 5 MiB of 20 KiB batches).
-     */
-    static final int POOL_KEEP = 256;
-    /** Idle buffers kept per pool once many connections have closed (the timer's trim). */
-    static final int POOL_TRIM_KEEP = 16;
-    private final Pool<NativeBuffer> inputBuffers;
-    private final Pool<OutputBatch.Memory> batchMemory = OutputBatch.Memory.pool(POOL_KEEP);
+    private final LoopBuffers buffers;
     private final MemorySegment scratch = arena.allocate(64, 8);
     public final ConnectionTable<S> table = new ConnectionTable<>();
     private final SubscriberSet subscribers = new SubscriberSet();
@@ -94,7 +84,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
         this.checkNanos = config.checkIntervalNanos();
         this.idleTimeout = !config.idleTimeout().isZero();
         this.counters = new SyscallCounters("server loop " + index);
-        this.inputBuffers = NativeBuffer.pool(config.readBuffer(), POOL_KEEP);
+        this.buffers = new LoopBuffers(config.readBuffer());
         try {
             this.tasks = new LoopTasks(counters, arena);
         } catch (ErrnoException e) {
@@ -227,7 +217,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
             if (closedSinceTrim >= TRIM_AFTER_CLOSES) {
                 // Many connections went: keep few of their buffers, and give the freed ones back to the
                 // kernel, not only to malloc.
-                trimPools(POOL_TRIM_KEEP);
+                trimPools(LoopBuffers.TRIM_KEEP);
                 org.sysframe.unix.PageMemory.trimMalloc();
                 closedSinceTrim = 0;
             }
@@ -477,22 +467,20 @@ public abstract class ServerLoop<S extends LoopSocket> {
 
     /** Frees the loop's idle buffers past keep of each kind (loop thread; a driver adds its own). */
     protected void trimPools(int keep) {
-        inputBuffers.trim(keep);
-        batchMemory.trim(keep);
+        buffers.trim(keep);
     }
 
     /** The loop's input buffers, lent to its connections while bytes wait (loop thread). */
-    public Pool<NativeBuffer> inputBuffers() { return inputBuffers; }
+    public Pool<NativeBuffer> inputBuffers() { return buffers.input; }
 
     /** The loop's output batches' memory, lent to its connections while they batch (loop thread). */
-    public Pool<OutputBatch.Memory> batchMemory() { return batchMemory; }
+    public Pool<OutputBatch.Memory> batchMemory() { return buffers.batches; }
 
     /** Frees the loop's memory once its thread ended. */
     public void close() {
         tasks.close();
         closeDriver();
-        inputBuffers.close();
-        batchMemory.close();
+        buffers.close();
         if (arena.scope().isAlive()) arena.close();
     }
 }
