@@ -27,13 +27,13 @@ public final class PingExample {
         String socketPath = args[0];
         byte[] text = (args.length > 1 ? args[1] : "hello, grout").getBytes(StandardCharsets.UTF_8);
 
-        // connect() says GR_HELLO; the client is for this thread only. The Arena owns the request
-        // payload in native memory, which goes to the kernel as it is (a heap segment is copied first).
+        // connect() says GR_HELLO; any number of threads may share the client. The Arena owns the
+        // request payload in native memory, which goes to the kernel as it is (a heap segment is copied first).
         try (GroutClient client = GroutClient.connect(socketPath);
              Arena arena = Arena.ofConfined()) {
             MemorySegment payload = arena.allocateFrom(ValueLayout.JAVA_BYTE, text);
-            Response response = client.sendRecv(GroutApi.PING, payload);
-            // The Response is valid until the client's next call: copy what you keep.
+            Response response = client.call(GroutApi.PING, payload);
+            // The Response is this thread's own, valid until its next call on the client: copy what you keep.
             String echo = new String(response.toByteArray(), StandardCharsets.UTF_8);
             System.out.println("GR_PING answered " + response.length() + " bytes: " + echo);
         } catch (ApiException e) {

@@ -32,7 +32,7 @@ class AccountingExamplesTest {
                      Arena arena = Arena.ofConfined()) {
                     MemorySegment payload = arena.allocate(32);
                     SyscallCounts libraryBefore = client.counters().snapshot(), kernelBefore = kernel.read();
-                    for (int i = 0; i < 1000; i++) client.sendRecv(GroutApi.PING, payload);
+                    for (int i = 0; i < 1000; i++) client.call(GroutApi.PING, payload);
                     SyscallCounts library = client.counters().snapshot().minus(libraryBefore);
                     SyscallCounts entered = kernel.read().minus(kernelBefore);
                     System.out.println("library " + library + ", kernel " + entered);  // sendto=1000 recvfrom=1000, both

@@ -49,7 +49,7 @@ class BoundsExamplesTest {
         try (GroutServer server = GroutServer.start(bounded);
              GroutClient client = GroutClient.connect(socketPath);
              Arena arena = Arena.ofConfined()) {
-            assertEquals(32, client.sendRecv(GroutApi.PING, arena.allocate(32)).length());
+            assertEquals(32, client.call(GroutApi.PING, arena.allocate(32)).length());
         }
     }
 }

@@ -24,9 +24,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -93,7 +95,7 @@ class ClientServerExamplesTest {
         try (GroutClient watcher = GroutClient.connect(server.socketPath())) {
             watcher.subscribe(NAME_CHANGED, false);
             somethingChanged.run();
-            Event event = watcher.nextEvent();
+            Event event = watcher.nextEvent(Duration.ofSeconds(5));
             assertEquals(NAME_CHANGED, event.type());
             assertEquals("eth0", new String(event.toByteArray(), StandardCharsets.US_ASCII).trim());
         }
@@ -109,21 +111,21 @@ class ClientServerExamplesTest {
         try (GroutClient client = GroutClient.connect(options);
              Arena arena = Arena.ofConfined()) {
             MemorySegment name = arena.allocateFrom(ValueLayout.JAVA_BYTE, "eth7".getBytes(StandardCharsets.US_ASCII));
-            Response r = client.sendRecv(SET_NAME, name);                   // a flyweight, valid until the client's next call
+            Response r = client.call(SET_NAME, name);                       // this thread's own view, valid until its next call
             byte[] echoed = r.toByteArray();                                // read it in place (r.buffer(), r.offset(), r.length()) or copy it
-            int id = client.send(GroutApi.PING, name, 0, name.byteSize());  // send now...
-            long pinged = client.recv(GroutApi.PING, id).length();          // ...and receive later
+            CompletableFuture<Response> ping = client.callAsync(GroutApi.PING, name);  // sent now...
+            long pinged = ping.join().length();                             // ...its answer later, a copy of its own
             List<String> all = new ArrayList<>();
             try (ResponseStream items = client.stream(LIST_NAMES, name, 0, 0)) {  // items, then an empty end
                 while (items.next()) all.add(new String(items.current().toByteArray(), StandardCharsets.US_ASCII).trim());
             }                                                               // closing early drains the rest
             client.subscribe(GroutApi.EVENT_ALL, false);                    // every ev_type, our own requests' events included
-            client.sendRecv(SET_NAME, name);                                // its handler publishes NAME_CHANGED
-            Event event = client.nextEvent();                               // type() is the ev_type
+            client.call(SET_NAME, name);                                    // its handler publishes NAME_CHANGED
+            Event event = client.nextEvent(Duration.ofSeconds(1));          // null if none came within 1 s; type() is the ev_type
             System.out.printf("%s echoed, %d bytes pinged, names %s, event %s%n", new String(echoed, StandardCharsets.US_ASCII),
                     pinged, all, event.type() == NAME_CHANGED ? "NAME_CHANGED" : event);
             try {
-                client.sendRecv(SET_NAME, arena.allocate(1));               // a first byte 0: the handler answers EINVAL
+                client.call(SET_NAME, arena.allocate(1));                   // a first byte 0: the handler answers EINVAL
             } catch (ApiException e) {                                      // a non-zero status; the client goes on
                 System.out.println(e.errnoName() + " (status " + e.status() + ")");
             }

@@ -3,15 +3,21 @@ package org.sysframe.examples;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.Response;
 import org.sysframe.transport.ServerOptions;
-import org.sysframe.transport.SharedGroutClient;
 import org.sysframe.transport.wire.GroutApi;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,23 +29,27 @@ class ConcurrencyExamplesTest {
     Path dir;
 
     @Test
-    void theSharedClient() throws Exception {
+    void oneClientForManyThreads() throws Exception {
         String socketPath = dir.resolve("shared.sock").toString();
         try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(socketPath));
              Arena arena = Arena.ofShared()) {
             MemorySegment payload = arena.allocate(16);
             payload.fill((byte) 7);
-            MemorySegment answer = arena.allocate(GroutApi.MAX_MSG_LEN);
             String out = Printed.by(() -> {
-                try (SharedGroutClient client = SharedGroutClient.connect(socketPath)) {   // GR_HELLO as GroutClient does
-                    // from any thread, platform or virtual, at the same time:
-                    long n = client.call(GroutApi.PING, payload, 0, payload.byteSize(), answer); // answer: the caller's own segment
-                    CompletableFuture<byte[]> f = client.callAsync(GroutApi.PING, payload, 0, payload.byteSize());
-                    System.out.println(n + " and " + f.join().length + " bytes back");
+                try (GroutClient client = GroutClient.connect(socketPath);
+                     ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                    List<Future<Long>> calls = new ArrayList<>();
+                    for (int i = 0; i < 1000; i++) {                  // 1000 virtual threads, one client, at the same time
+                        calls.add(threads.submit(() -> client.call(GroutApi.PING, payload).length()));  // each thread's own Response
+                    }
+                    CompletableFuture<Response> f = client.callAsync(GroutApi.PING, payload);  // a Response the caller owns
+                    long bytes = 0;
+                    for (Future<Long> c : calls) bytes += c.get();
+                    System.out.println(bytes + " bytes back to 1000 threads, " + f.join().length() + " to the future; "
+                            + client.stats().calls() + " calls");  // GR_HELLO is one
                 }
             });
-            assertEquals("16 and 16 bytes back\n", out);
-            assertEquals(7, answer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 15), "the echo in the caller's own segment");
+            assertEquals("16000 bytes back to 1000 threads, 16 to the future; 1002 calls\n", out);
         }
     }
 }

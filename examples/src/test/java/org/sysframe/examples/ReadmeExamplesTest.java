@@ -42,7 +42,7 @@ class ReadmeExamplesTest {
                 try (GroutClient client = GroutClient.connect(socketPath);   // connects and says GR_HELLO
                      Arena arena = Arena.ofConfined()) {
                     MemorySegment payload = arena.allocate(32);               // native memory goes to the kernel as it is
-                    Response echo = client.sendRecv(GroutApi.PING, payload);  // valid until the client's next call
+                    Response echo = client.call(GroutApi.PING, payload);      // this thread's own, valid until its next call
                     System.out.println(echo.length() + " bytes back; syscalls: " + client.counters().snapshot());
                 }
             });
@@ -73,12 +73,12 @@ class ReadmeExamplesTest {
         assertEquals("srw-------", mode(Path.of(socketPath)), "mode 0600");
         try (GroutClient client = GroutClient.connect(socketPath); Arena arena = Arena.ofConfined()) {
             MemorySegment hello = arena.allocateFrom(ValueLayout.JAVA_BYTE, "hello".getBytes(StandardCharsets.US_ASCII));
-            assertEquals("hello", new String(client.sendRecv(ECHO, hello).toByteArray(), StandardCharsets.US_ASCII));
-            ApiException zero = assertThrows(ApiException.class, () -> client.sendRecv(ECHO, arena.allocate(1)));
+            assertEquals("hello", new String(client.call(ECHO, hello).toByteArray(), StandardCharsets.US_ASCII));
+            ApiException zero = assertThrows(ApiException.class, () -> client.call(ECHO, arena.allocate(1)));
             assertEquals(Errno.EINVAL, zero.status());
-            ApiException empty = assertThrows(ApiException.class, () -> client.sendRecv(ECHO));
+            ApiException empty = assertThrows(ApiException.class, () -> client.call(ECHO));
             assertEquals(Errno.EMSGSIZE, empty.status(), "shorter than the declared 1 byte: the handler is not called");
-            assertEquals(32, client.sendRecv(GroutApi.PING, arena.allocate(32)).length(), "GR_PING built in");
+            assertEquals(32, client.call(GroutApi.PING, arena.allocate(32)).length(), "GR_PING built in");
         }
     }
 

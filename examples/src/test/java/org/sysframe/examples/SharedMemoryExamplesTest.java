@@ -32,7 +32,7 @@ class SharedMemoryExamplesTest {
         try (server; client) {
             // Epoll on both sides (the default backend): a channel; io_uring on either: the socket.
             assertEquals(server.backend() == Backend.EPOLL && client.backend() == Backend.EPOLL, client.sharedMemory());
-            assertEquals(0, client.sendRecv(GroutApi.PING).length());
+            assertEquals(0, client.call(GroutApi.PING).length());
         }
     }
 }

@@ -44,7 +44,7 @@ class TuningExamplesTest {
 
         ClientOptions lowLatencyClient = ClientOptions.defaults().socketPath(socketPath)
                 .waitMode(WaitMode.parse("spin:50us"))    // spin up to 50 us for an answer, then sleep
-                .cpu(1);                                  // pin the thread that connects (the client's owner) to CPU 1
+                .cpu(1);                                  // pin the thread that connects to CPU 1 (other callers are not moved)
         ServerOptions lowLatencyServer = ServerOptions.defaults().socketPath(socketPath)
                 .waitMode(WaitMode.spinThenBlock(Duration.ofNanos(50_000)))  // the same for every event loop
                 .cpus(0);                                 // loop i runs on the i-th CPU given, repeating
@@ -54,7 +54,7 @@ class TuningExamplesTest {
             // On a thread of its own: pinning is the connecting thread's, and this one is JUnit's.
             int cpu = CompletableFuture.supplyAsync(() -> {
                 try (GroutClient client = GroutClient.connect(lowLatencyClient); Arena arena = Arena.ofConfined()) {
-                    client.sendRecv(GroutApi.PING, arena.allocate(32));
+                    client.call(GroutApi.PING, arena.allocate(32));
                     return CpuPlacement.currentCpu();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -100,7 +100,7 @@ class TuningExamplesTest {
                  GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(socketPath)
                          .backend(Backend.IO_URING));         // fails at connect, in one line, where io_uring is unusable
                  Arena arena = Arena.ofConfined()) {
-                client.sendRecv(GroutApi.PING, arena.allocate(32));  // the SEND and the RECV of its answer: one io_uring_enter
+                client.call(GroutApi.PING, arena.allocate(32));      // the SEND and the RECV of its answer: one io_uring_enter
                 System.out.println(client.counters().snapshot() + "; SQEs " + client.uringCounts().describe(1));
             }
         });
@@ -126,7 +126,7 @@ class TuningExamplesTest {
              Arena arena = Arena.ofConfined()) {
             MemorySegment payload = arena.allocate(32);
             SyscallCounts before = client.counters().snapshot();
-            for (int i = 0; i < 1000; i++) client.sendRecv(GroutApi.PING, payload);
+            for (int i = 0; i < 1000; i++) client.call(GroutApi.PING, payload);
             SyscallCounts used = client.counters().snapshot().minus(before);
             assertEquals(1000, used.get(SyscallKind.SENDTO), used.toString());
             assertEquals(1000, used.get(SyscallKind.RECVFROM), used.toString());

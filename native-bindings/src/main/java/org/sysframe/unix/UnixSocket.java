@@ -55,6 +55,7 @@ public final class UnixSocket implements AutoCloseable {
     private volatile int fd;
     private final String name;
     private final MemorySegment callState;
+    private final MemorySegment timeval = Arena.ofAuto().allocate(16, 8);
     private final SyscallCounters counters;
     private final SocketFile.Id boundFile;
 
@@ -97,7 +98,7 @@ public final class UnixSocket implements AutoCloseable {
             if (fd < 0) throw new ErrnoException("socket(AF_UNIX)", Errno.read(cs));
             int rc;
             try {
-                if (timeoutMillis > 0) setTimeout(fd, path, SO_SNDTIMEO, "SO_SNDTIMEO", timeoutMillis);
+                if (timeoutMillis > 0) setTimeout(a.allocate(16, 8), cs, fd, path, SO_SNDTIMEO, "SO_SNDTIMEO", timeoutMillis);
             } catch (ErrnoException e) {
                 LibC.close(cs, fd);
                 throw e;
@@ -398,7 +399,7 @@ public final class UnixSocket implements AutoCloseable {
 
     /** SO_RCVTIMEO: a blocking receive that waits longer returns {@link #WOULD_BLOCK}; 0 waits forever. */
     public void setReceiveTimeout(long millis) throws ErrnoException {
-        setTimeout(fd(), name, SO_RCVTIMEO, "SO_RCVTIMEO", millis);
+        setTimeout(SO_RCVTIMEO, "SO_RCVTIMEO", millis);
     }
 
     /**
@@ -406,18 +407,24 @@ public final class UnixSocket implements AutoCloseable {
      * when nothing; a blocking connect to a listener whose backlog is full waits this long too; 0 waits forever.
      */
     public void setSendTimeout(long millis) throws ErrnoException {
-        setTimeout(fd(), name, SO_SNDTIMEO, "SO_SNDTIMEO", millis);
+        setTimeout(SO_SNDTIMEO, "SO_SNDTIMEO", millis);
     }
 
-    private static void setTimeout(int fd, String name, int option, String optionName, long millis) throws ErrnoException {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment cs = Errno.newCallState(a);
-            MemorySegment tv = a.allocate(16, 8); // struct timeval { long tv_sec; long tv_usec; }
-            tv.set(JAVA_LONG, 0, millis / 1000);
-            tv.set(JAVA_LONG, 8, (millis % 1000) * 1000);
-            if (LibC.setsockopt(cs, fd, SOL_SOCKET, option, tv, 16) < 0) {
-                throw new ErrnoException("setsockopt(" + name + ", " + optionName + ")", Errno.read(cs));
-            }
+    /**
+     * One thread at a time (the socket's user): the timeval is the socket's own, so that a client that
+     * shortens its receive timeout for a wait allocates nothing.
+     */
+    private void setTimeout(int option, String optionName, long millis) throws ErrnoException {
+        setTimeout(timeval, callState, fd(), name, option, optionName, millis);
+    }
+
+    /** setsockopt of a struct timeval { long tv_sec; long tv_usec; } written into tv. */
+    private static void setTimeout(MemorySegment tv, MemorySegment cs, int fd, String name, int option, String optionName, long millis)
+            throws ErrnoException {
+        tv.set(JAVA_LONG, 0, millis / 1000);
+        tv.set(JAVA_LONG, 8, (millis % 1000) * 1000);
+        if (LibC.setsockopt(cs, fd, SOL_SOCKET, option, tv, 16) < 0) {
+            throw new ErrnoException("setsockopt(" + name + ", " + optionName + ")", Errno.read(cs));
         }
     }
 

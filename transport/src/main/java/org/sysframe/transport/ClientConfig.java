@@ -11,9 +11,21 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
                            long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu,
                            Backend backend, boolean sqpoll, java.util.Set<Integer> serverUids, boolean anyServerUid,
                            long connectTimeoutMillis, long sendTimeoutMillis, boolean sharedMemory) {
+    /** Checks every setting by the rules {@link ClientOptions} applies (IllegalArgumentException, NullPointerException). */
     public ClientConfig {
+        java.util.Objects.requireNonNull(socketPath);
+        Rules.helloVersion(version);
+        java.util.Objects.requireNonNull(send);
+        java.util.Objects.requireNonNull(recv);
+        Rules.timeoutMillis("timeout", receiveTimeoutMillis);
         specs = specs.copy();
-        serverUids = serverUids == null ? null : java.util.Set.copyOf(serverUids);
+        Rules.socketBufferSize(socketBufferSize);
+        java.util.Objects.requireNonNull(waitMode);
+        Rules.clientCpu(cpu);
+        java.util.Objects.requireNonNull(backend);
+        serverUids = Rules.uids("serverUids", serverUids, "anyServerUid", anyServerUid);
+        Rules.timeoutMillis("connect timeout", connectTimeoutMillis);
+        Rules.timeoutMillis("send timeout", sendTimeoutMillis);
     }
 
     /** Whether a server running as uid is accepted (see {@link ClientOptions#serverUids}); ownUid is this process's. */

@@ -54,8 +54,7 @@ public final class ClientOptions {
 
     /** The version string sent in GR_HELLO (at most 127 bytes). */
     public ClientOptions version(String v) {
-        if (v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 127) throw new IllegalArgumentException("version over 127 bytes");
-        this.version = v;
+        this.version = Rules.helloVersion(v);
         return this;
     }
 
@@ -67,12 +66,11 @@ public final class ClientOptions {
      * How long a receive may wait for the server (default {@value #DEFAULT_RECEIVE_TIMEOUT_MILLIS} ms):
      * for an answer, for the rest of a message once it started, in every wait mode and backend. Past
      * it a call fails with ETIMEDOUT naming what did not come, and the client is no longer usable.
-     * 0: wait forever. {@link GroutClient#nextEvent()} waits for an event's start without it (events
+     * 0: wait forever. {@link GroutClient#nextEvent(java.time.Duration)} waits for an event's start without it (events
      * may be rare), and with it for the rest of the event.
      */
     public ClientOptions receiveTimeoutMillis(long ms) {
-        if (ms < 0) throw new IllegalArgumentException("timeout " + ms);
-        this.receiveTimeoutMillis = ms;
+        this.receiveTimeoutMillis = Rules.timeoutMillis("timeout", ms);
         return this;
     }
 
@@ -83,8 +81,7 @@ public final class ClientOptions {
      * 0: wait forever.
      */
     public ClientOptions connectTimeoutMillis(long ms) {
-        if (ms < 0) throw new IllegalArgumentException("connect timeout " + ms);
-        this.connectTimeoutMillis = ms;
+        this.connectTimeoutMillis = Rules.timeoutMillis("connect timeout", ms);
         return this;
     }
 
@@ -95,8 +92,7 @@ public final class ClientOptions {
      * (part of the request may have left). Both backends; 0: wait forever.
      */
     public ClientOptions sendTimeoutMillis(long ms) {
-        if (ms < 0) throw new IllegalArgumentException("send timeout " + ms);
-        this.sendTimeoutMillis = ms;
+        this.sendTimeoutMillis = Rules.timeoutMillis("send timeout", ms);
         return this;
     }
 
@@ -120,8 +116,7 @@ public final class ClientOptions {
 
     /** SO_SNDBUF and SO_RCVBUF of the client socket (0: the kernel's default); small values force partial I/O. */
     public ClientOptions socketBufferSize(int bytes) {
-        if (bytes < 0) throw new IllegalArgumentException("buffer " + bytes);
-        this.socketBufferSize = bytes;
+        this.socketBufferSize = Rules.socketBufferSize(bytes);
         return this;
     }
 
@@ -137,8 +132,7 @@ public final class ClientOptions {
      * connect with EINVAL naming it.
      */
     public ClientOptions cpu(int cpu) {
-        if (cpu < -1) throw new IllegalArgumentException("cpu " + cpu + ": expected a CPU number, or -1 for none");
-        this.cpu = cpu;
+        this.cpu = Rules.clientCpu(cpu);
         return this;
     }
 
@@ -167,9 +161,6 @@ public final class ClientOptions {
 
     /** The settings as they are now, frozen. */
     public ClientConfig freeze() {
-        if (anyServerUid && serverUids != null) {
-            throw new IllegalArgumentException("anyServerUid and serverUids " + new java.util.TreeSet<>(serverUids) + " both set: choose one");
-        }
         return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu, backend, sqpoll,
                 serverUids, anyServerUid, connectTimeoutMillis, sendTimeoutMillis, sharedMemory);
     }

@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
 public final class Event extends ReceivedPayload {
     private int type;
 
-    /** Internal: the client fills this view with each event it reads; not for applications. */
-    public void set(int type, MemorySegment buffer, long offset, long length) {
+    /** The client fills this view with each event. */
+    void set(int type, MemorySegment buffer, long offset, long length) {
         this.type = type;
         setPayload(buffer, offset, length);
     }

@@ -1,7 +1,10 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.client.Conduit;
+import org.sysframe.transport.internal.client.PipelineRole;
 import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.Inbox;
+import org.sysframe.transport.internal.io.MessageReader;
 import org.sysframe.transport.internal.io.SendOrder;
 import org.sysframe.transport.internal.jfr.PipelineBatchEvent;
 import org.sysframe.transport.wire.GroutApi;
@@ -28,11 +31,14 @@ import java.lang.foreign.MemorySegment;
  * full, and the caller polls. With a request timeout, a request unanswered for that long is failed
  * with ETIMEDOUT by the poll that sees it (a waiting poll never waits past the earliest deadline in
  * flight) and its late answer is dropped (counted), never matched to another request. Without one,
- * the client's receive timeout bounds every wait (ETIMEDOUT then fails every request in flight). Answers for ids not in flight are kept aside as {@link GroutClient} does; events are kept
- * for {@link GroutClient#nextEvent()}. When the connection fails (the server closed: ECONNRESET),
- * every request in flight is failed through the handler with that errno before the error is thrown.
+ * the client's receive timeout bounds every wait (ETIMEDOUT then fails every request in flight).
+ * Answers for other callers' requests go to them; events are kept for {@link GroutClient#nextEvent}.
+ * When the connection fails (the server closed: ECONNRESET), every request in flight is failed
+ * through the handler with that errno before the error is thrown.
  *
- * <p>Thread-confined like its client, one pipeline per client at a time. A payload sent from where it
+ * <p>One pipeline per client at a time, used by the thread that opened it, which does the client's
+ * I/O until {@link #close()}: other threads' calls go out with its flushes and their answers come in
+ * with its polls. A payload sent from where it
  * is (over the copy threshold) must stay unchanged until {@link #flush} returns. The flush blocks
  * until the batch is written: keep window x message size within what the socket buffers hold, or poll
  * between flushes, since a server stops reading a client that does not read its answers.
@@ -52,6 +58,8 @@ public final class Pipeline implements AutoCloseable {
     private static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3;
 
     private final GroutClient client;
+    private final Conduit conduit;
+    private final PipelineRole role;
     private final ClientLink link;
     private final Inbox inbox;
     private final PipelineOptions options;
@@ -69,13 +77,14 @@ public final class Pipeline implements AutoCloseable {
     private int queuedCount;
     private int inFlight;
     private long lateAnswers;
-    private long unknownAnswers;
     private AnswerHandler handler;
 
-    Pipeline(GroutClient client, PipelineOptions options) {
+    Pipeline(GroutClient client, Conduit conduit, PipelineRole role, ClientLink link, MessageReader reader, PipelineOptions options) {
         this.client = client;
-        this.link = client.link();
-        this.inbox = client.inbox();
+        this.conduit = conduit;
+        this.role = role;
+        this.link = link;
+        this.inbox = new Inbox(reader, conduit.router());
         this.options = options;
         this.queued = new int[options.window()];
         this.order = options.requestTimeoutMillis() > 0 ? new SendOrder((id, time) -> state[id] == SENT && sentAt[id] == time) : null;
@@ -87,15 +96,13 @@ public final class Pipeline implements AutoCloseable {
     /** Answers that came after their request had timed out, dropped. */
     public long lateAnswers() { return lateAnswers; }
 
-    /** Answers for ids this pipeline did not have in flight (kept aside by the client). */
-    public long unknownAnswers() { return unknownAnswers; }
 
     /**
      * Queues a request without sending it; returns its id, or {@link #BACK_PRESSURED} when the window
      * is full. A full batch buffer or iovec is flushed first.
      */
     public int queue(int type, MemorySegment payload, long offset, long length) throws ErrnoException {
-        client.usable();
+        conduit.check();
         if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
             throw new ErrnoException(client.specs().name(type), Errno.EMSGSIZE,
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
@@ -107,7 +114,7 @@ public final class Pipeline implements AutoCloseable {
         }
         long need = RequestHeader.SIZE + (copy ? length : 0);
         if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity() || queuedCount == queued.length) flush();
-        int id = freeId();
+        int id = role.reserve(type);
         RequestHeader.write(staging, stagingUsed, id, type, (int) length);
         stagingUsed += RequestHeader.SIZE;
         if (copy) {
@@ -122,14 +129,6 @@ public final class Pipeline implements AutoCloseable {
         queued[queuedCount++] = id;
         inFlight++;
         return id;
-    }
-
-    private int freeId() throws ErrnoException {
-        for (int tries = 0; tries < 0x10000; tries++) {
-            int id = client.nextId();
-            if (state[id] == FREE) return id;
-        }
-        throw client.breakWith(new ErrnoException("pipeline", Errno.ENOBUFS, "no free request id: every id is in flight or abandoned"));
     }
 
     private void closeStagingRun() {
@@ -150,6 +149,7 @@ public final class Pipeline implements AutoCloseable {
             event.begin();
         }
         try {
+            conduit.flushQueue(); // other threads' requests first, in a send of their own
             if (iov.pending() == 0) {
                 link.sendUntilFull(staging, 0, stagingUsed); // a blocking socket takes it all
             } else {
@@ -200,10 +200,19 @@ public final class Pipeline implements AutoCloseable {
         int n = order == null ? 0 : expire(now);
         if (inFlight == 0 || n >= limit) return n;
         long deadline = order == null || order.isEmpty() ? 0 : deadlineOf(order.headTime());
+        long bound = 0; // without a request timeout, the receive timeout bounds a waiting poll
+        if (deadline == 0 && wait && n == 0 && conduit.receiveTimeoutNanos() > 0) {
+            if (now == 0) now = System.nanoTime();
+            bound = deadline = now + conduit.receiveTimeoutNanos();
+        }
         sink.now = 0; // read again at this poll's first answer
         try {
             int got = inbox.drain(sink, limit - n, wait && n == 0, deadline, now);
-            if (got == 0 && deadline != 0 && wait && n == 0) got = expire(System.nanoTime());
+            if (got == 0 && bound != 0 && System.nanoTime() - bound >= 0) {
+                throw failAll(new ErrnoException("pipeline", Errno.ETIMEDOUT, "no answer within the receive timeout of "
+                        + conduit.receiveTimeoutNanos() / 1_000_000L + " ms, " + inFlight + " requests in flight"));
+            }
+            if (got == 0 && bound == 0 && deadline != 0 && wait && n == 0) got = expire(System.nanoTime());
             return n + got;
         } catch (ErrnoException e) {
             throw failAll(e);
@@ -251,7 +260,8 @@ public final class Pipeline implements AutoCloseable {
         }
         inFlight = 0;
         queuedCount = 0;
-        return client.breakWith(e);
+        conduit.failAll(e);
+        return e;
     }
 
     /** How long {@link #close} waits for the answers still in flight. */
@@ -267,7 +277,7 @@ public final class Pipeline implements AutoCloseable {
         try {
             AnswerHandler drop = (id, status, p, off, len, lat) -> { };
             long end = System.nanoTime() + CLOSE_WAIT_MILLIS * 1_000_000L;
-            while (inFlight > 0 && client.isUsable()) {
+            while (inFlight > 0 && conduit.isUsable()) {
                 flush();
                 this.handler = drop;
                 long now = System.nanoTime();
@@ -288,6 +298,7 @@ public final class Pipeline implements AutoCloseable {
             }
         } finally {
             if (arena.scope().isAlive()) arena.close();
+            role.release();
         }
     }
 
@@ -299,20 +310,19 @@ public final class Pipeline implements AutoCloseable {
         private int lastMin;
 
         @Override
-        public int accept(int forId, int status, MemorySegment buffer, long offset, long length, boolean kept) {
+        public int accept(int forId, int status, MemorySegment buffer, long offset, long length) {
             int id = forId & 0xffff;
-            if (id != forId) return KEEP_ASIDE;
+            if (id != forId) return NOT_MINE;
             byte s = state[id];
             if (s == ABANDONED) {
                 state[id] = FREE;
                 lateAnswers++;
+                role.unreserve(id);
                 return DROPPED;
             }
-            if (s != SENT) {
-                if (!kept) unknownAnswers++;
-                return KEEP_ASIDE;
-            }
+            if (s != SENT) return NOT_MINE;
             state[id] = FREE;
+            role.unreserve(id);
             inFlight--;
             if (now == 0) now = System.nanoTime();
             long latency = now - sentAt[id];
@@ -324,6 +334,7 @@ public final class Pipeline implements AutoCloseable {
             int min = lastMin;
             if (status == 0 && length < min) handler.onResponse(id, Errno.EMSGSIZE, MemorySegment.NULL, 0, 0, latency);
             else handler.onResponse(id, status, buffer, offset, length, latency);
+            client.recordPipelined(type, length, status, latency);
             return TAKEN;
         }
     }

@@ -20,8 +20,8 @@ public final class Reply {
     private int status;
     private int minResponse;
 
-    /** Internal: the server binds this reply to the request being handled; not for applications. */
-    public void bind(Responder connection, Request request, int minResponse) {
+    /** The server binds this reply to the request being handled. */
+    void bind(Responder connection, Request request, int minResponse) {
         this.connection = connection;
         this.request = request;
         this.answered = false;
@@ -29,14 +29,14 @@ public final class Reply {
         this.minResponse = minResponse;
     }
 
-    /** Internal: whether the handler answered (the server answers for it otherwise). */
-    public boolean answered() { return answered; }
+    /** Whether the handler answered (the server answers for it otherwise). */
+    boolean answered() { return answered; }
 
-    /** Internal: the status the handler answered with (0 until it answered, and for streams). */
-    public int status() { return status; }
+    /** The status the handler answered with (0 until it answered, and for streams). */
+    int status() { return status; }
 
-    /** Internal: the connection being answered, for the built-in messages that change its session. */
-    public Responder session() { return connection; }
+    /** The connection being answered, for the built-in messages that change its session. */
+    Responder session() { return connection; }
 
     /** Success, empty payload. */
     public void ok() { finish(0, MemorySegment.NULL, 0, 0, false); }
@@ -56,8 +56,8 @@ public final class Reply {
         finish(status, MemorySegment.NULL, 0, 0, false);
     }
 
-    /** Internal (built-in messages): failure with an errno status and a payload that says more (e.g. the version a refused GR_HELLO should use). */
-    public void error(int status, MemorySegment seg, long off, long len) {
+    /** Built-in messages: failure with an errno status and a payload that says more (e.g. the version a refused GR_HELLO should use). */
+    void error(int status, MemorySegment seg, long off, long len) {
         if (status == 0) throw new IllegalArgumentException("an error status is not 0");
         finish(status, seg, off, len, false);
     }

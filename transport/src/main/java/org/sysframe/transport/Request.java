@@ -18,8 +18,12 @@ public final class Request {
     private int peerPid;
     private int peerUid;
 
-    /** Internal: the server fills this view with each request it reads; not for applications. */
-    public void set(int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid) {
+    static {
+        org.sysframe.transport.internal.server.HandlerAccess.install(new HandlerAccessImpl());
+    }
+
+    /** The server fills this view with each request it reads. */
+    void set(int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid) {
         this.id = id;
         this.type = type;
         this.buffer = buffer;

@@ -10,8 +10,8 @@ public final class Response extends ReceivedPayload {
     private int id;
     private int status;
 
-    /** Internal: the client fills this view with each response it reads; not for applications. */
-    public void set(int id, int status, MemorySegment buffer, long offset, long length) {
+    /** The client fills this view with each answer. */
+    void set(int id, int status, MemorySegment buffer, long offset, long length) {
         this.id = id;
         this.status = status;
         setPayload(buffer, offset, length);

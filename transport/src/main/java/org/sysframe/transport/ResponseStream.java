@@ -1,44 +1,67 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.client.Call;
+import org.sysframe.transport.internal.jfr.RoundTripEvent;
+
 import java.io.IOException;
 
 /**
- * The responses of one stream request, as a reusable cursor of its {@link GroutClient}: {@link #next()}
- * returns true with {@link #current()} set for each item, false at the empty terminator. Closing it
- * early drains the items not read yet, so the client can go on.
+ * The answers of one stream request: {@link #next()} returns true with {@link #current()} set for
+ * each item, false at the empty terminator. Items that come while another thread does the client's
+ * I/O are copied and kept for it. Closing it early drains the items not read yet. For the thread
+ * that opened it.
  */
 public final class ResponseStream implements AutoCloseable {
     private final GroutClient client;
-    private int type;
-    private int id;
-    private boolean done = true;
-    private Response current;
+    private final int type;
+    private final Call call;
+    private final long requestBytes;
+    private final Response current = new Response();
+    private final RoundTripEvent event;
+    private long received;
+    private boolean done;
 
-    ResponseStream(GroutClient client) {
+    ResponseStream(GroutClient client, int type, Call call, long requestBytes) {
         this.client = client;
-    }
-
-    void open(int type, int id) {
         this.type = type;
-        this.id = id;
-        this.done = false;
+        this.call = call;
+        this.requestBytes = requestBytes;
+        this.event = RoundTripEvent.PROBE.isEnabled() ? new RoundTripEvent() : null;
+        if (event != null) event.begin();
     }
 
     /** Reads the next item; false once the terminator arrived. A non-zero status throws (and ends the stream). */
     public boolean next() throws IOException {
         if (done) return false;
-        Response r = client.awaitStreamItem(id);
-        if (r.status() != 0) {
-            done = true;
-            throw new ApiException(client.specs().name(type), type, r.status());
-        }
-        if (r.length() == 0) {
-            done = true;
+        if (!client.nextItem(call)) {
+            end(0);
             return false;
         }
-        client.checkStreamItem(type, r);
-        current = r;
+        if (call.status() != 0) {
+            end(call.status());
+            throw new ApiException(client.specs().name(type), type, call.status());
+        }
+        if (call.length() == 0) {
+            end(0);
+            return false;
+        }
+        int min = client.specs().minResponse(type);
+        if (call.length() < min) {
+            end(-1);
+            throw new org.sysframe.unix.ErrnoException(client.specs().name(type), org.sysframe.unix.Errno.EMSGSIZE,
+                    "response payload of " + call.length() + " bytes, at least " + min + " expected");
+        }
+        received += call.length();
+        current.set(call.id(), 0, call.answer(), 0, call.length());
         return true;
+    }
+
+    private void end(int status) {
+        done = true;
+        if (event == null) return;
+        event.end();
+        event.responseBytes = received;
+        client.recordStream(event, type, requestBytes, status);
     }
 
     /** The item {@link #next()} just read. */

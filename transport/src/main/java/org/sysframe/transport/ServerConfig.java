@@ -22,13 +22,31 @@ public record ServerConfig(
 
     private static final int OWN_UID = org.sysframe.unix.Self.uid();
 
+    /** Checks every setting by the rules {@link ServerOptions} applies (IllegalArgumentException, NullPointerException). */
     public ServerConfig {
-        allowedUids = allowedUids == null ? null : Set.copyOf(allowedUids);
-        cpus = cpus.clone();
+        java.util.Objects.requireNonNull(socketPath);
+        Rules.mode(mode);
+        allowedUids = Rules.uids("allowedUids", allowedUids, "allowAnyUid", allowAnyUid);
+        java.util.Objects.requireNonNull(send);
+        java.util.Objects.requireNonNull(flush);
+        Rules.highWater(highWater);
+        Rules.maxIfaces(maxIfaces);
+        Rules.readBuffer(readBuffer);
+        Rules.maxQueuedOutput(maxQueuedOutput, highWater);
+        Rules.socketBufferSize(socketBufferSize);
+        Rules.loops(loops);
+        java.util.Objects.requireNonNull(waitMode);
+        cpus = Rules.cpus(cpus);
+        Rules.maxRequestsPerTurn(maxRequestsPerTurn);
         java.util.Objects.requireNonNull(backend);
-        java.util.Objects.requireNonNull(requestTimeout);
-        java.util.Objects.requireNonNull(idleTimeout);
-        java.util.Objects.requireNonNull(logInterval);
+        Rules.requestTimeout(requestTimeout);
+        Rules.idleTimeout(idleTimeout);
+        Rules.memoryBudget(memoryBudget);
+        Rules.logLimit(logLinesPerInterval, logInterval);
+        Rules.uringRing(uringEntries, uringCompletions);
+        Rules.ring(sharedMemoryRing, true);
+        Rules.channels("shared-memory channels", sharedMemoryChannels);
+        Rules.channels("shared-memory channels per uid", sharedMemoryChannelsPerUid);
     }
 
     /**

@@ -1,12 +1,10 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.lookup.TypeTable;
 import org.sysframe.transport.internal.server.BuiltinHandlers;
 import org.sysframe.transport.internal.server.Routes;
-import org.sysframe.transport.wire.EventHeader;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.MessageSpecs;
-import org.sysframe.transport.wire.RequestHeader;
-import org.sysframe.transport.wire.TypeTable;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -66,8 +64,7 @@ public final class ServerOptions {
 
     /** File mode of the socket (octal, e.g. 0600); never wider unless asked. Ignored for abstract names. */
     public ServerOptions mode(int m) {
-        if ((m & ~0777) != 0) throw new IllegalArgumentException("mode 0" + Integer.toOctalString(m) + ": expected 0000..0777");
-        this.mode = m;
+        this.mode = Rules.mode(m);
         return this;
     }
 
@@ -89,16 +86,14 @@ public final class ServerOptions {
     public ServerOptions flush(FlushMode f) { this.flush = Objects.requireNonNull(f); return this; }
 
     public ServerOptions highWater(int bytes) {
-        if (bytes < 1024) throw new IllegalArgumentException("high-water " + bytes + ": at least 1024 bytes");
-        this.highWater = bytes;
+        this.highWater = Rules.highWater(bytes);
         return this;
     }
 
     public ServerOptions apiVersion(int v) { this.apiVersion = v; return this; }
 
     public ServerOptions maxIfaces(int n) {
-        if (n < 0 || n > 0xffff) throw new IllegalArgumentException("max_ifaces " + n + ": expected 0..65535");
-        this.maxIfaces = n;
+        this.maxIfaces = Rules.maxIfaces(n);
         return this;
     }
 
@@ -110,17 +105,13 @@ public final class ServerOptions {
 
     /** Per-connection read buffer; a request larger than it switches that connection to a 128 KiB one. */
     public ServerOptions readBuffer(int bytes) {
-        if (bytes < 64) throw new IllegalArgumentException("read buffer " + bytes + ": at least 64 bytes");
-        this.readBuffer = bytes;
+        this.readBuffer = Rules.readBuffer(bytes);
         return this;
     }
 
     /** Unsent output a connection may have queued before it is closed as a slow reader. */
     public ServerOptions maxQueuedOutput(int bytes) {
-        if (bytes < 2 * (GroutApi.MAX_MSG_LEN + EventHeader.SIZE) + highWater) {
-            throw new IllegalArgumentException("max queued output " + bytes + " is below two full messages plus the high-water mark");
-        }
-        this.maxQueuedOutput = bytes;
+        this.maxQueuedOutput = Rules.maxQueuedOutput(bytes, highWater);
         return this;
     }
 
@@ -138,8 +129,7 @@ public final class ServerOptions {
      * the fewest connections and stays there.
      */
     public ServerOptions loops(int n) {
-        if (n < 1 || n > 64) throw new IllegalArgumentException("loops " + n + ": expected 1..64");
-        this.loops = n;
+        this.loops = Rules.loops(n);
         return this;
     }
 
@@ -164,24 +154,18 @@ public final class ServerOptions {
      * at one more io_uring_enter); a full submission queue is submitted early, at one more too.
      */
     public ServerOptions uringRing(int sqEntries, int cqEntries) {
-        if (!powerOfTwo(sqEntries, 8, 32768) || !powerOfTwo(cqEntries, sqEntries, 65536)) {
-            throw new IllegalArgumentException("io_uring ring of " + sqEntries + " SQEs and " + cqEntries
-                    + " CQEs: expected SQEs a power of two from 8 to 32768, CQEs a power of two from the SQEs to 65536");
-        }
+        Rules.uringRing(sqEntries, cqEntries);
         this.uringEntries = sqEntries;
         this.uringCompletions = cqEntries;
         return this;
     }
-
-    private static boolean powerOfTwo(int n, int min, int max) { return n >= min && n <= max && Integer.bitCount(n) == 1; }
 
     /**
      * Requests one connection may have handled per loop turn (default 128): a client that pipelines
      * thousands cannot hold the loop while others wait; the rest are handled in the next turns.
      */
     public ServerOptions maxRequestsPerTurn(int n) {
-        if (n < 1) throw new IllegalArgumentException("max requests per turn " + n + ": at least 1");
-        this.maxRequestsPerTurn = n;
+        this.maxRequestsPerTurn = Rules.maxRequestsPerTurn(n);
         return this;
     }
 
@@ -194,8 +178,7 @@ public final class ServerOptions {
      * (at least 10 ms, at most 1 s).
      */
     public ServerOptions requestTimeout(Duration d) {
-        if (d.toMillis() < 1) throw new IllegalArgumentException("request timeout " + d + ": at least 1 ms");
-        this.requestTimeout = d;
+        this.requestTimeout = Rules.requestTimeout(d);
         return this;
     }
 
@@ -205,8 +188,7 @@ public final class ServerOptions {
      * timeout, the per-connection output limit and the memory budget bound a silent peer anyway.
      */
     public ServerOptions idleTimeout(Duration d) {
-        if (d.isNegative() || (!d.isZero() && d.toMillis() < 1)) throw new IllegalArgumentException("idle timeout " + d + ": 0 (off) or at least 1 ms");
-        this.idleTimeout = d;
+        this.idleTimeout = Rules.idleTimeout(d);
         return this;
     }
 
@@ -217,10 +199,7 @@ public final class ServerOptions {
      * its request timeout closes it; output that cannot be queued within it closes its connection.
      */
     public ServerOptions memoryBudget(long bytes) {
-        if (bytes < RequestHeader.SIZE + GroutApi.MAX_MSG_LEN) {
-            throw new IllegalArgumentException("memory budget " + bytes + ": at least one large request (" + (RequestHeader.SIZE + GroutApi.MAX_MSG_LEN) + " bytes)");
-        }
-        this.memoryBudget = bytes;
+        this.memoryBudget = Rules.memoryBudget(bytes);
         return this;
     }
 
@@ -230,8 +209,7 @@ public final class ServerOptions {
      * then one line counting the rest (default 10 per 10 s).
      */
     public ServerOptions logLimit(int lines, Duration interval) {
-        if (lines < 1) throw new IllegalArgumentException("log limit " + lines + " lines: at least 1");
-        if (interval.toMillis() < 1) throw new IllegalArgumentException("log interval " + interval + ": at least 1 ms");
+        Rules.logLimit(lines, interval);
         this.logLines = lines;
         this.logInterval = interval;
         return this;
@@ -239,8 +217,7 @@ public final class ServerOptions {
 
     /** Pins loop i to {@code cpus[i % cpus.length]} when it starts (none given: not pinned). */
     public ServerOptions cpus(int... cpus) {
-        for (int c : cpus) if (c < 0) throw new IllegalArgumentException("cpu " + c + ": expected a CPU number");
-        this.cpus = cpus.clone();
+        this.cpus = Rules.cpus(cpus);
         return this;
     }
 
@@ -298,8 +275,7 @@ public final class ServerOptions {
      * A server whose cap does not fit its budget says so at start.
      */
     public ServerOptions sharedMemoryChannels(int n) {
-        if (n < 1 || n > 4096) throw new IllegalArgumentException("shared-memory channels " + n + ": 1 to 4096");
-        this.sharedMemoryChannels = n;
+        this.sharedMemoryChannels = Rules.channels("shared-memory channels", n);
         return this;
     }
 
@@ -308,17 +284,13 @@ public final class ServerOptions {
      * that one local user cannot take every channel, thread and byte the server has for them.
      */
     public ServerOptions sharedMemoryChannelsPerUid(int n) {
-        if (n < 1 || n > 4096) throw new IllegalArgumentException("shared-memory channels per uid " + n + ": 1 to 4096");
-        this.sharedMemoryChannelsPerUid = n;
+        this.sharedMemoryChannelsPerUid = Rules.channels("shared-memory channels per uid", n);
         return this;
     }
 
     /** As {@link #sharedMemory(boolean)} on, with rings of ringBytes each. */
     public ServerOptions sharedMemoryRing(int ringBytes) {
-        if (!org.sysframe.transport.internal.shm.ShmSegment.validCapacity(ringBytes)) {
-            throw new IllegalArgumentException("shared-memory ring of " + ringBytes + " bytes: a power of two from 4096 to 67108864");
-        }
-        this.sharedMemoryRing = ringBytes;
+        this.sharedMemoryRing = Rules.ring(ringBytes, false);
         return this;
     }
 

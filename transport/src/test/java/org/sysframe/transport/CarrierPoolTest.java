@@ -30,11 +30,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The virtual-thread carrier pool is not exhausted by callers waiting on a slow server: a child JVM
  * with two carriers and no more ({@code -Djdk.virtualThreadScheduler.parallelism=2
  * -Djdk.virtualThreadScheduler.maxPoolSize=2}) has 200 virtual threads wait on a server that never
- * answers (100 on one SharedGroutClient, 100 on a plain GroutClient each: epoll, and io_uring where
- * it is available), and meanwhile 100 other virtual threads complete 100 calls each on a responsive
- * server (50 on a shared client, 50 on a plain client each) while a heartbeat virtual thread beats.
- * If a wait held a carrier, the two carriers would be gone with the first two waiters and nothing
- * else would run until the waits ended.
+ * answers (100 sharing clients, one on epoll and one on io_uring where it is available; 100 on a
+ * client each: epoll, and io_uring where it is available), and meanwhile 100 other virtual threads
+ * complete 100 calls each on a responsive server (50 sharing clients: one on the socket, one on the
+ * shared-memory channel; 50 on a client each) while a heartbeat virtual thread beats. If a wait held
+ * a carrier, the two carriers would be gone with the first two waiters and nothing else would run
+ * until the waits ended.
  */
 class CarrierPoolTest {
     static final int WAITERS = 200;
@@ -52,8 +53,8 @@ class CarrierPoolTest {
             String out = String.join("\n", child.output);
             assertEquals(0, child.process.exitValue(), out);
             assertEquals("carriers: parallelism 2, maxPoolSize 2", child.awaitLine(l -> l.startsWith("carriers:")), out);
-            assertEquals("slow server: " + WAITERS + " requests read, " + WAITERS + " callers waiting",
-                    child.awaitLine(l -> l.startsWith("slow server:")), out);
+            assertEquals("slow servers: " + WAITERS / 2 + " requests read from the clients of one caller each, " + WAITERS / 2
+                    + " calls in flight on the shared clients, " + WAITERS + " callers waiting", child.awaitLine(l -> l.startsWith("slow servers:")), out);
             assertEquals("responsive server: " + CALLERS * CALLS + " calls answered, " + WAITERS + " callers still waiting",
                     child.awaitLine(l -> l.startsWith("responsive server:")), out);
             String beats = child.awaitLine(l -> l.startsWith("heartbeat:"));
@@ -70,29 +71,38 @@ class CarrierPoolTest {
             System.out.println("carriers: parallelism " + System.getProperty("jdk.virtualThreadScheduler.parallelism")
                     + ", maxPoolSize " + System.getProperty("jdk.virtualThreadScheduler.maxPoolSize"));
             String slowPath = dir.resolve("slow.sock").toString(), fastPath = dir.resolve("fast.sock").toString();
+            // Two silent servers: the shared clients' callers are not all on the wire (a request waits in the client's
+            // send queue while the I/O role's holder waits for its answer), so they are counted in flight instead.
+            String slowSharedPath = dir.resolve("slow-shared.sock").toString();
             boolean uring = UringSupport.unavailableReason() == null;
             Heartbeat heart = new Heartbeat();
-            ClientOptions slow = ClientOptions.defaults().socketPath(slowPath).receiveTimeoutMillis(20_000);
+            ClientOptions slow = ClientOptions.defaults().socketPath(slowSharedPath).receiveTimeoutMillis(20_000);
             try (SilentServer silent = new SilentServer(slowPath);
-                 GroutServer fast = TestServers.start(ServerOptions.defaults().socketPath(fastPath));
-                 SharedGroutClient slowShared = SharedGroutClient.connect(slow);
-                 SharedGroutClient fastShared = SharedGroutClient.connect(fastPath)) {
+                 SilentServer silentShared = new SilentServer(slowSharedPath);
+                 GroutServer fast = TestServers.startEpoll(ServerOptions.defaults().socketPath(fastPath).sharedMemory(true));
+                 GroutClient slowShared = GroutClient.connect(slow);
+                 GroutClient slowSharedUring = uring ? GroutClient.connect(ClientOptions.defaults().socketPath(slowSharedPath).backend(Backend.IO_URING)
+                         .receiveTimeoutMillis(20_000)) : slowShared;
+                 GroutClient fastShared = GroutClient.connect(fastPath);
+                 GroutClient fastChannel = GroutClient.connect(ClientOptions.defaults().socketPath(fastPath).backend(Backend.EPOLL).sharedMemory(true))) {
+                if (!fastChannel.sharedMemory()) throw new AssertionError("no shared-memory channel");
                 AtomicInteger waiting = new AtomicInteger();
                 Map<String, Integer> endings = new ConcurrentHashMap<>();
                 CountDownLatch slowEnded = new CountDownLatch(WAITERS);
                 for (int i = 0; i < WAITERS; i++) {
                     Backend b = i % 4 == 3 && uring ? Backend.IO_URING : Backend.EPOLL;
                     boolean shared = i % 2 == 0;
+                    GroutClient sharedOne = i % 4 == 2 ? slowSharedUring : slowShared;
                     Thread.ofVirtual().start(() -> {
                         String how;
                         waiting.incrementAndGet();
                         try {
                             if (shared) {
-                                slowShared.call(GroutApi.PING);
+                                sharedOne.call(GroutApi.PING);
                             } else {
                                 try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(slowPath).backend(b)
                                         .receiveTimeoutMillis(20_000))) {
-                                    c.sendRecv(GroutApi.PING);
+                                    c.call(GroutApi.PING);
                                 }
                             }
                             how = "answered";
@@ -105,22 +115,26 @@ class CarrierPoolTest {
                         slowEnded.countDown();
                     });
                 }
+                java.util.function.IntSupplier sharedInFlight = () -> slowShared.stats().inFlight()
+                        + (slowSharedUring != slowShared ? slowSharedUring.stats().inFlight() : 0);
                 long until = System.nanoTime() + 20_000_000_000L;
-                while (silent.requests() < WAITERS && System.nanoTime() < until) Thread.sleep(10);
-                System.out.println("slow server: " + silent.requests() + " requests read, " + waiting.get() + " callers waiting");
+                while ((silent.requests() < WAITERS / 2 || sharedInFlight.getAsInt() < WAITERS / 2) && System.nanoTime() < until) Thread.sleep(10);
+                System.out.println("slow servers: " + silent.requests() + " requests read from the clients of one caller each, "
+                        + sharedInFlight.getAsInt() + " calls in flight on the shared clients, " + waiting.get() + " callers waiting");
                 long b0 = heart.beats();
                 AtomicInteger answered = new AtomicInteger();
                 List<Thread> callers = new ArrayList<>();
                 for (int i = 0; i < CALLERS; i++) {
                     boolean shared = i % 2 == 0;
+                    GroutClient sharedOne = i % 4 == 2 ? fastChannel : fastShared;
                     callers.add(Thread.ofVirtual().start(() -> {
                         try (Arena a = Arena.ofConfined()) {
-                            MemorySegment p = a.allocate(32), out = a.allocate(32);
+                            MemorySegment p = a.allocate(32);
                             if (shared) {
-                                for (int k = 0; k < CALLS; k++) if (fastShared.call(GroutApi.PING, p, 0, 32, out) == 32) answered.incrementAndGet();
+                                for (int k = 0; k < CALLS; k++) if (sharedOne.call(GroutApi.PING, p, 0, 32).length() == 32) answered.incrementAndGet();
                             } else {
                                 try (GroutClient c = GroutClient.connect(fastPath)) {
-                                    for (int k = 0; k < CALLS; k++) if (c.sendRecv(GroutApi.PING, p, 0, 32).length() == 32) answered.incrementAndGet();
+                                    for (int k = 0; k < CALLS; k++) if (c.call(GroutApi.PING, p, 0, 32).length() == 32) answered.incrementAndGet();
                                 }
                             }
                         } catch (Exception e) {
@@ -133,6 +147,7 @@ class CarrierPoolTest {
                 System.out.println("responsive server: " + answered.get() + " calls answered, " + waiting.get() + " callers still waiting");
                 System.out.println("heartbeat: " + (heart.beats() - b0) + " beats meanwhile");
                 silent.close(); // the waits end now: the connections are gone
+                silentShared.close();
                 slowEnded.await(30, TimeUnit.SECONDS);
                 Map<String, Integer> errors = new TreeMap<>(endings);
                 Integer ok = errors.remove("answered");

@@ -21,7 +21,9 @@ import org.sysframe.unix.UnixSocket;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -66,7 +68,7 @@ class ClientErrorPathsTest {
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             assertEquals(RawServer.DEFAULT_MAX_IFACES, client.maxIfaces());
-            Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(3, 1)));
+            Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(3, 1)));
             assertEquals(0, r.status());
             assertEquals(GroutApi.MAX_MSG_LEN, r.length());
             assertArrayEquals(big, r.toByteArray());
@@ -87,22 +89,24 @@ class ClientErrorPathsTest {
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             MemorySegment p = nativeCopy(a, pattern(8, 2));
-            ErrnoException first = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            ErrnoException first = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
             assertEquals(Errno.EMSGSIZE, first.errno());
             assertEquals("EMSGSIZE", first.errnoName());
             assertTrue(first.getMessage().contains("payload_len 131073"), first.getMessage());
             assertFalse(client.isUsable());
 
             SyscallCounts before = client.counters().snapshot();
-            ErrnoException next = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            ErrnoException next = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
             assertEquals(Errno.ENOTCONN, next.errno());
             assertEquals("ENOTCONN", next.errnoName());
             assertTrue(next.getMessage().endsWith("unusable since: " + first.getMessage()), next.getMessage());
             assertEquals(before, client.counters().snapshot(), "a broken client makes no syscall");
             // Every entry point refuses the same way.
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, client::nextEvent).errno());
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class,
-                    () -> client.send(GroutApi.PING, p, 0, 8)).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.nextEvent(Duration.ofSeconds(10))).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.callAsync(GroutApi.PING, p, 0, 8)).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.pipeline(PipelineOptions.window(4))).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.stream(GroutApi.PING, p, 0, 8)).errno());
+            assertEquals(before, client.counters().snapshot(), "no entry point makes a syscall");
             client.close();
             raw.awaitScript();
         }
@@ -120,13 +124,13 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(8, 20))));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 20))));
             assertEquals(Errno.EMSGSIZE, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertTrue(e.getMessage().contains("payload_len " + declared), e.getMessage());
             assertFalse(client.isUsable());
             assertEquals(0, client.pendingEvents());
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, client::nextEvent).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.nextEvent(Duration.ofSeconds(10))).errno());
             client.close();
             raw.awaitScript();
         }
@@ -145,12 +149,12 @@ class ClientErrorPathsTest {
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             MemorySegment p = nativeCopy(a, pattern(100, 3));
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
             assertEquals(Errno.ECONNRESET, e.errno());
             assertEquals("ECONNRESET", e.errnoName());
             assertTrue(e.getMessage().contains("in the middle of a message"), e.getMessage());
             assertFalse(client.isUsable());
-            ErrnoException next = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            ErrnoException next = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
             assertEquals(Errno.ENOTCONN, next.errno());
             assertTrue(next.getMessage().endsWith("unusable since: " + e.getMessage()), next.getMessage());
             raw.awaitScript();
@@ -168,35 +172,50 @@ class ClientErrorPathsTest {
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             MemorySegment p = nativeCopy(a, pattern(16, 4));
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
             assertEquals(Errno.ECONNRESET, e.errno());
             assertEquals("ECONNRESET", e.errnoName());
             assertTrue(e.getMessage().endsWith("server closed the connection"), e.getMessage());
             assertFalse(client.isUsable());
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING)).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING)).errno());
             raw.awaitScript();
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"exact", "readahead"})
-    void receiveTimeoutWithAServerThatNeverAnswersFailsWithETIMEDOUTThenTheClientIsUnusable(String framing) throws Exception {
+    @ValueSource(strings = {"exact", "readahead", "readahead:64"})
+    void receiveTimeoutFailsTheCallWithETIMEDOUTAndTheClientStaysUsableDroppingTheLateAnswer(String framing) throws Exception {
         String path = sock("silent.sock");
+        CompletableFuture<Integer> lateId = new CompletableFuture<>();
+        CompletableFuture<Void> timedOut = new CompletableFuture<>();
         try (RawServer raw = new RawServer(path, c -> {
-                c.expect(GroutApi.PING, pattern(4, 5));
-                c.awaitEof(); // never answers
+                RawRequest r = c.expect(GroutApi.PING, pattern(4, 5));
+                lateId.complete(r.id());
+                timedOut.get(20, TimeUnit.SECONDS); // answers only once the call gave up
+                c.respond(r.id(), 0, r.payload());
+                RawRequest r2 = c.expect(GroutApi.PING, pattern(6, 6));
+                c.respond(r2.id(), 0, r2.payload());
             });
              GroutClient client = GroutClient.connect(client(path, framing).receiveTimeoutMillis(200));
              Arena a = Arena.ofConfined()) {
             MemorySegment p = nativeCopy(a, pattern(4, 5));
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
+            timedOut.complete(null);
             assertEquals(Errno.ETIMEDOUT, e.errno());
             assertEquals("ETIMEDOUT", e.errnoName());
-            assertFalse(client.isUsable());
-            ErrnoException next = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, p));
-            assertEquals(Errno.ENOTCONN, next.errno());
-            assertTrue(next.getMessage().endsWith("unusable since: " + e.getMessage()), next.getMessage());
-            client.close();
+            int id = lateId.get(10, TimeUnit.SECONDS);
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + id
+                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertTrue(client.isUsable(), "a call's timeout does not break the client");
+
+            // The late answer comes first, is dropped (counted), and the next call gets its own answer.
+            Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(6, 6)));
+            assertArrayEquals(pattern(6, 6), r.toByteArray());
+            assertTrue(r.id() != id, "the next call has an id of its own");
+            assertEquals(1, client.stats().late());
+            assertEquals(0, client.stats().unmatched());
+            assertEquals(0, client.stats().inFlight());
+            assertTrue(client.isUsable());
             raw.awaitScript();
         }
     }
@@ -214,7 +233,7 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(12, 7))));
+            ApiException e = assertThrows(ApiException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(12, 7))));
             assertEquals(Errno.ENOMEM, e.errno());
             assertEquals(12, e.status());
             assertEquals("ENOMEM", e.errnoName());
@@ -222,7 +241,7 @@ class ClientErrorPathsTest {
             assertEquals("GR_PING", e.call());
             assertTrue(client.isUsable());
 
-            Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(20, 8)));
+            Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(20, 8)));
             assertEquals(0, r.status());
             assertArrayEquals(pattern(20, 8), r.toByteArray(), "the error's 10 payload bytes were drained, not read as a header");
             assertTrue(client.isUsable());
@@ -242,13 +261,13 @@ class ClientErrorPathsTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING2, nativeCopy(a, pattern(32, 9))));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING2, nativeCopy(a, pattern(32, 9))));
             assertSame(ErrnoException.class, e.getClass(), "a short payload is the client's finding, not a server status");
             assertEquals(Errno.EMSGSIZE, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertTrue(e.getMessage().contains("31 bytes, at least 32 expected"), e.getMessage());
             assertTrue(client.isUsable());
-            Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(5, 10)));
+            Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(5, 10)));
             assertArrayEquals(pattern(5, 10), r.toByteArray());
             raw.awaitScript();
         }
@@ -267,21 +286,22 @@ class ClientErrorPathsTest {
              Arena a = Arena.ofConfined()) {
             MemorySegment tooBig = a.allocate(GroutApi.MAX_MSG_LEN + 1L, 8);
             SyscallCounts before = client.counters().snapshot();
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, tooBig));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, tooBig));
             assertEquals(Errno.EMSGSIZE, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertEquals(before, client.counters().snapshot(), "no syscall for a refused request");
             assertTrue(client.isUsable());
-            Response r = client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(6, 11)));
+            Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(6, 11)));
             assertArrayEquals(pattern(6, 11), r.toByteArray());
             raw.awaitScript();
         }
     }
 
     /**
-     * The API takes any MemorySegment, and a Response's own buffer is a heap segment once it was kept
-     * aside. A heap payload must either be sent (as COPY framing does) or be refused before anything
-     * is written; it must not reach send/sendmsg as a bogus address (EFAULT) and break the client.
+     * The API takes any MemorySegment, and a Response's own buffer is a heap segment when it is a
+     * copy (a future's answer). A heap payload must either be sent (as COPY framing does) or be
+     * refused before anything is written; it must not reach send/sendmsg as a bogus address (EFAULT)
+     * and break the client.
      */
     @ParameterizedTest
     @ValueSource(strings = {"gather", "split", "copy"})
@@ -292,13 +312,13 @@ class ClientErrorPathsTest {
              GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(SendFraming.parse(send)));
              Arena a = Arena.ofConfined()) {
             try {
-                Response r = client.sendRecv(GroutApi.PING, MemorySegment.ofArray(bytes));
+                Response r = client.call(GroutApi.PING, MemorySegment.ofArray(bytes));
                 assertArrayEquals(bytes, r.toByteArray());
             } catch (IllegalArgumentException refusedBeforeSending) {
                 // acceptable: refused up front
             }
             assertTrue(client.isUsable(), "a heap payload must not break the client");
-            assertArrayEquals(pattern(24, 31), client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(24, 31))).toByteArray());
+            assertArrayEquals(pattern(24, 31), client.call(GroutApi.PING, nativeCopy(a, pattern(24, 31))).toByteArray());
         }
     }
 
@@ -312,14 +332,14 @@ class ClientErrorPathsTest {
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(path);
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(unknown, nativeCopy(a, pattern(9, 12))));
+            ApiException e = assertThrows(ApiException.class, () -> client.call(unknown, nativeCopy(a, pattern(9, 12))));
             assertEquals(95, e.errno());
             assertEquals(Errno.ENOTSUP, e.status());
             assertEquals("ENOTSUP", e.errnoName());
             assertEquals(unknown, e.type());
             assertEquals("0x5f5f0777", e.call());
             assertTrue(client.isUsable());
-            assertArrayEquals(pattern(9, 13), client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(9, 13))).toByteArray());
+            assertArrayEquals(pattern(9, 13), client.call(GroutApi.PING, nativeCopy(a, pattern(9, 13))).toByteArray());
         }
     }
 
@@ -329,12 +349,12 @@ class ClientErrorPathsTest {
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(path);
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.sendRecv(GroutApi.PING2, nativeCopy(a, pattern(4, 14))));
+            ApiException e = assertThrows(ApiException.class, () -> client.call(GroutApi.PING2, nativeCopy(a, pattern(4, 14))));
             assertEquals(90, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertEquals(GroutApi.PING2, e.type());
             assertTrue(client.isUsable());
-            Response r = client.sendRecv(GroutApi.PING2, nativeCopy(a, pattern(32, 15)));
+            Response r = client.call(GroutApi.PING2, nativeCopy(a, pattern(32, 15)));
             assertArrayEquals(pattern(32, 15), r.toByteArray());
         }
     }

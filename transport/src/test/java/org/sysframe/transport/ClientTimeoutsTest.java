@@ -11,26 +11,35 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
-import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sysframe.transport.support.Payloads.nativeCopy;
 import static org.sysframe.transport.support.Payloads.pattern;
 
 /**
  * Nothing waits forever: against a peer that reads and never answers, one that starts an answer and
  * stalls, and one that answers with the wrong id, a call ends at the receive timeout with one line
- * saying what did not come, on both backends and with both receive framings; two answers for one
- * request are an error (EPROTO), not a message kept aside. Outcomes are pinned; nothing is timed.
+ * saying what did not come, on both backends and with both receive framings (a future's as well,
+ * naming its request). A call that timed out leaves the client usable (its late answer is dropped
+ * and counted); a message cut off half-way
+ * breaks it. A second answer for one request answers no call: it is dropped and counted (unmatched),
+ * never kept nor matched to a later request. Outcomes are pinned; nothing is timed.
  */
 @EachBackend
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -58,10 +67,10 @@ class ClientTimeoutsTest {
                 c.awaitEof();
             });
              GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(8, 1))));
-            assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms",
-                    e.getMessage());
-            assertFalse(client.isUsable());
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 1))));
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms"
+                    + " (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertTrue(client.isUsable(), "a call's timeout leaves the client usable");
             client.close();
             raw.awaitScript();
         }
@@ -77,9 +86,13 @@ class ClientTimeoutsTest {
                 c.awaitEof();
             });
              GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(8, 2))));
-            assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 13 of its 14 bytes came"
-                    + " while awaiting request 2, then nothing for 200 ms (the receive timeout)", e.getMessage());
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 2))));
+            assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 13 of its 14 bytes came,"
+                    + " then nothing for 200 ms (the receive timeout)", e.getMessage());
+            assertFalse(client.isUsable(), "a message cut off half-way leaves the stream out of step");
+            ErrnoException next = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING));
+            assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: " + e.getMessage(),
+                    next.getMessage());
             client.close();
             raw.awaitScript();
         }
@@ -95,9 +108,12 @@ class ClientTimeoutsTest {
                 c.awaitEof();
             });
              GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(8, 3))));
-            assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms;"
-                    + " meanwhile 1 answer for an id not awaited came (the last for_id 1002)", e.getMessage());
+            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 3))));
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms"
+                    + " (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertEquals(1, client.stats().unmatched(), "the answer for id 1002 came, answered no call, and was counted");
+            assertEquals(0, client.stats().late());
+            assertTrue(client.isUsable());
             client.close();
             raw.awaitScript();
         }
@@ -105,27 +121,47 @@ class ClientTimeoutsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"readahead", "exact"})
-    void twoAnswersForOneRequestAreAnErrorOfTheNextCall(String recv) throws Exception {
+    void aFutureUnansweredPastTheReceiveTimeoutFailsWithEtimedoutNamingItsRequestAndTheClientGoesOn(String recv) throws Exception {
+        String path = dir.resolve("future.sock").toString();
+        try (RawServer raw = new RawServer(path, c -> {
+                c.expect(GroutApi.PING, pattern(8, 6)); // never answered
+                RawRequest next = c.expect(GroutApi.PING, pattern(8, 7));
+                c.respond(next.id(), 0, next.payload());
+                c.awaitEof();
+            });
+             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
+            CompletableFuture<Response> f = client.callAsync(GroutApi.PING, nativeCopy(a, pattern(8, 6)));
+            ExecutionException x = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            ErrnoException e = assertInstanceOf(ErrnoException.class, x.getCause());
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms"
+                    + " (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertTrue(client.isUsable());
+            assertArrayEquals(pattern(8, 7), client.call(GroutApi.PING, nativeCopy(a, pattern(8, 7))).toByteArray());
+            client.close();
+            raw.awaitScript();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"readahead", "exact"})
+    void aSecondAnswerForOneRequestIsDroppedAndCountedAndTheNextCallGetsItsOwn(String recv) throws Exception {
         String path = dir.resolve("twice.sock").toString();
         try (RawServer raw = new RawServer(path, c -> {
                 RawRequest r = c.expect(GroutApi.PING, pattern(4, 4));
                 c.respond(r.id(), 0, r.payload());
-                c.respond(r.id(), 0, r.payload());
-                try {
-                    c.expect(GroutApi.PING, pattern(4, 5)); // not answered: the client fails on the second answer for request 2
-                    c.awaitEof();
-                } catch (ErrnoException e) {
-                    // io_uring submits the next request with its receive: the buffered second answer fails the call first
-                    if (e.errno() != Errno.ECONNRESET) throw e;
-                }
+                c.respond(r.id(), 0, pattern(4, 99)); // the duplicate: for an id no call waits on any more
+                RawRequest next = c.expect(GroutApi.PING, pattern(4, 5));
+                c.respond(next.id(), 0, next.payload());
+                c.awaitEof();
             });
              GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
-            assertArrayEquals(pattern(4, 4), client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(4, 4))).toByteArray());
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(4, 5))));
-            assertEquals(71, e.errno());
-            assertEquals("client(" + path + "): EPROTO (71) Protocol error: a second answer for request 2 (status 0, 4 bytes):"
-                    + " the server answered it twice", e.getMessage());
-            assertFalse(client.isUsable());
+            assertArrayEquals(pattern(4, 4), client.call(GroutApi.PING, nativeCopy(a, pattern(4, 4))).toByteArray());
+            Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(4, 5)));
+            assertArrayEquals(pattern(4, 5), r.toByteArray(), "the next call got its own answer, not the duplicate");
+            assertEquals(3, r.id());
+            assertEquals(1, client.stats().unmatched(), "the second answer for request 2 was dropped and counted");
+            assertEquals(0, client.stats().late());
+            assertTrue(client.isUsable());
             client.close();
             raw.awaitScript();
         }
@@ -148,24 +184,31 @@ class ClientTimeoutsTest {
                 while (s.next()) items++;
             }
             assertEquals(2, items);
-            assertArrayEquals(pattern(4, 8), client.sendRecv(GroutApi.PING, nativeCopy(a, pattern(4, 8))).toByteArray());
+            assertArrayEquals(pattern(4, 8), client.call(GroutApi.PING, nativeCopy(a, pattern(4, 8))).toByteArray());
             client.close();
             raw.awaitScript();
         }
     }
 
     @Test
-    void nextEventWaitsPastTheReceiveTimeoutForAnEventToStart() throws Exception {
+    void nextEventReturnsNullWhenNoEventCameInItsTimeAndWaitsPastTheReceiveTimeoutForOneToStart() throws Exception {
         String path = dir.resolve("events.sock").toString();
+        CountDownLatch go = new CountDownLatch(1);
         try (RawServer raw = new RawServer(path, c -> {
+                go.await();
                 Thread.sleep(3 * TIMEOUT_MS); // longer than the receive timeout: waiting for an event is no failure
                 c.write(WireBytes.event(GroutApi.type(0x5f5f, 1), pattern(4, 9)));
                 c.awaitEof();
             });
              GroutClient client = GroutClient.connect(client(path, "readahead"))) {
-            Event ev = client.nextEvent();
+            assertNull(client.nextEvent(Duration.ofMillis(TIMEOUT_MS)), "no event can come before go: null at the wait's end");
+            assertNull(client.pollEvent());
+            assertTrue(client.isUsable(), "no event in time is no failure");
+            go.countDown();
+            Event ev = client.nextEvent(Duration.ofSeconds(10));
             assertEquals(GroutApi.type(0x5f5f, 1), ev.type());
             assertArrayEquals(pattern(4, 9), ev.toByteArray());
+            assertEquals(0, client.pendingEvents());
             client.close();
             raw.awaitScript();
         }

@@ -84,7 +84,7 @@ class ConcurrentClientsTest {
                         go.await();
                         for (int i = 0; i < PINGS; i++) {
                             int len = fill(req, thread, i);
-                            Response r = c.sendRecv(GroutApi.PING, req, 0, len);
+                            Response r = c.call(GroutApi.PING, req, 0, len);
                             if (r.status() != 0 || r.length() != len
                                     || MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + len, req, 0, len) != -1) {
                                 throw new AssertionError("thread " + thread + " iteration " + i + ": sent " + len

@@ -56,7 +56,7 @@ class ConnectionChurnTest {
         for (int i = 0; i < count; i++) {
             try (GroutClient c = GroutClient.connect(options)) {
                 payload.set(JAVA_INT_UNALIGNED, 0, i);
-                Response r = c.sendRecv(GroutApi.PING, payload, 0, payload.byteSize());
+                Response r = c.call(GroutApi.PING, payload, 0, payload.byteSize());
                 if (r.status() != 0 || r.length() != payload.byteSize()
                         || MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + r.length(), payload, 0, payload.byteSize()) != -1) {
                     throw new AssertionError("connection " + i + ": bad echo " + r);

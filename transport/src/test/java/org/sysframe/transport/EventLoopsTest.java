@@ -79,7 +79,7 @@ class EventLoopsTest {
                                 byte[] want = pattern(1 + (round * 37 + seed) % 3000, round + seed);
                                 MemorySegment p = a.allocate(want.length);
                                 MemorySegment.copy(want, 0, p, JAVA_BYTE, 0, want.length);
-                                assertArrayEquals(want, c.sendRecv(GroutApi.PING, p).toByteArray());
+                                assertArrayEquals(want, c.call(GroutApi.PING, p).toByteArray());
                                 answered++;
                             }
                         }
@@ -150,17 +150,17 @@ class EventLoopsTest {
                         byte[] ev = pattern(16 + k, k);
                         MemorySegment p = a.allocate(ev.length);
                         MemorySegment.copy(ev, 0, p, JAVA_BYTE, 0, ev.length);
-                        publisher.sendRecv(PUBLISH, p);
+                        publisher.call(PUBLISH, p);
                     }
                 }
                 for (GroutClient c : subscribers) {
                     for (int k = 0; k < 20; k++) {
-                        Event e = c.nextEvent();
+                        Event e = c.nextEvent(java.time.Duration.ofSeconds(10));
                         assertEquals(EV, e.type());
                         assertArrayEquals(pattern(16 + k, k), e.toByteArray(), "event " + k + " in order, once");
                     }
                     assertEquals(0, c.pendingEvents());
-                    c.sendRecv(GroutApi.PING); // no further event was waiting before this answer
+                    c.call(GroutApi.PING); // no further event was waiting before this answer
                     assertEquals(0, c.pendingEvents(), "no event twice");
                 }
             } finally {
@@ -185,8 +185,8 @@ class EventLoopsTest {
                     ker0[i] = kernel.get(i).read();
                 }
                 for (int n = 0; n < 500; n++) {
-                    a.sendRecv(GroutApi.PING, p);
-                    b.sendRecv(GroutApi.PING, p);
+                    a.call(GroutApi.PING, p);
+                    b.call(GroutApi.PING, p);
                 }
                 for (int i = 0; i < 2; i++) {
                     ThreadSyscall.awaitParked(s.loopThreadId(i), Duration.ofSeconds(10));
@@ -229,7 +229,7 @@ class EventLoopsTest {
                 try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
                     MemorySegment p = a.allocate(2048);
                     while (!stop.get()) {
-                        c.sendRecv(GroutApi.PING, p);
+                        c.call(GroutApi.PING, p);
                         answered.incrementAndGet();
                     }
                 } catch (Exception expected) {

@@ -58,7 +58,7 @@ class ExactCountsTest {
             SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
             SyscallCounts sl0 = s.counters().snapshot(), sk0 = sk.read();
             for (int i = 0; i < CALLS; i++) {
-                Response r = c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD);
+                Response r = c.call(GroutApi.PING, payload, 0, PAYLOAD);
                 assertEquals(PAYLOAD, r.length());
                 assertEquals((byte) 217, r.getByte(31));
             }

@@ -51,7 +51,7 @@ class FramingMatrixTest {
                                     for (int round = 0; round < 2; round++) {
                                         int seed = size * 131 + round;
                                         for (int i = 0; i < size; i++) payload.set(JAVA_BYTE, i, (byte) (seed + i * 31));
-                                        Response r = c.sendRecv(GroutApi.PING, payload, 0, size);
+                                        Response r = c.call(GroutApi.PING, payload, 0, size);
                                         assertEquals(size, r.length(), sm + " " + cs + " " + cr + " " + size);
                                         assertEquals(-1L, MemorySegment.mismatch(payload, 0, size, r.buffer(), r.offset(), r.offset() + size),
                                                 sm + " " + cs + " " + cr + " size " + size + " round " + round);
@@ -92,7 +92,7 @@ class FramingMatrixTest {
             MemorySegment payload = a.allocate(GroutApi.MAX_MSG_LEN);
             for (int len : new int[] {0, 1012, 1013, 65536}) {
                 SyscallCounts before = c.counters().snapshot();
-                c.sendRecv(GroutApi.PING, payload, 0, len);
+                c.call(GroutApi.PING, payload, 0, len);
                 SyscallCounts d = c.counters().snapshot().minus(before);
                 long sendto = len <= 1012 ? 1 : 0;
                 assertEquals(sendto, d.get(SyscallKind.SENDTO), "sendto for " + len);
@@ -104,7 +104,7 @@ class FramingMatrixTest {
 
     private static long sendtoFor(GroutClient c, MemorySegment payload, int len) throws Exception {
         SyscallCounts before = c.counters().snapshot();
-        c.sendRecv(GroutApi.PING, payload, 0, len);
+        c.call(GroutApi.PING, payload, 0, len);
         return c.counters().snapshot().minus(before).get(SyscallKind.SENDTO);
     }
 }

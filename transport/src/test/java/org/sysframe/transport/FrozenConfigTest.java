@@ -37,13 +37,13 @@ class FrozenConfigTest {
             assertEquals(FlushMode.IMMEDIATE, s.config().flush());
             try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
                 assertEquals(1024, c.maxIfaces(), "max_ifaces as at start");
-                ApiException e = assertThrows(ApiException.class, () -> c.sendRecv(LATE));
+                ApiException e = assertThrows(ApiException.class, () -> c.call(LATE));
                 assertEquals(Errno.ENOTSUP, e.status(), "a handler added after start is not served");
                 // The loop counts a send when it returns, which may be after this thread has the answer:
                 // read its counters only while it is parked in epoll_wait, before and after the ping.
                 ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
                 long before = s.counters().get(SyscallKind.SENDTO);
-                c.sendRecv(GroutApi.PING, a.allocate(32));
+                c.call(GroutApi.PING, a.allocate(32));
                 ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
                 assertEquals(2, s.counters().get(SyscallKind.SENDTO) - before, "still split (header, payload), not gathered");
                 assertEquals(0, s.counters().get(SyscallKind.WRITEV), "still immediate, never a deferred writev");
@@ -63,11 +63,11 @@ class FrozenConfigTest {
                 long sends = c.counters().get(SyscallKind.SENDTO);
                 long recvs = c.counters().get(SyscallKind.RECVFROM);
                 MemorySegment p = a.allocate(32);
-                assertEquals(32, c.sendRecv(GroutApi.PING, p).length(), "a 32-byte echo is not held to the minimum of 64 set after connect");
+                assertEquals(32, c.call(GroutApi.PING, p).length(), "a 32-byte echo is not held to the minimum of 64 set after connect");
                 assertEquals(2, c.counters().get(SyscallKind.SENDTO) - sends, "still split");
                 assertEquals(2, c.counters().get(SyscallKind.RECVFROM) - recvs, "still exact");
                 c.config().specs().put(GroutApi.PING, 0, 64, false);
-                assertEquals(32, c.sendRecv(GroutApi.PING, p).length(), "the config's sizes are a copy");
+                assertEquals(32, c.call(GroutApi.PING, p).length(), "the config's sizes are a copy");
             }
         }
     }

@@ -126,7 +126,7 @@ class FuzzedRequestsTest {
             awaitConnectionCount(server, 0);
             try (GroutClient late = GroutClient.connect(clientOptions(p)); Arena a = Arena.ofConfined()) {
                 byte[] b = Payloads.unique(99, 777);
-                Response r = late.sendRecv(GroutApi.PING, nativeCopy(a, b));
+                Response r = late.call(GroutApi.PING, nativeCopy(a, b));
                 assertArrayEquals(b, r.toByteArray(), "a new client after the fuzzing");
                 assertEquals(1, server.connectionCount());
             }

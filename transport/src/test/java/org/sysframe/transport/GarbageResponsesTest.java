@@ -77,23 +77,26 @@ class GarbageResponsesTest {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment ping = nativeCopy(a, Payloads.unique(5, 16));
                 // The same failure once, unmeasured: classes loaded and code compiled before the measurement.
-                assertThrows(ErrnoException.class, () -> warm.sendRecv(GroutApi.PING, ping));
+                assertThrows(ErrnoException.class, () -> warm.call(GroutApi.PING, ping));
                 warm.close();
                 Gc.settle();
                 ProcessProbe.nativeMemory().otherCommitted();
                 long otherBefore = ProcessProbe.nativeMemory().otherCommitted();
                 long heapBefore = ProcessProbe.threadAllocatedBytes();
-                ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING, ping));
+                ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, ping));
                 long heap = ProcessProbe.threadAllocatedBytes() - heapBefore;
                 long otherAfter = ProcessProbe.nativeMemory().otherCommitted();
-                System.out.printf(Locale.ROOT, "garbage [%s]: %s (model: %s after %d messages kept aside); "
+                System.out.printf(Locale.ROOT, "garbage [%s]: %s (model: %s after %d answers for other ids and %d events); "
                                 + "heap allocated by the call %,d bytes; NMT Other %,d -> %,d bytes%n",
-                        recv, e.getMessage(), expected.header(), expected.keptAside(), heap, otherBefore, otherAfter);
+                        recv, e.getMessage(), expected.header(), expected.unmatched(), expected.events(), heap, otherBefore, otherAfter);
                 assertEquals(expected.errno(), e.errno(), e.getMessage());
                 assertTrue(e.getMessage().contains(expected.header()), e.getMessage());
                 assertTrue(e.getMessage().contains("payload_len " + Long.toUnsignedString(expected.payloadLen())), e.getMessage());
                 assertFalse(c.isUsable());
-                ErrnoException next = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING, ping));
+                ClientStats st = c.stats();
+                assertEquals(expected.unmatched(), st.unmatched(), "answers for other ids read before the bad header, dropped and counted");
+                assertEquals(expected.events(), st.events(), "events read before the bad header");
+                ErrnoException next = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, ping));
                 assertEquals(Errno.ENOTCONN, next.errno(), next.getMessage());
                 assertTrue(heap < (1L << 20), "the failing call allocated " + heap + " bytes on the heap");
                 assertTrue(otherAfter - otherBefore < (1L << 20), "NMT Other grew by " + (otherAfter - otherBefore));
@@ -117,13 +120,13 @@ class GarbageResponsesTest {
         guard(() -> {
             try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
                 MemorySegment ping = nativeCopy(a, Payloads.unique(9, 8));
-                ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING, ping));
+                ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, ping));
                 assertEquals(Errno.EMSGSIZE, e.errno(), e.getMessage());
                 assertTrue(e.getMessage().contains("event header"), e.getMessage());
                 assertTrue(e.getMessage().contains("payload_len " + declared), e.getMessage());
                 assertFalse(c.isUsable());
                 assertEquals(0, c.pendingEvents());
-                assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, c::nextEvent).errno());
+                assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> c.nextEvent(Duration.ofSeconds(10))).errno());
             }
         });
         hs.awaitScript();

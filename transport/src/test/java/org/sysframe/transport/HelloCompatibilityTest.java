@@ -62,7 +62,7 @@ class HelloCompatibilityTest {
             assertEquals(java.util.List.of(1, 0, 0, -1), java.util.Arrays.stream(rawHello(path, 1)).boxed().toList());
             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(1))) {
                 assertEquals(-1, c.maxIfaces());
-                assertEquals(32, c.sendRecv(GroutApi.PING, a.allocate(32)).length());
+                assertEquals(32, c.call(GroutApi.PING, a.allocate(32)).length());
             }
             // A mismatched version is still refused.
             assertEquals(java.util.List.of(1, 74, 0, -1), java.util.Arrays.stream(rawHello(path, 11)).boxed().toList());

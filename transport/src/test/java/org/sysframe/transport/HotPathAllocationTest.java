@@ -102,7 +102,7 @@ class HotPathAllocationTest {
                         for (int len : new int[] {0, 32, 1024}) {
                             assertNothingOfOurs("10,000 calls, " + send + "/" + recv + ", " + len + " B",
                                     THREADS::getCurrentThreadAllocatedBytes, () -> c.counters().snapshot().total(), 40, () -> {
-                                        for (int i = 0; i < 10_000; i++) c.sendRecv(GroutApi.PING, payload, 0, len);
+                                        for (int i = 0; i < 10_000; i++) c.call(GroutApi.PING, payload, 0, len);
                                     });
                         }
                     }
@@ -132,7 +132,7 @@ class HotPathAllocationTest {
                 };
                 assertNothingOfOurs("the server loop over 20,000 requests, " + flush, loopAllocated,
                         () -> s.loopCounters(0).snapshot().total(), 5, () -> {
-                    for (int i = 0; i < 20_000; i++) c.sendRecv(GroutApi.PING, payload, 0, (i & 1) == 0 ? 32 : 1024);
+                    for (int i = 0; i < 20_000; i++) c.call(GroutApi.PING, payload, 0, (i & 1) == 0 ? 32 : 1024);
                 });
             }
         }

@@ -91,8 +91,8 @@ class JfrEventsTest {
                  Arena a = Arena.ofConfined()) {
                 GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).specs(specs).backend(Backend.EPOLL));
                 MemorySegment p = a.allocate(24);
-                assertEquals(24, c.sendRecv(ECHO, p, 0, 24).length());
-                ApiException failed = assertThrows(ApiException.class, () -> c.sendRecv(BOOM, p, 0, 3));
+                assertEquals(24, c.call(ECHO, p, 0, 24).length());
+                ApiException failed = assertThrows(ApiException.class, () -> c.call(BOOM, p, 0, 3));
                 assertEquals("TEST_BOOM: EIO (5) Input/output error", failed.getMessage());
                 try (Pipeline pl = c.pipeline(PipelineOptions.window(8))) {
                     for (int i = 0; i < 8; i++) pl.queue(GroutApi.PING, p, 0, 8);
@@ -113,11 +113,17 @@ class JfrEventsTest {
         }
         int pid = Self.pid(), uid = Self.uid();
         List<Ev> trips = named(events, "org.sysframe.RoundTrip");
-        // Every sendRecv of the client (connect's GR_HELLO is not one).
-        assertEquals(List.of("TEST_ECHO", "TEST_BOOM"), trips.stream().map(e -> e.getString("typeName")).toList());
+        // Every request of the client, whichever way it was made (connect's GR_HELLO is not one): two calls, eight pipelined.
+        assertEquals(List.of("TEST_ECHO", "TEST_BOOM", "GR_PING", "GR_PING", "GR_PING", "GR_PING", "GR_PING", "GR_PING", "GR_PING", "GR_PING"),
+                trips.stream().map(e -> e.getString("typeName")).toList());
+        assertEquals(List.of("call", "call", "pipeline", "pipeline", "pipeline", "pipeline", "pipeline", "pipeline", "pipeline", "pipeline"),
+                trips.stream().map(e -> e.getString("call")).toList());
         Ev echo = trips.get(0);
         assertEquals(path, echo.getString("socket"));
-        assertEquals(ECHO, echo.getInt("type"));
+        assertEquals(String.format("0x%08x", ECHO), echo.getString("type"));
+        assertEquals("epoll", echo.getString("backend"));
+        assertEquals("socket", echo.getString("transport"));
+        assertEquals(Thread.currentThread().getName(), ((jdk.jfr.consumer.RecordedThread) echo.fields().get("caller")).getJavaName());
         assertEquals(24, echo.getLong("requestBytes"));
         assertEquals(24, echo.getLong("responseBytes"));
         assertEquals(0, echo.getInt("status"));

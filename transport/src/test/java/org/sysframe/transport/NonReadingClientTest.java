@@ -79,7 +79,7 @@ class NonReadingClientTest {
                 int l = (int) ((n * 4099) % (len + 1));
                 for (int i = 0; i < l; i += 4096) normalPayload.set(JAVA_BYTE, i, Payloads.uniqueByte((int) n, i));
                 try {
-                    Response r = normal.sendRecv(GroutApi.PING, normalPayload, 0, l);
+                    Response r = normal.call(GroutApi.PING, normalPayload, 0, l);
                     assertEquals(l, r.length());
                     assertEquals(-1, MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + l, normalPayload, 0, l),
                             "normal client's ping " + n);

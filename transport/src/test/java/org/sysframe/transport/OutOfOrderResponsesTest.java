@@ -14,9 +14,15 @@ import org.sysframe.transport.support.RawServer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -26,8 +32,9 @@ import static org.sysframe.transport.support.Payloads.nativeCopy;
 import static org.sysframe.transport.support.Payloads.pattern;
 
 /**
- * Responses that do not come in request order: the client keeps the ones not awaited aside and hands
- * each to the recv of its id, byte-exact; events arriving meanwhile are kept for nextEvent.
+ * Responses that do not come in request order: the client hands each to the request of its id
+ * (a pipeline's handler, a future), byte-exact, whatever the order they come or are awaited in; events
+ * arriving meanwhile are kept for nextEvent.
  */
 @EachBackend
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -54,21 +61,29 @@ class OutOfOrderResponsesTest {
              Arena arena = Arena.ofConfined()) {
             MemorySegment pa = nativeCopy(arena, a);
             MemorySegment pb = nativeCopy(arena, b);
-            int id1 = client.send(GroutApi.PING, pa, 0, pa.byteSize());
-            int id2 = client.send(GroutApi.PING, pb, 0, pb.byteSize());
-            assertTrue(id1 != id2, "distinct ids");
-
-            Response r1 = client.recv(GroutApi.PING, id1);
-            assertEquals(id1, r1.id());
-            assertEquals(0, r1.status());
-            assertArrayEquals(a, r1.toByteArray());
-
-            Response r2 = client.recv(GroutApi.PING, id2);
-            assertEquals(id2, r2.id());
-            assertEquals(0, r2.status());
-            assertArrayEquals(b, r2.toByteArray());
-
+            // A pipeline sends both requests before any answer is read (futures would send the second only once
+            // the first answer came: this server answers nothing before it read both).
+            Map<Integer, byte[]> got = new HashMap<>();
+            List<Integer> order = new ArrayList<>();
+            int id1, id2;
+            try (Pipeline p = client.pipeline(PipelineOptions.window(2))) {
+                id1 = p.queue(GroutApi.PING, pa, 0, pa.byteSize());
+                id2 = p.queue(GroutApi.PING, pb, 0, pb.byteSize());
+                assertTrue(id1 != id2, "distinct ids");
+                p.flush();
+                while (p.inFlight() > 0) {
+                    p.poll((id, status, payload, off, len, latency) -> {
+                        assertEquals(0, status);
+                        order.add(id);
+                        got.put(id, payload.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
+                    }, 2, true);
+                }
+            }
+            assertEquals(List.of(id2, id1), order, "the second request's answer came first");
+            assertArrayEquals(a, got.get(id1));
+            assertArrayEquals(b, got.get(id2));
             assertEquals(0, client.pendingEvents());
+            assertEquals(0, client.stats().unmatched(), "both answers found their call");
             assertTrue(client.isUsable());
             raw.awaitScript();
         }
@@ -89,14 +104,14 @@ class OutOfOrderResponsesTest {
             });
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {
-            Response r = client.sendRecv(GroutApi.PING, nativeCopy(arena, ping));
+            Response r = client.call(GroutApi.PING, nativeCopy(arena, ping));
             assertArrayEquals(ping, r.toByteArray());
             assertEquals(2, client.pendingEvents());
 
-            Event e1 = client.nextEvent();
+            Event e1 = client.nextEvent(java.time.Duration.ofSeconds(10));
             assertEquals(evType, e1.type());
             assertArrayEquals(ev, e1.toByteArray());
-            Event e2 = client.nextEvent();
+            Event e2 = client.nextEvent(java.time.Duration.ofSeconds(10));
             assertEquals(evType + 1, e2.type());
             assertArrayEquals(bigEv, e2.toByteArray());
             assertEquals(0, client.pendingEvents());
@@ -112,26 +127,54 @@ class OutOfOrderResponsesTest {
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = GroutClient.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {
-            int[] ids = new int[n];
+            List<CompletableFuture<Response>> futures = new ArrayList<>();
             byte[][] payloads = new byte[n][];
-            Set<Integer> distinct = new HashSet<>();
             for (int i = 0; i < n; i++) {
                 payloads[i] = pattern(i * 3 % 151, 100 + i); // 0 to 150 bytes, the first empty
                 MemorySegment p = nativeCopy(arena, payloads[i]);
-                ids[i] = client.send(GroutApi.PING, p, 0, p.byteSize());
-                distinct.add(ids[i]);
+                futures.add(client.callAsync(GroutApi.PING, p, 0, p.byteSize()));
             }
-            assertEquals(n, distinct.size(), "every request has its own id");
+            // Ids are reused once answered (the client's id table grows with the calls in flight at once, not with the
+            // calls made): each answer is told apart by its payload.
             for (int i = n - 1; i >= 0; i--) {
-                Response r = client.recv(GroutApi.PING, ids[i]);
-                assertEquals(ids[i], r.id());
+                Response r = futures.get(i).get(10, TimeUnit.SECONDS);
                 assertEquals(0, r.status());
                 assertArrayEquals(payloads[i], r.toByteArray(), "payload of request " + i);
             }
+            assertEquals(0, client.stats().unmatched(), "every answer found its call");
             // Nothing left over: the next call is answered in step.
             byte[] last = pattern(64, 999);
-            assertArrayEquals(last, client.sendRecv(GroutApi.PING, nativeCopy(arena, last)).toByteArray());
+            assertArrayEquals(last, client.call(GroutApi.PING, nativeCopy(arena, last)).toByteArray());
             assertEquals(0, client.pendingEvents());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {4096, 100_000})
+    void hundredFuturesWithLargePayloadsAreEachSentAndAnsweredWithTheirOwn(int size) throws Exception {
+        // Over 64 KiB together (100 x 4 KiB), or each (10 x 100 KB): more than the send queue takes while the client's own
+        // thread receives for the futures sent first; each must still be sent, by its caller.
+        String path = dir.resolve("large.sock").toString();
+        int n = size > 64 * 1024 ? 10 : 100;
+        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
+             GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(2000));
+             Arena arena = Arena.ofConfined()) {
+            List<CompletableFuture<Response>> futures = new ArrayList<>();
+            byte[][] payloads = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                payloads[i] = pattern(size, 300 + i);
+                MemorySegment p = nativeCopy(arena, payloads[i]);
+                futures.add(client.callAsync(GroutApi.PING, p, 0, p.byteSize()));
+            }
+            for (int i = 0; i < n; i++) {
+                Response r = futures.get(i).get(10, TimeUnit.SECONDS);
+                assertArrayEquals(payloads[i], r.toByteArray(), "payload of request " + i);
+            }
+            ClientStats st = client.stats();
+            assertEquals(0, st.unmatched());
+            assertEquals(0, st.late());
+            assertEquals(0, st.inFlight());
+            assertTrue(client.isUsable());
         }
     }
 }

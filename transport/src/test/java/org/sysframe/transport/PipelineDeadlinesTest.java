@@ -155,7 +155,7 @@ class PipelineDeadlinesTest {
             p.flush();
             p.close();
             assertFalse(c.isUsable());
-            ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
             assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: pipeline: ETIMEDOUT (110)"
                     + " Connection timed out: 8 requests still unanswered when the pipeline closed, after 1000 ms", e.getMessage());
             c.close();

@@ -22,6 +22,8 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -127,8 +129,9 @@ class PipelineTest {
             }
             assertEquals(ids[1], answers.got.get(0)[0], "the second of the pair came first");
             assertEquals(1, c.pendingEvents(), "the event in between is kept for nextEvent");
-            assertEquals(1, p.unknownAnswers(), "the answer for an id never sent is counted, not matched");
-            assertEquals(evType, c.nextEvent().type());
+            assertEquals(1, c.stats().unmatched(), "the answer for an id never sent is dropped and counted, not matched");
+            assertEquals(evType, c.pollEvent().type());
+            assertEquals(0, c.pendingEvents());
         }
     }
 
@@ -193,6 +196,56 @@ class PipelineTest {
     }
 
     @Test
+    void whileAPipelineIsOpenAnotherThreadsCallGoesOutWithItsFlushAndIsAnsweredThroughItsPoll() throws Exception {
+        String path = fx.path("shared.sock");
+        fx.start(ServerOptions.defaults().socketPath(path));
+        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
+            byte[] theirs = {5, 6, 7, 8, 9};
+            CompletableFuture<byte[]> other = new CompletableFuture<>();
+            long calls;
+            try (Pipeline p = c.pipeline(PipelineOptions.window(4))) {
+                calls = c.stats().calls();
+                Thread t = Thread.ofPlatform().name("other caller").start(() -> {
+                    try (Arena o = Arena.ofConfined()) {
+                        MemorySegment q = o.allocate(theirs.length);
+                        MemorySegment.copy(MemorySegment.ofArray(theirs), 0, q, 0, theirs.length);
+                        other.complete(c.call(GroutApi.PING, q).toByteArray());
+                    } catch (Throwable e) {
+                        other.completeExceptionally(e);
+                    }
+                });
+                // The other call is queued for the pipeline's thread, which holds the client's I/O role: nothing moves until it flushes.
+                long until = System.nanoTime() + 10_000_000_000L;
+                while (c.stats().calls() == calls) {
+                    assertTrue(System.nanoTime() - until < 0, "the other thread's call was never made");
+                    Thread.sleep(1);
+                }
+                assertTrue(!other.isDone(), "the other call waits for the pipeline's flush");
+                MemorySegment payload = a.allocate(4);
+                payload.set(JAVA_INT_UNALIGNED, 0, 42);
+                p.queue(GroutApi.PING, payload, 0, 4);
+                Answers answers = new Answers();
+                while (p.inFlight() > 0) p.poll(answers, 4, true);
+                assertEquals(1, answers.count, "the pipeline's handler got its own answer only");
+                assertEquals(42, answers.got.get(0)[2]);
+                assertArrayEquals(theirs, other.get(10, TimeUnit.SECONDS), "the other caller got its own answer through the pipeline's poll");
+                t.join(10_000);
+                ClientStats st = c.stats();
+                assertEquals(1, st.batches(), "the other call went out in one batch of the pipeline's flush");
+                assertEquals(1, st.lastBatch());
+                assertEquals(0, st.unmatched());
+            }
+            assertEquals(4, c.call(GroutApi.PING, payloadOf(a, 1, 2, 3, 4)).length(), "the role is free again once the pipeline closed");
+        }
+    }
+
+    private static MemorySegment payloadOf(Arena a, int... bytes) {
+        MemorySegment m = a.allocate(bytes.length);
+        for (int i = 0; i < bytes.length; i++) m.set(JAVA_BYTE, i, (byte) bytes[i]);
+        return m;
+    }
+
+    @Test
     void aFullWindowPushesBackUntilAnswersCome() throws Exception {
         String path = fx.path("window.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
@@ -241,7 +294,7 @@ class PipelineTest {
             MemorySegment payload = a.allocate(32);
             for (int i = 0; i < flood; i++) p.queue(GroutApi.PING, payload, 0, 32);
             p.flush();
-            light.sendRecv(GroutApi.PING, payload);  // answered while the flood is being served
+            light.call(GroutApi.PING, payload);  // answered while the flood is being served
             Answers answers = new Answers();
             while (p.inFlight() > 0) p.poll(answers, flood, true);
             assertEquals(flood, answers.count);

@@ -108,7 +108,7 @@ class ServerLifecycleTest {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment seg = a.allocate(Math.max(1, payload.length));
             MemorySegment.copy(payload, 0, seg, JAVA_BYTE, 0, payload.length);
-            Response r = c.sendRecv(GroutApi.PING, seg, 0, payload.length);
+            Response r = c.call(GroutApi.PING, seg, 0, payload.length);
             assertEquals(0, r.status());
             assertEquals(payload.length, r.length());
             assertArrayEquals(payload, r.toByteArray());
@@ -404,7 +404,7 @@ class ServerLifecycleTest {
                 s.close();
                 for (GroutClient c : clients) {
                     ErrnoException e = assertThrows(ErrnoException.class, () -> pingAndCheck(c, 11, 100));
-                    assertEquals(Errno.EPIPE, e.errno(), c.sendFraming() + ": " + e.getMessage());
+                    assertEquals(Errno.EPIPE, e.errno(), c.config().send() + ": " + e.getMessage());
                 }
             } finally {
                 for (GroutClient c : clients) c.close();

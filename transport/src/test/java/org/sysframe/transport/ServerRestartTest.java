@@ -40,6 +40,8 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
  */
 @EachBackend
 class ServerRestartTest {
+    /** futex(2) on x86_64: where a parked thread waits. */
+    private static final String FUTEX = "202";
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();
@@ -56,7 +58,7 @@ class ServerRestartTest {
             GroutServer first = fx.start(ServerOptions.defaults().socketPath(p).maxIfaces(1001));
             List<GroutClient> clients = new ArrayList<>();
             try {
-                // An idle client, and one blocked in recv waiting for an event (on its own thread).
+                // An idle client, and one waiting for an event (on its own thread: parked, its socket watched by the JVM's poller).
                 GroutClient idle = GroutClient.connect(clientOptions(p));
                 clients.add(idle);
                 AtomicInteger waitingTid = new AtomicInteger();
@@ -67,8 +69,8 @@ class ServerRestartTest {
                     try (GroutClient waiting = GroutClient.connect(clientOptions(p))) {
                         waiting.subscribe(GroutApi.EVENT_ALL, false);
                         subscribed.countDown();
-                        waiting.nextEvent();
-                        waitOutcome.set(new AssertionError("an event arrived"));
+                        Event ev = waiting.nextEvent(Duration.ofSeconds(60)); // longer than the whole test: it ends by the failure
+                        waitOutcome.set(new AssertionError(ev == null ? "no event and no failure in 60 s" : "an event arrived: " + ev));
                     } catch (Throwable t) {
                         waitOutcome.set(t);
                     } finally {
@@ -129,7 +131,8 @@ class ServerRestartTest {
                 }
 
                 subscribed.await();
-                ThreadStates.awaitBlockedIn(waitingTid.get(), ThreadStates.clientReceiveSyscall());
+                // Waiting for an event parks the thread (futex) while the JVM's poller thread waits for the socket to become readable.
+                ThreadStates.awaitBlockedIn(waitingTid.get(), FUTEX);
                 for (int i = 0; i < 4_000 && onFirst.get() < loopers; i++) Thread.sleep(2);
                 assertEquals(loopers, onFirst.get(), "loopers pinging the first server");
 
@@ -139,10 +142,12 @@ class ServerRestartTest {
                 waiter.join();
                 assertEquals(List.of(), List.copyOf(failures));
 
-                // Blocked in recv when the server went away: EOF, reported as ECONNRESET.
+                // Waiting for an event when the server went away: EOF (ECONNRESET) broke the client, and the wait ends with
+                // ENOTCONN naming it.
                 Throwable w = waitOutcome.get();
                 assertTrue(w instanceof ErrnoException, String.valueOf(w));
-                assertEquals(Errno.ECONNRESET, ((ErrnoException) w).errno(), w.getMessage());
+                assertEquals(Errno.ENOTCONN, ((ErrnoException) w).errno(), w.getMessage());
+                assertTrue(w.getMessage().contains("unusable since: recv(" + p + "): ECONNRESET (104) Connection reset by peer"), w.getMessage());
                 assertTrue(w.getMessage().endsWith("server closed the connection"), w.getMessage());
                 // Idle when it went away: the next call is a send to a closed peer, EPIPE, even though a
                 // server answers on the same path again: nothing reconnects by itself.

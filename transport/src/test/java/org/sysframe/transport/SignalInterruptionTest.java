@@ -263,7 +263,7 @@ class SignalInterruptionTest {
                         for (int i = 0; i < pings; i++) {
                             int len = i % 3 == 0 ? r.nextInt(256) : r.nextInt(GroutApi.MAX_MSG_LEN + 1);
                             for (int j = 0; j < len; j++) payload.set(JAVA_BYTE, j, (byte) (i * 131 + j * 7 + (j >>> 9)));
-                            Response resp = c.sendRecv(GroutApi.PING, payload, 0, len);
+                            Response resp = c.call(GroutApi.PING, payload, 0, len);
                             if (resp.length() != len || MemorySegment.mismatch(resp.buffer(), resp.offset(), resp.offset() + len, payload, 0, len) != -1) {
                                 throw new AssertionError("ping " + i + " of " + len + " bytes: bad echo " + resp);
                             }

@@ -156,7 +156,7 @@ class SoakTest {
                             int len = size(r, seq);
                             MemorySegment.copy(source, r.nextInt(GroutApi.MAX_MSG_LEN + 1), req, 0, len);
                             if (len >= 8) req.set(JAVA_LONG_UNALIGNED, 0, ((long) id << 40) | seq);
-                            Response resp = c.sendRecv(GroutApi.PING, req, 0, len);
+                            Response resp = c.call(GroutApi.PING, req, 0, len);
                             seq++;
                             if (resp.status() != 0 || resp.length() != len
                                     || MemorySegment.mismatch(resp.buffer(), resp.offset(), resp.offset() + len, req, 0, len) != -1) {

@@ -54,7 +54,7 @@ class SocketPathSafetyTest {
         try (GroutClient c = GroutClient.connect(path)) {
             var payload = java.lang.foreign.Arena.ofAuto().allocate(8);
             payload.fill((byte) 7);
-            assertArrayEquals(payload.toArray(JAVA_BYTE), c.sendRecv(GroutApi.PING, payload).toByteArray());
+            assertArrayEquals(payload.toArray(JAVA_BYTE), c.call(GroutApi.PING, payload).toByteArray());
         }
     }
 

@@ -25,6 +25,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -114,12 +115,13 @@ class StreamsAndEventsTest {
     }
 
     static void assertPing(GroutClient c, Arena a, byte[] payload) throws Exception {
-        Response r = c.sendRecv(GroutApi.PING, nativeCopy(a, payload));
+        Response r = c.call(GroutApi.PING, nativeCopy(a, payload));
         assertEquals(0, r.status());
         assertArrayEquals(payload, r.toByteArray(), "ping echo");
     }
 
     static void assertEvent(Event e, int evType, byte[] payload) {
+        assertNotNull(e, "no event came within the wait");
         assertEquals(evType, e.type(), "ev_type");
         assertArrayEquals(payload, e.toByteArray(), "event payload");
     }
@@ -230,7 +232,7 @@ class StreamsAndEventsTest {
             for (int k = 0; k < rounds; k++) {
                 types[k] = k % 3 == 2 ? EV2 : EV1;
                 payloads[k] = pattern(k == 3 ? 0 : 10 + 50 * k, 20 + k); // one empty event
-                Response ok = b.sendRecv(PUBLISH, publishRequest(mem, types[k], payloads[k]));
+                Response ok = b.call(PUBLISH, publishRequest(mem, types[k], payloads[k]));
                 assertEquals(0, ok.length());
                 assertEquals(0, b.pendingEvents(), "b did not subscribe");
                 if (types[k] == EV1) ev1Count++;
@@ -240,13 +242,13 @@ class StreamsAndEventsTest {
                 assertEquals(ev1Count, a.pendingEvents(), "round " + k);
             }
             for (int k = 0; k < rounds; k++) {
-                if (types[k] == EV1) assertEvent(a.nextEvent(), EV1, payloads[k]);
+                if (types[k] == EV1) assertEvent(a.nextEvent(java.time.Duration.ofSeconds(10)), EV1, payloads[k]);
             }
             assertEquals(0, a.pendingEvents());
             assertPing(a, mem, pattern(9, 9));
             assertEquals(0, a.pendingEvents(), "no event of another type reached a");
 
-            for (int k = 0; k < rounds; k++) assertEvent(all.nextEvent(), types[k], payloads[k]);
+            for (int k = 0; k < rounds; k++) assertEvent(all.nextEvent(java.time.Duration.ofSeconds(10)), types[k], payloads[k]);
             assertPing(all, mem, pattern(11, 11));
             assertEquals(0, all.pendingEvents());
         }
@@ -267,15 +269,15 @@ class StreamsAndEventsTest {
 
             // quiet itself causes an event: it is not sent to quiet (else it would precede the response).
             byte[] p1 = pattern(17, 51);
-            quiet.sendRecv(PUBLISH, publishRequest(mem, EV1, p1));
+            quiet.call(PUBLISH, publishRequest(mem, EV1, p1));
             assertEquals(0, quiet.pendingEvents());
             // loud, not suppressing, gets its own event before its response.
             byte[] p2 = pattern(18, 52);
-            loud.sendRecv(PUBLISH, publishRequest(mem, EV1, p2));
+            loud.call(PUBLISH, publishRequest(mem, EV1, p2));
             assertEquals(2, loud.pendingEvents());
             // A third connection of this same process causes one: suppressed for quiet too (same pid).
             byte[] p3 = pattern(19, 53);
-            other.sendRecv(PUBLISH, publishRequest(mem, EV1, p3));
+            other.call(PUBLISH, publishRequest(mem, EV1, p3));
             assertPing(quiet, mem, pattern(5, 54));
             assertEquals(0, quiet.pendingEvents());
 
@@ -283,13 +285,13 @@ class StreamsAndEventsTest {
             byte[] p4 = pattern(20, 55);
             MemorySegment p4seg = nativeCopy(shared, p4);
             server.execute(() -> server.publish(EV1, p4seg, 0, p4seg.byteSize(), 0));
-            assertEvent(quiet.nextEvent(), EV1, p4);
+            assertEvent(quiet.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p4);
             assertEquals(0, quiet.pendingEvents());
 
-            assertEvent(loud.nextEvent(), EV1, p1);
-            assertEvent(loud.nextEvent(), EV1, p2);
-            assertEvent(loud.nextEvent(), EV1, p3);
-            assertEvent(loud.nextEvent(), EV1, p4);
+            assertEvent(loud.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p1);
+            assertEvent(loud.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p2);
+            assertEvent(loud.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p3);
+            assertEvent(loud.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p4);
             assertEquals(0, loud.pendingEvents());
         }
     }
@@ -305,14 +307,14 @@ class StreamsAndEventsTest {
              Arena mem = Arena.ofConfined()) {
             a.subscribe(EV1, false);
             a.subscribe(GroutApi.EVENT_ALL, false);
-            b.sendRecv(PUBLISH, publishRequest(mem, EV1, pattern(8, 61)));
+            b.call(PUBLISH, publishRequest(mem, EV1, pattern(8, 61)));
             assertPing(a, mem, pattern(3, 62));
             assertEquals(1, a.pendingEvents(), "one event even with two matching subscriptions");
-            assertEvent(a.nextEvent(), EV1, pattern(8, 61));
+            assertEvent(a.nextEvent(java.time.Duration.ofSeconds(10)), EV1, pattern(8, 61));
 
             a.unsubscribe();
-            b.sendRecv(PUBLISH, publishRequest(mem, EV1, pattern(8, 63)));
-            b.sendRecv(PUBLISH, publishRequest(mem, EV2, pattern(8, 64)));
+            b.call(PUBLISH, publishRequest(mem, EV1, pattern(8, 63)));
+            b.call(PUBLISH, publishRequest(mem, EV2, pattern(8, 64)));
             MemorySegment fromServer = nativeCopy(shared, pattern(8, 65));
             server.call(() -> { // published before a's ping is read
                 server.publish(EV1, fromServer, 0, fromServer.byteSize(), 0);
@@ -325,7 +327,7 @@ class StreamsAndEventsTest {
             a.subscribe(EV2, false);
             MemorySegment marker = nativeCopy(shared, pattern(12, 67));
             server.execute(() -> server.publish(EV2, marker, 0, marker.byteSize(), 0));
-            assertEvent(a.nextEvent(), EV2, pattern(12, 67));
+            assertEvent(a.nextEvent(java.time.Duration.ofSeconds(10)), EV2, pattern(12, 67));
             assertEquals(0, a.pendingEvents());
         }
     }
@@ -342,8 +344,8 @@ class StreamsAndEventsTest {
             byte[] big = pattern(GroutApi.MAX_MSG_LEN, 71); // the largest event payload
             MemorySegment bigSeg = nativeCopy(shared, big);
             server.execute(() -> server.publish(EV2, bigSeg, 0, bigSeg.byteSize(), 0));
-            assertEvent(a.nextEvent(), EV2, big);
-            assertEvent(b.nextEvent(), EV2, big);
+            assertEvent(a.nextEvent(java.time.Duration.ofSeconds(10)), EV2, big);
+            assertEvent(b.nextEvent(java.time.Duration.ofSeconds(10)), EV2, big);
             assertThrows(IllegalStateException.class, () -> server.publish(EV2, bigSeg, 0, 1, 0),
                     "publish is for the event-loop thread");
         }
@@ -369,9 +371,9 @@ class StreamsAndEventsTest {
              GroutClient sub = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD));
              GroutClient req = GroutClient.connect(clientOptions(path, RecvFraming.READAHEAD))) {
             sub.subscribe(EV1, false);
-            Response r = req.sendRecv(heapReply);
+            Response r = req.call(heapReply);
             assertArrayEquals(answer, r.toByteArray());
-            assertEvent(sub.nextEvent(), EV1, event);
+            assertEvent(sub.nextEvent(java.time.Duration.ofSeconds(10)), EV1, event);
         }
     }
 
@@ -412,18 +414,18 @@ class StreamsAndEventsTest {
 
             // Y holds no more than X held before its last event, so Y is still open and gets every EV1.
             for (int k = 0; k < published - 1; k++) {
-                Event e = y.nextEvent();
+                Event e = y.nextEvent(java.time.Duration.ofSeconds(10));
                 assertEquals(EV1, e.type());
                 assertEquals(-1, MemorySegment.mismatch(e.buffer(), e.offset(), e.offset() + e.length(), big, 0, big.byteSize()),
                         "event " + k);
             }
             MemorySegment marker = nativeCopy(shared, pattern(8, 81));
             server.execute(() -> server.publish(EV1, marker, 0, marker.byteSize(), 0));
-            Event last = y.nextEvent();
+            Event last = y.nextEvent(java.time.Duration.ofSeconds(10));
             assertEquals(EV1, last.type());
             assertEquals(GroutApi.MAX_MSG_LEN, last.length(),
                     "Y must get the event during which X was closed (" + published + " published), not the marker after it");
-            assertEvent(y.nextEvent(), EV1, pattern(8, 81));
+            assertEvent(y.nextEvent(java.time.Duration.ofSeconds(10)), EV1, pattern(8, 81));
         }
     }
 
@@ -448,8 +450,8 @@ class StreamsAndEventsTest {
                 });
         try (GroutServer server = TestServers.start(o); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
             MemorySegment req = a.allocate(16);
-            assertEquals(8, c.sendRecv(fixed, req, 0, 8).length());
-            ApiException e = assertThrows(ApiException.class, () -> c.sendRecv(fixed, req, 0, 7));
+            assertEquals(8, c.call(fixed, req, 0, 8).length());
+            ApiException e = assertThrows(ApiException.class, () -> c.call(fixed, req, 0, 7));
             assertEquals(Errno.EIO, e.errno());
             try (ResponseStream st = c.stream(items, req, 0, 0)) {
                 assertTrue(st.next());
@@ -458,7 +460,7 @@ class StreamsAndEventsTest {
                 assertEquals(Errno.EIO, e2.errno());
                 assertFalse(st.next());
             }
-            assertEquals(3, c.sendRecv(GroutApi.PING, req, 0, 3).length()); // still in step
+            assertEquals(3, c.call(GroutApi.PING, req, 0, 3).length()); // still in step
             assertEquals(1, server.connectionCount());
         }
     }

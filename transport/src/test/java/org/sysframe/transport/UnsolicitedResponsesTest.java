@@ -15,7 +15,6 @@ import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.support.RawSockets;
 import org.sysframe.transport.support.ServerFixture;
-import org.sysframe.unix.SyscallCounts;
 
 import java.lang.foreign.Arena;
 import java.time.Duration;
@@ -30,7 +29,8 @@ import static org.sysframe.transport.support.Payloads.nativeCopy;
 
 /**
  * Responses no request of the client asked for (an id never sent, the id the client will use next) are
- * kept aside and never answer a later request; the awaited response is returned, byte-exact.
+ * dropped and counted ({@link ClientStats#unmatched()}) and never answer a later request; the awaited
+ * response is returned, byte-exact.
  *
  * <p>Outcomes are exact; nothing is timed. Waits are progress-based and bounded only as hang guards:
  * receive timeouts on every raw socket, a deadline on every wait, and a preemptive timeout around each test body.
@@ -45,7 +45,7 @@ class UnsolicitedResponsesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
-    void responseForAnIdNeverSentIsKeptAsideAndTheAwaitedOneArrivingAfterItIsReturned(String recv) throws Throwable {
+    void responseForAnIdNeverSentIsDroppedAndCountedAndTheAwaitedOneArrivingAfterItIsReturned(String recv) throws Throwable {
         String p = fx.path("unsolicited.sock");
         byte[] junk = Payloads.unique(66, 100);
         byte[] first = Payloads.unique(1, 40);
@@ -61,17 +61,18 @@ class UnsolicitedResponsesTest {
         guard(() -> {
             try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
                 assertEquals(0x4321, c.maxIfaces());
-                Response r = c.sendRecv(GroutApi.PING, nativeCopy(a, first));
+                Response r = c.call(GroutApi.PING, nativeCopy(a, first));
                 assertEquals(2, r.id(), "the awaited id, not 0xbeef");
                 assertArrayEquals(first, r.toByteArray());
-                r = c.sendRecv(GroutApi.PING, nativeCopy(a, second));
+                r = c.call(GroutApi.PING, nativeCopy(a, second));
                 assertEquals(3, r.id());
                 assertArrayEquals(second, r.toByteArray());
-                // 0xbeef was kept aside: awaiting it takes no syscall.
-                SyscallCounts before = c.counters().snapshot();
-                Response kept = c.recv(GroutApi.PING, 0xbeef);
-                assertArrayEquals(junk, kept.toByteArray());
-                assertEquals(before, c.counters().snapshot());
+                // 0xbeef answered no call: dropped and counted, nothing kept.
+                ClientStats st = c.stats();
+                assertEquals(1, st.unmatched(), "the answer for 0xbeef was dropped and counted");
+                assertEquals(0, st.late());
+                assertEquals(0, st.inFlight());
+                assertEquals(0, c.pendingEvents());
                 assertTrue(c.isUsable());
             }
         });
@@ -99,10 +100,12 @@ class UnsolicitedResponsesTest {
         }));
         guard(() -> {
             try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
-                assertArrayEquals(first, c.sendRecv(GroutApi.PING, nativeCopy(a, first)).toByteArray());
-                Response r = c.sendRecv(GroutApi.PING, nativeCopy(a, second));
+                assertArrayEquals(first, c.call(GroutApi.PING, nativeCopy(a, first)).toByteArray());
+                Response r = c.call(GroutApi.PING, nativeCopy(a, second));
                 assertArrayEquals(second, r.toByteArray(),
                         "request 3 was answered with the bytes of a response for id 3 that arrived before request 3 was sent");
+                assertEquals(1, c.stats().unmatched(), "the early answer for id 3 came when no call had that id: dropped and counted");
+                assertTrue(c.isUsable());
             }
         });
         hs.awaitScript();

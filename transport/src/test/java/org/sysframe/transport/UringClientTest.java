@@ -61,7 +61,7 @@ class UringClientTest {
             for (int i = 0; i < CALLS; i++) {
                 payload.set(JAVA_INT_UNALIGNED, 0, i);
                 payload.set(JAVA_BYTE, payloadLen - 1, (byte) i);
-                Response r = c.sendRecv(GroutApi.PING, payload, 0, payloadLen);
+                Response r = c.call(GroutApi.PING, payload, 0, payloadLen);
                 assertEquals(payloadLen, r.length());
                 assertEquals(i, r.buffer().get(JAVA_INT_UNALIGNED, r.offset()));
                 assertEquals((byte) i, r.getByte(payloadLen - 1));
@@ -183,7 +183,7 @@ class UringClientTest {
                 for (int len : new int[] {20_000, 65_536, GroutApi.MAX_MSG_LEN, 1}) {
                     MemorySegment m = a.allocate(len);
                     for (int i = 0; i < len; i += 997) m.set(JAVA_BYTE, i, (byte) (i ^ len));
-                    Response r = c.sendRecv(GroutApi.PING, m, 0, len);
+                    Response r = c.call(GroutApi.PING, m, 0, len);
                     assertEquals(len, r.length());
                     for (int i = 0; i < len; i += 997) assertEquals((byte) (i ^ len), r.getByte(i), f + " " + len + " byte " + i);
                 }
@@ -199,9 +199,10 @@ class UringClientTest {
             conn.awaitEof();
         })) {
             GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING).receiveTimeoutMillis(200));
-            ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING));
+            ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
             assertEquals(Errno.ETIMEDOUT, e.errno());
-            assertFalse(c.isUsable());
+            assertTrue(c.isUsable(), "a call's timeout leaves the client usable: its late answer is dropped");
+            assertEquals(1, c.stats().inFlight(), "the abandoned call keeps its id until its answer comes");
             c.close();
         }
     }
@@ -215,7 +216,7 @@ class UringClientTest {
                 conn.awaitEof();
             }); GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING).waitMode(mode).receiveTimeoutMillis(200))) {
                 SyscallCounts before = c.counters().snapshot();
-                ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING));
+                ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
                 assertEquals(Errno.ETIMEDOUT, e.errno(), mode + ": " + e.getMessage());
                 SyscallCounts spent = c.counters().snapshot().minus(before);
                 // One enter submits the request and its receive; the spin watches the CQ from user
@@ -233,7 +234,7 @@ class UringClientTest {
         try (RawServer server = new RawServer(path, conn -> conn.readRequest())) {
             ServerFixture.guard(() -> {
                 try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING))) {
-                    ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING));
+                    ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
                     assertEquals(Errno.ECONNRESET, e.errno(), e.getMessage());
                 }
             });
@@ -246,11 +247,11 @@ class UringClientTest {
         String path = fx.path("churn.sock");
         GroutServer server = fx.start(ServerOptions.defaults().socketPath(path));
         ClientOptions o = ServerFixture.clientOptions(path).backend(Backend.IO_URING);
-        for (int i = 0; i < 100; i++) try (GroutClient c = GroutClient.connect(o)) { c.sendRecv(GroutApi.PING); }
+        for (int i = 0; i < 100; i++) try (GroutClient c = GroutClient.connect(o)) { c.call(GroutApi.PING); }
         ServerFixture.awaitConnectionCount(server, 0);
         org.sysframe.testsupport.Gc.settle();
         long fds = org.sysframe.testsupport.ProcessProbe.openFds(), maps = org.sysframe.testsupport.ProcessProbe.mappings();
-        for (int i = 0; i < 2000; i++) try (GroutClient c = GroutClient.connect(o)) { c.sendRecv(GroutApi.PING); }
+        for (int i = 0; i < 2000; i++) try (GroutClient c = GroutClient.connect(o)) { c.call(GroutApi.PING); }
         ServerFixture.awaitConnectionCount(server, 0);
         org.sysframe.testsupport.Gc.settle();
         long fdsAfter = org.sysframe.testsupport.ProcessProbe.openFds(), mapsAfter = org.sysframe.testsupport.ProcessProbe.mappings();

@@ -67,12 +67,12 @@ class UringServerTest {
             assertEquals(Backend.IO_URING, s.backend());
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
-            c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD); // the connection's receive is armed and its area made
+            c.call(GroutApi.PING, payload, 0, PAYLOAD); // the connection's receive is armed and its area made
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts l0 = s.loopCounters(0).snapshot(), k0 = sk.read();
             UringCounts u0 = s.loopUringCounts(0);
             for (int i = 0; i < CALLS; i++) {
-                Response r = c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD);
+                Response r = c.call(GroutApi.PING, payload, 0, PAYLOAD);
                 assertEquals(PAYLOAD, r.length());
                 assertEquals((byte) 217, r.getByte(31));
             }
@@ -105,11 +105,11 @@ class UringServerTest {
                 Thread t = new Thread(() -> {
                     try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path)); Arena a = Arena.ofConfined()) {
                         MemorySegment p = a.allocate(PAYLOAD);
-                        c.sendRecv(GroutApi.PING, p, 0, PAYLOAD);
+                        c.call(GroutApi.PING, p, 0, PAYLOAD);
                         connected.await();
                         go.await();
                         for (int i = 0; i < CALLS; i++) {
-                            if (c.sendRecv(GroutApi.PING, p, 0, PAYLOAD).length() != PAYLOAD) throw new AssertionError("short echo");
+                            if (c.call(GroutApi.PING, p, 0, PAYLOAD).length() != PAYLOAD) throw new AssertionError("short echo");
                         }
                         connected.await(); // the window ends before anyone closes
                         go.await();
@@ -225,7 +225,7 @@ class UringServerTest {
                 assertEquals(0, s.loopBuffersOutstanding(0), "every provided buffer back in the ring");
                 try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path))) {
                     MemorySegment p = a.allocate(PAYLOAD);
-                    assertEquals(PAYLOAD, c.sendRecv(GroutApi.PING, p, 0, PAYLOAD).length());
+                    assertEquals(PAYLOAD, c.call(GroutApi.PING, p, 0, PAYLOAD).length());
                 }
                 assertEquals(0, s.loopBuffersOutstanding(0));
             }
@@ -247,7 +247,7 @@ class UringServerTest {
                             MemorySegment p = a.allocate(PAYLOAD);
                             for (int i = 0; i < pings; i++) {
                                 p.set(JAVA_BYTE, 0, (byte) (seed * 31 + i));
-                                Response r = c.sendRecv(GroutApi.PING, p, 0, PAYLOAD);
+                                Response r = c.call(GroutApi.PING, p, 0, PAYLOAD);
                                 if (r.length() != PAYLOAD || r.getByte(0) != (byte) (seed * 31 + i)) throw new AssertionError("bad echo");
                             }
                         } catch (Throwable e) {

@@ -102,7 +102,7 @@ class UringUnavailableTest {
                 }
                 try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.AUTO));
                      Arena a = Arena.ofConfined()) {
-                    Response r = c.sendRecv(GroutApi.PING, a.allocate(32));
+                    Response r = c.call(GroutApi.PING, a.allocate(32));
                     System.out.println("auto: server " + s.backend() + ", client " + c.backend() + ", ping " + r.length() + " bytes");
                 }
             }

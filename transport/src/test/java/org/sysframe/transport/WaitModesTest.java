@@ -58,7 +58,7 @@ class WaitModesTest {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(payload);
             SyscallCounts l0 = c.counters().snapshot(), e0 = c.counters().emptySnapshot(), k0 = k == null ? null : k.read();
-            for (int i = 0; i < CALLS; i++) assertEquals(payload, c.sendRecv(GroutApi.PING, p).length());
+            for (int i = 0; i < CALLS; i++) assertEquals(payload, c.call(GroutApi.PING, p).length());
             SyscallCounts l1 = c.counters().snapshot(), e1 = c.counters().emptySnapshot(), k1 = k == null ? null : k.read();
             return new SyscallCounts[] {l1.minus(l0), e1.minus(e0), k == null ? null : k1.minus(k0)};
         }
@@ -119,7 +119,7 @@ class WaitModesTest {
             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
                     .waitMode(WaitMode.parse("spin:50us")).receiveTimeoutMillis(1000))) {
                 long cpu0 = threads.getCurrentThreadCpuTime();
-                ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING));
+                ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
                 long cpuNs = threads.getCurrentThreadCpuTime() - cpu0;
                 System.out.printf("spin:50us client waiting 1 s for nothing: %.1f ms of CPU%n", cpuNs / 1e6);
                 assertEquals(Errno.ETIMEDOUT, e.errno(), e.getMessage());
@@ -136,7 +136,7 @@ class WaitModesTest {
                 conn.readRequest();
                 conn.awaitEof();
             }); GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(mode).receiveTimeoutMillis(200))) {
-                ErrnoException e = assertThrows(ErrnoException.class, () -> c.sendRecv(GroutApi.PING));
+                ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
                 assertEquals(Errno.ETIMEDOUT, e.errno(), mode + ": " + e.getMessage());
                 assertTrue(c.counters().emptySnapshot().get(SyscallKind.RECVFROM) > 0, mode + " tried without blocking");
             }
@@ -179,7 +179,7 @@ class WaitModesTest {
         fx.track(s);
         SyscallCounters loop = s.counters();
         try (GroutClient c = GroutClient.connect(path)) {
-            c.sendRecv(GroutApi.PING);
+            c.call(GroutApi.PING);
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts l0 = loop.snapshot();
             org.sysframe.unix.uring.UringCounts u0 = s.loopUringCounts(0);
@@ -202,7 +202,7 @@ class WaitModesTest {
         String path = fx.path("spin-block.sock");
         GroutServer s = fx.start(ServerOptions.defaults().socketPath(path).waitMode(WaitMode.parse("spin:1ms")));
         try (GroutClient c = GroutClient.connect(path)) {
-            c.sendRecv(GroutApi.PING);
+            c.call(GroutApi.PING);
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             long sleeping = s.counters().snapshot().total(); // epoll_wait, or io_uring_enter on io_uring
             Thread.sleep(50);
@@ -228,7 +228,7 @@ class WaitModesTest {
         CompletableFuture<String> clientCpus = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).cpu(0))) {
-                c.sendRecv(GroutApi.PING);
+                c.call(GroutApi.PING);
                 clientCpus.complete(CpuPlacement.describe(CpuPlacement.allowedCpus()) + " on " + CpuPlacement.currentCpu());
             } catch (Throwable e) {
                 clientCpus.completeExceptionally(e);

@@ -102,7 +102,7 @@ public final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-connections", description = "skip the many-connections table (32 clients at depth 1, epoll and io_uring servers)")
     boolean noConnections;
 
-    @Option(names = "--no-concurrency", description = "skip the concurrency table (1, 8, 64 callers: shared client, a client each, JDK, C)")
+    @Option(names = "--no-concurrency", description = "skip the concurrency table (1, 8, 64 callers: one client, a client each, JDK, C)")
     boolean noConcurrency;
 
     @Option(names = "--no-scale", description = "skip the scale table (one server holding 1 to 10,000 connections, idle and active, sysframe's and the C server)")

@@ -8,10 +8,10 @@ import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.bench.peer.CallersProbe;
 import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.OneClientPeer;
 import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PingPeer;
 import org.sysframe.bench.peer.PipelinedPeer;
-import org.sysframe.bench.peer.SharedClientPeer;
 import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.bench.report.Json;
 import org.sysframe.transport.ClientOptions;
@@ -19,7 +19,6 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
-import org.sysframe.transport.SharedGroutClient;
 import org.sysframe.transport.WaitMode;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
@@ -98,8 +97,8 @@ final class PingCommand implements Callable<Integer> {
             + " (default: one answer in " + PipelinedPeer.SAMPLE_EVERY + ", weighted; the pipeline times answers once per poll)")
     boolean latencyEveryRequest;
 
-    @Option(names = "--threads", description = "N callers at once on ONE SharedGroutClient, each calling one at a time"
-            + " (1.." + MAX_THREADS + "; default: one GroutClient on one thread); the figures are summed over the callers")
+    @Option(names = "--threads", description = "N callers at once on ONE GroutClient, each calling one at a time"
+            + " (1.." + MAX_THREADS + "; default: one caller on one thread); the figures are summed over the callers")
     Integer threads;
 
     @Option(names = "--virtual", description = "with --threads: the callers are virtual threads (default: platform threads)")
@@ -148,14 +147,8 @@ final class PingCommand implements Callable<Integer> {
             if (depth > 1) throw new IllegalArgumentException("--threads calls one at a time on each thread: leave out --depth");
             if (ping2) throw new IllegalArgumentException("--threads sends GR_PING: leave out --ping2");
             if (cpu >= 0) throw new IllegalArgumentException("--threads runs its callers unpinned: leave out --cpu");
-            if (o.freeze().backend() != org.sysframe.transport.Backend.EPOLL) {
-                throw new IllegalArgumentException("--threads: the shared client runs on epoll: leave out --backend " + backend);
-            }
-            if (o.freeze().sharedMemory()) {
-                throw new IllegalArgumentException("--threads: the shared client stays on the socket: leave out --transport shm");
-            }
             if (count < threads) throw new IllegalArgumentException("-n " + count + ": at least one call per thread (--threads " + threads + ")");
-            return runShared(o);
+            return runOneClient(o);
         }
         String label = o.freeze().send() + "/" + o.freeze().recv() + (depth > 1 ? " depth " + depth + " batch " + batch : "");
         PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch).everyRequest(latencyEveryRequest) : new SysframePeer(label, o, ping2);
@@ -221,54 +214,61 @@ final class PingCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** --threads N [--virtual]: N callers on one SharedGroutClient, measured together. */
-    private Integer runShared(ClientOptions o) throws Exception {
-        SharedGroutClient client;
+    /** --threads N [--virtual]: N callers on one GroutClient (the options' backend and transport), measured together. */
+    private Integer runOneClient(ClientOptions o) throws Exception {
+        GroutClient client;
         try {
-            client = SharedGroutClient.connect(o);
+            client = GroutClient.connect(o);
         } catch (ErrnoException e) {
             throw withRemedy(e);
         }
+        if (transport.equals("shm") && !client.sharedMemory()) {
+            System.err.println("the server did not give a shared-memory channel (it does not offer one, or --backend io_uring): on the socket");
+        }
         String what = threads + (virtual ? " virtual" : " platform") + (threads == 1 ? " thread" : " threads");
+        String name = "one client " + what;
+        String backendName = client.backend() + (sqpoll ? " (sqpoll)" : "");
         PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
-        try (client; CallersProbe probe = new CallersProbe(threads, virtual, i -> new SharedClientPeer("shared " + what, client),
-                new CallersProbe.Counts() {
-                    @Override public SyscallCounts library() { return client.counts(); }
-
-                    @Override public SyscallCounts empty() {
-                        return client.sendCounters().emptySnapshot().plus(client.receiveCounters().emptySnapshot());
-                    }
-                }, serverSource(client), java.util.Set::of)) {
+        try (client; CallersProbe probe = new CallersProbe(threads, virtual, i -> new OneClientPeer(name, client), OneClientPeer.counts(client),
+                serverSource(client), java.util.Set::of)) {
+            probe.kernelKinds(OneClientPeer.kernelKinds(client));
             if (!json) {
                 System.out.printf("performing %d ping calls after %d untimed warm-up calls (%d bytes; %s, each calling one at a time on one"
-                        + " shared client; recv %s, wait %s, backend epoll); latency recorded for every call%n", count, warmup, len, what,
-                        o.freeze().recv(), o.freeze().waitMode());
+                                + " client; send %s, recv %s, wait %s, backend %s%s); latency recorded for every call%n", count, warmup, len, what,
+                        o.freeze().send(), o.freeze().recv(), o.freeze().waitMode(), backendName, client.sharedMemory() ? ", shared memory" : "");
             }
-            Cell cell = new Cell("shared " + what, len, "shared client, " + o.freeze().recv(), count, warmup, probe);
+            Cell cell = new Cell(name, len, "one client, " + o.freeze().send() + " / " + o.freeze().recv() + ", backend " + backendName
+                    + (client.sharedMemory() ? ", shared memory" : ""), count, warmup, probe);
             var s0 = client.stats();
+            long sends0 = sends(client);
             Measurement r;
             try {
                 r = RoundRunner.run("ping", List.of(cell), 1).get(0);
             } catch (IOException | RuntimeException e) {
-                throw new IOException("shared client, " + what + ": " + e.getMessage(), e);
+                throw new IOException("one client, " + what + ": " + e.getMessage(), e);
             } finally {
                 KernelCounters.closeAll();
             }
             var s1 = client.stats();
-            long batches = s1.batches() - s0.batches(), calls = s1.calls() - s0.calls();
+            long calls = s1.calls() - s0.calls(), batches = s1.batches() - s0.batches(), sends = sends(client) - sends0;
             if (json) {
                 java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
                 m.put("label", r.cell());
                 m.put("latency_recorded_for", "every call");
+                m.put("transport", client.sharedMemory() ? "shm" : "socket");
                 m.put("threads", threads);
                 m.put("virtual", virtual);
                 m.putAll(r.toMap());
-                m.put("calls_per_send", batches == 0 ? 0.0 : (double) calls / batches);
+                if (sends > 0) m.put("calls_per_send", (double) calls / sends);
+                m.put("queued_batches", batches);
+                m.put("largest_batch", s1.largestBatch());
                 System.out.println(Json.write(m));
             } else {
                 print(r);
-                System.out.printf(Locale.ROOT, "batching: %.2f calls per send (warm-up included), largest batch %d%n",
-                        batches == 0 ? 0.0 : (double) calls / batches, s1.largestBatch());
+                String perSend = sends > 0 ? String.format(Locale.ROOT, "%.2f calls per send, ", (double) calls / sends)
+                        : "no send syscall (the shared-memory channel), ";
+                System.out.printf(Locale.ROOT, "batching (warm-up included): %s%,d batches of requests queued while another caller did the I/O,"
+                        + " largest %d%n", perSend, batches, s1.largestBatch());
             }
             return 0;
         } finally {
@@ -279,8 +279,22 @@ final class PingCommand implements Callable<Integer> {
         }
     }
 
-    /** The shared client's server, measured by its process when it is another one on this machine. */
-    private static ServerSample.Source serverSource(SharedGroutClient client) {
+    /**
+     * The sends client made so far: its send syscalls (epoll), or its send SQEs (io_uring); 0 over
+     * the shared-memory channel, whose requests go through the ring.
+     */
+    private static long sends(GroutClient client) {
+        if (client.sharedMemory()) return 0;
+        if (client.backend() == org.sysframe.transport.Backend.IO_URING) {
+            var u = client.uringCounts();
+            return u.sqes(org.sysframe.unix.uring.UringOp.SEND) + u.sqes(org.sysframe.unix.uring.UringOp.SENDMSG);
+        }
+        SyscallCounts c = client.counters().snapshot();
+        return c.get(SyscallKind.SENDTO) + c.get(SyscallKind.SENDMSG) + c.get(SyscallKind.WRITEV) + c.get(SyscallKind.WRITE);
+    }
+
+    /** The client's server, measured by its process when it is another one on this machine. */
+    private static ServerSample.Source serverSource(GroutClient client) {
         long pid;
         try {
             pid = client.serverCredentials().pid();

@@ -70,7 +70,7 @@ public class RoundTripBenchmark {
 
     @Benchmark
     public long roundTrip() throws IOException {
-        Response r = client.sendRecv(GroutApi.PING, body, 0, payload);
+        Response r = client.call(GroutApi.PING, body, 0, payload);
         return r.length();
     }
 }

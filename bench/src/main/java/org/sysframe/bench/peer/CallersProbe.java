@@ -27,19 +27,20 @@ import java.util.function.Supplier;
 
 /**
  * Measures N callers at once, platform or virtual threads, each calling one at a time through its own
- * {@link PingPeer} (made and opened on its thread: a thread-confined client stays on it), which may all
- * share one connection (a {@code SharedGroutClient}). Calls are split evenly; the figures are their
- * merged latency histogram, the wall time from the first start to the last finish, and the client
- * side's syscalls and CPU: library counts from {@link Counts} (the shared client's) or else the peers'
- * sum, plus the JVM poller's epoll_wait calls. CPU is summed over every thread of this JVM but the
- * ones named not to be the client (an in-process server's loops). Kernel counts of the library's
- * kinds are summed over the threads that can make the library's calls: the platform callers, the
- * virtual-thread carriers ({@code ForkJoinPool-*}), the JVM's poller and a shared client's standby
- * receiver (a virtual caller runs on whichever carrier; a shared client's sends and receives are made
- * by its callers, its standby and the poller), so that a JIT compiler thread starting mid-round does
- * not void the count; kernel counts of every kind (JDK channels) over every client thread. Kernel
- * counts are given only when the same counted threads lived at both samples (else null: a thread
- * that appeared in between was not counted from the start).
+ * {@link PingPeer} (made and opened on its thread: a peer's client may stay on it), which may all
+ * call one client ({@link OneClientPeer}: one {@code GroutClient} for every caller). Calls are split
+ * evenly; the figures are their merged latency histogram, the wall time from the first start to the
+ * last finish, and the client side's syscalls and CPU: library counts from {@link Counts} (the one
+ * client's, whichever caller made them) or else the peers' sum, plus the JVM poller's epoll_wait
+ * calls. CPU is summed over every thread of this JVM but the ones named not to be the client (an
+ * in-process server's loops and channels). Kernel counts of the library's kinds are summed over the
+ * threads that can make the library's calls: the platform callers, the virtual-thread carriers
+ * ({@code ForkJoinPool-*}), the JVM's poller and the client's own thread
+ * ({@code sysframe-client(<socket>)}; a virtual caller runs on whichever carrier; one client's sends
+ * and receives are made by whichever caller does its I/O, its own thread and the poller), so that a
+ * JIT compiler thread starting mid-round does not void the count; kernel counts of every kind (JDK
+ * channels) over every client thread. Kernel counts are given only when the same counted threads
+ * lived at both samples (else null: a thread that appeared in between was not counted from the start).
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
@@ -50,11 +51,14 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
         PingPeer open(int caller) throws IOException;
     }
 
-    /** The library's counts of a client shared by the callers, cumulative (null: none kept). */
+    /** The library's counts of the one client every caller calls, cumulative (null: none kept). */
     public interface Counts {
         SyscallCounts library();
 
         SyscallCounts empty();
+
+        /** With the io_uring backend, the client's SQEs by opcode and CQEs (null: not io_uring). */
+        default UringCounts uring() { return null; }
     }
 
     private final List<Caller> callers = new ArrayList<>();
@@ -66,7 +70,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
 
     /**
      * n callers (virtual threads when virtual), each opening its peer with factory now; counts: the
-     * shared client's (null: the peers' own); notClient: the tids of this JVM that are not the client.
+     * one client's (null: the peers' own); notClient: the tids of this JVM that are not the client.
      */
     public CallersProbe(int n, boolean virtual, PeerFactory factory, Counts counts, ServerSample.Source server,
                         Supplier<Set<Integer>> notClient) throws IOException {
@@ -86,8 +90,23 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     public int callers() { return callers.size(); }
 
     /**
-     * The kinds the kernel counts on the JVM's threads: the library's (default), or every kind for
-     * peers that use read and write (JDK channels; class loading on a JVM thread then counts too).
+     * The library's kinds and futex: what a client over a shared-memory channel waits with. Counted
+     * over the same threads as the library's kinds alone; the kernel's futex count then holds the
+     * JVM's own futex calls on those threads too (parking carriers), so it is at least the library's.
+     */
+    public static final Set<SyscallKind> LIBRARY_AND_FUTEX;
+
+    static {
+        java.util.EnumSet<SyscallKind> k = java.util.EnumSet.copyOf(SyscallKind.LIBRARY);
+        k.add(SyscallKind.FUTEX);
+        LIBRARY_AND_FUTEX = java.util.Collections.unmodifiableSet(k);
+    }
+
+    /**
+     * The kinds the kernel counts on the JVM's threads: the library's (default), the library's and
+     * futex ({@link #LIBRARY_AND_FUTEX}, on the same threads), or every kind for peers that use read
+     * and write (JDK channels, counted on every client thread; class loading on a JVM thread then
+     * counts too).
      */
     public CallersProbe kernelKinds(Set<SyscallKind> kinds) {
         this.kinds = Set.copyOf(kinds);
@@ -227,6 +246,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             if (p.counts != null) {
                 library = p.counts.library();
                 empty = p.counts.empty();
+                uring = p.counts.uring();
             } else {
                 library = SyscallCounts.ZERO;
                 empty = SyscallCounts.ZERO;
@@ -239,8 +259,8 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                     uring = uring == null || u == null ? null : uring.plus(u);
                 }
             }
-            // The JVM's poller waits for every virtual caller (and a shared client's full socket): its epoll_wait calls are the client's.
-            if (library != null) library = library.plus(org.sysframe.transport.SharedGroutClient.pollerCounts());
+            // The JVM's poller waits for every virtual caller (and a full socket): its epoll_wait calls are the client's.
+            if (library != null) library = library.plus(org.sysframe.transport.GroutClient.pollerCounts());
             Set<Integer> tids = new TreeSet<>();
             try (var tasks = Files.list(Path.of("/proc/self/task"))) {
                 for (Path t : tasks.toList()) {
@@ -249,7 +269,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                 }
             }
             Set<Integer> kernelTids = new TreeSet<>();
-            boolean libraryKinds = p.kinds.equals(SyscallKind.LIBRARY);
+            boolean libraryKinds = p.kinds.equals(SyscallKind.LIBRARY) || p.kinds.equals(LIBRARY_AND_FUTEX);
             if (libraryKinds) settlePoller(tids);
             Set<Integer> platformCallers = new TreeSet<>();
             for (Caller c : p.callers) if (c.tid != 0) platformCallers.add(c.tid);
@@ -305,7 +325,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             }
         }
 
-        /** Whether thread tid of this JVM may make the library's calls: a carrier of virtual threads, the poller, a standby receiver. */
+        /** Whether thread tid of this JVM may make the library's calls: a carrier of virtual threads, the poller, a client's own thread. */
         private static boolean libraryThread(int tid) {
             String comm;
             try {
@@ -313,7 +333,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             } catch (IOException gone) {
                 return false; // ended since the listing
             }
-            return comm.startsWith("ForkJoinPool-") || comm.equals("sysframe-poller") || comm.startsWith("sysframe-shared");
+            return comm.startsWith("ForkJoinPool-") || comm.equals("sysframe-poller") || comm.startsWith("sysframe-client");
         }
     }
 

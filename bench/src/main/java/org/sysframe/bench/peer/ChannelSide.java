@@ -60,6 +60,13 @@ public final class ChannelSide implements ServerSample.Source {
         return mine;
     }
 
+    /** The Linux thread ids of this server's channels now (threads of this JVM that are the server's, not a client's). */
+    public Set<Integer> threadIds() {
+        Set<Integer> out = new TreeSet<>();
+        for (ServerLoop<?> l : channels()) out.add(l.threadId());
+        return out;
+    }
+
     @Override
     public ServerSample sample() throws IOException {
         List<ServerLoop<?>> mine = channels();

@@ -94,7 +94,7 @@ public final class SysframePeer implements PingPeer {
 
     @Override
     public void ping() throws IOException {
-        Response r = client.sendRecv(type, payload, 0, len);
+        Response r = client.call(type, payload, 0, len);
         // Every byte compared in place: no copy, no allocation.
         if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len) >= 0) {
             throw echoFailure(type, payload, len, r.buffer(), r.offset(), r.length());

@@ -90,14 +90,18 @@ public final class Goals {
             // One figure per cell (the server's RSS growth over its connections), the C server's shown beside it.
             new Goal("idle connection memory <= 4 KiB per connection", "scale", "epoll 1 loop 10000 idle", "C server 10000 idle", 32,
                     SERVER_RSS_KIB_PER_CONNECTION, false, 4.0),
-            new Goal("64 virtual callers on one shared client: 3x 64 platform threads with a GroutClient each", "concurrency",
-                    "shared 64 virtual", "clients 64 platform", 32, CALLS_RATIO, true, 3.0),
-            new Goal("64 virtual callers on one shared client: at most 0.2 client syscalls per call", "concurrency",
-                    "shared 64 virtual", "shared 64 virtual", 32, CLIENT_SYSCALLS_PER_CALL, false, 0.2),
-            new Goal("64 virtual callers on one shared client: 2x a JDK SocketChannel per virtual thread", "concurrency",
-                    "shared 64 virtual", "jdk 64 virtual", 32, CALLS_RATIO, true, 2.0),
-            new Goal("one caller on the shared client: at least 0.9x a plain GroutClient", "concurrency",
-                    "shared 1 platform", "clients 1 platform", 32, CALLS_RATIO, true, 0.9));
+            new Goal("64 virtual callers on one client: 3x 64 platform threads with a GroutClient each", "concurrency",
+                    "one client 64 virtual", "clients 64 platform", 32, CALLS_RATIO, true, 3.0),
+            new Goal("64 virtual callers on one client: at most 0.2 client syscalls per call", "concurrency",
+                    "one client 64 virtual", "one client 64 virtual", 32, CLIENT_SYSCALLS_PER_CALL, false, 0.2),
+            new Goal("64 virtual callers on one client: 2x a JDK SocketChannel per virtual thread", "concurrency",
+                    "one client 64 virtual", "jdk 64 virtual", 32, CALLS_RATIO, true, 2.0),
+            new Goal("64 virtual callers on one io_uring client: 3x 64 platform threads with a GroutClient each", "concurrency",
+                    "one client io_uring 64 virtual", "clients 64 platform", 32, CALLS_RATIO, true, 3.0),
+            new Goal("64 virtual callers on one io_uring client: at most 0.2 client syscalls per call", "concurrency",
+                    "one client io_uring 64 virtual", "one client io_uring 64 virtual", 32, CLIENT_SYSCALLS_PER_CALL, false, 0.2),
+            new Goal("64 virtual callers on one client over shared memory: 3x 64 platform threads with a GroutClient each", "concurrency",
+                    "one client shm 64 virtual", "clients 64 platform", 32, CALLS_RATIO, true, 3.0));
 
     /** The verdict of every goal whose cells the tables hold, in the table's order. */
     public static List<GoalVerdict> evaluate(List<Goal> goals, List<BenchTable> tables) {

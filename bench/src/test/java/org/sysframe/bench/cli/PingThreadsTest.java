@@ -3,6 +3,7 @@ package org.sysframe.bench.cli;
 import org.sysframe.bench.report.Json;
 import org.sysframe.testsupport.ChildProcess;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.uring.UringSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code ping --threads N [--virtual]}: N callers on one SharedGroutClient against a real server, the
- * --json fields of ping plus threads and virtual, library == kernel; bad values refused in one line.
+ * {@code ping --threads N [--virtual]}: N callers on one GroutClient against a real server, the
+ * --json fields of ping plus threads and virtual, library == kernel; the same over io_uring and over a
+ * shared-memory channel; bad values refused in one line.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PingThreadsTest {
@@ -45,12 +47,9 @@ class PingThreadsTest {
         assertEquals("--threads 0: expected 1..10000", refused("-s", s, "--threads", "0"));
         assertEquals("--threads 10001: expected 1..10000", refused("-s", s, "--threads", "10001"));
         assertEquals("--virtual needs --threads N (the callers it makes virtual)", refused("-s", s, "--virtual"));
-        assertEquals("--threads: the shared client stays on the socket: leave out --transport shm", refused("-s", s, "--threads", "4", "--transport", "shm"));
         assertEquals("--threads calls one at a time on each thread: leave out --depth", refused("-s", s, "--threads", "4", "--depth", "8"));
         assertEquals("--threads sends GR_PING: leave out --ping2", refused("-s", s, "--threads", "4", "--ping2"));
         assertEquals("--threads runs its callers unpinned: leave out --cpu", refused("-s", s, "--threads", "4", "--cpu", "0"));
-        assertEquals("--threads: the shared client runs on epoll: leave out --backend io_uring",
-                refused("-s", s, "--threads", "4", "--backend", "io_uring"));
         assertEquals("-n 3: at least one call per thread (--threads 4)", refused("-s", s, "--threads", "4", "-n", "3"));
         // Through the command line: the one line on stderr, nothing else.
         StringWriter out = new StringWriter(), err = new StringWriter();
@@ -65,7 +64,7 @@ class PingThreadsTest {
 
     /** The server in a child JVM (./sysframe serve), so that every thread of this JVM the kernel counts is the client's. */
     @Test
-    void callersOnOneSharedClientReportPingsFiguresSummedWithThreadsAndVirtual() throws Exception {
+    void callersOnOneClientReportPingsFiguresSummedWithThreadsAndVirtual() throws Exception {
         String sock = dir.resolve("threads.sock").toString();
         try (ChildProcess serve = new ChildProcess(ChildProcess.javaCommand(Main.class, "serve", "-s", sock))) {
             serve.awaitLine(l -> l.startsWith("serving "));
@@ -79,7 +78,8 @@ class PingThreadsTest {
                 assertEquals(virtual, m.get("virtual"));
                 assertEquals(8, ((Number) m.get("clients")).intValue());
                 assertEquals(4000, ((Number) m.get("calls")).longValue());
-                assertEquals("shared 8 " + (virtual ? "virtual" : "platform") + " threads", m.get("label"));
+                assertEquals("one client 8 " + (virtual ? "virtual" : "platform") + " threads", m.get("label"));
+                assertEquals("socket", m.get("transport"));
                 for (String key : new String[] {"calls_per_sec", "p50_us", "p99_us", "client_cpu_us_per_call", "server_cpu_us_per_call", "calls_per_send"}) {
                     assertTrue(((Number) m.get(key)).doubleValue() > 0, key + " in " + printed);
                 }
@@ -88,9 +88,46 @@ class PingThreadsTest {
                 assertTrue(sends > 0 && sends <= 1, "at most one send per call: " + sends);
                 assertTrue(recvs > 0 && recvs <= 1, "at most one recv per call (read-ahead): " + recvs);
                 if (KernelSyscallCounter.unavailableReason() == null) {
-                    // The callers, the reader and the poller together, as the kernel counted them on every thread of this JVM.
+                    // The callers, the client's own thread and the poller together, as the kernel counted them on every thread of this JVM.
                     assertEquals(sends, ((Number) m.get("client_kernel_sendto_per_call")).doubleValue(), "sendto: library == kernel");
                     assertEquals(recvs, ((Number) m.get("client_kernel_recvfrom_per_call")).doubleValue(), "recvfrom: library == kernel");
+                }
+            }
+        }
+    }
+
+    /** --backend io_uring (where io_uring is available) and --transport shm: the same one client, every caller on it. */
+    @Test
+    void callersOnOneClientOverIoUringAndOverSharedMemory() throws Exception {
+        String sock = dir.resolve("threads-other.sock").toString();
+        try (ChildProcess serve = new ChildProcess(ChildProcess.javaCommand(Main.class, "serve", "-s", sock, "--transport", "shm"))) {
+            serve.awaitLine(l -> l.startsWith("serving "));
+            List<List<String>> runs = new ArrayList<>();
+            runs.add(List.of("--transport", "shm"));
+            if (UringSupport.unavailableReason() == null) runs.add(List.of("--backend", "io_uring"));
+            for (List<String> extra : runs) {
+                List<String> args = new ArrayList<>(List.of("-s", sock, "-l", "32", "-n", "4000", "--warmup", "400", "--threads", "8", "--virtual",
+                        "--json"));
+                args.addAll(extra);
+                String printed = ping(args.toArray(String[]::new));
+                @SuppressWarnings("unchecked")
+                Map<String, Object> m = (Map<String, Object>) Json.parse(printed.trim());
+                boolean shm = extra.contains("shm");
+                assertEquals(shm ? "shm" : "socket", m.get("transport"), printed);
+                assertEquals(8, ((Number) m.get("clients")).intValue());
+                assertEquals(4000, ((Number) m.get("calls")).longValue());
+                assertEquals("one client 8 virtual threads", m.get("label"));
+                assertEquals(0.0, ((Number) m.get("client_lib_sendto_per_call")).doubleValue(), "no sendto: " + printed);
+                if (shm) {
+                    // The channel's only socket calls: a look for the server's end after a sleep (recv with MSG_PEEK), which finds nothing.
+                    assertEquals(((Number) m.get("client_empty_recvfrom_per_call")).doubleValue(),
+                            ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue(), "only empty recvfrom: " + printed);
+                    assertTrue(!m.containsKey("calls_per_send"), "no send syscall over the channel: " + printed);
+                } else {
+                    assertEquals(0.0, ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue(), "no recvfrom: " + printed);
+                    double enters = ((Number) m.get("client_lib_io_uring_enter_per_call")).doubleValue();
+                    assertTrue(enters > 0, "io_uring_enter: " + printed);
+                    assertTrue(((Number) m.get("calls_per_send")).doubleValue() >= 1, "no more send SQEs than calls: " + printed);
                 }
             }
         }

@@ -242,7 +242,7 @@ public class CServerTest {
             MemorySegment payload = arena.allocate(32);
             for (int i = 0; i < 1000; i++) {
                 payload.fill((byte) i);
-                Response r = client.sendRecv(GroutApi.PING, payload);
+                Response r = client.call(GroutApi.PING, payload);
                 assertEquals(32, r.length());
                 assertEquals((byte) i, r.getByte(31));
             }
@@ -261,7 +261,7 @@ public class CServerTest {
             // A new connection: one accept4() that took it, one that found the queue empty.
             s.reset();
             try (GroutClient second = GroutClient.connect(s.socket)) {
-                second.sendRecv(GroutApi.PING, payload);
+                second.call(GroutApi.PING, payload);
                 json = s.stats();
                 s.assertStats(json, "accepted", 1);
                 s.assertStats(json, "accepts", 2);
@@ -382,7 +382,7 @@ public class CServerTest {
             try (GroutClient client = GroutClient.connect(socket); Arena arena = Arena.ofConfined();
                  Raw raw = new Raw(socket).hello(1)) {
                 MemorySegment payload = arena.allocate(32);
-                for (int i = 0; i < 500; i++) client.sendRecv(GroutApi.PING, payload);
+                for (int i = 0; i < 500; i++) client.call(GroutApi.PING, payload);
                 ByteBuffer batch = frames(64 * 44);
                 for (int k = 0; k < 64; k++) request(batch, 2 + k, GroutApi.PING, pattern(32, k));
                 raw.send(batch);
@@ -460,8 +460,8 @@ public class CServerTest {
             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(s.socket).apiVersion(10));
                  Arena arena = Arena.ofConfined()) {
                 assertEquals(1024, c.maxIfaces());
-                assertEquals(32, c.sendRecv(GroutApi.PING2, arena.allocate(32)).length());
-                ApiException unknown = assertThrows(ApiException.class, () -> c.sendRecv(UNKNOWN));
+                assertEquals(32, c.call(GroutApi.PING2, arena.allocate(32)).length());
+                ApiException unknown = assertThrows(ApiException.class, () -> c.call(UNKNOWN));
                 assertEquals(ENOTSUP, unknown.status());
                 assertTrue(c.isUsable());
             }
@@ -481,7 +481,7 @@ public class CServerTest {
             assertTrue(bad.atEof(), "the connection closed after the answer before the oversize request");
             assertEquals(1, s.stat("open"));
             MemorySegment payload = arena.allocate(32).fill((byte) 5);
-            assertEquals(5, other.sendRecv(GroutApi.PING, payload).getByte(31));
+            assertEquals(5, other.call(GroutApi.PING, payload).getByte(31));
             assertEquals(0, s.quit());
             List<String> err = s.errLines();
             assertEquals(1, err.size(), err.toString());
@@ -558,7 +558,7 @@ public class CServerTest {
             Awaits.awaitEquals(100, () -> s.stat("accepted"), GUARD, "connections accepted in all");
             Awaits.awaitEquals(0, () -> s.stat("open"), GUARD, "open connections");
             try (GroutClient c = GroutClient.connect(socket); Arena arena = Arena.ofConfined()) {
-                assertEquals(32, c.sendRecv(GroutApi.PING, arena.allocate(32)).length());
+                assertEquals(32, c.call(GroutApi.PING, arena.allocate(32)).length());
             }
             assertEquals(0, s.quit());
             List<String> err = s.errLines();

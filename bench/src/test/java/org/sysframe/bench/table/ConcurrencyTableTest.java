@@ -5,8 +5,10 @@ import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.CPeerModesTest;
 import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.uring.UringSupport;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,11 +17,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The concurrency table, one quick round: every row for 1, 8 and 64 callers, each row's calls split
  * between its callers; a GroutClient per caller is exactly one send and one recv per call on a platform
- * thread; the shared client never sends more than once per call; one platform caller alone on it is exactly one send and one recv
- * per call too (it receives on its own thread); platform callers never receive more than once per call (a recv cut at the end of the
- * read-ahead buffer aside), virtual callers at most twice (a look before the park in the poller, one after, as a plain client on a
- * virtual thread); library == kernel for the sends, and for the receives of platform-thread rows (the kernel counting the threads
- * that can make the library's calls).
+ * thread; one client never sends more than once per call; one platform caller alone on it is exactly one send and one recv
+ * per call too (it does its own I/O); platform callers never receive more than once per call (a recv cut at the end of the
+ * read-ahead buffer aside), virtual callers at most twice (a look before the park in the poller, one after, as a client on a
+ * virtual thread); one client on io_uring makes no sendto or recvfrom, and at most two io_uring_enter per call; one client over
+ * the shared-memory channel no send and no receive but its empty looks for the server's end; library == kernel for the sends, and for the receives of platform-thread
+ * rows (the kernel counting the threads that can make the library's calls).
  */
 class ConcurrencyTableTest {
     @Test
@@ -30,12 +33,20 @@ class ConcurrencyTableTest {
             assertTrue(CPeer.available());
             BenchTable t = ConcurrencyTable.run(1, true);
             assertEquals(ConcurrencyTable.names(), t.names());
-            assertEquals(18, t.names().size());
-            assertEquals("shared 64 virtual", ConcurrencyTable.shared(64, true));
+            boolean uring = UringSupport.unavailableReason() == null;
+            assertEquals(uring ? 20 : 19, t.names().size());
+            assertEquals("one client 64 virtual", ConcurrencyTable.oneClient(64, true));
+            assertEquals("one client io_uring 64 virtual", ConcurrencyTable.oneClientUring(64));
+            assertEquals("one client shm 64 virtual", ConcurrencyTable.oneClientShm(64));
             long calls = 2000;
             for (int n : ConcurrencyTable.CALLERS) {
-                for (String name : List.of(ConcurrencyTable.shared(n, false), ConcurrencyTable.clients(n, false), ConcurrencyTable.shared(n, true),
-                        ConcurrencyTable.clients(n, true), ConcurrencyTable.jdk(n), ConcurrencyTable.cLean(n))) {
+                List<String> rows = new ArrayList<>(List.of(ConcurrencyTable.oneClient(n, false), ConcurrencyTable.clients(n, false),
+                        ConcurrencyTable.oneClient(n, true), ConcurrencyTable.clients(n, true), ConcurrencyTable.jdk(n), ConcurrencyTable.cLean(n)));
+                if (n == ConcurrencyTable.OTHER_TRANSPORTS_CALLERS) {
+                    if (uring) rows.add(ConcurrencyTable.oneClientUring(n));
+                    rows.add(ConcurrencyTable.oneClientShm(n));
+                }
+                for (String name : rows) {
                     List<Measurement> runs = t.runs(name, ConcurrencyTable.PAYLOAD);
                     assertEquals(1, runs.size(), name);
                     Measurement m = runs.get(0);
@@ -46,10 +57,22 @@ class ConcurrencyTableTest {
                         assertEquals(calls, client.get(SyscallKind.SENDTO), name + ": " + client);
                         assertEquals(calls, client.get(SyscallKind.RECVFROM), name + ": " + client);
                     }
-                    if (name.startsWith("shared ")) {
+                    if (name.equals(ConcurrencyTable.oneClientUring(n))) {
+                        assertEquals(0, client.get(SyscallKind.SENDTO), name + ": " + client);
+                        assertEquals(0, client.get(SyscallKind.RECVFROM), name + ": " + client);
+                        long enters = client.get(SyscallKind.IO_URING_ENTER);
+                        assertTrue(enters >= 1 && enters <= 2 * calls + 1, name + ": " + client);
+                        assertTrue(m.clientUring() != null && m.clientUring().cqes() > 0, name + ": " + m.clientUring());
+                    } else if (name.equals(ConcurrencyTable.oneClientShm(n))) {
+                        for (SyscallKind k : List.of(SyscallKind.SENDTO, SyscallKind.SENDMSG, SyscallKind.RECVMSG)) {
+                            assertEquals(0, client.get(k), name + ": " + client);
+                        }
+                        // Its only socket calls: a look for the server's end after a sleep (recv with MSG_PEEK), which finds nothing.
+                        assertEquals(m.clientEmpty().get(SyscallKind.RECVFROM), client.get(SyscallKind.RECVFROM), name + ": " + client);
+                    } else if (name.startsWith("one client ")) {
                         long sends = client.get(SyscallKind.SENDTO), recvs = client.get(SyscallKind.RECVFROM);
                         assertTrue(sends >= 1 && sends <= calls, name + ": " + client);
-                        if (name.equals(ConcurrencyTable.shared(1, false))) {
+                        if (name.equals(ConcurrencyTable.oneClient(1, false))) {
                             assertEquals(calls, sends, name + ": " + client);
                             assertEquals(calls, recvs, name + ": " + client);
                         } else if (name.endsWith(" platform")) {

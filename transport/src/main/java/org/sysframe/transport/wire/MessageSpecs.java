@@ -1,5 +1,7 @@
 package org.sysframe.transport.wire;
 
+import org.sysframe.transport.internal.lookup.TypeTable;
+
 import java.util.Arrays;
 
 /**

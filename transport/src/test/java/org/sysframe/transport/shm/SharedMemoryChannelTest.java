@@ -156,7 +156,7 @@ class SharedMemoryChannelTest {
                 ev.set(JAVA_INT_UNALIGNED, 0, 0x5eed);
                 s.publish(GroutApi.type(0x7a7a, 9), ev, 0, 4, 0);
             });
-            Event e = c.nextEvent();
+            Event e = c.nextEvent(java.time.Duration.ofSeconds(10));
             assertEquals(GroutApi.type(0x7a7a, 9), e.type());
             assertEquals(0x5eed, e.buffer().get(JAVA_INT_UNALIGNED, e.offset()));
             Pings.ping(c, 3, 100);

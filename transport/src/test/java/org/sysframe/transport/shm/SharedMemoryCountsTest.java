@@ -71,7 +71,7 @@ class SharedMemoryCountsTest {
             ServerLoop<?> channel = ShmServer.channels().getFirst();
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
-            for (int i = 0; i < 200; i++) c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD); // the channel's thread is up and warm
+            for (int i = 0; i < 200; i++) c.call(GroutApi.PING, payload, 0, PAYLOAD); // the channel's thread is up and warm
             try (KernelSyscallCounter ck = KernelSyscallCounter.forThread(org.sysframe.unix.Self.tid(), KINDS);
                  KernelSyscallCounter sk = KernelSyscallCounter.forThread(channel.threadId(), KINDS)) {
                 SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
@@ -79,7 +79,7 @@ class SharedMemoryCountsTest {
                 SyscallCounts sl0 = s0[0], sk0 = s0[1];
                 long t0 = System.nanoTime();
                 for (int i = 0; i < CALLS; i++) {
-                    Response r = c.sendRecv(GroutApi.PING, payload, 0, PAYLOAD);
+                    Response r = c.call(GroutApi.PING, payload, 0, PAYLOAD);
                     assertEquals(PAYLOAD, r.length());
                     assertEquals((byte) 217, r.getByte(31));
                 }
@@ -171,7 +171,7 @@ class SharedMemoryCountsTest {
             long bytes = -1;
             for (int attempt = 0; attempt < 20 && bytes != 0; attempt++) { // the first rounds run before the JIT
                 long before = threads.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < 10_000; i++) c.sendRecv(GroutApi.PING, payload, 0, (i & 1) == 0 ? 32 : 1024);
+                for (int i = 0; i < 10_000; i++) c.call(GroutApi.PING, payload, 0, (i & 1) == 0 ? 32 : 1024);
                 bytes = threads.getCurrentThreadAllocatedBytes() - before;
             }
             assertEquals(0, bytes, "bytes allocated by 10,000 calls over shared memory");

@@ -8,6 +8,8 @@ import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.Pipeline;
+import org.sysframe.transport.PipelineOptions;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
 import org.sysframe.transport.internal.shm.ShmSegment;
@@ -32,6 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -199,12 +202,22 @@ class SharedMemoryHostilePeerTest {
                      .sendTimeoutMillis(200).waitMode(WaitMode.spinThenBlock(Duration.ofNanos(50_000))));
              Arena a = Arena.ofConfined()) {
             assertTrue(c.sharedMemory());
-            c.send(stuck, MemorySegment.NULL, 0, 0); // the channel's thread now waits in the handler
             MemorySegment p = a.allocate(32 * 1024);
-            ErrnoException e = assertThrows(ErrnoException.class, () -> {
-                for (int i = 0; i < 100; i++) c.send(GroutApi.PING, p, 0, p.byteSize());
-            });
-            release.countDown();
+            ErrnoException e;
+            // A pipeline sends without waiting for answers: each flush is one send of one request.
+            try (Pipeline pl = c.pipeline(PipelineOptions.window(128))) {
+                pl.queue(stuck, MemorySegment.NULL, 0, 0);
+                pl.flush(); // the channel's thread now waits in the handler
+                e = assertThrows(ErrnoException.class, () -> {
+                    for (int i = 0; i < 100; i++) {
+                        pl.queue(GroutApi.PING, p, 0, p.byteSize());
+                        pl.flush();
+                    }
+                });
+            } finally {
+                release.countDown();
+            }
+            assertFalse(c.isUsable(), "a send cut short leaves the stream out of step");
             assertEquals(Errno.ETIMEDOUT, e.errno());
             assertTrue(e.getMessage().matches("send\\(.*, shared memory\\): ETIMEDOUT \\(110\\) Connection timed out: the server took \\d+ of 32780 bytes"
                     + " within the send timeout of 200 ms \\(it does not read\\)"), e.getMessage());

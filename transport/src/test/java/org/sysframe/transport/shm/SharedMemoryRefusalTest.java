@@ -104,7 +104,7 @@ class SharedMemoryRefusalTest {
             p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 1);
             p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 1, (byte) 2);
             p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 2, (byte) 3);
-            assertEquals(3, c.sendRecv(GroutApi.PING, p, 0, 3).length());
+            assertEquals(3, c.call(GroutApi.PING, p, 0, 3).length());
             c.close();
             s.awaitScript();
         }

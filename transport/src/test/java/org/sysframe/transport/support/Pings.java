@@ -18,7 +18,7 @@ public final class Pings {
     public static void ping(GroutClient c, int seed, int len) throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = Payloads.nativeCopy(a, Payloads.pattern(len, seed));
-            Response r = c.sendRecv(GroutApi.PING, p, 0, len);
+            Response r = c.call(GroutApi.PING, p, 0, len);
             assertEquals(0, r.status());
             assertEquals(len, r.length());
             assertEquals(-1, MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + len, p, 0, len), "echo differs");

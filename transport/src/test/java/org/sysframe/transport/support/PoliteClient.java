@@ -37,7 +37,7 @@ public final class PoliteClient implements AutoCloseable {
                 int len = (int) ((n * 97 + seed) % (maxLen + 1));
                 int s = (int) n * 17 + seed;
                 for (int i = 0; i < len; i++) p.set(JAVA_BYTE, i, Payloads.uniqueByte(s, i));
-                Response r = c.sendRecv(GroutApi.PING, p, 0, len);
+                Response r = c.call(GroutApi.PING, p, 0, len);
                 if (r.status() != 0 || r.length() != len
                         || MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + len, p, 0, len) != -1) {
                     throw new AssertionError(Thread.currentThread().getName() + ": ping " + n + " of " + len

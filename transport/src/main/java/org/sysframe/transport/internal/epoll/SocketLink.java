@@ -111,5 +111,8 @@ public final class SocketLink implements ClientLink {
     public String name() { return socket.name(); }
 
     @Override
+    public int readableFd() { return socket.fd(); }
+
+    @Override
     public void close() {}
 }

@@ -39,6 +39,9 @@ public interface ClientLink extends ByteSink {
     /** SQEs by opcode and CQEs (zero for a link that is not io_uring's). */
     default UringCounts uringCounts() { return UringCounts.ZERO; }
 
+    /** The descriptor that is readable when bytes wait for {@link #recv} (the socket), or -1 (the shared-memory ring). */
+    default int readableFd() { return -1; }
+
     SyscallCounters counters();
 
     String name();

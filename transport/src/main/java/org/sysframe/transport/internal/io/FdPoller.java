@@ -80,6 +80,14 @@ public final class FdPoller {
      * its non-blocking call and waits again.
      */
     public boolean await(int fd, int events, long deadline) throws ErrnoException {
+        return await(fd, events, deadline, null);
+    }
+
+    /**
+     * As {@link #await(int, int, long)}, ending early too when stop (looked at each time the thread is
+     * unparked; null: never) says so: whoever sets what it reads unparks the thread.
+     */
+    public boolean await(int fd, int events, long deadline, java.util.function.BooleanSupplier stop) throws ErrnoException {
         Registration r = take();
         int gen = r.generation;
         try {
@@ -91,7 +99,7 @@ public final class FdPoller {
             }
             while (!r.ready) {
                 long left = deadline - System.nanoTime();
-                if (left <= 0 || Thread.currentThread().isInterrupted()) break;
+                if (left <= 0 || Thread.currentThread().isInterrupted() || stop != null && stop.getAsBoolean()) break;
                 LockSupport.parkNanos(this, left);
             }
             return r.ready;

@@ -6,9 +6,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A receive loop's view of a {@link MessageReader}: one whole message at a time, handed to a
- * {@link Sink} (a shared client's reader thread routes each response to the caller whose id it
- * carries). The start of a message is awaited without the receive timeout (callers time out on their
- * own); once a message started, the receive timeout bounds the rest of it, as for every client.
+ * {@link Sink} (the client's router hands each answer to the call whose id it carries). The start of a
+ * message is awaited without the receive timeout (callers time out on their own); once a message
+ * started, the receive timeout bounds the rest of it, past a waiting caller's deadline if need be.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -27,19 +27,11 @@ public final class MessagePump {
         reader.patientStart = true;
     }
 
-    /** Reads one whole message (waiting for its start as long as it takes) and hands it to sink. */
-    public void pumpOne(Sink sink) throws ErrnoException {
-        reader.deadline = 0;
-        reader.next();
-        dispatch(sink);
-    }
-
     /**
      * Reads one whole message and hands it to sink; false when nothing of one came by deadline (a
-     * System.nanoTime() instant; 0: none, as {@link #pumpOne}). A message partly buffered already is
-     * given the receive timeout from now to finish, past deadline if need be: a started message is not
-     * cut short by one waiter's deadline (a shared client's receiving caller). With EXACT framing the
-     * deadline bounds the whole message.
+     * System.nanoTime() instant; 0: none). A message that started (partly buffered
+     * already, or starting before the deadline) is given the receive timeout to finish, past the
+     * deadline if need be: a started message is not cut short by one waiter's deadline.
      */
     public boolean pumpBy(Sink sink, long deadline, long timeoutNanos) throws ErrnoException {
         long d = deadline;
@@ -48,9 +40,22 @@ public final class MessagePump {
             if (rest == 0 || rest - d > 0) d = rest;
         }
         reader.deadline = d;
+        reader.finishStarted = true;
         if (!reader.next()) return false;
         dispatch(sink);
         return true;
+    }
+
+    /**
+     * Hands sink every whole message that is there without waiting: those buffered, then what
+     * receives that do not wait bring (read-ahead framing; with EXACT, only what is buffered: nothing).
+     * The count. A holder that writes for others drains so between its writes, so that the server,
+     * whose answers it reads, goes on reading what it writes.
+     */
+    public int drainAvailable(Sink sink) throws ErrnoException {
+        int n = drainBuffered(sink);
+        while (reader.readsAhead() && reader.receive(false, 0)) n += drainBuffered(sink);
+        return n;
     }
 
     /**

@@ -45,6 +45,11 @@ public final class MessageReader {
     long deadline;
     /** Whether a message's start may be awaited past the receive timeout (events may be rare). */
     boolean patientStart;
+    /**
+     * Whether a message that started before the {@link #deadline} gets the receive timeout for its
+     * rest, past the deadline (a client's caller gave up waiting; the stream must not be cut mid-message).
+     */
+    boolean finishStarted;
     // The last timeout: whether a message had started, how much of it had come, its size (-1: header incomplete).
     private boolean timedOutMidMessage;
     private long timedOutHave;
@@ -234,6 +239,10 @@ public final class MessageReader {
             if (n == UnixSocket.WOULD_BLOCK) {
                 if (deadline != 0 && System.nanoTime() - deadline >= 0) {
                     if (have == 0) return NOTHING_BY_DEADLINE;
+                    if (finishStarted) {
+                        deadline = 0; // the rest of this message: within the receive timeout, as any message
+                        continue;
+                    }
                     throw timedOut(have, total, true);
                 }
                 if (have == 0 && patientStart) continue; // awaiting an event's start: no timeout

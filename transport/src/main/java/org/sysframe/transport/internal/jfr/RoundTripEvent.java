@@ -10,8 +10,11 @@ import jdk.jfr.StackTrace;
 import jdk.jfr.Threshold;
 
 /**
- * One {@code GroutClient.sendRecv}: the request sent and its response received (or the call failed).
- * Recorded at or above its threshold (1 ms by default; set it to 0 ms to record every call).
+ * One request of a {@code GroutClient} and its answer, whichever way it was made ({@code call},
+ * {@code async}, {@code stream}, {@code pipeline}), with the thread that made it. Recorded at or above
+ * its threshold (1 ms by default; 0 ms records every call: docs/observability.md). A pipelined
+ * request's event has no duration of its own: its latency is a field, and it is recorded only with
+ * the threshold at 0.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -26,7 +29,13 @@ public final class RoundTripEvent extends Event {
     public static final RoundTripEvent PROBE = new RoundTripEvent();
 
     @Label("Socket") public String socket;
-    @Label("Type") public int type;
+    @Label("Call") @Description("call, async, stream or pipeline") public String call;
+    @Label("Caller") @Description("The thread that made the request") public Thread caller;
+    @Label("Backend") public String backend;
+    @Label("Transport") @Description("socket or shared memory") public String transport;
+    @Label("Type") @Description("The message type, (module << 16) | id, in hex") public String type;
+    @Label("Latency") @jdk.jfr.Timespan @Description("A pipelined request's time from flush to answer (0 otherwise: the event's duration is its time)")
+    public long latency;
     @Label("Type Name") public String typeName;
     @Label("Request Bytes") @DataAmount public long requestBytes;
     @Label("Response Bytes") @DataAmount public long responseBytes;

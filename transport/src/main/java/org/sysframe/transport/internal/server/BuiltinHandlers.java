@@ -5,7 +5,7 @@ import org.sysframe.transport.Reply;
 import org.sysframe.transport.Request;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.MessageSpecs;
-import org.sysframe.transport.wire.TypeTable;
+import org.sysframe.transport.internal.lookup.TypeTable;
 
 import org.sysframe.unix.Errno;
 
@@ -22,6 +22,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class BuiltinHandlers {
+    private static final HandlerAccess ACCESS = HandlerAccess.get();
+
     private BuiltinHandlers() {}
 
     /** A new handler table holding the built-in handlers. */
@@ -36,7 +38,7 @@ public final class BuiltinHandlers {
     }
 
     private static void hello(Request req, Reply reply) {
-        Responder c = reply.session();
+        Responder c = ACCESS.session(reply);
         int theirs = req.buffer().get(JAVA_INT_UNALIGNED, req.offset());
         int ours = c.config().apiVersion();
         if (theirs != ours) {
@@ -49,7 +51,7 @@ public final class BuiltinHandlers {
             // the client can say which version to use.
             MemorySegment ver = c.scratch();
             ver.set(JAVA_INT_UNALIGNED, 0, ours);
-            reply.error(Errno.EBADMSG, ver, 0, 4);
+            ACCESS.error(reply, Errno.EBADMSG, ver, 0, 4);
             return;
         }
         c.helloDone();
@@ -65,12 +67,12 @@ public final class BuiltinHandlers {
     private static void subscribe(Request req, Reply reply) {
         boolean suppressSelf = req.buffer().get(JAVA_BYTE, req.offset()) != 0;
         int evType = req.buffer().get(JAVA_INT_UNALIGNED, req.offset() + 4);
-        reply.session().subscribe(evType, suppressSelf);
+        ACCESS.session(reply).subscribe(evType, suppressSelf);
         reply.ok();
     }
 
     private static void unsubscribe(Request req, Reply reply) {
-        reply.session().unsubscribeAll();
+        ACCESS.session(reply).unsubscribeAll();
         reply.ok();
     }
 }

@@ -2,7 +2,7 @@ package org.sysframe.transport.internal.server;
 
 import org.sysframe.transport.Handler;
 import org.sysframe.transport.wire.MessageSpecs;
-import org.sysframe.transport.wire.TypeTable;
+import org.sysframe.transport.internal.lookup.TypeTable;
 
 /**
  * The server's dispatch table, built once at start from the handlers and the {@link MessageSpecs}

@@ -29,6 +29,8 @@ import java.lang.foreign.MemorySegment;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ServerConnection implements Responder, ConnectionOutput.Owner {
+    private static final HandlerAccess ACCESS = HandlerAccess.get();
+
     private static final Logger LOG = SafeLogger.of("org.sysframe.server");
 
     public final long tag;
@@ -243,7 +245,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         int id = RequestHeader.id(in, at);
         int type = RequestHeader.type(in, at);
         requests++;
-        request.set(id, type, in, at + RequestHeader.SIZE, plen, peerPid, peerUid);
+        ACCESS.set(request, id, type, in, at + RequestHeader.SIZE, plen, peerPid, peerUid);
         if (!helloDone && type != GroutApi.HELLO) {
             log(Level.DEBUG, "pid=%d: %s before GR_HELLO", peerPid, routes.name(type));
             respond(id, Errno.EBADMSG, MemorySegment.NULL, 0, 0, false);
@@ -260,7 +262,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             respond(id, status, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        reply.bind(this, request, route.minResponse());
+        ACCESS.bind(reply, this, request, route.minResponse());
         ServerRequestEvent event = null;
         if (ServerRequestEvent.PROBE.isEnabled()) {
             event = new ServerRequestEvent();
@@ -276,7 +278,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             // With its stack trace, as few times as the other warnings a peer can provoke at will.
             host.limits().handlerFailed.warn(String.format("pid=%d: %s handler failed: %s", peerPid, routes.name(type), e), e);
         }
-        if (!reply.answered() && !closed) {
+        if (!ACCESS.answered(reply) && !closed) {
             if (status == 0) {
                 status = Errno.EIO;
                 log(Level.ERROR, "pid=%d: %s handler returned without answering", peerPid, routes.name(type));
@@ -289,7 +291,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
                 event.type = type;
                 event.typeName = routes.name(type);
                 event.requestBytes = plen;
-                event.status = status != 0 ? status : reply.status();
+                event.status = status != 0 ? status : ACCESS.status(reply);
                 event.peerPid = peerPid;
                 event.peerUid = peerUid;
                 event.commit();

@@ -24,12 +24,16 @@ import java.lang.foreign.MemorySegment;
  * {@value #SPINS_PER_LOOK} empty looks: a call answered sooner costs none), says whether the server is
  * gone (EOF).
  * A full request ring is back-pressure: the send waits for room within the send timeout, then fails
- * with ETIMEDOUT. Owner thread only; nothing allocated per call.
+ * with ETIMEDOUT. A virtual thread never waits in a futex (it would pin its carrier): its sleep is a
+ * park of at most {@value #VIRTUAL_NAP_NANOS} ns, then a look. One thread at a time; nothing
+ * allocated per call.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ShmClientLink implements ClientLink {
     static final long SLICE_MILLIS = 20;
+    /** A virtual thread's sleep: a park of at most this long (a futex wait would pin its carrier), then a look. */
+    static final long VIRTUAL_NAP_NANOS = 50_000;
     private static final long SLICE_NANOS = SLICE_MILLIS * 1_000_000L;
     static final int SPINS_PER_LOOK = 1024;
     static final long LOOK_MILLIS = 50;
@@ -212,7 +216,9 @@ public final class ShmClientLink implements ClientLink {
         @Override
         public int block(long nanos) throws ErrnoException {
             if (nanos == 0) return poll();
-            if (in.consumerSleeps() == 0) {
+            if (Thread.currentThread().isVirtual()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
+            } else if (in.consumerSleeps() == 0) {
                 futex.await(in.memory(), in.consumerWord(), 1, nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS));
             }
             in.consumerAwake();
@@ -239,7 +245,9 @@ public final class ShmClientLink implements ClientLink {
         @Override
         public int block(long nanos) throws ErrnoException {
             if (nanos == 0) return poll();
-            if (out.producerSleeps() == 0) {
+            if (Thread.currentThread().isVirtual()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
+            } else if (out.producerSleeps() == 0) {
                 futex.await(out.memory(), out.producerWord(), 1, nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS));
             }
             out.producerAwake();

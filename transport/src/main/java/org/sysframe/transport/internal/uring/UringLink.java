@@ -37,20 +37,19 @@ import java.util.Objects;
  * constructor for why not DEFER_TASKRUN). SQPOLL (an option) lets a kernel thread take the SQEs, so
  * that a spinning client makes no syscall per call; it burns a core of its own.
  *
- * <p>Confined, like the client, to the thread that connected: that thread set the SINGLE_ISSUER ring
- * up and registered its fd, and only it may submit.
+ * <p>One thread at a time (the client's I/O role moves from thread to thread): the ring is not
+ * SINGLE_ISSUER, its fd is not registered (a registration belongs to one thread), and it is not
+ * COOP_TASKRUN (the kernel must post a completion whatever the thread that submitted does once it left
+ * the role); each thread waits for every completion of what it submitted before it leaves.
  *
  * <p>A receive timeout cancels the receive (ASYNC_CANCEL) and waits for it to end before returning, so
  * the kernel never writes into the buffer afterwards. Owner thread only; nothing allocated per call.
  *
- * <p>On a virtual thread (the client connected on one) no wait happens inside io_uring_enter, which
+ * <p>On a virtual thread no wait happens inside io_uring_enter, which
  * would pin the carrier (JEP 425): io_uring_enter only submits (no GETEVENTS), and the thread parks in
  * the JVM's {@link FdPoller} on the ring's fd, which is readable when completions are in the CQ; the
  * CQ is then read from user space. A call costs exactly one io_uring_enter (plus the poller's
- * epoll_ctl pair when it had to wait). Such a thread may run on another carrier after each park, so
- * the ring is set up without SINGLE_ISSUER, without COOP_TASKRUN (the kernel must post a completion
- * whatever the submitting carrier does meanwhile) and without a registered ring fd (a registration
- * belongs to one kernel thread). A receive the kernel cancelled because the carrier that submitted it
+ * epoll_ctl pair when it had to wait). Such a thread may run on another carrier after each park. A receive the kernel cancelled because the carrier that submitted it
  * exited is submitted again. An interrupt ends the wait with EINTR, the receive cancelled first.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
@@ -69,7 +68,6 @@ public final class UringLink implements ClientLink {
     private final Waiter waiter;
     private final Waiter blocking; // a non-waiting receive (tryRecv) still waits for its completion
     private final Steps steps = new Steps();
-    private final boolean virtual; // connected on a virtual thread: waits park in the FdPoller, never in io_uring_enter
     private int sendsInFlight;     // SEND/SENDMSG SQEs prepared whose completion has not been seen
     private boolean lastIsSend;    // the SQE prepared last is a send, not submitted yet
     private boolean recvDone = true; // no receive in flight
@@ -82,21 +80,18 @@ public final class UringLink implements ClientLink {
         this.mode = mode;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
         this.sendTimeoutMillis = sendTimeoutMillis;
-        this.virtual = Thread.currentThread().isVirtual();
         // Not DEFER_TASKRUN: with it, a wait for the send's and the receive's completions together does
         // not wake for a send that the kernel must retry in parts (its retry is deferred work that the
         // waiter only runs once as many items are queued as it waits for): a send larger than the
         // socket buffer then stalls (seen on 6.18 with SO_SNDBUF 4096 and 20,000 bytes).
-        // Spinning: COOP_TASKRUN | TASKRUN_FLAG. Without them the kernel interrupts the spinning thread
-        // (an IPI) to post each completion: p50 ~28 us against an epoll server here; with them it only
-        // flags the work, and the spinner runs it with one more io_uring_enter: p50 ~11 us.
-        int flags = virtual ? (sqpoll ? IoUring.SETUP_SQPOLL : 0) : IoUring.SETUP_SINGLE_ISSUER | (sqpoll ? IoUring.SETUP_SQPOLL : 0)
-                | (mode.kind() != WaitMode.Kind.BLOCK && !sqpoll ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : 0);
+        // Not COOP_TASKRUN | TASKRUN_FLAG either, though a spinner gains by them (p50 ~11 us instead of
+        // ~28 us against an epoll server: the kernel flags the work instead of interrupting the spinner):
+        // the work would wait for the thread that submitted, which may have left the role and parked.
+        int flags = sqpoll ? IoUring.SETUP_SQPOLL : 0;
         this.ring = new IoUring(64, 0, flags, socket.counters(), uringCounters);
         this.waiter = new Waiter(mode, socket.counters());
         this.blocking = new Waiter(WaitMode.BLOCK, socket.counters());
         try {
-            if (!virtual) ring.registerRingFd();
             ring.registerFiles(socket.fd());
         } catch (ErrnoException e) {
             ring.close();
@@ -157,7 +152,7 @@ public final class UringLink implements ClientLink {
         ring.nextSqe().prepRecv(FIXED, addr, (int) len, flags).flags(Sqe.FIXED_FILE).userData(RECV);
         recvDone = false;
         boolean done = awaitCompletions(wait && mode.kind() != WaitMode.Kind.BLOCK, deadline, now);
-        while (virtual && done && recvResult == -Errno.ECANCELED) {
+        while (done && Thread.currentThread().isVirtual() && recvResult == -Errno.ECANCELED) {
             // Not ours: the carrier that submitted it exited (the kernel cancels a thread's requests then). Again.
             ring.nextSqe().prepRecv(FIXED, addr, (int) len, flags).flags(Sqe.FIXED_FILE).userData(RECV);
             recvDone = false;
@@ -185,6 +180,7 @@ public final class UringLink implements ClientLink {
         // How long this wait may last from start: the receive timeout, or less to end by the deadline.
         long limit = timeoutNanos;
         if (deadline != 0 && (limit == 0 || deadline - start < limit)) limit = Math.max(1, deadline - start);
+        boolean virtual = Thread.currentThread().isVirtual();
         if (spin || virtual) ring.submit(0, 0);
         Waiter w = spin ? waiter : blocking;
         if (!virtual) return w.await(steps, start, limit == 0 ? Waiter.NO_BOUND : limit) > 0;
@@ -211,7 +207,7 @@ public final class UringLink implements ClientLink {
 
         @Override
         public int block(long nanos) throws ErrnoException {
-            if (virtual) {
+            if (Thread.currentThread().isVirtual()) {
                 reap();
                 if (done()) return 1;
                 if (nanos == 0) return 0;
@@ -249,7 +245,7 @@ public final class UringLink implements ClientLink {
 
     /** io_uring_enter that submits and waits for min completions up to nanos (0: no limit); on a virtual thread a park instead. */
     private void submitAndWait(int min, long nanos) throws ErrnoException {
-        if (!virtual) {
+        if (!Thread.currentThread().isVirtual()) {
             ring.submit(min, nanos);
             return;
         }
@@ -333,6 +329,9 @@ public final class UringLink implements ClientLink {
 
     @Override
     public String name() { return socket.name(); }
+
+    @Override
+    public int readableFd() { return socket.fd(); }
 
     /**
      * Frees the ring. A receive still in flight (the client failed out of step, e.g. a send error seen

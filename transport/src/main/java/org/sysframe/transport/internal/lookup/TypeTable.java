@@ -1,10 +1,12 @@
-package org.sysframe.transport.wire;
+package org.sysframe.transport.internal.lookup;
 
 import java.util.Arrays;
 
 /**
  * Message type to value, open addressing over int keys: a look-up on the hot path neither boxes nor
  * allocates. Type 0 is not a valid {@code (module << 16) | id} in Grout and marks a free slot.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class TypeTable<V> {
     private int[] types = new int[32];
@@ -28,7 +30,7 @@ public final class TypeTable<V> {
         return types[i] == type ? (V) values[i] : null;
     }
 
-    TypeTable<V> copy() {
+    public TypeTable<V> copy() {
         TypeTable<V> c = new TypeTable<>();
         c.types = types.clone();
         c.values = values.clone();

@@ -1,0 +1,86 @@
+package org.sysframe.bench.peer;
+
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.Response;
+import org.sysframe.transport.wire.GroutApi;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * One caller of a {@link GroutClient} that others call at the same time: its own payload segment
+ * (confined to its thread), one {@code call} per ping, the echo checked in place in the answer (the
+ * calling thread's own view). The client's counts are the one client's, not this caller's:
+ * {@link CallersProbe} takes them once.
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class OneClientPeer implements PingPeer {
+    private final String name;
+    private final GroutClient client;
+    private final Arena arena = Arena.ofConfined(); // this caller's thread: made there by the probe's factory
+    private final MemorySegment payload = arena.allocate(GroutApi.MAX_MSG_LEN);
+    private int len;
+
+    public OneClientPeer(String name, GroutClient client) {
+        this.name = name;
+        this.client = client;
+    }
+
+    @Override public String name() { return name; }
+
+    @Override
+    public String framing() {
+        return "one client: the caller doing the I/O sends what the others queued in one send and receives for all";
+    }
+
+    /** The client is connected already (one for every caller): nothing to do. */
+    @Override public void open(String path) {}
+
+    @Override public String backend() { return client.backend().toString(); }
+
+    @Override public String transport() { return client.sharedMemory() ? "shm" : "socket"; }
+
+    @Override
+    public void prepare(int len) {
+        this.len = len;
+        for (int i = 0; i < len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+    }
+
+    @Override
+    public void ping() throws IOException {
+        Response r = client.call(GroutApi.PING, payload, 0, len);
+        // Every byte compared in place: no copy, no allocation.
+        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len) >= 0) {
+            throw SysframePeer.echoFailure(GroutApi.PING, payload, len, r.buffer(), r.offset(), r.length());
+        }
+    }
+
+    @Override
+    public long serverPid() throws org.sysframe.unix.ErrnoException { return client.serverCredentials().pid(); }
+
+    /** The client's own counts for {@link CallersProbe}: every syscall it made, whichever caller made it (and its SQEs on io_uring). */
+    public static CallersProbe.Counts counts(GroutClient client) {
+        return new CallersProbe.Counts() {
+            @Override public org.sysframe.unix.SyscallCounts library() { return client.counters().snapshot(); }
+
+            @Override public org.sysframe.unix.SyscallCounts empty() { return client.counters().emptySnapshot(); }
+
+            @Override public org.sysframe.unix.uring.UringCounts uring() {
+                return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
+            }
+        };
+    }
+
+    /** The kinds for {@link CallersProbe#kernelKinds}: over a shared-memory channel the library's and futex (its wait's call), else the library's. */
+    public static java.util.Set<org.sysframe.unix.SyscallKind> kernelKinds(GroutClient client) {
+        return client.sharedMemory() ? CallersProbe.LIBRARY_AND_FUTEX : org.sysframe.unix.SyscallKind.LIBRARY;
+    }
+
+    /** Frees this caller's memory; the client is closed by its owner. */
+    @Override
+    public void close() { arena.close(); }
+}

@@ -1,0 +1,65 @@
+package org.sysframe.transport.internal.client;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The client's one lock, held for a few field updates and at most a 64 KiB copy, never across a
+ * syscall: a thread that finds it taken spins a little, then yields its CPU (a virtual thread its
+ * carrier) until it is free. Unlike {@link java.util.concurrent.locks.ReentrantLock}, whose waiters
+ * allocate a queue node each, it allocates nothing when callers contend. Not reentrant: the owner
+ * is remembered so that a reentry fails instead of spinning forever. No conditions.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+final class CallLock implements Lock {
+    private static final int SPINS = 100;
+
+    private final AtomicInteger state = new AtomicInteger();
+    private volatile Thread owner;
+
+    @Override
+    public void lock() {
+        if (state.compareAndSet(0, 1)) {
+            owner = Thread.currentThread();
+            return;
+        }
+        if (owner == Thread.currentThread()) throw new IllegalStateException("the client's lock is not reentrant");
+        int spins = 0;
+        while (!state.compareAndSet(0, 1)) {
+            if (++spins < SPINS) Thread.onSpinWait();
+            else Thread.yield();
+        }
+        owner = Thread.currentThread();
+    }
+
+    @Override
+    public void unlock() {
+        owner = null;
+        state.set(0);
+    }
+
+    @Override
+    public boolean tryLock() {
+        if (!state.compareAndSet(0, 1)) return false;
+        owner = Thread.currentThread();
+        return true;
+    }
+
+    @Override
+    public void lockInterruptibly() {
+        lock();
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) {
+        throw new UnsupportedOperationException("not used");
+    }
+
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("no conditions");
+    }
+}

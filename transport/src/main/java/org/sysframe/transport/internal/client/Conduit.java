@@ -1,0 +1,491 @@
+package org.sysframe.transport.internal.client;
+
+import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.io.MessagePump;
+import org.sysframe.transport.internal.io.MessageWriter;
+import org.sysframe.transport.wire.RequestHeader;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One connection's calls from any number of threads: whoever holds the <em>I/O role</em> moves the
+ * bytes, one thread at a time, with the backend's own link. A caller that finds the role free takes
+ * it, writes its request with the client's send framing, receives until its answer came, routing
+ * every other answer to its caller, and leaves the role to the oldest caller still waiting. A caller
+ * that finds the role taken copies its request into the {@link SendQueue} and parks; the holder sends
+ * what is queued, in one send, before each receive. A caller alone so costs what a thread-confined
+ * client costs; many callers share sends and receives.
+ *
+ * <p>Futures are received for by whoever holds the role, or by the client's {@link Standby} thread
+ * when no caller does. The role's holder may be waiting idly for events ({@link Events}): a caller
+ * that needs the role wakes it and it leaves.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class Conduit {
+    static final int NONE = 0, CALLER = 1, STANDBY = 2, EXCLUSIVE = 3, IDLE = 4;
+
+    final String name;
+    final CallLock lock = new CallLock();
+    final CallTable table = new CallTable();
+    final SendQueue queue;
+    final ClientLink link;
+    final MessagePump pump;
+    final Router router;
+    final Events events;
+    final Standby standby;
+    private final MessageWriter writer;
+    private final MemorySegment header;
+    private final long receiveTimeoutNanos;
+    private final long receiveTimeoutMillis;
+    final WaitList waiting = new WaitList();
+    /** Requests of futures and passengers the queue could not take, for the holder to write (under lock). */
+    final java.util.ArrayDeque<Call> unsentCalls = new java.util.ArrayDeque<>();
+    /** The shared-memory channel moves the bytes (no descriptor to wait on in the poller). */
+    private final boolean channel;
+    private final DeadlineSweep sweep;
+    final Runnable onLastExit;
+    private final CloseProtocol ending = new CloseProtocol(this);
+
+    // Under lock.
+    Thread holder;
+    int holderMode;
+    ErrnoException broken;
+    volatile boolean closed;
+    boolean memoryMayGo;
+    long calls, batches, largestBatch, lastBatch;
+
+    /** onLastExit: frees the client's memory once close() happened and no thread uses it any more. */
+    public Conduit(String name, ClientLink link, MessageWriter writer, MessagePump pump, Arena arena, long receiveTimeoutMillis,
+                   org.sysframe.transport.wire.MessageSpecs specs, Runnable onLastExit) {
+        this.name = name;
+        this.link = link;
+        this.writer = writer;
+        this.pump = pump;
+        this.queue = new SendQueue(arena);
+        this.channel = link.readableFd() < 0;
+        this.header = arena.allocate(RequestHeader.SIZE, 8);
+        this.receiveTimeoutMillis = receiveTimeoutMillis;
+        this.receiveTimeoutNanos = receiveTimeoutMillis * 1_000_000L;
+        this.onLastExit = onLastExit;
+        this.router = new Router(this, specs);
+        this.events = new Events(this);
+        this.standby = new Standby(this);
+        this.sweep = new DeadlineSweep(lock, waiting::sweep);
+    }
+
+    public String name() { return name; }
+
+    public long receiveTimeoutNanos() { return receiveTimeoutNanos; }
+
+    long receiveTimeoutMillis() { return receiveTimeoutMillis; }
+
+    /** How many callers are listed as parked (tests: none once every call returned). */
+    public int listedCallers() {
+        lock.lock();
+        try {
+            return waiting.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Router router() { return router; }
+
+    public Events events() { return events; }
+
+    public Standby standby() { return standby; }
+
+    // ---------------------------------------------------------------- calls
+
+    /**
+     * Sends c's request and waits, within the receive timeout, until c is ready (its answer, or a
+     * stream's first item, came) or failed. Throws ETIMEDOUT or EINTR having abandoned c (its late
+     * answer is dropped), or the failure that ended it.
+     */
+    public void call(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+        send(c, type, payload, offset, length);
+        await(c, deadline(c.startNanos));
+    }
+
+    /** The receive timeout from start (0: none). */
+    long deadline(long start) { return receiveTimeoutNanos > 0 ? start + receiveTimeoutNanos : 0; }
+
+    /**
+     * Registers c and sends its request: at once when the role is free (the caller then holds it, and
+     * must {@link #await} or {@link #release}), else into the send queue, or, too big for it, later by c's
+     * caller itself. A future's caller never keeps the role: it sends and leaves.
+     */
+    public void send(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+        Thread me = Thread.currentThread();
+        c.waiter = me;
+        // A virtual thread on the channel does no I/O: its carrier would spin or nap there. The client's own thread does it.
+        c.passenger = channel && me.isVirtual() && c.kind != Call.Kind.FUTURE;
+        if (c.passenger) standby.start();
+        if (c.startNanos == 0 || c.kind != Call.Kind.FUTURE) c.startNanos = System.nanoTime();
+        boolean direct;
+        lock.lock();
+        try {
+            usable();
+            if (holder == me && holderMode != EXCLUSIVE) {
+                throw new IllegalStateException("GroutClient(" + name + "): a call from the thread receiving for the client"
+                        + " (a future's completion or an event listener) would wait for itself: use the *Async stages, or another thread");
+            }
+            if (table.full()) {
+                throw new ErrnoException("client(" + name + ")", Errno.EAGAIN, "all " + CallTable.MAX_ID
+                        + " request ids are in use (calls waiting, or timed out with no answer yet): no call can be sent until answers come");
+            }
+            table.register(c, type);
+            calls++;
+            c.unsent = false;
+            // A future's caller sends it itself only when nothing else is in flight: with answers on their way, a write that
+            // waits for room would wait for a server that waits for its answers to be read, and nobody would read them.
+            if (holder == null && !c.passenger && (c.kind != Call.Kind.FUTURE || table.inFlight() == 1)) {
+                take(me, CALLER);
+                direct = true;
+            } else if (holder == me) {
+                direct = true;
+            } else {
+                direct = false;
+                if (!queue.append(c.id, type, payload, offset, length)) {
+                    c.unsent = true;
+                    c.unsentPayload = payload;
+                    c.unsentOffset = offset;
+                    c.unsentLength = length;
+                    if (c.kind == Call.Kind.FUTURE || c.passenger) {
+                        // Another thread writes it: a copy (a future's caller goes on at once and may change the payload; a
+                        // passenger's may be confined to its thread). Over 64 KiB only: rare, allocated.
+                        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length), 8);
+                        MemorySegment.copy(payload, offset, copy, 0, length);
+                        c.unsentPayload = copy;
+                        c.unsentOffset = 0;
+                    }
+                    if (c.kind == Call.Kind.FUTURE || c.passenger) unsentCalls.add(c); // the holder writes it
+                }
+                if (holderMode == IDLE || holderMode == STANDBY && c.unsent && !c.passenger) nudge();
+                if (holder == null) standby.offer();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (!direct) return;
+        try {
+            write(c.id, type, payload, offset, length);
+        } catch (ErrnoException e) {
+            failAll(e);
+            if (holderMode != EXCLUSIVE) release();
+            throw copyOf(e);
+        }
+        if (c.kind == Call.Kind.FUTURE && holderMode != EXCLUSIVE) {
+            try {
+                link.flush(); // io_uring: the payload is the caller's, who may change it once this returns
+            } catch (ErrnoException e) {
+                failAll(e);
+                release();
+                throw copyOf(e);
+            }
+            release();
+        }
+    }
+
+    private void write(int id, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+        RequestHeader.write(header, 0, id, type, (int) length);
+        writer.write(header, 0, RequestHeader.SIZE, payload, offset, length);
+    }
+
+    /** Under lock: the holder is to leave the role soon (an idle one waits in the poller: woken). */
+    void nudge() {
+        events.nudged = true;
+        LockSupport.unpark(holder);
+    }
+
+    /** Under lock. */
+    void take(Thread me, int mode) {
+        holder = me;
+        holderMode = mode;
+    }
+
+    /**
+     * Waits until c is ready: drives the I/O while it holds the role, else parks in the waiting list
+     * until its answer came or the role is offered to it.
+     */
+    public void await(Call c, long deadline) throws ErrnoException {
+        Thread me = Thread.currentThread();
+        while (!c.ready()) {
+            if (me.isInterrupted()) {
+                leaveRole(me); // a caller that sent its request itself still holds the role
+                if (abandon(c)) throw new ErrnoException(router.typeName(c.type), Errno.EINTR,
+                        "interrupted while waiting for the answer to request " + c.id);
+                continue;
+            }
+            if (deadline != 0 && deadline - System.nanoTime() <= 0) {
+                leaveRole(me);
+                if (abandon(c)) throw timedOut(c);
+                continue;
+            }
+            boolean role = false;
+            lock.lock();
+            try {
+                if (c.ready()) break;
+                if (holder == me) {
+                    role = true;
+                } else if (holder == null && !closed && !c.passenger) {
+                    take(me, CALLER);
+                    waiting.remove(c);
+                    role = true;
+                } else if (!c.listed && c.state == Call.WAITING) {
+                    c.deadline = deadline;
+                    waiting.add(c);
+                    if (deadline != 0) sweep.cover(deadline);
+                    if (holderMode == IDLE) nudge();
+                    if (holder == null) standby.offer(); // a passenger: the client's thread does the I/O
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (role) {
+                drive(c, deadline);
+                continue;
+            }
+            LockSupport.park(this);
+        }
+        if (c.state == Call.FAILED) throw copyOf(c.error);
+    }
+
+    /**
+     * How long the holder's next receive may wait: until deadline (0: none), or, while other callers'
+     * requests wait to be sent or other callers wait, at most {@value #SLICE_MILLIS} ms, so that no
+     * request waits for long behind a receive that nothing answers (a server that answers one request
+     * only once it read the next, or a race with a caller queuing as the receive began). A caller alone
+     * never slices its wait: its counts stay one receive per answer.
+     */
+    long slice(long deadline) {
+        if (waiting.head() == null && queue.isEmpty() && unsentCalls.isEmpty()) return deadline; // a racy look: a hint
+        long s = System.nanoTime() + SLICE_MILLIS * 1_000_000L;
+        return deadline == 0 || s - deadline < 0 ? s : deadline;
+    }
+
+    static final long SLICE_MILLIS = 20;
+
+    /** Leaves the role if me holds it as a caller (not a pipeline's thread, which keeps it until the pipeline closes). */
+    private void leaveRole(Thread me) {
+        if (holder == me && holderMode == CALLER) release();
+    }
+
+    /** The holder: sends what waits, receives and routes until c is ready or the deadline passed; then leaves the role (not a pipeline's). */
+    private void drive(Call c, long deadline) {
+        boolean keep = holderMode == EXCLUSIVE;
+        try {
+            if (c.unsent) {
+                c.unsent = false;
+                write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
+                c.unsentPayload = null;
+            }
+            while (!c.ready() && !closed) {
+                flushQueue();
+                if (Thread.currentThread().isInterrupted()) break;
+                long by = slice(deadline);
+                boolean got = pump.pumpBy(router, by, receiveTimeoutNanos);
+                if (by != deadline && !c.ready()) {
+                    pump.drainBuffered(router);
+                    if (!c.ready()) pump.drainAvailable(router); // others wait: read all there is before writing more
+                }
+                if (!got && by == deadline) break;
+            }
+            if (c.ready() && !closed) pump.drainBuffered(router);
+        } catch (ErrnoException e) {
+            // A virtual receiver's interrupt ends its wait in the poller: its own call's business (the caller throws EINTR).
+            if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) failAll(e);
+        } catch (RuntimeException | Error e) {
+            failAll(new ErrnoException("client(" + name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
+            throw e;
+        } finally {
+            if (!keep) release();
+        }
+    }
+
+    /**
+     * The holder sends what callers queued, in one send (the buffer's last send is done first: io_uring
+     * reads it until then), and the requests of parked passengers that the queue could not take.
+     */
+    public void flushQueue() throws ErrnoException {
+        sendUnsent();
+        int n;
+        MemorySegment b;
+        lock.lock();
+        try {
+            if (queue.isEmpty()) return;
+            n = queue.requests();
+            batches++;
+            lastBatch = n;
+            if (n > largestBatch) largestBatch = n;
+        } finally {
+            lock.unlock();
+        }
+        link.flush();
+        lock.lock();
+        try {
+            b = queue.take();
+        } finally {
+            lock.unlock();
+        }
+        link.sendUntilFull(b, 0, queue.takenBytes());
+    }
+
+    /**
+     * The holder writes the requests too big for the queue of futures (copies) and of parked passengers
+     * (their payloads stay theirs while they wait), oldest first: about a queue's worth per turn (at
+     * least one), then it receives. A holder that wrote everything before reading would wait in a full
+     * socket while the server, its answers unread, stops reading too.
+     */
+    private void sendUnsent() throws ErrnoException {
+        long written = 0;
+        while (written < SendQueue.BYTES) {
+            Call c;
+            if (written == 0 && unsentCalls.isEmpty()) return; // (a racy look: the poll below decides)
+            lock.lock();
+            try {
+                c = unsentCalls.poll();
+                if (c == null) return;
+                if (!c.unsent) continue; // abandoned meanwhile
+                c.unsent = false;
+                written += RequestHeader.SIZE + c.unsentLength;
+            } finally {
+                lock.unlock();
+            }
+            // io_uring: the writer's iovec and copy buffer, and the payload's copy, must stay as they are until the SEND
+            // went out: what is queued goes first, and this one before the next write (epoll: no-ops).
+            if (written == RequestHeader.SIZE + c.unsentLength) link.flush();
+            write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
+            link.flush();
+            c.unsentPayload = null;
+        }
+    }
+
+    /** The holder leaves: the role goes to the oldest parked caller, else to the standby when it has work. */
+    public void release() {
+        // io_uring: a send still queued (its caller gave up before receiving) points at memory the next holder
+        // writes into (the header, the writer's buffers, the caller's payload): it goes out now (nothing with epoll).
+        try {
+            link.flush();
+        } catch (ErrnoException e) {
+            failAll(e);
+        }
+        boolean last;
+        lock.lock();
+        try {
+            holder = null;
+            holderMode = NONE;
+            offerRole();
+            last = memoryMayGo;
+        } finally {
+            lock.unlock();
+        }
+        if (last) onLastExit.run();
+    }
+
+    /** Under lock, with no holder: wakes the one who should take the role. */
+    void offerRole() {
+        Call driver = waiting.firstDriver();
+        if (driver != null) LockSupport.unpark(driver.waiter);
+        else standby.offer();
+    }
+
+    /** Whether someone other than an idle holder needs the role (under lock). */
+    boolean roleWanted() {
+        return waiting.firstDriver() != null || waiting.passengers() > 0 || !queue.isEmpty() || table.futures() > 0 || closed || broken != null;
+    }
+
+    /** Marks a waiting call abandoned (its id stays taken until its answer comes, then dropped); false if it was answered or failed first. */
+    public boolean abandon(Call c) {
+        lock.lock();
+        try {
+            waiting.remove(c);
+            if (!c.cas(Call.WAITING, Call.ABANDONED)) return false;
+            table.abandoned(c);
+            if (c.unsent) { // never sent: no answer will come
+                c.unsent = false;
+                c.unsentPayload = null;
+                unsentCalls.remove(c);
+                table.remove(c);
+            }
+            if (holder == null) offerRole();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private ErrnoException timedOut(Call c) {
+        return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id + " within the receive timeout of "
+                + receiveTimeoutMillis + " ms (the client stays usable; a late answer is dropped)");
+    }
+
+    // ---------------------------------------------------------------- failure and close
+
+    /** Fails when the client was closed or broken. */
+    public void check() throws ErrnoException {
+        lock.lock();
+        try {
+            usable();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A stream's next item into its call, waiting within the receive timeout: false once the stream
+     * ended (its terminator was taken before).
+     */
+    public boolean nextItem(Call c) throws ErrnoException {
+        while (true) {
+            lock.lock();
+            try {
+                if (c.takeItem()) return true;
+                if (c.state == Call.DONE) return false;
+            } finally {
+                lock.unlock();
+            }
+            await(c, deadline(System.nanoTime()));
+        }
+    }
+
+    /** Under lock: fails when the client was closed or broken. */
+    void usable() throws ErrnoException {
+        if (closed) throw new ErrnoException("client(" + name + ")", Errno.ENOTCONN, "the client was closed");
+        if (broken != null) throw new ErrnoException("client(" + name + ")", Errno.ENOTCONN, "unusable since: " + broken.getMessage());
+    }
+
+    /** Breaks the connection with e: every call in flight fails with it. */
+    public void failAll(ErrnoException e) { ending.failAll(e); }
+
+    static ErrnoException copyOf(ErrnoException e) { return CloseProtocol.copyOf(e); }
+
+    public boolean isUsable() {
+        lock.lock();
+        try {
+            return broken == null && !closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** See {@link CloseProtocol#close}. */
+    public boolean close(Runnable closeSocket) { return ending.close(closeSocket); }
+
+    /** Stats under lock. */
+    public long[] counts() {
+        lock.lock();
+        try {
+            return new long[] {calls, batches, largestBatch, lastBatch, router.unmatched, router.late, table.inFlight(),
+                    events.received, events.dropped};
+        } finally {
+            lock.unlock();
+        }
+    }
+}

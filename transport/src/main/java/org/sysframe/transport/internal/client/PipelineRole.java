@@ -1,0 +1,82 @@
+package org.sysframe.transport.internal.client;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A pipeline's hold on its client: it takes the I/O role for as long as it is open (its thread then
+ * sends and receives for every caller), and takes its requests' ids from the client's call table,
+ * so that no call of another thread gets one of them; an answer the pipeline no longer waits for is
+ * dropped by the client's router as late.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class PipelineRole {
+    private final Conduit conduit;
+
+    public PipelineRole(Conduit conduit) {
+        this.conduit = conduit;
+    }
+
+    /** Takes the role for a pipeline, waiting within the receive timeout for the holder to leave. */
+    public void acquire() throws ErrnoException {
+        Thread me = Thread.currentThread();
+        long deadline = conduit.deadline(System.nanoTime());
+        while (true) {
+            conduit.lock.lock();
+            try {
+                conduit.usable();
+                if (conduit.holder == me) throw new IllegalStateException("GroutClient(" + conduit.name + "): one pipeline at a time");
+                if (conduit.holder == null) {
+                    conduit.take(me, Conduit.EXCLUSIVE);
+                    return;
+                }
+                if (conduit.holderMode == Conduit.IDLE) conduit.nudge();
+            } finally {
+                conduit.lock.unlock();
+            }
+            if (deadline != 0 && deadline - System.nanoTime() <= 0) {
+                throw new ErrnoException("client(" + conduit.name + ")", Errno.ETIMEDOUT, "the connection stayed busy for the receive timeout of "
+                        + conduit.receiveTimeoutMillis() + " ms: no pipeline could start");
+            }
+            LockSupport.parkNanos(this, 50_000);
+        }
+    }
+
+    /** A pipeline reserves an id for its own request (its answer goes to the pipeline's poll). */
+    public int reserve(int type) throws ErrnoException {
+        conduit.lock.lock();
+        try {
+            conduit.usable();
+            if (conduit.table.full()) throw new ErrnoException("pipeline", Errno.ENOBUFS, "no free request id: every id is in flight or abandoned");
+            Call c = conduit.table.take(Call.Kind.PIPELINE); // a placeholder holding the id
+            conduit.table.register(c, type);
+            c.state = Call.ABANDONED;                // outside the pipeline, its answer is late
+            conduit.calls++;
+            return c.id;
+        } finally {
+            conduit.lock.unlock();
+        }
+    }
+
+    /**
+     * The pipeline got id's answer, or gave the request up and its late answer came: the id is free
+     * again. (An id the pipeline closes with is left reserved: the client drops its late answer.)
+     */
+    public void unreserve(int id) {
+        conduit.lock.lock();
+        try {
+            Call c = conduit.table.get(id);
+            if (c == null) return;
+            conduit.table.remove(c);
+            conduit.table.recycle(c);
+        } finally {
+            conduit.lock.unlock();
+        }
+    }
+
+    /** The pipeline closed: the role goes to whoever waits. */
+    public void release() { conduit.release(); }
+}

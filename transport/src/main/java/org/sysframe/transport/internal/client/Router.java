@@ -1,0 +1,107 @@
+package org.sysframe.transport.internal.client;
+
+import org.sysframe.transport.internal.io.MessagePump;
+import org.sysframe.transport.wire.MessageSpecs;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Hands each message the I/O role's holder reads to whom it is for: an answer to the call waiting
+ * for its id (copied into the call, its caller unparked or its future completed), a stream's item to
+ * the stream, an event to the {@link Events}. An answer nobody waits for is counted and dropped:
+ * unmatched (no call had its id) or late (its call gave up). Runs on the holder's thread.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class Router implements MessagePump.Sink {
+    /** Completes a future's call: its answer is in the call, or its error (called outside the lock). */
+    public interface Completion {
+        void complete(Call c);
+    }
+
+    private final Conduit conduit;
+    private final MessageSpecs specs;
+    private Completion completion;
+    long unmatched, late; // under the conduit's lock
+
+    Router(Conduit conduit, MessageSpecs specs) {
+        this.conduit = conduit;
+        this.specs = specs;
+    }
+
+    /** Who completes futures (the client, which knows how to make their answers). */
+    public void completion(Completion c) { this.completion = c; }
+
+    String typeName(int type) { return specs.name(type); }
+
+    @Override
+    public void response(int forId, int status, MemorySegment buffer, long offset, long length) {
+        Call c;
+        var lock = conduit.lock;
+        lock.lock();
+        try {
+            c = conduit.table.get(forId);
+            if (c == null) {
+                unmatched++;
+                return;
+            }
+            if (c.kind == Call.Kind.STREAM) {
+                boolean end = status != 0 || length == 0;
+                if (end) conduit.table.remove(c);
+                if (c.state == Call.ABANDONED) {
+                    late++;
+                    return;
+                }
+                c.addItem(status, buffer, offset, length);
+                if (end) c.state = Call.DONE;
+                Thread w = c.waiter;
+                conduit.waiting.remove(c);
+                if (w != Thread.currentThread()) LockSupport.unpark(w);
+                return;
+            }
+            conduit.table.remove(c);
+            conduit.waiting.remove(c);
+            if (c.state == Call.ABANDONED) {
+                late++;
+                conduit.table.recycle(c);
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        c.store(status, buffer, offset, length);
+        Thread w = c.waiter;
+        if (c.cas(Call.WAITING, Call.DONE)) {
+            if (c.kind == Call.Kind.FUTURE) complete(c);
+            else if (w != Thread.currentThread()) LockSupport.unpark(w); // the holder's own answer: it is awake
+            return;
+        }
+        lock.lock();
+        try {
+            late++;
+            conduit.table.recycle(c);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A future's call is done or failed: its future completes, and the call goes back to the pool. */
+    void complete(Call c) {
+        try {
+            completion.complete(c);
+        } finally {
+            conduit.lock.lock();
+            try {
+                conduit.table.recycle(c);
+            } finally {
+                conduit.lock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public void event(int evType, MemorySegment buffer, long offset, long length) {
+        conduit.events.arrived(evType, buffer, offset, length);
+    }
+}

@@ -1,0 +1,143 @@
+package org.sysframe.transport.internal.client;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.Self;
+
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * The client's own thread, {@code sysframe-client(<socket>)}, a platform daemon started by the first
+ * future, event listener or virtual thread on the shared-memory channel: it holds the I/O role while
+ * futures or such virtual threads (passengers: on the channel a virtual thread would spin or nap on its
+ * carrier) wait and no caller that may do the I/O holds it, and, with an event listener, waits idly for events and hands each to the listener, in arrival order, on
+ * this thread. It leaves the role as soon as a blocking caller waits (which then receives for all).
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class Standby {
+    private static final long IDLE_SLICE_NANOS = 1_000_000_000L;
+
+    private final Conduit conduit;
+    private Thread thread;                 // under the conduit's lock
+    private volatile int tid;
+    private volatile Consumer<Events.Kept> listener;
+
+    Standby(Conduit conduit) {
+        this.conduit = conduit;
+    }
+
+    /** Starts the thread (once). */
+    public void start() {
+        conduit.lock.lock();
+        try {
+            if (thread != null || conduit.closed) return;
+            thread = Thread.ofPlatform().daemon().name("sysframe-client(" + conduit.name + ")").unstarted(this::run);
+            thread.start();
+        } finally {
+            conduit.lock.unlock();
+        }
+    }
+
+    /** Hands every event to l on this thread from now on (they are no longer kept for nextEvent). */
+    public void listen(Consumer<Events.Kept> l) {
+        listener = l;
+        start();
+        conduit.lock.lock();
+        try {
+            if (thread != null) LockSupport.unpark(thread);
+            if (conduit.holderMode == Conduit.IDLE) conduit.nudge();
+        } finally {
+            conduit.lock.unlock();
+        }
+    }
+
+    public boolean hasListener() { return listener != null; }
+
+    /** The thread's Linux thread id (0 before it started). */
+    public int tid() { return tid; }
+
+    /** Under the conduit's lock: the role is free and may be the standby's to take. */
+    void offer() {
+        if (thread != null) LockSupport.unpark(thread);
+    }
+
+    /** Under the conduit's lock: an event came (the listener's thread may be parked). */
+    void eventArrived() {
+        if (thread != null && listener != null) LockSupport.unpark(thread);
+    }
+
+    private void run() {
+        tid = Self.tid();
+        Thread me = Thread.currentThread();
+        while (true) {
+            int mode = Conduit.NONE;
+            conduit.lock.lock();
+            try {
+                if (conduit.closed || conduit.broken != null) {
+                    if (listener == null || conduit.events.keptUnlocked() == 0) return;
+                } else if (conduit.holder == null && hasWork()) {
+                    conduit.holder = me;
+                    conduit.holderMode = mode = Conduit.STANDBY;
+                } else if (conduit.holder == null && listener != null && conduit.events.keptUnlocked() == 0 && !conduit.roleWanted()) {
+                    conduit.holder = me;
+                    conduit.holderMode = mode = Conduit.IDLE;
+                    conduit.events.nudged = false;
+                }
+            } finally {
+                conduit.lock.unlock();
+            }
+            deliver();
+            if (mode == Conduit.STANDBY) receive();
+            else if (mode == Conduit.IDLE) conduit.events.idleWait(System.nanoTime() + IDLE_SLICE_NANOS);
+            else LockSupport.park(this);
+        }
+    }
+
+    /** Hands the events kept to the listener. */
+    private void deliver() {
+        Consumer<Events.Kept> l = listener;
+        if (l == null) return;
+        Events.Kept k;
+        while ((k = conduit.events.poll()) != null) {
+            try {
+                l.accept(k);
+            } catch (RuntimeException e) {
+                // the listener's own failure: the next event still goes to it
+                Thread.currentThread().getUncaughtExceptionHandler().uncaughtException(Thread.currentThread(), e);
+            }
+        }
+    }
+
+    /** Under the conduit's lock: futures wait, or passengers, or requests queued that nobody else will send. */
+    private boolean hasWork() {
+        return conduit.table.futures() > 0 || conduit.waiting.passengers() > 0 || !conduit.queue.isEmpty() || !conduit.unsentCalls.isEmpty();
+    }
+
+    /** Receives for the futures and passengers while they wait and no caller that may do the I/O waits. */
+    private void receive() {
+        long timeout = conduit.receiveTimeoutNanos();
+        try {
+            while (true) {
+                conduit.lock.lock();
+                try {
+                    if (!hasWork() || conduit.closed || conduit.broken != null || conduit.waiting.firstDriver() != null) break;
+                } finally {
+                    conduit.lock.unlock();
+                }
+                conduit.flushQueue();
+                conduit.pump.pumpBy(conduit.router, conduit.slice(timeout > 0 ? System.nanoTime() + timeout : 0), timeout);
+                conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
+                if (listener != null) deliver();
+            }
+        } catch (ErrnoException e) {
+            conduit.failAll(e);
+        } catch (RuntimeException | Error e) {
+            conduit.failAll(new ErrnoException("client(" + conduit.name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
+            throw e;
+        } finally {
+            conduit.release();
+        }
+    }
+}
