@@ -6,7 +6,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
-import java.util.function.Consumer;
 
 /**
  * One request's place while it waits for its answer: its id and type, who waits (a parked thread, a
@@ -34,11 +33,8 @@ public final class Call {
     final Kind kind;
     int id;
     int type;
-    long generation;
     volatile int state;
     Thread waiter;
-    /** FUTURE: completed by whoever receives the answer. */
-    Consumer<Call> completion;
     /** The request not sent yet (too big for the send queue): the caller sends it once it holds the I/O role. */
     MemorySegment unsentPayload;
     long unsentOffset, unsentLength;

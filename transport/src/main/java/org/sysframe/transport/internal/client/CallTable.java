@@ -48,7 +48,6 @@ final class CallTable {
         idCount--;
         c.id = id;
         c.type = type;
-        c.generation++;
         c.error = null;
         c.status = 0;
         c.length = 0;
@@ -106,7 +105,6 @@ final class CallTable {
     void recycle(Call c) {
         if (c.kind != Call.Kind.PIPELINE) return;
         c.waiter = null;
-        c.completion = null;
         c.attach(null);
         c.items = null;
         c.itemStatus = null;

@@ -46,7 +46,7 @@ final class CloseProtocol {
                 }
             }
             conduit.queue.clear();
-            conduit.unsentCalls.clear();
+            conduit.outbox.unsent.clear();
             conduit.events.wakeAll();
             conduit.standby.offer();
         } finally {

@@ -3,7 +3,6 @@ package org.sysframe.transport.internal.client;
 import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.MessagePump;
 import org.sysframe.transport.internal.io.MessageWriter;
-import org.sysframe.transport.wire.RequestHeader;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
@@ -39,18 +38,15 @@ public final class Conduit {
     final Router router;
     final Events events;
     final Standby standby;
-    private final MessageWriter writer;
-    private final MemorySegment header;
     private final long receiveTimeoutNanos;
     private final long receiveTimeoutMillis;
     final WaitList waiting = new WaitList();
-    /** Requests of futures and passengers the queue could not take, for the holder to write (under lock). */
-    final java.util.ArrayDeque<Call> unsentCalls = new java.util.ArrayDeque<>();
     /** The shared-memory channel moves the bytes (no descriptor to wait on in the poller). */
     private final boolean channel;
     private final DeadlineSweep sweep;
     final Runnable onLastExit;
     private final CloseProtocol ending = new CloseProtocol(this);
+    final Outbox outbox;
 
     // Under lock.
     Thread holder;
@@ -65,11 +61,10 @@ public final class Conduit {
                    org.sysframe.transport.wire.MessageSpecs specs, Runnable onLastExit) {
         this.name = name;
         this.link = link;
-        this.writer = writer;
         this.pump = pump;
         this.queue = new SendQueue(arena);
+        this.outbox = new Outbox(this, writer, arena);
         this.channel = link.readableFd() < 0;
-        this.header = arena.allocate(RequestHeader.SIZE, 8);
         this.receiveTimeoutMillis = receiveTimeoutMillis;
         this.receiveTimeoutNanos = receiveTimeoutMillis * 1_000_000L;
         this.onLastExit = onLastExit;
@@ -165,7 +160,7 @@ public final class Conduit {
                         c.unsentPayload = copy;
                         c.unsentOffset = 0;
                     }
-                    if (c.kind == Call.Kind.FUTURE || c.passenger) unsentCalls.add(c); // the holder writes it
+                    if (c.kind == Call.Kind.FUTURE || c.passenger) outbox.unsent.add(c); // the holder writes it
                 }
                 if (holderMode == IDLE || holderMode == STANDBY && c.unsent && !c.passenger) nudge();
                 if (holder == null) standby.offer();
@@ -175,7 +170,7 @@ public final class Conduit {
         }
         if (!direct) return;
         try {
-            write(c.id, type, payload, offset, length);
+            outbox.write(c.id, type, payload, offset, length);
         } catch (ErrnoException e) {
             failAll(e);
             if (holderMode != EXCLUSIVE) release();
@@ -191,11 +186,6 @@ public final class Conduit {
             }
             release();
         }
-    }
-
-    private void write(int id, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
-        RequestHeader.write(header, 0, id, type, (int) length);
-        writer.write(header, 0, RequestHeader.SIZE, payload, offset, length);
     }
 
     /** Under lock: the holder is to leave the role soon (an idle one waits in the poller: woken). */
@@ -265,7 +255,7 @@ public final class Conduit {
      * never slices its wait: its counts stay one receive per answer.
      */
     long slice(long deadline) {
-        if (waiting.head() == null && queue.isEmpty() && unsentCalls.isEmpty()) return deadline; // a racy look: a hint
+        if (waiting.head() == null && queue.isEmpty() && outbox.unsent.isEmpty()) return deadline; // a racy look: a hint
         long s = System.nanoTime() + SLICE_MILLIS * 1_000_000L;
         return deadline == 0 || s - deadline < 0 ? s : deadline;
     }
@@ -283,7 +273,7 @@ public final class Conduit {
         try {
             if (c.unsent) {
                 c.unsent = false;
-                write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
+                outbox.write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
                 c.unsentPayload = null;
             }
             while (!c.ready() && !closed) {
@@ -309,63 +299,8 @@ public final class Conduit {
         }
     }
 
-    /**
-     * The holder sends what callers queued, in one send (the buffer's last send is done first: io_uring
-     * reads it until then), and the requests of parked passengers that the queue could not take.
-     */
-    public void flushQueue() throws ErrnoException {
-        sendUnsent();
-        int n;
-        MemorySegment b;
-        lock.lock();
-        try {
-            if (queue.isEmpty()) return;
-            n = queue.requests();
-            batches++;
-            lastBatch = n;
-            if (n > largestBatch) largestBatch = n;
-        } finally {
-            lock.unlock();
-        }
-        link.flush();
-        lock.lock();
-        try {
-            b = queue.take();
-        } finally {
-            lock.unlock();
-        }
-        link.sendUntilFull(b, 0, queue.takenBytes());
-    }
-
-    /**
-     * The holder writes the requests too big for the queue of futures (copies) and of parked passengers
-     * (their payloads stay theirs while they wait), oldest first: about a queue's worth per turn (at
-     * least one), then it receives. A holder that wrote everything before reading would wait in a full
-     * socket while the server, its answers unread, stops reading too.
-     */
-    private void sendUnsent() throws ErrnoException {
-        long written = 0;
-        while (written < SendQueue.BYTES) {
-            Call c;
-            if (written == 0 && unsentCalls.isEmpty()) return; // (a racy look: the poll below decides)
-            lock.lock();
-            try {
-                c = unsentCalls.poll();
-                if (c == null) return;
-                if (!c.unsent) continue; // abandoned meanwhile
-                c.unsent = false;
-                written += RequestHeader.SIZE + c.unsentLength;
-            } finally {
-                lock.unlock();
-            }
-            // io_uring: the writer's iovec and copy buffer, and the payload's copy, must stay as they are until the SEND
-            // went out: what is queued goes first, and this one before the next write (epoll: no-ops).
-            if (written == RequestHeader.SIZE + c.unsentLength) link.flush();
-            write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
-            link.flush();
-            c.unsentPayload = null;
-        }
-    }
+    /** The holder sends what waits to be sent (see {@link Outbox#flush}). */
+    public void flushQueue() throws ErrnoException { outbox.flush(); }
 
     /** The holder leaves: the role goes to the oldest parked caller, else to the standby when it has work. */
     public void release() {
@@ -411,7 +346,7 @@ public final class Conduit {
             if (c.unsent) { // never sent: no answer will come
                 c.unsent = false;
                 c.unsentPayload = null;
-                unsentCalls.remove(c);
+                outbox.unsent.remove(c);
                 table.remove(c);
             }
             if (holder == null) offerRole();

@@ -112,7 +112,7 @@ public final class Standby {
 
     /** Under the conduit's lock: futures wait, or passengers, or requests queued that nobody else will send. */
     private boolean hasWork() {
-        return conduit.table.futures() > 0 || conduit.waiting.passengers() > 0 || !conduit.queue.isEmpty() || !conduit.unsentCalls.isEmpty();
+        return conduit.table.futures() > 0 || conduit.waiting.passengers() > 0 || !conduit.queue.isEmpty() || !conduit.outbox.unsent.isEmpty();
     }
 
     /** Receives for the futures and passengers while they wait and no caller that may do the I/O waits. */

@@ -50,8 +50,7 @@ public final class MessageReader {
      * rest, past the deadline (a client's caller gave up waiting; the stream must not be cut mid-message).
      */
     boolean finishStarted;
-    // The last timeout: whether a message had started, how much of it had come, its size (-1: header incomplete).
-    private boolean timedOutMidMessage;
+    // The last timeout: how much of the message had come, its size (-1: header incomplete).
     private long timedOutHave;
     private long timedOutTotal;
 
@@ -261,7 +260,6 @@ public final class MessageReader {
     }
 
     private ErrnoException timedOut(long have, long total, boolean byDeadline) {
-        timedOutMidMessage = have > 0;
         timedOutHave = have;
         timedOutTotal = total;
         return new ErrnoException("recv(" + link.name() + ")", Errno.ETIMEDOUT, byDeadline
@@ -274,9 +272,4 @@ public final class MessageReader {
         return "a message stopped arriving: " + timedOutHave + (timedOutTotal >= 0 ? " of its " + timedOutTotal + " bytes came" : " bytes of its header came");
     }
 
-    /** The last receive timeout's line, while awaiting what (e.g. {@code request 2}). */
-    String describeTimeout(String what) {
-        return timedOutMidMessage ? stopped() + " while awaiting " + what + ", then nothing for " + timeoutMillis + " ms (the receive timeout)"
-                : "no answer to " + what + " within the receive timeout of " + timeoutMillis + " ms";
-    }
 }

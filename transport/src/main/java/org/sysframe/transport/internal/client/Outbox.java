@@ -1,0 +1,94 @@
+package org.sysframe.transport.internal.client;
+
+import org.sysframe.transport.internal.io.MessageWriter;
+import org.sysframe.transport.wire.RequestHeader;
+
+import org.sysframe.unix.ErrnoException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
+/**
+ * What the I/O role's holder writes: a caller's own request, with the client's send framing; the
+ * requests other callers queued ({@link SendQueue}), in one send; and those too big for the queue,
+ * of futures (copied) and of passengers (parked while they wait), a queue's worth per turn.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+final class Outbox {
+    private final Conduit conduit;
+    private final MessageWriter writer;
+    private final MemorySegment header;
+    /** Requests of futures and passengers the queue could not take, oldest first (under the conduit's lock). */
+    final ArrayDeque<Call> unsent = new ArrayDeque<>();
+
+    Outbox(Conduit conduit, MessageWriter writer, Arena arena) {
+        this.conduit = conduit;
+        this.writer = writer;
+        this.header = arena.allocate(RequestHeader.SIZE, 8);
+    }
+
+    void write(int id, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+        RequestHeader.write(header, 0, id, type, (int) length);
+        writer.write(header, 0, RequestHeader.SIZE, payload, offset, length);
+    }
+
+    /**
+     * The holder sends what callers queued, in one send (the buffer's last send is done first: io_uring
+     * reads it until then), and the requests of parked passengers that the queue could not take.
+     */
+    void flush() throws ErrnoException {
+        sendUnsent();
+        int n;
+        MemorySegment b;
+        conduit.lock.lock();
+        try {
+            if (conduit.queue.isEmpty()) return;
+            n = conduit.queue.requests();
+            conduit.batches++;
+            conduit.lastBatch = n;
+            if (n > conduit.largestBatch) conduit.largestBatch = n;
+        } finally {
+            conduit.lock.unlock();
+        }
+        conduit.link.flush();
+        conduit.lock.lock();
+        try {
+            b = conduit.queue.take();
+        } finally {
+            conduit.lock.unlock();
+        }
+        conduit.link.sendUntilFull(b, 0, conduit.queue.takenBytes());
+    }
+
+    /**
+     * The holder writes the requests too big for the queue of futures (copies) and of parked passengers
+     * (their payloads stay theirs while they wait), oldest first: about a queue's worth per turn (at
+     * least one), then it receives. A holder that wrote everything before reading would wait in a full
+     * socket while the server, its answers unread, stops reading too.
+     */
+    private void sendUnsent() throws ErrnoException {
+        long written = 0;
+        while (written < SendQueue.BYTES) {
+            Call c;
+            if (written == 0 && unsent.isEmpty()) return; // (a racy look: the poll below decides)
+            conduit.lock.lock();
+            try {
+                c = unsent.poll();
+                if (c == null) return;
+                if (!c.unsent) continue; // abandoned meanwhile
+                c.unsent = false;
+                written += RequestHeader.SIZE + c.unsentLength;
+            } finally {
+                conduit.lock.unlock();
+            }
+            // io_uring: the writer's iovec and copy buffer, and the payload's copy, must stay as they are until the SEND
+            // went out: what is queued goes first, and this one before the next write (epoll: no-ops).
+            if (written == RequestHeader.SIZE + c.unsentLength) conduit.link.flush();
+            write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
+            conduit.link.flush();
+            c.unsentPayload = null;
+        }
+    }
+}
