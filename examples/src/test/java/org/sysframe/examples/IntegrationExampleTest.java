@@ -139,7 +139,8 @@ class IntegrationExampleTest {
         assertFalse(transport.isAutomatic() || transport.isOpen());
         assertEquals(Set.of("org.sysframe.transport", "org.sysframe.transport.wire", "org.sysframe.transport.internal.io",
                 "org.sysframe.transport.internal.client", "org.sysframe.transport.internal.server", "org.sysframe.transport.internal.epoll",
-                "org.sysframe.transport.internal.uring", "org.sysframe.transport.internal.shm", "org.sysframe.transport.internal.jfr"), transport.packages());
+                "org.sysframe.transport.internal.uring", "org.sysframe.transport.internal.shm", "org.sysframe.transport.internal.jfr",
+                "org.sysframe.transport.internal.lookup"), transport.packages());
         assertEquals(Set.of("org.sysframe.transport", "org.sysframe.transport.wire"), unqualifiedExports(transport), "the internals are not exported");
         assertEquals(Set.of("java.base", "org.sysframe.unix", "jdk.jfr"), names(transport.requires()));
         assertTrue(transport.requires().stream().anyMatch(r -> r.name().equals("org.sysframe.unix")

@@ -54,7 +54,8 @@ import java.util.function.Consumer;
  * nobody doing it sends its request itself (with the send framing) and receives until its answer
  * came, handing every other answer to its caller; then the oldest caller still waiting takes over.
  * A caller that finds another doing the I/O has its request copied into a queue that the other sends
- * in one send before its next receive (a request over 64 KiB waits to be sent by its caller). So a
+ * in one send before its next receive (a request the queue has no room for is sent by its caller once
+ * it holds the role; a future's, or a virtual thread's on the channel, by the holder, from a copy). So a
  * caller alone costs exactly what a thread-confined client would (epoll, one at a time: one
  * {@code sendto} and one {@code recvfrom} per call; io_uring: one {@code io_uring_enter}; the
  * channel spinning: no syscall), and many callers share sends and receives. Futures are received

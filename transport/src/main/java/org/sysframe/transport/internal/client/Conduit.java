@@ -113,8 +113,9 @@ public final class Conduit {
 
     /**
      * Registers c and sends its request: at once when the role is free (the caller then holds it, and
-     * must {@link #await} or {@link #release}), else into the send queue, or, too big for it, later by c's
-     * caller itself. A future's caller never keeps the role: it sends and leaves.
+     * must {@link #await} or {@link #release}), else into the send queue; too big for it, the request
+     * is written later by its caller once it holds the role, or, for a future or a passenger, by the
+     * holder (from a copy). A future's caller never keeps the role: it sends and leaves.
      */
     public void send(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
         Thread me = Thread.currentThread();
@@ -122,7 +123,7 @@ public final class Conduit {
         // A virtual thread on the channel does no I/O: its carrier would spin or nap there. The client's own thread does it.
         c.passenger = channel && me.isVirtual() && c.kind != Call.Kind.FUTURE;
         if (c.passenger) standby.start();
-        if (c.startNanos == 0 || c.kind != Call.Kind.FUTURE) c.startNanos = System.nanoTime();
+        c.startNanos = System.nanoTime();
         boolean direct;
         lock.lock();
         try {
@@ -162,7 +163,7 @@ public final class Conduit {
                     }
                     if (c.kind == Call.Kind.FUTURE || c.passenger) outbox.unsent.add(c); // the holder writes it
                 }
-                if (holderMode == IDLE || holderMode == STANDBY && c.unsent && !c.passenger) nudge();
+                if (holderMode == IDLE) nudge();
                 if (holder == null) standby.offer();
             }
         } finally {
