@@ -128,7 +128,8 @@ public final class Standby {
                 }
                 conduit.flushQueue();
                 conduit.pump.pumpBy(conduit.router, conduit.slice(timeout > 0 ? System.nanoTime() + timeout : 0), timeout);
-                conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
+                if (conduit.outbox.wroteMuch()) conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
+                else conduit.pump.drainBuffered(conduit.router);
                 if (listener != null) deliver();
             }
         } catch (ErrnoException e) {
