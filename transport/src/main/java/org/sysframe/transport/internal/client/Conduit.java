@@ -249,11 +249,11 @@ public final class Conduit {
     }
 
     /**
-     * How long the client's own thread's next receive may wait: until deadline (0: none), or, while
-     * callers' requests wait to be sent or callers wait, at most {@value #SLICE_MILLIS} ms, so that no
-     * request waits for long behind a receive that nothing may answer (its futures' answers all came
-     * as a caller queued). A caller holding the role receives for its own request, which is out: its
-     * receive ends, and it never slices.
+     * How long the holder's next receive may wait: until deadline (0: none), or, while other callers'
+     * requests wait to be sent or other callers wait, at most {@value #SLICE_MILLIS} ms, so that no
+     * request waits for long behind a receive that nothing answers (a server that answers one request
+     * only once it read the next, or a race with a caller queuing as the receive began). A caller alone
+     * never slices its wait: its counts stay one receive per answer.
      */
     long slice(long deadline) {
         if (waiting.head() == null && queue.isEmpty() && outbox.unsent.isEmpty()) return deadline; // a racy look: a hint
@@ -280,13 +280,13 @@ public final class Conduit {
             while (!c.ready() && !closed) {
                 flushQueue();
                 if (Thread.currentThread().isInterrupted()) break;
-                // A caller's own request is out: its receive ends. Only after a large write does it read all there is
-                // before it writes more (a server whose answers go unread stops reading).
-                if (!pump.pumpBy(router, deadline, receiveTimeoutNanos)) break;
-                if (outbox.wroteMuch() && !c.ready()) {
+                long by = slice(deadline);
+                boolean got = pump.pumpBy(router, by, receiveTimeoutNanos);
+                if (by != deadline && !c.ready()) {
                     pump.drainBuffered(router);
-                    if (!c.ready()) pump.drainAvailable(router);
+                    if (!c.ready()) pump.drainAvailable(router); // others wait: read all there is before writing more
                 }
+                if (!got && by == deadline) break;
             }
             if (c.ready() && !closed) pump.drainBuffered(router);
         } catch (ErrnoException e) {

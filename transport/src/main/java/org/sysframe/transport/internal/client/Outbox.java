@@ -38,16 +38,7 @@ final class Outbox {
      * The holder sends what callers queued, in one send (the buffer's last send is done first: io_uring
      * reads it until then), and the requests of parked passengers that the queue could not take.
      */
-    /** Whether the last {@link #flush} wrote enough that the holder should read all there is before it writes more. */
-    boolean wroteMuch() { return lastBytes >= MUCH; }
-
-    /** What counts as much: a quarter of the send queue (the socket buffers hold several times that). */
-    static final int MUCH = SendQueue.BYTES / 4;
-
-    private long lastBytes;
-
     void flush() throws ErrnoException {
-        lastBytes = 0;
         sendUnsent();
         int n;
         MemorySegment b;
@@ -69,7 +60,6 @@ final class Outbox {
             conduit.lock.unlock();
         }
         conduit.link.sendUntilFull(b, 0, conduit.queue.takenBytes());
-        lastBytes += conduit.queue.takenBytes();
     }
 
     /**
@@ -98,7 +88,6 @@ final class Outbox {
             if (written == RequestHeader.SIZE + c.unsentLength) conduit.link.flush();
             write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
             conduit.link.flush();
-            lastBytes += RequestHeader.SIZE + c.unsentLength;
             c.unsentPayload = null;
         }
     }

@@ -128,8 +128,7 @@ public final class Standby {
                 }
                 conduit.flushQueue();
                 conduit.pump.pumpBy(conduit.router, conduit.slice(timeout > 0 ? System.nanoTime() + timeout : 0), timeout);
-                if (conduit.outbox.wroteMuch()) conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
-                else conduit.pump.drainBuffered(conduit.router);
+                conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
                 if (listener != null) deliver();
             }
         } catch (ErrnoException e) {
