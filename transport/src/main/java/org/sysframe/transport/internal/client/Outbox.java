@@ -20,6 +20,9 @@ final class Outbox {
     private final Conduit conduit;
     private final MessageWriter writer;
     private final MemorySegment header;
+    /** At most this many requests from the unsent list per turn. */
+    static final int UNSENT_PER_TURN = 16;
+
     /** Requests of futures and passengers the queue could not take, oldest first (under the conduit's lock). */
     final ArrayDeque<Call> unsent = new ArrayDeque<>();
 
@@ -64,13 +67,15 @@ final class Outbox {
 
     /**
      * The holder writes the requests too big for the queue of futures (copies) and of parked passengers
-     * (their payloads stay theirs while they wait), oldest first: about a queue's worth per turn (at
-     * least one), then it receives. A holder that wrote everything before reading would wait in a full
-     * socket while the server, its answers unread, stops reading too.
+     * (their payloads stay theirs while they wait), oldest first: at most a queue's worth of bytes and
+     * {@value #UNSENT_PER_TURN} requests per turn (at least one), then it receives. A holder that wrote
+     * everything before reading would wait in a full socket while the server, its answers unread,
+     * stops reading too (and each of these requests is a send of its own: a socket buffer fills with
+     * many small ones sooner than with their bytes).
      */
     private void sendUnsent() throws ErrnoException {
         long written = 0;
-        while (written < SendQueue.BYTES) {
+        for (int count = 0; written < SendQueue.BYTES && count < UNSENT_PER_TURN; count++) {
             Call c;
             if (written == 0 && unsent.isEmpty()) return; // (a racy look: the poll below decides)
             conduit.lock.lock();
