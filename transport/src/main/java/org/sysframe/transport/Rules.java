@@ -92,6 +92,13 @@ final class Rules {
         return n;
     }
 
+    static int requestsPerRead(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("requests per read " + n + ": 0 (every complete request) or at least 1");
+        }
+        return n;
+    }
+
     static Duration requestTimeout(Duration d) {
         if (d.toMillis() < 1) throw new IllegalArgumentException("request timeout " + d + ": at least 1 ms");
         return d;

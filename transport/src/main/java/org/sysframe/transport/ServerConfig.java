@@ -18,7 +18,8 @@ public record ServerConfig(
         WaitMode waitMode, int[] cpus, int maxRequestsPerTurn, Backend backend,
         java.time.Duration requestTimeout, java.time.Duration idleTimeout, long memoryBudget,
         int logLinesPerInterval, java.time.Duration logInterval, int uringEntries, int uringCompletions,
-        int sharedMemoryRing, WaitMode sharedMemoryWait, int sharedMemoryChannels, int sharedMemoryChannelsPerUid) {
+        int sharedMemoryRing, WaitMode sharedMemoryWait, int sharedMemoryChannels, int sharedMemoryChannelsPerUid,
+        int requestsPerRead) {
 
     private static final int OWN_UID = org.sysframe.unix.Self.uid();
 
@@ -47,6 +48,7 @@ public record ServerConfig(
         Rules.ring(sharedMemoryRing, true);
         Rules.channels("shared-memory channels", sharedMemoryChannels);
         Rules.channels("shared-memory channels per uid", sharedMemoryChannelsPerUid);
+        Rules.requestsPerRead(requestsPerRead);
     }
 
     /**
@@ -64,7 +66,7 @@ public record ServerConfig(
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, b,
                 requestTimeout, idleTimeout, memoryBudget, logLinesPerInterval, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels,
-                sharedMemoryChannelsPerUid);
+                sharedMemoryChannelsPerUid, requestsPerRead);
     }
 
     /** Whether the server offers shared-memory channels ({@link ServerOptions#sharedMemory}). */
@@ -109,6 +111,7 @@ public record ServerConfig(
                 + flush.name().toLowerCase(java.util.Locale.ROOT) + ", api " + apiVersion + (loops > 1 ? ", " + loops + " loops" : "")
                 + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "")
                 + (cpus.length > 0 ? ", cpus " + java.util.Arrays.toString(cpus) : "")
-                + (backend != Backend.EPOLL ? ", backend " + backend : "");
+                + (backend != Backend.EPOLL ? ", backend " + backend : "")
+                + (requestsPerRead > 0 ? ", requests per read " + requestsPerRead + " (Grout's api.c emulation)" : "");
     }
 }

@@ -48,6 +48,7 @@ public final class ServerOptions {
     private Backend backend = Backend.configuredDefault();
     private int[] cpus = new int[0];
     private int maxRequestsPerTurn = 128;
+    private int requestsPerRead;
     private Duration requestTimeout = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ZERO;
     private long memoryBudget = 64L << 20;
@@ -166,6 +167,23 @@ public final class ServerOptions {
      */
     public ServerOptions maxRequestsPerTurn(int n) {
         this.maxRequestsPerTurn = Rules.maxRequestsPerTurn(n);
+        return this;
+    }
+
+    /**
+     * For testing clients against Grout's own API server (its main/api.c): handle at most n requests per
+     * read of a connection's socket, and keep the rest, already read, until the next read brings bytes
+     * (then at most n more, oldest first). Grout's libevent {@code read_cb} handles one request per call
+     * and libevent does not call it again for bytes it has buffered already, so a client that sends
+     * several requests at once gets one answer, then nothing until it sends more: {@code requestsPerRead(1)}
+     * does the same. Default 0: every complete request read is handled. Socket connections only (a
+     * shared-memory channel handles every request). The requests kept stay in the connection's
+     * {@link #readBuffer(int) read buffer}: once they fill it, a read takes only the room the handled ones
+     * left, so a client keeping more than a read buffer of requests unanswered gets answers sooner than
+     * from Grout, whose buffer grows.
+     */
+    public ServerOptions requestsPerRead(int n) {
+        this.requestsPerRead = Rules.requestsPerRead(n);
         return this;
     }
 
@@ -299,7 +317,7 @@ public final class ServerOptions {
         return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
                 emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend,
                 requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels,
-                sharedMemoryChannelsPerUid);
+                sharedMemoryChannelsPerUid, requestsPerRead);
     }
 
     /** The dispatch table as it is now (handlers and their declared sizes), for a server that starts. */

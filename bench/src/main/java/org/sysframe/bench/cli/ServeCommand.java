@@ -78,6 +78,11 @@ final class ServeCommand implements Callable<Integer> {
             + " per INTERVAL, then one line counting the rest: LINES/INTERVAL (default: ${DEFAULT-VALUE})")
     String logLimit = "10/10s";
 
+    @Option(names = "--requests-per-read", paramLabel = "N", description = "for testing clients: emulate Grout's api.c,"
+            + " which handles one request per socket read and keeps the rest until more bytes arrive: handle at most"
+            + " N requests per read (socket connections only); 0: every complete request (default: ${DEFAULT-VALUE})")
+    int requestsPerRead;
+
     /** --mode as an octal file mode; anything else fails naming the option and the form. */
     static int octalMode(String m) {
         try {
@@ -185,6 +190,8 @@ final class ServeCommand implements Callable<Integer> {
                 .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
                 .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus)
                 .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse));
+        OptionValues.parse("--requests-per-read", String.valueOf(requestsPerRead),
+                v -> o.requestsPerRead(requestsPerRead));
         if (!transport.equals("socket") && !transport.equals("shm")) {
             throw new IllegalArgumentException("--transport " + transport + ": expected socket or shm");
         }

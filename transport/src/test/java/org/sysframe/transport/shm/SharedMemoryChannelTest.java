@@ -81,6 +81,29 @@ class SharedMemoryChannelTest {
     }
 
     @Test
+    void requestsPerReadAppliesToTheSocketOnlyNotToTheChannel() throws Exception {
+        // The emulation of Grout's socket reads: three pings flushed together over the channel get three answers.
+        String path = dir.resolve("per-read.sock").toString();
+        try (GroutServer s = GroutServer.start(server(path).requestsPerRead(1));
+             GroutClient c = GroutClient.connect(client(path, WaitMode.BLOCK));
+             Arena a = Arena.ofConfined();
+             Pipeline pl = c.pipeline(PipelineOptions.window(3))) {
+            assertTrue(c.sharedMemory());
+            MemorySegment p = a.allocate(8);
+            for (int i = 0; i < 3; i++) assertTrue(pl.queue(GroutApi.PING, p, 0, 8) > 0);
+            pl.flush();
+            int[] answered = {0};
+            while (pl.inFlight() > 0) {
+                pl.poll((id, status, buffer, offset, length, latency) -> {
+                    assertEquals(0, status);
+                    answered[0]++;
+                }, 3, true);
+            }
+            assertEquals(3, answered[0]);
+        }
+    }
+
+    @Test
     void aTurnThatWritesMoreThanTheAnswerRingHoldsPublishesWhatFitsAndGoesOn() throws Exception {
         // One request whose handler writes 5,000 items (24 bytes each, 120,000 bytes) in one turn into a
         // ring of 4,096: what a turn writes is published at its end (at once when the ring is full), the

@@ -51,6 +51,10 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     private boolean closed;
     private String closeWhenSent; // set: read nothing more, close once the unsent queue is empty
     private long requests;
+    // requestsPerRead (0: no cap): Grout's api.c handles one request per read and keeps the rest for the next.
+    private final int perRead;
+    private int sinceRead;        // requests handled since the last read brought bytes
+    private boolean held;         // a complete request waits for the next read (the cap was reached)
     // Bounds in time and memory (loop timer: checkTimers); times are the loop turn's, never read per request.
     private final ServerLimits limits;
     private boolean partial;      // a request has started and is not complete
@@ -61,8 +65,11 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     private boolean timed;        // counted in the loop's connections that need its timer
     private Runnable onClose;     // a shared-memory channel of this connection ends with it
 
-    ServerConnection(ServerLoop<?> host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid, int peerUid) {
+    /** A connection handling at most requestsPerRead requests per read (0: every complete one). */
+    ServerConnection(ServerLoop<?> host, ServerConfig config, Routes routes, long tag, Outlet out, int peerPid,
+            int peerUid, int requestsPerRead) {
         this.host = host;
+        this.perRead = requestsPerRead;
         this.config = config;
         this.routes = routes;
         this.tag = tag;
@@ -99,9 +106,10 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     /** Whether the loop should read now: not while output waits for room or the connection is closing. */
     public boolean wantsInput() { return !closed && !backlogged && !memoryWait && output.caughtUp() && closeWhenSent == null; }
 
-    /** Bytes were received into {@link #input()}: handle every complete request. */
+    /** Bytes were received into {@link #input()}: handle every complete request (at most requestsPerRead). */
     public void onInput() {
         lastInput = host.now();
+        sinceRead = 0;
         handleRequests();
     }
 
@@ -125,6 +133,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
 
     private void handleRequests() {
         if (memoryWait) return; // its request in part waits for the large buffer: nothing complete is there
+        held = false;
         int need = 0;
         boolean consumed = false;
         int budget = config.maxRequestsPerTurn();
@@ -152,15 +161,22 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
                 need = total;
                 break;
             }
+            if (perRead > 0 && sinceRead == perRead) {
+                held = true; // as Grout's api.c: kept, already read, until the next read brings bytes
+                break;
+            }
             dispatch(in, at, (int) plen);
             if (closed) return;
             input.consume(total);
             consumed = true;
+            sinceRead++;
         }
         output.flush();
         if (closed) return;
+        // Held requests never fill the buffer (each read handles one first): move them so the next read has room.
+        if (held) need = input.available() + 1;
         if (!input.compact(need, RequestHeader.SIZE)) waitForMemory(need);
-        if (input.available() == 0) {
+        if (input.available() == 0 || held) { // a held request is complete: no request timeout runs for it
             partial = false;
         } else if (!partial || consumed) {
             partial = true;
@@ -315,7 +331,10 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     /** Whether a deferred batch waits for the end of the loop turn. */
     boolean dirty() { return output.dirty(); }
 
-    /** The socket can take more: send the unsent queue; once it is empty, handle what was read meanwhile. */
+    /**
+     * The socket can take more: send the unsent queue; once it is empty, handle what was read meanwhile
+     * (not a read: requestsPerRead's count of the last read goes on).
+     */
     public void onWritable() {
         if (closed || !output.drain()) return;
         if (closeWhenSent != null) {

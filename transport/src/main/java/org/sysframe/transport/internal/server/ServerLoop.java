@@ -346,7 +346,8 @@ public abstract class ServerLoop<S extends LoopSocket> {
         }
         long tag = table.add(t -> newSocket(s, t));
         S ls = table.get(tag);
-        ServerConnection c = new ServerConnection(this, config, routes, tag, ls, cred.pid(), cred.uid());
+        ServerConnection c = new ServerConnection(this, config, routes, tag, ls, cred.pid(), cred.uid(),
+                config.requestsPerRead());
         attach(ls, c);
         if (ConnectionEvent.Opened.PROBE.isEnabled()) {
             ConnectionEvent.Opened e = new ConnectionEvent.Opened();
@@ -375,7 +376,8 @@ public abstract class ServerLoop<S extends LoopSocket> {
         load.incrementAndGet();
         long tag = table.add(socketOf);
         S ls = table.get(tag);
-        ServerConnection c = new ServerConnection(this, config, routes, tag, ls, peerPid, peerUid);
+        // requestsPerRead emulates Grout's socket reads: a channel's ring handles every request.
+        ServerConnection c = new ServerConnection(this, config, routes, tag, ls, peerPid, peerUid, 0);
         attach(ls, c);
         c.helloDone();
         return c;
