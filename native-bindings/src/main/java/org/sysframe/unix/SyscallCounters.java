@@ -18,6 +18,7 @@ public final class SyscallCounters {
 
     private final String name;
     private final SyscallCounters parent;
+    private final boolean summing;
     private final long[] counts = new long[SyscallKind.count()];
     private final long[] empty = new long[SyscallKind.count()];
 
@@ -26,16 +27,28 @@ public final class SyscallCounters {
     }
 
     public SyscallCounters(String name, SyscallCounters parent) {
+        this(name, parent, false);
+    }
+
+    private SyscallCounters(String name, SyscallCounters parent, boolean summing) {
         this.name = name;
         this.parent = parent;
+        this.summing = summing;
     }
+
+    /**
+     * Counters that sum several others (given as their parent), each counted by its own thread: every
+     * increment is an atomic add, so the sum is exact while several threads count at once.
+     */
+    public static SyscallCounters summing(String name) { return new SyscallCounters(name, null, true); }
 
     public String name() { return name; }
 
-    /** Counts one call of kind. Only the owning thread calls this. */
+    /** Counts one call of kind. Only the owning thread calls this (any thread, on {@link #summing} counters). */
     public void increment(SyscallKind kind) {
         int i = kind.ordinal();
-        SLOT.setRelease(counts, i, counts[i] + 1);
+        if (summing) SLOT.getAndAdd(counts, i, 1L);
+        else SLOT.setRelease(counts, i, counts[i] + 1);
         if (parent != null) parent.increment(kind);
     }
 
@@ -46,7 +59,8 @@ public final class SyscallCounters {
      */
     public void incrementEmpty(SyscallKind kind) {
         int i = kind.ordinal();
-        SLOT.setRelease(empty, i, empty[i] + 1);
+        if (summing) SLOT.getAndAdd(empty, i, 1L);
+        else SLOT.setRelease(empty, i, empty[i] + 1);
         if (parent != null) parent.incrementEmpty(kind);
     }
 

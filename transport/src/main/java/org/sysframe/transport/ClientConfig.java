@@ -10,7 +10,8 @@ import org.sysframe.transport.wire.MessageSpecs;
 public record ClientConfig(String socketPath, int apiVersion, String version, SendFraming send, RecvFraming recv,
                            long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu,
                            Backend backend, boolean sqpoll, java.util.Set<Integer> serverUids, boolean anyServerUid,
-                           long connectTimeoutMillis, long sendTimeoutMillis, boolean sharedMemory) {
+                           long connectTimeoutMillis, long sendTimeoutMillis, boolean sharedMemory,
+                           int maxInFlight, int connections) {
     /** Checks every setting by the rules {@link ClientOptions} applies (IllegalArgumentException, NullPointerException). */
     public ClientConfig {
         java.util.Objects.requireNonNull(socketPath);
@@ -26,6 +27,8 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
         serverUids = Rules.uids("serverUids", serverUids, "anyServerUid", anyServerUid);
         Rules.timeoutMillis("connect timeout", connectTimeoutMillis);
         Rules.timeoutMillis("send timeout", sendTimeoutMillis);
+        Rules.maxInFlight(maxInFlight);
+        Rules.connections(connections);
     }
 
     /** Whether a server running as uid is accepted (see {@link ClientOptions#serverUids}); ownUid is this process's. */
@@ -54,6 +57,8 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
                 + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "") + (cpu >= 0 ? ", cpu " + cpu : "")
                 + (backend != Backend.EPOLL ? ", backend " + backend + (sqpoll ? " (sqpoll)" : "") : "")
                 + (sharedMemory ? ", shared memory" : "")
+                + (maxInFlight != ClientOptions.MAX_IN_FLIGHT ? ", at most " + maxInFlight + " in flight" : "")
+                + (connections != 1 ? ", " + connections + " connections" : "")
                 + (anyServerUid ? ", any server uid" : serverUids != null ? ", server uids " + new java.util.TreeSet<>(serverUids) : "");
     }
 }

@@ -45,6 +45,14 @@ public final class ClientOptions {
     private Backend backend = Backend.configuredDefault();
     private boolean sqpoll;
     private boolean sharedMemory;
+    private int maxInFlight = MAX_IN_FLIGHT;
+    private int connections = 1;
+
+    /** The most requests a connection can have in flight: its 16-bit request ids, 1..65535 (the default: no cap below it). */
+    public static final int MAX_IN_FLIGHT = 0xffff;
+
+    /** The most connections one client may keep: {@value}. */
+    public static final int MAX_CONNECTIONS = 64;
 
     public static ClientOptions defaults() { return new ClientOptions(); }
 
@@ -159,10 +167,31 @@ public final class ClientOptions {
      */
     public ClientOptions sharedMemory(boolean on) { this.sharedMemory = on; return this; }
 
+    /**
+     * The most requests each connection has on the wire at once, 1..{@value #MAX_IN_FLIGHT} (default: no
+     * cap below the request ids). Calls beyond it wait in the client, oldest first, not on the wire: a
+     * blocking call parks until an answer makes room (within its receive timeout), a future's request is
+     * copied and sent when room comes, a {@link Pipeline}'s {@code queue} answers
+     * {@link Pipeline#BACK_PRESSURED}. 1 is what a server that answers one request per socket read needs
+     * (Grout's own API server does): see docs/concurrency.md.
+     */
+    public ClientOptions maxInFlight(int n) { this.maxInFlight = Rules.maxInFlight(n); return this; }
+
+    /**
+     * How many connections the client keeps, 1..{@value #MAX_CONNECTIONS} (default 1). Each call goes
+     * to a connection with room under {@link #maxInFlight}; with none, to the one whose calls wait least.
+     * Each connection says GR_HELLO, has its own request ids, counters and (with {@link #sharedMemory})
+     * channel; {@link GroutClient#stats()} sums them. Events and their subscriptions are the first
+     * connection's. With several, one that breaks fails only the calls on it and is connected anew by
+     * the next call that picks it.
+     */
+    public ClientOptions connections(int n) { this.connections = Rules.connections(n); return this; }
+
     /** The settings as they are now, frozen. */
     public ClientConfig freeze() {
         return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu, backend, sqpoll,
-                serverUids, anyServerUid, connectTimeoutMillis, sendTimeoutMillis, sharedMemory);
+                serverUids, anyServerUid, connectTimeoutMillis, sendTimeoutMillis, sharedMemory,
+                maxInFlight, connections);
     }
 
     @Override

@@ -1,20 +1,13 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.internal.client.Call;
-import org.sysframe.transport.internal.client.ClientConnect;
 import org.sysframe.transport.internal.client.Conduit;
 import org.sysframe.transport.internal.client.Events;
 import org.sysframe.transport.internal.client.MainModulePayloads;
 import org.sysframe.transport.internal.client.PipelineRole;
-import org.sysframe.transport.internal.epoll.SocketLink;
-import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.client.Router;
 import org.sysframe.transport.internal.io.FdPoller;
-import org.sysframe.transport.internal.io.MessagePump;
-import org.sysframe.transport.internal.io.MessageReader;
-import org.sysframe.transport.internal.io.MessageWriter;
-import org.sysframe.transport.internal.jfr.ConnectionEvent;
 import org.sysframe.transport.internal.jfr.RoundTripEvent;
-import org.sysframe.transport.internal.shm.ShmClient;
 import org.sysframe.transport.internal.shm.ShmClientLink;
 import org.sysframe.transport.internal.uring.UringLink;
 import org.sysframe.transport.wire.GroutApi;
@@ -25,18 +18,19 @@ import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.PeerCredentials;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
-import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.uring.UringCounts;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.Locale;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
 /**
@@ -72,154 +66,154 @@ import java.util.function.Consumer;
  * with ENOTCONN naming it. {@link #close()} may be called from any thread; it fails the waiting calls
  * and frees the descriptor and memory once. Request ids run 1..0xffff: at most 65535 calls in flight.
  *
+ * <p><b>Servers that answer one request per read</b> (Grout's own API server does) leave all but the
+ * first of several requests sent together unanswered: {@link ClientOptions#maxInFlight}(1) keeps one
+ * request per connection on the wire, and {@link ClientOptions#connections} gives callers several
+ * connections to overlap on. A call that times out in such a stall says so.
+ *
  * <p>The steady path of {@link #call} allocates nothing on the Java heap once a thread made its first
  * call; {@link #callAsync} allocates its future and its answer.
  */
 public final class GroutClient implements AutoCloseable {
     private final ClientConfig options;
     private final MessageSpecs specs;
-    private final Arena arena = Arena.ofShared();
-    private final UnixSocket socket;
-    private final ClientLink link;
-    private final Conduit conduit;
-    private final MessageReader reader;
+    /** The connections; a pooled one that broke is connected anew in its place (under its slot's monitor). */
+    private final AtomicReferenceArray<ClientConnection> pool;
+    private final Object[] slots;
+    /** With a pool, the sum of every connection's counters; null with one connection (its socket's are the client's). */
+    private final SyscallCounters sum;
     private final ThreadLocal<Mine> mine = ThreadLocal.withInitial(Mine::new);
+    private final String name;
     private final String backendName;
     private final String transportName;
-    private volatile int maxIfaces;
-    private final java.util.concurrent.atomic.AtomicBoolean freed = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean closed;
 
-    /** A thread's own call and views of its answers. */
+    /** A thread's own call and views of its answers, and the connection it used last. */
     private static final class Mine {
         Call call = Call.of(Call.Kind.BLOCKING);
         final Response response = new Response();
         final Event event = new Event();
+        int home;
     }
 
-    private GroutClient(ClientConfig options, UnixSocket socket, ClientLink link) {
+    private GroutClient(ClientConfig options, ClientConnection first, SyscallCounters sum) {
         this.options = options;
         this.specs = options.specs();
-        this.socket = socket;
-        this.link = link;
-        this.reader = new MessageReader(link, options.recv(), arena, options.receiveTimeoutMillis());
-        MessageWriter writer = new MessageWriter(link, options.send(), arena);
-        this.conduit = new Conduit(socket.name(), link, writer, new MessagePump(reader), arena, options.receiveTimeoutMillis(), specs,
-                this::free);
-        this.conduit.router().completion(this::complete);
-        this.backendName = link instanceof UringLink ? "io_uring" : "epoll";
-        this.transportName = link instanceof ShmClientLink ? "shared memory" : "socket";
-    }
-
-    private static ClientLink link(ClientConfig options, UnixSocket socket) throws ErrnoException {
-        if (options.backend().resolve("client(" + socket.name() + ")") == Backend.EPOLL) {
-            return new SocketLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis());
-        }
-        return new UringLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis(), options.sqpoll());
+        this.sum = sum;
+        this.pool = new AtomicReferenceArray<>(options.connections());
+        this.slots = new Object[options.connections()];
+        for (int i = 0; i < slots.length; i++) slots[i] = new Object();
+        this.pool.set(0, first);
+        this.name = first.socket.name();
+        this.backendName = first.backendName;
+        this.transportName = first.transportName;
     }
 
     /**
      * Connects to options' socket and performs GR_HELLO (and, with {@link ClientOptions#sharedMemory},
-     * asks for the channel). Failures say what to check: no socket file, a path that is not a socket, a
-     * refused API version (EBADMSG), a server that closed right after connect (a uid it does not admit).
+     * asks for the channel), on each of {@link ClientOptions#connections} connections. Failures say what
+     * to check: no socket file, a path that is not a socket, a refused API version (EBADMSG), a server
+     * that closed right after connect (a uid it does not admit).
      */
     public static GroutClient connect(ClientOptions builder) throws IOException {
         ClientConfig options = builder.freeze();
-        UnixSocket socket = ClientConnect.open(options);
-        ClientLink link;
+        SyscallCounters sum = options.connections() > 1 ? SyscallCounters.summing("client " + options.socketPath()) : null;
+        Completer completer = new Completer();
+        GroutClient c = new GroutClient(options, ClientConnection.open(options, sum, completer), sum);
+        completer.client = c;
         try {
-            link = link(options, socket);
-        } catch (ErrnoException | RuntimeException e) {
-            socket.close();
-            throw e;
-        }
-        GroutClient c = new GroutClient(options, socket, link);
-        try {
-            c.hello();
-            return options.sharedMemory() ? c.overSharedMemory() : c;
-        } catch (ErrnoException e) {
-            PeerCredentials server = c.credentialsOrNull();
-            c.close();
-            throw ClientConnect.hello(options.apiVersion(), e, server);
+            for (int i = 1; i < options.connections(); i++) c.pool.set(i, ClientConnection.open(options, sum, c::complete));
+            return c;
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;
         }
     }
 
+    /** The first connection's completions, before its client exists (none come before GR_HELLO's answer). */
+    private static final class Completer implements Router.Completion {
+        volatile GroutClient client;
+
+        @Override
+        public void complete(Call c) { client.complete(c); }
+    }
+
     public static GroutClient connect(String path) throws IOException {
         return connect(ClientOptions.defaults().socketPath(path));
     }
 
-    private void hello() throws IOException {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment req = MainModulePayloads.hello(a, options.apiVersion(), options.version());
-            Mine m = mine.get();
-            conduit.call(m.call, GroutApi.HELLO, req, 0, req.byteSize());
-            Response r = view(m);
-            if (r.status() == Errno.EBADMSG) {
-                throw ClientConnect.refusedVersion(options.apiVersion(), MainModulePayloads.serverVersion(r));
+    /**
+     * The connection a call of this thread goes to: the one it used last while that one has nothing in
+     * flight, else the one with the fewest calls in flight or waiting (the last used on a tie); a broken
+     * one counts as idle and is connected anew (see {@link ClientOptions#connections}).
+     */
+    private ClientConnection pick(Mine m) throws IOException {
+        int n = slots.length;
+        if (n == 1) return pool.get(0);
+        int best = m.home;
+        int least = load(pool.get(best));
+        for (int k = 1; k < n && least > 0; k++) {
+            int i = (m.home + k) % n;
+            int load = load(pool.get(i));
+            if (load < least) {
+                least = load;
+                best = i;
             }
-            check(GroutApi.HELLO, r);
-            maxIfaces = MainModulePayloads.maxIfaces(r);
         }
+        m.home = best;
+        return connection(best);
     }
+
+    private static int load(ClientConnection c) { return c.conduit.endedHint() ? 0 : c.conduit.load(); }
 
     /**
-     * Asks for a shared-memory channel (nothing is in flight right after GR_HELLO): a client over it
-     * that takes this one's place (same socket, hello result), or this one when the server answered an
-     * error or the backend is io_uring.
+     * Connection i; with a pool, one that broke is closed and connected anew first (its calls failed
+     * with the error that broke it). Never more than {@link ClientOptions#connections} are open.
      */
-    private GroutClient overSharedMemory() throws IOException {
-        if (backend() != Backend.EPOLL) return this;
-        ClientLink shm;
-        try {
-            shm = ShmClient.negotiate(options, socket, SHM_OPEN_ID);
-        } catch (ErrnoException e) {
-            close();
-            throw e;
+    private ClientConnection connection(int i) throws IOException {
+        ClientConnection c = pool.get(i);
+        if (slots.length == 1 || !c.conduit.endedHint() || closed) return c;
+        synchronized (slots[i]) {
+            c = pool.get(i);
+            if (!c.broken() || closed) return c;
+            c.close();
+            ClientConnection fresh = ClientConnection.open(options, sum, this::complete);
+            pool.set(i, fresh);
+            if (closed) fresh.close(); // closed meanwhile: the caller gets ENOTCONN from it
+            return fresh;
         }
-        if (shm == null) return this;
-        GroutClient s = new GroutClient(options, socket, shm);
-        s.maxIfaces = maxIfaces;
-        // This client's memory goes; the socket stays with the new one.
-        conduit.close(() -> { });
-        return s;
     }
 
-    /** SHM_OPEN's request id: nothing is in flight after GR_HELLO (id 1), and the client over the channel starts its ids anew. */
-    private static final int SHM_OPEN_ID = 2;
-
-    /** The memory goes once close() happened and no thread uses it any more. */
-    private void free() {
-        if (!freed.compareAndSet(false, true)) return;
-        link.close();
-        if (arena.scope().isAlive()) arena.close();
-    }
+    /** The first connection: events and their subscriptions, the server's credentials, hello's result. */
+    private ClientConnection first() throws IOException { return connection(0); }
 
     /** Whether requests go through a shared-memory channel ({@link ClientOptions#sharedMemory}) rather than the socket. */
-    public boolean sharedMemory() { return link instanceof ShmClientLink; }
+    public boolean sharedMemory() { return pool.get(0).link instanceof ShmClientLink; }
 
     /** What the server said in its GR_HELLO response; -1 when it answered without it (older servers). */
-    public int maxIfaces() { return maxIfaces; }
+    public int maxIfaces() { return pool.get(0).maxIfaces(); }
 
     /** The settings this client runs with. */
     public ClientConfig config() { return options; }
 
     /** The server process as the kernel recorded it (SO_PEERCRED): its pid, uid and gid. */
     public PeerCredentials serverCredentials() throws ErrnoException {
-        return socket.peerCredentials();
+        return pool.get(0).socket.peerCredentials();
     }
 
-    private PeerCredentials credentialsOrNull() {
-        try {
-            return socket.peerCredentials();
-        } catch (ErrnoException e) {
-            return null;
-        }
-    }
+    /**
+     * Every syscall this client made on its connections, by kind, whichever thread made it (live): with
+     * {@link ClientOptions#connections} over 1, the sum of {@link #connectionCounters()} (replaced
+     * connections' included).
+     */
+    public SyscallCounters counters() { return sum != null ? sum : pool.get(0).socket.counters(); }
 
-    /** Every syscall this client made on its connection, by kind, whichever thread made it (live). */
-    public SyscallCounters counters() { return socket.counters(); }
+    /** Each connection's own counters, in pool order (the connections open now). */
+    public List<SyscallCounters> connectionCounters() {
+        List<SyscallCounters> all = new ArrayList<>(slots.length);
+        for (int i = 0; i < slots.length; i++) all.add(pool.get(i).socket.counters());
+        return List.copyOf(all);
+    }
 
     /**
      * The epoll_wait calls of the JVM's one poller thread ({@code sysframe-poller}), where virtual
@@ -228,26 +222,38 @@ public final class GroutClient implements AutoCloseable {
     public static SyscallCounts pollerCounts() { return FdPoller.countsIfStarted(); }
 
     /** The backend this client runs on: {@link Backend#EPOLL} or {@link Backend#IO_URING} (AUTO resolved at connect). */
-    public Backend backend() { return link instanceof UringLink ? Backend.IO_URING : Backend.EPOLL; }
+    public Backend backend() { return pool.get(0).link instanceof UringLink ? Backend.IO_URING : Backend.EPOLL; }
 
-    /** With the io_uring backend, the SQEs by opcode and the CQEs so far (zero with epoll). */
-    public UringCounts uringCounts() { return link.uringCounts(); }
+    /** With the io_uring backend, the first connection's SQEs by opcode and its CQEs so far (zero with epoll). */
+    public UringCounts uringCounts() { return pool.get(0).link.uringCounts(); }
 
-    /** The calls, batches, dropped answers and events so far. */
+    /** The calls, batches, dropped answers and events so far, summed over the connections (the largest batch: the largest of any). */
     public ClientStats stats() {
-        long[] c = conduit.counts();
-        return new ClientStats(c[0], c[1], c[2], c[3], c[4], c[5], (int) c[6], c[7], c[8]);
+        long[] t = new long[9];
+        for (int i = 0; i < slots.length; i++) {
+            long[] c = pool.get(i).conduit.counts();
+            for (int k = 0; k < t.length; k++) t[k] = k == 2 || k == 3 ? Math.max(t[k], c[k]) : t[k] + c[k];
+        }
+        return new ClientStats(t[0], t[1], t[2], t[3], t[4], t[5], (int) t[6], t[7], t[8]);
     }
 
     /**
-     * The Linux thread id of the client's own thread, {@code sysframe-client(<socket>)} (for
+     * The Linux thread id of the first connection's own thread, {@code sysframe-client(<socket>)} (for
      * {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)}): started by the first
-     * {@link #callAsync} or {@link #onEvent}; 0 before.
+     * {@link #callAsync} or {@link #onEvent} on it; 0 before. (Each connection of a pool has its own.)
      */
-    public int clientThreadId() { return conduit.standby().tid(); }
+    public int clientThreadId() { return pool.get(0).conduit.standby().tid(); }
 
-    /** False once a failure broke the connection, or after {@link #close()}. */
-    public boolean isUsable() { return conduit.isUsable() && socket.isOpen(); }
+    /**
+     * False after {@link #close()}; with one connection, also once a failure broke it (a pool connects a
+     * broken one anew).
+     */
+    public boolean isUsable() {
+        if (closed) return false;
+        if (slots.length > 1) return true;
+        ClientConnection c = pool.get(0);
+        return c.conduit.isUsable() && c.socket.isOpen();
+    }
 
     // ---------------------------------------------------------------- calls
 
@@ -270,15 +276,16 @@ public final class GroutClient implements AutoCloseable {
     public Response call(int type, MemorySegment payload, long offset, long length) throws IOException {
         checkLength(type, length);
         Mine m = mine.get();
+        ClientConnection cn = pick(m);
         if (!RoundTripEvent.PROBE.isEnabled()) {
-            run(m, type, payload, offset, length);
+            run(cn, m, type, payload, offset, length);
             return finish(m, type);
         }
         RoundTripEvent e = new RoundTripEvent();
         e.begin();
         int status = -1;
         try {
-            run(m, type, payload, offset, length);
+            run(cn, m, type, payload, offset, length);
             Response r = finish(m, type);
             status = 0;
             e.responseBytes = r.length();
@@ -292,10 +299,10 @@ public final class GroutClient implements AutoCloseable {
         }
     }
 
-    private void run(Mine m, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+    private static void run(ClientConnection cn, Mine m, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
         Call c = m.call;
         try {
-            conduit.call(c, type, payload, offset, length);
+            cn.conduit.call(c, type, payload, offset, length);
         } catch (ErrnoException | RuntimeException e) {
             if (c.kind() == Call.Kind.BLOCKING && !c.failed() && c.id() != 0 && c.status() == 0 && c.length() == 0) {
                 // Abandoned (timeout, interrupt): its id stays taken until its late answer comes, so the thread takes a new call.
@@ -327,7 +334,10 @@ public final class GroutClient implements AutoCloseable {
         }
     }
 
-    private void check(int type, Response r) throws ApiException, ErrnoException {
+    private void check(int type, Response r) throws ApiException, ErrnoException { check(specs, type, r); }
+
+    /** ApiException for a non-zero status; EMSGSIZE for a payload shorter than the type's declared minimum. */
+    static void check(MessageSpecs specs, int type, Response r) throws ApiException, ErrnoException {
         if (r.status() != 0) throw new ApiException(specs.name(type), type, r.status());
         int min = specs.minResponse(type);
         if (r.length() < min) {
@@ -338,7 +348,7 @@ public final class GroutClient implements AutoCloseable {
 
     private void record(RoundTripEvent e, String call, int type, long requestBytes, int status, Thread caller) {
         if (!e.shouldCommit()) return;
-        e.socket = socket.name();
+        e.socket = name;
         e.call = call;
         e.caller = caller;
         e.type = String.format("0x%08x", type);
@@ -369,8 +379,9 @@ public final class GroutClient implements AutoCloseable {
      */
     public CompletableFuture<Response> callAsync(int type, MemorySegment payload, long offset, long length) throws IOException {
         checkLength(type, length);
+        Conduit conduit = pick(mine.get()).conduit;
         conduit.standby().start();
-        Answer f = new Answer(type, length, Thread.currentThread());
+        Answer f = new Answer(conduit, type, length, Thread.currentThread());
         Call c = f.call;
         conduit.send(c, type, payload, offset, length);
         f.id = c.id();
@@ -381,8 +392,10 @@ public final class GroutClient implements AutoCloseable {
             Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
             if (cause instanceof TimeoutException) {
                 f.abandon();
-                throw new CompletionException(new ErrnoException(specs.name(type), Errno.ETIMEDOUT, "no answer to request " + f.id
-                        + " within the receive timeout of " + options.receiveTimeoutMillis() + " ms (the client stays usable; a late answer is dropped)"));
+                throw new CompletionException(new ErrnoException(specs.name(type), Errno.ETIMEDOUT, (c.id() == 0 ? "no room under maxInFlight "
+                        + options.maxInFlight() + " (the request was not sent), nor an answer," : "no answer to request " + c.id())
+                        + " within the receive timeout of " + options.receiveTimeoutMillis() + " ms (the client stays usable; a late answer is dropped)"
+                        + conduit.stallHint(c)));
             }
             throw t instanceof CompletionException ce ? ce : new CompletionException(t);
         });
@@ -391,13 +404,15 @@ public final class GroutClient implements AutoCloseable {
     /** A future's answer: completed by the router with a copy of the call's answer. */
     private final class Answer extends CompletableFuture<Response> {
         final Call call = Call.of(Call.Kind.FUTURE);
+        final Conduit conduit;
         final int type;
         final long requestBytes;
         final Thread caller;
         final RoundTripEvent event;
         volatile int id;
 
-        Answer(int type, long requestBytes, Thread caller) {
+        Answer(Conduit conduit, int type, long requestBytes, Thread caller) {
+            this.conduit = conduit;
             this.type = type;
             this.requestBytes = requestBytes;
             this.caller = caller;
@@ -453,14 +468,10 @@ public final class GroutClient implements AutoCloseable {
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
         }
         Call c = Call.of(Call.Kind.STREAM);
-        ResponseStream s = new ResponseStream(this, type, c, length);
+        Conduit conduit = pick(mine.get()).conduit;
+        ResponseStream s = new ResponseStream(this, conduit, type, c, length);
         conduit.call(c, type, payload, offset, length);
         return s;
-    }
-
-    /** The stream's next item into its call (waiting within the receive timeout); false once the stream ended. */
-    boolean nextItem(Call c) throws ErrnoException {
-        return conduit.nextItem(c);
     }
 
     void recordStream(RoundTripEvent e, int type, long requestBytes, int status) {
@@ -475,11 +486,12 @@ public final class GroutClient implements AutoCloseable {
      * client's I/O: other threads' calls go out with its flushes and their answers come in with its
      * polls.
      */
-    public Pipeline pipeline(PipelineOptions options) throws ErrnoException {
-        PipelineRole role = new PipelineRole(conduit);
+    public Pipeline pipeline(PipelineOptions options) throws IOException {
+        ClientConnection cn = pick(mine.get());
+        PipelineRole role = new PipelineRole(cn.conduit);
         role.acquire();
         try {
-            return new Pipeline(this, conduit, role, link, reader, options);
+            return new Pipeline(this, cn.conduit, role, cn.link, cn.reader, cn.socket.counters(), options);
         } catch (RuntimeException | Error e) {
             role.release();
             throw e;
@@ -496,17 +508,24 @@ public final class GroutClient implements AutoCloseable {
 
     // ---------------------------------------------------------------- events
 
-    /** Subscribes this connection to ev_type (or {@link GroutApi#EVENT_ALL}). */
+    /** Subscribes the client (its first connection, which takes the events) to ev_type (or {@link GroutApi#EVENT_ALL}). */
     public void subscribe(int evType, boolean suppressSelfEvents) throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment req = MainModulePayloads.subscribe(a, evType, suppressSelfEvents);
-            call(GroutApi.EVENT_SUBSCRIBE, req, 0, req.byteSize());
+            onFirst(GroutApi.EVENT_SUBSCRIBE, req);
         }
     }
 
-    /** Removes every subscription of this connection. */
+    /** Removes every subscription of the client. */
     public void unsubscribe() throws IOException {
-        call(GroutApi.EVENT_UNSUBSCRIBE);
+        onFirst(GroutApi.EVENT_UNSUBSCRIBE, MemorySegment.NULL);
+    }
+
+    /** A call on the first connection, the one whose events the client takes. */
+    private void onFirst(int type, MemorySegment payload) throws IOException {
+        Mine m = mine.get();
+        run(first(), m, type, payload, 0, payload.byteSize());
+        finish(m, type);
     }
 
     /**
@@ -517,19 +536,19 @@ public final class GroutClient implements AutoCloseable {
     public Event nextEvent(Duration timeout) throws IOException {
         noListener();
         long nanos = timeout.toNanos();
-        Events.Kept k = conduit.events().await(System.nanoTime() + Math.max(0, nanos));
+        Events.Kept k = first().conduit.events().await(System.nanoTime() + Math.max(0, nanos));
         return k == null ? null : view(k);
     }
 
     /** The oldest event received and not taken yet, or null; never waits, never reads the socket. */
     public Event pollEvent() {
         noListener();
-        Events.Kept k = conduit.events().poll();
+        Events.Kept k = pool.get(0).conduit.events().poll();
         return k == null ? null : view(k);
     }
 
     /** Events received and not yet taken. */
-    public int pendingEvents() { return conduit.events().pending(); }
+    public int pendingEvents() { return pool.get(0).conduit.events().pending(); }
 
     /**
      * Hands every event from now on to listener, in arrival order, on the client's own thread
@@ -539,15 +558,15 @@ public final class GroutClient implements AutoCloseable {
     public void onEvent(Consumer<Event> listener) {
         java.util.Objects.requireNonNull(listener);
         Event view = new Event();
-        conduit.standby().listen(k -> {
+        pool.get(0).conduit.standby().listen(k -> {
             view.set(k.type(), MemorySegment.ofArray(k.payload()), 0, k.payload().length);
             listener.accept(view);
         });
     }
 
     private void noListener() {
-        if (conduit.standby().hasListener()) {
-            throw new IllegalStateException("GroutClient(" + socket.name() + ") hands its events to the listener set by onEvent");
+        if (pool.get(0).conduit.standby().hasListener()) {
+            throw new IllegalStateException("GroutClient(" + name + ") hands its events to the listener set by onEvent");
         }
     }
 
@@ -558,7 +577,11 @@ public final class GroutClient implements AutoCloseable {
     }
 
     /** Callers parked while another does the I/O (tests: none once every call returned). */
-    int listedCallers() { return conduit.listedCallers(); }
+    int listedCallers() {
+        int n = 0;
+        for (int i = 0; i < slots.length; i++) n += pool.get(i).conduit.listedCallers();
+        return n;
+    }
 
     // ---------------------------------------------------------------- close
 
@@ -569,17 +592,12 @@ public final class GroutClient implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (ConnectionEvent.ClientClosed.PROBE.isEnabled() && conduit.isUsable()) {
-            ConnectionEvent.ClientClosed e = new ConnectionEvent.ClientClosed();
-            if (e.shouldCommit()) {
-                SyscallCounts counts = socket.counters().snapshot();
-                e.socket = socket.name();
-                e.backend = backend().name().toLowerCase(Locale.ROOT);
-                e.syscalls = counts.total();
-                e.syscallsByKind = counts.toString();
-                e.commit();
+        closed = true;
+        for (int i = 0; i < slots.length; i++) {
+            synchronized (slots[i]) {
+                ClientConnection c = pool.get(i);
+                if (c != null) c.close();
             }
         }
-        conduit.close(socket::close);
     }
 }

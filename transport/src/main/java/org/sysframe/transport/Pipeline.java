@@ -12,6 +12,7 @@ import org.sysframe.transport.wire.RequestHeader;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.IovArray;
 import org.sysframe.unix.UnixSocket;
 
@@ -51,7 +52,7 @@ public final class Pipeline implements AutoCloseable {
         void onResponse(int id, int status, MemorySegment payload, long offset, long length, long latencyNanos);
     }
 
-    /** Returned by {@link #queue} when the window is full. */
+    /** Returned by {@link #queue} when the window is full, or the client's in-flight cap ({@link ClientOptions#maxInFlight}). */
     public static final int BACK_PRESSURED = -1;
 
     private static final int BATCH_BYTES = 64 * 1024;
@@ -61,6 +62,7 @@ public final class Pipeline implements AutoCloseable {
     private final Conduit conduit;
     private final PipelineRole role;
     private final ClientLink link;
+    private final SyscallCounters counters;
     private final Inbox inbox;
     private final PipelineOptions options;
     private final Arena arena = Arena.ofConfined();
@@ -79,8 +81,10 @@ public final class Pipeline implements AutoCloseable {
     private long lateAnswers;
     private AnswerHandler handler;
 
-    Pipeline(GroutClient client, Conduit conduit, PipelineRole role, ClientLink link, MessageReader reader, PipelineOptions options) {
+    Pipeline(GroutClient client, Conduit conduit, PipelineRole role, ClientLink link, MessageReader reader, SyscallCounters counters,
+             PipelineOptions options) {
         this.client = client;
+        this.counters = counters;
         this.conduit = conduit;
         this.role = role;
         this.link = link;
@@ -115,6 +119,7 @@ public final class Pipeline implements AutoCloseable {
         long need = RequestHeader.SIZE + (copy ? length : 0);
         if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity() || queuedCount == queued.length) flush();
         int id = role.reserve(type);
+        if (id < 0) return BACK_PRESSURED; // the client's in-flight cap (ClientOptions.maxInFlight): poll
         RequestHeader.write(staging, stagingUsed, id, type, (int) length);
         stagingUsed += RequestHeader.SIZE;
         if (copy) {
@@ -143,7 +148,7 @@ public final class Pipeline implements AutoCloseable {
         long syscallsBefore = 0, bytes = 0;
         if (PipelineBatchEvent.PROBE.isEnabled()) {
             event = new PipelineBatchEvent();
-            syscallsBefore = client.counters().snapshot().total();
+            syscallsBefore = counters.snapshot().total();
             if (iov.pending() != 0) closeStagingRun();
             bytes = iov.pending() == 0 ? stagingUsed : iov.remaining();
             event.begin();
@@ -174,7 +179,7 @@ public final class Pipeline implements AutoCloseable {
                 event.socket = client.config().socketPath();
                 event.requests = queuedCount;
                 event.bytes = bytes;
-                event.syscalls = client.counters().snapshot().total() - syscallsBefore;
+                event.syscalls = counters.snapshot().total() - syscallsBefore;
                 event.commit();
             }
         }
@@ -198,6 +203,15 @@ public final class Pipeline implements AutoCloseable {
         this.handler = handler;
         long now = order == null ? 0 : System.nanoTime();
         int n = order == null ? 0 : expire(now);
+        if (inFlight == 0 && n == 0 && wait && conduit.maxInFlight() < ClientOptions.MAX_IN_FLIGHT) {
+            // Other callers' requests fill the in-flight cap (queue said BACK_PRESSURED): their answers make room.
+            try {
+                conduit.receiveForOthers();
+            } catch (ErrnoException e) {
+                throw failAll(e);
+            }
+            return 0;
+        }
         if (inFlight == 0 || n >= limit) return n;
         long deadline = order == null || order.isEmpty() ? 0 : deadlineOf(order.headTime());
         long bound = 0; // without a request timeout, the receive timeout bounds a waiting poll

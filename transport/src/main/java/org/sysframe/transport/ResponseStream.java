@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.internal.client.Call;
+import org.sysframe.transport.internal.client.Conduit;
 import org.sysframe.transport.internal.jfr.RoundTripEvent;
 
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.io.IOException;
  */
 public final class ResponseStream implements AutoCloseable {
     private final GroutClient client;
+    private final Conduit conduit;
     private final int type;
     private final Call call;
     private final long requestBytes;
@@ -21,7 +23,8 @@ public final class ResponseStream implements AutoCloseable {
     private long received;
     private boolean done;
 
-    ResponseStream(GroutClient client, int type, Call call, long requestBytes) {
+    ResponseStream(GroutClient client, Conduit conduit, int type, Call call, long requestBytes) {
+        this.conduit = conduit;
         this.client = client;
         this.type = type;
         this.call = call;
@@ -33,7 +36,7 @@ public final class ResponseStream implements AutoCloseable {
     /** Reads the next item; false once the terminator arrived. A non-zero status throws (and ends the stream). */
     public boolean next() throws IOException {
         if (done) return false;
-        if (!client.nextItem(call)) {
+        if (!conduit.nextItem(call)) {
             end(0);
             return false;
         }

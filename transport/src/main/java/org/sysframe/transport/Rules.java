@@ -46,6 +46,20 @@ final class Rules {
         return uids == null ? null : Set.copyOf(uids);
     }
 
+    static int maxInFlight(int n) {
+        if (n < 1 || n > ClientOptions.MAX_IN_FLIGHT) {
+            throw new IllegalArgumentException("maxInFlight " + n + ": expected 1.." + ClientOptions.MAX_IN_FLIGHT + " (request ids are 16-bit)");
+        }
+        return n;
+    }
+
+    static int connections(int n) {
+        if (n < 1 || n > ClientOptions.MAX_CONNECTIONS) {
+            throw new IllegalArgumentException("connections " + n + ": expected 1.." + ClientOptions.MAX_CONNECTIONS);
+        }
+        return n;
+    }
+
     static int mode(int m) {
         if ((m & ~0777) != 0) throw new IllegalArgumentException("mode 0" + Integer.toOctalString(m) + ": expected 0000..0777");
         return m;

@@ -18,8 +18,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
  */
 public final class OneRequestPerRead implements RawServer.Script {
     private volatile int answered;
+    private volatile int mostInOneRead;
 
     public int answered() { return answered; }
+
+    /** The most whole requests one read left buffered (answered one by one, a read at a time): 1 for a client that never had two on the wire. */
+    public int mostInOneRead() { return mostInOneRead; }
 
     @Override
     public void run(RawConn c) throws Exception {
@@ -37,6 +41,7 @@ public final class OneRequestPerRead implements RawServer.Script {
                 }
                 if (n == 0) return;
                 have += n;
+                mostInOneRead = Math.max(mostInOneRead, wholeRequests(buf, have));
                 if (have < 12) continue;
                 int id = buf.get(JAVA_INT_UNALIGNED, 0);
                 long len = Integer.toUnsignedLong(buf.get(JAVA_INT_UNALIGNED, 8));
@@ -47,5 +52,15 @@ public final class OneRequestPerRead implements RawServer.Script {
                 have -= 12 + len;
             }
         }
+    }
+
+    private static int wholeRequests(MemorySegment buf, long have) {
+        int n = 0;
+        for (long at = 0; at + 12 <= have; n++) {
+            long len = Integer.toUnsignedLong(buf.get(JAVA_INT_UNALIGNED, at + 8));
+            if (at + 12 + len > have) break;
+            at += 12 + len;
+        }
+        return n;
     }
 }

@@ -9,11 +9,11 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 /**
- * The server's log lines (logger {@code org.sysframe.server}, WARNING and above) while open, captured
+ * The server's log lines (logger {@code org.sysframe.server}, or another, WARNING and above) while open, captured
  * instead of printed: a test that provokes warnings asserts on them and keeps the run quiet.
  */
 public final class ServerLogs implements AutoCloseable {
-    private final Logger logger = Logger.getLogger("org.sysframe.server");
+    private final Logger logger;
     private final boolean parents;
     private final List<String> lines = new CopyOnWriteArrayList<>();
     private final Handler handler = new Handler() {
@@ -25,6 +25,12 @@ public final class ServerLogs implements AutoCloseable {
     };
 
     public ServerLogs() {
+        this("org.sysframe.server");
+    }
+
+    /** The lines of another of the project's loggers, e.g. {@code org.sysframe.client}. */
+    public ServerLogs(String name) {
+        logger = Logger.getLogger(name);
         parents = logger.getUseParentHandlers();
         logger.setUseParentHandlers(false);
         logger.addHandler(handler);

@@ -41,6 +41,10 @@ public final class Call {
     boolean unsent;
     /** A caller that never does the I/O (a virtual thread on the shared-memory channel): the client's own thread does it for it. */
     boolean passenger;
+    /** Waiting in the {@link Gate} for room under the in-flight cap (a future's request: the unsent copy). */
+    boolean gated;
+    /** Let through the gate, its id not taken yet. */
+    boolean admitted;
     // The waiting list (under the conduit's lock).
     Call prev, next;
     boolean listed;

@@ -25,12 +25,13 @@ public final class ClientConnect {
 
     /**
      * Connects to the configured path, checks the server's uid (before any byte is sent) and applies
-     * the CPU pinning, receive timeout and buffer sizes.
+     * the CPU pinning, receive timeout and buffer sizes. Its counters add into sum too (null: none).
      */
-    public static UnixSocket open(ClientConfig options) throws ErrnoException {
+    public static UnixSocket open(ClientConfig options, SyscallCounters sum) throws ErrnoException {
         UnixSocket s;
         try {
-            s = UnixSocket.connect(options.socketPath(), new SyscallCounters("client " + options.socketPath()), options.connectTimeoutMillis());
+            SyscallCounters counters = new SyscallCounters("client " + options.socketPath(), sum);
+            s = UnixSocket.connect(options.socketPath(), counters, options.connectTimeoutMillis());
         } catch (ErrnoException e) {
             throw connect(options.socketPath(), e);
         }

@@ -29,6 +29,7 @@ final class CloseProtocol {
             ErrnoException cause = conduit.broken;
             java.util.List<Call> ended = new java.util.ArrayList<>();
             conduit.table.forEach(ended::add);
+            conduit.gate.drain(ended::add); // calls waiting for room under the cap (never sent) end the same way
             for (Call c : ended) {
                 conduit.table.remove(c);
                 conduit.waiting.remove(c);

@@ -47,6 +47,8 @@ public final class Conduit {
     final Runnable onLastExit;
     private final CloseProtocol ending = new CloseProtocol(this);
     final Outbox outbox;
+    final Gate gate;
+    final StallWatch stall;
 
     // Under lock.
     Thread holder;
@@ -58,7 +60,7 @@ public final class Conduit {
 
     /** onLastExit: frees the client's memory once close() happened and no thread uses it any more. */
     public Conduit(String name, ClientLink link, MessageWriter writer, MessagePump pump, Arena arena, long receiveTimeoutMillis,
-                   org.sysframe.transport.wire.MessageSpecs specs, Runnable onLastExit) {
+                   int maxInFlight, org.sysframe.transport.wire.MessageSpecs specs, Runnable onLastExit) {
         this.name = name;
         this.link = link;
         this.pump = pump;
@@ -72,7 +74,15 @@ public final class Conduit {
         this.events = new Events(this);
         this.standby = new Standby(this);
         this.sweep = new DeadlineSweep(lock, waiting::sweep);
+        this.gate = new Gate(maxInFlight);
+        this.stall = new StallWatch(receiveTimeoutMillis);
     }
+
+    /** Calls on the wire or about to be, and calls waiting under the in-flight cap (a racy read: a hint for picking a connection). */
+    public int load() { return table.inFlight() + gate.waiting(); }
+
+    /** The in-flight cap (ClientOptions.maxInFlight). */
+    public int maxInFlight() { return gate.cap(); }
 
     public String name() { return name; }
 
@@ -124,18 +134,12 @@ public final class Conduit {
         c.passenger = channel && me.isVirtual() && c.kind != Call.Kind.FUTURE;
         if (c.passenger) standby.start();
         c.startNanos = System.nanoTime();
+        if (gate.capped() && !waitForRoom(c, type, payload, offset, length)) return; // a future's request, held in the gate
         boolean direct;
         lock.lock();
         try {
-            usable();
-            if (holder == me && holderMode != EXCLUSIVE) {
-                throw new IllegalStateException("GroutClient(" + name + "): a call from the thread receiving for the client"
-                        + " (a future's completion or an event listener) would wait for itself: use the *Async stages, or another thread");
-            }
-            if (table.full()) {
-                throw new ErrnoException("client(" + name + ")", Errno.EAGAIN, "all " + CallTable.MAX_ID
-                        + " request ids are in use (calls waiting, or timed out with no answer yet): no call can be sent until answers come");
-            }
+            gate.registered(c); // the place waitForRoom kept for c is its id's from here (or free again if c is refused)
+            refuseUnusable(me);
             table.register(c, type);
             calls++;
             c.unsent = false;
@@ -156,9 +160,7 @@ public final class Conduit {
                     if (c.kind == Call.Kind.FUTURE || c.passenger) {
                         // Another thread writes it: a copy (a future's caller goes on at once and may change the payload; a
                         // passenger's may be confined to its thread). Over 64 KiB only: rare, allocated.
-                        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length), 8);
-                        MemorySegment.copy(payload, offset, copy, 0, length);
-                        c.unsentPayload = copy;
+                        c.unsentPayload = copyOf(payload, offset, length);
                         c.unsentOffset = 0;
                     }
                     if (c.kind == Call.Kind.FUTURE || c.passenger) outbox.unsent.add(c); // the holder writes it
@@ -187,6 +189,126 @@ public final class Conduit {
             }
             release();
         }
+    }
+
+    /** Under lock: fails a call the client cannot take (closed, broken, no id free, or from the thread receiving for it). */
+    private void refuseUnusable(Thread me) throws ErrnoException {
+        try {
+            usable();
+            if (holder == me && holderMode != EXCLUSIVE) {
+                throw new IllegalStateException("GroutClient(" + name + "): a call from the thread receiving for the client"
+                        + " (a future's completion or an event listener) would wait for itself: use the *Async stages, or another thread");
+            }
+            if (table.full()) {
+                throw new ErrnoException("client(" + name + ")", Errno.EAGAIN, "all " + CallTable.MAX_ID
+                        + " request ids are in use (calls waiting, or timed out with no answer yet): no call can be sent until answers come");
+            }
+        } catch (ErrnoException | RuntimeException e) {
+            if (gate.capped()) admitRoom(); // the place it had goes to the next waiting
+            throw e;
+        }
+    }
+
+    /**
+     * Under the in-flight cap: keeps a place for c and returns at once while there is room (nothing waits before c); else a
+     * future's request is copied and held in the gate (false: it is sent when room comes), and any other
+     * caller parks in the gate until an answer lets it through (true), within the receive timeout
+     * (ETIMEDOUT, EINTR, or the failure that broke the client).
+     */
+    private boolean waitForRoom(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+        Thread me = Thread.currentThread();
+        long deadline = deadline(c.startNanos);
+        lock.lock();
+        try {
+            usable();
+            if (!gate.mustWait(table)) {
+                gate.keep(c); // its place, until it takes its id: no other caller takes it meanwhile
+                return true;
+            }
+            if (holder == me && c.kind != Call.Kind.FUTURE) {
+                if (holderMode != EXCLUSIVE) return true; // a completion's call: refused below
+                throw new ErrnoException("client(" + name + ")", Errno.EAGAIN, "maxInFlight " + gate.cap() + ": every place is taken"
+                        + " and this thread's pipeline does the client's I/O: poll its answers first");
+            }
+            c.type = type;
+            c.state = Call.WAITING;
+            gate.add(c);
+            if (c.kind == Call.Kind.FUTURE) {
+                c.unsentPayload = copyOf(payload, offset, length);
+                c.unsentOffset = 0;
+                c.unsentLength = length;
+                return false;
+            }
+        } finally {
+            lock.unlock();
+        }
+        while (true) {
+            String why = null;
+            int errno = 0;
+            lock.lock();
+            try {
+                if (c.admitted) return true;
+                if (closed || broken != null) {
+                    gate.remove(c);
+                    usable();
+                }
+                if (me.isInterrupted()) {
+                    errno = Errno.EINTR;
+                    why = "interrupted while waiting for room under maxInFlight " + gate.cap();
+                } else if (deadline != 0 && deadline - System.nanoTime() <= 0) {
+                    errno = Errno.ETIMEDOUT;
+                    why = "no room under maxInFlight " + gate.cap() + " within the receive timeout of " + receiveTimeoutMillis
+                            + " ms: the calls in flight were not answered (the request was not sent)";
+                }
+                if (why != null) {
+                    gate.remove(c);
+                    c.state = Call.IDLE;
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (why != null) throw new ErrnoException(router.typeName(type), errno, why);
+            if (deadline == 0) LockSupport.park(this);
+            else LockSupport.parkNanos(this, deadline - System.nanoTime());
+        }
+    }
+
+    /** A request's payload copied off the caller (a future's, which goes on at once). Allocates: a future allocates anyway. */
+    private static MemorySegment copyOf(MemorySegment payload, long offset, long length) {
+        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length), 8);
+        MemorySegment.copy(payload, offset, copy, 0, length);
+        return copy;
+    }
+
+    /**
+     * Under lock, when a call left the table (answered, failed, given up): lets the oldest calls in the
+     * gate through while there is room. A future's request goes into the send queue (or the unsent list)
+     * for the holder; a parked caller is woken to send its own.
+     */
+    void admitRoom() {
+        Call g;
+        while ((g = gate.next(table)) != null) {
+            if (g.kind != Call.Kind.FUTURE) {
+                gate.admit(g);
+                continue;
+            }
+            table.register(g, g.type);
+            calls++;
+            if (queue.append(g.id, g.type, g.unsentPayload, 0, g.unsentLength)) {
+                g.unsentPayload = null;
+            } else {
+                g.unsent = true;
+                outbox.unsent.add(g);
+            }
+            if (holderMode == IDLE) nudge();
+            if (holder == null) standby.offer();
+        }
+    }
+
+    /** Under lock: c left the table; room for the gate's next. */
+    void removed(Call c) {
+        table.remove(c);
+        if (gate.capped()) admitRoom();
     }
 
     /** Under lock: the holder is to leave the role soon (an idle one waits in the poller: woken). */
@@ -300,6 +422,22 @@ public final class Conduit {
         }
     }
 
+    /**
+     * A pipeline's thread with none of its own requests in flight while other callers' fill the
+     * in-flight cap: it receives one message for them (within the receive timeout), so that their
+     * answers make room. False when there is nothing to receive for.
+     */
+    public boolean receiveForOthers() throws ErrnoException {
+        lock.lock();
+        try {
+            if (table.inFlight() == 0) return false;
+        } finally {
+            lock.unlock();
+        }
+        flushQueue();
+        return pump.pumpBy(router, deadline(System.nanoTime()), receiveTimeoutNanos);
+    }
+
     /** The holder sends what waits to be sent (see {@link Outbox#flush}). */
     public void flushQueue() throws ErrnoException { outbox.flush(); }
 
@@ -343,12 +481,16 @@ public final class Conduit {
         try {
             waiting.remove(c);
             if (!c.cas(Call.WAITING, Call.ABANDONED)) return false;
+            if (gate.remove(c)) { // a future's request still in the gate: never registered, never sent
+                c.unsentPayload = null;
+                return true;
+            }
             table.abandoned(c);
             if (c.unsent) { // never sent: no answer will come
                 c.unsent = false;
                 c.unsentPayload = null;
                 outbox.unsent.remove(c);
-                table.remove(c);
+                removed(c);
             }
             if (holder == null) offerRole();
             return true;
@@ -359,7 +501,17 @@ public final class Conduit {
 
     private ErrnoException timedOut(Call c) {
         return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id + " within the receive timeout of "
-                + receiveTimeoutMillis + " ms (the client stays usable; a late answer is dropped)");
+                + receiveTimeoutMillis + " ms (the client stays usable; a late answer is dropped)" + stallHint(c));
+    }
+
+    /** What a timed-out call's error adds when the server looks like one that answers one request per read ({@link StallWatch}). */
+    public String stallHint(Call c) {
+        lock.lock();
+        try {
+            return stall.hint(c, name, gate.cap());
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---------------------------------------------------------------- failure and close
@@ -401,6 +553,9 @@ public final class Conduit {
     public void failAll(ErrnoException e) { ending.failAll(e); }
 
     static ErrnoException copyOf(ErrnoException e) { return CloseProtocol.copyOf(e); }
+
+    /** Whether the connection broke or was closed, read without the lock (a hint: {@link #isUsable} decides). */
+    public boolean endedHint() { return closed || broken != null; }
 
     public boolean isUsable() {
         lock.lock();

@@ -45,11 +45,15 @@ public final class PipelineRole {
         }
     }
 
-    /** A pipeline reserves an id for its own request (its answer goes to the pipeline's poll). */
+    /**
+     * A pipeline reserves an id for its own request (its answer goes to the pipeline's poll); -1 when
+     * the client's in-flight cap has no room (ClientOptions.maxInFlight).
+     */
     public int reserve(int type) throws ErrnoException {
         conduit.lock.lock();
         try {
             conduit.usable();
+            if (!conduit.gate.room(conduit.table) || conduit.gate.waiting() > 0) return -1;
             if (conduit.table.full()) throw new ErrnoException("pipeline", Errno.ENOBUFS, "no free request id: every id is in flight or abandoned");
             Call c = conduit.table.take(Call.Kind.PIPELINE); // a placeholder holding the id
             conduit.table.register(c, type);
@@ -70,7 +74,7 @@ public final class PipelineRole {
         try {
             Call c = conduit.table.get(id);
             if (c == null) return;
-            conduit.table.remove(c);
+            conduit.removed(c);
             conduit.table.recycle(c);
         } finally {
             conduit.lock.unlock();

@@ -46,9 +46,10 @@ public final class Router implements MessagePump.Sink {
                 unmatched++;
                 return;
             }
+            conduit.stall.answered(conduit.table.inFlight());
             if (c.kind == Call.Kind.STREAM) {
                 boolean end = status != 0 || length == 0;
-                if (end) conduit.table.remove(c);
+                if (end) conduit.removed(c);
                 if (c.state == Call.ABANDONED) {
                     late++;
                     return;
@@ -60,7 +61,7 @@ public final class Router implements MessagePump.Sink {
                 if (w != Thread.currentThread()) LockSupport.unpark(w);
                 return;
             }
-            conduit.table.remove(c);
+            conduit.removed(c);
             conduit.waiting.remove(c);
             if (c.state == Call.ABANDONED) {
                 late++;
