@@ -5,7 +5,6 @@ import org.sysframe.transport.internal.client.Conduit;
 import org.sysframe.transport.internal.client.Events;
 import org.sysframe.transport.internal.client.MainModulePayloads;
 import org.sysframe.transport.internal.client.PipelineRole;
-import org.sysframe.transport.internal.client.Router;
 import org.sysframe.transport.internal.io.FdPoller;
 import org.sysframe.transport.internal.jfr.RoundTripEvent;
 import org.sysframe.transport.internal.shm.ShmClientLink;
@@ -27,9 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
@@ -84,8 +80,7 @@ public final class GroutClient implements AutoCloseable {
     private final SyscallCounters sum;
     private final ThreadLocal<Mine> mine = ThreadLocal.withInitial(Mine::new);
     private final String name;
-    private final String backendName;
-    private final String transportName;
+    private final RoundTrips trips;
     private volatile boolean closed;
 
     /** A thread's own call and views of its answers, and the connection it used last. */
@@ -105,8 +100,7 @@ public final class GroutClient implements AutoCloseable {
         for (int i = 0; i < slots.length; i++) slots[i] = new Object();
         this.pool.set(0, first);
         this.name = first.socket.name();
-        this.backendName = first.backendName;
-        this.transportName = first.transportName;
+        this.trips = new RoundTrips(name, first.backendName, first.transportName, specs);
     }
 
     /**
@@ -118,24 +112,14 @@ public final class GroutClient implements AutoCloseable {
     public static GroutClient connect(ClientOptions builder) throws IOException {
         ClientConfig options = builder.freeze();
         SyscallCounters sum = options.connections() > 1 ? SyscallCounters.summing("client " + options.socketPath()) : null;
-        Completer completer = new Completer();
-        GroutClient c = new GroutClient(options, ClientConnection.open(options, sum, completer), sum);
-        completer.client = c;
+        GroutClient c = new GroutClient(options, ClientConnection.open(options, sum, AsyncCall::complete), sum);
         try {
-            for (int i = 1; i < options.connections(); i++) c.pool.set(i, ClientConnection.open(options, sum, c::complete));
+            for (int i = 1; i < options.connections(); i++) c.pool.set(i, ClientConnection.open(options, sum, AsyncCall::complete));
             return c;
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;
         }
-    }
-
-    /** The first connection's completions, before its client exists (none come before GR_HELLO's answer). */
-    private static final class Completer implements Router.Completion {
-        volatile GroutClient client;
-
-        @Override
-        public void complete(Call c) { client.complete(c); }
     }
 
     public static GroutClient connect(String path) throws IOException {
@@ -177,7 +161,7 @@ public final class GroutClient implements AutoCloseable {
             c = pool.get(i);
             if (!c.broken() || closed) return c;
             c.close();
-            ClientConnection fresh = ClientConnection.open(options, sum, this::complete);
+            ClientConnection fresh = ClientConnection.open(options, sum, AsyncCall::complete);
             pool.set(i, fresh);
             if (closed) fresh.close(); // closed meanwhile: the caller gets ENOTCONN from it
             return fresh;
@@ -295,7 +279,7 @@ public final class GroutClient implements AutoCloseable {
             throw x;
         } finally {
             e.end();
-            record(e, "call", type, length, status, Thread.currentThread());
+            trips.record(e, "call", type, length, status, Thread.currentThread());
         }
     }
 
@@ -346,20 +330,6 @@ public final class GroutClient implements AutoCloseable {
         }
     }
 
-    private void record(RoundTripEvent e, String call, int type, long requestBytes, int status, Thread caller) {
-        if (!e.shouldCommit()) return;
-        e.socket = name;
-        e.call = call;
-        e.caller = caller;
-        e.type = String.format("0x%08x", type);
-        e.typeName = specs.name(type);
-        e.backend = backendName;
-        e.transport = transportName;
-        e.requestBytes = requestBytes;
-        e.status = status;
-        e.commit();
-    }
-
     /** As {@link #callAsync(int, MemorySegment, long, long)} with an empty payload. */
     public CompletableFuture<Response> callAsync(int type) throws IOException {
         return callAsync(type, MemorySegment.NULL, 0, 0);
@@ -379,81 +349,7 @@ public final class GroutClient implements AutoCloseable {
      */
     public CompletableFuture<Response> callAsync(int type, MemorySegment payload, long offset, long length) throws IOException {
         checkLength(type, length);
-        Conduit conduit = pick(mine.get()).conduit;
-        conduit.standby().start();
-        Answer f = new Answer(conduit, type, length, Thread.currentThread());
-        Call c = f.call;
-        conduit.send(c, type, payload, offset, length);
-        f.id = c.id();
-        long timeout = conduit.receiveTimeoutNanos();
-        if (timeout <= 0) return f;
-        return f.orTimeout(timeout, TimeUnit.NANOSECONDS).handle((v, t) -> {
-            if (t == null) return v;
-            Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-            if (cause instanceof TimeoutException) {
-                f.abandon();
-                throw new CompletionException(new ErrnoException(specs.name(type), Errno.ETIMEDOUT, (c.id() == 0 ? "no room under maxInFlight "
-                        + options.maxInFlight() + " (the request was not sent), nor an answer," : "no answer to request " + c.id())
-                        + " within the receive timeout of " + options.receiveTimeoutMillis() + " ms (the client stays usable; a late answer is dropped)"
-                        + conduit.stallHint(c)));
-            }
-            throw t instanceof CompletionException ce ? ce : new CompletionException(t);
-        });
-    }
-
-    /** A future's answer: completed by the router with a copy of the call's answer. */
-    private final class Answer extends CompletableFuture<Response> {
-        final Call call = Call.of(Call.Kind.FUTURE);
-        final Conduit conduit;
-        final int type;
-        final long requestBytes;
-        final Thread caller;
-        final RoundTripEvent event;
-        volatile int id;
-
-        Answer(Conduit conduit, int type, long requestBytes, Thread caller) {
-            this.conduit = conduit;
-            this.type = type;
-            this.requestBytes = requestBytes;
-            this.caller = caller;
-            this.event = RoundTripEvent.PROBE.isEnabled() ? new RoundTripEvent() : null;
-            if (event != null) event.begin();
-            call.attach(this);
-        }
-
-        void abandon() { conduit.abandon(call); }
-    }
-
-    /** The router completes a future's call (its answer copied in, or its error). */
-    private void complete(Call c) {
-        Answer f = (Answer) c.attachment();
-        f.id = c.id();
-        int status = -1;
-        try {
-            if (c.failed()) {
-                f.completeExceptionally(c.error());
-                return;
-            }
-            Response r = new Response();
-            byte[] copy = c.answer().asSlice(0, c.length()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            r.set(c.id(), c.status(), MemorySegment.ofArray(copy), 0, copy.length);
-            try {
-                check(f.type, r);
-                status = 0;
-                f.complete(r);
-            } catch (ApiException e) {
-                status = e.status();
-                f.completeExceptionally(e);
-            } catch (ErrnoException e) {
-                f.completeExceptionally(e);
-            }
-        } finally {
-            if (f.event != null) {
-                f.event.end();
-                f.event.responseBytes = c.length();
-                record(f.event, "async", f.type, f.requestBytes, status, f.caller);
-            }
-        }
+        return new AsyncCall(pick(mine.get()).conduit, trips, specs, type, length).send(payload, offset, length);
     }
 
     // ---------------------------------------------------------------- streams and pipelines
@@ -475,7 +371,7 @@ public final class GroutClient implements AutoCloseable {
     }
 
     void recordStream(RoundTripEvent e, int type, long requestBytes, int status) {
-        record(e, "stream", type, requestBytes, status, Thread.currentThread());
+        trips.record(e, "stream", type, requestBytes, status, Thread.currentThread());
     }
 
     MessageSpecs specs() { return specs; }
@@ -503,7 +399,7 @@ public final class GroutClient implements AutoCloseable {
         RoundTripEvent e = new RoundTripEvent();
         e.responseBytes = responseBytes;
         e.latency = latencyNanos; // its duration is 0: recorded with a threshold of 0 ms (docs/observability.md)
-        record(e, "pipeline", type, 0, status, Thread.currentThread());
+        trips.record(e, "pipeline", type, 0, status, Thread.currentThread());
     }
 
     // ---------------------------------------------------------------- events

@@ -43,11 +43,12 @@ public final class Conduit {
     final WaitList waiting = new WaitList();
     /** The shared-memory channel moves the bytes (no descriptor to wait on in the poller). */
     private final boolean channel;
-    private final DeadlineSweep sweep;
+    final DeadlineSweep sweep;
     final Runnable onLastExit;
     private final CloseProtocol ending = new CloseProtocol(this);
     final Outbox outbox;
     final Gate gate;
+    final Driver driver = new Driver(this);
     final StallWatch stall;
 
     // Under lock.
@@ -74,7 +75,7 @@ public final class Conduit {
         this.events = new Events(this);
         this.standby = new Standby(this);
         this.sweep = new DeadlineSweep(lock, waiting::sweep);
-        this.gate = new Gate(maxInFlight);
+        this.gate = new Gate(this, maxInFlight);
         this.stall = new StallWatch(receiveTimeoutMillis);
     }
 
@@ -134,7 +135,7 @@ public final class Conduit {
         c.passenger = channel && me.isVirtual() && c.kind != Call.Kind.FUTURE;
         if (c.passenger) standby.start();
         c.startNanos = System.nanoTime();
-        if (gate.capped() && !waitForRoom(c, type, payload, offset, length)) return; // a future's request, held in the gate
+        if (gate.capped() && !gate.waitForRoom(c, type, payload, offset, length)) return; // a future's request, held in the gate
         boolean direct;
         lock.lock();
         try {
@@ -160,7 +161,7 @@ public final class Conduit {
                     if (c.kind == Call.Kind.FUTURE || c.passenger) {
                         // Another thread writes it: a copy (a future's caller goes on at once and may change the payload; a
                         // passenger's may be confined to its thread). Over 64 KiB only: rare, allocated.
-                        c.unsentPayload = copyOf(payload, offset, length);
+                        c.unsentPayload = Outbox.copyOf(payload, offset, length);
                         c.unsentOffset = 0;
                     }
                     if (c.kind == Call.Kind.FUTURE || c.passenger) outbox.unsent.add(c); // the holder writes it
@@ -204,111 +205,15 @@ public final class Conduit {
                         + " request ids are in use (calls waiting, or timed out with no answer yet): no call can be sent until answers come");
             }
         } catch (ErrnoException | RuntimeException e) {
-            if (gate.capped()) admitRoom(); // the place it had goes to the next waiting
+            if (gate.capped()) gate.admitRoom(); // the place it had goes to the next waiting
             throw e;
-        }
-    }
-
-    /**
-     * Under the in-flight cap: keeps a place for c and returns at once while there is room (nothing waits before c); else a
-     * future's request is copied and held in the gate (false: it is sent when room comes), and any other
-     * caller parks in the gate until an answer lets it through (true), within the receive timeout
-     * (ETIMEDOUT, EINTR, or the failure that broke the client).
-     */
-    private boolean waitForRoom(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
-        Thread me = Thread.currentThread();
-        long deadline = deadline(c.startNanos);
-        lock.lock();
-        try {
-            usable();
-            if (!gate.mustWait(table)) {
-                gate.keep(c); // its place, until it takes its id: no other caller takes it meanwhile
-                return true;
-            }
-            if (holder == me && c.kind != Call.Kind.FUTURE) {
-                if (holderMode != EXCLUSIVE) return true; // a completion's call: refused below
-                throw new ErrnoException("client(" + name + ")", Errno.EAGAIN, "maxInFlight " + gate.cap() + ": every place is taken"
-                        + " and this thread's pipeline does the client's I/O: poll its answers first");
-            }
-            c.type = type;
-            c.state = Call.WAITING;
-            gate.add(c);
-            if (c.kind == Call.Kind.FUTURE) {
-                c.unsentPayload = copyOf(payload, offset, length);
-                c.unsentOffset = 0;
-                c.unsentLength = length;
-                return false;
-            }
-        } finally {
-            lock.unlock();
-        }
-        while (true) {
-            String why = null;
-            int errno = 0;
-            lock.lock();
-            try {
-                if (c.admitted) return true;
-                if (closed || broken != null) {
-                    gate.remove(c);
-                    usable();
-                }
-                if (me.isInterrupted()) {
-                    errno = Errno.EINTR;
-                    why = "interrupted while waiting for room under maxInFlight " + gate.cap();
-                } else if (deadline != 0 && deadline - System.nanoTime() <= 0) {
-                    errno = Errno.ETIMEDOUT;
-                    why = "no room under maxInFlight " + gate.cap() + " within the receive timeout of " + receiveTimeoutMillis
-                            + " ms: the calls in flight were not answered (the request was not sent)";
-                }
-                if (why != null) {
-                    gate.remove(c);
-                    c.state = Call.IDLE;
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (why != null) throw new ErrnoException(router.typeName(type), errno, why);
-            if (deadline == 0) LockSupport.park(this);
-            else LockSupport.parkNanos(this, deadline - System.nanoTime());
-        }
-    }
-
-    /** A request's payload copied off the caller (a future's, which goes on at once). Allocates: a future allocates anyway. */
-    private static MemorySegment copyOf(MemorySegment payload, long offset, long length) {
-        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length), 8);
-        MemorySegment.copy(payload, offset, copy, 0, length);
-        return copy;
-    }
-
-    /**
-     * Under lock, when a call left the table (answered, failed, given up): lets the oldest calls in the
-     * gate through while there is room. A future's request goes into the send queue (or the unsent list)
-     * for the holder; a parked caller is woken to send its own.
-     */
-    void admitRoom() {
-        Call g;
-        while ((g = gate.next(table)) != null) {
-            if (g.kind != Call.Kind.FUTURE) {
-                gate.admit(g);
-                continue;
-            }
-            table.register(g, g.type);
-            calls++;
-            if (queue.append(g.id, g.type, g.unsentPayload, 0, g.unsentLength)) {
-                g.unsentPayload = null;
-            } else {
-                g.unsent = true;
-                outbox.unsent.add(g);
-            }
-            if (holderMode == IDLE) nudge();
-            if (holder == null) standby.offer();
         }
     }
 
     /** Under lock: c left the table; room for the gate's next. */
     void removed(Call c) {
         table.remove(c);
-        if (gate.capped()) admitRoom();
+        if (gate.capped()) gate.admitRoom();
     }
 
     /** Under lock: the holder is to leave the role soon (an idle one waits in the poller: woken). */
@@ -325,118 +230,12 @@ public final class Conduit {
 
     /**
      * Waits until c is ready: drives the I/O while it holds the role, else parks in the waiting list
-     * until its answer came or the role is offered to it.
+     * until its answer came or the role is offered to it (see {@link Driver#await}).
      */
-    public void await(Call c, long deadline) throws ErrnoException {
-        Thread me = Thread.currentThread();
-        while (!c.ready()) {
-            if (me.isInterrupted()) {
-                leaveRole(me); // a caller that sent its request itself still holds the role
-                if (abandon(c)) throw new ErrnoException(router.typeName(c.type), Errno.EINTR,
-                        "interrupted while waiting for the answer to request " + c.id);
-                continue;
-            }
-            if (deadline != 0 && deadline - System.nanoTime() <= 0) {
-                leaveRole(me);
-                if (abandon(c)) throw timedOut(c);
-                continue;
-            }
-            boolean role = false;
-            lock.lock();
-            try {
-                if (c.ready()) break;
-                if (holder == me) {
-                    role = true;
-                } else if (holder == null && !closed && !c.passenger) {
-                    take(me, CALLER);
-                    waiting.remove(c);
-                    role = true;
-                } else if (!c.listed && c.state == Call.WAITING) {
-                    c.deadline = deadline;
-                    waiting.add(c);
-                    if (deadline != 0) sweep.cover(deadline);
-                    if (holderMode == IDLE) nudge();
-                    if (holder == null) standby.offer(); // a passenger: the client's thread does the I/O
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (role) {
-                drive(c, deadline);
-                continue;
-            }
-            LockSupport.park(this);
-        }
-        if (c.state == Call.FAILED) throw copyOf(c.error);
-    }
+    public void await(Call c, long deadline) throws ErrnoException { driver.await(c, deadline); }
 
-    /**
-     * How long the holder's next receive may wait: until deadline (0: none), or, while other callers'
-     * requests wait to be sent or other callers wait, at most {@value #SLICE_MILLIS} ms, so that no
-     * request waits for long behind a receive that nothing answers (a server that answers one request
-     * only once it read the next, or a race with a caller queuing as the receive began). A caller alone
-     * never slices its wait: its counts stay one receive per answer.
-     */
-    long slice(long deadline) {
-        if (waiting.head() == null && queue.isEmpty() && outbox.unsent.isEmpty()) return deadline; // a racy look: a hint
-        long s = System.nanoTime() + SLICE_MILLIS * 1_000_000L;
-        return deadline == 0 || s - deadline < 0 ? s : deadline;
-    }
-
-    static final long SLICE_MILLIS = 20;
-
-    /** Leaves the role if me holds it as a caller (not a pipeline's thread, which keeps it until the pipeline closes). */
-    private void leaveRole(Thread me) {
-        if (holder == me && holderMode == CALLER) release();
-    }
-
-    /** The holder: sends what waits, receives and routes until c is ready or the deadline passed; then leaves the role (not a pipeline's). */
-    private void drive(Call c, long deadline) {
-        boolean keep = holderMode == EXCLUSIVE;
-        try {
-            if (c.unsent) {
-                c.unsent = false;
-                outbox.write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
-                c.unsentPayload = null;
-            }
-            while (!c.ready() && !closed) {
-                flushQueue();
-                if (Thread.currentThread().isInterrupted()) break;
-                long by = slice(deadline);
-                boolean got = pump.pumpBy(router, by, receiveTimeoutNanos);
-                if (by != deadline && !c.ready()) {
-                    pump.drainBuffered(router);
-                    if (!c.ready()) pump.drainAvailable(router); // others wait: read all there is before writing more
-                }
-                if (!got && by == deadline) break;
-            }
-            if (c.ready() && !closed) pump.drainBuffered(router);
-        } catch (ErrnoException e) {
-            // A virtual receiver's interrupt ends its wait in the poller: its own call's business (the caller throws EINTR).
-            if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) failAll(e);
-        } catch (RuntimeException | Error e) {
-            failAll(new ErrnoException("client(" + name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
-            throw e;
-        } finally {
-            if (!keep) release();
-        }
-    }
-
-    /**
-     * A pipeline's thread with none of its own requests in flight while other callers' fill the
-     * in-flight cap: it receives one message for them (within the receive timeout), so that their
-     * answers make room. False when there is nothing to receive for.
-     */
-    public boolean receiveForOthers() throws ErrnoException {
-        lock.lock();
-        try {
-            if (table.inFlight() == 0) return false;
-        } finally {
-            lock.unlock();
-        }
-        flushQueue();
-        return pump.pumpBy(router, deadline(System.nanoTime()), receiveTimeoutNanos);
-    }
+    /** See {@link Driver#receiveForOthers}. */
+    public boolean receiveForOthers() throws ErrnoException { return driver.receiveForOthers(); }
 
     /** The holder sends what waits to be sent (see {@link Outbox#flush}). */
     public void flushQueue() throws ErrnoException { outbox.flush(); }
@@ -499,10 +298,6 @@ public final class Conduit {
         }
     }
 
-    private ErrnoException timedOut(Call c) {
-        return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id + " within the receive timeout of "
-                + receiveTimeoutMillis + " ms (the client stays usable; a late answer is dropped)" + stallHint(c));
-    }
 
     /** What a timed-out call's error adds when the server looks like one that answers one request per read ({@link StallWatch}). */
     public String stallHint(Call c) {

@@ -1,5 +1,9 @@
 package org.sysframe.transport.internal.client;
 
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.LockSupport;
 
@@ -12,12 +16,14 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class Gate {
+    private final Conduit conduit;
     private final int cap;
     private final ArrayDeque<Call> line = new ArrayDeque<>();
     /** Callers let through that have not taken their id yet (they count as in flight). */
     private int admitted;
 
-    Gate(int cap) {
+    Gate(Conduit conduit, int cap) {
+        this.conduit = conduit;
         this.cap = cap;
     }
 
@@ -85,6 +91,95 @@ final class Gate {
         while ((c = line.poll()) != null) {
             c.gated = false;
             action.accept(c);
+        }
+    }
+
+    /**
+     * Under the in-flight cap: keeps a place for c and returns at once while there is room (nothing waits before c); else a
+     * future's request is copied and held in the gate (false: it is sent when room comes), and any other
+     * caller parks in the gate until an answer lets it through (true), within the receive timeout
+     * (ETIMEDOUT, EINTR, or the failure that broke the client).
+     */
+    boolean waitForRoom(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+        Thread me = Thread.currentThread();
+        long deadline = conduit.deadline(c.startNanos);
+        conduit.lock.lock();
+        try {
+            conduit.usable();
+            if (!mustWait(conduit.table)) {
+                keep(c); // its place, until it takes its id: no other caller takes it meanwhile
+                return true;
+            }
+            if (conduit.holder == me && c.kind != Call.Kind.FUTURE) {
+                if (conduit.holderMode != Conduit.EXCLUSIVE) return true; // a completion's call: refused below
+                throw new ErrnoException("client(" + conduit.name + ")", Errno.EAGAIN, "maxInFlight " + cap() + ": every place is taken"
+                        + " and this thread's pipeline does the client's I/O: poll its answers first");
+            }
+            c.type = type;
+            c.state = Call.WAITING;
+            add(c);
+            if (c.kind == Call.Kind.FUTURE) {
+                c.unsentPayload = Outbox.copyOf(payload, offset, length);
+                c.unsentOffset = 0;
+                c.unsentLength = length;
+                return false;
+            }
+        } finally {
+            conduit.lock.unlock();
+        }
+        while (true) {
+            String why = null;
+            int errno = 0;
+            conduit.lock.lock();
+            try {
+                if (c.admitted) return true;
+                if (conduit.closed || conduit.broken != null) {
+                    remove(c);
+                    conduit.usable();
+                }
+                if (me.isInterrupted()) {
+                    errno = Errno.EINTR;
+                    why = "interrupted while waiting for room under maxInFlight " + cap();
+                } else if (deadline != 0 && deadline - System.nanoTime() <= 0) {
+                    errno = Errno.ETIMEDOUT;
+                    why = "no room under maxInFlight " + cap() + " within the receive timeout of " + conduit.receiveTimeoutMillis()
+                            + " ms: the calls in flight were not answered (the request was not sent)";
+                }
+                if (why != null) {
+                    remove(c);
+                    c.state = Call.IDLE;
+                }
+            } finally {
+                conduit.lock.unlock();
+            }
+            if (why != null) throw new ErrnoException(conduit.router.typeName(type), errno, why);
+            if (deadline == 0) LockSupport.park(this);
+            else LockSupport.parkNanos(this, deadline - System.nanoTime());
+        }
+    }
+
+    /**
+     * Under the conduit's lock, when a call left the table (answered, failed, given up): lets the oldest
+     * calls in the gate through while there is room. A future's request goes into the send queue (or the
+     * unsent list) for the holder; a parked caller is woken to send its own.
+     */
+    void admitRoom() {
+        Call g;
+        while ((g = next(conduit.table)) != null) {
+            if (g.kind != Call.Kind.FUTURE) {
+                admit(g);
+                continue;
+            }
+            conduit.table.register(g, g.type);
+            conduit.calls++;
+            if (conduit.queue.append(g.id, g.type, g.unsentPayload, 0, g.unsentLength)) {
+                g.unsentPayload = null;
+            } else {
+                g.unsent = true;
+                conduit.outbox.unsent.add(g);
+            }
+            if (conduit.holderMode == Conduit.IDLE) conduit.nudge();
+            if (conduit.holder == null) conduit.standby.offer();
         }
     }
 }

@@ -96,4 +96,11 @@ final class Outbox {
             c.unsentPayload = null;
         }
     }
+
+    /** A request's payload copied off the caller (a future's, which goes on at once). Allocates: a future allocates anyway. */
+    static MemorySegment copyOf(MemorySegment payload, long offset, long length) {
+        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length), 8);
+        MemorySegment.copy(payload, offset, copy, 0, length);
+        return copy;
+    }
 }

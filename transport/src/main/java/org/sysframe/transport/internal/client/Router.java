@@ -87,18 +87,9 @@ public final class Router implements MessagePump.Sink {
         }
     }
 
-    /** A future's call is done or failed: its future completes, and the call goes back to the pool. */
+    /** A future's call is done or failed: its future completes (a future's call is its own, not pooled: nothing to give back). */
     void complete(Call c) {
-        try {
-            completion.complete(c);
-        } finally {
-            conduit.lock.lock();
-            try {
-                conduit.table.recycle(c);
-            } finally {
-                conduit.lock.unlock();
-            }
-        }
+        completion.complete(c);
     }
 
     @Override

@@ -127,7 +127,7 @@ public final class Standby {
                     conduit.lock.unlock();
                 }
                 conduit.flushQueue();
-                conduit.pump.pumpBy(conduit.router, conduit.slice(timeout > 0 ? System.nanoTime() + timeout : 0), timeout);
+                conduit.pump.pumpBy(conduit.router, conduit.driver.slice(timeout > 0 ? System.nanoTime() + timeout : 0), timeout);
                 conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
                 if (listener != null) deliver();
             }

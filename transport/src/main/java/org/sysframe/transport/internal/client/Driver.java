@@ -1,0 +1,141 @@
+package org.sysframe.transport.internal.client;
+
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a caller of a {@link Conduit} waits for its call: while it holds the I/O role it drives it
+ * (sends what waits, receives and routes until its own answer came), else it parks in the waiting list
+ * until its answer came or the role is offered to it.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+final class Driver {
+    private final Conduit conduit;
+
+    Driver(Conduit conduit) {
+        this.conduit = conduit;
+    }
+
+    /**
+     * Waits until c is ready: drives the I/O while it holds the role, else parks in the waiting list
+     * until its answer came or the role is offered to it.
+     */
+    void await(Call c, long deadline) throws ErrnoException {
+        Thread me = Thread.currentThread();
+        while (!c.ready()) {
+            if (me.isInterrupted()) {
+                leaveRole(me); // a caller that sent its request itself still holds the role
+                if (conduit.abandon(c)) throw new ErrnoException(conduit.router.typeName(c.type), Errno.EINTR,
+                        "interrupted while waiting for the answer to request " + c.id);
+                continue;
+            }
+            if (deadline != 0 && deadline - System.nanoTime() <= 0) {
+                leaveRole(me);
+                if (conduit.abandon(c)) throw timedOut(c);
+                continue;
+            }
+            boolean role = false;
+            conduit.lock.lock();
+            try {
+                if (c.ready()) break;
+                if (conduit.holder == me) {
+                    role = true;
+                } else if (conduit.holder == null && !conduit.closed && !c.passenger) {
+                    conduit.take(me, Conduit.CALLER);
+                    conduit.waiting.remove(c);
+                    role = true;
+                } else if (!c.listed && c.state == Call.WAITING) {
+                    c.deadline = deadline;
+                    conduit.waiting.add(c);
+                    if (deadline != 0) conduit.sweep.cover(deadline);
+                    if (conduit.holderMode == Conduit.IDLE) conduit.nudge();
+                    if (conduit.holder == null) conduit.standby.offer(); // a passenger: the client's thread does the I/O
+                }
+            } finally {
+                conduit.lock.unlock();
+            }
+            if (role) {
+                drive(c, deadline);
+                continue;
+            }
+            LockSupport.park(conduit);
+        }
+        if (c.state == Call.FAILED) throw conduit.copyOf(c.error);
+    }
+
+    /**
+     * How long the holder's next receive may wait: until deadline (0: none), or, while other callers'
+     * requests wait to be sent or other callers wait, at most {@value #SLICE_MILLIS} ms, so that no
+     * request waits for long behind a receive that nothing answers (a server that answers one request
+     * only once it read the next, or a race with a caller queuing as the receive began). A caller alone
+     * never slices its wait: its counts stay one receive per answer.
+     */
+    long slice(long deadline) {
+        if (conduit.waiting.head() == null && conduit.queue.isEmpty() && conduit.outbox.unsent.isEmpty()) return deadline; // a racy look: a hint
+        long s = System.nanoTime() + SLICE_MILLIS * 1_000_000L;
+        return deadline == 0 || s - deadline < 0 ? s : deadline;
+    }
+
+    static final long SLICE_MILLIS = 20;
+
+    /** Leaves the role if me holds it as a caller (not a pipeline's thread, which keeps it until the pipeline closes). */
+    private void leaveRole(Thread me) {
+        if (conduit.holder == me && conduit.holderMode == Conduit.CALLER) conduit.release();
+    }
+
+    /** The holder: sends what waits, receives and routes until c is ready or the deadline passed; then leaves the role (not a pipeline's). */
+    private void drive(Call c, long deadline) {
+        boolean keep = conduit.holderMode == Conduit.EXCLUSIVE;
+        try {
+            if (c.unsent) {
+                c.unsent = false;
+                conduit.outbox.write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
+                c.unsentPayload = null;
+            }
+            while (!c.ready() && !conduit.closed) {
+                conduit.flushQueue();
+                if (Thread.currentThread().isInterrupted()) break;
+                long by = slice(deadline);
+                boolean got = conduit.pump.pumpBy(conduit.router, by, conduit.receiveTimeoutNanos());
+                if (by != deadline && !c.ready()) {
+                    conduit.pump.drainBuffered(conduit.router);
+                    if (!c.ready()) conduit.pump.drainAvailable(conduit.router); // others wait: read all there is before writing more
+                }
+                if (!got && by == deadline) break;
+            }
+            if (c.ready() && !conduit.closed) conduit.pump.drainBuffered(conduit.router);
+        } catch (ErrnoException e) {
+            // A virtual receiver's interrupt ends its wait in the poller: its own call's business (the caller throws EINTR).
+            if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) conduit.failAll(e);
+        } catch (RuntimeException | Error e) {
+            conduit.failAll(new ErrnoException("client(" + conduit.name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
+            throw e;
+        } finally {
+            if (!keep) conduit.release();
+        }
+    }
+
+    /**
+     * A pipeline's thread with none of its own requests in flight while other callers' fill the
+     * in-flight cap: it receives one message for them (within the receive timeout), so that their
+     * answers make room. False when there is nothing to receive for.
+     */
+    boolean receiveForOthers() throws ErrnoException {
+        conduit.lock.lock();
+        try {
+            if (conduit.table.inFlight() == 0) return false;
+        } finally {
+            conduit.lock.unlock();
+        }
+        conduit.flushQueue();
+        return conduit.pump.pumpBy(conduit.router, conduit.deadline(System.nanoTime()), conduit.receiveTimeoutNanos());
+    }
+
+    private ErrnoException timedOut(Call c) {
+        return new ErrnoException(conduit.router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id + " within the receive timeout of "
+                + conduit.receiveTimeoutMillis() + " ms (the client stays usable; a late answer is dropped)" + conduit.stallHint(c));
+    }
+}
