@@ -67,10 +67,22 @@ class ManyCallersAllocationTest {
 
     @Test
     void callersSharingTheClientAllocateNothing() throws Exception {
+        ClientStats s = callersAllocateNothing("shared-alloc.sock", c -> c);
+        assertTrue(s.batches() > 0, "callers found the role taken and queued: " + s);
+    }
+
+    @Test
+    void callersWaitingUnderACapOverAPoolAllocateNothing() throws Exception {
+        ClientStats s = callersAllocateNothing("capped-alloc.sock", c -> c.maxInFlight(1).connections(2));
+        assertEquals(0, (s.calls() - 2) % (4L * CALLS), "two hellos, then whole rounds of the four callers' calls: " + s);
+    }
+
+    /** Four platform callers on one client (options as given) until a round where none allocated: their bytes are whole capture-state slices. */
+    private ClientStats callersAllocateNothing(String socket, java.util.function.UnaryOperator<ClientOptions> options) throws Exception {
         int callers = 4;
-        String path = dir.resolve("shared-alloc.sock").toString();
+        String path = dir.resolve(socket).toString();
         try (GroutServer server = TestServers.startEpoll(ServerOptions.defaults().socketPath(path));
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL))) {
+             GroutClient c = GroutClient.connect(options.apply(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)))) {
             long[] bytes = new long[callers];
             Throwable[] failed = new Throwable[callers];
             CyclicBarrier start = new CyclicBarrier(callers), end = new CyclicBarrier(callers);
@@ -108,10 +120,10 @@ class ManyCallersAllocationTest {
             for (Thread t : threads) t.join(120_000);
             for (Throwable e : failed) if (e != null) throw new AssertionError(e);
             ClientStats s = c.stats();
-            assertTrue(s.batches() > 0, "callers found the role taken and queued: " + s);
             for (int t = 0; t < callers; t++) assertWholeSlices("caller " + t + " (" + s + ")", bytes[t], sys[1]);
             assertEquals(0, s.inFlight());
             assertEquals(0, c.clientThreadId());
+            return s;
         }
     }
 }
