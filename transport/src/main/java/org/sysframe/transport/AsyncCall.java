@@ -2,6 +2,7 @@ package org.sysframe.transport;
 
 import org.sysframe.transport.internal.client.Call;
 import org.sysframe.transport.internal.client.Conduit;
+import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.RoundTripEvent;
 import org.sysframe.transport.wire.MessageSpecs;
 
@@ -37,7 +38,7 @@ final class AsyncCall extends CompletableFuture<Response> {
         this.type = type;
         this.requestBytes = requestBytes;
         this.caller = Thread.currentThread();
-        this.event = RoundTripEvent.PROBE.isEnabled() ? new RoundTripEvent() : null;
+        this.event = Jfr.roundTrip() ? new RoundTripEvent() : null;
         if (event != null) event.begin();
         call.attach(this);
     }

@@ -10,6 +10,7 @@ import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.MessagePump;
 import org.sysframe.transport.internal.io.MessageReader;
 import org.sysframe.transport.internal.io.MessageWriter;
+import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.ConnectionEvent;
 import org.sysframe.transport.internal.shm.ShmClient;
 import org.sysframe.transport.internal.shm.ShmClientLink;
@@ -152,7 +153,7 @@ final class ClientConnection {
 
     /** Fails the waiting calls, closes the socket and frees the memory (see {@link GroutClient#close()}). */
     void close() {
-        if (ConnectionEvent.ClientClosed.PROBE.isEnabled() && conduit.isUsable()) {
+        if (Jfr.clientClosed() && conduit.isUsable()) {
             ConnectionEvent.ClientClosed e = new ConnectionEvent.ClientClosed();
             if (e.shouldCommit()) {
                 SyscallCounts counts = socket.counters().snapshot();

@@ -6,6 +6,7 @@ import org.sysframe.transport.internal.client.Events;
 import org.sysframe.transport.internal.client.MainModulePayloads;
 import org.sysframe.transport.internal.client.PipelineRole;
 import org.sysframe.transport.internal.io.FdPoller;
+import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.RoundTripEvent;
 import org.sysframe.transport.internal.shm.ShmClientLink;
 import org.sysframe.transport.internal.uring.UringLink;
@@ -261,7 +262,7 @@ public final class GroutClient implements AutoCloseable {
         checkLength(type, length);
         Mine m = mine.get();
         ClientConnection cn = pick(m);
-        if (!RoundTripEvent.PROBE.isEnabled()) {
+        if (!Jfr.roundTrip()) {
             run(cn, m, type, payload, offset, length);
             return finish(m, type);
         }
@@ -395,7 +396,7 @@ public final class GroutClient implements AutoCloseable {
     }
 
     void recordPipelined(int type, long responseBytes, int status, long latencyNanos) {
-        if (!RoundTripEvent.PROBE.isEnabled()) return;
+        if (!Jfr.roundTrip()) return;
         RoundTripEvent e = new RoundTripEvent();
         e.responseBytes = responseBytes;
         e.latency = latencyNanos; // its duration is 0: recorded with a threshold of 0 ms (docs/observability.md)

@@ -6,6 +6,7 @@ import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.Inbox;
 import org.sysframe.transport.internal.io.MessageReader;
 import org.sysframe.transport.internal.io.SendOrder;
+import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.PipelineBatchEvent;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
@@ -146,7 +147,7 @@ public final class Pipeline implements AutoCloseable {
         if (queuedCount == 0) return;
         PipelineBatchEvent event = null;
         long syscallsBefore = 0, bytes = 0;
-        if (PipelineBatchEvent.PROBE.isEnabled()) {
+        if (Jfr.pipelineBatch()) {
             event = new PipelineBatchEvent();
             syscallsBefore = counters.snapshot().total();
             if (iov.pending() != 0) closeStagingRun();

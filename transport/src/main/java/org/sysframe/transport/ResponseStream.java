@@ -2,6 +2,7 @@ package org.sysframe.transport;
 
 import org.sysframe.transport.internal.client.Call;
 import org.sysframe.transport.internal.client.Conduit;
+import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.RoundTripEvent;
 
 import java.io.IOException;
@@ -29,7 +30,7 @@ public final class ResponseStream implements AutoCloseable {
         this.type = type;
         this.call = call;
         this.requestBytes = requestBytes;
-        this.event = RoundTripEvent.PROBE.isEnabled() ? new RoundTripEvent() : null;
+        this.event = Jfr.roundTrip() ? new RoundTripEvent() : null;
         if (event != null) event.begin();
     }
 

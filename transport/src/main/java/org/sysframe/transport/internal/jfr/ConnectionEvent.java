@@ -24,7 +24,6 @@ public final class ConnectionEvent {
     @Description("A server connection was admitted")
     @StackTrace(false)
     public static final class Opened extends Event {
-        public static final Opened PROBE = new Opened();
 
         @Label("Socket") public String socket;
         @Label("Peer PID") public int peerPid;
@@ -39,7 +38,6 @@ public final class ConnectionEvent {
     @Description("A server connection closed, with what it did")
     @StackTrace(false)
     public static final class Closed extends Event {
-        public static final Closed PROBE = new Closed();
 
         @Label("Socket") public String socket;
         @Label("Peer PID") public int peerPid;
@@ -57,7 +55,6 @@ public final class ConnectionEvent {
     @Description("A GroutClient closed, with its syscall counts")
     @StackTrace(false)
     public static final class ClientClosed extends Event {
-        public static final ClientClosed PROBE = new ClientClosed();
 
         @Label("Socket") public String socket;
         @Label("Backend") public String backend;

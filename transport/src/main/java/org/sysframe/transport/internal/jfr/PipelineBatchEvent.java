@@ -22,8 +22,6 @@ import jdk.jfr.Threshold;
 @StackTrace(false)
 @Threshold("1 ms")
 public final class PipelineBatchEvent extends Event {
-    /** The probe the pipeline asks before it allocates an event (never committed). */
-    public static final PipelineBatchEvent PROBE = new PipelineBatchEvent();
 
     @Label("Socket") public String socket;
     @Label("Requests") public int requests;

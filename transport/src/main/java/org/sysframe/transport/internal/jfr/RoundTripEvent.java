@@ -25,8 +25,6 @@ import jdk.jfr.Threshold;
 @StackTrace(false)
 @Threshold("1 ms")
 public final class RoundTripEvent extends Event {
-    /** The probe the client asks before it allocates an event (never committed). */
-    public static final RoundTripEvent PROBE = new RoundTripEvent();
 
     @Label("Socket") public String socket;
     @Label("Call") @Description("call, async, stream or pipeline") public String call;

@@ -22,8 +22,6 @@ import jdk.jfr.Threshold;
 @StackTrace(false)
 @Threshold("1 ms")
 public final class ServerRequestEvent extends Event {
-    /** The probe the server asks before it allocates an event (never committed). */
-    public static final ServerRequestEvent PROBE = new ServerRequestEvent();
 
     @Label("Type") public int type;
     @Label("Type Name") public String typeName;

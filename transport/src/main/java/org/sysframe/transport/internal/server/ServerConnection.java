@@ -8,6 +8,7 @@ import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.io.Pool;
 import org.sysframe.transport.internal.io.SafeLogger;
+import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.ServerRequestEvent;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
@@ -280,7 +281,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         }
         ACCESS.bind(reply, this, request, route.minResponse());
         ServerRequestEvent event = null;
-        if (ServerRequestEvent.PROBE.isEnabled()) {
+        if (Jfr.serverRequest()) {
             event = new ServerRequestEvent();
             event.begin();
         }

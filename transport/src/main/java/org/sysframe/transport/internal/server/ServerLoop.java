@@ -8,6 +8,7 @@ import org.sysframe.transport.internal.io.NativeBuffer;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.io.Pool;
 import org.sysframe.transport.internal.io.SafeLogger;
+import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.ConnectionEvent;
 import org.sysframe.transport.internal.uring.UringLoop;
 
@@ -349,7 +350,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
         ServerConnection c = new ServerConnection(this, config, routes, tag, ls, cred.pid(), cred.uid(),
                 config.requestsPerRead());
         attach(ls, c);
-        if (ConnectionEvent.Opened.PROBE.isEnabled()) {
+        if (Jfr.connectionOpened()) {
             ConnectionEvent.Opened e = new ConnectionEvent.Opened();
             if (e.shouldCommit()) {
                 e.socket = config.socketPath();
@@ -410,7 +411,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
             subscribed = !subscribers.isEmpty();
         }
         log.closed(c, reason);
-        if (ConnectionEvent.Closed.PROBE.isEnabled()) {
+        if (Jfr.connectionClosed()) {
             ConnectionEvent.Closed e = new ConnectionEvent.Closed();
             if (e.shouldCommit()) {
                 SyscallCounts counts = c.outlet().counters().snapshot();

@@ -1,0 +1,37 @@
+package org.sysframe.transport.internal.jfr;
+
+import jdk.jfr.FlightRecorder;
+
+/**
+ * Whether an event of each kind would be recorded now, asked before an event is allocated. While no
+ * recording ever started in the JVM the answer is false at the cost of one field read, and no event
+ * class is loaded: the first event class loaded initializes the flight recorder, about 0.3 s of a
+ * cold start that a short-lived client (a CLI, a job) would otherwise pay on its first call.
+ *
+ * <p>Internal to the transport (its package is not exported): not part of the API.
+ */
+public final class Jfr {
+    private Jfr() {}
+
+    public static boolean roundTrip() { return FlightRecorder.isInitialized() && Probes.ROUND_TRIP.isEnabled(); }
+
+    public static boolean pipelineBatch() { return FlightRecorder.isInitialized() && Probes.PIPELINE_BATCH.isEnabled(); }
+
+    public static boolean serverRequest() { return FlightRecorder.isInitialized() && Probes.SERVER_REQUEST.isEnabled(); }
+
+    public static boolean connectionOpened() { return FlightRecorder.isInitialized() && Probes.OPENED.isEnabled(); }
+
+    public static boolean connectionClosed() { return FlightRecorder.isInitialized() && Probes.CLOSED.isEnabled(); }
+
+    public static boolean clientClosed() { return FlightRecorder.isInitialized() && Probes.CLIENT_CLOSED.isEnabled(); }
+
+    /** One event of each kind, never committed, made once a recording started. */
+    private static final class Probes {
+        static final RoundTripEvent ROUND_TRIP = new RoundTripEvent();
+        static final PipelineBatchEvent PIPELINE_BATCH = new PipelineBatchEvent();
+        static final ServerRequestEvent SERVER_REQUEST = new ServerRequestEvent();
+        static final ConnectionEvent.Opened OPENED = new ConnectionEvent.Opened();
+        static final ConnectionEvent.Closed CLOSED = new ConnectionEvent.Closed();
+        static final ConnectionEvent.ClientClosed CLIENT_CLOSED = new ConnectionEvent.ClientClosed();
+    }
+}
