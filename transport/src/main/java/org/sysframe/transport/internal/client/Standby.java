@@ -77,7 +77,9 @@ public final class Standby {
             try {
                 if (conduit.closed || conduit.broken != null) {
                     if (listener == null || conduit.events.keptUnlocked() == 0) return;
-                } else if (conduit.holder == null && hasWork()) {
+                } else if (conduit.holder == null && hasWork() && conduit.waiting.firstDriver() == null) {
+                    // (A caller that may do the I/O waits: it was offered the role and takes it. Taking it back here
+                    // would leave it to a receive that breaks off at once for it, round after round, while it waits.)
                     conduit.holder = me;
                     conduit.holderMode = mode = Conduit.STANDBY;
                 } else if (conduit.holder == null && listener != null && conduit.events.keptUnlocked() == 0 && !conduit.roleWanted()) {

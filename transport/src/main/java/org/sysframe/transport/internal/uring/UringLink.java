@@ -159,15 +159,22 @@ public final class UringLink implements ClientLink {
             done = awaitCompletions(wait && mode.kind() != WaitMode.Kind.BLOCK, deadline, System.nanoTime());
         }
         checkSends();
-        if (!done && sendsInFlight > 0) {
-            // The request never left in full: the server does not read. Its answer cannot come.
+        if (!done && sendsInFlight > 0 && !recvDone && !endedAtDeadline(deadline, now)) {
+            // The request never left in full within the receive timeout: the server does not read. Its answer cannot come.
             cancelReceive();
             throw cancelSends(timeoutNanos / 1_000_000L);
         }
-        if (!done) return cancelReceive();
+        // Sends still in flight stay so (an answer came first, or the caller's own deadline ended the wait): the next
+        // receive, send or flush waits for them, within the send timeout.
+        if (!done && !recvDone) return cancelReceive();
         if (recvResult == -Errno.EAGAIN && !wait) return UnixSocket.WOULD_BLOCK;
         if (recvResult < 0) throw new ErrnoException("recv(" + socket.name() + ")", -recvResult);
         return recvResult;
+    }
+
+    /** Whether a wait begun at now ended at the caller's deadline, sooner than the receive timeout. */
+    private boolean endedAtDeadline(long deadline, long now) {
+        return deadline != 0 && (timeoutNanos == 0 || deadline - now < timeoutNanos);
     }
 
     /**
