@@ -112,6 +112,7 @@ public final class GroutClient implements AutoCloseable {
      */
     public static GroutClient connect(ClientOptions builder) throws IOException {
         ClientConfig options = builder.freeze();
+        Jfr.watch();
         SyscallCounters sum = options.connections() > 1 ? SyscallCounters.summing("client " + options.socketPath()) : null;
         GroutClient c = new GroutClient(options, ClientConnection.open(options, sum, AsyncCall::complete), sum);
         try {

@@ -2,6 +2,7 @@ package org.sysframe.transport;
 
 import org.sysframe.transport.internal.epoll.EpollLoop;
 import org.sysframe.transport.internal.jfr.ConnectionEvent;
+import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.server.Acceptor;
 import org.sysframe.transport.internal.server.EventFanout;
 import org.sysframe.transport.internal.server.Routes;
@@ -71,6 +72,7 @@ public final class GroutServer implements AutoCloseable {
     /** Freezes options, binds, listens and starts the event loops; returns once they run. */
     public static GroutServer start(ServerOptions options) throws IOException {
         ServerConfig config = options.freeze();
+        Jfr.watch();
         GroutApi.checkSocketPath(config.socketPath());
         if (config.backend() != Backend.EPOLL) config = config.withBackend(config.backend().resolve("server(" + config.socketPath() + ")"));
         if (config.allowAnyUid() && config.allowedUids() != null) {
@@ -243,7 +245,12 @@ public final class GroutServer implements AutoCloseable {
     /** Runs a computation on loop 0's thread and waits for its result. */
     public <T> T call(Supplier<T> what) throws IOException { return loops[0].tasks().call(what); }
 
-    /** Statistics of the connections that closed (the latest 10,000 per loop), loop by loop. */
+    /**
+     * Statistics of the connections that closed (the latest 10,000 per loop), loop by loop. A client on
+     * a shared-memory channel has two: its socket's (GR_HELLO, SHM_OPEN) and, recorded by the socket's
+     * loop soon after the channel ended, its channel's (the rest; the reason starts with
+     * {@code shared-memory channel: }).
+     */
     public List<ConnectionStats> closedConnections() throws IOException {
         List<ConnectionStats> out = new ArrayList<>();
         for (ServerLoop<?> l : loops) {

@@ -1,6 +1,7 @@
 package org.sysframe.transport.internal.jfr;
 
 import jdk.jfr.FlightRecorder;
+import jdk.jfr.FlightRecorderListener;
 
 /**
  * Whether an event of each kind would be recorded now, asked before an event is allocated. While no
@@ -12,6 +13,22 @@ import jdk.jfr.FlightRecorder;
  */
 public final class Jfr {
     private Jfr() {}
+
+    static {
+        // The probes are made by the thread that starts the first recording (at once if one runs already), not by the
+        // first caller after it: thousands of virtual threads calling then would wait for that class initialization,
+        // pinned to their carriers.
+        FlightRecorder.addListener(new FlightRecorderListener() {
+            @Override
+            public void recorderInitialized(FlightRecorder recorder) { Probes.make(); }
+        });
+    }
+
+    /**
+     * Starts watching for the first recording, once (cheap: no event class is loaded): called as a client
+     * connects and a server starts, before calls could race for the probes.
+     */
+    public static void watch() {} // (its class initialization does it)
 
     public static boolean roundTrip() { return FlightRecorder.isInitialized() && Probes.ROUND_TRIP.isEnabled(); }
 
@@ -27,6 +44,8 @@ public final class Jfr {
 
     /** One event of each kind, never committed, made once a recording started. */
     private static final class Probes {
+        static void make() {} // (its class initialization makes them)
+
         static final RoundTripEvent ROUND_TRIP = new RoundTripEvent();
         static final PipelineBatchEvent PIPELINE_BATCH = new PipelineBatchEvent();
         static final ServerRequestEvent SERVER_REQUEST = new ServerRequestEvent();
