@@ -3,8 +3,10 @@ package org.sysframe.bench.cli;
 import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.Progress;
 import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.report.TerminalReport;
+import org.sysframe.bench.table.Goals;
 import org.sysframe.bench.table.PeerTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -46,19 +48,18 @@ final class CompareCommand implements Callable<Integer> {
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
         int peerForks = PeerTable.forks(forks, quick);
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        ResultFiles.checkWritable("--out", out);
         long started = System.nanoTime();
         BenchTable peers;
         try {
-            peers = PeerTable.run(rounds, quick, serverLoops, peerForks);
+            peers = Progress.during(Progress.toStderr("compare", 1, Goals.TABLE), () -> PeerTable.run(rounds, quick, serverLoops, peerForks));
         } catch (UnsupportedOperationException e) {
             throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
         }
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 List.of(peers), KernelCounters.unavailable());
-        System.out.println();
         System.out.print(TerminalReport.of(run));
-        List<String> files = ResultFiles.writeAll(run, out);
-        System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
+        System.out.println(ResultFiles.wroteLine(out, ResultFiles.writeAll(run, out)));
         return 0;
     }
 }

@@ -4,6 +4,7 @@ import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.explore.PairingSpec;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.Progress;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.peer.FileLimit;
 import org.sysframe.bench.peer.Pairing;
@@ -132,6 +133,7 @@ public final class MatrixCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (quick && full) throw new IllegalArgumentException("--quick and --full: choose one (--quick shortens every table, --full runs its whole grid)");
         if (rounds < 6) throw new IllegalArgumentException("--rounds " + rounds + ": at least 6 (a 95 % interval needs them)");
         if (budget == null) budget = quick ? QUICK_BUDGET_SECONDS : DEFAULT_BUDGET_SECONDS;
         if (!(budget >= 0) || budget > 3600) throw new IllegalArgumentException("--budget " + budget + ": expected 0..3600 seconds");
@@ -157,20 +159,29 @@ public final class MatrixCommand implements Callable<Integer> {
         List<List<String>> pairs = new ArrayList<>();
         for (String c : crossovers) pairs.add(OptionValues.parse("--crossover", c, x -> crossoverPair(x, names)));
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        ResultFiles.checkWritable("--out", out);
         // Many connections need many descriptors: the soft limit up to the hard one, for this JVM and what it starts.
-        System.out.println(FileLimit.raise().describe());
+        System.err.println(FileLimit.raise().describe());
         long started = System.nanoTime();
         RoundRunner.Plan plan = new RoundRunner.Plan(Goals.TABLE, budget, maxRounds, roundLength);
-        List<BenchTable> tables = RoundRunner.with(plan, () -> tables(pairings, reference));
+        Progress progress = Progress.toStderr("matrix", tableCount(), Goals.TABLE);
+        List<BenchTable> tables = Progress.during(progress, () -> RoundRunner.with(plan, () -> tables(pairings, reference)));
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 tables, KernelCounters.unavailable(),
                 MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())))
                 .withCrossovers(pairs);
-        System.out.println();
         System.out.print(TerminalReport.of(run));
-        List<String> files = ResultFiles.writeAll(run, out);
-        System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
+        System.out.println(ResultFiles.wroteLine(out, ResultFiles.writeAll(run, out)));
         return 0;
+    }
+
+    /** The tables {@link #tables} runs. */
+    private int tableCount() {
+        int n = 1;
+        for (boolean skipped : new boolean[] {noCompare, noLoops, noDepth, noBackends, noConnections, noConcurrency, noScale, noWait}) {
+            if (!skipped) n++;
+        }
+        return n;
     }
 
     private List<BenchTable> tables(List<Pairing> pairings, String reference) throws java.io.IOException {

@@ -19,23 +19,25 @@ import java.util.regex.Pattern;
 /**
  * {@code sysframe results --from bench/results/RUN/run.json}: the README's "results at a glance"
  * written from one run's {@code run.json}, so that every figure in it comes from that run, which it
- * names. It replaces what lies between the {@link #BEGIN} and {@link #END} lines of the file given by
- * {@code --readme} (default README.md) and changes nothing else; {@code --print} prints the block instead.
+ * names. It prints the block; with {@code --readme [FILE]} (FILE default README.md) it replaces what lies
+ * between the {@link #BEGIN} and {@link #END} lines of that file instead and changes nothing else.
  */
 @Command(name = "results", mixinStandardHelpOptions = true,
-        description = "Write the README's results block from one run's run.json (written by matrix).")
+        description = "Print the README's results block from one run's run.json (written by matrix); --readme writes it into the README.")
 final class ResultsCommand implements Callable<Integer> {
-    static final String BEGIN = "<!-- results:begin (written by ./sysframe results --from RUN/run.json; do not edit by hand) -->";
+    static final String BEGIN = "<!-- results:begin (written by ./sysframe results --from RUN/run.json --readme; do not edit by hand) -->";
     static final String END = "<!-- results:end -->";
+
+    /** The keys every run.json has (a table's JSON, also written by matrix, has goals but not these). */
+    static final List<String> RUN_KEYS = List.of("run", "machine", "rounds", "seconds", "tally", "goals", "tables");
 
     @Option(names = "--from", required = true, paramLabel = "RUN.json", description = "the run.json of one matrix run")
     Path from;
 
-    @Option(names = "--readme", description = "the file whose results block is rewritten (default: ${DEFAULT-VALUE})")
-    Path readme = Path.of("README.md");
+    @Option(names = "--readme", arity = "0..1", fallbackValue = "README.md", paramLabel = "FILE",
+            description = "rewrite the results block of FILE (default when given alone: ${FALLBACK-VALUE}) instead of printing it")
+    Path readme;
 
-    @Option(names = "--print", description = "print the block instead of rewriting the file")
-    boolean print;
 
     @Override
     public Integer call() throws IOException {
@@ -51,7 +53,7 @@ final class ResultsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException | ClassCastException | NullPointerException e) {
             throw new IllegalArgumentException("--from " + from + ": not a matrix run.json (" + e.getMessage() + ")");
         }
-        if (print) {
+        if (readme == null) {
             System.out.print(block);
             return 0;
         }
@@ -73,7 +75,9 @@ final class ResultsCommand implements Callable<Integer> {
     /** The block, markers included, from a parsed run.json. */
     @SuppressWarnings("unchecked")
     static String block(Object parsed, Path from) {
-        Map<String, Object> run = (Map<String, Object>) parsed;
+        Map<String, Object> run = parsed instanceof Map<?, ?> ? (Map<String, Object>) parsed : Map.of();
+        if (run.containsKey("table")) throw new IllegalArgumentException("it is the JSON of the table " + run.get("table") + "; run.json lies beside it");
+        if (!run.keySet().containsAll(RUN_KEYS)) throw new IllegalArgumentException("it lacks the keys " + String.join(", ", RUN_KEYS));
         List<Map<String, Object>> goals = (List<Map<String, Object>>) run.get("goals");
         if (goals == null || goals.isEmpty()) throw new IllegalArgumentException("it holds no goals");
         String reproduce = String.valueOf(run.get("reproduce"));

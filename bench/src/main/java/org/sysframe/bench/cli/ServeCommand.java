@@ -57,7 +57,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--transport", description = "socket | shm: shm also offers sysframe clients a shared-memory channel, served by a"
             + " thread of its own per channel (on the CPU of its socket's loop) that waits as --wait says, the loops then"
-            + " blocking (epoll backend; default: ${DEFAULT-VALUE})")
+            + " blocking (epoll backend only: refused with --backend io_uring; default: ${DEFAULT-VALUE})")
     String transport = "socket";
 
     @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
@@ -196,6 +196,10 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--transport " + transport + ": expected socket or shm");
         }
         if (transport.equals("shm")) {
+            if (o.freeze().backend() == org.sysframe.transport.Backend.IO_URING) {
+                throw new IllegalArgumentException("--transport shm and --backend io_uring: shared memory is served on the epoll backend only"
+                        + " (io_uring answers a client's request for it ENOTSUP): leave out --backend io_uring");
+            }
             // The channels wait as --wait says; the loops then only accept and watch the sockets: they block.
             o.sharedMemory(true).sharedMemoryWaitMode(o.freeze().waitMode()).waitMode(WaitMode.BLOCK);
         }
@@ -228,6 +232,9 @@ final class ServeCommand implements Callable<Integer> {
         StringBuilder tids = new StringBuilder();
         for (int i = 0; i < server.loopCount(); i++) tids.append(i == 0 ? "" : ", ").append(server.loopThreadId(i));
         System.out.println("serving " + server.config() + " (loop thread" + (server.loopCount() > 1 ? "s " : " ") + tids + "); SIGINT or SIGTERM stops");
+        if (transport.equals("shm") && server.backend() == org.sysframe.transport.Backend.IO_URING) {
+            System.err.println("shared memory is off: --backend auto chose io_uring, which does not serve it (--backend epoll does)");
+        }
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

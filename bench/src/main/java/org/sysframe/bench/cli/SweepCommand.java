@@ -9,6 +9,7 @@ import org.sysframe.bench.explore.SweepParameter;
 import org.sysframe.bench.explore.SweepSpec;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.KernelCounters;
+import org.sysframe.bench.measure.Progress;
 import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.report.TerminalReport;
 import org.sysframe.bench.table.PairingTable;
@@ -70,14 +71,13 @@ public final class SweepCommand implements Callable<Integer> {
                 OptionValues.parse("--crossover", crossover == null ? "" : crossover, c -> pair(s, c)), rounds, quick);
         plan.pairings(); // a value the held pairing cannot take fails here, before anything runs
         if (out == null) out = ResultFiles.defaultDir(Sweep.NAME);
+        ResultFiles.checkWritable("--out", out);
         long started = System.nanoTime();
-        BenchRun run = run(plan, MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())),
-                started);
-        run = Bisection.refine(plan, run, bisect, started);
-        System.out.println();
+        String reproduce = MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
+        BenchRun run = Progress.during(Progress.toStderr("sweep", 1, List.of()),
+                () -> Bisection.refine(plan, run(plan, reproduce, started), bisect, started));
         System.out.print(TerminalReport.of(run));
-        List<String> files = ResultFiles.writeAll(run, out);
-        System.out.println("wrote " + out.resolve(files.get(0)) + ", " + String.join(", ", files.subList(1, files.size())));
+        System.out.println(ResultFiles.wroteLine(out, ResultFiles.writeAll(run, out)));
         return 0;
     }
 

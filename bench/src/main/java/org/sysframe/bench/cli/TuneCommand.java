@@ -7,6 +7,7 @@ import org.sysframe.bench.explore.SweepSpec;
 import org.sysframe.bench.explore.TuneDecision;
 import org.sysframe.bench.explore.Workload;
 import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Progress;
 import org.sysframe.bench.measure.Spread;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.table.PairingTable;
@@ -41,8 +42,11 @@ public final class TuneCommand implements Callable<Integer> {
             SweepSpec.parse("readahead=1024,65536"),
             SweepSpec.parse("flush=immediate,deferred"));
 
-    @Option(names = "--payloads", description = "the workload's sizes, equally often; A,...,B doubles A up to B (default: ${DEFAULT-VALUE})")
-    String payloads = "32,1024,8192";
+    /** The workload's sizes without --payloads or --histogram. */
+    static final String DEFAULT_PAYLOADS = "32,1024,8192";
+
+    @Option(names = "--payloads", description = "the workload's sizes, equally often; A,...,B doubles A up to B (default: " + DEFAULT_PAYLOADS + ")")
+    String payloads;
 
     @Option(names = "--histogram", description = "the workload as a file of SIZE COUNT lines (instead of --payloads)")
     Path histogram;
@@ -70,14 +74,18 @@ public final class TuneCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (rounds < 5) throw new IllegalArgumentException("--rounds " + rounds + ": at least 5 (medians need them)");
+        if (payloads != null && histogram != null) {
+            throw new IllegalArgumentException("--payloads and --histogram: choose one (the histogram's sizes are the workload's)");
+        }
         Pairing held = OptionValues.parse("--base", base, PairingSpec::parse).renamed(DEFAULTS, "the settings to improve on");
         List<SweepSpec> specs = specs(tries, held);
         Workload w = histogram != null ? Workload.histogram(histogram)
-                : Workload.of(OptionValues.parse("--payloads", payloads, Payloads::parse));
+                : Workload.of(OptionValues.parse("--payloads", payloads == null ? DEFAULT_PAYLOADS : payloads, Payloads::parse));
         List<Pairing> rows = candidates(held, specs); // a value the held settings cannot take fails here, before anything runs
         long started = System.nanoTime();
-        BenchTable t = PairingTable.run(NAME, "tune: candidates beside the defaults", "setting", rows, DEFAULTS,
-                w.sizes(), rounds, quick, 1, 2); // twice the matrix's calls a cell: within the ~5 minutes with every candidate
+        // Twice the matrix's calls a cell: within the ~5 minutes with every candidate.
+        BenchTable t = Progress.during(Progress.toStderr(NAME, 1, List.of()), () -> PairingTable.run(NAME, "tune: candidates beside the defaults",
+                "setting", rows, DEFAULTS, w.sizes(), rounds, quick, 1, 2));
         List<TuneDecision> decisions = decide(t, w, held, specs);
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.print(json ? TuneReport.json(w, t, decisions, held, seconds, quick) : TuneReport.text(w, t, decisions, held, seconds, quick));

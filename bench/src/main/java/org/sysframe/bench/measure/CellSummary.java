@@ -180,12 +180,16 @@ public record CellSummary(String name, int payload, int rounds, int clients,
             double v = e.getValue();
             if (v == 0 || Double.isNaN(v)) continue;
             if (!sb.isEmpty()) sb.append(" + ");
-            String n = v == Math.rint(v) ? String.valueOf((long) v)
-                    : Math.abs(v - Math.rint(v)) < 0.005 ? String.format(Locale.ROOT, "%.4f", v)
-                    : String.format(Locale.ROOT, "%.2f", v);
-            sb.append(n).append(' ').append(e.getKey().kernelName());
+            sb.append(count(v)).append(' ').append(e.getKey().kernelName());
         }
         return sb.isEmpty() ? "0" : sb.toString();
+    }
+
+    /** A count per call as {@link #describe} writes it: {@code 1}, {@code 0.25}, {@code 1.0003}. */
+    public static String count(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v)
+                : Math.abs(v - Math.rint(v)) < 0.005 ? String.format(Locale.ROOT, "%.4f", v)
+                : String.format(Locale.ROOT, "%.2f", v);
     }
 
     /** Every figure by name; rowKind names the first column ({@code pairing}, {@code peer}...). */

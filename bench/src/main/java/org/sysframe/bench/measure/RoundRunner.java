@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
@@ -29,6 +28,9 @@ import java.util.function.Predicate;
  * 20 % noise was judged missed against a 1.05x goal in 2.1 % of 1,000 simulated runs (cap 256), with
  * halves in 0.7 % (VerdictSimulationTest). A table's code does nothing for this: it calls
  * {@link #run(String, List, int)} with its name, which is the name its goals give.
+ *
+ * <p>Every warm-up, run and look is told to the {@link Progress} a command installed (the table, the
+ * cell, the round, the goals' verdicts), which shows them on stderr: the tables print nothing of it.
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
@@ -134,12 +136,27 @@ public final class RoundRunner {
         return r % 2 == 1 ? cells : cells.reversed();
     }
 
-    /** As {@link #run(String, List, int)}, with rounds added under plan (null: none added). */
+    /**
+     * As {@link #run(String, List, int)}, with rounds added under plan (null: none added), reported to
+     * the installed {@link Progress} (or, with none, to one of its own that shows on a terminal only).
+     */
     static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, Clock clock) throws IOException {
-        for (Cell c : cells) {
+        Progress installed = Progress.current();
+        Progress progress = installed != null ? installed : Progress.unplanned(table);
+        try {
+            return run(table, cells, rounds, plan, clock, progress);
+        } finally {
+            if (installed == null) progress.finish();
+        }
+    }
+
+    private static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, Clock clock, Progress progress)
+            throws IOException {
+        List<Cell> warmed = cells.stream().filter(c -> (plan == null ? c.warmUpCalls() : plan.scaled(c.warmUpCalls())) > 0).toList();
+        progress.set(table, cells.size(), rounds, warmed.size());
+        for (Cell c : warmed) {
             long warm = plan == null ? c.warmUpCalls() : plan.scaled(c.warmUpCalls());
-            if (warm <= 0) continue;
-            Progress.show(String.format(Locale.ROOT, "%s warm-up %-10s %6d B", table, c.name(), c.payload()));
+            progress.warmUp(c);
             // Under a plan (matrix's tables) the warm-up lasts at least its minimum; else (ping's one
             // cell, compare) it is the calls asked for, no more.
             double spent = 0;
@@ -147,52 +164,62 @@ public final class RoundRunner {
             for (int i = 0; i < most && spent < MIN_WARM_UP_SECONDS; i++) {
                 spent += c.probe().measure(c, warm, Measurement.WARM_UP).seconds();
             }
+            progress.ran();
         }
         List<Measurement> out = new ArrayList<>(cells.size() * rounds);
         for (int r = 1; r <= rounds; r++) {
             for (Cell c : inRoundOrder(cells, r)) {
-                Progress.show(String.format(Locale.ROOT, "%s round %d/%d  %-10s %6d B", table, r, rounds, c.name(), c.payload()));
+                progress.round(c, r, rounds);
                 out.add(c.probe().measure(c, plan == null ? c.calls() : plan.scaled(c.calls()), r));
+                progress.ran();
             }
         }
-        if (plan != null) addRounds(table, cells, rounds, plan, clock, out);
-        Progress.done();
+        // The goals judged: the plan's, whose unsettled cells get rounds; without a plan the reporter's, for it alone.
+        List<Goal> goals = (plan != null ? plan.goals() : progress.goals(table)).stream().filter(g -> g.table().equals(table)).toList();
+        Set<String> need = look(goals, out, progress);
+        if (plan != null) addRounds(table, cells, rounds, plan, clock, out, goals, need, progress);
         return out;
     }
 
-    private static void addRounds(String table, List<Cell> cells, int rounds, Plan plan, Clock clock, List<Measurement> out)
-            throws IOException {
-        List<Goal> goals = plan.goals().stream().filter(g -> g.table().equals(table)).toList();
+    private static void addRounds(String table, List<Cell> cells, int rounds, Plan plan, Clock clock, List<Measurement> out,
+                                  List<Goal> goals, Set<String> need, Progress progress) throws IOException {
         long end = clock.nanos() + (long) (plan.secondsPerTable() * 1e9);
         int round = rounds;
         long longest = 0;
-        while (round < plan.maxRounds()) {
-            Set<String> need = unsettledCells(goals, out);
-            if (need.isEmpty()) return;
+        boolean spent = false;
+        while (round < plan.maxRounds() && !need.isEmpty() && !spent) {
             int batch = Math.max(1, round / 2);
             for (int b = 0; b < batch && round < plan.maxRounds(); b++) {
                 long started = clock.nanos();
-                if (started + longest > end) return;
+                spent = started + longest > end;
+                if (spent) break;
                 round++;
                 for (Cell c : inRoundOrder(cells, round)) {
                     if (!need.contains(c.key())) continue;
-                    Progress.show(String.format(Locale.ROOT, "%s added round %d  %-10s %6d B (%d cells)", table, round, c.name(),
-                            c.payload(), need.size()));
+                    progress.added(c, round, need.size(), (end - started) / 1e9);
                     out.add(c.probe().measure(c, plan.scaled(c.calls()), round));
                 }
                 longest = Math.max(longest, clock.nanos() - started);
             }
+            need = look(goals, out, progress);
         }
     }
 
-    /** The keys of the cells that the goals still NOT SETTLED on runs name. */
-    static Set<String> unsettledCells(List<Goal> goals, List<Measurement> runs) {
+    /** The keys of the cells that the goals still NOT SETTLED on runs name, the verdicts told to progress. */
+    private static Set<String> look(List<Goal> goals, List<Measurement> runs, Progress progress) {
+        List<GoalVerdict> verdicts = new ArrayList<>();
+        for (Goal g : goals) verdicts.add(GoalVerdict.of(g, runs, false));
+        progress.judged(verdicts);
+        return unsettledCells(verdicts);
+    }
+
+    /** The keys of the cells of the verdicts NOT SETTLED (a null verdict: a goal whose cells did not run, none). */
+    private static Set<String> unsettledCells(List<GoalVerdict> verdicts) {
         Set<String> need = new LinkedHashSet<>();
-        for (Goal g : goals) {
-            GoalVerdict v = GoalVerdict.of(g, runs, false);
+        for (GoalVerdict v : verdicts) {
             if (v == null || v.settled()) continue;
-            need.add(g.subject() + "/" + g.payload());
-            need.add(g.versus() + "/" + g.payload());
+            need.add(v.goal().subject() + "/" + v.goal().payload());
+            need.add(v.goal().versus() + "/" + v.goal().payload());
         }
         return need;
     }

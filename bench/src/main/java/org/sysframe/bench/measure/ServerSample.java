@@ -51,9 +51,9 @@ public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCp
         return sum(loops);
     }
 
-    /** Every thread of a server in another process: CPU only (its counts are out of reach). */
+    /** Every thread of a server in another process: CPU, and the CPUs of its loop threads (its counts are out of reach). */
     static ServerSample ofProcess(long pid) {
-        return new ServerSample(null, null, ThreadCpu.ofProcess(pid), new TreeSet<>());
+        return new ServerSample(null, null, ThreadCpu.ofProcess(pid), ThreadCpu.loopCpus(pid));
     }
 
     /** The loops together: counts and CPU added; kernel counts only when every loop has them. */

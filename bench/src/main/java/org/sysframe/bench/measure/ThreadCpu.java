@@ -65,6 +65,33 @@ public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long 
         }
     }
 
+    /**
+     * The names (as /proc shows them: 15 characters at most) that the serving threads of a server in another
+     * process begin with: sysframe's event loops ({@code sysframe-server-N ...}), its shared-memory channels'
+     * threads ({@code sysframe-shm-...}), the C server's one thread ({@code sysframe_serve}).
+     */
+    static final java.util.List<String> LOOP_NAMES = java.util.List.of("sysframe-server", "sysframe-shm", "sysframe_serve");
+
+    /** The CPUs the serving threads ({@link #LOOP_NAMES}) of process pid last ran on; empty when none is found. */
+    public static java.util.SortedSet<Integer> loopCpus(long pid) {
+        java.util.SortedSet<Integer> cpus = new java.util.TreeSet<>();
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String name = Files.readString(task.resolve("comm")).strip();
+                    if (LOOP_NAMES.stream().noneMatch(name::startsWith)) continue;
+                    String stat = Files.readString(task.resolve("stat"));
+                    cpus.add(Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[36]));
+                } catch (IOException | RuntimeException gone) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        } catch (IOException e) {
+            // the process is gone: no CPU known
+        }
+        return cpus;
+    }
+
     /** The sum of two threads' figures. */
     public ThreadCpu plus(ThreadCpu other) {
         return new ThreadCpu(cpuNanos + other.cpuNanos, userMicros + other.userMicros, systemMicros + other.systemMicros,

@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * <p>Two modes: <b>timed</b> reads the clock around every request for latency percentiles (and, when
  * pipelining, refills a whole batch at a time); <b>lean</b> ({@code -L}, {@link Options#lean}) is the
  * least a C client can do for the workload, the anchor the goals compare against: no clock read per
- * request (its latency figures read 0), frames built once, the slots freed by each receive refilled
+ * request (its latency figures are 0, which the report shows as -), frames built once, the slots freed by each receive refilled
  * with one send, a 1 MiB read-ahead.
  *
  * <p>A third, the many-connections mode ({@link #many}, {@code -M N -A K}), is the scale table's load

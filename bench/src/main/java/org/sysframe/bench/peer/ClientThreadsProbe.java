@@ -81,7 +81,6 @@ public final class ClientThreadsProbe implements Cell.Probe {
         return calls / clients + (i < calls % clients ? 1 : 0);
     }
 
-    /** e.g. {@code client cpu 0,1; server cpu 1}: the CPUs the threads were seen on at the samples. */
     /** The CPUs seen at the start of a round and at its end, together. */
     static SortedSet<Integer> union(SortedSet<Integer> a, SortedSet<Integer> b) {
         SortedSet<Integer> all = new TreeSet<>(a);
@@ -89,6 +88,10 @@ public final class ClientThreadsProbe implements Cell.Probe {
         return all;
     }
 
+    /**
+     * e.g. {@code client cpu 0,1; server cpu 1}: the CPUs the threads were seen on at the samples; the
+     * server's left out when none is known (a server in another process whose loop threads were not found).
+     */
     public static String cpus(SortedSet<Integer> client, SortedSet<Integer> server) {
         return cpus(client, server, null);
     }
@@ -99,7 +102,8 @@ public final class ClientThreadsProbe implements Cell.Probe {
      */
     public static String cpus(SortedSet<Integer> client, SortedSet<Integer> server, String serverUnknown) {
         if (server == null && serverUnknown != null) return "client cpu " + join(client) + "; server cpu unknown (" + serverUnknown + ")";
-        return "client cpu " + join(client) + "; server cpu " + (server == null ? "?" : join(server));
+        String s = server == null ? "?" : join(server);
+        return "client cpu " + join(client) + (s.equals("?") ? "" : "; server cpu " + s);
     }
 
     private static String join(SortedSet<Integer> cpus) {

@@ -159,10 +159,11 @@ public final class PeerFork implements AutoCloseable {
                     m.clientLibrary(), m.clientKernel(), m.clientCpu(), clientCpus(m.cpus()), m.clientEmpty());
         }
 
-        /** The client CPUs of a {@link ClientThreadsProbe#cpus} text ({@code client cpu 1; server cpu ...}). */
+        /** The client CPUs of a {@link ClientThreadsProbe#cpus} text ({@code client cpu 1; server cpu ...}, or {@code client cpu 1}). */
         static SortedSet<Integer> clientCpus(String cpus) {
             SortedSet<Integer> set = new TreeSet<>();
-            String c = cpus.substring("client cpu ".length(), cpus.indexOf(';'));
+            int end = cpus.indexOf(';');
+            String c = cpus.substring("client cpu ".length(), end < 0 ? cpus.length() : end);
             if (!c.equals("?")) for (String s : c.split(",")) set.add(Integer.parseInt(s));
             return set;
         }

@@ -46,6 +46,32 @@ public final class ResultFiles {
                 java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     }
 
+    /**
+     * Refuses dir, in one line naming option, when the files could not be written there: a path that
+     * is not a directory, or under one that is not, or in a directory this user cannot write (checked at
+     * the nearest one that exists; nothing is created), so that a run fails before it measures, not after.
+     */
+    public static void checkWritable(String option, Path dir) {
+        Path at = dir.toAbsolutePath().normalize();
+        while (!Files.exists(at) && at.getParent() != null) at = at.getParent();
+        String where = at.equals(dir.toAbsolutePath().normalize()) ? "" : " (at " + at + ")";
+        if (!Files.isDirectory(at)) throw new IllegalArgumentException(option + " " + dir + ": not a directory" + where);
+        if (!Files.isWritable(at)) throw new IllegalArgumentException(option + " " + dir + ": not writable by this user" + where);
+    }
+
+    /**
+     * The one line saying where the files went, e.g. {@code wrote bench/results/RUN/: report.html, run.json,
+     * and a CSV and a JSON per table (9 tables)}; a run of one table names its two files.
+     */
+    public static String wroteLine(Path dir, List<String> files) {
+        List<String> whole = files.stream().filter(f -> !f.endsWith(".csv") && !f.endsWith(".json") || f.equals("run.json")).toList();
+        List<String> perTable = files.stream().filter(f -> !whole.contains(f)).toList();
+        List<String> named = new ArrayList<>(whole.reversed()); // report.html first
+        if (perTable.size() <= 2) named.addAll(perTable);
+        else named.add("and a CSV and a JSON per table (" + perTable.size() / 2 + " tables)");
+        return "wrote " + dir + "/: " + String.join(", ", named);
+    }
+
     /** Writes every file; returns their names. */
     public static List<String> writeAll(BenchRun run, Path dir) throws IOException {
         Files.createDirectories(dir);

@@ -114,7 +114,7 @@ public final class ConnectionsTable {
             }
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             else if (!cServer) notes.add("C server rows left out: bench/target/sysframe_serve is not built (make builds it)");
-            notes.add("C lean rows measure no latency (p50/p99 read 0); server syscalls and CPU are summed over the server's loops");
+            notes.add("C lean rows measure no latency (p50/p99 read -); server syscalls and CPU are summed over the server's loops");
             if (cServer) {
                 notes.add("C server rows: " + ServerProcess.C_DESCRIPTION + ", in a process of its own; its CPU is its thread's, its"
                         + " syscalls its own counts (the kernel's beside them), the epoll_wait that brought each stats command taken out;"

@@ -92,7 +92,7 @@ public final class DepthTable {
                 addSpinningPair(f, p, payload, quick, cells);
             }
             List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
-            List<String> notes = cPeer ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 read 0)")
+            List<String> notes = cPeer ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 read -)")
                     : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1), false,
                     rounds, cells, runs, notes);

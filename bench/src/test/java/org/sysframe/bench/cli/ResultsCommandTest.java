@@ -11,6 +11,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The README's results block, written from one run's run.json and nothing else. */
 class ResultsCommandTest {
@@ -40,6 +41,27 @@ class ResultsCommandTest {
         assertEquals(once, Files.readString(readme));
     }
 
+    @Test
+    void withoutReadmeTheBlockIsPrintedAndNoFileTouched(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("20261201-101500");
+        ResultFiles.writeAll(ReportsTest.known(), out);
+        Path readme = dir.resolve("README.md");
+        String text = "# title\n" + ResultsCommand.BEGIN + "\nold figures\n" + ResultsCommand.END + "\n";
+        Files.writeString(readme, text);
+        ResultsCommand c = new ResultsCommand();
+        c.from = out.resolve("run.json");
+        String printed = quietly(c);
+        assertTrue(printed.startsWith(ResultsCommand.BEGIN + "\nFrom one run, `20261201-101500` (test machine;"), printed);
+        assertTrue(printed.endsWith(ResultsCommand.END + "\n"), printed);
+        assertEquals(text, Files.readString(readme));
+        // --readme alone means README.md in the current directory; --readme FILE that file.
+        ResultsCommand parsed = new ResultsCommand();
+        new picocli.CommandLine(parsed).parseArgs("--from", "x.json", "--readme");
+        assertEquals(Path.of("README.md"), parsed.readme);
+        new picocli.CommandLine(parsed).parseArgs("--from", "x.json", "--readme", readme.toString());
+        assertEquals(readme, parsed.readme);
+    }
+
     /** Runs c with System.out captured (a green run is quiet); what it printed. */
     static String quietly(ResultsCommand c) throws Exception {
         java.io.PrintStream out = System.out;
@@ -63,7 +85,12 @@ class ResultsCommandTest {
         ResultsCommand c = new ResultsCommand();
         c.from = notRun;
         c.readme = dir.resolve("README.md");
-        assertEquals("--from " + notRun + ": not a matrix run.json (it holds no goals)",
+        assertEquals("--from " + notRun + ": not a matrix run.json (it lacks the keys run, machine, rounds, seconds, tally, goals, tables)",
+                assertThrows(IllegalArgumentException.class, c::call).getMessage());
+        // A table's JSON (it has goals too) is no run.json: refused, naming the file to take.
+        ResultFiles.writeAll(ReportsTest.known(), dir.resolve("run"));
+        c.from = dir.resolve("run").resolve("results.json");
+        assertEquals("--from " + c.from + ": not a matrix run.json (it is the JSON of the table matrix; run.json lies beside it)",
                 assertThrows(IllegalArgumentException.class, c::call).getMessage());
         c.from = dir.resolve("missing.json");
         assertEquals("--from " + c.from + ": no such file (matrix writes run.json into its output directory)",

@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The server side of a measurement covers every event loop: counts and CPU summed over loops. */
 class ServerSampleTest {
@@ -47,6 +49,30 @@ class ServerSampleTest {
     @Test
     void theCpusThreadsRanOnAreNamed() {
         assertEquals("client cpu 0,1; server cpu 1", ClientThreadsProbe.cpus(new TreeSet<>(List.of(1, 0, -1)), new TreeSet<>(List.of(1))));
-        assertEquals("client cpu ?; server cpu ?", ClientThreadsProbe.cpus(new TreeSet<>(), null));
+        // A server whose CPU is not known (another process, its loop threads not found): the field is left out, not "?".
+        assertEquals("client cpu ?", ClientThreadsProbe.cpus(new TreeSet<>(), null));
+        assertEquals("client cpu 1", ClientThreadsProbe.cpus(new TreeSet<>(List.of(1)), new TreeSet<>()));
+        assertEquals("client cpu 1; server cpu unknown (why)", ClientThreadsProbe.cpus(new TreeSet<>(List.of(1)), null, "why"));
+    }
+
+    @Test
+    void theServerCpusOfAServerInAnotherProcessAreItsLoopThreads() throws Exception {
+        // This JVM as "another process": a thread named like an event loop (its name reaches /proc before it runs) is found.
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        Thread loop = new Thread(() -> {
+            running.countDown();
+            java.util.concurrent.locks.LockSupport.park();
+        }, "sysframe-server-0 test");
+        loop.setDaemon(true);
+        loop.start();
+        try {
+            running.await();
+            java.util.SortedSet<Integer> cpus = ThreadCpu.loopCpus(ProcessHandle.current().pid());
+            assertFalse(cpus.isEmpty(), "the loop thread's CPU");
+            assertTrue(cpus.first() >= 0, cpus.toString());
+        } finally {
+            java.util.concurrent.locks.LockSupport.unpark(loop);
+        }
+        assertEquals(new TreeSet<>(), ThreadCpu.loopCpus(Long.MAX_VALUE), "no such process: none known");
     }
 }

@@ -58,16 +58,62 @@ public class ReportsTest {
     @Test
     void tableShowsMediansRatiosCountsAndGoals() {
         String t = TerminalReport.of(known());
-        assertTrue(t.contains("seed-v3       32     12500   0.0 1.250 [1.250-1.250]"), t);
-        assertTrue(t.contains("2 sendto + 2 recvfrom"), t);
-        assertTrue(t.contains("1 sendto + 1 recvfrom + 1 epoll_wait"), t);
-        assertTrue(t.contains("client cpu 0; server cpu 1"), t);
+        assertTrue(t.contains("\nseed-v3      32    12500  0.0  1.250 [1.250-1.250]    20.0    50.0   32.00                2                3  yes\n"), t);
+        assertTrue(t.contains("\n  baseline     32 B: client 2 sendto + 2 recvfrom; server 1 sendto + 1 recvfrom + 1 epoll_wait; client cpu 0; server cpu 1\n"), t);
         assertTrue(t.contains("goal seed patch: +10 % calls/s (seed-v3 vs baseline at 32 B): calls/s 1.250x [1.250-1.250], 5 rounds (want >= 1.10x): met"), t);
         assertTrue(t.contains("goal merged change: +10 % calls/s (merged vs baseline at 32 B): calls/s 1.050x [1.050-1.050], 5 rounds (want >= 1.10x): MISSED"), t);
         assertTrue(t.contains("goal seed patch: 15 % less CPU (seed-v3 vs baseline at 32 B): CPU per call, client + server 0.640x [0.640-0.640], 5 rounds (want <= 0.85x): met"), t);
         assertTrue(t.contains("ratio [95 % CI]"), t);
         assertTrue(t.endsWith("goals: 2 met, 2 missed, 0 level, 0 not settled (of 4), in 0 min 13 s\n"), t);
         assertFalse(t.contains("1024 B)"), "the goals are declared at 32 B only: " + t);
+    }
+
+    @Test
+    void theVerdictComesFirstAfterTheMachineLineAndEveryLineFits160Columns() {
+        String t = TerminalReport.of(known());
+        List<String> lines = t.lines().toList();
+        assertEquals("machine: test machine", lines.get(0));
+        assertEquals("goals: 2 met, 2 missed, 0 level, 0 not settled (of 4), in 0 min 13 s", lines.get(1));
+        assertEquals("  MISSED       matrix: merged change: +10 % calls/s, 32 B: 1.050x [1.050-1.050], want >= 1.10x", lines.get(2));
+        assertEquals("  MISSED       matrix: merged change: 15 % less CPU, 32 B: 0.952x [0.952-0.952], want <= 0.85x", lines.get(3));
+        assertTrue(lines.get(4).startsWith("5 interleaved rounds per cell, more for unsettled goals' cells;"), lines.get(4));
+        assertEquals("framing pairings (5 interleaved rounds; ratio vs baseline per round):", lines.get(6));
+        // Long texts (settings, notes, goals' explanations) are wrapped, each continuation indented.
+        BenchRun wordy = wordy();
+        String w = TerminalReport.of(wordy);
+        for (String line : w.lines().toList()) assertTrue(line.length() <= TerminalReport.WIDTH, line.length() + ": " + line);
+        assertTrue(w.contains("\nnote: " + "a long note, ".repeat(11) + "a long\n      note, a long note,"), w);
+        assertTrue(w.contains("\n  a-row-of-a-long-name-here-24 two syscalls and a long description"), w);
+        assertTrue(w.contains("description\n                               and a long description"), "under the settings, not the name: " + w);
+    }
+
+    /** A run with a long row name and settings, and a note far longer than a line. */
+    static BenchRun wordy() {
+        BenchTable t = known().tables().get(0);
+        List<Cell> cells = new ArrayList<>(t.cells());
+        cells.add(new Cell("a-row-of-a-long-name-here-24", 32, "two syscalls " + "and a long description ".repeat(12), 1000, 0, null));
+        List<Measurement> runs = new ArrayList<>(t.runs());
+        for (int round = 1; round <= 5; round++) runs.add(run("a-row-of-a-long-name-here-24", 32, round, 1000, 30_000_000, 20_000_000, 2));
+        BenchTable wide = BenchTable.of(PairingTable.NAME, "framing pairings", "pairing", "baseline", false, 5, cells, runs,
+                List.of("a long note, ".repeat(20).strip()));
+        return BenchRun.of("test machine " + "with a long description, ".repeat(10), 5, false, 12.5, 1, List.of(wide), null);
+    }
+
+    @Test
+    void aLatencyNotMeasuredReadsADashNotZero() {
+        List<Cell> cells = List.of(new Cell("sysframe", 32, "", 1000, 0, null), new Cell("C lean", 32, "no clock per request", 1000, 0, null));
+        List<Measurement> runs = new ArrayList<>();
+        for (int round = 1; round <= 5; round++) {
+            runs.add(run("sysframe", 32, round, 1000, 30_000_000, 20_000_000, 1));
+            Measurement m = run("C lean", 32, round, 1000, 30_000_000, 20_000_000, 1);
+            // A C lean peer reads no clock per request: every percentile 0.
+            runs.add(new Measurement(m.cell(), m.payload(), m.round(), 1, m.calls(), m.seconds(), 0, 0, 0, 0, 0, m.clientLibrary(),
+                    m.clientKernel(), m.serverLibrary(), m.serverKernel(), m.clientCpu(), m.serverCpu(), m.cpus()));
+        }
+        BenchTable t = BenchTable.of("depth", "depth", "depth", "sysframe", false, 5, cells, runs, List.of());
+        String text = TerminalReport.of(BenchRun.of("test machine", 5, false, 1, 1, List.of(t), null));
+        assertTrue(text.contains("\nC lean       32    10000  0.0  1.000 [1.000-1.000]       -       -   50.00"), text);
+        assertTrue(text.contains("\nsysframe     32    10000  0.0  1.000 [1.000-1.000]    20.0    50.0   50.00"), text);
     }
 
     @Test
@@ -85,10 +131,10 @@ public class ReportsTest {
         BenchRun run = BenchRun.of("test machine", 5, false, 12.5, 1, List.of(known().tables().get(0), scale), null);
         String t = TerminalReport.of(run);
         assertTrue(t.contains("each connection count a set of rounds of its own; server CPU per request vs the C server's at the same count"), t);
-        assertTrue(t.contains("epoll 1 loop 10000 idle     10000   0.0     50.0      12.00 1.200 [1.200-1.200]     38.0 KiB"), t);
-        assertTrue(t.contains("C server 10000 idle         10000   0.0     50.0      10.00 -                           64 B"), t);
+        assertTrue(t.contains("\nepoll 1 loop 10000 idle    10000  0.0    50.0       12.00  1.200 [1.200-1.200]  38.0 KiB               3  yes\n"), t);
+        assertTrue(t.contains("\nC server 10000 idle        10000  0.0    50.0       10.00                    -      64 B               3  yes\n"), t);
         assertTrue(t.contains("goal idle connection memory <= 4 KiB per connection (epoll 1 loop 10000 idle vs C server 10000 idle at 32 B):"
-                + " server resident memory per connection 38.000 KiB [38.000-38.000], 5 rounds; C server 10000 idle: 0.063 KiB (want <= 4.00 KiB): MISSED"), t);
+                + " server resident memory per connection 38.000 KiB\n  [38.000-38.000], 5 rounds; C server 10000 idle: 0.063 KiB (want <= 4.00 KiB): MISSED"), t);
         ResultFiles.writeAll(run, dir);
         List<String> csv = Files.readAllLines(dir.resolve("scale.csv"));
         assertTrue(csv.get(0).contains(",server_rss_bytes_per_connection_median,server_rss_bytes_per_connection_min,"), csv.get(0));
