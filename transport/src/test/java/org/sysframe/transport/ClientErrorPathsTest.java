@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -42,7 +43,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * GR_HELLO correctly and then breaks the rules), and the statuses a real {@link GroutServer} answers
  * to bad requests. Every client-side test runs with each receive framing.
  */
-@EachBackend
+@EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ClientErrorPathsTest {
     @TempDir Path dir;
@@ -50,7 +51,7 @@ class ClientErrorPathsTest {
     String sock(String name) { return dir.resolve(name).toString(); }
 
     static ClientOptions client(String path, String recvFraming) {
-        return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recvFraming));
+        return TestClients.options(path).recv(RecvFraming.parse(recvFraming));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -65,7 +66,7 @@ class ClientErrorPathsTest {
                 RawRequest r = c.expect(GroutApi.PING, pattern(3, 1));
                 c.respond(r.id(), 0, big);
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             assertEquals(RawServer.DEFAULT_MAX_IFACES, client.maxIfaces());
             Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(3, 1)));
@@ -86,7 +87,7 @@ class ClientErrorPathsTest {
                 c.write(WireBytes.response(r.id(), 0, GroutApi.MAX_MSG_LEN + 1L, new byte[0]));
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             MemorySegment p = nativeCopy(a, pattern(8, 2));
             ErrnoException first = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
@@ -122,7 +123,7 @@ class ClientErrorPathsTest {
                 c.write(WireBytes.concat(WireBytes.eventHeader(GroutApi.type(0x5f5f, 0x10), len), pattern(5, 21)));
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 20))));
             assertEquals(Errno.EMSGSIZE, e.errno());
@@ -146,7 +147,7 @@ class ClientErrorPathsTest {
                 c.write(WireBytes.response(r.id(), 0, 100, Arrays.copyOf(pattern(100, 3), 40)));
                 c.socket.close();
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             MemorySegment p = nativeCopy(a, pattern(100, 3));
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
@@ -169,7 +170,7 @@ class ClientErrorPathsTest {
                 c.expect(GroutApi.PING, pattern(16, 4));
                 c.socket.close();
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             MemorySegment p = nativeCopy(a, pattern(16, 4));
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
@@ -196,7 +197,7 @@ class ClientErrorPathsTest {
                 RawRequest r2 = c.expect(GroutApi.PING, pattern(6, 6));
                 c.respond(r2.id(), 0, r2.payload());
             });
-             GroutClient client = GroutClient.connect(client(path, framing).receiveTimeoutMillis(200));
+             GroutClient client = TestClients.connect(client(path, framing).receiveTimeoutMillis(200));
              Arena a = Arena.ofConfined()) {
             MemorySegment p = nativeCopy(a, pattern(4, 5));
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, p));
@@ -231,7 +232,7 @@ class ClientErrorPathsTest {
                 RawRequest r2 = c.expect(GroutApi.PING, pattern(20, 8));
                 c.respond(r2.id(), 0, r2.payload());
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             ApiException e = assertThrows(ApiException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(12, 7))));
             assertEquals(Errno.ENOMEM, e.errno());
@@ -259,7 +260,7 @@ class ClientErrorPathsTest {
                 RawRequest r2 = c.expect(GroutApi.PING, pattern(5, 10));
                 c.respond(r2.id(), 0, r2.payload());
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING2, nativeCopy(a, pattern(32, 9))));
             assertSame(ErrnoException.class, e.getClass(), "a short payload is the client's finding, not a server status");
@@ -282,7 +283,7 @@ class ClientErrorPathsTest {
                 RawRequest r = c.expect(GroutApi.PING, pattern(6, 11));
                 c.respond(r.id(), 0, r.payload());
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
             MemorySegment tooBig = a.allocate(GroutApi.MAX_MSG_LEN + 1L, 8);
             SyscallCounts before = client.counters().snapshot();
@@ -309,7 +310,7 @@ class ClientErrorPathsTest {
         String path = sock("heap.sock");
         byte[] bytes = pattern(24, 30);
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
-             GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(SendFraming.parse(send)));
+             GroutClient client = TestClients.connect(TestClients.options(path).send(SendFraming.parse(send)));
              Arena a = Arena.ofConfined()) {
             try {
                 Response r = client.call(GroutApi.PING, MemorySegment.ofArray(bytes));
@@ -330,7 +331,7 @@ class ClientErrorPathsTest {
         String path = sock("srv1.sock");
         int unknown = GroutApi.type(0x5f5f, 0x0777);
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
-             GroutClient client = GroutClient.connect(path);
+             GroutClient client = TestClients.connect(path);
              Arena a = Arena.ofConfined()) {
             ApiException e = assertThrows(ApiException.class, () -> client.call(unknown, nativeCopy(a, pattern(9, 12))));
             assertEquals(95, e.errno());
@@ -347,7 +348,7 @@ class ClientErrorPathsTest {
     void ping2WithAFourBytePayloadFailsWithEMSGSIZEFromTheServer() throws Exception {
         String path = sock("srv2.sock");
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
-             GroutClient client = GroutClient.connect(path);
+             GroutClient client = TestClients.connect(path);
              Arena a = Arena.ofConfined()) {
             ApiException e = assertThrows(ApiException.class, () -> client.call(GroutApi.PING2, nativeCopy(a, pattern(4, 14))));
             assertEquals(90, e.errno());
@@ -364,14 +365,14 @@ class ClientErrorPathsTest {
         String path = sock("srv3.sock");
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path).apiVersion(11))) {
             ApiException e = assertThrows(ApiException.class,
-                    () -> GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(10)));
+                    () -> TestClients.connect(TestClients.options(path).apiVersion(10)));
             assertEquals(74, e.errno());
             assertEquals(Errno.EBADMSG, e.status());
             assertEquals("EBADMSG", e.errnoName());
             assertEquals(GroutApi.HELLO, e.type());
             assertEquals("GR_HELLO", e.call());
             // The same versions on both sides do connect.
-            try (GroutClient ok = GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(11))) {
+            try (GroutClient ok = TestClients.connect(TestClients.options(path).apiVersion(11))) {
                 assertEquals(1024, ok.maxIfaces());
             }
         }

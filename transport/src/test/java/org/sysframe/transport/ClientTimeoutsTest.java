@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
@@ -41,14 +42,14 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * breaks it. A second answer for one request answers no call: it is dropped and counted (unmatched),
  * never kept nor matched to a later request. Outcomes are pinned; nothing is timed.
  */
-@EachBackend
+@EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ClientTimeoutsTest {
     static final long TIMEOUT_MS = 200;
     @TempDir Path dir;
 
     private ClientOptions client(String path, String recv) {
-        return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recv))
+        return TestClients.options(path).recv(RecvFraming.parse(recv))
                 .receiveTimeoutMillis(TIMEOUT_MS);
     }
 
@@ -66,10 +67,10 @@ class ClientTimeoutsTest {
                 c.expect(GroutApi.PING, pattern(8, 1));
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = TestClients.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 1))));
-            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms"
-                    + " (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(client)
+                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
             assertTrue(client.isUsable(), "a call's timeout leaves the client usable");
             client.close();
             raw.awaitScript();
@@ -85,7 +86,7 @@ class ClientTimeoutsTest {
                 c.write(WireBytes.concat(WireBytes.response(r.id(), 0, 2, new byte[0]), new byte[] {7}));
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = TestClients.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 2))));
             assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 13 of its 14 bytes came,"
                     + " then nothing for 200 ms (the receive timeout)", e.getMessage());
@@ -107,10 +108,10 @@ class ClientTimeoutsTest {
                 c.respond(r.id() + 1000, 0, r.payload());
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = TestClients.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 3))));
-            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms"
-                    + " (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(client)
+                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
             assertEquals(1, client.stats().unmatched(), "the answer for id 1002 came, answered no call, and was counted");
             assertEquals(0, client.stats().late());
             assertTrue(client.isUsable());
@@ -129,12 +130,12 @@ class ClientTimeoutsTest {
                 c.respond(next.id(), 0, next.payload());
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = TestClients.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             CompletableFuture<Response> f = client.callAsync(GroutApi.PING, nativeCopy(a, pattern(8, 6)));
             ExecutionException x = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
             ErrnoException e = assertInstanceOf(ErrnoException.class, x.getCause());
-            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 200 ms"
-                    + " (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(client)
+                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
             assertTrue(client.isUsable());
             assertArrayEquals(pattern(8, 7), client.call(GroutApi.PING, nativeCopy(a, pattern(8, 7))).toByteArray());
             client.close();
@@ -154,12 +155,12 @@ class ClientTimeoutsTest {
                 c.respond(next.id(), 0, next.payload());
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
+             GroutClient client = TestClients.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
             assertArrayEquals(pattern(4, 4), client.call(GroutApi.PING, nativeCopy(a, pattern(4, 4))).toByteArray());
             Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(4, 5)));
             assertArrayEquals(pattern(4, 5), r.toByteArray(), "the next call got its own answer, not the duplicate");
-            assertEquals(3, r.id());
-            assertEquals(1, client.stats().unmatched(), "the second answer for request 2 was dropped and counted");
+            assertEquals(TestClients.firstId(client) + 1, r.id());
+            assertEquals(1, client.stats().unmatched(), "the second answer for the first request was dropped and counted");
             assertEquals(0, client.stats().late());
             assertTrue(client.isUsable());
             client.close();
@@ -178,7 +179,7 @@ class ClientTimeoutsTest {
                 c.respond(next.id(), 0, next.payload());
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, "readahead")); Arena a = Arena.ofConfined()) {
+             GroutClient client = TestClients.connect(client(path, "readahead")); Arena a = Arena.ofConfined()) {
             int items = 0;
             try (ResponseStream s = client.stream(GroutApi.PING, MemorySegment.NULL, 0, 0)) {
                 while (s.next()) items++;
@@ -200,7 +201,7 @@ class ClientTimeoutsTest {
                 c.write(WireBytes.event(GroutApi.type(0x5f5f, 1), pattern(4, 9)));
                 c.awaitEof();
             });
-             GroutClient client = GroutClient.connect(client(path, "readahead"))) {
+             GroutClient client = TestClients.connect(client(path, "readahead"))) {
             assertNull(client.nextEvent(Duration.ofMillis(TIMEOUT_MS)), "no event can come before go: null at the wait's end");
             assertNull(client.pollEvent());
             assertTrue(client.isUsable(), "no event in time is no failure");

@@ -1,6 +1,8 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.BackendSuite;
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -31,10 +33,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Many clients at once on one server: every response must reach the thread that asked, with exactly
  * the bytes it sent, and the server must account for every connection once they are all closed.
  */
-@EachBackend
+@EachBackend(alsoOverSharedMemory = true)
 class ConcurrentClientsTest {
     private static final int THREADS = 64;
     private static final int PINGS = 2_000;
+    /**
+     * Pings per client over the shared-memory channel: a quarter, to keep the suite's third invocation
+     * short (64 channels, each a server thread, on this machine's two cores); every ping takes the same path.
+     */
+    private static final int PINGS_OVER_CHANNELS = 500;
 
     @TempDir
     Path dir;
@@ -65,6 +72,7 @@ class ConcurrentClientsTest {
             throws Exception {
         String path = dir.resolve("concurrent.sock").toString();
         server = TestServers.start(ServerOptions.defaults().socketPath(path));
+        int pings = BackendSuite.overSharedMemory() ? PINGS_OVER_CHANNELS : PINGS;
 
         AtomicLong matched = new AtomicLong();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
@@ -76,13 +84,12 @@ class ConcurrentClientsTest {
             for (int t = 0; t < THREADS; t++) {
                 final int thread = t;
                 Thread th = new Thread(() -> {
-                    try (GroutClient c = GroutClient.connect(
-                                 ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(60_000));
+                    try (GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(60_000));
                          Arena a = Arena.ofConfined()) {
                         MemorySegment req = a.allocate(64, 8);
                         ready.countDown();
                         go.await();
-                        for (int i = 0; i < PINGS; i++) {
+                        for (int i = 0; i < pings; i++) {
                             int len = fill(req, thread, i);
                             Response r = c.call(GroutApi.PING, req, 0, len);
                             if (r.status() != 0 || r.length() != len
@@ -115,20 +122,36 @@ class ConcurrentClientsTest {
             failures.forEach(e::addSuppressed);
             throw e;
         }
-        assertEquals((long) THREADS * PINGS, matched.get(), "responses matched");
+        assertEquals((long) THREADS * pings, matched.get(), "responses matched");
 
         // The clients closed their sockets; the server sees each EOF on its loop thread.
         ServerFixture.awaitConnectionCount(server, 0);
 
+        // Over the channel a client has two records: its socket's (GR_HELLO and SHM_OPEN), and its channel's (the pings),
+        // which the socket's loop records soon after the channel ended.
+        boolean shm = BackendSuite.overSharedMemory();
+        int records = shm ? 2 * THREADS : THREADS;
+        long until = System.nanoTime() + 20_000_000_000L;
         List<ConnectionStats> closed = server.closedConnections();
-        assertEquals(THREADS, closed.size());
+        while (closed.size() < records && System.nanoTime() - until < 0) {
+            Thread.sleep(5);
+            closed = server.closedConnections();
+        }
+        assertEquals(records, closed.size(), closed.toString());
         int pid = (int) ProcessHandle.current().pid();
+        int channels = 0;
         for (ConnectionStats s : closed) {
-            assertEquals(PINGS + 1, s.requests(), "requests of " + s + " (hello included)");
             assertEquals(pid, s.peerPid(), s.toString());
             assertEquals(Self.uid(), s.peerUid(), s.toString());
-            assertEquals("peer closed", s.closeReason(), s.toString());
+            if (s.closeReason().startsWith("shared-memory channel: ")) {
+                channels++;
+                assertEquals(pings, s.requests(), "the pings of " + s);
+            } else {
+                assertEquals(shm ? 2 : pings + 1, s.requests(), "requests of " + s + " (hello included)");
+                assertEquals("peer closed", s.closeReason(), s.toString());
+            }
         }
+        assertEquals(shm ? THREADS : 0, channels, "a channel's record per client over the channel");
         assertEquals(List.of(), server.openConnections());
     }
 }

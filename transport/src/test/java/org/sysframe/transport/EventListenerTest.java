@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.support.TestServers;
 
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * still while the client is called; a client without one takes them with a timed
  * {@link GroutClient#nextEvent(Duration)} (null when none came) or {@link GroutClient#pollEvent()}.
  */
-@EachBackend
+@EachBackend(alsoOverSharedMemory = true)
 class EventListenerTest {
     @TempDir Path dir;
 
@@ -36,8 +37,8 @@ class EventListenerTest {
         String path = dir.resolve("listen.sock").toString();
         int n = 6;
         try (GroutServer server = TestServers.start(new StreamsAndEventsTest().serverOptions(path, FlushMode.IMMEDIATE));
-             GroutClient listening = GroutClient.connect(StreamsAndEventsTest.clientOptions(path, RecvFraming.READAHEAD));
-             GroutClient publisher = GroutClient.connect(StreamsAndEventsTest.clientOptions(path, RecvFraming.READAHEAD));
+             GroutClient listening = TestClients.connect(StreamsAndEventsTest.clientOptions(path, RecvFraming.READAHEAD));
+             GroutClient publisher = TestClients.connect(StreamsAndEventsTest.clientOptions(path, RecvFraming.READAHEAD));
              Arena a = Arena.ofConfined()) {
             listening.subscribe(StreamsAndEventsTest.EV1, false);
             List<String> threads = new ArrayList<>();
@@ -75,8 +76,8 @@ class EventListenerTest {
     void withoutAListenerEventsAreTakenByATimedWaitOrAPoll() throws Exception {
         String path = dir.resolve("take.sock").toString();
         try (GroutServer server = TestServers.start(new StreamsAndEventsTest().serverOptions(path, FlushMode.IMMEDIATE));
-             GroutClient c = GroutClient.connect(StreamsAndEventsTest.clientOptions(path, RecvFraming.READAHEAD));
-             GroutClient publisher = GroutClient.connect(StreamsAndEventsTest.clientOptions(path, RecvFraming.READAHEAD));
+             GroutClient c = TestClients.connect(StreamsAndEventsTest.clientOptions(path, RecvFraming.READAHEAD));
+             GroutClient publisher = TestClients.connect(StreamsAndEventsTest.clientOptions(path, RecvFraming.READAHEAD));
              Arena a = Arena.ofConfined()) {
             c.subscribe(StreamsAndEventsTest.EV1, false);
             assertNull(c.pollEvent(), "nothing came");

@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.support.RawConn;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
@@ -35,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * thread with callers waiting, an answer nobody waits for, every id in use, and a call from the
  * thread completing a future refused.
  */
-@EachBackend
+@EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ManyCallersFaultsTest {
     @TempDir Path dir;
@@ -100,7 +101,7 @@ class ManyCallersFaultsTest {
                  conn.readRequest();
                  assertTrue(allWaiting.await(20, TimeUnit.SECONDS));
              }); // then it closes the connection
-             GroutClient c = GroutClient.connect(path)) {
+             GroutClient c = TestClients.connect(path)) {
             ConcurrentLinkedQueue<String> results = new ConcurrentLinkedQueue<>();
             List<Thread> threads = callers(c, 1000, results);
             awaitInFlight(c, 1000);
@@ -135,10 +136,10 @@ class ManyCallersFaultsTest {
                  conn.respond(second.id(), 0, second.payload());
                  conn.awaitEof();
              });
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(300))) {
+             GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(300))) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1})));
-            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 300 ms"
-                    + " (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(c)
+                    + " within the receive timeout of 300 ms (the client stays usable; a late answer is dropped)", e.getMessage());
             assertEquals(1, c.stats().inFlight(), "the abandoned call keeps its id until its answer comes");
             timedOut.countDown();
             assertArrayEquals(new byte[] {2, 2}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2, 2})).toByteArray());
@@ -157,11 +158,13 @@ class ManyCallersFaultsTest {
         // One caller holds the I/O role (its receive bounded by its deadline); the other 49 park, and the
         // client's one deadline sweep wakes them. Each gets its own ETIMEDOUT, no sooner than the timeout;
         // the late answers are all dropped and counted, never given to a later call, and the client goes on.
+        // The server answers once the test saw the 50 ids kept: over the channel the client's own thread
+        // receives for the virtual callers, and drops each late answer as soon as it comes.
         String path = path();
-        CountDownLatch allTimedOut = new CountDownLatch(50);
+        CountDownLatch idsKept = new CountDownLatch(1);
         try (RawServer server = new RawServer(path, conn -> {
                  RawRequest first = conn.readRequest();
-                 assertTrue(allTimedOut.await(20, TimeUnit.SECONDS));
+                 assertTrue(idsKept.await(20, TimeUnit.SECONDS));
                  conn.respond(first.id(), 0, first.payload());
                  while (true) { // then every request is answered as it comes, until the client goes
                      RawRequest r;
@@ -174,7 +177,7 @@ class ManyCallersFaultsTest {
                      conn.respond(r.id(), 0, r.payload());
                  }
              });
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(300))) {
+             GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(300))) {
             ConcurrentLinkedQueue<String> results = new ConcurrentLinkedQueue<>();
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
@@ -191,8 +194,6 @@ class ManyCallersFaultsTest {
                         results.add(timedOut ? (waited >= 300 ? "timed out" : "timed out early, after " + waited + " ms") : m);
                     } catch (Exception e) {
                         results.add(e.toString());
-                    } finally {
-                        allTimedOut.countDown();
                     }
                 }));
             }
@@ -201,6 +202,7 @@ class ManyCallersFaultsTest {
             assertEquals(50, results.size());
             assertEquals(0, c.listedCallers());
             assertEquals(50, c.stats().inFlight(), "every abandoned call keeps its id until its late answer comes");
+            idsKept.countDown();
             // Calls go on, each getting its own answer, while the 50 late answers come and are dropped.
             for (int i = 0; i < 100 && c.stats().inFlight() > 0; i++) {
                 byte[] p = {2, (byte) i};
@@ -228,7 +230,7 @@ class ManyCallersFaultsTest {
                  conn.respond(second.id(), 0, second.payload());
                  conn.awaitEof();
              });
-             GroutClient c = GroutClient.connect(path)) {
+             GroutClient c = TestClients.connect(path)) {
             CompletableFuture<String> outcome = new CompletableFuture<>();
             Thread caller = Thread.ofVirtual().start(() -> {
                 try {
@@ -240,7 +242,8 @@ class ManyCallersFaultsTest {
             });
             awaitInFlight(c, 1);
             caller.interrupt();
-            assertEquals("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to request 2 / interrupted true",
+            assertEquals("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to request " + TestClients.firstId(c)
+                    + " / interrupted true",
                     outcome.get(20, TimeUnit.SECONDS));
             interrupted.countDown();
             assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3})).toByteArray());
@@ -265,11 +268,12 @@ class ManyCallersFaultsTest {
                  }
                  conn.awaitEof();
              });
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(2000))) {
+             GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(2000))) {
             Thread.currentThread().interrupt();
             ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1})));
             assertTrue(Thread.interrupted(), "the interrupt status stays set");
-            assertEquals("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to request 2", e.getMessage());
+            assertEquals("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to request " + TestClients.firstId(c),
+                    e.getMessage());
             CompletableFuture<String> other = new CompletableFuture<>();
             Thread.ofPlatform().start(() -> {
                 try {
@@ -299,11 +303,11 @@ class ManyCallersFaultsTest {
                  conn.respond(second.id(), 0, second.payload());
                  conn.awaitEof();
              });
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(300))) {
+             GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(300))) {
             CompletableFuture<Response> f = c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {1}));
             ExecutionException x = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
-            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request 2 within the receive timeout of 300 ms"
-                    + " (the client stays usable; a late answer is dropped)", x.getCause().getMessage());
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(c)
+                    + " within the receive timeout of 300 ms (the client stays usable; a late answer is dropped)", x.getCause().getMessage());
             timedOut.countDown();
             assertArrayEquals(new byte[] {2}, c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {2})).get(20, TimeUnit.SECONDS).toByteArray());
             assertEquals(1, c.stats().late());
@@ -320,7 +324,7 @@ class ManyCallersFaultsTest {
         try (RawServer server = new RawServer(path, conn -> {
                  readUntilEof(conn);
              });
-             GroutClient c = GroutClient.connect(path)) {
+             GroutClient c = TestClients.connect(path)) {
             ConcurrentLinkedQueue<String> results = new ConcurrentLinkedQueue<>();
             List<Thread> threads = callers(c, 10, results);
             awaitInFlight(c, 10);
@@ -348,7 +352,7 @@ class ManyCallersFaultsTest {
                  conn.respond(r.id(), 0, r.payload());
                  conn.awaitEof();
              });
-             GroutClient c = GroutClient.connect(path)) {
+             GroutClient c = TestClients.connect(path)) {
             assertArrayEquals(new byte[] {5}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {5})).toByteArray());
             assertEquals(1, c.stats().unmatched());
             assertEquals(0, c.stats().late());
@@ -364,7 +368,7 @@ class ManyCallersFaultsTest {
         try (RawServer server = new RawServer(path, conn -> {
                  readUntilEof(conn); // never answers
              });
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(0))) {
+             GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(0))) {
             List<CompletableFuture<Response>> futures = java.util.Collections.synchronizedList(new ArrayList<>());
             CompletableFuture<String> sending = new CompletableFuture<>();
             Thread sender = Thread.ofPlatform().start(() -> {
@@ -412,7 +416,7 @@ class ManyCallersFaultsTest {
                  conn.respond(after.id(), 0, after.payload());
                  conn.awaitEof();
              });
-             GroutClient c = GroutClient.connect(path)) {
+             GroutClient c = TestClients.connect(path)) {
             CompletableFuture<String> inside = c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {1})).thenApply(r -> {
                 try {
                     c.call(GroutApi.PING);

@@ -1,15 +1,14 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.MessageSpecs;
 
 import org.sysframe.unix.ErrnoException;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,22 +33,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One {@link GroutClient} called by many threads at once, against a real server, on each backend and
- * over both transports (the socket; the shared-memory channel, which is epoll's, so it runs in the
- * epoll invocation only): 64 platform and 64 virtual threads each get their own answer, byte for byte;
+ * over the shared-memory channel: 64 platform and 64 virtual threads each get their own answer, byte for byte;
  * each thread's {@link Response} stays its own while others call; futures complete with a copy of
  * their own answer (more of them than the send queue holds, while blocking callers call); heap
  * payloads; the largest answer (128 KiB) while small calls go on; a stream read on one thread while
  * others call, and a stream type refused by call().
  */
-@EachBackend
+@EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ManyCallersTest {
     /** The test module's stream: request u32 count; answer count items of 68 bytes, then the terminator. */
     static final int STREAM = GroutApi.type(0x5e5e, 1);
     static final int ITEM = 68;
-
-    /** How the client reaches the server. */
-    enum Over { SOCKET, SHARED_MEMORY }
 
     @TempDir Path dir;
     private GroutServer server;
@@ -59,27 +54,12 @@ class ManyCallersTest {
         if (server != null) server.close();
     }
 
-    /**
-     * Starts a server for over and returns the client's options: on the shared-memory channel both ends
-     * are epoll's (in the io_uring invocation that case is skipped: the epoll invocation runs it).
-     */
-    private ClientOptions serve(Over over) throws Exception {
+    /** Starts the server and connects the client (over the invocation's transport). */
+    private GroutClient serve() throws Exception {
         String path = dir.resolve("many.sock").toString();
-        ServerOptions so = ServerOptions.defaults().socketPath(path).handle(STREAM, 4, ManyCallersTest::stream);
-        ClientOptions co = ClientOptions.defaults().socketPath(path).specs(MessageSpecs.grout().put(STREAM, 4, ITEM, true).name(STREAM, "TEST_STREAM"));
-        if (over == Over.SOCKET) {
-            server = TestServers.start(so);
-            return co;
-        }
-        Assumptions.assumeTrue(Backend.configuredDefault() == Backend.EPOLL, "the shared-memory channel is epoll's: run in the epoll invocation");
-        server = TestServers.startEpoll(so.backend(Backend.EPOLL).sharedMemory(true));
-        return co.backend(Backend.EPOLL).sharedMemory(true);
-    }
-
-    private static GroutClient connect(ClientOptions o, Over over) throws Exception {
-        GroutClient c = GroutClient.connect(o);
-        assertEquals(over == Over.SHARED_MEMORY, c.sharedMemory(), "the transport asked for");
-        return c;
+        server = TestServers.start(ServerOptions.defaults().socketPath(path).handle(STREAM, 4, ManyCallersTest::stream));
+        MessageSpecs specs = MessageSpecs.grout().put(STREAM, 4, ITEM, true).name(STREAM, "TEST_STREAM");
+        return TestClients.connect(TestClients.options(path).specs(specs));
     }
 
     static void stream(Request req, Reply reply) {
@@ -136,12 +116,11 @@ class ManyCallersTest {
         assertEquals(List.of(), failures.stream().map(Throwable::toString).toList());
     }
 
-    @ParameterizedTest
-    @EnumSource(Over.class)
-    void platformAndVirtualCallersEachGetTheirOwnAnswer(Over over) throws Exception {
+    @Test
+    void platformAndVirtualCallersEachGetTheirOwnAnswer() throws Exception {
         int threads = 64, calls = 300;
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        try (GroutClient c = connect(serve(over), over)) {
+        try (GroutClient c = serve()) {
             long calls0 = c.stats().calls(); // the hello (on the socket client a channel's client replaced)
             join(start(2 * threads, threads, failures, id -> {
                 try (Arena a = Arena.ofConfined()) {
@@ -167,10 +146,9 @@ class ManyCallersTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Over.class)
-    void eachThreadsResponseStaysItsOwnWhileOtherThreadsCall(Over over) throws Exception {
-        try (GroutClient c = connect(serve(over), over); Arena a = Arena.ofConfined()) {
+    @Test
+    void eachThreadsResponseStaysItsOwnWhileOtherThreadsCall() throws Exception {
+        try (GroutClient c = serve(); Arena a = Arena.ofConfined()) {
             byte[] mine = {1, 2, 3, 4, 5, 6, 7};
             Response r = c.call(GroutApi.PING, MemorySegment.ofArray(mine));
             ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
@@ -192,10 +170,9 @@ class ManyCallersTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Over.class)
-    void futuresCompleteWithACopyOfTheirOwnAnswer(Over over) throws Exception {
-        try (GroutClient c = connect(serve(over), over); Arena a = Arena.ofConfined()) {
+    @Test
+    void futuresCompleteWithACopyOfTheirOwnAnswer() throws Exception {
+        try (GroutClient c = serve(); Arena a = Arena.ofConfined()) {
             MemorySegment req = a.allocate(64);
             List<CompletableFuture<Response>> futures = new ArrayList<>();
             List<byte[]> sent = new ArrayList<>();
@@ -223,10 +200,9 @@ class ManyCallersTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Over.class)
-    void heapPayloads(Over over) throws Exception {
-        try (GroutClient c = connect(serve(over), over)) {
+    @Test
+    void heapPayloads() throws Exception {
+        try (GroutClient c = serve()) {
             byte[] bytes = {1, 2, 3, 4, 5};
             assertArrayEquals(bytes, c.call(GroutApi.PING, MemorySegment.ofArray(bytes)).toByteArray());
             assertArrayEquals(new byte[] {2, 3}, c.call(GroutApi.PING, MemorySegment.ofArray(bytes), 1, 2).toByteArray());
@@ -235,10 +211,9 @@ class ManyCallersTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Over.class)
-    void theLargestAnswerComesWholeWhileOtherThreadsMakeSmallCalls(Over over) throws Exception {
-        try (GroutClient c = connect(serve(over), over); Arena a = Arena.ofConfined()) {
+    @Test
+    void theLargestAnswerComesWholeWhileOtherThreadsMakeSmallCalls() throws Exception {
+        try (GroutClient c = serve(); Arena a = Arena.ofConfined()) {
             MemorySegment big = a.allocate(GroutApi.MAX_MSG_LEN);
             for (int i = 0; i < big.byteSize(); i++) big.set(JAVA_BYTE, i, (byte) (i * 7 + (i >>> 9)));
             AtomicBoolean bigDone = new AtomicBoolean();
@@ -268,10 +243,9 @@ class ManyCallersTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Over.class)
-    void aStreamIsReadOnOneThreadWhileOthersCallAndCallRefusesAStreamType(Over over) throws Exception {
-        try (GroutClient c = connect(serve(over), over); Arena a = Arena.ofConfined()) {
+    @Test
+    void aStreamIsReadOnOneThreadWhileOthersCallAndCallRefusesAStreamType() throws Exception {
+        try (GroutClient c = serve(); Arena a = Arena.ofConfined()) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(STREAM, MemorySegment.ofArray(new byte[4])));
             assertEquals("TEST_STREAM: EINVAL (22) Invalid argument: a stream request has several answers: use stream(), not call()",
                     e.getMessage());

@@ -1,12 +1,14 @@
 package org.sysframe.transport;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.testsupport.Awaits;
 import org.sysframe.testsupport.ProcessProbe;
+import org.sysframe.transport.support.BackendSuite;
+import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.support.Pings;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.ErrnoException;
@@ -27,8 +29,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * One GroutClient serves every thread: connected on one thread, it is called from another (platform or
  * virtual) and from many at once, each caller getting its own answer, on each backend and over the
- * shared-memory channel; close() works from any thread, once, and gives the descriptors back.
+ * shared-memory channel; close() works from any thread, once, and gives the descriptors back (over the
+ * channel, its segment's and its server thread's too).
  */
+@EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class OneClientThreadsTest {
     @TempDir Path dir;
@@ -50,23 +54,12 @@ class OneClientThreadsTest {
         return got.get(1, TimeUnit.SECONDS);
     }
 
-    private static ServerOptions server(String path, String transport) {
-        ServerOptions o = ServerOptions.defaults().socketPath(path);
-        return transport.equals("shm") ? o.backend(Backend.EPOLL).sharedMemory(true) : o;
-    }
-
-    private static ClientOptions client(String path, String transport) {
-        ClientOptions o = ClientOptions.defaults().socketPath(path);
-        return transport.equals("shm") ? o.backend(Backend.EPOLL).sharedMemory(true) : o.backend(Backend.parse(transport));
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {"epoll", "io_uring", "shm"})
-    void aClientConnectedOnOneThreadIsCalledFromAnother(String transport) throws Exception {
+    @Test
+    void aClientConnectedOnOneThreadIsCalledFromAnother() throws Exception {
         String path = dir.resolve("other.sock").toString();
-        try (GroutServer s = TestServers.start(server(path, transport));
-             GroutClient c = GroutClient.connect(client(path, transport))) {
-            assertEquals(transport.equals("shm"), c.sharedMemory());
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
+             GroutClient c = TestClients.connect(path)) {
+            assertEquals(BackendSuite.overSharedMemory(), c.sharedMemory());
             assertNull(onOtherThread(Thread.ofPlatform().name("worker-1"), () -> Pings.ping(c, 1, 100)), "a platform thread's call");
             assertNull(onOtherThread(Thread.ofVirtual().name("virtual-1"), () -> Pings.ping(c, 2, 3000)), "a virtual thread's call");
             assertNull(onOtherThread(Thread.ofPlatform().name("worker-2"), () -> assertEquals(0, c.call(GroutApi.PING).length())));
@@ -79,13 +72,13 @@ class OneClientThreadsTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"epoll", "io_uring", "shm"})
-    void manyThreadsCallOneClientAtOnceAndEachGetsItsOwnAnswers(String transport) throws Exception {
+    @Test
+    void manyThreadsCallOneClientAtOnceAndEachGetsItsOwnAnswers() throws Exception {
         String path = dir.resolve("many.sock").toString();
         int threads = 16, calls = 200;
-        try (GroutServer s = TestServers.start(server(path, transport));
-             GroutClient c = GroutClient.connect(client(path, transport))) {
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
+             GroutClient c = TestClients.connect(path)) {
+            assertEquals(BackendSuite.overSharedMemory(), c.sharedMemory());
             long before = c.stats().calls();
             CountDownLatch start = new CountDownLatch(1);
             List<CompletableFuture<Void>> done = new ArrayList<>();
@@ -120,13 +113,13 @@ class OneClientThreadsTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"epoll", "io_uring"})
-    void closeFromAnotherThreadClosesTheSocketAndFreesTheDescriptors(String backend) throws Exception {
+    @Test
+    void closeFromAnotherThreadClosesTheSocketAndFreesTheDescriptors() throws Exception {
         String path = dir.resolve("closer.sock").toString();
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path))) {
             long before = ProcessProbe.openFds();
-            GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.parse(backend)));
+            GroutClient c = TestClients.connect(path);
+            assertEquals(BackendSuite.overSharedMemory(), c.sharedMemory());
             c.call(GroutApi.PING);
             assertTrue(ProcessProbe.openFds() > before, "the client holds descriptors");
             assertNull(onOtherThread(Thread.ofPlatform().name("closer"), c::close));

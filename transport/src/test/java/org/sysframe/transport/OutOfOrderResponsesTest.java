@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -36,13 +37,13 @@ import static org.sysframe.transport.support.Payloads.pattern;
  * (a pipeline's handler, a future), byte-exact, whatever the order they come or are awaited in; events
  * arriving meanwhile are kept for nextEvent.
  */
-@EachBackend
+@EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class OutOfOrderResponsesTest {
     @TempDir Path dir;
 
     private static ClientOptions client(String path, String recvFraming) {
-        return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recvFraming));
+        return TestClients.options(path).recv(RecvFraming.parse(recvFraming));
     }
 
     @ParameterizedTest
@@ -57,7 +58,7 @@ class OutOfOrderResponsesTest {
                 // Both responses, second request's first, in one write.
                 c.write(WireBytes.concat(WireBytes.response(r2.id(), 0, r2.payload()), WireBytes.response(r1.id(), 0, r1.payload())));
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {
             MemorySegment pa = nativeCopy(arena, a);
             MemorySegment pb = nativeCopy(arena, b);
@@ -102,7 +103,7 @@ class OutOfOrderResponsesTest {
                 c.write(WireBytes.concat(WireBytes.event(evType, ev), WireBytes.event(evType + 1, bigEv),
                         WireBytes.response(r.id(), 0, r.payload())));
             });
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {
             Response r = client.call(GroutApi.PING, nativeCopy(arena, ping));
             assertArrayEquals(ping, r.toByteArray());
@@ -125,7 +126,7 @@ class OutOfOrderResponsesTest {
         String path = dir.resolve("pipelined.sock").toString();
         int n = 100;
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
-             GroutClient client = GroutClient.connect(client(path, framing));
+             GroutClient client = TestClients.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {
             List<CompletableFuture<Response>> futures = new ArrayList<>();
             byte[][] payloads = new byte[n][];
@@ -157,7 +158,7 @@ class OutOfOrderResponsesTest {
         String path = dir.resolve("large.sock").toString();
         int n = size > 64 * 1024 ? 10 : 100;
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
-             GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(2000));
+             GroutClient client = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(2000));
              Arena arena = Arena.ofConfined()) {
             List<CompletableFuture<Response>> futures = new ArrayList<>();
             byte[][] payloads = new byte[n][];

@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -35,7 +36,7 @@ import static org.sysframe.transport.support.Payloads.nativeCopy;
  * <p>Outcomes are exact; nothing is timed. Waits are progress-based and bounded only as hang guards:
  * receive timeouts on every raw socket, a deadline on every wait, and a preemptive timeout around each test body.
  */
-@EachBackend
+@EachBackend(alsoOverSharedMemory = true)
 class UnsolicitedResponsesTest {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;
@@ -59,13 +60,13 @@ class UnsolicitedResponsesTest {
             s.awaitEof();
         }));
         guard(() -> {
-            try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = TestClients.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
                 assertEquals(0x4321, c.maxIfaces());
                 Response r = c.call(GroutApi.PING, nativeCopy(a, first));
-                assertEquals(2, r.id(), "the awaited id, not 0xbeef");
+                assertEquals(TestClients.firstId(c), r.id(), "the awaited id, not 0xbeef");
                 assertArrayEquals(first, r.toByteArray());
                 r = c.call(GroutApi.PING, nativeCopy(a, second));
-                assertEquals(3, r.id());
+                assertEquals(TestClients.firstId(c) + 1, r.id());
                 assertArrayEquals(second, r.toByteArray());
                 // 0xbeef answered no call: dropped and counted, nothing kept.
                 ClientStats st = c.stats();
@@ -99,12 +100,12 @@ class UnsolicitedResponsesTest {
             s.awaitEof();
         }));
         guard(() -> {
-            try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = TestClients.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
                 assertArrayEquals(first, c.call(GroutApi.PING, nativeCopy(a, first)).toByteArray());
                 Response r = c.call(GroutApi.PING, nativeCopy(a, second));
                 assertArrayEquals(second, r.toByteArray(),
-                        "request 3 was answered with the bytes of a response for id 3 that arrived before request 3 was sent");
-                assertEquals(1, c.stats().unmatched(), "the early answer for id 3 came when no call had that id: dropped and counted");
+                        "the second request was answered with the bytes of a response for its id that arrived before it was sent");
+                assertEquals(1, c.stats().unmatched(), "the early answer for the second request's id answered no call: dropped and counted");
                 assertTrue(c.isUsable());
             }
         });

@@ -28,12 +28,23 @@ import java.util.stream.Stream;
  * client thread) starts on it, and an option that chooses a backend still wins (a test of one side's
  * own counts pins that side). The value before the invocation is put back after it. Test classes run
  * one at a time in the surefire JVM (no parallel execution is configured), so invocations never overlap.
+ *
+ * <p>A class with {@code @EachBackend(alsoOverSharedMemory = true)} has a third invocation,
+ * {@code epoll+shm}: epoll is the default, and the property {@value #SHARED_MEMORY} is set while it
+ * runs, which {@link TestClients}, {@link TestServers} and {@link RawServer} read
+ * ({@link #overSharedMemory()}): the main code has no default transport of its own to set.
  */
 public final class BackendSuite implements ClassTemplateInvocationContextProvider {
     /** The backends of the suite, in the order they run. */
     public static final List<Backend> BACKENDS = List.of(Backend.EPOLL, Backend.IO_URING);
 
     private static final String PROPERTY = "sysframe.backend";
+
+    /** Set ("true") while an {@code epoll+shm} invocation runs. */
+    public static final String SHARED_MEMORY = "sysframe.test.sharedMemory";
+
+    /** Whether the running invocation is the shared-memory one: its clients ask for the channel, its servers offer it. */
+    public static boolean overSharedMemory() { return Boolean.getBoolean(SHARED_MEMORY); }
 
     @Override
     public boolean supportsClassTemplate(ExtensionContext context) {
@@ -42,7 +53,9 @@ public final class BackendSuite implements ClassTemplateInvocationContextProvide
 
     @Override
     public Stream<ClassTemplateInvocationContext> provideClassTemplateInvocationContexts(ExtensionContext context) {
-        return BACKENDS.stream().map(Invocation::new);
+        boolean shm = context.getRequiredTestClass().getAnnotation(EachBackend.class).alsoOverSharedMemory();
+        Stream<Invocation> overSockets = BACKENDS.stream().map(b -> new Invocation(b, false));
+        return Stream.concat(overSockets, shm ? Stream.of(new Invocation(Backend.EPOLL, true)) : Stream.empty());
     }
 
     /**
@@ -53,32 +66,44 @@ public final class BackendSuite implements ClassTemplateInvocationContextProvide
         return b == Backend.IO_URING && uringReason != null ? "io_uring unavailable: " + uringReason : null;
     }
 
-    /** One backend's invocation: its name, the default it sets, its gate and its parameter. */
-    private record Invocation(Backend backend) implements ClassTemplateInvocationContext {
+    /** One invocation: its name, the defaults it sets, its gate and its parameter. */
+    private record Invocation(Backend backend, boolean sharedMemory) implements ClassTemplateInvocationContext {
         @Override
-        public String getDisplayName(int invocationIndex) { return backend.toString(); }
+        public String getDisplayName(int invocationIndex) { return backend + (sharedMemory ? "+shm" : ""); }
 
         @Override
-        public List<Extension> getAdditionalExtensions() { return List.of(new OnBackend(backend)); }
+        public List<Extension> getAdditionalExtensions() { return List.of(new OnBackend(backend, sharedMemory)); }
     }
 
     private static final class OnBackend implements BeforeClassTemplateInvocationCallback, AfterClassTemplateInvocationCallback,
             ExecutionCondition, ParameterResolver {
         private final Backend backend;
+        private final boolean sharedMemory;
         private String before;
+        private String sharedMemoryBefore;
 
-        OnBackend(Backend backend) { this.backend = backend; }
+        OnBackend(Backend backend, boolean sharedMemory) {
+            this.backend = backend;
+            this.sharedMemory = sharedMemory;
+        }
 
         @Override
         public void beforeClassTemplateInvocation(ExtensionContext context) {
             before = System.getProperty(PROPERTY);
+            sharedMemoryBefore = System.getProperty(SHARED_MEMORY);
             System.setProperty(PROPERTY, backend.toString());
+            System.setProperty(SHARED_MEMORY, Boolean.toString(sharedMemory));
         }
 
         @Override
         public void afterClassTemplateInvocation(ExtensionContext context) {
-            if (before == null) System.clearProperty(PROPERTY);
-            else System.setProperty(PROPERTY, before);
+            restore(PROPERTY, before);
+            restore(SHARED_MEMORY, sharedMemoryBefore);
+        }
+
+        private static void restore(String property, String value) {
+            if (value == null) System.clearProperty(property);
+            else System.setProperty(property, value);
         }
 
         /** Each test of the invocation is skipped with the reason when its backend is unavailable (the invocation itself runs). */

@@ -21,10 +21,21 @@ import java.lang.annotation.Target;
  * <p>{@code @BeforeAll} runs once before both invocations: a server or client that should run on the
  * invocation's backend is made per test (or per instance), never in {@code @BeforeAll}. A test that
  * pins both sides to one backend (its own counts) does not belong in such a class: it runs once.
+ *
+ * <p>A client test class says {@code @EachBackend(alsoOverSharedMemory = true)} to run a third time, in
+ * the invocation named {@code epoll+shm}: on epoll, every client made by {@link TestClients} (or
+ * {@link ServerFixture#clientOptions}) asks for the shared-memory channel, every server started by
+ * {@link TestServers} offers it to every client the test makes, and every {@link RawServer} grants it
+ * and runs its script over the channel's rings. {@link TestClients#connect} fails a client that stays on
+ * the socket. A test that cannot hold over the channel by design says why and skips there
+ * ({@link BackendSuite#overSharedMemory()}).
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @ClassTemplate
 @ExtendWith(BackendSuite.class)
-public @interface EachBackend {}
+public @interface EachBackend {
+    /** Whether the class also runs over the shared-memory channel (a third invocation, {@code epoll+shm}). */
+    boolean alsoOverSharedMemory() default false;
+}

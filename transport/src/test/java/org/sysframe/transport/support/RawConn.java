@@ -15,12 +15,17 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** A {@link RawServer}'s side of its one connection: blocking reads and writes of raw frame bytes (server thread only). */
+/**
+ * A {@link RawServer}'s side of its one connection: blocking reads and writes of raw frame bytes (server
+ * thread only), on the socket, or on the shared-memory channel's rings once {@link #openChannel} granted
+ * one (the socket then carries nothing, and closing it ends the connection for the client).
+ */
 public final class RawConn {
-    /** The connection; scripts may send on it directly (e.g. a megabyte of garbage from a native segment). */
+    /** The connection; scripts may send on it directly (e.g. a megabyte of garbage from a native segment), or close it. */
     public final UnixSocket socket;
     private final MemorySegment in;
     private final MemorySegment out;
+    private RawRings rings;
 
     RawConn(UnixSocket socket, Arena arena) {
         this.socket = socket;
@@ -30,13 +35,18 @@ public final class RawConn {
 
     /** Reads one request header (12 bytes: id, type, payload_len) and its payload. */
     public RawRequest readRequest() throws ErrnoException {
-        socket.recvFully(in, 0, 12);
+        readFully(12);
         int id = in.get(JAVA_INT_UNALIGNED, 0);
         int type = in.get(JAVA_INT_UNALIGNED, 4);
         long len = Integer.toUnsignedLong(in.get(JAVA_INT_UNALIGNED, 8));
         if (len > GroutApi.MAX_MSG_LEN) throw new AssertionError("raw server: request payload_len " + len);
-        socket.recvFully(in, 0, len);
+        readFully(len);
         return new RawRequest(id, type, in.asSlice(0, len).toArray(JAVA_BYTE));
+    }
+
+    private void readFully(long len) throws ErrnoException {
+        if (rings == null) socket.recvFully(in, 0, len);
+        else rings.readFully(in, 0, len);
     }
 
     /** Reads a request and checks its type and payload. */
@@ -50,7 +60,8 @@ public final class RawConn {
     /** Writes raw bytes, all of them, in one send call where the kernel takes them. */
     public void write(byte[] bytes) throws ErrnoException {
         MemorySegment.copy(bytes, 0, out, JAVA_BYTE, 0, bytes.length);
-        socket.sendFully(out, 0, bytes.length);
+        if (rings == null) socket.sendFully(out, 0, bytes.length);
+        else rings.writeFully(out, 0, bytes.length);
     }
 
     /** Writes a response declaring exactly its payload. */
@@ -69,12 +80,26 @@ public final class RawConn {
         respond(r.id(), 0, answer);
     }
 
+    /** Grants the shared-memory channel the client asks for next (SHM_OPEN); from then on the script's bytes go through its rings. */
+    void openChannel() throws ErrnoException {
+        rings = RawRings.grant(socket, readRequest());
+    }
+
+    /** Unmaps the channel, if one was granted (the script's thread, once it ended). */
+    void closeChannel() {
+        if (rings != null) rings.close();
+    }
+
     /**
      * Waits until the client closes its end; any byte it sends instead is a failure. A client that
      * closes with bytes of ours unread makes this recv fail with ECONNRESET rather than return 0
      * (which one depends on whether its shutdown or its close is seen first): both mean closed.
      */
     public void awaitEof() throws ErrnoException {
+        if (rings != null) {
+            rings.awaitEof();
+            return;
+        }
         long n;
         try {
             n = socket.recv(in, 0, 1, 0);

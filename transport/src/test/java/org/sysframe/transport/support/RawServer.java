@@ -12,7 +12,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * A hand-written scripted server for one client: accepts one connection, answers GR_HELLO like Grout,
  * then runs a script of raw reads and writes. Closing it closes the connection and the listener, joins
- * the thread and removes the socket file.
+ * the thread and removes the socket file. In the suite's {@code epoll+shm} invocation
+ * ({@link BackendSuite#overSharedMemory()}) it grants the shared-memory channel its client asks for right
+ * after the hello, and the script's reads and writes go through the channel's rings.
  */
 public final class RawServer implements AutoCloseable {
     /** What a raw server answers in GR_HELLO unless told otherwise. */
@@ -38,12 +40,13 @@ public final class RawServer implements AutoCloseable {
     public RawServer(String path, int maxIfaces, Script script) throws ErrnoException {
         this.path = path;
         this.listener = UnixSocket.listen(path, 0600, 4, false);
-        this.thread = new Thread(() -> serve(maxIfaces, script), "raw test server " + path);
+        boolean channel = BackendSuite.overSharedMemory();
+        this.thread = new Thread(() -> serve(maxIfaces, channel, script), "raw test server " + path);
         this.thread.setDaemon(true);
         this.thread.start();
     }
 
-    private void serve(int maxIfaces, Script script) {
+    private void serve(int maxIfaces, boolean channel, Script script) {
         try (Arena arena = Arena.ofConfined()) {
             UnixSocket s = listener.accept(new SyscallCounters("raw server connection"));
             if (!adopt(s)) {
@@ -52,8 +55,13 @@ public final class RawServer implements AutoCloseable {
             }
             s.setNonBlocking(false); // accept4 gives a non-blocking socket: this server blocks
             RawConn c = new RawConn(s, arena);
-            c.answerHello(maxIfaces);
-            script.run(c);
+            try {
+                c.answerHello(maxIfaces);
+                if (channel) c.openChannel();
+                script.run(c);
+            } finally {
+                c.closeChannel();
+            }
             done.complete(null);
         } catch (Throwable t) {
             done.completeExceptionally(t);

@@ -93,9 +93,9 @@ public final class ServerFixture implements BeforeEachCallback, AfterEachCallbac
         assertTimeoutPreemptively(HANG_GUARD, body);
     }
 
-    /** Client options for path with the test clients' receive timeout. */
+    /** Client options for path with the test clients' receive timeout, over the suite's transport ({@link TestClients#options}). */
     public static ClientOptions clientOptions(String path) {
-        return ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(CLIENT_RECV_TIMEOUT_MS);
+        return TestClients.options(path).receiveTimeoutMillis(CLIENT_RECV_TIMEOUT_MS);
     }
 
     /** A polite client pinging path on its own thread (see {@link PoliteClient}), stopped after the test. */

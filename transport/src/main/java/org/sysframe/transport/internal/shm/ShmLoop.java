@@ -1,11 +1,13 @@
 package org.sysframe.transport.internal.shm;
 
+import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.io.Waiter;
 import org.sysframe.transport.internal.server.LoopSocket;
+import org.sysframe.transport.internal.server.ConnectionLog;
 import org.sysframe.transport.internal.server.ServerConnection;
 import org.sysframe.transport.internal.server.ServerLoop;
 
@@ -153,12 +155,18 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         super.stop();
     }
 
-    /** A close for a bad value read from the segment (on whichever path it was read) is logged, once: the channel has one connection. */
+    /**
+     * A close for a bad value read from the segment (on whichever path it was read) is logged, once: the
+     * channel has one connection. Its record goes to its socket's loop, beside the socket's own: the
+     * server's statistics list both.
+     */
     @Override
     public void closed(ServerConnection c, String reason) {
         int at = reason.indexOf(BAD);
         if (at >= 0) LOG.log(Level.WARNING, "pid=" + peerPid + ": shared-memory channel closed: " + reason.substring(at));
         super.closed(c, reason);
+        ConnectionStats stats = ConnectionLog.stats(c, "shared-memory channel: " + reason);
+        host.tasks().submit(() -> host.connectionLog().add(stats));
     }
 
     /** How every error about the segment's contents begins ({@link ShmRing}). */
