@@ -3,6 +3,7 @@ package org.sysframe.examples;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.Response;
@@ -22,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** docs/concurrency.md's snippet, run against a real server on a socket in a temp dir. */
+/** docs/concurrency.md's snippets, run against a real server on a socket in a temp dir. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ConcurrencyExamplesTest {
     @TempDir
@@ -50,6 +51,26 @@ class ConcurrencyExamplesTest {
                 }
             });
             assertEquals("16000 bytes back to 1000 threads, 16 to the future; 1002 calls\n", out);
+        }
+    }
+
+    /** Against a server that answers one request per read (sysframe's emulation of Grout's api.c): the cap and the pool. */
+    @Test
+    void aCapOfOneAndAPoolForAServerThatAnswersOneRequestPerRead() throws Exception {
+        String path = dir.resolve("api-c.sock").toString();
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path).requestsPerRead(1));
+             Arena arena = Arena.ofShared()) {
+            MemorySegment payload = arena.allocate(16);
+            GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).maxInFlight(1).connections(4));
+            try (client; ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<Long>> calls = new ArrayList<>();
+                for (int i = 0; i < 256; i++) calls.add(threads.submit(() -> client.call(GroutApi.PING, payload).length()));
+                long bytes = 0;
+                for (Future<Long> c : calls) bytes += c.get();
+                assertEquals(256 * 16, bytes, "every call got through");
+                assertEquals(4, client.connectionCounters().size());
+                assertEquals(4 + 256, client.stats().calls(), "four GR_HELLOs and the calls");
+            }
         }
     }
 }

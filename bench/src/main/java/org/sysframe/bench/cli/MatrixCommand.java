@@ -103,14 +103,16 @@ public final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--no-connections", description = "skip the many-connections table (32 clients at depth 1, epoll and io_uring servers)")
     boolean noConnections;
 
-    @Option(names = "--no-concurrency", description = "skip the concurrency table (1, 8, 64 callers: one client, a client each, JDK, C)")
+    @Option(names = "--no-concurrency", description = "skip the concurrency table (1, 8, 64 callers: one client, a client each, JDK, C; 8 and 64 against a server answering"
+            + " one request per read)")
     boolean noConcurrency;
 
     @Option(names = "--no-scale", description = "skip the scale table (one server holding 1 to 10,000 connections, idle and active, sysframe's and the C server)")
     boolean noScale;
 
     @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B;"
-            + " scale: epoll and io_uring with 1 and 2 loops, up to 100,000 connections)")
+            + " scale: epoll and io_uring with 1 and 2 loops, up to 100,000 connections; concurrency: the one-per-read rows of 8 callers"
+            + " and of C on 1 connection)")
     boolean full;
 
     @Option(names = "--pairing", paramLabel = "SPEC",
@@ -196,7 +198,7 @@ public final class MatrixCommand implements Callable<Integer> {
         if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
         if (!noBackends) tables.add(BackendTable.run(new int[] {32, 1024}, rounds, quick, full));
         if (!noConnections) tables.add(ConnectionsTable.run(rounds, quick));
-        if (!noConcurrency) tables.add(ConcurrencyTable.run(rounds, quick));
+        if (!noConcurrency) tables.add(ConcurrencyTable.run(rounds, quick, full));
         if (!noScale) tables.add(ScaleTable.run(rounds, quick, full));
         if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
         return tables;

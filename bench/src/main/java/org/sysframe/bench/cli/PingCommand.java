@@ -30,6 +30,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.LongAdder;
 
 /** {@code sysframe ping}: Grout's ping_perf workload, with syscalls per call from the library and the kernel. */
 @Command(name = "ping", mixinStandardHelpOptions = true,
@@ -104,6 +105,15 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--virtual", description = "with --threads: the callers are virtual threads (default: platform threads)")
     boolean virtual;
 
+    @Option(names = "--max-in-flight", paramLabel = "N", description = "requests each connection keeps on the wire at most, 1.."
+            + ClientOptions.MAX_IN_FLIGHT + ": callers beyond it wait in the client, a --depth pipeline is held back by it; 1 for a server"
+            + " that answers one request per read, as Grout's api.c (default: ${DEFAULT-VALUE}, no cap)")
+    int maxInFlight = ClientOptions.MAX_IN_FLIGHT;
+
+    @Option(names = "--connections", paramLabel = "N", description = "connections of the client, 1.." + ClientOptions.MAX_CONNECTIONS
+            + ", each call on the least loaded (default: ${DEFAULT-VALUE})")
+    int connections = 1;
+
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
@@ -131,6 +141,8 @@ final class PingCommand implements Callable<Integer> {
         if (timeoutMillis < 0) throw new IllegalArgumentException("--timeout " + timeoutMillis + ": expected a number of ms >= 0 (0: forever)");
         if (anyServerUid && serverUids != null) throw new IllegalArgumentException("--any-server-uid and --server-uid " + serverUids + ": choose one");
         o.receiveTimeoutMillis(timeoutMillis).anyServerUid(anyServerUid);
+        OptionValues.parse("--max-in-flight", String.valueOf(maxInFlight), v -> o.maxInFlight(maxInFlight));
+        OptionValues.parse("--connections", String.valueOf(connections), v -> o.connections(connections));
         if (serverUids != null) o.serverUids(java.util.Set.copyOf(serverUids));
         if (sqpoll && o.freeze().backend() == org.sysframe.transport.Backend.EPOLL) {
             throw new IllegalArgumentException("--sqpoll needs --backend io_uring (or auto)");
@@ -177,11 +189,11 @@ final class PingCommand implements Callable<Integer> {
             }
             if (!json) {
                 // One line says what runs, how latency is recorded included.
-                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s%s);"
+                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s%s%s);"
                                 + " latency recorded for %s%n", count,
                         ping2 ? "ping2" : "ping", warmup, ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
                         o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""), peer.transport().equals("shm") ? ", shared memory" : "", cpu >= 0 ? ", client pinned to CPU " + cpu : "",
-                        depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "", sampling);
+                        depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "", limits(), sampling);
             }
             // A server elsewhere on this machine is measured by its process (every thread).
             ServerProcess sp = serverProcess(peer);
@@ -205,6 +217,8 @@ final class PingCommand implements Callable<Integer> {
                 m.put("label", r.cell()); // the key ping --json has always had
                 m.put("latency_recorded_for", sampling);
                 m.put("transport", peer.transport());
+                m.put("max_in_flight", maxInFlight);
+                m.put("connections", connections);
                 m.putAll(r.toMap());
                 System.out.println(Json.write(m));
             } else {
@@ -229,28 +243,33 @@ final class PingCommand implements Callable<Integer> {
         String name = "one client " + what;
         String backendName = client.backend() + (sqpoll ? " (sqpoll)" : "");
         PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
-        try (client; CallersProbe probe = new CallersProbe(threads, virtual, i -> new OneClientPeer(name, client), OneClientPeer.counts(client),
-                serverSource(client), java.util.Set::of)) {
+        LongAdder timedOut = new LongAdder();
+        try (client; CallersProbe probe = new CallersProbe(threads, virtual, i -> new OneClientPeer(name, client, timedOut),
+                OneClientPeer.counts(client), serverSource(client), java.util.Set::of)) {
             probe.kernelKinds(OneClientPeer.kernelKinds(client));
             if (!json) {
                 System.out.printf("performing %d ping calls after %d untimed warm-up calls (%d bytes; %s, each calling one at a time on one"
-                                + " client; send %s, recv %s, wait %s, backend %s%s); latency recorded for every call%n", count, warmup, len, what,
-                        o.freeze().send(), o.freeze().recv(), o.freeze().waitMode(), backendName, client.sharedMemory() ? ", shared memory" : "");
+                                + " client; send %s, recv %s, wait %s, backend %s%s%s); latency recorded for every call%n", count, warmup, len, what,
+                        o.freeze().send(), o.freeze().recv(), o.freeze().waitMode(), backendName, client.sharedMemory() ? ", shared memory" : "",
+                        limits());
             }
             Cell cell = new Cell(name, len, "one client, " + o.freeze().send() + " / " + o.freeze().recv() + ", backend " + backendName
-                    + (client.sharedMemory() ? ", shared memory" : ""), count, warmup, probe);
+                    + (client.sharedMemory() ? ", shared memory" : "") + limits(), count, warmup, probe);
             var s0 = client.stats();
             long sends0 = sends(client);
             Measurement r;
             try {
                 r = RoundRunner.run("ping", List.of(cell), 1).get(0);
             } catch (IOException | RuntimeException e) {
-                throw new IOException("one client, " + what + ": " + e.getMessage(), e);
+                // A caller stops at its first failure; the others may still be waiting for theirs.
+                long n = timedOut.sum();
+                throw new IOException("one client, " + what + ": " + (n == 0 ? "" : n + (n == 1 ? " call" : " calls") + " timed out; ")
+                        + e.getMessage(), e);
             } finally {
                 KernelCounters.closeAll();
             }
             var s1 = client.stats();
-            long calls = s1.calls() - s0.calls(), batches = s1.batches() - s0.batches(), sends = sends(client) - sends0;
+            long calls = s1.calls() - s0.calls(), batches = s1.batches() - s0.batches(), sends = sends0 < 0 ? -1 : sends(client) - sends0;
             if (json) {
                 java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
                 m.put("label", r.cell());
@@ -258,6 +277,9 @@ final class PingCommand implements Callable<Integer> {
                 m.put("transport", client.sharedMemory() ? "shm" : "socket");
                 m.put("threads", threads);
                 m.put("virtual", virtual);
+                m.put("max_in_flight", maxInFlight);
+                m.put("connections", connections);
+                m.put("timed_out", timedOut.sum());
                 m.putAll(r.toMap());
                 if (sends > 0) m.put("calls_per_send", (double) calls / sends);
                 m.put("queued_batches", batches);
@@ -266,9 +288,11 @@ final class PingCommand implements Callable<Integer> {
             } else {
                 print(r);
                 String perSend = sends > 0 ? String.format(Locale.ROOT, "%.2f calls per send, ", (double) calls / sends)
+                        : sends < 0 ? "calls per send not known (io_uring: the client counts the SQEs of its first connection only), "
                         : "no send syscall (the shared-memory channel), ";
                 System.out.printf(Locale.ROOT, "batching (warm-up included): %s%,d batches of requests queued while another caller did the I/O,"
                         + " largest %d%n", perSend, batches, s1.largestBatch());
+                System.out.printf(Locale.ROOT, "timed out (warm-up included): %d calls%n", timedOut.sum());
             }
             return 0;
         } finally {
@@ -281,16 +305,24 @@ final class PingCommand implements Callable<Integer> {
 
     /**
      * The sends client made so far: its send syscalls (epoll), or its send SQEs (io_uring); 0 over
-     * the shared-memory channel, whose requests go through the ring.
+     * the shared-memory channel, whose requests go through the ring; -1 on io_uring with several
+     * connections (the client gives the first one's SQEs only).
      */
     private static long sends(GroutClient client) {
         if (client.sharedMemory()) return 0;
         if (client.backend() == org.sysframe.transport.Backend.IO_URING) {
+            if (client.config().connections() > 1) return -1;
             var u = client.uringCounts();
             return u.sqes(org.sysframe.unix.uring.UringOp.SEND) + u.sqes(org.sysframe.unix.uring.UringOp.SENDMSG);
         }
         SyscallCounts c = client.counters().snapshot();
         return c.get(SyscallKind.SENDTO) + c.get(SyscallKind.SENDMSG) + c.get(SyscallKind.WRITEV) + c.get(SyscallKind.WRITE);
+    }
+
+    /** What --max-in-flight and --connections change, e.g. {@code , at most 1 in flight per connection, 4 connections}; "" for the defaults. */
+    private String limits() {
+        return (maxInFlight != ClientOptions.MAX_IN_FLIGHT ? ", at most " + maxInFlight + " in flight per connection" : "")
+                + (connections != 1 ? ", " + connections + " connections" : "");
     }
 
     /** The client's server, measured by its process when it is another one on this machine. */

@@ -3,10 +3,13 @@ package org.sysframe.bench.peer;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Response;
 import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.LongAdder;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -21,13 +24,20 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 public final class OneClientPeer implements PingPeer {
     private final String name;
     private final GroutClient client;
+    private final LongAdder timedOut;
     private final Arena arena = Arena.ofConfined(); // this caller's thread: made there by the probe's factory
     private final MemorySegment payload = arena.allocate(GroutApi.MAX_MSG_LEN);
     private int len;
 
     public OneClientPeer(String name, GroutClient client) {
+        this(name, client, new LongAdder());
+    }
+
+    /** A caller that adds each of its calls that timed out (ETIMEDOUT, which still fails the call) to timedOut, shared by its row's callers. */
+    public OneClientPeer(String name, GroutClient client, LongAdder timedOut) {
         this.name = name;
         this.client = client;
+        this.timedOut = timedOut;
     }
 
     @Override public String name() { return name; }
@@ -52,7 +62,13 @@ public final class OneClientPeer implements PingPeer {
 
     @Override
     public void ping() throws IOException {
-        Response r = client.call(GroutApi.PING, payload, 0, len);
+        Response r;
+        try {
+            r = client.call(GroutApi.PING, payload, 0, len);
+        } catch (ErrnoException e) {
+            if (e.errno() == Errno.ETIMEDOUT) timedOut.increment();
+            throw e;
+        }
         // Every byte compared in place: no copy, no allocation.
         if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len) >= 0) {
             throw SysframePeer.echoFailure(GroutApi.PING, payload, len, r.buffer(), r.offset(), r.length());
@@ -62,7 +78,10 @@ public final class OneClientPeer implements PingPeer {
     @Override
     public long serverPid() throws org.sysframe.unix.ErrnoException { return client.serverCredentials().pid(); }
 
-    /** The client's own counts for {@link CallersProbe}: every syscall it made, whichever caller made it (and its SQEs on io_uring). */
+    /**
+     * The client's own counts for {@link CallersProbe}: every syscall it made, whichever caller made it
+     * (and its SQEs on io_uring with one connection: the client gives a pool's first connection's only).
+     */
     public static CallersProbe.Counts counts(GroutClient client) {
         return new CallersProbe.Counts() {
             @Override public org.sysframe.unix.SyscallCounts library() { return client.counters().snapshot(); }
@@ -70,7 +89,8 @@ public final class OneClientPeer implements PingPeer {
             @Override public org.sysframe.unix.SyscallCounts empty() { return client.counters().emptySnapshot(); }
 
             @Override public org.sysframe.unix.uring.UringCounts uring() {
-                return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
+                boolean uring = client.backend() == org.sysframe.transport.Backend.IO_URING;
+                return uring && client.config().connections() == 1 ? client.uringCounts() : null;
             }
         };
     }

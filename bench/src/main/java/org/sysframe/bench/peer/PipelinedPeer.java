@@ -151,15 +151,18 @@ public final class PipelinedPeer implements PingPeer {
 
     private void pingUntilAnswered(long n, long lastAnswer) throws IOException {
         long sent = 0;
+        boolean held = false; // the client's in-flight cap (--max-in-flight) took fewer than the refill: poll before the next
         while (answered < n) {
             int free = window - pipeline.inFlight();
             int refill = Math.min(batch, window);
-            if (sent < n && (free >= refill || n - sent <= free)) {
-                long k = Math.min(Math.min(refill, free), n - sent);
-                for (long i = 0; i < k; i++) pipeline.queue(GroutApi.PING, payload, 0, len);
-                sent += k;
+            if (!held && sent < n && (free >= refill || n - sent <= free)) {
+                long k = Math.min(Math.min(refill, free), n - sent), queued = 0;
+                while (queued < k && pipeline.queue(GroutApi.PING, payload, 0, len) != Pipeline.BACK_PRESSURED) queued++;
+                sent += queued;
+                held = queued < k;
                 pipeline.flush();
             } else {
+                held = false;
                 long before = echoed;
                 pipeline.poll(onAnswer, depth, true);
                 if (wrong != null) throw wrong;

@@ -23,8 +23,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -33,10 +36,15 @@ import java.util.function.Supplier;
  * threads), and at 64 virtual callers also one client on io_uring (same server) and one over a
  * shared-memory channel (a server of its own, whose channel's thread is the server side); a
  * GroutClient per caller (platform and virtual); a JDK SocketChannel per virtual thread; N lean C
- * clients, a process each. Client syscalls and CPU are summed over every thread of this JVM but the
- * servers' loops and channels (a virtual caller runs on any carrier; one client's calls are made by
- * whichever caller does its I/O, its own thread and the JVM's poller), or over the C processes.
- * Ratios against one GroutClient on one platform thread.
+ * clients, a process each. Then the one-per-read rows, against a server of their own that answers one
+ * request per socket read ({@code requestsPerRead(1)}, as Grout's api.c): 64 virtual callers (8 too
+ * with {@code --full}) on one client with {@code maxInFlight(1)} over 1, 2 and 4 connections, beside
+ * the C load generator with one GR_PING in flight on each of its 4 connections (and on 1 with
+ * {@code --full}); each sysframe row counts its calls that timed out (the table's note; a timed-out
+ * call ends the table with its error, naming the row). Client syscalls and CPU are summed over every
+ * thread of this JVM but the servers' loops and channels (a virtual caller runs on any carrier; one
+ * client's calls are made by whichever caller does its I/O, its own thread and the JVM's poller), or
+ * over the C processes. Ratios against one GroutClient on one platform thread.
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
@@ -65,13 +73,33 @@ public final class ConcurrencyTable {
 
     static String cLean(int n) { return "C lean " + n; }
 
+    /**
+     * The one-per-read rows' virtual callers, their client's connections, and the C load generator's
+     * connections ({@code -M N -A N}: one GR_PING in flight on each): with {@code --full} every one;
+     * else the 64 callers' rows and C on 4 connections: the cells of the goals, and 2 connections
+     * between them.
+     */
+    static int[] onePerReadCallers(boolean full) { return full ? new int[] {8, 64} : new int[] {64}; }
+
+    static final int[] POOLS = {1, 2, 4};
+
+    static int[] cPools(boolean full) { return full ? new int[] {1, 4} : new int[] {4}; }
+
+    /** e.g. {@code one-per-read: 64 virtual, 4 connections}. */
+    static String onePerRead(int n, int connections) { return "one-per-read: " + n + " virtual, " + connections(connections); }
+
+    /** e.g. {@code one-per-read: C lean 4 connections}. */
+    static String cOnePerRead(int connections) { return "one-per-read: C lean " + connections(connections); }
+
+    private static String connections(int k) { return k + (k == 1 ? " connection" : " connections"); }
+
     static final String REFERENCE = clients(1, false);
 
     /**
-     * Every row's name, in the table's order (the C rows are left out of a run where the C client is
-     * not built, the io_uring row where io_uring is unavailable).
+     * Every row's name, in the table's order, with {@code --full} (full) or without (the C rows are
+     * left out of a run where the C client is not built, the io_uring row where io_uring is unavailable).
      */
-    static List<String> names() {
+    static List<String> names(boolean full) {
         boolean uring = UringSupport.unavailableReason() == null;
         List<String> out = new ArrayList<>();
         for (int n : CALLERS) {
@@ -82,11 +110,14 @@ public final class ConcurrencyTable {
             }
             out.addAll(List.of(clients(n, true), jdk(n), cLean(n)));
         }
+        for (int n : onePerReadCallers(full)) for (int k : POOLS) out.add(onePerRead(n, k));
+        for (int k : cPools(full)) out.add(cOnePerRead(k));
         return out;
     }
 
-    public static BenchTable run(int rounds, boolean quick) throws IOException {
-        // 20 rows where there were 18: as many calls per round as before.
+    /** full: every one-per-read row (see {@link #onePerReadCallers}). */
+    public static BenchTable run(int rounds, boolean quick, boolean full) throws IOException {
+        // 24 rows (28 with --full) where there were 18, then 20: as many calls per row as before.
         long calls = quick ? 2_000L : 10_800L;
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();
@@ -100,8 +131,11 @@ public final class ConcurrencyTable {
             String shmSocket = f.socket("concurrency-shm");
             GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true));
             ChannelSide channel = new ChannelSide(shmServer);
+            String onePerReadSocket = f.socket("concurrency-one-per-read");
+            GroutServer onePerReadServer = f.server(p.server(onePerReadSocket).requestsPerRead(1));
+            ServerSample.Source onePerReadSide = ServerSample.Source.of(onePerReadServer);
             Set<Integer> loops = new HashSet<>();
-            for (GroutServer s : List.of(server, shmServer)) {
+            for (GroutServer s : List.of(server, shmServer, onePerReadServer)) {
                 for (int i = 0; i < s.loopCount(); i++) loops.add(s.loopThreadId(i));
             }
             // The servers' threads of this JVM: their loops, and the channel's thread once the shm row's client opened it.
@@ -160,14 +194,49 @@ public final class ConcurrencyTable {
                         cells.add(new Cell(cLean(n), PAYLOAD, where + c.describe() + ", a process each", calls, calls / 4, f.closing(c.probe(socket, side, n))));
                     }
                 }
+                // The one-per-read rows: each counts its calls that timed out (a timed-out call still ends the run).
+                String onePerReadWhere = "virtual callers, one 32 B ping at a time each, epoll server answering one request per read"
+                        + " (requestsPerRead(1), Grout's api.c; 1 loop); one GroutClient, maxInFlight(1), ";
+                Map<String, LongAdder> timedOut = new LinkedHashMap<>();
+                for (int n : onePerReadCallers(full)) {
+                    for (int k : POOLS) {
+                        String name = onePerRead(n, k);
+                        LongAdder t = new LongAdder();
+                        timedOut.put(name, t);
+                        GroutClient client = f.closing(GroutClient.connect(p.client(onePerReadSocket).maxInFlight(1).connections(k)));
+                        CallersProbe probe = new CallersProbe(n, true, i -> new OneClientPeer(name, client, t), OneClientPeer.counts(client),
+                                onePerReadSide, notClient).kernelKinds(OneClientPeer.kernelKinds(client));
+                        open.add(probe);
+                        // A warm-up run as long as a round's: these calls are slow, and a warm-up lasts 0.15 s however many runs it takes.
+                        cells.add(new Cell(name, PAYLOAD, n + " " + onePerReadWhere + connections(k) + ", " + p.framing(), calls, calls, probe));
+                    }
+                }
+                if (cPeer) {
+                    for (int k : cPools(full)) {
+                        CPeer c = CPeer.many("c-one-per-read-" + k, k, k);
+                        cells.add(new Cell(cOnePerRead(k), PAYLOAD, "epoll server answering one request per read (requestsPerRead(1)); "
+                                + c.describe(), calls, calls / 4, f.closing(c.probe(onePerReadSocket, onePerReadSide, 1))));
+                    }
+                }
                 if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
                 notes.add("client syscalls and CPU: every thread of this JVM but the servers' loops and channel (JIT and GC included), or the"
-                        + " C processes; C lean rows measure no latency (p50/p99 read 0); jdk rows: the kernel's count of every kind, read and"
+                        + " C processes; C lean rows measure no latency (p50/p99 read -); jdk rows: the kernel's count of every kind, read and"
                         + " write included; the JVM poller's epoll_ctl calls are not a counted kind; " + oneClientShm(OTHER_TRANSPORTS_CALLERS)
                         + ": the server side is the channel's thread, and the kernel counts futex too (the carriers' own parking in it)");
-                List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+                List<Measurement> runs;
+                try {
+                    runs = RoundRunner.run(NAME, cells, rounds);
+                } catch (IOException e) {
+                    String t = timedOut(timedOut, false);
+                    throw t.isEmpty() ? e : new IOException(NAME + " table: calls timed out on the one-per-read rows (" + t + "): " + e.getMessage(), e);
+                }
+                notes.add("calls timed out on the one-per-read rows, every run (warm-up included): " + timedOut(timedOut, true)
+                        + "; a call that times out ends the table with its error; the C client waits without a timeout (one request in flight per connection)");
                 return BenchTable.of(NAME, "1, 8 and 64 callers: one client (at 64 virtual callers also on io_uring and over shared memory),"
-                        + " a client per caller, JDK channels, C clients", "caller", REFERENCE, false, rounds, cells, runs, notes);
+                        + " a client per caller, JDK channels, C clients; " + (full ? "8 and 64 callers" : "64 callers")
+                        + " against a server answering one request per read, on one client with maxInFlight(1) over 1, 2 and 4 connections,"
+                        + " beside the C client on " + (full ? "1 and 4" : "4"), "caller", REFERENCE,
+                        false, rounds, cells, runs, notes);
             } finally {
                 for (int i = open.size() - 1; i >= 0; i--) {
                     try {
@@ -178,6 +247,15 @@ public final class ConcurrencyTable {
                 }
             }
         }
+    }
+
+    /** e.g. {@code one-per-read: 8 virtual, 1 connection 0, ...}: every row's count (all), or only the rows with timeouts. */
+    static String timedOut(Map<String, LongAdder> timedOut, boolean all) {
+        List<String> out = new ArrayList<>();
+        timedOut.forEach((row, n) -> {
+            if (all || n.sum() > 0) out.add(row + " " + n.sum());
+        });
+        return String.join(", ", out);
     }
 
     /** n callers (virtual or platform threads) on client, its counts the client's own; added to open. */

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -20,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code ping} against servers that fail it, each failure ending the run with one line that says what
  * happened (the measured seconds aside, the texts are exact), and no second "interrupted" line:
  * a server that answers one request per read (Grout's api.c) under {@code --depth}, one whose GR_PING
- * answers with no payload, one whose echo differs in one byte in the middle, one that never answers.
+ * answers with no payload, one whose echo differs in one byte in the middle, one that never answers; and
+ * many callers on one client against a server answering one request per read, which time out.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PingFailuresTest {
@@ -103,6 +106,22 @@ class PingFailuresTest {
             assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S + Pattern.quote(" s (0 calls/s): GR_PING: ETIMEDOUT (110)"
                     + " Connection timed out: no answer to request 2 within the receive timeout of 200 ms"
                     + " (the client stays usable; a late answer is dropped)"), o.error());
+        }
+    }
+
+    /**
+     * Callers on one client with its defaults against a server that answers one request per read: their
+     * requests leave together, the ones kept stall, and the run ends at the first caller that failed, in
+     * one line that counts the calls timed out so far.
+     */
+    @Test
+    void callersOnOneClientThatTimeOutEndTheRunWithOneLineCountingThem() throws Exception {
+        String path = dir.resolve("one-per-read.sock").toString();
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).requestsPerRead(1))) {
+            PingRuns.Outcome o = ping(path, "-n", "400", "--warmup", "0", "--threads", "8", "--timeout", "300");
+            assertMatches(Pattern.quote("one client, 8 platform threads: ") + "[0-9]+ calls? timed out; "
+                    + Pattern.quote("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request ") + "[0-9]+"
+                    + Pattern.quote(" within the receive timeout of 300 ms") + ".*", o.error());
         }
     }
 

@@ -2,6 +2,8 @@ package org.sysframe.bench.cli;
 
 import org.sysframe.bench.report.Json;
 import org.sysframe.testsupport.ChildProcess;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.uring.UringSupport;
 
@@ -51,6 +53,10 @@ class PingThreadsTest {
         assertEquals("--threads sends GR_PING: leave out --ping2", refused("-s", s, "--threads", "4", "--ping2"));
         assertEquals("--threads runs its callers unpinned: leave out --cpu", refused("-s", s, "--threads", "4", "--cpu", "0"));
         assertEquals("-n 3: at least one call per thread (--threads 4)", refused("-s", s, "--threads", "4", "-n", "3"));
+        assertEquals("--max-in-flight: maxInFlight 0: expected 1..65535 (request ids are 16-bit)", refused("-s", s, "--threads", "4", "--max-in-flight", "0"));
+        assertEquals("--max-in-flight: maxInFlight 65536: expected 1..65535 (request ids are 16-bit)", refused("-s", s, "--max-in-flight", "65536"));
+        assertEquals("--connections: connections 0: expected 1..64", refused("-s", s, "--connections", "0"));
+        assertEquals("--connections: connections 65: expected 1..64", refused("-s", s, "--depth", "4", "--connections", "65"));
         // Through the command line: the one line on stderr, nothing else.
         StringWriter out = new StringWriter(), err = new StringWriter();
         int rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "x");
@@ -60,6 +66,39 @@ class PingThreadsTest {
         rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "0");
         assertEquals(Main.USAGE, rc, "a bad value is a usage error");
         assertEquals("sysframe ping: --threads 0: expected 1..10000\n", err.toString());
+        err.getBuffer().setLength(0);
+        rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "8", "--max-in-flight", "0");
+        assertEquals(Main.USAGE, rc);
+        assertEquals("sysframe ping: --max-in-flight: maxInFlight 0: expected 1..65535 (request ids are 16-bit)\n", err.toString());
+    }
+
+    /**
+     * --max-in-flight 1 --connections 4 against a server that answers one request per read (Grout's
+     * api.c, emulated by requestsPerRead(1)): 8 platform and 64 virtual callers get every answer, none
+     * times out, each send carries one request; a --depth pipeline is held to the cap and gets through too.
+     */
+    @Test
+    void aCapOfOneAndFourConnectionsGetEveryCallThroughAServerThatAnswersOneRequestPerRead() throws Exception {
+        String sock = dir.resolve("one-per-read.sock").toString();
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(sock).requestsPerRead(1))) {
+            for (List<String> callers : List.of(List.of("--threads", "8"), List.of("--threads", "64", "--virtual"))) {
+                List<String> args = new ArrayList<>(List.of("-s", sock, "-l", "32", "-n", "2000", "--warmup", "200",
+                        "--max-in-flight", "1", "--connections", "4", "--json"));
+                args.addAll(callers);
+                String printed = ping(args.toArray(String[]::new));
+                @SuppressWarnings("unchecked")
+                Map<String, Object> m = (Map<String, Object>) Json.parse(printed.trim());
+                assertEquals(0, ((Number) m.get("timed_out")).longValue(), printed);
+                assertEquals(1, ((Number) m.get("max_in_flight")).intValue());
+                assertEquals(4, ((Number) m.get("connections")).intValue());
+                assertEquals(2000, ((Number) m.get("calls")).longValue());
+                assertEquals(1.0, ((Number) m.get("client_lib_sendto_per_call")).doubleValue(), "one request per send: " + printed);
+            }
+            String text = ping("-s", sock, "--threads", "8", "-n", "2000", "--warmup", "0", "--max-in-flight", "1", "--connections", "4");
+            assertTrue(text.contains(", at most 1 in flight per connection, 4 connections); latency recorded for every call\n"), text);
+            assertTrue(text.endsWith("\ntimed out (warm-up included): 0 calls\n"), text);
+            ping("-s", sock, "-l", "32", "-n", "2000", "--warmup", "0", "--depth", "8", "--max-in-flight", "1");
+        }
     }
 
     /** The server in a child JVM (./sysframe serve), so that every thread of this JVM the kernel counts is the client's. */

@@ -15,14 +15,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The concurrency table, one quick round: every row for 1, 8 and 64 callers, each row's calls split
+ * The concurrency table with --full, one quick round: every row for 1, 8 and 64 callers, each row's calls split
  * between its callers; a GroutClient per caller is exactly one send and one recv per call on a platform
  * thread; one client never sends more than once per call; one platform caller alone on it is exactly one send and one recv
  * per call too (it does its own I/O); platform callers never receive more than once per call (a recv cut at the end of the
  * read-ahead buffer aside), virtual callers at most twice (a look before the park in the poller, one after, as a client on a
  * virtual thread); one client on io_uring makes no sendto or recvfrom, and at most two io_uring_enter per call; one client over
  * the shared-memory channel no send and no receive but its empty looks for the server's end; library == kernel for the sends, and for the receives of platform-thread
- * rows (the kernel counting the threads that can make the library's calls).
+ * rows (the kernel counting the threads that can make the library's calls); against the server answering one request per read,
+ * one client with maxInFlight(1) over 1, 2 and 4 connections makes one send per call and no call of it times out.
  */
 class ConcurrencyTableTest {
     @Test
@@ -31,10 +32,10 @@ class ConcurrencyTableTest {
         System.setProperty("sysframe.cpeer", CPeerModesTest.binary().toString()); // make test builds it first
         try {
             assertTrue(CPeer.available());
-            BenchTable t = ConcurrencyTable.run(1, true);
-            assertEquals(ConcurrencyTable.names(), t.names());
+            BenchTable t = ConcurrencyTable.run(1, true, true);
+            assertEquals(ConcurrencyTable.names(true), t.names());
             boolean uring = UringSupport.unavailableReason() == null;
-            assertEquals(uring ? 20 : 19, t.names().size());
+            assertEquals(uring ? 28 : 27, t.names().size());
             assertEquals("one client 64 virtual", ConcurrencyTable.oneClient(64, true));
             assertEquals("one client io_uring 64 virtual", ConcurrencyTable.oneClientUring(64));
             assertEquals("one client shm 64 virtual", ConcurrencyTable.oneClientShm(64));
@@ -90,6 +91,34 @@ class ConcurrencyTableTest {
                         }
                     }
                 }
+            }
+            // The one-per-read rows: every call answered, each send one request (one on the wire per connection), none timed out.
+            assertEquals("one-per-read: 64 virtual, 4 connections", ConcurrencyTable.onePerRead(64, 4));
+            assertEquals("one-per-read: C lean 1 connection", ConcurrencyTable.cOnePerRead(1));
+            // Without --full: the 64 callers' rows and C on 4 connections.
+            List<String> full = new ArrayList<>(ConcurrencyTable.names(true));
+            full.removeAll(List.of(ConcurrencyTable.onePerRead(8, 1), ConcurrencyTable.onePerRead(8, 2), ConcurrencyTable.onePerRead(8, 4),
+                    ConcurrencyTable.cOnePerRead(1)));
+            assertEquals(full, ConcurrencyTable.names(false));
+            for (int n : ConcurrencyTable.onePerReadCallers(true)) {
+                for (int k : ConcurrencyTable.POOLS) {
+                    String name = ConcurrencyTable.onePerRead(n, k);
+                    List<Measurement> runs = t.runs(name, ConcurrencyTable.PAYLOAD);
+                    assertEquals(1, runs.size(), name);
+                    assertEquals(n, runs.get(0).clients(), name);
+                    assertEquals(calls, runs.get(0).calls(), name);
+                    assertEquals(calls, runs.get(0).clientSyscalls().get(SyscallKind.SENDTO), name + ": " + runs.get(0).clientSyscalls());
+                }
+            }
+            for (int k : ConcurrencyTable.cPools(true)) {
+                List<Measurement> runs = t.runs(ConcurrencyTable.cOnePerRead(k), ConcurrencyTable.PAYLOAD);
+                assertEquals(1, runs.size(), ConcurrencyTable.cOnePerRead(k));
+                assertEquals(k, runs.get(0).clients());
+                assertEquals(calls, runs.get(0).calls());
+            }
+            String note = t.notes().stream().filter(x -> x.startsWith("calls timed out on the one-per-read rows")).findFirst().orElseThrow();
+            for (int n : ConcurrencyTable.onePerReadCallers(true)) {
+                for (int k : ConcurrencyTable.POOLS) assertTrue(note.contains(ConcurrencyTable.onePerRead(n, k) + " 0"), note);
             }
         } finally {
             if (old == null) System.clearProperty("sysframe.cpeer");

@@ -242,6 +242,20 @@ class GoalsTest {
     }
 
     @Test
+    void theOnePerReadGoalsPutThePoolOfFourBesideTheCClientAndBesideOneConnection() {
+        List<Goal> pool = Goals.TABLE.stream().filter(x -> x.subject().equals(ConcurrencyTable.onePerRead(64, 4))).toList();
+        assertEquals(2, pool.size());
+        assertEquals(ConcurrencyTable.cOnePerRead(4), pool.get(0).versus());
+        assertEquals(">= 0.90x", pool.get(0).want());
+        assertEquals(ConcurrencyTable.onePerRead(64, 1), pool.get(1).versus());
+        assertEquals(">= 1.00x", pool.get(1).want());
+        for (Goal g : pool) {
+            assertEquals(ConcurrencyTable.NAME, g.table());
+            assertEquals(Goal.Metric.CALLS_RATIO, g.metric());
+        }
+    }
+
+    @Test
     void goalsWhoseTableOrCellsAreAbsentAreLeftOut() {
         Goal other = new Goal("x", "t", "a", "c", 32, Goal.Metric.CALLS_RATIO, true, 1.0);
         Goal elsewhere = new Goal("y", "u", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.0);
@@ -281,7 +295,7 @@ class GoalsTest {
                 case ScaleTable.NAME -> java.util.Arrays.stream(ScaleTable.COUNTS).boxed()
                         .flatMap(n -> ScaleTable.modes(n).stream().flatMap(m -> ScaleTable.SHORT.stream().map(v -> ScaleTable.name(v, n, m))))
                         .toList();
-                case ConcurrencyTable.NAME -> ConcurrencyTable.names();
+                case ConcurrencyTable.NAME -> ConcurrencyTable.names(false);
                 default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
             };
             assertTrue(names.contains(g.subject()) && names.contains(g.versus()), g.toString());
