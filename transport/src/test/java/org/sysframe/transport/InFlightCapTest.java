@@ -116,7 +116,7 @@ class InFlightCapTest {
         };
         try (ServerLogs logs = new ServerLogs("org.sysframe.client");
              RawServer raw = new RawServer(path, script);
-             GroutClient c = GroutClient.connect(options(path).receiveTimeoutMillis(2500))) {
+             GroutClient c = GroutClient.connect(options(path).receiveTimeoutMillis(1200))) {
             client.set(c);
             // A blocking caller holds the I/O role while it waits: the futures' requests wait in the send queue behind it.
             CompletableFuture<byte[]> first = new CompletableFuture<>();
@@ -151,7 +151,7 @@ class InFlightCapTest {
                  conn.readRequest();
                  conn.awaitEof();
              });
-             GroutClient c = GroutClient.connect(options(path).receiveTimeoutMillis(1500))) {
+             GroutClient c = GroutClient.connect(options(path).receiveTimeoutMillis(500))) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, MemorySegment.ofArray(pattern(4, 1))));
             assertEquals(Errno.ETIMEDOUT, e.errno());
             assertFalse(e.getMessage().contains("one request per read"), e.getMessage());
@@ -168,7 +168,7 @@ class InFlightCapTest {
                  firstIn.countDown();
                  conn.awaitEof(); // never answers: the one place stays taken
              });
-             GroutClient c = GroutClient.connect(options(path).maxInFlight(1).receiveTimeoutMillis(1500))) {
+             GroutClient c = GroutClient.connect(options(path).maxInFlight(1).receiveTimeoutMillis(600))) {
             CompletableFuture<Response> onWire = c.callAsync(GroutApi.PING, MemorySegment.ofArray(pattern(4, 1)));
             assertTrue(firstIn.await(10, TimeUnit.SECONDS));
             ErrnoException blocked = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, MemorySegment.ofArray(pattern(4, 2))));
