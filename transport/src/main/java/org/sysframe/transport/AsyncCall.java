@@ -6,7 +6,6 @@ import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.RoundTripEvent;
 import org.sysframe.transport.wire.MessageSpecs;
 
-import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 
 import java.lang.foreign.MemorySegment;
@@ -54,17 +53,10 @@ final class AsyncCall extends CompletableFuture<Response> {
             Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
             if (cause instanceof TimeoutException) {
                 conduit.abandon(call);
-                throw new CompletionException(timedOut());
+                throw new CompletionException(conduit.timedOut(call));
             }
             throw t instanceof CompletionException ce ? ce : new CompletionException(t);
         });
-    }
-
-    private ErrnoException timedOut() {
-        String what = call.id() == 0 ? "no room under maxInFlight " + conduit.maxInFlight() + " (the request was not sent), nor an answer,"
-                : "no answer to request " + call.id();
-        return new ErrnoException(specs.name(type), Errno.ETIMEDOUT, what + " within the receive timeout of "
-                + conduit.receiveTimeoutNanos() / 1_000_000L + " ms (the client stays usable; a late answer is dropped)" + conduit.stallHint(call));
     }
 
     /** The router completes a future's call (its answer copied in, or its error): the {@code Router.Completion} of every connection. */

@@ -299,14 +299,35 @@ public final class Conduit {
     }
 
 
-    /** What a timed-out call's error adds when the server looks like one that answers one request per read ({@link StallWatch}). */
-    public String stallHint(Call c) {
+    /**
+     * A call's ETIMEDOUT, the one text of every entry point: not sent (it waited for room under the
+     * in-flight cap), or unanswered, then saying so when the server looks like one that answers one
+     * request per read ({@link StallWatch}).
+     */
+    public ErrnoException timedOut(Call c) {
+        if (c.id == 0) {
+            return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no room under maxInFlight " + gate.cap()
+                    + " within the receive timeout of " + receiveTimeoutMillis + " ms: the calls in flight were not answered (the request was not sent)");
+        }
+        String hint;
         lock.lock();
         try {
-            return stall.hint(c, name, gate.cap());
+            hint = stall.hint(c, name, gate.cap());
         } finally {
             lock.unlock();
         }
+        return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id + " within the receive timeout of "
+                + receiveTimeoutMillis + " ms (the client stays usable; a late answer is dropped)" + hint);
+    }
+
+    /** The holder's receive failed: the error breaks the client, unless it is the holder's own interrupt (its caller throws EINTR). */
+    void receiveFailed(ErrnoException e) {
+        if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) failAll(e);
+    }
+
+    /** The holder's own code failed while it received (a bug, an Error): the client breaks with EPROTO naming it. */
+    void receiveCrashed(Throwable e) {
+        failAll(new ErrnoException("client(" + name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
     }
 
     // ---------------------------------------------------------------- failure and close

@@ -34,7 +34,7 @@ final class Driver {
             }
             if (deadline != 0 && deadline - System.nanoTime() <= 0) {
                 leaveRole(me);
-                if (conduit.abandon(c)) throw timedOut(c);
+                if (conduit.abandon(c)) throw conduit.timedOut(c);
                 continue;
             }
             boolean role = false;
@@ -113,10 +113,9 @@ final class Driver {
             }
             if (c.ready() && !conduit.closed) conduit.pump.drainBuffered(conduit.router);
         } catch (ErrnoException e) {
-            // A virtual receiver's interrupt ends its wait in the poller: its own call's business (the caller throws EINTR).
-            if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) conduit.failAll(e);
+            conduit.receiveFailed(e); // a virtual receiver's interrupt ends its wait in the poller: its own call's business
         } catch (RuntimeException | Error e) {
-            conduit.failAll(new ErrnoException("client(" + conduit.name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
+            conduit.receiveCrashed(e);
             throw e;
         } finally {
             if (!keep) conduit.release();
@@ -139,8 +138,4 @@ final class Driver {
         return conduit.pump.pumpBy(conduit.router, conduit.deadline(System.nanoTime()), conduit.receiveTimeoutNanos());
     }
 
-    private ErrnoException timedOut(Call c) {
-        return new ErrnoException(conduit.router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id + " within the receive timeout of "
-                + conduit.receiveTimeoutMillis() + " ms (the client stays usable; a late answer is dropped)" + conduit.stallHint(c));
-    }
 }

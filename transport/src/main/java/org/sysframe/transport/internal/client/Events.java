@@ -161,9 +161,9 @@ public final class Events {
                 if (fd < 0) LockSupport.parkNanos(this, IDLE_LOOK_MICROS * 1000);
             }
         } catch (ErrnoException e) {
-            if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) conduit.failAll(e);
+            conduit.receiveFailed(e);
         } catch (RuntimeException | Error e) {
-            conduit.failAll(new ErrnoException("client(" + conduit.name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
+            conduit.receiveCrashed(e);
             throw e;
         } finally {
             conduit.release();

@@ -116,6 +116,7 @@ final class Gate {
                         + " and this thread's pipeline does the client's I/O: poll its answers first");
             }
             c.type = type;
+            c.id = 0; // no id while it waits here (a thread's own call still holds its last one)
             c.state = Call.WAITING;
             add(c);
             if (c.kind == Call.Kind.FUTURE) {
@@ -129,7 +130,7 @@ final class Gate {
         }
         while (true) {
             String why = null;
-            int errno = 0;
+            boolean timedOut = false;
             conduit.lock.lock();
             try {
                 if (c.admitted) return true;
@@ -138,21 +139,19 @@ final class Gate {
                     conduit.usable();
                 }
                 if (me.isInterrupted()) {
-                    errno = Errno.EINTR;
                     why = "interrupted while waiting for room under maxInFlight " + cap();
                 } else if (deadline != 0 && deadline - System.nanoTime() <= 0) {
-                    errno = Errno.ETIMEDOUT;
-                    why = "no room under maxInFlight " + cap() + " within the receive timeout of " + conduit.receiveTimeoutMillis()
-                            + " ms: the calls in flight were not answered (the request was not sent)";
+                    timedOut = true;
                 }
-                if (why != null) {
+                if (why != null || timedOut) {
                     remove(c);
                     c.state = Call.IDLE;
                 }
             } finally {
                 conduit.lock.unlock();
             }
-            if (why != null) throw new ErrnoException(conduit.router.typeName(type), errno, why);
+            if (timedOut) throw conduit.timedOut(c);
+            if (why != null) throw new ErrnoException(conduit.router.typeName(type), Errno.EINTR, why);
             if (deadline == 0) LockSupport.park(this);
             else LockSupport.parkNanos(this, deadline - System.nanoTime());
         }

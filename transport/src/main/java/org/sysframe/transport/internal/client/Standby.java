@@ -1,6 +1,5 @@
 package org.sysframe.transport.internal.client;
 
-import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.Self;
 
@@ -134,9 +133,9 @@ public final class Standby {
                 if (listener != null) deliver();
             }
         } catch (ErrnoException e) {
-            conduit.failAll(e);
+            conduit.receiveFailed(e);
         } catch (RuntimeException | Error e) {
-            conduit.failAll(new ErrnoException("client(" + conduit.name + ")", Errno.EPROTO, "the receiving thread failed: " + e));
+            conduit.receiveCrashed(e);
             throw e;
         } finally {
             conduit.release();
