@@ -70,16 +70,16 @@ final class Driver {
      * How long the holder's next receive may wait: until deadline (0: none), or, while other callers'
      * requests wait to be sent or other callers wait, at most {@value #SLICE_MILLIS} ms, so that no
      * request waits for long behind a receive that nothing answers (a server that answers one request
-     * only once it read the next, or a race with a caller queuing as the receive began); the client's own
-     * thread always. A caller alone never slices its wait: its counts stay one receive per answer.
+     * only once it read the next, or a race with a caller queuing as the receive began). A caller alone
+     * never slices its wait: its counts stay one receive per answer.
      */
     long slice(long deadline) {
-        // A racy look (a hint). The client's own thread always slices: it receives for others (futures, passengers), and a
-        // caller that comes while it waits, whose request it does not send before its next turn, takes the role after it.
-        if (conduit.holderMode != Conduit.STANDBY && conduit.waiting.head() == null && conduit.queue.isEmpty()
-                && conduit.outbox.unsent.isEmpty()) {
-            return deadline;
-        }
+        if (conduit.waiting.head() == null && conduit.queue.isEmpty() && conduit.outbox.unsent.isEmpty()) return deadline; // a racy look: a hint
+        return sliced(deadline);
+    }
+
+    /** deadline (0: none), or {@value #SLICE_MILLIS} ms from now if sooner. */
+    static long sliced(long deadline) {
         long s = System.nanoTime() + SLICE_MILLIS * 1_000_000L;
         return deadline == 0 || s - deadline < 0 ? s : deadline;
     }

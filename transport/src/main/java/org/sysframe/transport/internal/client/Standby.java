@@ -128,7 +128,9 @@ public final class Standby {
                     conduit.lock.unlock();
                 }
                 conduit.flushQueue();
-                conduit.pump.pumpBy(conduit.router, conduit.driver.slice(timeout > 0 ? System.nanoTime() + timeout : 0), timeout);
+                // Always sliced: this thread receives for others (futures, passengers), and a caller that comes meanwhile, whose
+                // request it does not send before its next turn, takes the role from it between two receives.
+                conduit.pump.pumpBy(conduit.router, Driver.sliced(timeout > 0 ? System.nanoTime() + timeout : 0), timeout);
                 conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
                 if (listener != null) deliver();
             }
