@@ -2,6 +2,7 @@ package org.sysframe.transport.internal.client;
 
 import org.sysframe.unix.ErrnoException;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -39,7 +40,10 @@ public final class Call {
     MemorySegment unsentPayload;
     long unsentOffset, unsentLength;
     boolean unsent;
-    /** A caller that never does the I/O (a virtual thread on the shared-memory channel): the client's own thread does it for it. */
+    /**
+     * A caller that never does the I/O (a virtual thread on the shared-memory channel, or on a connection with an in-flight
+     * cap): the client's own thread does it for it.
+     */
     boolean passenger;
     /** Waiting in the {@link Gate} for room under the in-flight cap (a future's request: the unsent copy). */
     boolean gated;
@@ -54,6 +58,7 @@ public final class Call {
     int status;
     int length;
     private byte[] data = new byte[64];
+    private MemorySegment held;
     private MemorySegment dataSegment = MemorySegment.ofArray(data);
     ErrnoException error;
     /** STREAM: the items that came and were not taken yet, with their statuses. */
@@ -130,6 +135,19 @@ public final class Call {
         itemCount--;
         store(st, MemorySegment.ofArray(b), 0, b.length);
         return true;
+    }
+
+    /**
+     * A copy of the request into the call's own native buffer, kept for the next call (grown when a
+     * request does not fit): a passenger's request held under the in-flight cap, that the thread doing
+     * the I/O sends when room comes, while its caller stays parked.
+     */
+    MemorySegment hold(MemorySegment payload, long offset, long len) {
+        if (held == null || held.byteSize() < len) {
+            held = Arena.ofAuto().allocate(Math.max(256, Long.highestOneBit(Math.max(1, len) - 1) << 1), 8);
+        }
+        MemorySegment.copy(payload, offset, held, 0, len);
+        return held;
     }
 
     /** Whether the caller may stop waiting: the answer (or an item) came, or the call failed. */

@@ -131,8 +131,9 @@ public final class Conduit {
     public void send(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
         Thread me = Thread.currentThread();
         c.waiter = me;
-        // A virtual thread on the channel does no I/O: its carrier would spin or nap there. The client's own thread does it.
-        c.passenger = channel && me.isVirtual() && c.kind != Call.Kind.FUTURE;
+        // A virtual thread on the channel does no I/O: its carrier would spin or nap there. Under an in-flight cap neither: the
+        // thread that reads an answer sends the next request at once, no caller's wake-up between them. The client's own thread.
+        c.passenger = (channel || gate.capped()) && me.isVirtual() && c.kind != Call.Kind.FUTURE;
         if (c.passenger) standby.start();
         c.startNanos = System.nanoTime();
         if (gate.capped() && !gate.waitForRoom(c, type, payload, offset, length)) return; // a future's request, held in the gate

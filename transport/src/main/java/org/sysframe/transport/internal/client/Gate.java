@@ -10,8 +10,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The in-flight cap of a connection ({@code ClientOptions.maxInFlight}): calls beyond it wait here,
  * oldest first, before they take a request id, so that they wait in the client and not on the wire.
- * When an answer frees a place, the oldest is let through: a future's request (a copy) goes into the
- * send queue at once; a parked caller is woken and sends its own. Under the {@link Conduit}'s lock.
+ * When an answer frees a place, the oldest is let through: the request of a future or of a passenger
+ * (a copy, held here) goes into the send queue at once, for the thread that read the answer to send;
+ * any other parked caller is woken and sends its own. Under the {@link Conduit}'s lock.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -95,8 +96,9 @@ final class Gate {
     }
 
     /**
-     * Under the in-flight cap: keeps a place for c and returns at once while there is room (nothing waits before c); else a
-     * future's request is copied and held in the gate (false: it is sent when room comes), and any other
+     * Under the in-flight cap: keeps a place for c and returns at once while there is room (nothing waits before c); else the
+     * request of a future (a copy) or of a passenger (into its call's own buffer: nothing allocated once it is big enough) is
+     * held in the gate (false: it is sent when room comes, and the caller waits as for a sent call), and any other
      * caller parks in the gate until an answer lets it through (true), within the receive timeout
      * (ETIMEDOUT, EINTR, or the failure that broke the client).
      */
@@ -119,8 +121,8 @@ final class Gate {
             c.id = 0; // no id while it waits here (a thread's own call still holds its last one)
             c.state = Call.WAITING;
             add(c);
-            if (c.kind == Call.Kind.FUTURE) {
-                c.unsentPayload = Outbox.copyOf(payload, offset, length);
+            if (c.kind == Call.Kind.FUTURE || c.passenger) {
+                c.unsentPayload = c.passenger ? c.hold(payload, offset, length) : Outbox.copyOf(payload, offset, length);
                 c.unsentOffset = 0;
                 c.unsentLength = length;
                 return false;
@@ -165,7 +167,7 @@ final class Gate {
     void admitRoom() {
         Call g;
         while ((g = next(conduit.table)) != null) {
-            if (g.kind != Call.Kind.FUTURE) {
+            if (g.kind != Call.Kind.FUTURE && !g.passenger) {
                 admit(g);
                 continue;
             }

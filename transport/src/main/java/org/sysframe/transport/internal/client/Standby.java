@@ -8,9 +8,11 @@ import java.util.function.Consumer;
 
 /**
  * The client's own thread, {@code sysframe-client(<socket>)}, a platform daemon started by the first
- * future, event listener or virtual thread on the shared-memory channel: it holds the I/O role while
- * futures or such virtual threads (passengers: on the channel a virtual thread would spin or nap on its
- * carrier) wait and no caller that may do the I/O holds it, and, with an event listener, waits idly for events and hands each to the listener, in arrival order, on
+ * future, event listener, or virtual thread on the shared-memory channel or on a connection with an
+ * in-flight cap: it holds the I/O role while futures or such virtual threads (passengers: on the channel
+ * a virtual thread would spin or nap on its carrier; under a cap, the thread that reads an answer sends
+ * the next held request at once, so no caller's wake-up stands between them) wait and no caller that
+ * may do the I/O holds it, and, with an event listener, waits idly for events and hands each to the listener, in arrival order, on
  * this thread. It leaves the role as soon as a blocking caller waits (which then receives for all).
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.

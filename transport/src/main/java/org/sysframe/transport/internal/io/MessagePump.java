@@ -41,6 +41,7 @@ public final class MessagePump {
         }
         reader.deadline = d;
         reader.finishStarted = true;
+        reader.drained = false; // set again only if this message takes a receive (not if it was buffered)
         if (!reader.next()) return false;
         dispatch(sink);
         return true;
@@ -48,13 +49,15 @@ public final class MessagePump {
 
     /**
      * Hands sink every whole message that is there without waiting: those buffered, then what
-     * receives that do not wait bring (read-ahead framing; with EXACT, only what is buffered: nothing).
-     * The count. A holder that writes for others drains so between its writes, so that the server,
-     * whose answers it reads, goes on reading what it writes.
+     * receives that do not wait bring (read-ahead framing; with EXACT, only what is buffered: nothing),
+     * unless the receive of the message just pumped did not fill the room it had (it emptied the socket
+     * then: a receive now would most likely find nothing). The count. A holder that writes for others
+     * drains so between its writes, so that the server, whose answers it reads, goes on reading what it
+     * writes.
      */
     public int drainAvailable(Sink sink) throws ErrnoException {
         int n = drainBuffered(sink);
-        while (reader.readsAhead() && reader.receive(false, 0)) n += drainBuffered(sink);
+        while (reader.readsAhead() && !reader.drained() && reader.receive(false, 0)) n += drainBuffered(sink);
         return n;
     }
 

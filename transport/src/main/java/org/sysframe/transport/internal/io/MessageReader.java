@@ -122,6 +122,12 @@ public final class MessageReader {
     /** Bytes received and not yet handed out (read-ahead framing; 0 with EXACT). */
     int buffered() { return ahead == null ? 0 : end - start; }
 
+    /**
+     * The last receive took less than it had room for (see {@link #drained()}); the pump clears it
+     * before each message it waits for, so that it never speaks of a receive older than that.
+     */
+    boolean drained;
+
     /** Whether the framing reads ahead (only then can {@link #hasCompleteMessage} be true). */
     boolean readsAhead() { return ahead != null; }
 
@@ -171,9 +177,17 @@ public final class MessageReader {
             n = link.recv(ahead, end, capacity - end);
         }
         check(n, end - start, partialTotal());
+        drained = n < capacity - end;
         end += (int) n;
         return true;
     }
+
+    /**
+     * Whether the last receive into the read-ahead buffer took less than it had room for: a stream
+     * socket's recv returns what is there, so the socket was empty at that instant, and a receive that
+     * does not wait would most likely find nothing (an EAGAIN saved).
+     */
+    boolean drained() { return drained; }
 
     /** The size of the message partly buffered, -1 while its header is incomplete. */
     private long partialTotal() {
@@ -213,6 +227,7 @@ public final class MessageReader {
             }
             long n = recvOnce(ahead, end, capacity - end, end - start, total);
             if (n == NOTHING_BY_DEADLINE) return false;
+            drained = n < capacity - end;
             end += (int) n;
         }
         return true;
