@@ -74,8 +74,10 @@ public final class ConcurrencyTable {
     static String cLean(int n) { return "C lean " + n; }
 
     /**
-     * The one-per-read rows' virtual callers, their client's connections, and the C load generator's
-     * connections ({@code -M N -A N}: one GR_PING in flight on each): with {@code --full} every one;
+     * The one-per-read rows' virtual callers, their client's connections, and the C clients' connections:
+     * N lean C clients, a process and a connection each (Grout's own model, its C client not being
+     * thread-safe: a connection per thread), and, with N over 1, the C load generator on N connections
+     * from one thread ({@code -M N -A N}: one GR_PING in flight on each). With {@code --full} every one;
      * else the 64 callers' rows and C on 4 connections: the cells of the goals, and 2 connections
      * between them.
      */
@@ -88,8 +90,11 @@ public final class ConcurrencyTable {
     /** e.g. {@code one-per-read: 64 virtual, 4 connections}. */
     static String onePerRead(int n, int connections) { return "one-per-read: " + n + " virtual, " + connections(connections); }
 
-    /** e.g. {@code one-per-read: C lean 4 connections}. */
-    static String cOnePerRead(int connections) { return "one-per-read: C lean " + connections(connections); }
+    /** e.g. {@code one-per-read: C lean 4 clients}: a process and a connection each. */
+    static String cOnePerRead(int clients) { return "one-per-read: C lean " + clients + (clients == 1 ? " client" : " clients"); }
+
+    /** e.g. {@code one-per-read: C lean 1 thread, 4 connections}: the load generator's epoll over them. */
+    static String cOnePerReadOneThread(int connections) { return "one-per-read: C lean 1 thread, " + connections(connections); }
 
     private static String connections(int k) { return k + (k == 1 ? " connection" : " connections"); }
 
@@ -111,13 +116,16 @@ public final class ConcurrencyTable {
             out.addAll(List.of(clients(n, true), jdk(n), cLean(n)));
         }
         for (int n : onePerReadCallers(full)) for (int k : POOLS) out.add(onePerRead(n, k));
-        for (int k : cPools(full)) out.add(cOnePerRead(k));
+        for (int k : cPools(full)) {
+            out.add(cOnePerRead(k));
+            if (k > 1) out.add(cOnePerReadOneThread(k));
+        }
         return out;
     }
 
     /** full: every one-per-read row (see {@link #onePerReadCallers}). */
     public static BenchTable run(int rounds, boolean quick, boolean full) throws IOException {
-        // 24 rows (28 with --full) where there were 18, then 20: as many calls per row as before.
+        // 25 rows (29 with --full) where there were 18, then 20: as many calls per row as before.
         long calls = quick ? 2_000L : 10_800L;
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();
@@ -212,10 +220,15 @@ public final class ConcurrencyTable {
                     }
                 }
                 if (cPeer) {
+                    String server1 = "epoll server answering one request per read (requestsPerRead(1)); ";
                     for (int k : cPools(full)) {
-                        CPeer c = CPeer.many("c-one-per-read-" + k, k, k);
-                        cells.add(new Cell(cOnePerRead(k), PAYLOAD, "epoll server answering one request per read (requestsPerRead(1)); "
-                                + c.describe(), calls, calls / 4, f.closing(c.probe(onePerReadSocket, onePerReadSide, 1))));
+                        CPeer each = new CPeer("c-one-per-read-" + k, "sendmsg", CPeer.Options.lean("block", -1, 1));
+                        cells.add(new Cell(cOnePerRead(k), PAYLOAD, server1 + each.describe() + ", a process and a connection each", calls,
+                                calls / 4, f.closing(each.probe(onePerReadSocket, onePerReadSide, k))));
+                        if (k == 1) continue;
+                        CPeer one = CPeer.many("c-one-per-read-mux-" + k, k, k);
+                        cells.add(new Cell(cOnePerReadOneThread(k), PAYLOAD, server1 + one.describe(), calls, calls / 4,
+                                f.closing(one.probe(onePerReadSocket, onePerReadSide, 1))));
                     }
                 }
                 if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");

@@ -103,7 +103,7 @@ public final class Goals {
             new Goal("64 virtual callers on one client over shared memory: 3x 64 platform threads with a GroutClient each", "concurrency",
                     "one client shm 64 virtual", "clients 64 platform", 32, CALLS_RATIO, true, 3.0),
             // Against a server that answers one request per read (Grout's api.c): one client with maxInFlight(1).
-            new Goal("one request per read: 64 callers over a pool of 4 >= 0.9x the calls/s of C lean on 4 connections, one in flight each", "concurrency",
+            new Goal("one request per read: 64 callers over a pool of 4 >= 0.9x the calls/s of 4 C lean clients, a connection each", "concurrency",
                     ConcurrencyTable.onePerRead(64, 4), ConcurrencyTable.cOnePerRead(4), 32, CALLS_RATIO, true, 0.9),
             new Goal("one request per read: 64 callers, a pool of 4 makes more calls/s than one connection", "concurrency",
                     ConcurrencyTable.onePerRead(64, 4), ConcurrencyTable.onePerRead(64, 1), 32, CALLS_RATIO, true, 1.0));

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -35,7 +36,7 @@ class ConcurrencyTableTest {
             BenchTable t = ConcurrencyTable.run(1, true, true);
             assertEquals(ConcurrencyTable.names(true), t.names());
             boolean uring = UringSupport.unavailableReason() == null;
-            assertEquals(uring ? 28 : 27, t.names().size());
+            assertEquals(uring ? 29 : 28, t.names().size());
             assertEquals("one client 64 virtual", ConcurrencyTable.oneClient(64, true));
             assertEquals("one client io_uring 64 virtual", ConcurrencyTable.oneClientUring(64));
             assertEquals("one client shm 64 virtual", ConcurrencyTable.oneClientShm(64));
@@ -94,7 +95,10 @@ class ConcurrencyTableTest {
             }
             // The one-per-read rows: every call answered, each send one request (one on the wire per connection), none timed out.
             assertEquals("one-per-read: 64 virtual, 4 connections", ConcurrencyTable.onePerRead(64, 4));
-            assertEquals("one-per-read: C lean 1 connection", ConcurrencyTable.cOnePerRead(1));
+            assertEquals("one-per-read: C lean 1 client", ConcurrencyTable.cOnePerRead(1));
+            assertEquals("one-per-read: C lean 4 clients", ConcurrencyTable.cOnePerRead(4));
+            assertEquals("one-per-read: C lean 1 thread, 4 connections", ConcurrencyTable.cOnePerReadOneThread(4));
+            assertFalse(ConcurrencyTable.names(true).contains(ConcurrencyTable.cOnePerReadOneThread(1)), "one connection: one C row");
             // Without --full: the 64 callers' rows and C on 4 connections.
             List<String> full = new ArrayList<>(ConcurrencyTable.names(true));
             full.removeAll(List.of(ConcurrencyTable.onePerRead(8, 1), ConcurrencyTable.onePerRead(8, 2), ConcurrencyTable.onePerRead(8, 4),
@@ -111,8 +115,14 @@ class ConcurrencyTableTest {
                 }
             }
             for (int k : ConcurrencyTable.cPools(true)) {
+                // k C clients, a process and a connection each; with k over 1 also one process over k connections.
                 List<Measurement> runs = t.runs(ConcurrencyTable.cOnePerRead(k), ConcurrencyTable.PAYLOAD);
                 assertEquals(1, runs.size(), ConcurrencyTable.cOnePerRead(k));
+                assertEquals(k, runs.get(0).clients());
+                assertEquals(calls, runs.get(0).calls());
+                if (k == 1) continue;
+                runs = t.runs(ConcurrencyTable.cOnePerReadOneThread(k), ConcurrencyTable.PAYLOAD);
+                assertEquals(1, runs.size(), ConcurrencyTable.cOnePerReadOneThread(k));
                 assertEquals(k, runs.get(0).clients());
                 assertEquals(calls, runs.get(0).calls());
             }
