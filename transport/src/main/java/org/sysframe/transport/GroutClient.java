@@ -213,14 +213,17 @@ public final class GroutClient implements AutoCloseable {
     /** With the io_uring backend, the first connection's SQEs by opcode and its CQEs so far (zero with epoll). */
     public UringCounts uringCounts() { return pool.get(0).link.uringCounts(); }
 
-    /** The calls, batches, dropped answers and events so far, summed over the connections (the largest batch: the largest of any). */
+    /**
+     * The calls, batches, dropped answers, events, failures and bytes so far, summed over the connections (the largest
+     * batch: the largest of any).
+     */
     public ClientStats stats() {
-        long[] t = new long[9];
+        long[] t = new long[13];
         for (int i = 0; i < slots.length; i++) {
             long[] c = pool.get(i).conduit.counts();
             for (int k = 0; k < t.length; k++) t[k] = k == 2 || k == 3 ? Math.max(t[k], c[k]) : t[k] + c[k];
         }
-        return new ClientStats(t[0], t[1], t[2], t[3], t[4], t[5], (int) t[6], t[7], t[8]);
+        return new ClientStats(t[0], t[1], t[2], t[3], t[4], t[5], (int) t[6], t[7], t[8], t[9], t[10], t[11], t[12]);
     }
 
     /**

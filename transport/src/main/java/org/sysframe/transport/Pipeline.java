@@ -119,7 +119,7 @@ public final class Pipeline implements AutoCloseable {
         }
         long need = RequestHeader.SIZE + (copy ? length : 0);
         if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity() || queuedCount == queued.length) flush();
-        int id = role.reserve(type);
+        int id = role.reserve(type, length);
         if (id < 0) return BACK_PRESSURED; // the client's in-flight cap (ClientOptions.maxInFlight): poll
         RequestHeader.write(staging, stagingUsed, id, type, (int) length);
         stagingUsed += RequestHeader.SIZE;

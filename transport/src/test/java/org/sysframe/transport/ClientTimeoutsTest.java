@@ -114,6 +114,8 @@ class ClientTimeoutsTest {
                     + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
             assertEquals(1, client.stats().unmatched(), "the answer for id 1002 came, answered no call, and was counted");
             assertEquals(0, client.stats().late());
+            assertEquals(1, client.stats().failed(), "the call ended without its answer");
+            assertEquals(1, client.stats().timedOut());
             assertTrue(client.isUsable());
             client.close();
             raw.awaitScript();
@@ -162,6 +164,7 @@ class ClientTimeoutsTest {
             assertEquals(TestClients.firstId(client) + 1, r.id());
             assertEquals(1, client.stats().unmatched(), "the second answer for the first request was dropped and counted");
             assertEquals(0, client.stats().late());
+            assertEquals(0, client.stats().failed(), "every call got its answer");
             assertTrue(client.isUsable());
             client.close();
             raw.awaitScript();

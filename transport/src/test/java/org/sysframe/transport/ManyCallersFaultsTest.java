@@ -248,6 +248,8 @@ class ManyCallersFaultsTest {
             interrupted.countDown();
             assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3})).toByteArray());
             assertEquals(1, c.stats().late());
+            assertEquals(1, c.stats().failed(), "the interrupted call ended without its answer");
+            assertEquals(0, c.stats().timedOut());
             assertTrue(c.isUsable());
             c.close();
             server.awaitScript();
@@ -335,6 +337,8 @@ class ManyCallersFaultsTest {
             assertEquals(List.of("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed while the call waited"),
                     results.stream().distinct().toList());
             assertEquals(10, results.size());
+            assertEquals(10, c.stats().failed(), "every waiting call failed with the connection");
+            assertEquals(0, c.stats().timedOut());
             server.awaitScript();
             ErrnoException after = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
             assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed", after.getMessage());

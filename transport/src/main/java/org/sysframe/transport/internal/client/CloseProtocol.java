@@ -36,6 +36,7 @@ final class CloseProtocol {
                 c.error = cause;
                 Thread w = c.waiter;
                 if (c.cas(Call.WAITING, Call.FAILED)) {
+                    conduit.failed++;
                     if (c.kind == Call.Kind.FUTURE) {
                         if (futures == null) futures = new java.util.ArrayList<>();
                         futures.add(c);

@@ -3,6 +3,7 @@ package org.sysframe.transport.internal.client;
 import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.MessagePump;
 import org.sysframe.transport.internal.io.MessageWriter;
+import org.sysframe.transport.wire.RequestHeader;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
@@ -58,6 +59,10 @@ public final class Conduit {
     volatile boolean closed;
     boolean memoryMayGo;
     long calls, batches, largestBatch, lastBatch;
+    /** Calls ended without an answer (timed out, interrupted, or failed with the connection), and of them timed out. */
+    long failed, timedOutCalls;
+    /** The frames' bytes, headers included: requests registered, and answers and events received. */
+    long bytesSent, bytesReceived;
 
     /** onLastExit: frees the client's memory once close() happened and no thread uses it any more. */
     public Conduit(String name, ClientLink link, MessageWriter writer, MessagePump pump, Arena arena, long receiveTimeoutMillis,
@@ -144,6 +149,7 @@ public final class Conduit {
             refuseUnusable(me);
             table.register(c, type);
             calls++;
+            bytesSent += RequestHeader.SIZE + length;
             c.unsent = false;
             // A future's caller sends it itself only when nothing else is in flight: with answers on their way, a write that
             // waits for room would wait for a server that waits for its answers to be read, and nobody would read them.
@@ -306,6 +312,13 @@ public final class Conduit {
      * request per read ({@link StallWatch}).
      */
     public ErrnoException timedOut(Call c) {
+        lock.lock();
+        try {
+            failed++;
+            timedOutCalls++;
+        } finally {
+            lock.unlock();
+        }
         if (c.id == 0) {
             return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no room under maxInFlight " + gate.cap()
                     + " within the receive timeout of " + receiveTimeoutMillis + " ms: the calls in flight were not answered (the request was not sent)");
@@ -319,6 +332,17 @@ public final class Conduit {
         }
         return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id + " within the receive timeout of "
                 + receiveTimeoutMillis + " ms (the client stays usable; a late answer is dropped)" + hint);
+    }
+
+    /** A call interrupted while it waited: EINTR, counted among the failed calls. */
+    ErrnoException interrupted(Call c, String why) {
+        lock.lock();
+        try {
+            failed++;
+        } finally {
+            lock.unlock();
+        }
+        return new ErrnoException(router.typeName(c.type), Errno.EINTR, why);
     }
 
     /** The holder's receive failed: the error breaks the client, unless it is the holder's own interrupt (its caller throws EINTR). */
@@ -391,7 +415,7 @@ public final class Conduit {
         lock.lock();
         try {
             return new long[] {calls, batches, largestBatch, lastBatch, router.unmatched, router.late, table.inFlight(),
-                    events.received, events.dropped};
+                    events.received, events.dropped, failed, timedOutCalls, bytesSent, bytesReceived};
         } finally {
             lock.unlock();
         }

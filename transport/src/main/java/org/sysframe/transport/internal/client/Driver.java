@@ -28,8 +28,7 @@ final class Driver {
         while (!c.ready()) {
             if (me.isInterrupted()) {
                 leaveRole(me); // a caller that sent its request itself still holds the role
-                if (conduit.abandon(c)) throw new ErrnoException(conduit.router.typeName(c.type), Errno.EINTR,
-                        "interrupted while waiting for the answer to request " + c.id);
+                if (conduit.abandon(c)) throw conduit.interrupted(c, "interrupted while waiting for the answer to request " + c.id);
                 continue;
             }
             if (deadline != 0 && deadline - System.nanoTime() <= 0) {

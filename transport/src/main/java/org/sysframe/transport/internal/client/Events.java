@@ -1,6 +1,7 @@
 package org.sysframe.transport.internal.client;
 
 import org.sysframe.transport.internal.io.FdPoller;
+import org.sysframe.transport.wire.EventHeader;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
@@ -46,6 +47,7 @@ public final class Events {
         conduit.lock.lock();
         try {
             received++;
+            conduit.bytesReceived += EventHeader.SIZE + length;
             if (kept.size() >= MAX) {
                 dropped++;
                 return;

@@ -1,5 +1,7 @@
 package org.sysframe.transport.internal.client;
 
+import org.sysframe.transport.wire.RequestHeader;
+
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 
@@ -153,7 +155,7 @@ final class Gate {
                 conduit.lock.unlock();
             }
             if (timedOut) throw conduit.timedOut(c);
-            if (why != null) throw new ErrnoException(conduit.router.typeName(type), Errno.EINTR, why);
+            if (why != null) throw conduit.interrupted(c, why);
             if (deadline == 0) LockSupport.park(this);
             else LockSupport.parkNanos(this, deadline - System.nanoTime());
         }
@@ -173,6 +175,7 @@ final class Gate {
             }
             conduit.table.register(g, g.type);
             conduit.calls++;
+            conduit.bytesSent += RequestHeader.SIZE + g.unsentLength;
             if (conduit.queue.append(g.id, g.type, g.unsentPayload, 0, g.unsentLength)) {
                 g.unsentPayload = null;
             } else {

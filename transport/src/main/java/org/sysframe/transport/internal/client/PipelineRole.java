@@ -1,5 +1,7 @@
 package org.sysframe.transport.internal.client;
 
+import org.sysframe.transport.wire.RequestHeader;
+
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 
@@ -49,7 +51,7 @@ public final class PipelineRole {
      * A pipeline reserves an id for its own request (its answer goes to the pipeline's poll); -1 when
      * the client's in-flight cap has no room (ClientOptions.maxInFlight).
      */
-    public int reserve(int type) throws ErrnoException {
+    public int reserve(int type, long length) throws ErrnoException {
         conduit.lock.lock();
         try {
             conduit.usable();
@@ -59,6 +61,7 @@ public final class PipelineRole {
             conduit.table.register(c, type);
             c.state = Call.ABANDONED;                // outside the pipeline, its answer is late
             conduit.calls++;
+            conduit.bytesSent += RequestHeader.SIZE + length;
             return c.id;
         } finally {
             conduit.lock.unlock();

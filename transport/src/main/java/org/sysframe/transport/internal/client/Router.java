@@ -2,6 +2,7 @@ package org.sysframe.transport.internal.client;
 
 import org.sysframe.transport.internal.io.MessagePump;
 import org.sysframe.transport.wire.MessageSpecs;
+import org.sysframe.transport.wire.ResponseHeader;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
@@ -41,6 +42,7 @@ public final class Router implements MessagePump.Sink {
         var lock = conduit.lock;
         lock.lock();
         try {
+            conduit.bytesReceived += ResponseHeader.SIZE + length;
             c = conduit.table.get(forId);
             if (c == null) {
                 unmatched++;
