@@ -140,6 +140,9 @@ final class ClientConnection {
 
     int maxIfaces() { return maxIfaces; }
 
+    /** Whether a pool's one I/O thread may serve it: epoll over the socket, with a read-ahead framing. */
+    boolean multiplexable() { return link instanceof SocketLink && conduit.readsAhead(); }
+
     PeerCredentials credentialsOrNull() {
         try {
             return socket.peerCredentials();

@@ -4,6 +4,7 @@ import org.sysframe.transport.internal.client.Call;
 import org.sysframe.transport.internal.client.Conduit;
 import org.sysframe.transport.internal.client.Events;
 import org.sysframe.transport.internal.client.MainModulePayloads;
+import org.sysframe.transport.internal.client.Multiplexer;
 import org.sysframe.transport.internal.client.PipelineRole;
 import org.sysframe.transport.internal.io.FdPoller;
 import org.sysframe.transport.internal.jfr.Jfr;
@@ -83,6 +84,8 @@ public final class GroutClient implements AutoCloseable {
     private final String name;
     private final RoundTrips trips;
     private volatile boolean closed;
+    /** A pool of epoll connections: its one I/O thread (null: a standby thread per connection, when one is needed). */
+    private Multiplexer mux;
 
     /** A thread's own call and views of its answers, and the connection it used last. */
     private static final class Mine {
@@ -117,11 +120,23 @@ public final class GroutClient implements AutoCloseable {
         GroutClient c = new GroutClient(options, ClientConnection.open(options, sum, AsyncCall::complete), sum);
         try {
             for (int i = 1; i < options.connections(); i++) c.pool.set(i, ClientConnection.open(options, sum, AsyncCall::complete));
+            c.multiplex();
             return c;
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;
         }
+    }
+
+    /**
+     * A pool of connections that all move their bytes with epoll over the socket and read ahead gets one I/O
+     * thread for all of them (see {@link Multiplexer}).
+     */
+    private void multiplex() {
+        if (slots.length == 1 || options.sharedMemory()) return;
+        for (int i = 0; i < slots.length; i++) if (!pool.get(i).multiplexable()) return;
+        mux = new Multiplexer(name, slots.length, sum);
+        for (int i = 0; i < slots.length; i++) mux.attach(i, pool.get(i).conduit);
     }
 
     public static GroutClient connect(String path) throws IOException {
@@ -165,6 +180,7 @@ public final class GroutClient implements AutoCloseable {
             c.close();
             ClientConnection fresh = ClientConnection.open(options, sum, AsyncCall::complete);
             pool.set(i, fresh);
+            if (mux != null) mux.attach(i, fresh.conduit);
             if (closed) fresh.close(); // closed meanwhile: the caller gets ENOTCONN from it
             return fresh;
         }
@@ -190,11 +206,19 @@ public final class GroutClient implements AutoCloseable {
     /**
      * Every syscall this client made on its connections, by kind, whichever thread made it (live): with
      * {@link ClientOptions#connections} over 1, the sum of {@link #connectionCounters()} (replaced
-     * connections' included).
+     * connections' included) and of {@link #ioThreadCounts()}.
      */
     public SyscallCounters counters() { return sum != null ? sum : pool.get(0).socket.counters(); }
 
-    /** Each connection's own counters, in pool order (the connections open now). */
+    /**
+     * The syscalls of a pool's one I/O thread (epoll connections; see {@link ClientOptions#connections}): its
+     * {@code epoll_wait} over the connections, and its wake-ups (a {@code sendto} of one byte by the thread that
+     * queued work while it slept, a {@code recvfrom} by it). Part of {@link #counters()}, in no connection's; zero
+     * with one connection.
+     */
+    public SyscallCounts ioThreadCounts() { return mux != null ? mux.counts() : SyscallCounts.ZERO; }
+
+    /** Each connection's own counters, in pool order (the connections open now); with a pool's I/O thread, see {@link #ioThreadCounts()}. */
     public List<SyscallCounters> connectionCounters() {
         List<SyscallCounters> all = new ArrayList<>(slots.length);
         for (int i = 0; i < slots.length; i++) all.add(pool.get(i).socket.counters());
@@ -500,5 +524,6 @@ public final class GroutClient implements AutoCloseable {
                 if (c != null) c.close();
             }
         }
+        if (mux != null) mux.stop();
     }
 }

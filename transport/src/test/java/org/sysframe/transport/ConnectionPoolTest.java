@@ -11,6 +11,7 @@ import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.lang.foreign.MemorySegment;
@@ -64,10 +65,24 @@ class ConnectionPoolTest {
             for (int k = 0; k < 4; k++) assertArrayEquals(pattern(6, k), fs.get(k).get(30, TimeUnit.SECONDS).toByteArray());
             List<SyscallCounters> each = c.connectionCounters();
             assertEquals(4, each.size());
+            SyscallCounts io = c.ioThreadCounts();
             for (SyscallKind kind : SyscallKind.values()) {
-                long sum = 0;
+                long sum = io.get(kind);
                 for (SyscallCounters s : each) sum += s.get(kind);
-                assertEquals(sum, c.counters().get(kind), "the client's " + kind + " is the sum of its connections'");
+                assertEquals(sum, c.counters().get(kind), "the client's " + kind + " is the sum of its connections' and its I/O thread's");
+            }
+            if (c.backend() == Backend.EPOLL) {
+                // The futures' requests and answers went through the connections, one each: 4 hellos and 4 pings.
+                long sent = 0, received = 0;
+                for (SyscallCounters s : each) {
+                    sent += s.get(SyscallKind.SENDTO);
+                    received += s.get(SyscallKind.RECVFROM);
+                }
+                assertEquals(8, sent);
+                assertEquals(8, received);
+                assertTrue(io.get(SyscallKind.EPOLL_WAIT) > 0, "the pool's I/O thread waited for the answers: " + io);
+            } else {
+                assertEquals(SyscallCounts.ZERO, io, "io_uring: a thread per connection, no pool I/O thread");
             }
             assertEquals(4 + 4, c.stats().calls(), "four hellos and four calls");
             assertEquals(List.of(), server.failures());

@@ -92,6 +92,9 @@ public final class Conduit {
 
     public String name() { return name; }
 
+    /** Whether the receive framing reads ahead (a receive that does not wait can take whole messages). */
+    public boolean readsAhead() { return pump.readsAhead(); }
+
     public long receiveTimeoutNanos() { return receiveTimeoutNanos; }
 
     long receiveTimeoutMillis() { return receiveTimeoutMillis; }
@@ -173,8 +176,7 @@ public final class Conduit {
                     }
                     if (c.kind == Call.Kind.FUTURE || c.passenger) outbox.unsent.add(c); // the holder writes it
                 }
-                if (holderMode == IDLE) nudge();
-                if (holder == null) standby.offer();
+                wantIo(true);
             }
         } finally {
             lock.unlock();
@@ -221,6 +223,22 @@ public final class Conduit {
     void removed(Call c) {
         table.remove(c);
         if (gate.capped()) gate.admitRoom();
+    }
+
+    /**
+     * Under lock: a request was queued, or a caller waits, for whoever does the I/O: an idle holder is
+     * nudged to leave, a free role is offered to the client's own thread, and, with look, a pool's I/O
+     * thread that holds the role is woken to look (it may sleep in its epoll_wait): at a request it is to
+     * send, or a caller that may do the I/O and waits for the role (a passenger that waits needs nothing).
+     */
+    void wantIo(boolean look) {
+        if (holderMode == IDLE) nudge();
+        if (holder == null) {
+            standby.offer();
+        } else if (look && holderMode == STANDBY) {
+            Multiplexer m = standby.mux;
+            if (m != null) m.wake();
+        }
     }
 
     /** Under lock: the holder is to leave the role soon (an idle one waits in the poller: woken). */

@@ -46,12 +46,12 @@ final class Driver {
                     conduit.take(me, Conduit.CALLER);
                     conduit.waiting.remove(c);
                     role = true;
-                } else if (!c.listed && c.state == Call.WAITING) {
+                } else if (!c.listed && c.state == Call.WAITING && (c.gated || conduit.table.get(c.id) == c)) {
+                    // (Not once its answer is being routed: out of the table, not DONE yet. It is unparked then.)
                     c.deadline = deadline;
                     conduit.waiting.add(c);
                     if (deadline != 0) conduit.sweep.cover(deadline);
-                    if (conduit.holderMode == Conduit.IDLE) conduit.nudge();
-                    if (conduit.holder == null) conduit.standby.offer(); // a passenger: the client's thread does the I/O
+                    conduit.wantIo(!c.passenger); // a passenger: the client's thread does the I/O; a caller: the role is to be left to it
                 }
             } finally {
                 conduit.lock.unlock();

@@ -182,8 +182,7 @@ final class Gate {
                 g.unsent = true;
                 conduit.outbox.unsent.add(g);
             }
-            if (conduit.holderMode == Conduit.IDLE) conduit.nudge();
-            if (conduit.holder == null) conduit.standby.offer();
+            conduit.wantIo(true);
         }
     }
 }

@@ -24,13 +24,22 @@ public final class Standby {
     private Thread thread;                 // under the conduit's lock
     private volatile int tid;
     private volatile Consumer<Events.Kept> listener;
+    /** A pool's I/O thread, which takes this connection's role for its futures and passengers (null: this thread does). */
+    volatile Multiplexer mux;
 
     Standby(Conduit conduit) {
         this.conduit = conduit;
     }
 
-    /** Starts the thread (once). */
+    /** Starts the thread that does the I/O for futures and passengers (once): the pool's, or this one. */
     public void start() {
+        Multiplexer m = mux;
+        if (m != null) m.start();
+        else startOwn();
+    }
+
+    /** Starts this connection's own thread (once). */
+    private void startOwn() {
         conduit.lock.lock();
         try {
             if (thread != null || conduit.closed) return;
@@ -44,7 +53,7 @@ public final class Standby {
     /** Hands every event to l on this thread from now on (they are no longer kept for nextEvent). */
     public void listen(Consumer<Events.Kept> l) {
         listener = l;
-        start();
+        startOwn();
         conduit.lock.lock();
         try {
             if (thread != null) LockSupport.unpark(thread);
@@ -56,12 +65,17 @@ public final class Standby {
 
     public boolean hasListener() { return listener != null; }
 
-    /** The thread's Linux thread id (0 before it started). */
-    public int tid() { return tid; }
+    /** The thread's Linux thread id (0 before it started): this connection's own, else the pool's I/O thread's. */
+    public int tid() {
+        Multiplexer m = mux;
+        return tid != 0 || m == null ? tid : m.tid();
+    }
 
     /** Under the conduit's lock: the role is free and may be the standby's to take. */
     void offer() {
         if (thread != null) LockSupport.unpark(thread);
+        Multiplexer m = mux;
+        if (m != null) m.wake();
     }
 
     /** Under the conduit's lock: an event came (the listener's thread may be parked). */
@@ -78,7 +92,7 @@ public final class Standby {
             try {
                 if (conduit.closed || conduit.broken != null) {
                     if (listener == null || conduit.events.keptUnlocked() == 0) return;
-                } else if (conduit.holder == null && hasWork() && conduit.waiting.firstDriver() == null) {
+                } else if (mux == null && conduit.holder == null && hasWork() && conduit.waiting.firstDriver() == null) {
                     // (A caller that may do the I/O waits: it was offered the role and takes it. Taking it back here
                     // would leave it to a receive that breaks off at once for it, round after round, while it waits.)
                     conduit.holder = me;
@@ -114,7 +128,7 @@ public final class Standby {
     }
 
     /** Under the conduit's lock: futures wait, or passengers, or requests queued that nobody else will send. */
-    private boolean hasWork() {
+    boolean hasWork() {
         return conduit.table.futures() > 0 || conduit.waiting.passengers() > 0 || !conduit.queue.isEmpty() || !conduit.outbox.unsent.isEmpty();
     }
 

@@ -61,6 +61,19 @@ public final class MessagePump {
         return n;
     }
 
+    /** Whether the framing reads ahead (then {@link #receiveAvailable} takes whole messages). */
+    public boolean readsAhead() { return reader.readsAhead(); }
+
+    /**
+     * A receive that does not wait (its socket was reported readable), and every whole message it
+     * brought, with what further receives bring while each fills its room (see {@link #drainAvailable});
+     * the count.
+     */
+    public int receiveAvailable(Sink sink) throws ErrnoException {
+        reader.drained = false;
+        return drainAvailable(sink);
+    }
+
     /**
      * Hands sink every whole message already buffered (no receive: the read-ahead took them with an
      * earlier one); the count.
