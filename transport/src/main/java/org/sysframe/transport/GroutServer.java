@@ -239,6 +239,12 @@ public final class GroutServer implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Shared-memory channels open now, each holding its segment (never over
+     * {@link ServerOptions#sharedMemoryChannels}); 0 without {@link ServerOptions#sharedMemory}.
+     */
+    public int channelCount() { return Math.min(limits().channels.get(), config.sharedMemoryChannels()); }
+
     /** Runs task on loop 0's thread (for example, to publish events from elsewhere). */
     public void execute(Runnable task) { loops[0].tasks().submit(task); }
 
