@@ -1,6 +1,6 @@
 package org.sysframe.transport;
 
-import org.sysframe.transport.internal.epoll.EpollLoop;
+import org.sysframe.transport.internal.epoll.EpollDriver;
 import org.sysframe.transport.internal.jfr.ConnectionEvent;
 import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.server.Acceptor;
@@ -11,7 +11,7 @@ import org.sysframe.transport.internal.server.ServerLoop;
 import org.sysframe.transport.internal.server.ServerSocketPath;
 import org.sysframe.transport.internal.shm.ShmSegment;
 import org.sysframe.transport.internal.shm.ShmServer;
-import org.sysframe.transport.internal.uring.UringLoop;
+import org.sysframe.transport.internal.uring.UringDriver;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.unix.ErrnoException;
@@ -98,7 +98,9 @@ public final class GroutServer implements AutoCloseable {
             if (config.sharedMemory()) routes.channelOpener(ShmServer.OPENER);
             ServerLimits limits = new ServerLimits(config);
             for (int i = 0; i < loops.length; i++) {
-                loops[i] = config.backend() == Backend.IO_URING ? new UringLoop(i, config, routes, limits) : new EpollLoop(i, config, routes, limits);
+                boolean uring = config.backend() == Backend.IO_URING;
+                loops[i] = uring ? new ServerLoop<>(i, config, routes, limits, UringDriver::new)
+                        : new ServerLoop<>(i, config, routes, limits, EpollDriver::new);
             }
         } catch (ErrnoException e) {
             for (ServerLoop<?> l : loops) if (l != null) l.close();
@@ -109,14 +111,15 @@ public final class GroutServer implements AutoCloseable {
         Acceptor acceptor = new Acceptor(listener, config, loops);
         EventFanout fanout = new EventFanout(loops);
         GroutServer s = new GroutServer(config, loops, file);
-        for (ServerLoop<?> l : loops) l.connect(l.index == 0 ? acceptor : null, fanout, s::loopFailed);
+        for (ServerLoop<?> l : loops) l.connect(l.index() == 0 ? acceptor : null, fanout, s::loopFailed);
         for (ServerLoop<?> l : loops) l.thread().start();
         try {
             for (ServerLoop<?> l : loops) {
                 Throwable failure = l.tasks().awaitStarted();
                 if (failure != null) {
                     s.close();
-                    throw new IOException("server loop " + l.index + " failed to start: " + failure.getMessage(), failure);
+                    throw new IOException("server loop " + l.index() + " failed to start: " + failure.getMessage(),
+                            failure);
                 }
             }
         } catch (InterruptedException e) {
@@ -198,7 +201,7 @@ public final class GroutServer implements AutoCloseable {
      * loop). Beside {@link #loopCounters(int)}, which has the loop's io_uring_enter calls.
      */
     public UringCounts loopUringCounts(int i) {
-        return loops[i] instanceof UringLoop u ? u.uringCounters().snapshot() : UringCounts.ZERO;
+        return loops[i].driver() instanceof UringDriver u ? u.uringCounters().snapshot() : UringCounts.ZERO;
     }
 
     /** The backend the loops run on ({@link Backend#AUTO} resolved at start). */
@@ -206,7 +209,7 @@ public final class GroutServer implements AutoCloseable {
 
     /** Buffers of loop i's provided buffer ring not given back to the kernel (0 for epoll), read on the loop. Tests. */
     int loopBuffersOutstanding(int i) throws IOException {
-        return loops[i] instanceof UringLoop u ? u.tasks().call(u::buffersOutstanding) : 0;
+        return loops[i].driver() instanceof UringDriver u ? loops[i].tasks().call(u::buffersOutstanding) : 0;
     }
 
     /** Kernel thread id of loop 0 (the only loop by default), which also accepts. */
@@ -223,7 +226,7 @@ public final class GroutServer implements AutoCloseable {
     }
 
     /** The loops' shared limits: memory budget, warnings' rate limits (tests). */
-    ServerLimits limits() { return loops[0].limits; }
+    ServerLimits limits() { return loops[0].limits(); }
 
     /** Connections waiting for the memory budget, across loops (tests). */
     int memoryWaiters() throws IOException {
@@ -338,7 +341,7 @@ public final class GroutServer implements AutoCloseable {
         for (ServerLoop<?> l : loops) {
             try {
                 if (!l.isCurrentThread() && !l.tasks().awaitStopped(30)) {
-                    LOG.log(Level.ERROR, "server loop {0} did not stop within 30 s", l.index);
+                    LOG.log(Level.ERROR, "server loop {0} did not stop within 30 s", l.index());
                     all = false;
                 }
             } catch (InterruptedException e) {

@@ -56,7 +56,7 @@ public final class ChannelSide implements ServerSample.Source {
     /** The channels' loops of this server now (the server's own config: the channels share it). */
     List<ServerLoop<?>> channels() {
         List<ServerLoop<?>> mine = new ArrayList<>();
-        for (ServerLoop<?> l : ShmServer.channels()) if (l.config == server.config()) mine.add(l);
+        for (ServerLoop<?> l : ShmServer.channels()) if (l.config() == server.config()) mine.add(l);
         return mine;
     }
 

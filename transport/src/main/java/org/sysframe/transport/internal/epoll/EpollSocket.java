@@ -40,7 +40,8 @@ public final class EpollSocket implements LoopSocket, Outlet.Direct {
         this.writer = new MessageWriter(socket, framing, scratch);
     }
 
-    void attach(ServerConnection c) { this.connection = c; }
+    @Override
+    public void attach(ServerConnection c) { this.connection = c; }
 
     @Override
     public ServerConnection connection() { return connection; }

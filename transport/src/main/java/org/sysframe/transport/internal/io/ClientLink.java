@@ -1,8 +1,5 @@
 package org.sysframe.transport.internal.io;
 
-import org.sysframe.transport.internal.epoll.SocketLink;
-import org.sysframe.transport.internal.uring.UringLink;
-
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.uring.UringCounts;
@@ -10,10 +7,10 @@ import org.sysframe.unix.uring.UringCounts;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A client's byte path, as its backend moves the bytes: {@link SocketLink} makes a syscall per send
- * and per receive; {@link UringLink} queues sends as SQEs and submits them with the receive that
- * waits for the answer, in one io_uring_enter. Sends are blocking in effect: when a method returns,
- * the bytes are the link's (a queued send's memory must stay unchanged until the next
+ * A client's byte path, as its backend moves the bytes: {@code SocketLink} (internal.epoll) makes a
+ * syscall per send and per receive; {@code UringLink} (internal.uring) queues sends as SQEs and submits
+ * them with the receive that waits for the answer, in one io_uring_enter. Sends are blocking in effect:
+ * when a method returns, the bytes are the link's (a queued send's memory must stay unchanged until the next
  * {@link #recv}, {@link #tryRecv} or {@link #flush}, which the client and pipeline guarantee).
  * Owner thread only.
  *

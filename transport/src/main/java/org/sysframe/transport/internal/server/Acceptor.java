@@ -8,7 +8,6 @@ import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.PeerCredentials;
 import org.sysframe.unix.SharedMemory;
-import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 
 import java.lang.System.Logger;
@@ -22,10 +21,11 @@ import java.util.List;
  * descriptor (an empty memfd) for that moment and lets it go while accepting is paused: the process
  * then has one to open a file with, as a logger does for its first line (java.util.logging loads the
  * time-zone rules then) and the JVM does to load a class from a directory of the class path (a failed
- * load would break its call site for good). The spare is taken back before accepting resumes. How the listener
- * is watched is loop 0's driver's business ({@link ServerLoop#watchListener}): the epoll driver waits for readability
- * and calls {@link #acceptAll()}; the io_uring driver arms a multishot ACCEPT and gives each new
- * descriptor to {@link #accepted(int)}. Both go through the same checks and hand-off ({@link #admit}).
+ * load would break its call site for good). The spare is taken back before accepting resumes. How the
+ * listener is watched is loop 0's driver's business ({@link LoopDriver#watchListener}): the epoll driver
+ * waits for readability and its loop calls {@link #acceptAll()}; the io_uring driver arms a multishot
+ * ACCEPT and its loop gives each new descriptor to {@link #accepted(int)}. Both go through the same
+ * checks and hand-off ({@link #admit}).
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
@@ -82,10 +82,11 @@ public final class Acceptor {
     /** Whether accepting is paused (descriptors ran out). */
     boolean paused() { return paused; }
 
-    /** How long loop 0 may wait before {@link #retryIfDue()} (-1: no limit). */
-    public int waitLimitMillis() { return paused ? 100 : -1; }
+    /** How long loop 0 may wait before {@link #retryIfDue()}, in ns (-1: no limit). */
+    long waitLimitNanos() { return paused ? RETRY_NANOS : -1; }
 
-    public void retryIfDue() {
+    /** Resumes accepting when it was paused long enough ago (loop 0, each turn before its wait). */
+    void retryIfDue() {
         if (paused && System.nanoTime() - pausedAt >= RETRY_NANOS) pause(false);
     }
 
@@ -94,8 +95,8 @@ public final class Acceptor {
         if (paused) pause(false);
     }
 
-    /** Accepts every pending connection (the epoll driver: the listener is readable). */
-    public void acceptAll() {
+    /** Accepts every pending connection (the listener is readable). */
+    void acceptAll() {
         while (true) {
             ServerLoop<?> target = leastLoaded();
             UnixSocket s;
@@ -110,8 +111,8 @@ public final class Acceptor {
         }
     }
 
-    /** A descriptor the io_uring driver's ACCEPT completed with: admitted like one from accept4. */
-    public void accepted(int fd) {
+    /** A descriptor a driver's ACCEPT completed with: admitted like one from accept4. */
+    void accepted(int fd) {
         ServerLoop<?> target = leastLoaded();
         admit(new UnixSocket(fd, listener.name() + "#" + fd, target.newConnectionCounters()), target);
     }
@@ -120,7 +121,7 @@ public final class Acceptor {
      * Accepting failed: out of descriptors or memory pauses accepts (retried every 100 ms and when a
      * connection closes); anything else is logged.
      */
-    public void acceptFailed(ErrnoException e) {
+    void acceptFailed(ErrnoException e) {
         if (e.errno() == Errno.EMFILE || e.errno() == Errno.ENFILE || e.errno() == Errno.ENOMEM) {
             releaseSpare(); // first: what follows may need a descriptor
             pause(true);
@@ -164,7 +165,7 @@ public final class Acceptor {
     private ServerLoop<?> leastLoaded() {
         ServerLoop<?> best = loops[0];
         for (int i = 1; i < loops.length; i++) {
-            if (loops[i].load() < best.load()) best = loops[i];
+            if (loops[i].connectionCount() < best.connectionCount()) best = loops[i];
         }
         return best;
     }

@@ -4,7 +4,6 @@ import org.sysframe.transport.Handler;
 import org.sysframe.transport.Reply;
 import org.sysframe.transport.Request;
 import org.sysframe.transport.wire.GroutApi;
-import org.sysframe.transport.wire.MessageSpecs;
 import org.sysframe.transport.internal.lookup.TypeTable;
 
 import org.sysframe.unix.Errno;
@@ -17,7 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 /**
  * The main module's messages every sysframe server answers (see the wire-format document, "Server
- * rules"); their minimum sizes are those of {@link MessageSpecs#grout()}.
+ * rules"); their minimum sizes are those of {@code MessageSpecs.grout()}.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */

@@ -2,6 +2,7 @@ package org.sysframe.transport.internal.server;
 
 import java.util.Arrays;
 import java.util.function.Consumer;
+import java.util.function.LongFunction;
 
 /**
  * A loop's open connections by tag: a tag is a slot number and that slot's generation, so a tag from
@@ -22,7 +23,7 @@ public final class ConnectionTable<S extends LoopSocket> {
     private int size;
 
     /** Stores s under a new tag and returns the tag (never negative: the loop's own tags are). */
-    long add(java.util.function.LongFunction<S> make) {
+    long add(LongFunction<S> make) {
         int slot = freeCount > 0 ? free[--freeCount] : nextNewSlot();
         int gen = (generations[slot] + 1) & GENERATION_MASK;
         generations[slot] = gen;
@@ -53,7 +54,7 @@ public final class ConnectionTable<S extends LoopSocket> {
     int size() { return size; }
 
     /** Calls action on every connection (it may remove the one it is given). */
-    void forEach(Consumer<S> action) {
+    void forEach(Consumer<? super S> action) {
         for (int i = 0; i < highest; i++) {
             if (slots[i] != null) action.accept((S) slots[i]);
         }

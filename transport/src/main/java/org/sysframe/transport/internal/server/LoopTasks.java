@@ -73,8 +73,8 @@ public final class LoopTasks {
 
     private Runnable alsoOnWake;
 
-    /** A loop that does not sleep in epoll (a shared-memory channel's) is woken this way too, from any thread. */
-    public synchronized void alsoOnWake(Runnable r) { this.alsoOnWake = r; }
+    /** Runs r at every wake-up, before the byte is sent: how a driver wakes a thread not waiting on the socket. */
+    synchronized void alsoOnWake(Runnable r) { this.alsoOnWake = r; }
 
     /** Whether tasks wait to run (a look without a syscall, for a loop that does not watch the wakeup socket). */
     public boolean hasQueued() { return !queue.isEmpty(); }

@@ -1,12 +1,11 @@
 package org.sysframe.transport.internal.server;
 
-import org.sysframe.transport.Reply;
 import org.sysframe.transport.ServerConfig;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * What a {@link Reply} needs from the connection it answers on: a way to send the answer, to publish
+ * What a {@code Reply} needs from the connection it answers on: a way to send the answer, to publish
  * an event, and the session state the built-in messages change. Implemented by the server connection.
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.

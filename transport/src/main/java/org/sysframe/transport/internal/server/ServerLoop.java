@@ -2,103 +2,101 @@ package org.sysframe.transport.internal.server;
 
 import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.ServerConfig;
-import org.sysframe.transport.internal.epoll.EpollLoop;
-import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.NativeBuffer;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.io.Pool;
 import org.sysframe.transport.internal.io.SafeLogger;
-import org.sysframe.transport.internal.jfr.Jfr;
-import org.sysframe.transport.internal.jfr.ConnectionEvent;
-import org.sysframe.transport.internal.uring.UringLoop;
 
 import org.sysframe.unix.CpuPlacement;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.PeerCredentials;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounters;
-import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.LongFunction;
 
 /**
- * What every event-loop thread of a server does whatever its I/O driver: owns its connections (the
- * {@link ConnectionTable}), the deferred-batch and backlog lists, the subscribers, the closed
- * connections' log, the hand-off of new connections from the acceptor and the task queue
- * ({@link LoopTasks}); starts and stops its thread. A driver subclass ({@link EpollLoop}, UringLoop)
- * adds how the loop waits and moves bytes: {@link #watch()}, {@link #turn()}, {@link #newSocket},
- * {@link #watchConnection}. The syscalls of the loop thread are counted in {@link #counters()}.
+ * One event-loop thread of a server, whatever its I/O driver: starts and stops its thread; owns its
+ * connections (the {@link ConnectionTable}), the deferred-batch and backlog lists, the subscribers,
+ * the closed connections' log, the hand-off of new connections from the acceptor and the task queue
+ * ({@link LoopTasks}), and its clock and timer ({@link LoopTimer}). How it waits and moves bytes is its
+ * {@link LoopDriver}'s (epoll, io_uring, a shared-memory channel's rings), which it drives turn by
+ * turn. The syscalls of the loop thread are counted in {@link #counters()}.
  *
- * <p>Internal to the transport (its package is not exported): not part of the API.
+ * @param <S> its driver's socket of a connection
  */
-public abstract class ServerLoop<S extends LoopSocket> {
+public final class ServerLoop<S extends LoopSocket> {
+    /** The server's logger, which the drivers share. */
     public static final Logger LOG = SafeLogger.of("org.sysframe.server");
 
-    public final int index;
-    public final ServerConfig config;
-    protected final Routes routes;
-    public final SyscallCounters counters;
-    public final ServerLimits limits;
-    public final LoopTasks tasks;
-    public final Arena arena = Arena.ofShared(); // closed by close(), after the thread ended
-    private final LoopBuffers buffers;
+    private final int index;
+    private final ServerConfig config;
+    private final Routes routes;
+    private final ServerLimits limits;
+    private final SyscallCounters counters;
+    private final Arena arena = Arena.ofShared(); // closed by close(), after the thread ended
     private final MemorySegment scratch = arena.allocate(64, 8);
-    public final ConnectionTable<S> table = new ConnectionTable<>();
+    private final LoopBuffers buffers;
+    private final LoopTasks tasks;
+    private final ConnectionTable<S> table = new ConnectionTable<>();
+    private final LoopTimer timer;
     private final SubscriberSet subscribers = new SubscriberSet();
     private final List<ServerConnection> dirty = new ArrayList<>();
     private final List<ServerConnection> backlog = new ArrayList<>();
     private final List<ServerConnection> backlogNow = new ArrayList<>();
-    private final ConnectionLog log = new ConnectionLog();
+    private final ConnectionLog log;
     private final AtomicInteger load = new AtomicInteger();
     private final Thread thread;
+    private final LoopDriver<S> driver;
+    private volatile boolean running = true;
     private volatile boolean subscribed;
-    public volatile boolean running = true;
     private volatile int tid;
-    public Acceptor acceptor;
+    private Acceptor acceptor;
     private EventFanout fanout;
     private Consumer<Throwable> onFailure;
-    // The timer (request and idle timeouts, memory given back, log summaries): see startOfTurn().
-    private final long checkNanos;
-    private final boolean idleTimeout;
-    private final ArrayDeque<ServerConnection> memoryWaiters = new ArrayDeque<>();
-    private final java.util.function.Consumer<S> checker = s -> s.connection().checkTimers(this.now);
-    private long now = System.nanoTime();
-    private int timedCount;
-    private int closedSinceTrim;
-    private boolean armed;
-    private long nextCheck;
 
-    public ServerLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
+    /** Loop index of a server; its driver is made last, by driver (everything is freed when one throws). */
+    public ServerLoop(int index, ServerConfig config, Routes routes, ServerLimits limits, LoopDriver.Factory<S> driver)
+            throws ErrnoException {
         this.index = index;
         this.config = config;
         this.routes = routes;
         this.limits = limits;
-        this.checkNanos = config.checkIntervalNanos();
-        this.idleTimeout = !config.idleTimeout().isZero();
         this.counters = new SyscallCounters("server loop " + index);
         this.buffers = new LoopBuffers(config.readBuffer());
+        this.log = new ConnectionLog(config.socketPath(), index);
+        this.timer = new LoopTimer(config, limits, table, this::trimPools);
+        this.thread = new Thread(this::run, "sysframe-server-" + index + " " + config.socketPath());
+        this.thread.setDaemon(true);
         try {
             this.tasks = new LoopTasks(counters, arena);
         } catch (ErrnoException e) {
             arena.close();
             throw e;
         }
-        this.thread = new Thread(this::run, "sysframe-server-" + index + " " + config.socketPath());
-        this.thread.setDaemon(true);
+        try {
+            this.driver = driver.create(this);
+        } catch (ErrnoException | RuntimeException e) {
+            tasks.close();
+            arena.close();
+            throw e;
+        }
+        tasks.alsoOnWake(this.driver::wakeup);
     }
 
     /**
      * Ties the loop to the server's acceptor (loop 0; null for the others) and event fan-out, and to what
      * the server does when an unexpected throwable ends this loop (stop as a whole: never half-alive).
+     * Before its thread starts.
      */
     public void connect(Acceptor acceptor, EventFanout fanout, Consumer<Throwable> onFailure) {
         this.acceptor = acceptor;
@@ -106,52 +104,32 @@ public abstract class ServerLoop<S extends LoopSocket> {
         this.onFailure = onFailure;
     }
 
+    public int index() { return index; }
+    public ServerConfig config() { return config; }
     public Thread thread() { return thread; }
     public int threadId() { return tid; }
     public SyscallCounters counters() { return counters; }
     public LoopTasks tasks() { return tasks; }
     public ConnectionLog connectionLog() { return log; }
+    public LoopDriver<S> driver() { return driver; }
 
-    /** Open connections of this loop (and ones handed to it not yet taken). */
+    /** Memory that lives as long as the loop (freed by {@link #close()}, once its thread ended). */
+    public Arena arena() { return arena; }
+
+    /** Whether the loop runs (until {@link #stop()}, or until its end after a failure). */
+    public boolean isRunning() { return running; }
+
+    /** Open connections of this loop, and ones handed to it not yet taken (the acceptor's measure of its load). */
     public int connectionCount() { return load.get(); }
 
-    // ---------------------------------------------------------------- the driver's part
-
-    /** On the loop thread before the first turn: watch the task queue's wake-up and (loop 0) the listener. */
-    protected abstract void watch() throws ErrnoException;
-
-    /** One loop turn: wait, handle what is ready, then {@link #endOfTurn()}. */
-    protected abstract void turn() throws ErrnoException;
-
-    /** The driver's socket of a new connection, stored under tag. */
-    protected abstract S newSocket(UnixSocket s, long tag);
-
-    /** Starts watching (or receiving on) a new connection. */
-    protected abstract void watchConnection(S s) throws ErrnoException;
-
-    /** On the loop thread after every connection was closed at shutdown (the driver finishes its operations). */
-    protected void shutdown() {}
-
-    /** Loop 0: starts watching the listening socket (readability with epoll, a multishot ACCEPT with io_uring). */
-    public abstract void watchListener(int fd) throws ErrnoException;
-
-    /** Loop 0: stops (true) or resumes (false) watching the listener (descriptors ran out, or may be back). */
-    public abstract void pauseListener(int fd, boolean pause) throws ErrnoException;
-
-    /** Frees the driver's resources once the thread ended (after the connections were closed). */
-    protected abstract void closeDriver();
-
-    /** A connection closed: forget its socket (a driver with operations in flight may keep it until they end). */
-    protected void forget(ServerConnection c) { table.remove(c.tag); }
-
-    // ---------------------------------------------------------------- the common part
+    // ---------------------------------------------------------------- the thread
 
     private void run() {
         tid = Self.tid();
         try {
             int cpu = config.cpuOfLoop(index);
             if (cpu >= 0) CpuPlacement.pinCurrentThread(cpu);
-            watch();
+            driver.open();
             if (acceptor != null) acceptor.watch();
         } catch (ErrnoException e) {
             tasks.failed(e);
@@ -169,7 +147,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
         failure = step(failure, () -> table.forEach(s -> s.connection().close("server shutdown")));
         failure = step(failure, () -> limits.flushLogs(true));
         if (acceptor != null) failure = step(failure, acceptor::close);
-        failure = step(failure, this::shutdown);
+        failure = step(failure, driver::shutdown);
         running = false; // also after a failure: a hand-off still queued closes its socket
         tasks.stopped();
         if (failure != null && onFailure != null) onFailure.accept(failure);
@@ -188,119 +166,39 @@ public abstract class ServerLoop<S extends LoopSocket> {
         }
     }
 
-    // ---------------------------------------------------------------- the timer
-
-    /** Closes after which the loop's next timer check asks malloc to give freed memory back. */
-    private static final int TRIM_AFTER_CLOSES = 256;
-
-    /** Retries of a memory wait are at least this often (the budget may be freed by another loop). */
-    private static final long MEMORY_RETRY_NANOS = 10_000_000L;
-
     /**
-     * The start of a turn, right after the driver's wait: reads the clock (once per turn: the time of
-     * everything this turn does), gives waiting connections the memory freed meanwhile, and runs the
-     * timer check when it is due. The timer runs only while needed: a connection has a request in part,
-     * a large buffer or a wait for memory, an idle timeout is set, a warning count waits for its line,
-     * or many connections closed since malloc was last asked to give memory back.
+     * One turn: the wait, bounded by what is due (requests left from the last turn: no sleep; the
+     * acceptor's retry; the timer; the driver's own), then what it found, then the connections with
+     * requests left and the deferred batches.
      */
-    protected void startOfTurn() {
-        now = System.nanoTime();
-        if (!memoryWaiters.isEmpty()) retryMemoryWaiters();
-        if (!timerNeeded()) {
-            armed = false;
-            return;
+    private void turn() throws ErrnoException {
+        if (acceptor != null) acceptor.retryIfDue();
+        long bound = driver.waitBound();
+        if (!backlog.isEmpty()) {
+            bound = 0;
+        } else if (bound != 0) {
+            if (acceptor != null) bound = earlier(bound, acceptor.waitLimitNanos());
+            bound = earlier(bound, timer.waitNanos());
         }
-        arm();
-        if (now - nextCheck >= 0) {
-            table.forEach(checker);
-            if (!memoryWaiters.isEmpty()) retryMemoryWaiters();
-            limits.flushLogs(false);
-            if (closedSinceTrim >= TRIM_AFTER_CLOSES) {
-                // Many connections went: keep few of their buffers, and give the freed ones back to the
-                // kernel, not only to malloc.
-                trimPools(LoopBuffers.TRIM_KEEP);
-                org.sysframe.unix.PageMemory.trimMalloc();
-                closedSinceTrim = 0;
-            }
-            nextCheck = now + checkNanos;
-        }
+        int ready = driver.await(bound);
+        timer.startOfTurn();
+        driver.handle(ready);
+        endOfTurn();
+        driver.endOfTurn();
     }
 
-    private boolean timerNeeded() {
-        return timedCount > 0 || !memoryWaiters.isEmpty() || (idleTimeout && table.size() > 0) || limits.logPending()
-                || closedSinceTrim >= TRIM_AFTER_CLOSES;
-    }
-
-    private void arm() {
-        if (armed) return;
-        armed = true;
-        nextCheck = now + checkNanos;
-    }
-
-    /** How long the driver may sleep for the timer's sake, in ns (-1: as long as it likes). */
-    protected long timerWaitNanos() {
-        if (!timerNeeded()) return -1;
-        long wait = armed ? Math.max(1, nextCheck - now) : checkNanos;
-        return memoryWaiters.isEmpty() ? wait : Math.min(wait, MEMORY_RETRY_NANOS);
-    }
-
-    /** {@link #timerWaitNanos()} combined with a driver's own limit in ms (-1: none) for epoll_wait. */
-    protected int waitMillis(int limitMillis) {
-        long t = timerWaitNanos();
-        if (t < 0 || limitMillis == 0) return limitMillis;
-        int ms = (int) Math.min(Integer.MAX_VALUE, (t + 999_999) / 1_000_000);
-        return limitMillis < 0 ? ms : Math.min(limitMillis, ms);
-    }
-
-    private void retryMemoryWaiters() {
-        while (!memoryWaiters.isEmpty()) {
-            ServerConnection c = memoryWaiters.peekFirst();
-            if (!c.isClosed() && c.waitsForMemory() && !limits.memory.fits(InputBuffer.LARGE)) return;
-            memoryWaiters.pollFirst();
-            if (!c.retryMemory()) {
-                memoryWaiters.addFirst(c); // another loop took the room first
-                return;
-            }
-        }
-    }
-
-    /** Connections of this loop that wait for the memory budget (loop thread). */
-    public int memoryWaiterCount() {
-        int n = 0;
-        for (ServerConnection c : memoryWaiters) if (!c.isClosed() && c.waitsForMemory()) n++;
-        return n;
-    }
-
-    /** The start time of this loop turn (System.nanoTime(), read once per turn). */
-    public long now() { return now; }
-
-    /** The server's shared limits: the memory budget and the warnings' rate limits. */
-    public ServerLimits limits() { return limits; }
-
-    /** The connection now needs (+1) or no longer needs (-1) the loop's timer (a request in part, a large buffer, a wait for memory). */
-    public void timed(int delta) {
-        timedCount += delta;
-        if (delta > 0) arm();
-    }
-
-    /** The connection waits for the memory budget to take its large request: call its retry when there is room. */
-    public void waitForMemory(ServerConnection c) {
-        memoryWaiters.addLast(c);
-        arm();
-    }
-
-    /** Whether connections left complete requests for the next turn (the loop must not sleep). */
-    protected boolean hasBacklog() { return !backlog.isEmpty(); }
+    /** The earlier of two bounds in ns, -1 being none. */
+    private static long earlier(long a, long b) { return a < 0 ? b : b < 0 ? a : Math.min(a, b); }
 
     /** The end of a turn: continue the connections with requests left, then flush the deferred batches. */
-    protected void endOfTurn() {
+    private void endOfTurn() {
         if (!backlog.isEmpty()) {
             backlogNow.addAll(backlog);
             backlog.clear();
             for (int i = 0; i < backlogNow.size(); i++) {
                 ServerConnection c = backlogNow.get(i);
                 c.continueRequests();
-                continued(c);
+                driver.continued(c);
             }
             backlogNow.clear();
         }
@@ -311,19 +209,39 @@ public abstract class ServerLoop<S extends LoopSocket> {
         dirty.clear();
     }
 
-    /** A backlogged connection had its next turn (the io_uring driver then feeds it the bytes it held back). */
-    protected void continued(ServerConnection c) {}
-
-    /** Asks the loop to stop; it closes its connections on the way out. */
+    /** Asks the loop to stop (any thread); it closes its connections on the way out. */
     public void stop() {
         running = false;
-        tasks.wake();
+        if (!isCurrentThread()) tasks.wake(); // its own thread checks at the end of this turn
     }
 
-    // ---------------------------------------------------------------- as the acceptor sees a loop
+    // ---------------------------------------------------------------- as the driver sees its loop
 
-    /** Connections this loop holds or was handed. */
-    public int load() { return load.get(); }
+    /** The driver's socket of the connection of tag, or null when it left the table. */
+    public S socket(long tag) { return table.get(tag); }
+
+    /** A socket its driver kept past its connection's close leaves the table (see {@link LoopDriver#unregister}). */
+    public void release(long tag) { table.remove(tag); }
+
+    /** The listener is readable (a driver that watches it for readiness): accept what waits. */
+    public void listenerReady() { acceptor.acceptAll(); }
+
+    /** A driver's accept completed with descriptor fd: admitted, or closed when the loop stops. */
+    public void accepted(int fd) {
+        if (running) acceptor.accepted(fd);
+        else new UnixSocket(fd, "late", counters).close();
+    }
+
+    /** A driver's accept failed with errno; once the loop stops, the listener is closed under it: that is no news. */
+    public void acceptFailed(int errno) {
+        if (running) acceptor.acceptFailed(new ErrnoException("accept", errno));
+    }
+
+    void watchListener(int fd) throws ErrnoException { driver.watchListener(fd); }
+
+    void pauseListener(int fd, boolean pause) throws ErrnoException { driver.pauseListener(fd, pause); }
+
+    // ---------------------------------------------------------------- as the acceptor sees a loop
 
     /** Counters for a new connection of this loop (their parent is the loop's). */
     public SyscallCounters newConnectionCounters() { return new SyscallCounters("connection", counters); }
@@ -345,23 +263,14 @@ public abstract class ServerLoop<S extends LoopSocket> {
             dropHandOff(s);
             return;
         }
-        long tag = table.add(t -> newSocket(s, t));
+        long tag = table.add(t -> driver.newSocket(s, t));
         S ls = table.get(tag);
         ServerConnection c = new ServerConnection(this, config, routes, tag, ls, cred.pid(), cred.uid(),
                 config.requestsPerRead());
-        attach(ls, c);
-        if (Jfr.connectionOpened()) {
-            ConnectionEvent.Opened e = new ConnectionEvent.Opened();
-            if (e.shouldCommit()) {
-                e.socket = config.socketPath();
-                e.peerPid = cred.pid();
-                e.peerUid = cred.uid();
-                e.loop = index;
-                e.commit();
-            }
-        }
+        ls.attach(c);
+        log.opened(cred.pid(), cred.uid());
         try {
-            watchConnection(ls);
+            driver.register(ls);
         } catch (ErrnoException e) {
             LOG.log(Level.ERROR, "cannot watch a new connection: {0}", e.getMessage());
             c.close("cannot watch it: " + e.getMessage());
@@ -373,13 +282,13 @@ public abstract class ServerLoop<S extends LoopSocket> {
      * shared-memory channel of a connection that said GR_HELLO on its socket already), served by the
      * same protocol code as every other.
      */
-    protected final ServerConnection adoptChannel(java.util.function.LongFunction<S> socketOf, int peerPid, int peerUid) {
+    public ServerConnection adoptChannel(LongFunction<S> socketOf, int peerPid, int peerUid) {
         load.incrementAndGet();
         long tag = table.add(socketOf);
         S ls = table.get(tag);
         // requestsPerRead emulates Grout's socket reads: a channel's ring handles every request.
         ServerConnection c = new ServerConnection(this, config, routes, tag, ls, peerPid, peerUid, 0);
-        attach(ls, c);
+        ls.attach(c);
         c.helloDone();
         return c;
     }
@@ -390,10 +299,22 @@ public abstract class ServerLoop<S extends LoopSocket> {
     /** The server's routes (a shared-memory channel's loop serves the same). */
     public Routes routes() { return routes; }
 
-    /** Ties the driver's socket to its connection. */
-    protected abstract void attach(S s, ServerConnection c);
+    /** The server's shared limits: the memory budget and the warnings' rate limits. */
+    public ServerLimits limits() { return limits; }
 
     // ---------------------------------------------------------------- as a connection sees its loop (loop thread only)
+
+    /** The start time of this loop turn (System.nanoTime(), read once per turn). */
+    public long now() { return timer.now(); }
+
+    /** The connection now needs (+1) or no longer needs (-1) the timer (a request in part, a large buffer, ...). */
+    public void timed(int delta) { timer.timed(delta); }
+
+    /** The connection waits for the memory budget to take its large request: call its retry when there is room. */
+    public void waitForMemory(ServerConnection c) { timer.waitForMemory(c); }
+
+    /** Connections of this loop that wait for the memory budget. */
+    public int memoryWaiterCount() { return timer.memoryWaiterCount(); }
 
     /** The connection has a deferred batch to flush at the end of this loop turn. */
     public void markDirty(ServerConnection c) { dirty.add(c); }
@@ -403,7 +324,8 @@ public abstract class ServerLoop<S extends LoopSocket> {
 
     /** The connection closed (socket and buffers freed): forget it and record why. */
     public void closed(ServerConnection c, String reason) {
-        forget(c);
+        S s = table.get(c.tag);
+        if (s != null && driver.unregister(s, reason)) table.remove(c.tag);
         if (load.get() == 1) trimPools(0); // its last: a loop with no connection keeps no buffer for one
         load.decrementAndGet();
         if (c.hasSubscriptions()) {
@@ -411,21 +333,7 @@ public abstract class ServerLoop<S extends LoopSocket> {
             subscribed = !subscribers.isEmpty();
         }
         log.closed(c, reason);
-        if (Jfr.connectionClosed()) {
-            ConnectionEvent.Closed e = new ConnectionEvent.Closed();
-            if (e.shouldCommit()) {
-                SyscallCounts counts = c.outlet().counters().snapshot();
-                e.socket = config.socketPath();
-                e.peerPid = c.peerPid();
-                e.peerUid = c.peerUid();
-                e.requests = c.requests();
-                e.syscalls = counts.total();
-                e.syscallsByKind = counts.toString();
-                e.reason = reason;
-                e.commit();
-            }
-        }
-        closedSinceTrim++;
+        timer.connectionClosed();
         if (acceptor != null) acceptor.connectionClosed();
     }
 
@@ -442,6 +350,12 @@ public abstract class ServerLoop<S extends LoopSocket> {
 
     /** 64 bytes of loop-thread scratch memory for built-in answers. */
     public MemorySegment scratch() { return scratch; }
+
+    /** The loop's input buffers, lent to its connections while bytes wait. */
+    public Pool<NativeBuffer> inputBuffers() { return buffers.input; }
+
+    /** The loop's output batches' memory, lent to its connections while they batch. */
+    public Pool<OutputBatch.Memory> batchMemory() { return buffers.batches; }
 
     // ---------------------------------------------------------------- as the event fan-out sees a loop
 
@@ -468,21 +382,16 @@ public abstract class ServerLoop<S extends LoopSocket> {
         return out;
     }
 
-    /** Frees the loop's idle buffers past keep of each kind (loop thread; a driver adds its own). */
-    protected void trimPools(int keep) {
+    /** Frees the loop's and its driver's idle buffers past keep of each kind (loop thread). */
+    private void trimPools(int keep) {
         buffers.trim(keep);
+        driver.trim(keep);
     }
 
-    /** The loop's input buffers, lent to its connections while bytes wait (loop thread). */
-    public Pool<NativeBuffer> inputBuffers() { return buffers.input; }
-
-    /** The loop's output batches' memory, lent to its connections while they batch (loop thread). */
-    public Pool<OutputBatch.Memory> batchMemory() { return buffers.batches; }
-
-    /** Frees the loop's memory once its thread ended. */
+    /** Frees the loop's memory once its thread ended (or when it never started). */
     public void close() {
         tasks.close();
-        closeDriver();
+        driver.close();
         buffers.close();
         if (arena.scope().isAlive()) arena.close();
     }

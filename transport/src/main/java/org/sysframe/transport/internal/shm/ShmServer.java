@@ -1,7 +1,6 @@
 package org.sysframe.transport.internal.shm;
 
 import org.sysframe.transport.ServerConfig;
-import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
 import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.internal.server.ServerConnection;
@@ -26,7 +25,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * The server's side of SHM_OPEN, on the loop thread of the connection that asked: a sealed segment,
- * a {@link ShmLoop} (its own thread) serving it with the server's routes, and the answer sent with
+ * a loop of its own ({@link ShmDriver}: its own thread) serving it with the server's routes, and the answer sent with
  * the memfd attached (one sendmsg, SCM_RIGHTS) on the connection's socket. The channel ends with the
  * socket's connection, and the connection with the channel.
  *
@@ -36,7 +35,7 @@ public final class ShmServer {
     private static final Logger LOG = SafeLogger.of("org.sysframe.server");
     private static final AtomicInteger CHANNELS = new AtomicInteger();
 
-    private static final java.util.Set<ShmLoop> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final java.util.Set<ServerLoop<?>> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private ShmServer() {}
 
@@ -52,7 +51,7 @@ public final class ShmServer {
     /** The channels' loops serving now, in this process (their thread ids and counters, for measurements). */
     public static java.util.List<ServerLoop<?>> channels() { return java.util.List.copyOf(OPEN); }
 
-    static void ended(ShmLoop loop) { OPEN.remove(loop); }
+    static void ended(ServerLoop<?> loop) { OPEN.remove(loop); }
 
     /** Answers SHM_OPEN request id of c (after GR_HELLO, with the server offering channels). */
     public static void open(ServerConnection c, ServerLoop<?> host, int id) {
@@ -72,7 +71,8 @@ public final class ShmServer {
             c.respond(id, Errno.EBUSY, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        Slot slot = Slot.take(host.limits(), host.config, ShmSegment.sizeFor(host.config.sharedMemoryRing()), c.peerPid(), c.peerUid());
+        long bytes = ShmSegment.sizeFor(host.config().sharedMemoryRing());
+        Slot slot = Slot.take(host.limits(), host.config(), bytes, c.peerPid(), c.peerUid());
         if (slot == null) {
             c.respond(id, Errno.EBUSY, MemorySegment.NULL, 0, 0, false);
             return;
@@ -80,7 +80,7 @@ public final class ShmServer {
         int[] fd = {-1};
         ShmSegment segment;
         try {
-            segment = ShmSegment.create("sysframe-shm", host.config.sharedMemoryRing(), fd);
+            segment = ShmSegment.create("sysframe-shm", host.config().sharedMemoryRing(), fd);
         } catch (ErrnoException e) {
             slot.release();
             LOG.log(Level.WARNING, String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
@@ -88,9 +88,9 @@ public final class ShmServer {
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        ShmLoop loop;
+        ServerLoop<ShmDriver.Channel> loop;
         try {
-            loop = new ShmLoop(CHANNELS.incrementAndGet(), host, segment, c, c.peerPid(), c.peerUid(), slot);
+            loop = ShmDriver.newLoop(CHANNELS.incrementAndGet(), host, segment, c, slot);
         } catch (ErrnoException e) {
             segment.close();
             slot.release();
@@ -103,7 +103,7 @@ public final class ShmServer {
         c.onClose(loop::stop); // from here on the channel ends with the connection, whatever happens next
         try (Arena a = Arena.ofConfined()) {
             OPEN.add(loop);
-            if (!loop.begin()) {
+            if (!ShmDriver.begin(loop)) {
                 OPEN.remove(loop);
                 c.onClose(null);
                 slot.release();
@@ -127,8 +127,8 @@ public final class ShmServer {
     }
 
     /**
-     * A channel's share of the server's limits: one of {@link ServerOptions#sharedMemoryChannels}, one of
-     * its peer uid's {@link ServerOptions#sharedMemoryChannelsPerUid}, its segment's bytes of the memory
+     * A channel's share of the server's limits: one of {@code ServerOptions.sharedMemoryChannels}, one of
+     * its peer uid's {@code ServerOptions.sharedMemoryChannelsPerUid}, its segment's bytes of the memory
      * budget and, for a channel asked to spin, one of the spinning channels' places when one is free
      * ({@link #waitMode()}); all given back once, when the segment is unmapped.
      */

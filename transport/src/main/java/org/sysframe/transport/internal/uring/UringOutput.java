@@ -1,7 +1,6 @@
 package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.internal.io.ByteFifo;
-import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.UnsentQueue;
 import org.sysframe.transport.internal.server.ServerConnection;
 
@@ -11,12 +10,11 @@ import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.internal.uring.Sqe;
 
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
 
 /**
  * The sending part of an io_uring connection. Its SENDs are SQEs, submitted at the end of the turn, and
  * the protocol reuses its memory right after each call, so every byte the connection writes is queued
- * in the connection's one {@link UnsentQueue} (this part is its {@link Outlet.FromQueue} outlet) and sent
+ * in the connection's one {@link UnsentQueue} (this part is its {@code Outlet.FromQueue} outlet) and sent
  * from the queue's memory: at the end of the turn one SEND of the first {@value #AREA} bytes at most
  * (whatever the protocol wrote during the turn, in IMMEDIATE mode too), one in flight at a time, its
  * memory pinned until it completes ({@link ByteFifo#pin()}). The first {@value #AREA} bytes of the queue

@@ -59,7 +59,8 @@ public final class UringSocket implements LoopSocket, Outlet.FromQueue {
         this.output = new UringOutput(this, ring);
     }
 
-    void attach(ServerConnection c) { this.connection = c; }
+    @Override
+    public void attach(ServerConnection c) { this.connection = c; }
 
     @Override
     public ServerConnection connection() { return connection; }

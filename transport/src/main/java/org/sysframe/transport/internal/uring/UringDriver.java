@@ -2,12 +2,11 @@ package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.Waiter;
-import org.sysframe.transport.internal.server.Acceptor;
-import org.sysframe.transport.internal.server.Routes;
+import org.sysframe.transport.internal.server.LoopDriver;
 import org.sysframe.transport.internal.server.ServerConnection;
-import org.sysframe.transport.internal.server.ServerLimits;
 import org.sysframe.transport.internal.server.ServerLoop;
 
+import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;
 import org.sysframe.unix.internal.uring.BufferRing;
@@ -21,11 +20,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The io_uring I/O driver of one event-loop thread. One turn is one io_uring_enter that submits every
+ * The io_uring I/O driver of one event loop. One turn is one io_uring_enter that submits every
  * SQE prepared since the last one (the answers of the previous turn, re-armed receives, cancels) and
  * waits for at least one completion; then every completion ready is handled (new connections from the
  * multishot ACCEPT of loop 0, received bytes from the multishot RECVs, finished SENDs, the task
- * queue's wake-up seen by a multishot POLL_ADD), then the connections with requests left and the
+ * queue's wake-up seen by a multishot POLL_ADD), then the loop's connections with requests left and
  * deferred batches, whose SENDs go out with the next turn's enter. With one client doing ping-pong
  * that is exactly one io_uring_enter per request.
  *
@@ -53,7 +52,7 @@ import java.util.List;
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
-public final class UringLoop extends ServerLoop<UringSocket> implements UringSocket.Host {
+public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.Host {
     static final int BUFFERS = 256;
     /** Completions handled per turn at most: the turn's other work (backlog, batches) must come too. */
     private static final int REAP_BOUND = 1024;
@@ -61,12 +60,15 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
     private static final long STOP_DRAIN_NANOS = 5_000_000_000L;
     /** Bound of a wait that counts on SENDs completing in it: a guard, never reached when they do. */
     private static final long SAFETY_NANOS = 5_000_000_000L;
+    /** How often lingering sockets are looked at, at least. */
+    private static final long LINGER_CHECK_NANOS = 100_000_000L;
 
+    private final ServerLoop<UringSocket> loop;
     private final UringCounters uringCounters = new UringCounters();
     private final boolean spins;
     private final Waiter waiter;
     private final Steps steps = new Steps();
-    /** Completions a sleep of this turn waits for: the SENDs submitted with it and one more (see turn()). */
+    /** Completions a sleep of this turn waits for: the SENDs submitted with it and one more (see await()). */
     private int waitFor = 1;
     private final List<UringSocket> writableSoon = new ArrayList<>();
     private final List<UringSocket> writableNow = new ArrayList<>();
@@ -81,33 +83,36 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
     private boolean acceptArmed;
     private boolean listenerPaused;
 
-    public UringLoop(int index, ServerConfig config, Routes routes, ServerLimits limits) throws ErrnoException {
-        super(index, config, routes, limits);
-        this.waiter = new Waiter(config.waitMode(), counters);
+    /** The driver of loop; its ring is made on the loop's thread ({@link #open()}). */
+    public UringDriver(ServerLoop<UringSocket> loop) {
+        this.loop = loop;
+        this.waiter = new Waiter(loop.config().waitMode(), loop.counters());
         this.spins = waiter.spins();
     }
 
+    /** SQEs by opcode and CQEs of this loop's ring (any thread). */
     public UringCounters uringCounters() { return uringCounters; }
 
     /** Buffers of the ring held by completions and not recycled (loop thread; 0 between turns). */
     public int buffersOutstanding() { return buffers == null ? 0 : buffers.outstanding(); }
 
     @Override
-    protected void watch() throws ErrnoException {
+    public void open() throws ErrnoException {
         // Spinning: COOP_TASKRUN | TASKRUN_FLAG, so that the kernel flags a completion to post instead of
         // interrupting the spinning thread for it (an IPI each: p50 ~28 us a round trip against ~11 us,
         // measured with the client's spin); the spin runs the flagged work with one io_uring_enter.
         int flags = IoUring.SETUP_SINGLE_ISSUER
                 | (spins ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : IoUring.SETUP_DEFER_TASKRUN);
-        uring = new IoUring(config.uringEntries(), config.uringCompletions(), flags, counters, uringCounters);
+        ServerConfig config = loop.config();
+        uring = new IoUring(config.uringEntries(), config.uringCompletions(), flags, loop.counters(), uringCounters);
         uring.registerRingFd();
-        buffers = new BufferRing(uring, index, BUFFERS, BUFFER_SIZE);
+        buffers = new BufferRing(uring, loop.index(), BUFFERS, BUFFER_SIZE);
         io = new UringRing(uring, buffers, this);
         armWake();
     }
 
     private void armWake() {
-        io.sqe().prepPollAdd(tasks.wakeFd(), Sqe.POLLIN, true).userData(UserData.of(UserData.WAKE, 0));
+        io.sqe().prepPollAdd(loop.tasks().wakeFd(), Sqe.POLLIN, true).userData(UserData.of(UserData.WAKE, 0));
     }
 
     @Override
@@ -124,23 +129,30 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
     @Override
     public void pauseListener(int fd, boolean pause) {
         listenerPaused = pause;
-        if (!pause && !acceptArmed && running) armAccept();
+        if (!pause && !acceptArmed && loop.isRunning()) armAccept();
+    }
+
+    /** 0 when sockets wait for their pump or writable call (next turn), else the lingering sockets' check. */
+    @Override
+    public long waitBound() {
+        boolean poll = !writableSoon.isEmpty() || !pumpSoon.isEmpty();
+        boolean linger = !lingering.isEmpty();
+        if (linger) checkLingering(false);
+        return poll ? 0 : linger ? LINGER_CHECK_NANOS : -1;
     }
 
     @Override
-    protected void turn() throws ErrnoException {
-        if (acceptor != null) acceptor.retryIfDue();
-        boolean poll = hasBacklog() || !writableSoon.isEmpty() || !pumpSoon.isEmpty();
-        long limit = listenerPaused || !lingering.isEmpty() ? 100_000_000L : 0;
-        if (!lingering.isEmpty()) checkLingering(false);
-        long timer = timerWaitNanos();
-        if (timer >= 0) limit = limit == 0 ? timer : Math.min(limit, timer);
+    public int await(long bound) throws ErrnoException {
         // The SENDs submitted now complete within this enter (MSG_DONTWAIT): wait for them and, when
         // nothing more is due after them (no connection waits for room to send more), the next arrival.
         int sendsPrepared = io.takeSendsPrepared();
-        waitFor = spins ? 1 : Math.max(1, Math.min(sendsPrepared + (io.anyWaitingForRoom() ? 0 : 1), uring.cqEntries()));
-        waiter.once(steps, poll ? 0 : limit == 0 ? Waiter.NO_BOUND : limit);
-        startOfTurn();
+        int due = sendsPrepared + (io.anyWaitingForRoom() ? 0 : 1);
+        waitFor = spins ? 1 : Math.max(1, Math.min(due, uring.cqEntries()));
+        return waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound);
+    }
+
+    @Override
+    public void handle(int ready) throws ErrnoException {
         reap();
         if (!pumpSoon.isEmpty()) {
             // Bytes held back while these connections had requests left: theirs next, after the arrivals.
@@ -155,7 +167,11 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
             for (int i = 0; i < writableNow.size(); i++) writableNow.get(i).writableNow();
             writableNow.clear();
         }
-        endOfTurn();
+    }
+
+    /** After the loop's deferred batches: their SENDs are prepared, for the next turn's enter. */
+    @Override
+    public void endOfTurn() {
         for (int i = 0; i < sendSoon.size(); i++) sendSoon.get(i).flushSend();
         sendSoon.clear();
     }
@@ -202,28 +218,23 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
             case UserData.WAKE -> {
                 if (!more) {
                     io.lastCompletion();
-                    if (running) armWake();
+                    if (loop.isRunning()) armWake();
                 }
-                tasks.runAll();
+                loop.tasks().runAll();
             }
             case UserData.ACCEPT -> {
                 if (!more) {
                     io.lastCompletion();
                     acceptArmed = false;
                 }
-                if (res >= 0) {
-                    if (running) acceptor.accepted(res);
-                    else new UnixSocket(res, "late", counters).close();
-                } else if (res != -org.sysframe.unix.Errno.ECANCELED && running) {
-                    // Once the loop stops, the listener is closed under the ACCEPT: its EBADF is the stop, not news.
-                    acceptor.acceptFailed(new ErrnoException("accept", -res));
-                }
-                if (!acceptArmed && !listenerPaused && running) armAccept();
+                if (res >= 0) loop.accepted(res);
+                else if (res != -Errno.ECANCELED) loop.acceptFailed(-res);
+                if (!acceptArmed && !listenerPaused && loop.isRunning()) armAccept();
             }
             case UserData.STOP -> io.lastCompletion();
             case UserData.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
             default -> {
-                UringSocket s = table.get(UserData.data(ud));
+                UringSocket s = loop.socket(UserData.data(ud));
                 if (s != null) {
                     s.complete(kind, res, flags);
                 } else {
@@ -233,7 +244,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
                         buffers.taken(flags >>> 16);
                         buffers.recycle(flags >>> 16);
                     }
-                    LOG.log(Level.ERROR, "completion of kind {0} for an unknown connection", kind);
+                    ServerLoop.LOG.log(Level.ERROR, "completion of kind {0} for an unknown connection", kind);
                 }
             }
         }
@@ -244,30 +255,26 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
      * connection has at most two request budgets per turn, as with epoll (what arrived, what was left).
      */
     @Override
-    protected void continued(ServerConnection c) {
-        UringSocket s = table.get(c.tag);
+    public void continued(ServerConnection c) {
+        UringSocket s = loop.socket(c.tag);
         if (s != null && !c.isClosed()) pumpSoon.add(s);
     }
 
     @Override
-    protected UringSocket newSocket(UnixSocket s, long tag) { return new UringSocket(s, tag, io); }
+    public UringSocket newSocket(UnixSocket s, long tag) { return new UringSocket(s, tag, io); }
 
     @Override
-    protected void attach(UringSocket s, ServerConnection c) { s.attach(c); }
+    public void register(UringSocket s) { s.armReceive(); }
 
+    /** The socket leaves the table with its last completion ({@link #finished}), not before. */
     @Override
-    protected void watchConnection(UringSocket s) { s.armReceive(); }
-
-    @Override
-    protected void forget(ServerConnection c) {
-        // The socket leaves the table with its last completion (finished), not before.
-    }
+    public boolean unregister(UringSocket s, String reason) { return false; }
 
     @Override
     public void writableSoon(UringSocket s) { writableSoon.add(s); }
 
     @Override
-    public void finished(UringSocket s) { table.remove(s.tag()); }
+    public void finished(UringSocket s) { loop.release(s.tag()); }
 
     @Override
     public void sendSoon(UringSocket s) { sendSoon.add(s); }
@@ -287,7 +294,7 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
 
     /** Cancels everything still armed (the connections cancelled theirs when they closed) and reaps until all completed. */
     @Override
-    protected void shutdown() {
+    public void shutdown() {
         if (uring == null) return;
         try {
             checkLingering(true);
@@ -298,10 +305,11 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
                 reap();
             }
         } catch (ErrnoException | RuntimeException e) {
-            LOG.log(Level.ERROR, "server loop " + index + ": stopping the ring failed", e);
+            ServerLoop.LOG.log(Level.ERROR, "server loop " + loop.index() + ": stopping the ring failed", e);
         }
         if (io.inFlight() > 0) {
-            LOG.log(Level.ERROR, "server loop {0}: {1} io_uring operations did not complete: their memory is kept", index, io.inFlight());
+            ServerLoop.LOG.log(Level.ERROR, "server loop {0}: {1} io_uring operations did not complete: their memory is"
+                    + " kept", loop.index(), io.inFlight());
             uring = null; // not freed: the kernel may still use it
             return;
         }
@@ -310,13 +318,10 @@ public final class UringLoop extends ServerLoop<UringSocket> implements UringSoc
     }
 
     @Override
-    protected void trimPools(int keep) {
-        super.trimPools(keep);
-        io.areas.trim(keep);
-    }
+    public void trim(int keep) { io.areas.trim(keep); }
 
     @Override
-    protected void closeDriver() {
+    public void close() {
         // Freed by shutdown() on the loop thread once every operation completed; a loop that failed
         // to start may have made part of it.
         if (uring != null && (io == null || io.inFlight() == 0)) {

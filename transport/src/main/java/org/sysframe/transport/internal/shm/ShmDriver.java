@@ -6,8 +6,9 @@ import org.sysframe.transport.internal.io.InputBuffer;
 import org.sysframe.transport.internal.io.Outlet;
 import org.sysframe.transport.internal.io.OutputBatch;
 import org.sysframe.transport.internal.io.Waiter;
-import org.sysframe.transport.internal.server.LoopSocket;
 import org.sysframe.transport.internal.server.ConnectionLog;
+import org.sysframe.transport.internal.server.LoopDriver;
+import org.sysframe.transport.internal.server.LoopSocket;
 import org.sysframe.transport.internal.server.ServerConnection;
 import org.sysframe.transport.internal.server.ServerLoop;
 
@@ -22,10 +23,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The server's side of one shared-memory channel: a loop thread of its own (a {@link ServerLoop}, so
- * the channel's connection is a {@link ServerConnection} like any other: the same routes, handlers,
- * limits, deferred batches, subscriptions and events) that takes requests from the request ring into
- * the connection's input buffer and writes answers and events into the answer ring.
+ * The server's side of one shared-memory channel: the driver of a loop thread of its own (a
+ * {@link ServerLoop}, so the channel's connection is a {@link ServerConnection} like any other: the
+ * same routes, handlers, limits, deferred batches, subscriptions and events) that takes requests from
+ * the request ring into the connection's input buffer and writes answers and events into the answer
+ * ring.
  *
  * <p>Why a thread per channel, not channels polled by the socket loops: a socket loop that sleeps
  * sleeps in epoll_wait, which a futex wake does not end, and one that spins makes an epoll_wait(0)
@@ -35,14 +37,18 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>A bad index or length read from the segment closes the channel and its connection with one
  * logged line (WARNING, {@code org.sysframe.server}); the connection of its socket is closed on that
- * socket's own loop, so that the client sees it end. The channel ends when that connection ends ({@link #stop}).
+ * socket's own loop, so that the client sees it end. The channel ends when that connection ends (its
+ * loop's {@code stop()}).
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
  */
-public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
+final class ShmDriver implements LoopDriver<ShmDriver.Channel> {
     /** Empty looks at the rings per turn while spinning: the turn's own work (clock, timers, tasks) once per so many. */
     private static final int LOOKS_PER_TURN = 64;
+    /** How every error about the segment's contents begins ({@link ShmRing}). */
+    private static final String BAD = "shared memory: ";
 
+    private final ServerLoop<Channel> loop;
     private final ServerLoop<?> host;
     private final ShmServer.Slot slot; // its share of the server's channels and memory budget
     private final ShmSegment segment;
@@ -58,38 +64,53 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     private Channel channel;
     private ErrnoException corrupt;
 
-    ShmLoop(int channel, ServerLoop<?> host, ShmSegment segment, ServerConnection socketSide, int peerPid, int peerUid, ShmServer.Slot slot) throws ErrnoException {
-        super(host.index, host.config, host.routes(), host.limits()); // the index places it: on its loop's CPU
+    private ShmDriver(ServerLoop<Channel> loop, int channel, ServerLoop<?> host, ShmSegment segment,
+                      ServerConnection socketSide, ShmServer.Slot slot) {
+        this.loop = loop;
         this.host = host;
         this.slot = slot;
         this.segment = segment;
         this.in = segment.requests();
         this.out = segment.answers();
         this.socketSide = socketSide;
-        this.peerPid = peerPid;
-        this.peerUid = peerUid;
-        this.waiter = new Waiter(slot.waitMode(), counters);
+        this.peerPid = socketSide.peerPid();
+        this.peerUid = socketSide.peerUid();
+        this.waiter = new Waiter(slot.waitMode(), loop.counters());
         boolean neverSleeps = !slot.waitMode().blocks(); // spin, yield
         in.consumerNeverSleeps(neverSleeps);
         out.producerNeverSleeps(neverSleeps);
-        thread().setName("sysframe-shm-" + channel + " pid " + peerPid + " " + config.socketPath());
+        loop.thread().setName("sysframe-shm-" + channel + " pid " + peerPid + " " + loop.config().socketPath());
         this.kick = new Futex(new SyscallCounters("shared-memory wakeup (any thread)"), kickArena);
-        tasks.alsoOnWake(this::kick);
     }
 
-    /** Starts the thread and waits until it serves; false (everything freed) when it could not start. */
-    boolean begin() {
+    /**
+     * The loop of channel number channel, serving segment for the connection socketSide of host with
+     * the host's routes and limits; on the host's loop index, so on its CPU. Not started: {@link #begin}.
+     */
+    static ServerLoop<Channel> newLoop(int channel, ServerLoop<?> host, ShmSegment segment, ServerConnection socketSide,
+                                       ShmServer.Slot slot) throws ErrnoException {
+        return new ServerLoop<>(host.index(), host.config(), host.routes(), host.limits(),
+                loop -> new ShmDriver(loop, channel, host, segment, socketSide, slot));
+    }
+
+    /** Starts the thread of loop and waits until it serves; false (everything freed) when it could not start. */
+    static boolean begin(ServerLoop<Channel> loop) {
+        return ((ShmDriver) loop.driver()).begin();
+    }
+
+    private boolean begin() {
         // A failure of this thread is logged by the loop and ends the channel with its connection: the server goes on.
-        connect(null, host.fanout(), failure -> { });
-        host.fanout().add(this);
-        thread().start();
+        loop.connect(null, host.fanout(), failure -> { });
+        host.fanout().add(loop);
+        loop.thread().start();
         try {
-            Throwable failure = tasks().awaitStarted();
+            Throwable failure = loop.tasks().awaitStarted();
             if (failure == null) return true;
-            LOG.log(Level.WARNING, "shared-memory channel of pid=" + peerPid + " did not start: " + failure.getMessage());
+            ServerLoop.LOG.log(Level.WARNING, "shared-memory channel of pid=" + peerPid + " did not start: "
+                    + failure.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            stop();
+            loop.stop();
         }
         return false;
     }
@@ -99,7 +120,8 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
      * the answer ring for room. Each word is cleared first, so a sleep that begins after this returns at
      * once: the thread's sleeps have no bound of their own.
      */
-    private synchronized void kick() {
+    @Override
+    public synchronized void wakeup() {
         if (!kickArena.scope().isAlive()) return;
         in.consumerAwake();
         out.producerAwake();
@@ -107,28 +129,24 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
             kick.wake(in.memory(), in.consumerWord(), 1);
             kick.wake(out.memory(), out.producerWord(), 1);
         } catch (ErrnoException e) {
-            LOG.log(Level.ERROR, "cannot wake a shared-memory channel: " + e.getMessage());
+            ServerLoop.LOG.log(Level.ERROR, "cannot wake a shared-memory channel: " + e.getMessage());
         }
     }
 
     @Override
-    protected void watch() {
-        adoptChannel(tag -> channel = new Channel(tag), peerPid, peerUid);
+    public void open() {
+        loop.adoptChannel(tag -> channel = new Channel(tag), peerPid, peerUid);
     }
 
     @Override
-    protected void turn() throws ErrnoException {
-        long bound = hasBacklog() ? 0 : timerWaitNanos();
-        waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound, LOOKS_PER_TURN);
-        startOfTurn();
-        if (tasks.hasQueued()) tasks.runAll();
-        serve();
-        endOfTurn();
-        channel.publishTurn();
+    public int await(long bound) throws ErrnoException {
+        return waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound, LOOKS_PER_TURN);
     }
 
-    /** Hands the ring's bytes to the connection and lets it write again when the answer ring has room. */
-    private void serve() {
+    /** Runs the waiting tasks; gives the connection the ring's bytes, and room to write when the answer ring has it. */
+    @Override
+    public void handle(int ready) {
+        if (loop.tasks().hasQueued()) loop.tasks().runAll();
         ServerConnection c = channel.connection;
         if (c == null || c.isClosed()) return;
         try {
@@ -149,53 +167,46 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         }
     }
 
-    /** Asks the loop to end (the connection of its socket closed, or the server stops); any thread. */
+    /** Publishes what the turn wrote. */
     @Override
-    public void stop() {
-        super.stop();
-    }
+    public void endOfTurn() throws ErrnoException { channel.publishTurn(); }
 
     /**
-     * A close for a bad value read from the segment (on whichever path it was read) is logged, once: the
-     * channel has one connection. Its record goes to its socket's loop, beside the socket's own: the
-     * server's statistics list both.
+     * The channel's one connection closed: the loop ends. A close for a bad value read from the segment
+     * (on whichever path it was read) is logged, once. The connection of the socket ends on its own
+     * loop's thread: this thread never touches the socket (its descriptor may be closed there meanwhile,
+     * and its number given to a new connection); the channel's record goes there too, beside the
+     * socket's own: the server's statistics list both.
      */
     @Override
-    public void closed(ServerConnection c, String reason) {
+    public boolean unregister(Channel s, String reason) {
         int at = reason.indexOf(BAD);
-        if (at >= 0) LOG.log(Level.WARNING, "pid=" + peerPid + ": shared-memory channel closed: " + reason.substring(at));
-        super.closed(c, reason);
-        ConnectionStats stats = ConnectionLog.stats(c, "shared-memory channel: " + reason);
-        host.tasks().submit(() -> host.connectionLog().add(stats));
-    }
-
-    /** How every error about the segment's contents begins ({@link ShmRing}). */
-    private static final String BAD = "shared memory: ";
-
-    @Override
-    protected void forget(ServerConnection c) {
-        super.forget(c);
-        running = false;
-        // The socket's connection ends on its own loop's thread: this thread never touches the socket
-        // (its descriptor may be closed there meanwhile, and its number given to a new connection).
+        if (at >= 0) {
+            String what = reason.substring(at);
+            ServerLoop.LOG.log(Level.WARNING, "pid=" + peerPid + ": shared-memory channel closed: " + what);
+        }
+        loop.stop();
         host.tasks().submit(() -> socketSide.close("its shared-memory channel ended"));
+        ConnectionStats stats = ConnectionLog.stats(s.connection, "shared-memory channel: " + reason);
+        host.tasks().submit(() -> host.connectionLog().add(stats));
+        return true;
     }
 
     @Override
-    protected void shutdown() {
-        host.fanout().remove(this);
-        ShmServer.ended(this);
+    public void shutdown() {
+        host.fanout().remove(loop);
+        ShmServer.ended(loop);
         // Freed once the thread has ended (its last task run): by a short-lived thread of its own.
         Thread.ofVirtual().name("sysframe-shm-close").start(() -> {
             try {
-                tasks().awaitStopped(30);
+                loop.tasks().awaitStopped(30);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             synchronized (this) {
                 if (kickArena.scope().isAlive()) kickArena.close();
             }
-            close();
+            loop.close();
         });
     }
 
@@ -206,16 +217,15 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     public void pauseListener(int fd, boolean pause) {}
 
     @Override
-    protected Channel newSocket(UnixSocket s, long tag) { throw new UnsupportedOperationException("a channel has no accepted sockets"); }
+    public Channel newSocket(UnixSocket s, long tag) {
+        throw new UnsupportedOperationException("a channel has no accepted sockets");
+    }
 
     @Override
-    protected void watchConnection(Channel s) {}
+    public void register(Channel s) {}
 
     @Override
-    protected void attach(Channel s, ServerConnection c) { s.connection = c; }
-
-    @Override
-    protected void closeDriver() {
+    public void close() {
         segment.close();
         slot.release();
     }
@@ -224,7 +234,7 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
     private final class Steps implements Waiter.Steps {
         @Override
         public int poll() {
-            if (!running || tasks.hasQueued() || corrupt != null) return 1;
+            if (!loop.isRunning() || loop.tasks().hasQueued() || corrupt != null) return 1;
             try {
                 if (channel.writable) return out.room() > 0 ? 1 : 0;
                 return in.available() > 0 ? 1 : 0;
@@ -238,15 +248,17 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
         public int block(long nanos) throws ErrnoException {
             if (nanos == 0) return poll();
             // No bound of its own: whatever must end the sleep wakes the word (a request's publish,
-            // a task or stop() by kick()); a timer's bound, when one runs, is nanos. (It slept in
-            // slices of 20 ms before, each ending in a look that found nothing.)
-            long slice = nanos;
+            // a task or the loop's stop() by wakeup()); a timer's bound, when one runs, is nanos.
             try {
                 if (channel.writable) {
-                    if (out.producerSleeps() == 0 && running && !tasks.hasQueued()) channel.futex.await(out.memory(), out.producerWord(), 1, slice);
+                    if (out.producerSleeps() == 0 && loop.isRunning() && !loop.tasks().hasQueued()) {
+                        channel.futex.await(out.memory(), out.producerWord(), 1, nanos);
+                    }
                     out.producerAwake();
                 } else {
-                    if (in.consumerSleeps() == 0 && running && !tasks.hasQueued()) channel.futex.await(in.memory(), in.consumerWord(), 1, slice);
+                    if (in.consumerSleeps() == 0 && loop.isRunning() && !loop.tasks().hasQueued()) {
+                        channel.futex.await(in.memory(), in.consumerWord(), 1, nanos);
+                    }
                     in.consumerAwake();
                 }
             } catch (ErrnoException e) {
@@ -269,9 +281,9 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
      */
     final class Channel implements LoopSocket, Outlet.Direct {
         private final long tag;
-        private final SyscallCounters counters = newConnectionCounters();
-        private final Futex futex = new Futex(counters, arena);
-        private final boolean perTurn = config.flush() == FlushMode.DEFERRED;
+        private final SyscallCounters counters = loop.newConnectionCounters();
+        private final Futex futex = new Futex(counters, loop.arena());
+        private final boolean perTurn = loop.config().flush() == FlushMode.DEFERRED;
         private ServerConnection connection;
         private boolean writable;
         private boolean inputPaused;
@@ -284,6 +296,9 @@ public final class ShmLoop extends ServerLoop<ShmLoop.Channel> {
 
         @Override
         public ServerConnection connection() { return connection; }
+
+        @Override
+        public void attach(ServerConnection c) { connection = c; }
 
         @Override
         public long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException {
