@@ -17,6 +17,12 @@ import java.util.Objects;
  * <table>
  * <caption>The server's meters</caption>
  * <tr><th>name</th><th>type</th><th>reads</th></tr>
+ * <tr><td>{@code sysframe.server.requests}</td><td>counter</td><td>requests read and handed to their
+ *     handlers, GR_HELLO included, every loop and channel: {@code stats().requests()}</td></tr>
+ * <tr><td>{@code sysframe.server.errors}</td><td>counter</td><td>answers with an error status (the
+ *     handler's, or the server's ENOTSUP, EMSGSIZE, EBADMSG, EIO, ENOMEM): {@code stats().errors()}</td></tr>
+ * <tr><td>{@code sysframe.server.bytes.received}, {@code .sent}</td><td>counter</td><td>the frames'
+ *     bytes, headers included, of the requests read and of the answers and events written</td></tr>
  * <tr><td>{@code sysframe.server.connections}</td><td>gauge</td><td>connections open now, on every loop:
  *     {@code connectionCount()}</td></tr>
  * <tr><td>{@code sysframe.server.channels}</td><td>gauge</td><td>shared-memory channels open now:
@@ -55,6 +61,15 @@ public final class GroutServerMetrics implements MeterBinder, AutoCloseable {
 
     @Override
     public void bindTo(MeterRegistry registry) {
+        bound.add(registry, FunctionCounter.builder("sysframe.server.requests", server, s -> s.stats().requests())
+                .description("Requests read and handed to their handlers").tags(tags).register(registry));
+        bound.add(registry, FunctionCounter.builder("sysframe.server.errors", server, s -> s.stats().errors())
+                .description("Answers with an error status").tags(tags).register(registry));
+        bound.add(registry, FunctionCounter.builder("sysframe.server.bytes.received", server, s -> s.stats().bytesReceived())
+                .description("Bytes of the requests read, headers included").baseUnit("bytes").tags(tags).register(registry));
+        bound.add(registry, FunctionCounter.builder("sysframe.server.bytes.sent", server, s -> s.stats().bytesSent())
+                .description("Bytes of the answers and events written, headers included").baseUnit("bytes").tags(tags)
+                .register(registry));
         bound.add(registry, Gauge.builder("sysframe.server.connections", server, GroutServer::connectionCount)
                 .description("Connections open now").tags(tags).register(registry));
         bound.add(registry, Gauge.builder("sysframe.server.channels", server, GroutServer::channelCount)

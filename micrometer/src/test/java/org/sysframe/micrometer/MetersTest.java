@@ -96,6 +96,11 @@ class MetersTest {
             // The server: one epoll_wait (the request is there), one recvfrom, one sendto per call.
             assertEquals(Map.of("epoll_wait", (long) CALLS, "recvfrom", (long) CALLS, "sendto", (long) CALLS),
                     minus(syscalls("sysframe.server.syscalls"), server0));
+            // Its requests and bytes are the client's, seen from the other side.
+            assertEquals(1 + CALLS, counter("sysframe.server.requests"));
+            assertEquals(0, counter("sysframe.server.errors"));
+            assertEquals(counter("sysframe.client.bytes.sent"), counter("sysframe.server.bytes.received"));
+            assertEquals(counter("sysframe.client.bytes.received"), counter("sysframe.server.bytes.sent"));
         }
     }
 
@@ -135,8 +140,10 @@ class MetersTest {
         try (GroutServer server = GroutServer.start(options);
              GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
                      .receiveTimeoutMillis(100));
-             GroutClientMetrics metrics = new GroutClientMetrics(client)) {
+             GroutClientMetrics metrics = new GroutClientMetrics(client);
+             GroutServerMetrics serverMetrics = new GroutServerMetrics(server)) {
             metrics.bindTo(registry);
+            serverMetrics.bindTo(registry);
             ErrnoException timedOut = assertThrows(ErrnoException.class, () -> client.call(slow));
             assertEquals(Errno.ETIMEDOUT, timedOut.errno());
             assertEquals(0, counter("sysframe.client.answers.late"));
@@ -146,6 +153,12 @@ class MetersTest {
             client.call(GroutApi.PING); // receives the slow request's answer first, and drops it
             assertEquals(1, counter("sysframe.client.answers.late"));
             assertEquals(3, counter("sysframe.client.calls"));
+            assertEquals(1, counter("sysframe.client.errors"), "the ping after it was answered");
+            ErrnoException unknown = assertThrows(ErrnoException.class, () -> client.call(0x7e570002));
+            assertEquals(Errno.ENOTSUP, unknown.errno());
+            assertEquals(1, counter("sysframe.server.errors"), "the server answered ENOTSUP: an error answer");
+            assertEquals(1, counter("sysframe.client.errors"), "an error answer is an answer: not a failed call");
+            assertEquals(4, counter("sysframe.server.requests"));
             assertEquals(0, gauge("sysframe.client.in.flight"));
         }
     }
@@ -186,7 +199,7 @@ class MetersTest {
             clientMetrics.bindTo(registry);
             clientMetrics.bindTo(other);
             serverMetrics.bindTo(registry);
-            int clientMeters = 12 + Syscalls.KINDS.size(), serverMeters = 2 + Syscalls.KINDS.size();
+            int clientMeters = 12 + Syscalls.KINDS.size(), serverMeters = 6 + Syscalls.KINDS.size();
             assertEquals(clientMeters + serverMeters, registry.getMeters().size());
             assertEquals(clientMeters, other.getMeters().size());
             assertTrue(registry.getMeters().stream().allMatch(m -> m.getId().getName().startsWith("sysframe.")));

@@ -6,6 +6,7 @@ import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.server.Acceptor;
 import org.sysframe.transport.internal.server.EventFanout;
 import org.sysframe.transport.internal.server.Routes;
+import org.sysframe.transport.internal.server.ServerCounts;
 import org.sysframe.transport.internal.server.ServerLimits;
 import org.sysframe.transport.internal.server.ServerLoop;
 import org.sysframe.transport.internal.server.ServerSocketPath;
@@ -233,6 +234,12 @@ public final class GroutServer implements AutoCloseable {
         int n = 0;
         for (ServerLoop<?> l : loops) n += l.tasks().call(l::memoryWaiterCount);
         return n;
+    }
+
+    /** The requests, error answers and frame bytes so far, over every loop and channel (live sums, read at once). */
+    public ServerStats stats() {
+        ServerCounts c = limits().counts;
+        return new ServerStats(c.requests(), c.errors(), c.bytesReceived(), c.bytesSent());
     }
 
     /** Connections open now, on every loop. */

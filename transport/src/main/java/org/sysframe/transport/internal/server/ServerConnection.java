@@ -11,7 +11,9 @@ import org.sysframe.transport.internal.io.SafeLogger;
 import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.ServerRequestEvent;
 import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.EventHeader;
 import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.ResponseHeader;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
@@ -262,6 +264,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         int id = RequestHeader.id(in, at);
         int type = RequestHeader.type(in, at);
         requests++;
+        limits.counts.request(RequestHeader.SIZE + plen);
         ACCESS.set(request, id, type, in, at + RequestHeader.SIZE, plen, peerPid, peerUid);
         if (!helloDone && type != GroutApi.HELLO) {
             log(Level.DEBUG, "pid=%d: %s before GR_HELLO", peerPid, routes.name(type));
@@ -318,12 +321,16 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
 
     @Override
     public void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest) {
-        if (!closed) output.respond(forId, status, payload, off, len, fromRequest);
+        if (closed) return;
+        limits.counts.answer(status, ResponseHeader.SIZE + len);
+        output.respond(forId, status, payload, off, len, fromRequest);
     }
 
     /** Sends one event (its payload is copied when queued: the publisher's memory is not ours). */
     void sendEvent(int evType, MemorySegment payload, long off, long len) {
-        if (!closed) output.event(evType, payload, off, len);
+        if (closed) return;
+        limits.counts.event(EventHeader.SIZE + len);
+        output.event(evType, payload, off, len);
     }
 
     /** Flushes the deferred batch at the end of the loop turn. */
