@@ -38,11 +38,15 @@ final class HtmlReport {
     static String of(BenchRun r) throws IOException {
         StringBuilder sb = new StringBuilder();
         sb.append("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>sysframe matrix</title>\n")
-          .append("<style>body{font-family:sans-serif;margin:2em;max-width:1200px} table{border-collapse:collapse;font-size:13px}")
+          .append("<style>body{font-family:sans-serif;margin:2em;max-width:1300px}")
+          .append(" table{border-collapse:collapse;font-size:13px}")
           .append("td,th{border:1px solid #ccc;padding:3px 6px;text-align:right} td.l,th.l{text-align:left}")
-          .append("img,svg{display:block;margin:1.5em 0;max-width:100%} .miss{color:#b00;font-weight:bold} .open{color:#a60;font-weight:bold}")
-          .append(" .ok{color:#070;font-weight:bold} .why{font-weight:normal;color:#333} details.goal{margin:2px 0} details.goal p{margin:4px 1.5em}")
-          .append(" .fig{color:#444}</style></head><body>\n")
+          .append("img,svg{display:block;margin:1.5em 0;max-width:100%} svg.goals{height:auto}")
+          .append(" .miss{color:#cf222e;font-weight:bold} .open{color:#b35900;font-weight:bold}")
+          .append(" .ok{color:#1a7f37;font-weight:bold} .why{font-weight:normal;color:#333} details.goal{margin:2px 0}")
+          .append(" details.goal p{margin:4px 1.5em} .fig{color:#444}")
+          .append(" .vm{background:#f6f8fa;border-left:4px solid #b35900;padding:.3em 1em;max-width:60em}")
+          .append("</style></head><body>\n")
           .append("<h1>sysframe benchmark").append(r.quick() ? " (quick run: fewer calls per cell; make bench runs the full one)" : "")
           .append("</h1>\n<p>").append(esc(r.machine())).append("<br>")
           .append(r.rounds()).append(" interleaved rounds").append(r.quick() ? " (quick)" : "")
@@ -55,14 +59,33 @@ final class HtmlReport {
         if (r.reproduce() != null) sb.append("<p class=reproduce>To reproduce: ").append(esc(r.reproduce())).append("</p>\n");
         if (!r.goals().isEmpty()) {
             sb.append("<h2>Verdict</h2>\n<p class=overall><b>").append(esc(TerminalReport.tally(r))).append("</b></p>\n");
+            sb.append(ON_A_VM);
             goals(sb, r, null);
-            sb.append(GoalChart.svg(r.goals()));
+            sb.append(GoalChart.svg(GoalChart.rows(r.goals()),
+                    "Every goal of this run: estimate (dot) and 95 % interval (bar) against its threshold"));
         }
         for (BenchTable t : r.tables()) table(sb, r, t);
         if (r.kernelUnavailable() != null) sb.append("<p>kernel counts unavailable: ").append(esc(r.kernelUnavailable())).append("</p>\n");
         sb.append("</body></html>\n");
         return sb.toString();
     }
+
+    /**
+     * What a newcomer needs to read the verdicts of a run on a virtual machine: what "not settled" means,
+     * and what makes the counts differ between machines and runs.
+     */
+    static final String ON_A_VM = "<div class=vm><h3>How to read this on a VM</h3>\n"
+            + "<p><b>NOT SETTLED</b> is not a failure: the goal's 95 % interval still straddles its threshold when"
+            + " the table's time budget ran out, so this run cannot tell which side it is on (the line says about how"
+            + " many rounds would settle it). A goal within a few per cent of its threshold often ends there.</p>\n"
+            + "<p>How many goals come out missed or not settled varies between machine kinds and between runs of the"
+            + " same machine. On a virtual machine the price of a sleep and a wake-up is the host's: it depends on the"
+            + " CPU kind, on whether the guest polls before it halts (halt polling: the machine line above says), and"
+            + " on where the virtual CPUs run at the moment (core placement, other guests); it can change for a"
+            + " stretch of rounds or a whole run, which no interval over one run's rounds shows. Goals against a C"
+            + " client or the C server measured in the same rounds see the same machine on both sides; goals against"
+            + " a blocking row do not. The spread between runs and machines: docs/results.md of the repository.</p>"
+            + "</div>\n";
 
     /** The kernel's count per call (median over the rounds), or "n/a" when it was not read. */
     private static String kernel(List<Measurement> runs, java.util.function.Function<Measurement, org.sysframe.unix.SyscallCounts> side) {
@@ -109,7 +132,8 @@ final class HtmlReport {
             };
             String against = g.goal().subject().equals(g.goal().versus()) ? g.goal().subject() : g.goal().subject() + " vs " + g.goal().versus();
             sb.append("<details class=goal><summary><span class=").append(cls).append('>').append(esc(g.status().label()))
-              .append("</span> ").append(esc(g.goal().name())).append(" <span class=fig>").append(esc(g.goal().metric().label()))
+              .append("</span> ").append(esc(GoalChart.label(g.goal().name(), g.goal().payload())))
+              .append(" <span class=fig>").append(esc(g.goal().metric().label()))
               .append(' ').append(esc(g.figure())).append(", want ").append(esc(g.goal().want())).append("</span></summary>")
               .append("<p>").append(esc(g.line())).append("</p>");
             if (g.explanation() != null) sb.append("<p class=why>").append(esc(g.explanation())).append("</p>");
@@ -216,23 +240,30 @@ final class HtmlReport {
     /** Per-round ratio against the reference, as boxes (min-max whiskers) per row, one group per payload. */
     private static JFreeChart ratioBoxes(BenchTable t) {
         DefaultBoxAndWhiskerCategoryDataset d = new DefaultBoxAndWhiskerCategoryDataset();
+        double lo = Double.POSITIVE_INFINITY, hi = 0;
         for (int payload : t.payloads()) {
             for (String name : t.names()) {
                 // Paired by round: a cell given added rounds has more runs than the others.
                 List<Measurement[]> pairs = GoalVerdict.pairs(t.runs(), name, t.reference(), payload);
                 if (pairs.isEmpty()) continue;
                 List<Double> ratios = new ArrayList<>();
-                for (Measurement[] p : pairs) ratios.add(p[0].callsPerSecond() / p[1].callsPerSecond());
+                for (Measurement[] p : pairs) {
+                    double x = p[0].callsPerSecond() / p[1].callsPerSecond();
+                    ratios.add(x);
+                    if (x > 0 && !Double.isInfinite(x)) {
+                        lo = Math.min(lo, x);
+                        hi = Math.max(hi, x);
+                    }
+                }
                 d.add(ratios, name, payload + " B");
             }
         }
         JFreeChart c = boxes(t.title() + ": calls/s over " + t.reference() + "'s, per round (log axis; box: quartiles, whiskers: min-max)",
                 "payload", "ratio", d, true);
-        org.jfree.chart.axis.LogAxis log = new org.jfree.chart.axis.LogAxis("ratio (log scale)");
-        log.setBase(10);
-        log.setSmallestValue(1e-3);
-        log.setNumberFormatOverride(new java.text.DecimalFormat("0.###"));
-        c.getCategoryPlot().setRangeAxis(log);
+        RatioAxis axis = new RatioAxis("ratio (log scale)");
+        // Every round's ratio inside the axis, whiskers and outliers included (the automatic range cut off the top).
+        if (hi > 0) axis.setRange(lo / 1.06, hi * 1.06);
+        c.getCategoryPlot().setRangeAxis(axis);
         return c;
     }
 

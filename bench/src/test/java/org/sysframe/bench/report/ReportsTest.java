@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.bench.table.PairingTable;
@@ -174,15 +175,106 @@ public class ReportsTest {
         assertTrue(html.contains("<p class=headline><b>Verdict: 2 of 4 goals met, 0 level, 2 missed, 0 not settled. goal seed patch: +10 % calls/s"), html);
         // The page opens with the overall verdict, one folding line per goal, then the goals' chart (inline SVG).
         int overall = html.indexOf("<p class=overall><b>goals: 2 met, 2 missed, 0 level, 0 not settled (of 4), in 0 min 13 s</b></p>");
-        int firstGoal = html.indexOf("<details class=goal><summary><span class=ok>met</span> seed patch: +10 % calls/s <span class=fig>calls/s"
+        int firstGoal = html.indexOf("<details class=goal><summary><span class=ok>met</span> seed patch: +10 %"
+                + " calls/s · 32 B <span class=fig>calls/s"
                 + " 1.250x [1.250-1.250], 5 rounds, want &gt;= 1.10x</span></summary>");
         int chart = html.indexOf("<svg ");
         int firstTable = html.indexOf("<h2>framing pairings</h2>");
-        assertTrue(overall > 0 && overall < firstGoal && firstGoal < chart && chart < firstTable, html);
-        assertTrue(html.contains("<span class=miss>MISSED</span> merged change: +10 % calls/s"), html);
-        assertEquals(4, html.substring(chart, html.indexOf("</svg>")).split("<circle ", -1).length - 1, "one dot per goal");
+        int note = html.indexOf("<h3>How to read this on a VM</h3>");
+        assertTrue(overall > 0 && overall < note && note < firstGoal && firstGoal < chart && chart < firstTable, html);
+        assertTrue(html.contains("<span class=miss>MISSED</span> merged change: +10 % calls/s · 32 B"), html);
+        assertEquals(4, html.substring(chart, html.indexOf("</svg>")).split("r=\"4.5\"", -1).length - 1, "one"
+                + " dot per goal");
         assertEquals(images, html.split("src=\"", -1).length - 1, "every src is an embedded image: no broken reference");
         assertTrue(html.contains("<td class=l>seed-v3</td><td>32</td><td>12500</td><td>1.250 [1.250-1.250]</td><td>5</td>"), html);
+    }
+
+    /** Goals as the chart draws them: a ratio and a row's own figure, at two payloads, with every verdict. */
+    static List<GoalChart.Row> chartRows() {
+        return List.of(
+                new GoalChart.Row("peers", "one at a time: at least 0.97x C lean", 32, true, "x", true, 0.97, 0, 0.964,
+                        0.889, 0.979,
+                        Goal.Status.NOT_SETTLED, "goal one at a time at 32 B"),
+                new GoalChart.Row("peers", "one at a time: at least 0.97x C lean", 1024, true, "x", true, 0.97, 0, 1.02,
+                        1.0, 1.04,
+                        Goal.Status.MET, "goal one at a time at 1024 B"),
+                new GoalChart.Row("depth", "depth 64: 8x depth 1", 32, true, "x", true, 8, 0, 36.1, 35.7, 44.5,
+                        Goal.Status.MET, "goal depth"),
+                new GoalChart.Row("wait", "spin:50us within 10 % of spinning", 32, true, "x", true, 0.9, 0.1, 0.98, 0.9,
+                        1.01,
+                        Goal.Status.LEVEL, "goal level"),
+                new GoalChart.Row("wait", "shared memory spinning: no syscall per call", 32, false, " syscalls", false,
+                        0.0005, 0, 0, 0, 0,
+                        Goal.Status.MET, "goal no syscall"),
+                new GoalChart.Row("concurrency", "64 virtual callers on one client: at most 0.2 client syscalls"
+                        + " per call", 32, false,
+                        " syscalls", false, 0.2, 0, 0.267, 0.256, 0.284, Goal.Status.MISSED, "goal a <b> & \"c\""));
+    }
+
+    @Test
+    void theGoalChartLabelsEachGoalWithItsPayloadAndCutsNoText() throws Exception {
+        String svg = GoalChart.svg(chartRows(), "Run 1: every goal");
+        // A file of its own (docs/results.svg): well-formed XML, every text escaped.
+        javax.xml.parsers.DocumentBuilderFactory f = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+        org.w3c.dom.Document doc = f.newDocumentBuilder()
+                .parse(new org.xml.sax.InputSource(new java.io.StringReader(svg)));
+        assertEquals("svg", doc.getDocumentElement().getTagName());
+        assertTrue(svg.contains("<title>goal a &lt;b&gt; &amp; &quot;c&quot;</title>"), svg);
+        // The same goal at 32 B and at 1 KiB reads differently.
+        assertTrue(svg.contains(">one at a time: at least 0.97x C lean · 32 B</text>"), svg);
+        assertTrue(svg.contains(">one at a time: at least 0.97x C lean · 1 KiB</text>"), svg);
+        // A long name wraps, its payload never on a line of its own.
+        assertTrue(svg.contains(">64 virtual callers on one client: at most 0.2</text>"), svg);
+        assertTrue(svg.contains(">client syscalls per call · 32 B</text>"), svg);
+        // The ratios on a log axis with ticks at powers of two, the own figures over their threshold on a linear one.
+        for (String tick : List.of(">0.5</text>", ">1</text>", ">2</text>", ">4</text>", ">8</text>", ">64</text>",
+                ">1.5</text>")) {
+            assertTrue(svg.contains(tick), tick + " in " + svg);
+        }
+        assertTrue(svg.contains(">0.964x [0.889-0.979] ≥ 0.97x</text>"), svg);
+        assertTrue(svg.contains(">0.980x [0.900-1.010] level 0.90-1.10x</text>"), svg);
+        assertTrue(svg.contains(">0.267 [0.256-0.284] ≤ 0.20 syscalls</text>"), svg);
+        assertTrue(svg.contains(">NOT SETTLED</text>"), svg);
+        // Nothing is cut: every text starts inside the drawing, and the widest column ends before its right edge.
+        Matcher width = Pattern.compile("<svg [^>]*width=\"(\\d+)\" height=\"(\\d+)\" viewBox=\"0 0 (\\d+)"
+                + " (\\d+)\"").matcher(svg);
+        assertTrue(width.find(), svg);
+        int w = Integer.parseInt(width.group(1));
+        assertEquals(width.group(1), width.group(3), "scales to its box: the viewBox is the drawing");
+        Matcher verdict = Pattern.compile("<text x=\"([0-9.]+)\" y=\"[0-9.]+\" font-weight=\"bold\""
+                + " fill=\"#[0-9a-f]+\">NOT SETTLED</text>")
+                .matcher(svg);
+        assertTrue(verdict.find(), svg);
+        assertTrue(Double.parseDouble(verdict.group(1)) + "NOT SETTLED".length() * GoalChart.CAPS <= w, "the"
+                + " verdict ends inside " + w);
+        Matcher x = Pattern.compile("<text x=\"([0-9.]+)\"").matcher(svg);
+        while (x.find()) assertTrue(Double.parseDouble(x.group(1)) < w, x.group());
+    }
+
+    @Test
+    void ratioAxesTickAtValuesOneReadsOff() {
+        assertEquals(List.of(0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0), GoalChart.ratioTicks(0.25, 64));
+        assertEquals(List.of(0.75, 1.0, 1.25, 1.5, 1.75), GoalChart.ratioTicks(0.72, 1.9));
+        assertEquals(List.of(0.5, 1.0, 1.5, 2.0, 2.5), GoalChart.ratioTicks(0.5, 2.5));
+        assertEquals(List.of(0.9, 1.0, 1.1, 1.2, 1.3), GoalChart.ratioTicks(0.85, 1.34));
+        assertEquals(List.of(0.97, 0.98, 0.99, 1.0, 1.01, 1.02, 1.03), GoalChart.ratioTicks(0.97, 1.03));
+        for (double[] range : new double[][] {{0.3, 0.9}, {0.97, 1.03}, {1.2, 40}, {0.01, 300}, {1.5, 2.4}}) {
+            List<Double> ticks = GoalChart.ratioTicks(range[0], range[1]);
+            assertTrue(ticks.size() >= 3 && ticks.size() <= 12, range[0] + "-" + range[1] + ": " + ticks);
+            for (double t : ticks) {
+                boolean power = Math.abs(Math.log(t) / Math.log(2) - Math.rint(Math.log(t) / Math.log(2))) < 1e-9;
+                boolean round = Math.abs(t * 100 - Math.rint(t * 100)) < 1e-9;
+                assertTrue(power || round, range[0] + "-" + range[1] + ": " + t);
+            }
+        }
+        assertEquals(List.of("1/16", "0.125", "0.25", "0.75", "1", "1.5", "64"),
+                java.util.stream.Stream.of(0.0625, 0.125, 0.25, 0.75, 1.0, 1.5, 64.0).map(GoalChart::tick).toList());
+        // report.html's box charts take the same ticks.
+        RatioAxis axis = new RatioAxis("ratio");
+        axis.setRange(0.72, 1.9);
+        assertEquals(List.of("0.75", "1", "1.25", "1.5", "1.75"),
+                axis.refreshTicks(null, null, null, org.jfree.chart.ui.RectangleEdge.LEFT)
+                .stream().map(t -> t.getText()).toList());
     }
 
     @Test
