@@ -21,7 +21,7 @@ C_PEER := bench/target/sysframe_ping
 C_SHM := bench/target/shm_pingpong
 C_SERVE := bench/target/sysframe_serve
 
-.PHONY: help build test bench jmh soak javadoc clean tracefs c-peer
+.PHONY: help build test bench jmh soak javadoc release clean tracefs c-peer
 
 # The first target: `make` alone lists the others.
 help:
@@ -29,6 +29,7 @@ help:
 	@echo "               (BENCH_ARGS=--full for the whole grid, --quick for a short run)"
 	@echo "make test      every module's tests, the transport's once per backend, then again with 2 loops per server"
 	@echo "make build     compile and install the modules (tests not compiled) and the C peer"
+	@echo "make release   the library as a Maven file repository and its .tar.gz, in target/release (no gcc)"
 	@echo "make javadoc   the API's HTML (the exported packages of org.sysframe.unix and org.sysframe.transport) in target/apidocs"
 	@echo "make soak      the 5-minute soak (SOAK_SECONDS=300)"
 	@echo "make jmh       the JMH suite (JMH_ARGS, -prof gc by default)"
@@ -115,6 +116,21 @@ javadoc:
 	  --module-source-path "org.sysframe.transport=transport/src/main/java" \
 	  --module org.sysframe.unix,org.sysframe.transport
 	@echo "javadoc: target/apidocs/index.html"
+
+# The release (docs/integrating.md#coordinates): the library modules (native-bindings, transport) with their sources
+# and javadoc jars, the BOM (bom/: sysframe-bom) and the parent pom the library poms name, deployed by Maven to the
+# file repository target/release/repository (made afresh), then that directory as target/release/sysframe-VERSION-
+# repository.tar.gz. test-support is built for native-bindings' test scope but not deployed (maven.deploy.skip), nor are
+# examples and bench. No C and no tests: gcc belongs to the bench's programs and to tests that compile C probes; a
+# release is cut from a tree that passed `make test`.
+RELEASE_REPO := target/release/repository
+release:
+	@rm -rf target/release
+	$(MVN) -q -Dmaven.test.skip=true deploy -pl bom,native-bindings,transport,micrometer -am \
+	  -DaltDeploymentRepository=sysframe-release::file://$(CURDIR)/$(RELEASE_REPO)
+	@v=$$(sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1); \
+	  tar -czf target/release/sysframe-$$v-repository.tar.gz -C target/release repository && \
+	  echo "release $$v: $(RELEASE_REPO) (file://$(CURDIR)/$(RELEASE_REPO)), target/release/sysframe-$$v-repository.tar.gz"
 
 clean:
 	$(MVN) -q clean

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
     /**
      * The version the build was made from: {@code version.properties}, which Maven fills in with the
-     * project's version ({@code bench/pom.xml} filters it), e.g. {@code sysframe 0.1.0-SNAPSHOT}.
+     * project's version ({@code bench/pom.xml} filters it), e.g. {@code sysframe 0.1.0}.
      */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
@@ -19,7 +19,7 @@ public final class Main implements Runnable {
             return new String[] {"sysframe " + version()};
         }
 
-        /** The project's version, e.g. {@code 0.1.0-SNAPSHOT}. */
+        /** The project's version, e.g. {@code 0.1.0}. */
         static String version() throws java.io.IOException {
             java.util.Properties p = new java.util.Properties();
             try (java.io.InputStream in = Main.class.getResourceAsStream("version.properties")) {
