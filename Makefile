@@ -96,7 +96,7 @@ test: tracefs c-peer
 bench: tracefs build
 	./sysframe matrix $(BENCH_ARGS)
 
-# The 5-minute soak (make test runs a 20-second one): 256 clients, mixed payloads, memory and fds checked.
+# The 5-minute soak (make test runs a 10-second one): 256 clients, mixed payloads, memory and fds checked.
 SOAK_SECONDS ?= 300
 soak: tracefs
 	$(MVN) -q -Dmaven.test.skip=true install -pl native-bindings

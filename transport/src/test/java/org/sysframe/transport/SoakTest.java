@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * 256 client threads ping one server for {@code -Dsysframe.soak.seconds} (default 20) with payloads of
+ * 256 client threads ping one server for {@code -Dsysframe.soak.seconds} (default 10) with payloads of
  * 0 B to 128 KiB (seeded, mostly small), every response checked byte for byte. Memory is sampled twice
  * while every client is connected and has used the largest payload (after a warm-up, and at the end),
  * each time with all clients held between two requests: the process's RSS and NMT's "Other" category
@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @EachBackend
 class SoakTest {
     private static final int CLIENTS = 256;
-    private static final long SECONDS = Long.getLong("sysframe.soak.seconds", 20);
+    private static final long SECONDS = Long.getLong("sysframe.soak.seconds", 10);
     /** Between the two samples with the same 256 connections open, nothing native may grow by more than this. */
     private static final long MAX_OTHER_GROWTH = 1L << 20;
     /** RSS includes the Java heap, whose committed size the GC may still adjust after the warm-up. */
