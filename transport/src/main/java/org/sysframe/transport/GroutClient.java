@@ -253,7 +253,9 @@ public final class GroutClient implements AutoCloseable {
     /**
      * The Linux thread id of the first connection's own thread, {@code sysframe-client(<socket>)} (for
      * {@link org.sysframe.unix.KernelSyscallCounter#forThread(int)}): started by the first
-     * {@link #callAsync} or {@link #onEvent} on it; 0 before. (Each connection of a pool has its own.)
+     * {@link #callAsync} or {@link #onEvent} on it; 0 before. A pool of epoll connections has one such thread
+     * for all of them (its event listener aside): then its id, until a listener starts the first connection's own.
+     * (A pool on io_uring or over shared memory: each connection has its own.)
      */
     public int clientThreadId() { return pool.get(0).conduit.standby().tid(); }
 

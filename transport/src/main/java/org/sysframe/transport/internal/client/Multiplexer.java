@@ -73,7 +73,7 @@ public final class Multiplexer {
     /** This thread's own syscalls (its epoll_wait, its wake-ups' sendto and recvfrom), part of the client's. */
     public SyscallCounts counts() { return counters.snapshot(); }
 
-    /** Starts the thread (once); false when it cannot (the client then keeps a standby per connection). */
+    /** Starts the thread (once); IllegalStateException when its epoll instance or wake-up sockets cannot be made. */
     void start() {
         synchronized (startLock) {
             if (thread != null || stopped) return;
