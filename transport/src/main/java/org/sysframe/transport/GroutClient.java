@@ -212,9 +212,10 @@ public final class GroutClient implements AutoCloseable {
 
     /**
      * The syscalls of a pool's one I/O thread (epoll connections; see {@link ClientOptions#connections}): its
-     * {@code epoll_wait} over the connections, and its wake-ups (a {@code sendto} of one byte by the thread that
-     * queued work while it slept, a {@code recvfrom} by it). Part of {@link #counters()}, in no connection's; zero
-     * with one connection.
+     * {@code epoll_wait} over the connections, and its wake-ups through an eventfd (a {@code write} by the thread
+     * that queued work while it slept, a {@code read} by it). Part of {@link #counters()}, in no connection's; zero
+     * with one connection. ({@code read} and {@code write} are not kinds of {@link org.sysframe.unix.SyscallKind#LIBRARY}:
+     * the kernel's per-thread count does not check them.)
      */
     public SyscallCounts ioThreadCounts() { return mux != null ? mux.counts() : SyscallCounts.ZERO; }
 

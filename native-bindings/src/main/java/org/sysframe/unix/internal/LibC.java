@@ -108,6 +108,10 @@ public final class LibC {
     private static final class Read {
         static final MethodHandle H = errnoCall("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     }
+    private static final class Write {
+        static final MethodHandle H = errnoCall("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+    private static final class Eventfd { static final MethodHandle H = errnoCall("eventfd", ints(2)); }
     // fcntl(int, int, ...) and ioctl(int, unsigned long, ...) are variadic: the third argument is the first variadic one.
     private static final class Fcntl { static final MethodHandle H = errnoCall("fcntl", ints(3), Linker.Option.firstVariadicArg(2)); }
     private static final class Ioctl {
@@ -254,6 +258,14 @@ public final class LibC {
 
     public static long read(MemorySegment cs, int fd, MemorySegment buf, long len) {
         try { return (long) Read.H.invokeExact(cs, fd, buf, len); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static long write(MemorySegment cs, int fd, MemorySegment buf, long len) {
+        try { return (long) Write.H.invokeExact(cs, fd, buf, len); } catch (Throwable t) { throw rethrow(t); }
+    }
+
+    public static int eventfd(MemorySegment cs, int initval, int flags) {
+        try { return (int) Eventfd.H.invokeExact(cs, initval, flags); } catch (Throwable t) { throw rethrow(t); }
     }
 
     public static int fcntl(MemorySegment cs, int fd, int cmd, int arg) {

@@ -2,13 +2,11 @@ package org.sysframe.transport.internal.client;
 
 import org.sysframe.unix.Epoll;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.EventFd;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
-import org.sysframe.unix.UnixSocket;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -22,9 +20,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * per connection costs (the C load generator over several connections from one thread is the model).
  *
  * <p>A connection's descriptor is in the set only while this thread holds its role (one
- * {@code epoll_ctl} when it takes it, one when it leaves). It is woken through a socket pair whose
- * other end a thread writes one byte to, only while this one sleeps: a request queued for it, a caller
- * that wants the role, a close. Its syscalls count into the client's ({@code counters()}). A
+ * {@code epoll_ctl} when it takes it, one when it leaves). It is woken through an eventfd in its set,
+ * which a thread signals (a {@code write}) only while this one sleeps: a request queued for it, a caller
+ * that wants the role, a close; it takes the signals with a {@code read}. Its syscalls count into the
+ * client's ({@code counters()}), kinds apart from the connections' sends and receives. A
  * connection's listener of events keeps its standby's thread (which takes the role only idly).
  *
  * <p>Internal to the transport (its package is not exported): not part of the API.
@@ -36,12 +35,9 @@ public final class Multiplexer {
     private final AtomicReferenceArray<Conduit> conduits;
     /** This thread's syscalls and its wake-ups' (any thread's), adding into the client's. */
     private final SyscallCounters counters;
-    // Automatic: a thread that wakes this one as it ends may still write its byte.
-    private final MemorySegment wakeByte = Arena.ofAuto().allocate(1);
-    private final MemorySegment wakeBuf = Arena.ofAuto().allocate(64);
     private final Object startLock = new Object();
     private Epoll epoll;              // the thread's, once started
-    private UnixSocket wakeRead, wakeWrite;
+    private EventFd wakeUp;
     // The thread's own view of the slots: the conduit whose role it holds there, and the descriptor it registered.
     private final Conduit[] held;
     private final int[] heldFd;
@@ -70,7 +66,7 @@ public final class Multiplexer {
     /** The thread's Linux thread id (0 before it started). */
     int tid() { return tid; }
 
-    /** This thread's own syscalls (its epoll_wait, its wake-ups' sendto and recvfrom), part of the client's. */
+    /** This thread's own syscalls (its epoll_wait, its wake-ups' write and read), part of the client's. */
     public SyscallCounts counts() { return counters.snapshot(); }
 
     /** Starts the thread (once); IllegalStateException when its epoll instance or wake-up sockets cannot be made. */
@@ -78,12 +74,9 @@ public final class Multiplexer {
         synchronized (startLock) {
             if (thread != null || stopped) return;
             try {
-                UnixSocket[] pair = UnixSocket.pair(counters, counters);
-                wakeRead = pair[0];
-                wakeWrite = pair[1];
-                wakeRead.setNonBlocking(true);
+                wakeUp = EventFd.open(counters);
                 epoll = new Epoll(held.length + 1, counters);
-                epoll.add(wakeRead.fd(), Epoll.EPOLLIN, WAKE_TAG);
+                epoll.add(wakeUp.fd(), Epoll.EPOLLIN, WAKE_TAG);
             } catch (ErrnoException e) {
                 throw new IllegalStateException("client(" + name + "): cannot start its I/O thread: " + e.getMessage(), e);
             }
@@ -97,9 +90,9 @@ public final class Multiplexer {
         pending = true;
         if (!sleeping) return;
         try {
-            wakeWrite.send(wakeByte, 0, 1, UnixSocket.MSG_DONTWAIT); // EAGAIN: a wake-up is pending already
+            wakeUp.signal(); // false once closed: the thread is ending
         } catch (ErrnoException e) {
-            // closed: the thread is ending
+            throw new IllegalStateException("client(" + name + "): cannot wake its I/O thread: " + e.getMessage(), e);
         }
     }
 
@@ -125,7 +118,7 @@ public final class Multiplexer {
                 sleeping = false;
                 for (int k = 0; k < n; k++) {
                     long tag = epoll.readyTag(k);
-                    if (tag == WAKE_TAG) drainWakeups();
+                    if (tag == WAKE_TAG) wakeUp.take();
                     else receive((int) tag);
                 }
             }
@@ -217,19 +210,11 @@ public final class Multiplexer {
         }
     }
 
-    /** Takes the wake-up bytes (each one wake-up: all of them asked for one look); a receive that did not fill the buffer took all. */
-    private void drainWakeups() throws ErrnoException {
-        while (wakeRead.recv(wakeBuf, 0, wakeBuf.byteSize(), UnixSocket.MSG_DONTWAIT) == wakeBuf.byteSize()) {
-            // more may be there
-        }
-    }
-
     private void close() {
         synchronized (startLock) {
             stopped = true;
             epoll.close();
-            wakeRead.close();
-            wakeWrite.close();
+            wakeUp.close();
         }
     }
 }

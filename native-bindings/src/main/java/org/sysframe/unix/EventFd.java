@@ -1,0 +1,100 @@
+package org.sysframe.unix;
+
+import org.sysframe.unix.internal.LibC;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * An eventfd ({@code eventfd(2)}, non-blocking, close-on-exec): a thread that sleeps in an epoll set
+ * with it is woken by another's {@link #signal}. A signal is one {@code write} of 8 bytes, counted as
+ * {@link SyscallKind#WRITE}; {@link #take} one {@code read}, counted as {@link SyscallKind#READ}, that
+ * takes every signal since the last take. Any thread may signal (give it {@link SyscallCounters#summing}
+ * counters then); one thread takes.
+ */
+public final class EventFd implements AutoCloseable {
+    private static final int EFD_CLOEXEC = 0x80000;
+    private static final int EFD_NONBLOCK = 0x800;
+    private static final VarHandle FD;
+
+    static {
+        try {
+            FD = MethodHandles.lookup().findVarHandle(EventFd.class, "fd", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @SuppressWarnings("unused") // accessed through FD
+    private volatile int fd;
+    private final SyscallCounters counters;
+    // Automatic: a signal still returning when another thread closes keeps its memory. The errno capture is shared by the
+    // signalling threads: an error's number may be another's (they fail only once the descriptor is closed).
+    private final MemorySegment callState = Errno.newCallState(Arena.ofAuto());
+    private final MemorySegment one = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG).fill((byte) 0);
+    private final MemorySegment taken = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
+
+    private EventFd(int fd, SyscallCounters counters) {
+        this.fd = fd;
+        this.counters = counters;
+        one.set(ValueLayout.JAVA_LONG, 0, 1L);
+    }
+
+    /** A new eventfd whose calls are counted in counters. */
+    public static EventFd open(SyscallCounters counters) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            int fd = LibC.eventfd(cs, 0, EFD_NONBLOCK | EFD_CLOEXEC);
+            if (fd < 0) throw new ErrnoException("eventfd", Errno.read(cs));
+            return new EventFd(fd, counters);
+        }
+    }
+
+    /** The descriptor, for an epoll set (-1 once closed). */
+    public int fd() { return (int) FD.getVolatile(this); }
+
+    /** Wakes the thread that waits for it to be readable. False once closed. */
+    public boolean signal() throws ErrnoException {
+        int f = fd();
+        if (f < 0) return false;
+        long n = LibC.write(callState, f, one, 8);
+        counters.increment(SyscallKind.WRITE);
+        if (n == 8) return true;
+        int err = Errno.read(callState);
+        if (err == Errno.EBADF) return false; // closed meanwhile
+        throw new ErrnoException("write(eventfd)", err);
+    }
+
+    /** Takes every signal since the last take: how many (0: none, an empty read). */
+    public long take() throws ErrnoException {
+        int f = fd();
+        if (f < 0) return 0;
+        long n = LibC.read(callState, f, taken, 8);
+        counters.increment(SyscallKind.READ);
+        if (n == 8) return taken.get(ValueLayout.JAVA_LONG, 0);
+        int err = Errno.read(callState);
+        if (err == Errno.EAGAIN) {
+            counters.incrementEmpty(SyscallKind.READ);
+            return 0;
+        }
+        throw new ErrnoException("read(eventfd)", err);
+    }
+
+    /** Closes the descriptor (once; later signals return false). */
+    @Override
+    public void close() {
+        int old = fd();
+        while (old >= 0) {
+            if (FD.compareAndSet(this, old, -1)) {
+                try (Arena a = Arena.ofConfined()) {
+                    LibC.close(Errno.newCallState(a), old);
+                }
+                return;
+            }
+            old = fd();
+        }
+    }
+}
