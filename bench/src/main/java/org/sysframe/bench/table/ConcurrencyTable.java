@@ -76,10 +76,10 @@ public final class ConcurrencyTable {
     /**
      * The one-per-read rows' virtual callers, their client's connections, and the C clients' connections:
      * N lean C clients, a process and a connection each (Grout's own model, its C client not being
-     * thread-safe: a connection per thread), and, with N over 1, the C load generator on N connections
-     * from one thread ({@code -M N -A N}: one GR_PING in flight on each). With {@code --full} every one;
-     * else the 64 callers' rows and C on 4 connections: the cells of the goals, and 2 connections
-     * between them.
+     * thread-safe: a connection per thread), and, with {@code --full} and N over 1, the C load generator
+     * on N connections from one thread ({@code -M N -A N}: one GR_PING in flight on each). With
+     * {@code --full} every one; else the 64 callers' rows and 4 C clients: the cells of the goals, and 2
+     * connections between them.
      */
     static int[] onePerReadCallers(boolean full) { return full ? new int[] {8, 64} : new int[] {64}; }
 
@@ -118,14 +118,14 @@ public final class ConcurrencyTable {
         for (int n : onePerReadCallers(full)) for (int k : POOLS) out.add(onePerRead(n, k));
         for (int k : cPools(full)) {
             out.add(cOnePerRead(k));
-            if (k > 1) out.add(cOnePerReadOneThread(k));
+            if (full && k > 1) out.add(cOnePerReadOneThread(k));
         }
         return out;
     }
 
     /** full: every one-per-read row (see {@link #onePerReadCallers}). */
     public static BenchTable run(int rounds, boolean quick, boolean full) throws IOException {
-        // 25 rows (29 with --full) where there were 18, then 20: as many calls per row as before.
+        // 24 rows (29 with --full) where there were 18, then 20: as many calls per row as before.
         long calls = quick ? 2_000L : 10_800L;
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();
@@ -225,7 +225,7 @@ public final class ConcurrencyTable {
                         CPeer each = new CPeer("c-one-per-read-" + k, "sendmsg", CPeer.Options.lean("block", -1, 1));
                         cells.add(new Cell(cOnePerRead(k), PAYLOAD, server1 + each.describe() + ", a process and a connection each", calls,
                                 calls / 4, f.closing(each.probe(onePerReadSocket, onePerReadSide, k))));
-                        if (k == 1) continue;
+                        if (!full || k == 1) continue;
                         CPeer one = CPeer.many("c-one-per-read-mux-" + k, k, k);
                         cells.add(new Cell(cOnePerReadOneThread(k), PAYLOAD, server1 + one.describe(), calls, calls / 4,
                                 f.closing(one.probe(onePerReadSocket, onePerReadSide, 1))));

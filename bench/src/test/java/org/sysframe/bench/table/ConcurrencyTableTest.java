@@ -102,7 +102,7 @@ class ConcurrencyTableTest {
             // Without --full: the 64 callers' rows and C on 4 connections.
             List<String> full = new ArrayList<>(ConcurrencyTable.names(true));
             full.removeAll(List.of(ConcurrencyTable.onePerRead(8, 1), ConcurrencyTable.onePerRead(8, 2), ConcurrencyTable.onePerRead(8, 4),
-                    ConcurrencyTable.cOnePerRead(1)));
+                    ConcurrencyTable.cOnePerRead(1), ConcurrencyTable.cOnePerReadOneThread(4)));
             assertEquals(full, ConcurrencyTable.names(false));
             for (int n : ConcurrencyTable.onePerReadCallers(true)) {
                 for (int k : ConcurrencyTable.POOLS) {
