@@ -12,17 +12,33 @@ public class ErrnoException extends IOException {
 
     private final String call;
     private final int errno;
+    /** What follows the strerror text in the message: "" or ": " and the detail. */
+    private final String suffix;
+    /** The message once asked for (a race builds the same string twice: harmless). */
+    private transient String message;
 
     public ErrnoException(String call, int errno) {
-        super(call + ": " + Errno.name(errno) + " (" + errno + ") " + Errno.text(errno));
         this.call = call;
         this.errno = errno;
+        this.suffix = "";
     }
 
     public ErrnoException(String call, int errno, String detail) {
-        super(call + ": " + Errno.name(errno) + " (" + errno + ") " + Errno.text(errno) + ": " + detail);
         this.call = call;
         this.errno = errno;
+        this.suffix = ": " + detail;
+    }
+
+    /**
+     * e.g. {@code connect(/run/grout.sock): ECONNREFUSED (111) Connection refused}, built when first
+     * asked for: libc's strerror is linked and called then, not for an exception nobody reads (a closed
+     * client's waiting calls are failed with one, in a short-lived JVM too).
+     */
+    @Override
+    public String getMessage() {
+        String m = message;
+        if (m == null) message = m = call + ": " + Errno.name(errno) + " (" + errno + ") " + Errno.text(errno) + suffix;
+        return m;
     }
 
     /** The call that failed, with its main argument where it helps, e.g. {@code connect(/run/grout.sock)}. */

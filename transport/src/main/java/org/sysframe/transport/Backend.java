@@ -18,7 +18,6 @@ import java.util.Locale;
 public enum Backend {
     EPOLL, IO_URING, AUTO;
 
-    private static final System.Logger LOG = System.getLogger("org.sysframe.backend");
     private static final String FORMS = "epoll, io_uring or auto";
 
     /**
@@ -59,7 +58,7 @@ public enum Backend {
         if (this == EPOLL) return EPOLL;
         if (reason == null) return IO_URING;
         if (this == AUTO) {
-            LOG.log(System.Logger.Level.WARNING, "{0}: backend auto falls back to epoll: {1}", who, reason);
+            Log.LOG.log(System.Logger.Level.WARNING, "{0}: backend auto falls back to epoll: {1}", who, reason);
             return EPOLL;
         }
         throw new org.sysframe.unix.ErrnoException(who + " backend io_uring", org.sysframe.unix.Errno.ENOTSUP, reason);
@@ -67,4 +66,12 @@ public enum Backend {
 
     @Override
     public String toString() { return name().toLowerCase(Locale.ROOT); }
+
+    /**
+     * The logger, got on the first line logged: {@code System.getLogger} starts java.util.logging (its
+     * LogManager and configuration), a cost every options object would otherwise pay as it loads this class.
+     */
+    private static final class Log {
+        static final System.Logger LOG = System.getLogger("org.sysframe.backend");
+    }
 }

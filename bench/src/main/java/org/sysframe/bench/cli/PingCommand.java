@@ -30,6 +30,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /** {@code sysframe ping}: Grout's ping_perf workload, with syscalls per call from the library and the kernel. */
@@ -127,6 +128,9 @@ final class PingCommand implements Callable<Integer> {
     /** The SIGINT line's shutdown hook of the last run (removed when the run ends, however it ends). */
     Thread interruptedHook;
 
+    /** Whether a ping of this JVM connected already: only the first one's connect is a cold start. */
+    private static final AtomicBoolean CONNECTED = new AtomicBoolean();
+
     @Override
     public Integer call() throws Exception {
         if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len + " is outside 0..131072");
@@ -178,12 +182,20 @@ final class PingCommand implements Callable<Integer> {
     }
 
     private Integer run(ClientOptions o, PingPeer peer, String sampling) throws Exception {
+        // From before the peer's thread starts: its first syscall (gettid) links what the connect would.
+        long start = System.nanoTime();
         try (PeerThread client = new PeerThread(peer)) {
+            boolean firstInJvm = !CONNECTED.getAndSet(true);
+            long[] connectNanos = new long[1];
             try {
-                client.onThread(() -> peer.open(socket));
+                client.onThread(() -> {
+                    peer.open(socket);
+                    connectNanos[0] = System.nanoTime() - start;
+                });
             } catch (ErrnoException e) {
                 throw withRemedy(e);
             }
+            if (depth == 1) client.timeFirstCall();
             if (transport.equals("shm") && !peer.transport().equals("shm")) {
                 System.err.println("the server did not give a shared-memory channel (it does not offer one, or --backend io_uring): on the socket");
             }
@@ -223,9 +235,22 @@ final class PingCommand implements Callable<Integer> {
                 System.out.println(Json.write(m));
             } else {
                 print(r);
+                System.out.println(coldStart(connectNanos[0], client.firstCallNanos(), firstInJvm));
             }
         }
         return 0;
+    }
+
+    /**
+     * e.g. {@code first connect: 182.4 ms, first call: 0.9 ms (in a fresh JVM)}: the connect (GR_HELLO
+     * included, from the start of the peer's thread) and the first ping (the warm-up's first, else the
+     * run's), as a short-lived client pays them; {@code this JVM connected before} when another ping of
+     * this JVM did; the first call is left out with --depth (not timed alone).
+     */
+    static String coldStart(long connectNanos, long firstCallNanos, boolean firstInJvm) {
+        return String.format(Locale.ROOT, "first connect: %.1f ms%s (%s)", connectNanos / 1e6,
+                firstCallNanos < 0 ? "" : String.format(Locale.ROOT, ", first call: %.1f ms", firstCallNanos / 1e6),
+                firstInJvm ? "in a fresh JVM" : "this JVM connected before");
     }
 
     /** --threads N [--virtual]: N callers on one GroutClient (the options' backend and transport), measured together. */

@@ -46,6 +46,8 @@ public final class PeerThread implements AutoCloseable {
     private volatile boolean countsFutex; // the peer is on a shared-memory channel: its kernel counter has futex
     private volatile Run current;
     private int runsScheduled; // by the coordinating thread
+    private boolean timeFirstCall; // by the coordinating thread: the next run times its first ping alone
+    private volatile long firstCallNanos = -1;
 
     /** How long {@link #close} waits for the peer to close (a pipeline waits at most a second for its answers). */
     static final long CLOSE_WAIT_MILLIS = 2000;
@@ -136,10 +138,22 @@ public final class PeerThread implements AutoCloseable {
     /** The run scheduled last (null before the first). */
     public Run current() { return current; }
 
+    /**
+     * The next run times its first ping by itself ({@link #firstCallNanos()}): the same calls, its
+     * first one's latency recorded as before. For peers that make one call at a time: a pipeline's
+     * first request would go alone.
+     */
+    public void timeFirstCall() { timeFirstCall = true; }
+
+    /** How long the first ping of the run {@link #timeFirstCall()} marked took; -1 before it ended, or unmarked. */
+    public long firstCallNanos() { return firstCallNanos; }
+
     /** Schedules n pings of len bytes that start when go opens. */
     Run schedule(int len, long n, CountDownLatch go) {
         Run run = new Run();
         current = run;
+        boolean timeFirst = timeFirstCall;
+        timeFirstCall = false;
         tasks.add(() -> {
             try {
                 peer.prepare(len);
@@ -149,7 +163,13 @@ public final class PeerThread implements AutoCloseable {
                 KernelSyscallCounter k = countsFutex ? kernel : null;
                 if (k != null) run.futexAtStart = k.read().get(SyscallKind.FUTEX);
                 run.startNanos = System.nanoTime();
-                peer.pingMany(n, run.latency);
+                if (timeFirst && n > 0) {
+                    peer.pingMany(1, run.latency);
+                    firstCallNanos = System.nanoTime() - run.startNanos;
+                    if (n > 1) peer.pingMany(n - 1, run.latency);
+                } else {
+                    peer.pingMany(n, run.latency);
+                }
                 run.endNanos = System.nanoTime();
                 if (k != null) run.futexAtEnd = k.read().get(SyscallKind.FUTEX);
                 run.done.complete(null);

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The command line's own texts, exact: {@code help} and {@code help COMMAND}, a top-level usage error,
  * {@code -V} (the pom's version), {@code serve} into a missing directory, the EACCES remedy of
- * {@code ping}, and {@code serve}'s bounded stop report.
+ * {@code ping}, {@code ping}'s cold-start line, and {@code serve}'s bounded stop report.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class CliTextsTest {
@@ -115,6 +115,26 @@ class CliTextsTest {
                 PingCommand.withRemedy(e).getMessage());
         ErrnoException other = new ErrnoException("recv(/run/x.sock)", Errno.EACCES);
         assertEquals(other, PingCommand.withRemedy(other), "only connect's EACCES is about the file's mode");
+    }
+
+    /** ping's last line: the connect and the first call as a fresh JVM pays them (the times are not checked). */
+    @Test
+    void pingEndsWithTheColdStartLine() throws Exception {
+        assertEquals("first connect: 182.4 ms, first call: 0.9 ms (in a fresh JVM)",
+                PingCommand.coldStart(182_400_000, 900_000, true));
+        assertEquals("first connect: 3.1 ms (this JVM connected before)", PingCommand.coldStart(3_100_000, -1, false));
+        String line = "first connect: [0-9]+\\.[0-9] ms%s \\((in a fresh JVM|this JVM connected before)\\)";
+        String call = ", first call: [0-9]+\\.[0-9] ms";
+        String sock = dir.resolve("cold.sock").toString();
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(sock))) {
+            PingRuns.Outcome one = PingRuns.run(sock, List.of("-n", "20", "--warmup", "5"));
+            assertEquals(null, one.error());
+            assertTrue(one.out().getLast().matches(String.format(line, call)), one.out().getLast());
+            String cold = PingRuns.run(sock, List.of("-n", "20", "--warmup", "0")).out().getLast();
+            assertTrue(cold.matches(String.format(line, call)), "the run's first call without a warm-up: " + cold);
+            String piped = PingRuns.run(sock, List.of("-n", "20", "--warmup", "5", "--depth", "4")).out().getLast();
+            assertTrue(piped.matches(String.format(line, "")), "no first call with --depth: " + piped);
+        }
     }
 
     /** Uid 65534 pings a 0600 socket file of root's: the whole line, from a child JVM of that uid. */

@@ -10,22 +10,34 @@ import java.util.ResourceBundle;
  * formats opens files (java.util.logging's formatter loads the time-zone rules from the JDK's
  * {@code tzdb.dat} then), and the failure propagated out of the loop's accept path and ended its thread.
  * A line the logger cannot take goes to standard error (a descriptor open from the start) with why.
+ *
+ * <p>The logger behind it is got on first use, not as the class holding it loads: {@code System.getLogger}
+ * starts java.util.logging (its LogManager, its configuration file), tens of milliseconds of a client's
+ * first connect in a fresh JVM that logs nothing.
  */
 public final class SafeLogger implements Logger {
-    private final Logger delegate;
+    private final String name;
+    /** The logger of that name once asked for (a race gets the same logger twice: harmless). */
+    private volatile Logger delegate;
 
-    private SafeLogger(Logger delegate) { this.delegate = delegate; }
+    private SafeLogger(String name) { this.name = name; }
 
-    /** The logger of that name, made safe. */
-    public static SafeLogger of(String name) { return new SafeLogger(System.getLogger(name)); }
+    /** The logger of that name, made safe; the platform's logger is got when a line is first asked about. */
+    public static SafeLogger of(String name) { return new SafeLogger(name); }
+
+    private Logger delegate() {
+        Logger d = delegate;
+        if (d == null) delegate = d = System.getLogger(name);
+        return d;
+    }
 
     @Override
-    public String getName() { return delegate.getName(); }
+    public String getName() { return name; }
 
     @Override
     public boolean isLoggable(Level level) {
         try {
-            return delegate.isLoggable(level);
+            return delegate().isLoggable(level);
         } catch (RuntimeException | Error e) {
             return true; // the fallback below takes the line
         }
@@ -34,7 +46,7 @@ public final class SafeLogger implements Logger {
     @Override
     public void log(Level level, ResourceBundle bundle, String msg, Throwable thrown) {
         try {
-            delegate.log(level, bundle, msg, thrown);
+            delegate().log(level, bundle, msg, thrown);
         } catch (RuntimeException | Error e) {
             fallback(level, msg, thrown, e);
         }
@@ -43,7 +55,7 @@ public final class SafeLogger implements Logger {
     @Override
     public void log(Level level, ResourceBundle bundle, String format, Object... params) {
         try {
-            delegate.log(level, bundle, format, params);
+            delegate().log(level, bundle, format, params);
         } catch (RuntimeException | Error e) {
             String msg = format;
             try {
