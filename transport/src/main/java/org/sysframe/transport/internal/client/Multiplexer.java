@@ -69,7 +69,7 @@ public final class Multiplexer {
     /** This thread's own syscalls (its epoll_wait, its wake-ups' write and read), part of the client's. */
     public SyscallCounts counts() { return counters.snapshot(); }
 
-    /** Starts the thread (once); IllegalStateException when its epoll instance or wake-up sockets cannot be made. */
+    /** Starts the thread (once); IllegalStateException when its epoll instance or eventfd cannot be made. */
     void start() {
         synchronized (startLock) {
             if (thread != null || stopped) return;
