@@ -5,8 +5,7 @@ import org.sysframe.unix.internal.LibC;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An eventfd ({@code eventfd(2)}, non-blocking, close-on-exec): a thread that sleeps in an epoll set
@@ -18,27 +17,17 @@ import java.lang.invoke.VarHandle;
 public final class EventFd implements AutoCloseable {
     private static final int EFD_CLOEXEC = 0x80000;
     private static final int EFD_NONBLOCK = 0x800;
-    private static final VarHandle FD;
-
-    static {
-        try {
-            FD = MethodHandles.lookup().findVarHandle(EventFd.class, "fd", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    @SuppressWarnings("unused") // accessed through FD
-    private volatile int fd;
+    /** The descriptor, -1 once closed (taken once by {@link #close}). */
+    private final AtomicInteger fd;
     private final SyscallCounters counters;
     // Automatic: a signal still returning when another thread closes keeps its memory. The errno capture is shared by the
     // signalling threads: an error's number may be another's (they fail only once the descriptor is closed).
     private final MemorySegment callState = Errno.newCallState(Arena.ofAuto());
-    private final MemorySegment one = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG).fill((byte) 0);
+    private final MemorySegment one = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
     private final MemorySegment taken = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
 
     private EventFd(int fd, SyscallCounters counters) {
-        this.fd = fd;
+        this.fd = new AtomicInteger(fd);
         this.counters = counters;
         one.set(ValueLayout.JAVA_LONG, 0, 1L);
     }
@@ -54,7 +43,7 @@ public final class EventFd implements AutoCloseable {
     }
 
     /** The descriptor, for an epoll set (-1 once closed). */
-    public int fd() { return (int) FD.getVolatile(this); }
+    public int fd() { return fd.get(); }
 
     /** Wakes the thread that waits for it to be readable. False once closed. */
     public boolean signal() throws ErrnoException {
@@ -86,15 +75,10 @@ public final class EventFd implements AutoCloseable {
     /** Closes the descriptor (once; later signals return false). */
     @Override
     public void close() {
-        int old = fd();
-        while (old >= 0) {
-            if (FD.compareAndSet(this, old, -1)) {
-                try (Arena a = Arena.ofConfined()) {
-                    LibC.close(Errno.newCallState(a), old);
-                }
-                return;
-            }
-            old = fd();
+        int old = fd.getAndSet(-1);
+        if (old < 0) return;
+        try (Arena a = Arena.ofConfined()) {
+            LibC.close(Errno.newCallState(a), old);
         }
     }
 }
