@@ -196,13 +196,15 @@ public final class Multiplexer {
         c.release();
     }
 
-    /** Slot i's socket is readable: what is there, handed to its callers, and what their answers let through, sent. */
+    /**
+     * Slot i's socket is readable: what is there, handed to its callers. What their answers let through is
+     * sent by the turn that follows the wait (every held slot's), once, not here too.
+     */
     private void receive(int i) {
         Conduit c = held[i];
         if (c == null) return;
         try {
             c.pump.receiveAvailable(c.router);
-            c.flushQueue();
         } catch (ErrnoException e) {
             c.receiveFailed(e);
         } catch (RuntimeException e) {
