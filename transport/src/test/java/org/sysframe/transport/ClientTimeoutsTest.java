@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.wire.GroutApi;
 
@@ -44,6 +45,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  */
 @EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@LoopsIndependent
 class ClientTimeoutsTest {
     static final long TIMEOUT_MS = 200;
     @TempDir Path dir;

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.ErrnoException;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Outcomes are pinned; nothing is timed.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@LoopsIndependent
 class ConnectAndSendTimeoutsTest {
     @TempDir Path dir;
 

@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.testsupport.NeedsKernelCounter;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A server with several event loops: connections spread over them, events cross them, close stops them all. */
 @EachBackend
+@LoopsIndependent
 class EventLoopsTest {
     @TempDir Path dir;
 

@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.transport.support.TestServers;
@@ -92,6 +93,7 @@ class HotPathAllocationTest {
     }
 
     @Test
+    @LoopsIndependent
     void sendRecvAllocatesNothingPerCallWithEveryClientFraming() throws Exception {
         String path = dir.resolve("alloc.sock").toString();
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path)); Arena a = Arena.ofConfined()) {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.OneRequestPerRead;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
@@ -43,6 +44,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  */
 @EachBackend
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@LoopsIndependent
 class InFlightCapTest {
     @TempDir Path dir;
 

@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.support.TestClients;
@@ -41,6 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @EachBackend(alsoOverSharedMemory = true)
 @NeedsKernelCounter
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@LoopsIndependent
 class IoRoleTest {
     @TempDir Path dir;
 

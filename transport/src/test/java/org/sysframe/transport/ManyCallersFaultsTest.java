@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.support.RawConn;
 import org.sysframe.transport.support.RawRequest;
@@ -38,6 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@LoopsIndependent
 class ManyCallersFaultsTest {
     @TempDir Path dir;
 

@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Timeout;
@@ -39,6 +40,7 @@ import static org.sysframe.transport.support.Payloads.pattern;
  */
 @EachBackend
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@LoopsIndependent
 class PipelineDeadlinesTest {
     @TempDir Path dir;
 

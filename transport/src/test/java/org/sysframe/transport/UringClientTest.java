@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The io_uring client: exact io_uring_enter counts per call (library == kernel), SQEs by opcode for
  * every send framing, wait modes, pipelining, timeouts and a server that goes away.
  */
+@LoopsIndependent
 class UringClientTest {
     static final int CALLS = 1000;
     static final int PAYLOAD = 32;

@@ -4,6 +4,7 @@ import org.sysframe.transport.support.Heartbeat;
 
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.transport.support.BackendSuite;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.wire.GroutApi;
@@ -43,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * each carrier it would count 0 beats); 10,000 virtual threads calling one client (epoll, io_uring,
  * the shared-memory channel) record no {@code jdk.VirtualThreadPinned} event.
  */
+@LoopsIndependent
 class VirtualThreadWaitsTest {
     private static final int CARRIERS = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
             Runtime.getRuntime().availableProcessors());
