@@ -6,8 +6,8 @@ import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Progress;
 import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.report.TerminalReport;
-import org.sysframe.bench.table.Goals;
 import org.sysframe.bench.table.PeerTable;
+import org.sysframe.bench.table.TableRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -50,12 +50,9 @@ final class CompareCommand implements Callable<Integer> {
         if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         ResultFiles.checkWritable("--out", out);
         long started = System.nanoTime();
-        BenchTable peers;
-        try {
-            peers = Progress.during(Progress.toStderr("compare", 1, Goals.TABLE), () -> PeerTable.run(rounds, quick, serverLoops, peerForks));
-        } catch (UnsupportedOperationException e) {
-            throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
-        }
+        PeerTable table = new PeerTable();
+        TableRun settings = TableRun.of(rounds, quick, false, serverLoops, peerForks);
+        BenchTable peers = Progress.during(Progress.toStderr("compare", 1, table.goals()), () -> table.run(settings));
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 List.of(peers), KernelCounters.unavailable());
         System.out.print(TerminalReport.of(run));

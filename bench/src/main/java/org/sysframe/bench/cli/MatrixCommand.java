@@ -3,6 +3,7 @@ package org.sysframe.bench.cli;
 import org.sysframe.bench.explore.BenchRun;
 import org.sysframe.bench.explore.PairingSpec;
 import org.sysframe.bench.measure.BenchTable;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Progress;
 import org.sysframe.bench.measure.RoundRunner;
@@ -10,16 +11,10 @@ import org.sysframe.bench.peer.FileLimit;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.report.TerminalReport;
-import org.sysframe.bench.table.BackendTable;
-import org.sysframe.bench.table.ConcurrencyTable;
-import org.sysframe.bench.table.ConnectionsTable;
-import org.sysframe.bench.table.DepthTable;
-import org.sysframe.bench.table.Goals;
-import org.sysframe.bench.table.LoopsTable;
-import org.sysframe.bench.table.PairingTable;
 import org.sysframe.bench.table.PeerTable;
-import org.sysframe.bench.table.ScaleTable;
-import org.sysframe.bench.table.WaitTable;
+import org.sysframe.bench.table.Table;
+import org.sysframe.bench.table.TableRun;
+import org.sysframe.bench.table.Tables;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -31,10 +26,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code sysframe matrix}: the pairings table (every standard pairing over every payload size), then
- * the peers, server-loops, depth, backends, connections, concurrency, scale and wait-modes tables, each
- * through {@link RoundRunner} against embedded servers (the scale table's: servers in processes of their
- * own), with the goals of {@link Goals} evaluated on them.
+ * {@code sysframe matrix}: the tables of {@link Tables#MATRIX} in their order (the pairings table, every
+ * standard pairing over every payload size, first), or those {@code --tables} names or {@code --skip}
+ * leaves, each through {@link RoundRunner} against embedded servers (the scale table's: servers in
+ * processes of their own), with their goals evaluated on them.
  *
  * <p>The servers run in this JVM, so their loop thread ids are known: the kernel counts and the
  * on-CPU time of the server side are read exactly, per loop thread, beside the client's. The loop
@@ -85,30 +80,13 @@ public final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--out", description = "output directory (default: bench/results/<timestamp>)")
     Path out;
 
-    @Option(names = "--no-compare", description = "skip the peer comparison (JDK, jnr, C) that follows the matrix")
-    boolean noCompare;
+    @Option(names = "--tables", split = ",", paramLabel = "NAME", completionCandidates = TableNames.class,
+            description = "run only these tables, in the matrix's order (of: ${COMPLETION-CANDIDATES})")
+    List<String> only = new ArrayList<>();
 
-    @Option(names = "--no-loops", description = "skip the server-loops table (1 vs 2 loops, 8 concurrent clients)")
-    boolean noLoops;
-
-    @Option(names = "--no-wait", description = "skip the wait-modes and placement table")
-    boolean noWait;
-
-    @Option(names = "--no-depth", description = "skip the pipelining-depth table")
-    boolean noDepth;
-
-    @Option(names = "--no-backends", description = "skip the backends table (epoll and io_uring, client x server)")
-    boolean noBackends;
-
-    @Option(names = "--no-connections", description = "skip the many-connections table (32 clients at depth 1, epoll and io_uring servers)")
-    boolean noConnections;
-
-    @Option(names = "--no-concurrency", description = "skip the concurrency table (1, 8, 64 callers: one client, a client each, JDK, C; 8 and 64 against a server answering"
-            + " one request per read)")
-    boolean noConcurrency;
-
-    @Option(names = "--no-scale", description = "skip the scale table (one server holding 1 to 10,000 connections, idle and active, sysframe's and the C server)")
-    boolean noScale;
+    @Option(names = "--skip", split = ",", paramLabel = "NAME", completionCandidates = TableNames.class,
+            description = "run every table but these")
+    List<String> skip = new ArrayList<>();
 
     @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B;"
             + " scale: epoll and io_uring with 1 and 2 loops, up to 100,000 connections; concurrency: the one-per-read rows of 8 callers"
@@ -146,7 +124,8 @@ public final class MatrixCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--round-length " + roundLength + ": expected a factor 0.01..10");
         }
         if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
-        PeerTable.forks(forks, quick); // checked before anything runs
+        List<Table> selected = Tables.MATRIX.select(only, skip);
+        int peerForks = PeerTable.forks(forks, quick);
         for (int p : payloads) {
             if (p < 0 || p > org.sysframe.transport.wire.GroutApi.MAX_MSG_LEN) {
                 throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
@@ -165,9 +144,14 @@ public final class MatrixCommand implements Callable<Integer> {
         // Many connections need many descriptors: the soft limit up to the hard one, for this JVM and what it starts.
         System.err.println(FileLimit.raise().describe());
         long started = System.nanoTime();
-        RoundRunner.Plan plan = new RoundRunner.Plan(Goals.TABLE, budget, maxRounds, roundLength);
-        Progress progress = Progress.toStderr("matrix", tableCount(), Goals.TABLE);
-        List<BenchTable> tables = Progress.during(progress, () -> RoundRunner.with(plan, () -> tables(pairings, reference)));
+        List<Goal> goals = Tables.MATRIX.goals();
+        TableRun settings = new TableRun(rounds, quick, full, serverLoops, payloads, pairings, reference, peerForks,
+                new RoundRunner.Plan(goals, budget, maxRounds, roundLength));
+        List<BenchTable> tables = Progress.during(Progress.toStderr("matrix", selected.size(), goals), () -> {
+            List<BenchTable> out = new ArrayList<>();
+            for (Table t : selected) out.add(t.run(settings));
+            return out;
+        });
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 tables, KernelCounters.unavailable(),
                 MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())))
@@ -177,31 +161,10 @@ public final class MatrixCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The tables {@link #tables} runs. */
-    private int tableCount() {
-        int n = 1;
-        for (boolean skipped : new boolean[] {noCompare, noLoops, noDepth, noBackends, noConnections, noConcurrency, noScale, noWait}) {
-            if (!skipped) n++;
-        }
-        return n;
-    }
-
-    private List<BenchTable> tables(List<Pairing> pairings, String reference) throws java.io.IOException {
-        List<BenchTable> tables = new ArrayList<>();
-        try {
-            tables.add(PairingTable.run(PairingTable.NAME, "framing pairings", "pairing", pairings, reference, payloads, rounds, quick, serverLoops, 1));
-            if (!noCompare) tables.add(PeerTable.run(rounds, quick, serverLoops, PeerTable.forks(forks, quick)));
-        } catch (UnsupportedOperationException e) {
-            throw new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
-        }
-        if (!noLoops) tables.add(LoopsTable.run(rounds, quick));
-        if (!noDepth) tables.add(DepthTable.run(new int[] {32, 1024}, rounds, quick));
-        if (!noBackends) tables.add(BackendTable.run(new int[] {32, 1024}, rounds, quick, full));
-        if (!noConnections) tables.add(ConnectionsTable.run(rounds, quick));
-        if (!noConcurrency) tables.add(ConcurrencyTable.run(rounds, quick, full));
-        if (!noScale) tables.add(ScaleTable.run(rounds, quick, full));
-        if (!noWait) tables.add(WaitTable.run(full ? WaitTable.grid() : WaitTable.TELLING, full ? new int[] {32, 1024} : new int[] {32}, rounds, quick));
-        return tables;
+    /** The tables' names, for --help and shell completion. */
+    static final class TableNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() { return Tables.MATRIX.names().iterator(); }
     }
 
     /** The pairings of the --pairing values, or the built-in four when there are none; each name once. */

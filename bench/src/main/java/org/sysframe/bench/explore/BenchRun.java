@@ -3,6 +3,7 @@ package org.sysframe.bench.explore;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.GoalVerdict;
 import org.sysframe.bench.table.Goals;
+import org.sysframe.bench.table.Tables;
 
 import java.util.List;
 
@@ -20,7 +21,7 @@ public record BenchRun(String machine, int rounds, boolean quick, double seconds
                        List<BenchTable> tables, List<GoalVerdict> goals, String kernelUnavailable, String reproduce,
                        List<Crossover> crossovers) {
 
-    /** A run of tables with {@link Goals#TABLE} evaluated on them. */
+    /** A run of tables with the matrix's goals ({@link Tables#goals()}) evaluated on them. */
     public static BenchRun of(String machine, int rounds, boolean quick, double seconds, int serverLoops,
                               List<BenchTable> tables, String kernelUnavailable) {
         return of(machine, rounds, quick, seconds, serverLoops, tables, kernelUnavailable, null);
@@ -29,7 +30,7 @@ public record BenchRun(String machine, int rounds, boolean quick, double seconds
     public static BenchRun of(String machine, int rounds, boolean quick, double seconds, int serverLoops,
                               List<BenchTable> tables, String kernelUnavailable, String reproduce) {
         return new BenchRun(machine, rounds, quick, seconds, serverLoops, List.copyOf(tables),
-                Goals.evaluate(Goals.TABLE, tables), kernelUnavailable, reproduce, List.of());
+                Goals.evaluate(Tables.MATRIX.goals(), tables), kernelUnavailable, reproduce, List.of());
     }
 
     /** This run with the crossovers of these pairs of rows, each looked for in every table that has both rows. */

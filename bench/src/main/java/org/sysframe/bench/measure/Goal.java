@@ -7,7 +7,7 @@ import java.util.Locale;
  * taken round by round, whose 95 % interval ({@link Interval}) must lie on the good side of a
  * threshold, or for a "level with" goal inside 1 &plusmn; margin.
  *
- * <p>A row of {@link org.sysframe.bench.table.Goals#TABLE} is one constructor call: {@code new Goal(name, table, subject,
+ * <p>A row of a table's goals ({@link org.sysframe.bench.table.Table#goals()}) is one constructor call: {@code new Goal(name, table, subject,
  * versus, payload, metric, atLeast, threshold)}, or {@link #level} for a "level with" goal.
  *
  * <p>Internal to the bench: public for its other packages, not an API.

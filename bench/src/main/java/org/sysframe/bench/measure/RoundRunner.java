@@ -18,7 +18,7 @@ import java.util.function.Predicate;
  * previous round's one-core cells, and the shared-memory row after it came out at 0.90x and 0.83x of it
  * in two runs, 1.21x and 1.40x in two runs with the order reversed (docs/results.md).
  *
- * <p>Under a {@link Plan} (what {@code matrix} sets with {@link #with}), the runner then adds rounds
+ * <p>Under a {@link Plan} (what {@code matrix} gives its tables), the runner then adds rounds
  * while a goal of the table is NOT SETTLED: each added round measures, still interleaved and in the
  * same alternating order, only the cells such goals name, until every goal of the table is settled, the
  * table's time budget is spent or the round cap is reached. Goals are looked at after each batch of
@@ -26,8 +26,8 @@ import java.util.function.Predicate;
  * 1,024), so that the number of looks grows with the logarithm of the rounds: every look is a chance
  * for a 95 % interval to exclude the truth; with batches of an eighth of the rounds a true 1.10x with
  * 20 % noise was judged missed against a 1.05x goal in 2.1 % of 1,000 simulated runs (cap 256), with
- * halves in 0.7 % (VerdictSimulationTest). A table's code does nothing for this: it calls
- * {@link #run(String, List, int)} with its name, which is the name its goals give.
+ * halves in 0.7 % (VerdictSimulationTest). A table's code does nothing for this: it measures through
+ * its {@code TableRun}, which passes its name (the one its goals give) and the run's plan.
  *
  * <p>Every warm-up, run and look is told to the {@link Progress} a command installed (the table, the
  * cell, the round, the goals' verdicts), which shows them on stderr: the tables print nothing of it.
@@ -55,14 +55,17 @@ public final class RoundRunner {
             }
         }
 
+        /** This plan with its round length raised to at least length. */
+        public Plan atLeast(double length) {
+            return lengthScale >= length ? this : new Plan(goals, secondsPerTable, maxRounds, length);
+        }
+
         /** Calls of a run scaled by the round length: at least 64 (or the unscaled count when smaller). */
         long scaled(long calls) {
             if (calls <= 0 || lengthScale == 1) return calls;
             return Math.max(Math.min(calls, 64), Math.round(calls * lengthScale));
         }
     }
-
-    private static final ThreadLocal<Plan> PLAN = new ThreadLocal<>();
 
     /**
      * A cell's warm-up under a {@link Plan} lasts at least this long: its run is repeated until its
@@ -75,29 +78,14 @@ public final class RoundRunner {
     static final double MIN_WARM_UP_SECONDS = 0.15;
     static final int MAX_WARM_UP_RUNS = 200;
 
-    /** Runs body with plan in effect for every {@link #run(String, List, int)} of this thread. */
-    public static <T> T with(Plan plan, Callable<T> body) throws Exception {
-        Plan before = PLAN.get();
-        PLAN.set(plan);
-        try {
-            return body.call();
-        } finally {
-            if (before == null) PLAN.remove();
-            else PLAN.set(before);
-        }
-    }
-
-    /** Every measured run (warm-ups left out) in the order it ran: round 1's cells, then round 2's... */
+    /** Every measured run (warm-ups left out) in the order it ran, no rounds added: round 1's cells, then round 2's... */
     public static List<Measurement> run(String table, List<Cell> cells, int rounds) throws IOException {
-        return run(table, cells, rounds, PLAN.get(), System::nanoTime);
+        return run(table, cells, rounds, null, System::nanoTime);
     }
 
-    /**
-     * As {@link #run(String, List, int)}, with runs of at least lengthAtLeast times each cell's own
-     * calls whatever the plan's round length (the peers table's: 1, its own counts).
-     */
-    public static List<Measurement> run(String table, List<Cell> cells, int rounds, double lengthAtLeast) throws IOException {
-        return run(table, cells, rounds, atLeast(PLAN.get(), lengthAtLeast), System::nanoTime);
+    /** As {@link #run(String, List, int)}, with rounds added and runs scaled under plan (null: none, the cells' own length). */
+    public static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan) throws IOException {
+        return run(table, cells, rounds, plan, System::nanoTime);
     }
 
     /**
@@ -107,22 +95,17 @@ public final class RoundRunner {
      * with one of the other: in one set, the connections and backends tables' rounds with their C
      * processes in them read the io_uring goals 10-20 % apart from the rounds added without them.
      */
-    public static List<Measurement> runApart(String table, List<Cell> cells, Predicate<Cell> apart, int rounds) throws IOException {
-        List<Measurement> runs = new ArrayList<>(run(table, cells.stream().filter(apart.negate()).toList(), rounds));
+    public static List<Measurement> runApart(String table, List<Cell> cells, Predicate<Cell> apart, int rounds, Plan plan)
+            throws IOException {
+        List<Measurement> runs = new ArrayList<>(run(table, cells.stream().filter(apart.negate()).toList(), rounds, plan));
         List<Cell> second = cells.stream().filter(apart).toList();
-        if (!second.isEmpty()) runs.addAll(run(table, second, rounds));
+        if (!second.isEmpty()) runs.addAll(run(table, second, rounds, plan));
         return runs;
     }
 
     /** The table note of {@link #runApart}: what a ratio against reference means for the second set's rows. */
     public static String apartNote(String first, String second, String reference) {
         return "the " + first + " rows' rounds, then the " + second + " rows': their ratio to " + reference + " pairs rounds that did not run side by side";
-    }
-
-    /** plan with its round length raised to at least length (null stays null: no plan, no scaling). */
-    static Plan atLeast(Plan plan, double length) {
-        if (plan == null || plan.lengthScale() >= length) return plan;
-        return new Plan(plan.goals(), plan.secondsPerTable(), plan.maxRounds(), length);
     }
 
     /** A clock in nanoseconds (the tests' is a counter: no timing in them). */

@@ -2,6 +2,7 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
@@ -21,7 +22,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
+import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
 
 /**
  * The backends table: epoll and io_uring side by side, client x server, with the default pairing.
@@ -37,9 +44,7 @@ import java.util.List;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class BackendTable {
-    private BackendTable() {}
-
+public final class BackendTable implements Table {
     static final String NAME = "backends";
     static final String C_PREFIX = "C ";
     /** Row-name prefix of the lean C client (no clock per call, one send of a prebuilt frame, read-ahead 1 MiB). */
@@ -56,8 +61,44 @@ public final class BackendTable {
 
     static final Backend[] BOTH = {Backend.EPOLL, Backend.IO_URING};
 
-    /** full: every client x server combination at every payload; else all four at the first payload, same-backend pairs at the others. */
-    public static BenchTable run(int[] payloads, int rounds, boolean quick, boolean full) throws IOException {
+    /** The payloads of the table's rows. */
+    static final int[] PAYLOADS = {32, 1024};
+
+    private static final String URING = name(Backend.IO_URING, Backend.IO_URING);
+
+    private static final List<Goal> GOALS = List.of(
+            new Goal("io_uring client: 1 syscall per call", NAME, URING, URING, 32, CLIENT_SYSCALLS_PER_CALL, false, 1.0),
+            new Goal("io_uring server: at most 1 syscall per request", NAME, URING, URING, 32, SERVER_SYSCALLS_PER_CALL, false, 1.0),
+            // No calls/s goal one call at a time: io_uring's receive completes through task work on the waiting
+            // thread and cannot beat epoll there; where it should win (many connections), the connections goals
+            // judge it.
+            new Goal("io_uring both sides: less CPU per call than epoll", NAME, URING, BASELINE, 32, CPU_RATIO, false, 1.0));
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() { return "epoll and io_uring, client x server, one call at a time, at depth 64 and spinning"; }
+
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>();
+        for (Backend s : BOTH) {
+            for (Backend c : BOTH) out.add(name(c, s));
+            out.addAll(List.of(C_PREFIX + name(Backend.EPOLL, s), C_LEAN_PREFIX + name(Backend.EPOLL, s), deep(s), spinning(s)));
+        }
+        return out;
+    }
+
+    @Override
+    public List<Goal> goals() { return GOALS; }
+
+    /** With --full every client x server combination at every payload; else all four at the first payload, same-backend pairs at the others. */
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        int[] payloads = PAYLOADS;
+        int rounds = run.rounds();
+        boolean quick = run.quick(), full = run.full();
         String unavailable = org.sysframe.unix.uring.UringSupport.unavailableReason();
         if (unavailable != null) {
             return BenchTable.of(NAME, "backends: epoll and io_uring", "pair", BASELINE, false, rounds, List.of(), List.of(),
@@ -116,7 +157,7 @@ public final class BackendTable {
                         calls * 4, calls, probe));
             }
             // The C rows in a set of rounds of their own: no goal pairs a sysframe row with a C row.
-            List<Measurement> runs = RoundRunner.runApart(NAME, cells, c -> c.name().startsWith(C_PREFIX), rounds);
+            List<Measurement> runs = run.measureApart(NAME, cells, c -> c.name().startsWith(C_PREFIX));
             List<String> notes = new ArrayList<>();
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             else notes.add(RoundRunner.apartNote("sysframe", "C", BASELINE));

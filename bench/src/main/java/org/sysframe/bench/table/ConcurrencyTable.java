@@ -2,8 +2,8 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
-import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.CPeer;
@@ -24,11 +24,15 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+
+import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
 
 /**
  * The concurrency table: 1, 8 and 64 callers at once, each calling one 32 B ping at a time, against
@@ -48,9 +52,7 @@ import java.util.function.Supplier;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class ConcurrencyTable {
-    private ConcurrencyTable() {}
-
+public final class ConcurrencyTable implements Table {
     static final String NAME = "concurrency";
     static final int PAYLOAD = 32;
     static final int[] CALLERS = {1, 8, 64};
@@ -123,8 +125,51 @@ public final class ConcurrencyTable {
         return out;
     }
 
-    /** full: every one-per-read row (see {@link #onePerReadCallers}). */
-    public static BenchTable run(int rounds, boolean quick, boolean full) throws IOException {
+    private static final int N = OTHER_TRANSPORTS_CALLERS;
+
+    private static final List<Goal> GOALS = List.of(
+            new Goal("64 virtual callers on one client: 3x 64 platform threads with a GroutClient each", NAME,
+                    oneClient(N, true), clients(N, false), PAYLOAD, CALLS_RATIO, true, 3.0),
+            new Goal("64 virtual callers on one client: at most 0.2 client syscalls per call", NAME,
+                    oneClient(N, true), oneClient(N, true), PAYLOAD, CLIENT_SYSCALLS_PER_CALL, false, 0.2),
+            new Goal("64 virtual callers on one client: 2x a JDK SocketChannel per virtual thread", NAME,
+                    oneClient(N, true), jdk(N), PAYLOAD, CALLS_RATIO, true, 2.0),
+            new Goal("64 virtual callers on one io_uring client: 3x 64 platform threads with a GroutClient each", NAME,
+                    oneClientUring(N), clients(N, false), PAYLOAD, CALLS_RATIO, true, 3.0),
+            new Goal("64 virtual callers on one io_uring client: at most 0.2 client syscalls per call", NAME,
+                    oneClientUring(N), oneClientUring(N), PAYLOAD, CLIENT_SYSCALLS_PER_CALL, false, 0.2),
+            new Goal("64 virtual callers on one client over shared memory: 3x 64 platform threads with a GroutClient each", NAME,
+                    oneClientShm(N), clients(N, false), PAYLOAD, CALLS_RATIO, true, 3.0),
+            // Against a server that answers one request per read (Grout's api.c): one client with maxInFlight(1).
+            new Goal("one request per read: 64 callers over a pool of 4 >= 0.9x the calls/s of 4 C lean clients, a connection each", NAME,
+                    onePerRead(64, 4), cOnePerRead(4), PAYLOAD, CALLS_RATIO, true, 0.9),
+            new Goal("one request per read: 64 callers, a pool of 4 makes more calls/s than one connection", NAME,
+                    onePerRead(64, 4), onePerRead(64, 1), PAYLOAD, CALLS_RATIO, true, 1.0));
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() {
+        return "1, 8 and 64 callers on one client, a client each, JDK channels and C; a pool against a server answering one request per read";
+    }
+
+    /** Every row of --full, the io_uring row whether io_uring is available or not. */
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>(names(true));
+        out.add(oneClientUring(N));
+        return out;
+    }
+
+    @Override
+    public List<Goal> goals() { return GOALS; }
+
+    /** With --full every one-per-read row (see {@link #onePerReadCallers}). */
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        int rounds = run.rounds();
+        boolean quick = run.quick(), full = run.full();
         // 24 rows (29 with --full) where there were 18, then 20: as many calls per row as before.
         long calls = quick ? 2_000L : 10_800L;
         Pairing p = Pairing.named("sysframe");
@@ -238,7 +283,7 @@ public final class ConcurrencyTable {
                         + ": the server side is the channel's thread, and the kernel counts futex too (the carriers' own parking in it)");
                 List<Measurement> runs;
                 try {
-                    runs = RoundRunner.run(NAME, cells, rounds);
+                    runs = run.measure(NAME, cells);
                 } catch (IOException e) {
                     String t = timedOut(timedOut, false);
                     throw t.isEmpty() ? e : new IOException(NAME + " table: calls timed out on the one-per-read rows (" + t + "): " + e.getMessage(), e);

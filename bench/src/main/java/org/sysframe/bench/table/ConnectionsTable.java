@@ -2,6 +2,7 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
@@ -17,7 +18,12 @@ import org.sysframe.transport.GroutServer;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
 
 /**
  * The many-connections table, io_uring's: {@link #CLIENTS} clients at once, each on a connection of its
@@ -43,9 +49,7 @@ import java.util.List;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class ConnectionsTable {
-    private ConnectionsTable() {}
-
+public final class ConnectionsTable implements Table {
     static final String NAME = "connections";
     static final int CLIENTS = 32;
     static final int PAYLOAD = 32;
@@ -68,7 +72,46 @@ public final class ConnectionsTable {
     static final String ONE = " (1 conn)";
     static final List<String> ONE_CONNECTION = List.of(REFERENCE + ONE, C_SERVER + ONE);
 
-    public static BenchTable run(int rounds, boolean quick) throws IOException {
+    private static final String URING = SERVERS.get(2).cell();
+
+    private static final List<Goal> GOALS = List.of(
+            new Goal("32 connections: io_uring server at most 0.8x epoll's server CPU per request", NAME,
+                    URING, REFERENCE, PAYLOAD, SERVER_CPU_RATIO, false, 0.8),
+            new Goal("32 connections: io_uring server at most 0.25 syscalls per request", NAME,
+                    URING, URING, PAYLOAD, SERVER_SYSCALLS_PER_CALL, false, 0.25),
+            new Goal("32 C lean connections: io_uring server at most 0.8x epoll's server CPU per request", NAME,
+                    C_LEAN_PREFIX + URING, C_LEAN_PREFIX + REFERENCE, PAYLOAD, SERVER_CPU_RATIO, false, 0.8),
+            new Goal("32 C lean connections: io_uring server at most 0.25 syscalls per request", NAME,
+                    C_LEAN_PREFIX + URING, C_LEAN_PREFIX + URING, PAYLOAD, SERVER_SYSCALLS_PER_CALL, false, 0.25),
+            // The server-side anchor: sysframe's server against the C server (sysframe_serve), both under the lean C clients.
+            new Goal("32 C lean connections: sysframe server CPU per request <= 1.10x the C server's", NAME,
+                    C_LEAN_PREFIX + REFERENCE, C_LEAN_PREFIX + C_SERVER, PAYLOAD, SERVER_CPU_RATIO, false, 1.10),
+            new Goal("1 C lean connection: sysframe server CPU per request <= 1.10x the C server's", NAME,
+                    C_LEAN_PREFIX + REFERENCE + ONE, C_LEAN_PREFIX + C_SERVER + ONE, PAYLOAD, SERVER_CPU_RATIO, false, 1.10));
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() { return CLIENTS + " connections at depth 1 on epoll (1 and 2 loops), io_uring and C servers; and 1 connection"; }
+
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>();
+        List<String> servers = new ArrayList<>(SERVERS.stream().map(Server::cell).toList());
+        servers.add(C_SERVER);
+        servers.addAll(ONE_CONNECTION);
+        for (String s : servers) out.addAll(List.of(s, C_LEAN_PREFIX + s));
+        return out;
+    }
+
+    @Override
+    public List<Goal> goals() { return GOALS; }
+
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        int rounds = run.rounds();
+        boolean quick = run.quick();
         long calls = (quick ? 100L : 600L) * CLIENTS;
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();
@@ -121,7 +164,7 @@ public final class ConnectionsTable {
                         + " the (1 conn) rows: one client, on the epoll 1 loop server and on the C server");
             }
             if (cPeer) notes.add(RoundRunner.apartNote("sysframe", "C lean", REFERENCE));
-            List<Measurement> runs = RoundRunner.runApart(NAME, cells, c -> c.name().startsWith(C_LEAN_PREFIX), rounds);
+            List<Measurement> runs = run.measureApart(NAME, cells, c -> c.name().startsWith(C_LEAN_PREFIX));
             return BenchTable.of(NAME, CLIENTS + " connections at depth 1: epoll (1 and 2 loops), io_uring and C servers; 1 connection:"
                             + " epoll 1 loop and C servers", "server", REFERENCE, false, rounds, cells, runs, notes);
         }

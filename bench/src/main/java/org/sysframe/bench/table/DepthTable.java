@@ -2,8 +2,8 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
-import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.CPeer;
@@ -18,7 +18,12 @@ import org.sysframe.transport.WaitMode;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+
+import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
 
 /**
  * The pipelining table: one sysframe client keeping DEPTH pings in flight (refilled a whole window at
@@ -36,9 +41,7 @@ import java.util.List;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class DepthTable {
-    private DepthTable() {}
-
+public final class DepthTable implements Table {
     public static final String NAME = "depth";
     public static final int[] DEPTHS = {1, 4, 16, 64};
     public static final String C_PREFIX = "C ";
@@ -57,7 +60,40 @@ public final class DepthTable {
     /** The name of the socket row of the spinning pair, e.g. {@code depth 64 spin:50us}; {@link #SHM_PREFIX} before it names the channel's. */
     public static String spinning(int depth) { return name(depth) + " " + SPINNING_WAIT; }
 
-    public static BenchTable run(int[] payloads, int rounds, boolean quick) throws IOException {
+    /** The payloads of the table's rows. */
+    static final int[] PAYLOADS = {32, 1024};
+
+    private static final List<Goal> GOALS = List.of(
+            new Goal("depth 64: 8x depth 1", NAME, name(64), name(1), 32, CALLS_RATIO, true, 8.0),
+            new Goal("depth 64: at least 0.95x C lean at depth 64", NAME, name(64), C_LEAN_PREFIX + name(64), 32, CALLS_RATIO, true, 0.95),
+            new Goal("depth 64: at most 2/64 + 0.01 client syscalls per call", NAME, name(64), name(64), 32,
+                    CLIENT_SYSCALLS_PER_CALL, false, 2.0 / 64 + 0.01),
+            // Both rows wait spin:50us: blocking, each window pays two wake-ups on either transport (see the class comment).
+            new Goal("shared memory depth 64: 1.5x the socket at depth 64, both waiting spin:50us", NAME,
+                    SHM_PREFIX + spinning(SPINNING_DEPTH), spinning(SPINNING_DEPTH), 32, CALLS_RATIO, true, 1.5));
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() { return "pipelining depth 1 to 64 over the socket and the shared-memory channel, beside the C client"; }
+
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>();
+        for (int d : DEPTHS) out.addAll(List.of(name(d), SHM_PREFIX + name(d), C_PREFIX + name(d), C_LEAN_PREFIX + name(d)));
+        out.addAll(List.of(spinning(SPINNING_DEPTH), SHM_PREFIX + spinning(SPINNING_DEPTH)));
+        return out;
+    }
+
+    @Override
+    public List<Goal> goals() { return GOALS; }
+
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        int[] payloads = PAYLOADS;
+        int rounds = run.rounds();
+        boolean quick = run.quick();
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();
         try (BenchFixture f = new BenchFixture(NAME)) {
@@ -91,7 +127,7 @@ public final class DepthTable {
                 }
                 addSpinningPair(f, p, payload, quick, cells);
             }
-            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+            List<Measurement> runs = run.measure(NAME, cells);
             List<String> notes = cPeer ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 read -)")
                     : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1), false,

@@ -2,8 +2,8 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
-import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.ClientThreadsProbe;
@@ -14,7 +14,9 @@ import org.sysframe.transport.GroutServer;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The server-loops table: one server with 1 event loop and one with 2, each with 8 concurrent
@@ -23,9 +25,7 @@ import java.util.List;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class LoopsTable {
-    private LoopsTable() {}
-
+public final class LoopsTable implements Table {
     static final String NAME = "server-loops";
     static final int CLIENTS = 8;
     static final int PAYLOAD = 32;
@@ -33,7 +33,27 @@ public final class LoopsTable {
 
     static String cellName(int loops) { return loops == 1 ? "1 loop" : loops + " loops"; }
 
-    public static BenchTable run(int rounds, boolean quick) throws IOException {
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() { return "one server with 1 and with 2 event loops, " + CLIENTS + " concurrent clients"; }
+
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>();
+        for (int loops : LOOPS) out.add(cellName(loops));
+        return out;
+    }
+
+    /** None: the table shows what a second loop buys on this machine. */
+    @Override
+    public List<Goal> goals() { return List.of(); }
+
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        int rounds = run.rounds();
+        boolean quick = run.quick();
         long calls = (quick ? 500L : 3_000L) * CLIENTS;
         Pairing p = Pairing.named("sysframe");
         List<String> notes = new ArrayList<>();
@@ -54,7 +74,7 @@ public final class LoopsTable {
                         CLIENTS + " clients on their own threads, " + p.framing() + ", " + loops + " server loop" + (loops == 1 ? "" : "s"),
                         calls, calls / 2, new ClientThreadsProbe(clients, ServerSample.Source.of(server))));
             }
-            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+            List<Measurement> runs = run.measure(NAME, cells);
             return BenchTable.of(NAME, "Server loops, " + CLIENTS + " concurrent clients", "server", cellName(1), false,
                     rounds, cells, runs, notes);
         }

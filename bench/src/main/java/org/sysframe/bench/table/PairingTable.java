@@ -2,6 +2,7 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
@@ -13,7 +14,12 @@ import org.sysframe.transport.GroutServer;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+
+import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
 
 /**
  * The strategy matrix as a table: one embedded server and one sysframe client per pairing, a cell per
@@ -21,10 +27,41 @@ import java.util.List;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class PairingTable {
-    private PairingTable() {}
-
+public final class PairingTable implements Table {
     public static final String NAME = "matrix";
+
+    private static final List<Goal> GOALS = List.of(
+            new Goal("seed patch: +10 % calls/s", NAME, "seed-v3", "baseline", 32, CALLS_RATIO, true, 1.10),
+            new Goal("seed patch: 15 % less CPU", NAME, "seed-v3", "baseline", 32, CPU_RATIO, false, 0.85),
+            new Goal("merged change: +10 % calls/s", NAME, "merged", "baseline", 32, CALLS_RATIO, true, 1.10),
+            new Goal("merged change: 15 % less CPU", NAME, "merged", "baseline", 32, CPU_RATIO, false, 0.85));
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() { return "framing pairings over the payload sizes, a server each (--pairing, --baseline, --payloads)"; }
+
+    /** The built-in pairings' names: a --pairing names its own cells, which no goal names. */
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>();
+        for (Pairing p : Pairing.standard()) out.add(p.name());
+        return out;
+    }
+
+    @Override
+    public List<Goal> goals() { return GOALS; }
+
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        try {
+            return run(NAME, "framing pairings", "pairing", run.pairings(), run.reference(), run.payloads(), run.rounds(), run.quick(),
+                    run.serverLoops(), 1, run.plan());
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("--server-loops " + run.serverLoops() + ": this server build refuses it (" + e.getMessage() + ")", e);
+        }
+    }
 
     /** Calls per cell: enough for a stable median, fewer for big payloads. */
     public static long callsFor(int payload, boolean quick) {
@@ -32,18 +69,20 @@ public final class PairingTable {
         return quick ? n / 5 : n;
     }
 
-    static BenchTable run(List<Pairing> pairings, int[] payloads, int rounds, boolean quick, int serverLoops) throws IOException {
-        return run(NAME, "framing pairings", "pairing", pairings, pairings.get(0).name(), payloads, rounds, quick, serverLoops, 1);
-    }
-
     /**
      * A table named name of every pairing at every payload, each pairing on a server of its own, with
      * ratios against the pairing named reference; also what a sweep runs ({@link org.sysframe.bench.cli.SweepCommand}). Each
      * cell makes {@link #callsFor} x scale calls, x the pairing's depth (a pipelined cell is that much
-     * faster per call): sweeps measure smaller differences than the matrix and run longer cells.
+     * faster per call): sweeps measure smaller differences than the matrix and run longer cells. No
+     * rounds are added.
      */
     public static BenchTable run(String name, String title, String rowKind, List<Pairing> pairings, String reference,
                           int[] payloads, int rounds, boolean quick, int serverLoops, int scale) throws IOException {
+        return run(name, title, rowKind, pairings, reference, payloads, rounds, quick, serverLoops, scale, null);
+    }
+
+    private static BenchTable run(String name, String title, String rowKind, List<Pairing> pairings, String reference,
+                          int[] payloads, int rounds, boolean quick, int serverLoops, int scale, RoundRunner.Plan plan) throws IOException {
         try (BenchFixture f = new BenchFixture(name)) {
             List<Cell.Probe> probes = new ArrayList<>();
             for (Pairing p : pairings) {
@@ -61,7 +100,7 @@ public final class PairingTable {
                             calls, calls / 2, probes.get(i)));
                 }
             }
-            List<Measurement> runs = RoundRunner.run(name, cells, rounds);
+            List<Measurement> runs = RoundRunner.run(name, cells, rounds, plan);
             return BenchTable.of(name, title, rowKind, reference, false, rounds, cells, runs, List.of());
         }
     }

@@ -2,8 +2,8 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
-import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.CPeer;
@@ -18,7 +18,12 @@ import org.sysframe.unix.CpuPlacement;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+
+import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_CPU_RATIO;
 
 /**
  * The peers as a table: sysframe's client and the clients a user would pick instead (the JDK's
@@ -29,14 +34,56 @@ import java.util.List;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class PeerTable {
-    private PeerTable() {}
-
+public final class PeerTable implements Table {
     public static final String NAME = "peers";
     static final String REFERENCE = "sysframe";
     static final int[] PAYLOADS = {32, 1024};
     /** The lean C client's row: the one the goals against C take. */
     static final String C_LEAN = "c-lean";
+    /** The timed C clients' rows: the header and payload in two sends, and in one sendmsg. */
+    static final String C_SPLIT = "c-split", C_SENDMSG = "c-sendmsg";
+    /** The Java peers the goals put sysframe beside (of {@link #javaPeers}). */
+    static final String JDK_GATHER = "jdk-gather", JNR = "jnr";
+
+    private static final List<Goal> GOALS = declareGoals();
+
+    private static List<Goal> declareGoals() {
+        List<Goal> out = new java.util.ArrayList<>();
+        for (int payload : PAYLOADS) {
+            out.add(new Goal("one at a time: at least 0.97x C lean", NAME, REFERENCE, C_LEAN, payload, CALLS_RATIO, true, 0.97));
+            out.add(new Goal("client CPU within 10 % of C lean", NAME, REFERENCE, C_LEAN, payload, CLIENT_CPU_RATIO, false, 1.10));
+            out.add(new Goal("at least the tuned JDK's throughput", NAME, REFERENCE, JDK_GATHER, payload, CALLS_RATIO, true, 1.00));
+            out.add(new Goal("10 % less client CPU than the tuned JDK", NAME, REFERENCE, JDK_GATHER, payload, CLIENT_CPU_RATIO, false, 0.90));
+            out.add(new Goal("+20 % over jnr-unixsocket", NAME, REFERENCE, JNR, payload, CALLS_RATIO, true, 1.20));
+        }
+        return List.copyOf(out);
+    }
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() { return "sysframe's client beside the JDK's SocketChannel, jnr-unixsocket and C clients on one server (--forks)"; }
+
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>();
+        for (PingPeer p : javaPeers()) out.add(p.name());
+        out.addAll(List.of(C_SPLIT, C_SENDMSG, C_LEAN));
+        return out;
+    }
+
+    @Override
+    public List<Goal> goals() { return GOALS; }
+
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        try {
+            return measured(run);
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("--server-loops " + run.serverLoops() + ": this server build refuses it (" + e.getMessage() + ")", e);
+        }
+    }
     /**
      * Every client on CPU 1, the server on CPU 0: unpinned, a cell's client and server shared a core in
      * some rounds and not in others, and the calls/s of one cell fell into two groups (about 40k and
@@ -60,8 +107,8 @@ public final class PeerTable {
      * runs of 600 calls read sysframe at 0.988x and 1.020x of C lean (32 and 1024 B, 131 and 90 rounds)
      * and runs of 6,000 at 0.977x and 0.985x (20 and 18 rounds): no bias left, but the 600-call runs'
      * intervals of the C lean goals were 1.7x and 2.5x as wide for about half the time, so the table
-     * keeps its length (2026-12-02, {@code ./sysframe matrix --payloads 32,1024 --no-loops --no-wait
-     * --no-depth --no-backends --no-connections --no-concurrency}, one run each).
+     * keeps its length (2026-12-02, {@code ./sysframe matrix --payloads 32,1024} without the tables
+     * after this one, one run each).
      */
     static final double OWN_LENGTH = 1.0;
 
@@ -75,9 +122,10 @@ public final class PeerTable {
         return asked;
     }
 
-    /** With the Java peers in forks child JVMs (0: in this JVM). */
-    public static BenchTable run(int rounds, boolean quick, int serverLoops, int forks) throws IOException {
-        if (forks < 0) throw new IllegalArgumentException("forks " + forks + ": 0 or more");
+    /** With the Java peers in the run's forks child JVMs (0: in this JVM). */
+    private static BenchTable measured(TableRun run) throws IOException {
+        boolean quick = run.quick();
+        int serverLoops = run.serverLoops(), rounds = run.rounds(), forks = run.forks();
         long calls = quick ? 1_200 : 6_000;
         Pairing best = Pairing.named("sysframe");
         try (BenchFixture f = new BenchFixture("compare")) {
@@ -96,8 +144,8 @@ public final class PeerTable {
                 t.onThread(() -> CpuPlacement.pinCurrentThread(CLIENT_CPU));
                 probes.add(new ClientThreadsProbe(List.of(t), side));
             }
-            List<CPeer> cPeers = List.of(new CPeer("c-split", "split", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
-                    new CPeer("c-sendmsg", "sendmsg", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
+            List<CPeer> cPeers = List.of(new CPeer(C_SPLIT, "split", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
+                    new CPeer(C_SENDMSG, "sendmsg", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
                     new CPeer(C_LEAN, "sendmsg", CPeer.Options.lean("block", CLIENT_CPU, 1)));
             String serverSettings = "; server " + best.serverSend() + "/" + best.serverFlush().name().toLowerCase(java.util.Locale.ROOT)
                     + PairingTable.loops(serverLoops) + (serverLoops == 1 ? " on CPU " + SERVER_CPU : "") + ", client on CPU " + CLIENT_CPU;
@@ -110,7 +158,7 @@ public final class PeerTable {
                 }
                 for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls, calls, f.closing(c.probe(socket, side))));
             }
-            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds, OWN_LENGTH);
+            List<Measurement> runs = run.measure(NAME, cells, OWN_LENGTH);
             List<String> notes = forks == 0 ? List.of() : List.of(PeerForks.spread(runs, forks, REFERENCE, C_LEAN, PAYLOADS));
             return BenchTable.of(NAME, "Peers on one sysframe server", "peer", REFERENCE, true, rounds, cells, runs, notes);
         }

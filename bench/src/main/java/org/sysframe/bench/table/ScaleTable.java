@@ -2,6 +2,7 @@ package org.sysframe.bench.table;
 
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.peer.BenchFixture;
@@ -14,11 +15,15 @@ import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import static org.sysframe.bench.measure.Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION;
 
 /**
  * The scale table: one server holding N connections (1, 100, 1,000, 10,000; {@code --full} also 100,000),
@@ -46,9 +51,7 @@ import java.util.regex.Pattern;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class ScaleTable {
-    private ScaleTable() {}
-
+public final class ScaleTable implements Table {
     public static final String NAME = "scale";
     static final int PAYLOAD = 32;
     /** Active connections of an {@code active} cell at most. */
@@ -106,13 +109,40 @@ public final class ScaleTable {
         return quick ? 20_000 : 100_000;
     }
 
-    /** The short form ({@code make bench}) or the whole grid ({@code --full}). */
-    public static BenchTable run(int rounds, boolean quick, boolean full) throws IOException {
-        return run(rounds, quick, full ? FULL : SHORT, full ? FULL_COUNTS : COUNTS, MOST_ACTIVE, FileLimit.raise());
+    // One figure per cell (the server's RSS growth over its connections), the C server's shown beside it.
+    private static final List<Goal> GOALS = List.of(
+            new Goal("idle connection memory <= 4 KiB per connection", NAME, name(SHORT.get(0), 10_000, Mode.IDLE),
+                    name(Server.C, 10_000, Mode.IDLE), PAYLOAD, SERVER_RSS_KIB_PER_CONNECTION, false, 4.0));
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() { return "one server holding 1 to 10,000 connections, idle and active, sysframe's beside the C server"; }
+
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>();
+        for (int n : FULL_COUNTS) for (Mode m : modes(n)) for (Server s : FULL) out.add(name(s, n, m));
+        return out;
     }
 
-    /** The table of servers at counts, an active cell with min(N, mostActive) active connections, within limit. */
-    static BenchTable run(int rounds, boolean quick, List<Server> servers, int[] counts, int mostActive, FileLimit limit) throws IOException {
+    @Override
+    public List<Goal> goals() { return GOALS; }
+
+    /** The short form ({@code make bench}) or the whole grid ({@code --full}). */
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        boolean full = run.full();
+        return run(run.rounds(), run.quick(), full ? FULL : SHORT, full ? FULL_COUNTS : COUNTS, MOST_ACTIVE, FileLimit.raise(), run.plan());
+    }
+
+    /**
+     * The table of servers at counts, an active cell with min(N, mostActive) active connections, within
+     * limit, rounds added under plan (null: none).
+     */
+    static BenchTable run(int rounds, boolean quick, List<Server> servers, int[] counts, int mostActive, FileLimit limit,
+                          RoundRunner.Plan plan) throws IOException {
         List<String> notes = new ArrayList<>();
         notes.add(limit.describe());
         List<Cell> cells = new ArrayList<>();
@@ -150,7 +180,7 @@ public final class ScaleTable {
                 }
                 if (set.isEmpty()) continue;
                 setUp(set);
-                runs.addAll(RoundRunner.run(NAME, set, rounds));
+                runs.addAll(RoundRunner.run(NAME, set, rounds, plan));
                 for (Cell c : set) notes.add(((Probe) c.probe()).memoryNote(c.name()));
                 cells.addAll(set);
             }

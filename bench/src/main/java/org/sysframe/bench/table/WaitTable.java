@@ -7,7 +7,6 @@ import org.sysframe.bench.measure.GoalVerdict;
 import org.sysframe.bench.measure.Interval;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
-import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.CShmPingPong;
 import org.sysframe.bench.peer.JavaShmPingPong;
@@ -21,8 +20,16 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+
+import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
+import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
+import static org.sysframe.bench.measure.Goal.Metric.P50_MICROS;
+import static org.sysframe.bench.measure.Goal.Metric.P99_RATIO;
 
 /**
  * The wait-and-placement table: how the client waits for its answer (block, spin, spin:50us, yield),
@@ -32,9 +39,7 @@ import java.util.Locale;
  *
  * <p>Internal to the bench: public for its other packages, not an API.
  */
-public final class WaitTable {
-    private WaitTable() {}
-
+public final class WaitTable implements Table {
     public static final String NAME = "wait";
     static final String BASELINE = name("block", "block", false);
 
@@ -90,7 +95,50 @@ public final class WaitTable {
     /** Row-name prefix of the lean C client's cells (no clock per request), for the settings whose client wait it has (not spin:N). */
     static final String C_LEAN_PREFIX = "C lean ";
 
-    public static BenchTable run(List<Setting> settings, int[] payloads, int rounds, boolean quick) throws IOException {
+    private static final String BLOCK = BASELINE, SPIN = name("spin", "spin", false), SHM_SPIN = SHM_PREFIX + SPIN;
+
+    private static final List<Goal> GOALS = List.of(
+            // Spinning's calls/s over blocking's is the machine's price of two wake-ups (17.6x on an Intel guest,
+            // 2.3-9.5x on an AMD one with halt polling, the C lean client alike): judged against C lean spinning below.
+            new Goal("spinning both sides: no more CPU per call than blocking across cores", NAME, SPIN, BLOCK, 32, CPU_RATIO, false, 1.0),
+            new Goal("spinning both sides: half the p99 latency", NAME, SPIN, BLOCK, 32, P99_RATIO, false, 0.5),
+            Goal.level("spin:50us within 10 % of spinning", NAME, name("spin:50us", "spin", false), SPIN, 32, CALLS_RATIO, 0.10),
+            new Goal("spinning: at least 0.95x C lean spinning", NAME, SPIN, C_LEAN_PREFIX + SPIN, 32, CALLS_RATIO, true, 0.95),
+            new Goal("shared memory spinning: 5x the socket spinning", NAME, SHM_SPIN, SPIN, 32, CALLS_RATIO, true, 5.0),
+            new Goal("shared memory spinning: no syscall per call", NAME, SHM_SPIN, SHM_SPIN, 32, CLIENT_SYSCALLS_PER_CALL, false, 0.0005),
+            new Goal("shared memory spinning: p50 at most 1 us", NAME, SHM_SPIN, SHM_SPIN, 32, P50_MICROS, false, 1.0),
+            new Goal("shared memory spinning: at least 0.5x the C shared-memory ping-pong", NAME, SHM_SPIN, C_SHM, 32, CALLS_RATIO, true, 0.5),
+            new Goal("shared memory blocking: no slower than the socket blocking", NAME, SHM_PREFIX + BLOCK, BLOCK, 32, CALLS_RATIO, true, 1.0),
+            new Goal("shared memory blocking: at most 2 syscalls per call", NAME, SHM_PREFIX + BLOCK, SHM_PREFIX + BLOCK, 32,
+                    CLIENT_SYSCALLS_PER_CALL, false, 2.0));
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public String about() { return "client and server wait modes, on one core and across two, socket and shared-memory channel, beside C"; }
+
+    @Override
+    public Set<String> cells() {
+        Set<String> out = new LinkedHashSet<>();
+        for (Setting s : grid()) {
+            String n = name(s.client, s.server, s.sameCore);
+            out.addAll(List.of(n, C_PREFIX + n, C_LEAN_PREFIX + n));
+            if (hasShmRow(s)) out.add(SHM_PREFIX + n);
+        }
+        out.addAll(List.of(C_SHM, JAVA_SHM));
+        return out;
+    }
+
+    @Override
+    public List<Goal> goals() { return GOALS; }
+
+    /** The telling settings at 32 B, or with --full every setting at 32 and 1024 B. */
+    @Override
+    public BenchTable run(TableRun run) throws IOException {
+        boolean quick = run.quick();
+        List<Setting> settings = run.full() ? grid() : TELLING;
+        int[] payloads = run.full() ? new int[] {32, 1024} : new int[] {32};
         boolean cPeer = CPeer.available();
         Pairing p = Pairing.named("sysframe");
         Path dir = Files.createTempDirectory("sysframe-wait");
@@ -140,7 +188,7 @@ public final class WaitTable {
                             where + " (" + lean.describe() + "; server " + p.serverSend() + "/deferred)", calls, calls / 4, leanProbe));
                 }
             }
-            List<Measurement> runs = RoundRunner.run(NAME, cells, rounds);
+            List<Measurement> runs = run.measure(NAME, cells);
             List<String> notes = new ArrayList<>();
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             if (!CShmPingPong.available()) notes.add("C shared-memory row left out: bench/target/shm_pingpong is not built (make builds it)");
@@ -148,7 +196,7 @@ public final class WaitTable {
                 String floor = floorNote(runs, payload);
                 if (floor != null) notes.add(floor);
             }
-            return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false, rounds, cells, runs, notes);
+            return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false, run.rounds(), cells, runs, notes);
         } finally {
             for (WaitProbe w : probes) w.close();
             KernelCounters.closeAll();

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 /** The one runner: warm-ups first, then every cell once per round, in the cells' order in odd rounds and reversed in even ones. */
 class RoundRunnerTest {
@@ -127,15 +127,19 @@ class RoundRunnerTest {
         };
         List<Cell> cells = List.of(new Cell("a", 32, "", 6000, 0, probe));
         RoundRunner.Plan tenth = new RoundRunner.Plan(List.of(), 0, 256, 0.1);
-        RoundRunner.with(tenth, () -> RoundRunner.run("t", cells, 2));
+        RoundRunner.run("t", cells, 2, tenth);
         assertEquals(List.of(600L, 600L), calls, "the plan's round length");
         calls.clear();
-        RoundRunner.with(tenth, () -> RoundRunner.run("t", cells, 2, 1.0));
+        RoundRunner.run("t", cells, 2, tenth.atLeast(1.0));
         assertEquals(List.of(6000L, 6000L), calls, "at least the cell's own count");
         calls.clear();
-        RoundRunner.with(new RoundRunner.Plan(List.of(), 0, 256, 2), () -> RoundRunner.run("t", cells, 1, 1.0));
+        RoundRunner.Plan twice = new RoundRunner.Plan(List.of(), 0, 256, 2);
+        assertSame(twice, twice.atLeast(1.0), "a longer round length stays");
+        RoundRunner.run("t", cells, 1, twice.atLeast(1.0));
         assertEquals(List.of(12000L), calls, "a longer round length stays");
-        assertNull(RoundRunner.atLeast(null, 1.0), "no plan (ping's cell): nothing scaled");
+        calls.clear();
+        RoundRunner.run("t", cells, 1);
+        assertEquals(List.of(6000L), calls, "no plan (ping's cell): nothing scaled");
     }
 
     @Test
@@ -148,11 +152,11 @@ class RoundRunnerTest {
         };
         List<Cell> cells = List.of(new Cell("a", 32, "", 10, 0, probe), new Cell("C a", 32, "", 10, 0, probe),
                 new Cell("b", 32, "", 10, 0, probe), new Cell("C b", 32, "", 10, 0, probe));
-        List<Measurement> runs = RoundRunner.runApart("t", cells, c -> c.name().startsWith("C "), 2);
+        List<Measurement> runs = RoundRunner.runApart("t", cells, c -> c.name().startsWith("C "), 2, null);
         assertEquals(List.of("a r1", "b r1", "b r2", "a r2", "C a r1", "C b r1", "C b r2", "C a r2"), order);
         assertEquals(8, runs.size());
         order.clear();
-        RoundRunner.runApart("t", cells.subList(0, 1), c -> c.name().startsWith("C "), 1);
+        RoundRunner.runApart("t", cells.subList(0, 1), c -> c.name().startsWith("C "), 1, null);
         assertEquals(List.of("a r1"), order, "no cell apart: one set");
     }
 

@@ -33,8 +33,9 @@ class ConcurrencyTableTest {
         System.setProperty("sysframe.cpeer", CPeerModesTest.binary().toString()); // make test builds it first
         try {
             assertTrue(CPeer.available());
-            BenchTable t = ConcurrencyTable.run(1, true, true);
+            BenchTable t = new ConcurrencyTable().run(TableRun.of(1, true, true));
             assertEquals(ConcurrencyTable.names(true), t.names());
+            assertTrue(new ConcurrencyTable().cells().containsAll(t.names()), "every cell it ran is declared");
             boolean uring = UringSupport.unavailableReason() == null;
             assertEquals(uring ? 29 : 28, t.names().size());
             assertEquals("one client 64 virtual", ConcurrencyTable.oneClient(64, true));

@@ -31,13 +31,14 @@ class ConnectionsTableTest {
         System.setProperty("sysframe.cserve", CServerTest.binary().toString());
         try {
             assertTrue(CPeer.available());
-            BenchTable t = ConnectionsTable.run(1, true);
+            BenchTable t = new ConnectionsTable().run(TableRun.of(1, true, false));
             List<String> names = java.util.stream.Stream.concat(
                             java.util.stream.Stream.concat(ConnectionsTable.SERVERS.stream().map(ConnectionsTable.Server::cell),
                                     java.util.stream.Stream.of(ConnectionsTable.C_SERVER)),
                             ConnectionsTable.ONE_CONNECTION.stream())
                     .flatMap(s -> java.util.stream.Stream.of(s, ConnectionsTable.C_LEAN_PREFIX + s)).toList();
             assertEquals(names, t.names());
+            assertTrue(new ConnectionsTable().cells().containsAll(t.names()), "every cell it ran is declared");
             assertEquals(List.of("epoll 1 loop", "C lean epoll 1 loop", "epoll 2 loops", "C lean epoll 2 loops",
                     "io_uring 1 loop", "C lean io_uring 1 loop", "C server", "C lean C server",
                     "epoll 1 loop (1 conn)", "C lean epoll 1 loop (1 conn)", "C server (1 conn)", "C lean C server (1 conn)"), t.names());

@@ -7,8 +7,6 @@ import org.sysframe.bench.measure.GoalVerdict;
 import org.sysframe.bench.measure.Interval;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ThreadCpu;
-import org.sysframe.bench.peer.Pairing;
-import org.sysframe.transport.Backend;
 
 import org.junit.jupiter.api.Test;
 import org.sysframe.unix.SyscallCounts;
@@ -18,7 +16,6 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -195,7 +192,7 @@ class GoalsTest {
 
     @Test
     void theMemoryGoalJudgesTheSysframeServersFigureAndShowsTheCServersBesideIt() {
-        Goal g = Goals.TABLE.stream().filter(x -> x.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION).findFirst().orElseThrow();
+        Goal g = Tables.MATRIX.goals().stream().filter(x -> x.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION).findFirst().orElseThrow();
         assertEquals("scale", g.table());
         assertEquals("epoll 1 loop 10000 idle", g.subject());
         assertEquals("C server 10000 idle", g.versus());
@@ -229,7 +226,7 @@ class GoalsTest {
 
     @Test
     void theServerSideGoalsCompareSysframesServerWithTheCServerUnderTheSameClients() {
-        List<Goal> anchor = Goals.TABLE.stream().filter(x -> x.versus().contains(ConnectionsTable.C_SERVER) && x.table().equals("connections")).toList();
+        List<Goal> anchor = Tables.MATRIX.goals().stream().filter(x -> x.versus().contains(ConnectionsTable.C_SERVER) && x.table().equals("connections")).toList();
         assertEquals(2, anchor.size());
         for (Goal g : anchor) {
             assertEquals(Goal.Metric.SERVER_CPU_RATIO, g.metric());
@@ -243,7 +240,7 @@ class GoalsTest {
 
     @Test
     void theOnePerReadGoalsPutThePoolOfFourBesideTheCClientAndBesideOneConnection() {
-        List<Goal> pool = Goals.TABLE.stream().filter(x -> x.subject().equals(ConcurrencyTable.onePerRead(64, 4))).toList();
+        List<Goal> pool = Tables.MATRIX.goals().stream().filter(x -> x.subject().equals(ConcurrencyTable.onePerRead(64, 4))).toList();
         assertEquals(2, pool.size());
         assertEquals(ConcurrencyTable.cOnePerRead(4), pool.get(0).versus());
         assertEquals(">= 0.90x", pool.get(0).want());
@@ -264,16 +261,16 @@ class GoalsTest {
     @Test
     void noGoalJudgesTheMachinesWakeUpCostOrIoUringOneCallAtATime() {
         String spin = WaitTable.name("spin", "spin", false), block = WaitTable.name("block", "block", false);
-        for (Goal g : Goals.TABLE) {
+        for (Goal g : Tables.MATRIX.goals()) {
             boolean spinOverBlock = g.subject().equals(spin) && g.versus().equals(block);
             assertFalse(spinOverBlock && g.metric() == Goal.Metric.CALLS_RATIO, g.name());
             boolean uringOneAtATime = g.table().equals(BackendTable.NAME) && !g.subject().equals(g.versus());
             assertFalse(uringOneAtATime && g.metric() == Goal.Metric.CALLS_RATIO, g.name());
         }
-        Goal cpu = Goals.TABLE.stream().filter(g -> g.subject().equals(spin) && g.versus().equals(block)
+        Goal cpu = Tables.MATRIX.goals().stream().filter(g -> g.subject().equals(spin) && g.versus().equals(block)
                 && g.metric() == Goal.Metric.CPU_RATIO).findFirst().orElseThrow();
         assertEquals("<= 1.00x", cpu.want());
-        assertTrue(Goals.TABLE.stream().anyMatch(g -> g.subject().equals(spin)
+        assertTrue(Tables.MATRIX.goals().stream().anyMatch(g -> g.subject().equals(spin)
                 && g.versus().equals(WaitTable.C_LEAN_PREFIX + spin)
                 && g.metric() == Goal.Metric.CALLS_RATIO), "spinning's calls/s is judged against C lean spinning");
     }
@@ -285,44 +282,5 @@ class GoalsTest {
         List<GoalVerdict> v = Goals.evaluate(List.of(AT_LEAST, other, elsewhere), List.of(table(1150, 1200, 1250)));
         assertEquals(1, v.size());
         assertEquals(AT_LEAST, v.get(0).goal());
-    }
-
-    @Test
-    void theDeclaredTableNamesCellsTheBenchHas() {
-        List<String> pairings = Pairing.standard().stream().map(Pairing::name).toList();
-        List<String> peers = List.of(PeerTable.REFERENCE, "jdk-gather", "jdk-2write", "jnr", "c-split", "c-sendmsg", PeerTable.C_LEAN);
-        assertFalse(Goals.TABLE.isEmpty());
-        for (Goal g : Goals.TABLE) {
-            List<String> names = switch (g.table()) {
-                case PairingTable.NAME -> pairings;
-                case PeerTable.NAME -> peers;
-                case WaitTable.NAME -> WaitTable.TELLING.stream()
-                        .flatMap(w -> java.util.stream.Stream.of(WaitTable.name(w.client(), w.server(), w.sameCore()),
-                                WaitTable.C_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()),
-                                WaitTable.C_LEAN_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()),
-                                WaitTable.hasShmRow(w) ? WaitTable.SHM_PREFIX + WaitTable.name(w.client(), w.server(), w.sameCore()) : "",
-                                WaitTable.hasShmRow(w) && w.client().equals("spin") && w.server().equals("spin") ? WaitTable.C_SHM : ""))
-                        .toList();
-                case DepthTable.NAME -> java.util.Arrays.stream(DepthTable.DEPTHS)
-                        .boxed().flatMap(d -> java.util.stream.Stream.of(DepthTable.name(d), DepthTable.C_PREFIX + DepthTable.name(d),
-                                DepthTable.C_LEAN_PREFIX + DepthTable.name(d), DepthTable.SHM_PREFIX + DepthTable.name(d),
-                                d == DepthTable.SPINNING_DEPTH ? DepthTable.spinning(d) : "",
-                                d == DepthTable.SPINNING_DEPTH ? DepthTable.SHM_PREFIX + DepthTable.spinning(d) : ""))
-                        .toList();
-                case BackendTable.NAME -> List.of(BackendTable.BASELINE, BackendTable.name(Backend.IO_URING, Backend.IO_URING),
-                        BackendTable.name(Backend.IO_URING, Backend.EPOLL), BackendTable.name(Backend.EPOLL, Backend.IO_URING));
-                case ConnectionsTable.NAME -> java.util.stream.Stream.concat(java.util.stream.Stream.concat(
-                                ConnectionsTable.SERVERS.stream().map(ConnectionsTable.Server::cell), java.util.stream.Stream.of(ConnectionsTable.C_SERVER)),
-                                ConnectionsTable.ONE_CONNECTION.stream())
-                        .flatMap(c -> java.util.stream.Stream.of(c, ConnectionsTable.C_LEAN_PREFIX + c)).toList();
-                case ScaleTable.NAME -> java.util.Arrays.stream(ScaleTable.COUNTS).boxed()
-                        .flatMap(n -> ScaleTable.modes(n).stream().flatMap(m -> ScaleTable.SHORT.stream().map(v -> ScaleTable.name(v, n, m))))
-                        .toList();
-                case ConcurrencyTable.NAME -> ConcurrencyTable.names(false);
-                default -> List.of(LoopsTable.cellName(1), LoopsTable.cellName(2));
-            };
-            assertTrue(names.contains(g.subject()) && names.contains(g.versus()), g.toString());
-            assertNotNull(g.metric());
-        }
     }
 }

@@ -135,7 +135,7 @@ class ScaleTableTest {
     void theTableHasARowPerServerCountAndModeAndSkipsACountOverTheLimitNamingItsCells() throws Exception {
         // A limit of 300 descriptors per process: 30 connections fit (with the 256 spare), 1,000 do not.
         FileLimit limit = new FileLimit(300, 300, 300, null);
-        BenchTable t = ScaleTable.run(1, true, ScaleTable.SHORT, new int[] {1, 30, 1000}, 5, limit);
+        BenchTable t = ScaleTable.run(1, true, ScaleTable.SHORT, new int[] {1, 30, 1000}, 5, limit, null);
         assertEquals(List.of("epoll 1 loop 1 active", "C server 1 active", "epoll 1 loop 30 idle", "C server 30 idle",
                 "epoll 1 loop 30 active", "C server 30 active"), t.names());
         assertEquals(limit.describe(), t.notes().get(0));
@@ -154,7 +154,7 @@ class ScaleTableTest {
         }
         assertNull(ScaleTable.cRowBeside("1 loop"));
         // No 10,000 cell: the memory goal is left out, not judged.
-        Goal memory = Goals.TABLE.stream().filter(g -> g.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION).findFirst().orElseThrow();
+        Goal memory = new ScaleTable().goals().stream().filter(g -> g.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION).findFirst().orElseThrow();
         assertNull(GoalVerdict.of(memory, t));
         assertTrue(t.title().startsWith("Scale: one server holding 1, 30, 1,000 connections"), t.title());
     }
