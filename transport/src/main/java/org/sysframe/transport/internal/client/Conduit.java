@@ -158,7 +158,15 @@ public final class Conduit {
             // waits for room would wait for a server that waits for its answers to be read, and nobody would read them.
             if (holder == null && !c.passenger && (c.kind != Call.Kind.FUTURE || table.inFlight() == 1)) {
                 take(me, CALLER);
-                direct = true;
+                // Requests queued before it (a passenger's, or one queued as the last holder left) go first: a caller that
+                // takes the role with the queue not empty queues its own behind them and sends them all in one send.
+                direct = c.kind == Call.Kind.FUTURE || queue.isEmpty() && outbox.unsent.isEmpty();
+                if (!direct && !queue.append(c.id, type, payload, offset, length)) {
+                    c.unsent = true; // too big for the queue: written by its caller, which holds the role, once the queue is sent
+                    c.unsentPayload = payload;
+                    c.unsentOffset = offset;
+                    c.unsentLength = length;
+                }
             } else if (holder == me) {
                 direct = true;
             } else {

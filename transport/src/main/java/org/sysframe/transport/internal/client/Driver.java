@@ -96,6 +96,7 @@ final class Driver {
         try {
             if (c.unsent) {
                 c.unsent = false;
+                conduit.flushQueue(); // what was queued before it goes first
                 conduit.outbox.write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
                 c.unsentPayload = null;
             }
