@@ -9,11 +9,10 @@ import org.sysframe.bench.report.TerminalReport;
 import org.sysframe.bench.table.PeerTable;
 import org.sysframe.bench.table.TableRun;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -29,31 +28,27 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "fewer calls per run")
     boolean quick;
 
-    @Option(names = "--rounds", description = "interleaved rounds, at least 5 (default: ${DEFAULT-VALUE})")
-    int rounds = 7;
+    @Mixin
+    RoundsOption roundsOption;
 
-    @Option(names = "--out", description = "output directory (default: bench/results/<timestamp>)")
-    Path out;
+    @Mixin
+    OutOption outOption;
 
-    @Option(names = "--forks", description = "child JVMs the Java peers run in, rounds spread over them; 0: in this JVM"
-            + " (default: " + PeerTable.DEFAULT_FORKS + ", with --quick 0)")
-    Integer forks;
-
-    @Option(names = "--server-loops", description = "event loops of the embedded server (default: ${DEFAULT-VALUE})")
-    int serverLoops = 1;
+    @Mixin
+    PeersOptions peers;
 
     @Override
     public Integer call() throws Exception {
-        if (rounds < 5) throw new IllegalArgumentException("--rounds must be at least 5");
-        if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
-        int peerForks = PeerTable.forks(forks, quick);
-        if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        ResultFiles.checkWritable("--out", out);
+        roundsOption.check();
+        int peerForks = peers.checkedForks(quick);
+        int serverLoops = peers.serverLoops;
+        Path out = outOption.dir();
         long started = System.nanoTime();
         PeerTable table = new PeerTable();
-        TableRun settings = TableRun.of(rounds, quick, false, serverLoops, peerForks);
+        TableRun settings = TableRun.of(roundsOption.rounds, quick, false, serverLoops, peerForks);
         BenchTable peers = Progress.during(Progress.toStderr("compare", 1, table.goals()), () -> table.run(settings));
-        BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
+        double seconds = (System.nanoTime() - started) / 1e9;
+        BenchRun run = BenchRun.of(MachineInfo.describe(), roundsOption.rounds, quick, seconds, serverLoops,
                 List.of(peers), KernelCounters.unavailable());
         System.out.print(TerminalReport.of(run));
         System.out.println(ResultFiles.wroteLine(out, ResultFiles.writeAll(run, out)));

@@ -11,16 +11,14 @@ import org.sysframe.bench.peer.FileLimit;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.report.TerminalReport;
-import org.sysframe.bench.table.PeerTable;
 import org.sysframe.bench.table.Table;
 import org.sysframe.bench.table.TableRun;
 import org.sysframe.bench.table.Tables;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -77,8 +75,8 @@ public final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--payloads", split = ",", description = "payload sizes (default: 0,32,1024,8192,65536)")
     int[] payloads = {0, 32, 1024, 8192, 65536};
 
-    @Option(names = "--out", description = "output directory (default: bench/results/<timestamp>)")
-    Path out;
+    @Mixin
+    OutOption outOption;
 
     @Option(names = "--tables", split = ",", paramLabel = "NAME", completionCandidates = TableNames.class,
             description = "run only these tables, in the matrix's order (of: ${COMPLETION-CANDIDATES})")
@@ -104,12 +102,8 @@ public final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--crossover", paramLabel = "A,B", description = "two pairings whose crossover over the payload sizes to report (repeatable)")
     List<String> crossovers = new ArrayList<>();
 
-    @Option(names = "--forks", description = "child JVMs the peers table's Java peers run in, rounds spread over them; 0: in this JVM"
-            + " (default: " + PeerTable.DEFAULT_FORKS + ", with --quick 0)")
-    Integer forks;
-
-    @Option(names = "--server-loops", description = "event loops of every embedded server of the matrix and the peers (default: ${DEFAULT-VALUE})")
-    int serverLoops = 1;
+    @Mixin
+    PeersOptions peers;
 
     @Override
     public Integer call() throws Exception {
@@ -123,9 +117,9 @@ public final class MatrixCommand implements Callable<Integer> {
         if (!(roundLength >= 0.01) || roundLength > 10) {
             throw new IllegalArgumentException("--round-length " + roundLength + ": expected a factor 0.01..10");
         }
-        if (serverLoops < 1) throw new IllegalArgumentException("--server-loops must be at least 1");
+        int peerForks = peers.checkedForks(quick);
+        int serverLoops = peers.serverLoops;
         List<Table> selected = Tables.MATRIX.select(only, skip);
-        int peerForks = PeerTable.forks(forks, quick);
         for (int p : payloads) {
             if (p < 0 || p > org.sysframe.transport.wire.GroutApi.MAX_MSG_LEN) {
                 throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
@@ -139,8 +133,7 @@ public final class MatrixCommand implements Callable<Integer> {
         }
         List<List<String>> pairs = new ArrayList<>();
         for (String c : crossovers) pairs.add(OptionValues.parse("--crossover", c, x -> crossoverPair(x, names)));
-        if (out == null) out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        ResultFiles.checkWritable("--out", out);
+        Path out = outOption.dir();
         // Many connections need many descriptors: the soft limit up to the hard one, for this JVM and what it starts.
         System.err.println(FileLimit.raise().describe());
         long started = System.nanoTime();
@@ -148,9 +141,9 @@ public final class MatrixCommand implements Callable<Integer> {
         TableRun settings = new TableRun(rounds, quick, full, serverLoops, payloads, pairings, reference, peerForks,
                 new RoundRunner.Plan(goals, budget, maxRounds, roundLength));
         List<BenchTable> tables = Progress.during(Progress.toStderr("matrix", selected.size(), goals), () -> {
-            List<BenchTable> out = new ArrayList<>();
-            for (Table t : selected) out.add(t.run(settings));
-            return out;
+            List<BenchTable> ran = new ArrayList<>();
+            for (Table t : selected) ran.add(t.run(settings));
+            return ran;
         });
         BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
                 tables, KernelCounters.unavailable(),

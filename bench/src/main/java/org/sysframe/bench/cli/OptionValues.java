@@ -13,4 +13,12 @@ final class OptionValues {
             throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
         }
     }
+
+    /** {@code --transport} of ping and serve: whether it is shm (else socket); any other value is refused. */
+    static boolean sharedMemory(String transport) {
+        if (!transport.equals("socket") && !transport.equals("shm")) {
+            throw new IllegalArgumentException("--transport " + transport + ": expected socket or shm");
+        }
+        return transport.equals("shm");
+    }
 }

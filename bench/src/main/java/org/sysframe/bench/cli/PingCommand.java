@@ -18,12 +18,12 @@ import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
-import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.WaitMode;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -49,8 +49,8 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--ping2", description = "send GR_PING2 (the seed patch's 32-byte echo) instead of GR_PING")
     boolean ping2;
 
-    @Option(names = "--send", description = "split | copy[:SIZE] | gather | copygather[:SIZE] (default: ${DEFAULT-VALUE})")
-    String send = "copygather";
+    @Mixin
+    SendOption sendOption;
 
     @Option(names = "--recv", description = "exact | readahead[:SIZE] (default: ${DEFAULT-VALUE})")
     String recv = "readahead:8192";
@@ -135,13 +135,10 @@ final class PingCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len + " is outside 0..131072");
         if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
-        ClientOptions o = ClientOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
+        ClientOptions o = ClientOptions.defaults().socketPath(socket).send(sendOption.framing())
                 .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion).waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu)
                 .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse)).sqpoll(sqpoll);
-        if (!transport.equals("socket") && !transport.equals("shm")) {
-            throw new IllegalArgumentException("--transport " + transport + ": expected socket or shm");
-        }
-        o.sharedMemory(transport.equals("shm"));
+        o.sharedMemory(OptionValues.sharedMemory(transport));
         if (timeoutMillis < 0) throw new IllegalArgumentException("--timeout " + timeoutMillis + ": expected a number of ms >= 0 (0: forever)");
         if (anyServerUid && serverUids != null) throw new IllegalArgumentException("--any-server-uid and --server-uid " + serverUids + ": choose one");
         o.receiveTimeoutMillis(timeoutMillis).anyServerUid(anyServerUid);

@@ -4,10 +4,10 @@ import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutServer;
-import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.ArrayList;
@@ -23,8 +23,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = {"-s", "--socket"}, description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock; @NAME: abstract)")
     String socket = GroutApi.defaultSocketPath();
 
-    @Option(names = "--send", description = "split | copy[:SIZE] | gather | copygather[:SIZE] (default: ${DEFAULT-VALUE})")
-    String send = "copygather";
+    @Mixin
+    SendOption sendOption;
 
     @Option(names = "--flush", description = "immediate | deferred (default: ${DEFAULT-VALUE})")
     String flush = "deferred";
@@ -186,16 +186,13 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ServerOptions o = ServerOptions.defaults().socketPath(socket).send(OptionValues.parse("--send", send, SendFraming::parse))
+        ServerOptions o = ServerOptions.defaults().socketPath(socket).send(sendOption.framing())
                 .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
                 .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus)
                 .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse));
         OptionValues.parse("--requests-per-read", String.valueOf(requestsPerRead),
                 v -> o.requestsPerRead(requestsPerRead));
-        if (!transport.equals("socket") && !transport.equals("shm")) {
-            throw new IllegalArgumentException("--transport " + transport + ": expected socket or shm");
-        }
-        if (transport.equals("shm")) {
+        if (OptionValues.sharedMemory(transport)) {
             if (o.freeze().backend() == org.sysframe.transport.Backend.IO_URING) {
                 throw new IllegalArgumentException("--transport shm and --backend io_uring: shared memory is served on the epoll backend only"
                         + " (io_uring answers a client's request for it ENOTSUP): leave out --backend io_uring");

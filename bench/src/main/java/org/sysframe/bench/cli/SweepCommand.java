@@ -14,6 +14,7 @@ import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.report.TerminalReport;
 import org.sysframe.bench.table.PairingTable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -53,22 +54,23 @@ public final class SweepCommand implements Callable<Integer> {
             + " two the crossover's medians change side at (default: ${DEFAULT-VALUE})")
     int bisect = 0;
 
-    @Option(names = "--quick", description = "a fifth of the calls per cell")
-    boolean quick;
+    @Mixin
+    QuickOption quickOption;
 
-    @Option(names = "--rounds", description = "interleaved rounds, at least 5 (default: ${DEFAULT-VALUE})")
-    int rounds = 7;
+    @Mixin
+    RoundsOption roundsOption;
 
     @Option(names = "--out", description = "output directory (default: bench/results/sweep-<timestamp>)")
     Path out;
 
     @Override
     public Integer call() throws Exception {
-        if (rounds < 5) throw new IllegalArgumentException("--rounds " + rounds + ": at least 5 (medians need them)");
+        roundsOption.check();
         if (bisect < 0 || bisect > 8) throw new IllegalArgumentException("--bisect " + bisect + ": accepted 0..8");
         SweepSpec s = SweepSpec.parse(sweep);
         Sweep.Plan plan = new Sweep.Plan(s, OptionValues.parse("--base", base, PairingSpec::parse), OptionValues.parse("--payloads", payloads, Payloads::parse),
-                OptionValues.parse("--crossover", crossover == null ? "" : crossover, c -> pair(s, c)), rounds, quick);
+                OptionValues.parse("--crossover", crossover == null ? "" : crossover, c -> pair(s, c)),
+                roundsOption.rounds, quickOption.quick);
         plan.pairings(); // a value the held pairing cannot take fails here, before anything runs
         if (out == null) out = ResultFiles.defaultDir(Sweep.NAME);
         ResultFiles.checkWritable("--out", out);

@@ -12,6 +12,7 @@ import org.sysframe.bench.measure.Spread;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.table.PairingTable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -51,11 +52,11 @@ public final class TuneCommand implements Callable<Integer> {
     @Option(names = "--histogram", description = "the workload as a file of SIZE COUNT lines (instead of --payloads)")
     Path histogram;
 
-    @Option(names = "--quick", description = "a fifth of the calls per cell")
-    boolean quick;
+    @Mixin
+    QuickOption quickOption;
 
-    @Option(names = "--rounds", description = "interleaved rounds, at least 5 (default: ${DEFAULT-VALUE})")
-    int rounds = 7;
+    @Mixin
+    RoundsOption roundsOption;
 
     @Option(names = "--json", description = "print the decisions as JSON (for scripts) instead of text")
     boolean json;
@@ -73,7 +74,7 @@ public final class TuneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (rounds < 5) throw new IllegalArgumentException("--rounds " + rounds + ": at least 5 (medians need them)");
+        roundsOption.check();
         if (payloads != null && histogram != null) {
             throw new IllegalArgumentException("--payloads and --histogram: choose one (the histogram's sizes are the workload's)");
         }
@@ -85,10 +86,11 @@ public final class TuneCommand implements Callable<Integer> {
         long started = System.nanoTime();
         // Twice the matrix's calls a cell: within the ~5 minutes with every candidate.
         BenchTable t = Progress.during(Progress.toStderr(NAME, 1, List.of()), () -> PairingTable.run(NAME, "tune: candidates beside the defaults",
-                "setting", rows, DEFAULTS, w.sizes(), rounds, quick, 1, 2));
+                "setting", rows, DEFAULTS, w.sizes(), roundsOption.rounds, quickOption.quick, 1, 2));
         List<TuneDecision> decisions = decide(t, w, held, specs);
         double seconds = (System.nanoTime() - started) / 1e9;
-        System.out.print(json ? TuneReport.json(w, t, decisions, held, seconds, quick) : TuneReport.text(w, t, decisions, held, seconds, quick));
+        System.out.print(json ? TuneReport.json(w, t, decisions, held, seconds, quickOption.quick)
+                : TuneReport.text(w, t, decisions, held, seconds, quickOption.quick));
         return 0;
     }
 

@@ -58,6 +58,14 @@ class OptionRefusalsTest {
     }
 
     @Test
+    void tooFewRoundsAreRefusedAlikeByTheCommandsSharingTheOption() {
+        assertEquals("sysframe compare: --rounds 4: at least 5 (medians need them)", refused("compare", "--rounds", "4"));
+        assertEquals("sysframe sweep: --rounds 4: at least 5 (medians need them)",
+                refused("sweep", "copy-threshold=256,4096", "--rounds", "4"));
+        assertEquals("sysframe tune: --rounds 4: at least 5 (medians need them)", refused("tune", "--rounds", "4"));
+    }
+
+    @Test
     void quickAndFullTogetherAreRefused() {
         assertEquals("sysframe matrix: --quick and --full: choose one (--quick shortens every table, --full runs its whole grid)",
                 refused("matrix", "--quick", "--full"));
