@@ -49,6 +49,32 @@ public final class CpuPlacement {
         }
     }
 
+    /**
+     * Lets thread tid of this process run on cpus (every CPU of it must be in the calling thread's
+     * allowed set). A thread inherits the placement of the thread that started it: a carrier of virtual
+     * threads that the JDK started from a thread pinned to one CPU is pinned there too, and this undoes
+     * that. A kernel refusal (ESRCH: tid ended; EINVAL; EPERM) throws with its errno and changes nothing.
+     */
+    public static void placeThread(int tid, BitSet cpus) throws ErrnoException {
+        BitSet allowed = allowedCpus();
+        BitSet outside = (BitSet) cpus.clone();
+        outside.andNot(allowed);
+        if (cpus.isEmpty() || !outside.isEmpty() || cpus.length() > MASK_BYTES * 8) {
+            throw new ErrnoException("sched_setaffinity(" + tid + ", " + describe(cpus) + ")", Errno.EINVAL,
+                    "not a non-empty subset of this thread's allowed set " + describe(allowed));
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            MemorySegment mask = a.allocate(MASK_BYTES, 8);
+            long[] words = cpus.toLongArray();
+            for (int i = 0; i < words.length; i++) mask.set(JAVA_LONG, i * 8L, words[i]);
+            if (LibC.schedSetaffinity(cs, tid, MASK_BYTES, mask) != 0) {
+                throw new ErrnoException("sched_setaffinity(" + tid + ", " + describe(cpus) + ")", Errno.read(cs),
+                        "the thread's placement is unchanged");
+            }
+        }
+    }
+
     /** The CPU the calling thread runs on at this instant. */
     public static int currentCpu() { return LibC.schedGetcpu(); }
 

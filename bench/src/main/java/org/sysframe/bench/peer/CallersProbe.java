@@ -181,6 +181,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
 
     @Override
     public Measurement measure(Cell cell, long calls, int round) throws IOException {
+        if (virtual) SchedulerThreads.spread(); // a carrier started by a pinned thread is pinned with it
         int k = callers.size();
         CountDownLatch go = new CountDownLatch(1);
         List<Run> runs = new ArrayList<>(k);

@@ -1,0 +1,60 @@
+package org.sysframe.bench.peer;
+
+import org.sysframe.unix.CpuPlacement;
+import org.sysframe.unix.ErrnoException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * The threads of the JDK's virtual-thread scheduler (its carriers, the pollers, the unparker), the
+ * library's poller and the clients' own threads, given every CPU this process may use before a run of
+ * virtual callers. Linux gives
+ * a new thread the placement of the thread that started it, and the JDK starts a carrier from
+ * whichever thread hands it work: after the depth table, whose server loops are pinned to CPU 0, the
+ * carriers and the pollers were all pinned to CPU 0, and the concurrency table's 64 virtual callers on
+ * one client ran on one core: 0.285 client syscalls per call there, 0.194 and 0.218 in two runs with
+ * them spread, 0.125 with the concurrency table run alone (what else the depth table leaves behind is
+ * not found; {@code matrix --tables depth,concurrency}, 2026-12-04).
+ *
+ * <p>Internal to the bench: public for its other packages, not an API.
+ */
+public final class SchedulerThreads {
+    private SchedulerThreads() {}
+
+    /** Thread-name prefixes ({@code /proc/self/task/TID/comm}: the first 15 bytes) of the threads spread. */
+    static final List<String> PREFIXES = List.of("ForkJoinPool-", "sysframe-poller", "MasterPoller", "VirtualThread-u",
+            "Read-Poller", "Write-Poller", "sysframe-client");
+
+    /** Gives each such thread of this process the CPUs the calling thread may use; returns how many it placed. */
+    public static int spread() throws IOException {
+        BitSet all;
+        try {
+            all = CpuPlacement.allowedCpus();
+        } catch (ErrnoException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        int placed = 0;
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : tasks.toList()) {
+                String comm;
+                try {
+                    comm = Files.readString(t.resolve("comm")).trim();
+                } catch (IOException ended) {
+                    continue;
+                }
+                if (PREFIXES.stream().noneMatch(comm::startsWith)) continue;
+                try {
+                    CpuPlacement.placeThread(Integer.parseInt(t.getFileName().toString()), all);
+                    placed++;
+                } catch (ErrnoException ended) {
+                    // ended since the listing (ESRCH): nothing to place
+                }
+            }
+        }
+        return placed;
+    }
+}
