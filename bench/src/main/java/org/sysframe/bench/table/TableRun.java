@@ -39,6 +39,10 @@ public record TableRun(int rounds, boolean quick, boolean full, int serverLoops,
         }
     }
 
+    /** The pairing table's payload sizes (a copy: the run's own stay as given). */
+    @Override
+    public int[] payloads() { return payloads.clone(); }
+
     /** A run of rounds with the defaults of {@code matrix} and no plan: what a test of one table uses. */
     public static TableRun of(int rounds, boolean quick, boolean full) {
         return of(rounds, quick, full, 1, 0);
