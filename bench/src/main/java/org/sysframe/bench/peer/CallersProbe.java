@@ -309,7 +309,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
          */
         private static void settlePoller(Set<Integer> tids) throws IOException {
             for (int tid : tids) {
-                if (!libraryThread(tid) || !comm(tid).equals("sysframe-poller")) continue;
+                if (!libraryThread(tid) || !SchedulerThreads.comm(tid).equals("sysframe-poller")) continue;
                 try {
                     org.sysframe.unix.ThreadSyscall.awaitParked(tid, java.time.Duration.ofMillis(200));
                 } catch (IOException notParked) {
@@ -318,22 +318,9 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             }
         }
 
-        private static String comm(int tid) {
-            try {
-                return Files.readString(Path.of("/proc/self/task/" + tid + "/comm")).trim();
-            } catch (IOException gone) {
-                return "";
-            }
-        }
-
         /** Whether thread tid of this JVM may make the library's calls: a carrier of virtual threads, the poller, a client's own thread. */
         private static boolean libraryThread(int tid) {
-            String comm;
-            try {
-                comm = Files.readString(Path.of("/proc/self/task/" + tid + "/comm")).trim(); // the name's first 15 bytes
-            } catch (IOException gone) {
-                return false; // ended since the listing
-            }
+            String comm = SchedulerThreads.comm(tid); // "" once ended since the listing
             return comm.startsWith("ForkJoinPool-") || comm.equals("sysframe-poller") || comm.startsWith("sysframe-client");
         }
     }

@@ -40,15 +40,11 @@ public final class SchedulerThreads {
         int placed = 0;
         try (var tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path t : tasks.toList()) {
-                String comm;
-                try {
-                    comm = Files.readString(t.resolve("comm")).trim();
-                } catch (IOException ended) {
-                    continue;
-                }
+                int tid = Integer.parseInt(t.getFileName().toString());
+                String comm = comm(tid);
                 if (PREFIXES.stream().noneMatch(comm::startsWith)) continue;
                 try {
-                    CpuPlacement.placeThread(Integer.parseInt(t.getFileName().toString()), all);
+                    CpuPlacement.placeThread(tid, all);
                     placed++;
                 } catch (ErrnoException ended) {
                     // ended since the listing (ESRCH): nothing to place
@@ -56,5 +52,14 @@ public final class SchedulerThreads {
             }
         }
         return placed;
+    }
+
+    /** Thread tid's name as the kernel keeps it (its first 15 bytes), or "" once it ended. */
+    static String comm(int tid) {
+        try {
+            return Files.readString(Path.of("/proc/self/task/" + tid + "/comm")).trim();
+        } catch (IOException gone) {
+            return "";
+        }
     }
 }

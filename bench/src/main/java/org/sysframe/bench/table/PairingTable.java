@@ -59,7 +59,7 @@ public final class PairingTable implements Table {
             return run(NAME, "framing pairings", "pairing", run.pairings(), run.reference(), run.payloads(), run.rounds(), run.quick(),
                     run.serverLoops(), 1, run.plan());
         } catch (UnsupportedOperationException e) {
-            throw new IllegalArgumentException("--server-loops " + run.serverLoops() + ": this server build refuses it (" + e.getMessage() + ")", e);
+            throw run.serverLoopsRefused(e);
         }
     }
 

@@ -81,7 +81,7 @@ public final class PeerTable implements Table {
         try {
             return measured(run);
         } catch (UnsupportedOperationException e) {
-            throw new IllegalArgumentException("--server-loops " + run.serverLoops() + ": this server build refuses it (" + e.getMessage() + ")", e);
+            throw run.serverLoopsRefused(e);
         }
     }
     /**

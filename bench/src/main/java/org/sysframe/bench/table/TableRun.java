@@ -55,6 +55,11 @@ public record TableRun(int rounds, boolean quick, boolean full, int serverLoops,
                 forks, null);
     }
 
+    /** The refusal of a server build that cannot run {@link #serverLoops} loops, naming the option. */
+    IllegalArgumentException serverLoopsRefused(UnsupportedOperationException e) {
+        return new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
+    }
+
     /** Every measured run of cells, in rounds (see {@link RoundRunner}), under this run's plan. */
     public List<Measurement> measure(String table, List<Cell> cells) throws IOException {
         return RoundRunner.run(table, cells, rounds, plan);

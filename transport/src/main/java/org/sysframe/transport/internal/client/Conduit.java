@@ -156,35 +156,32 @@ public final class Conduit {
             c.unsent = false;
             // A future's caller sends it itself only when nothing else is in flight: with answers on their way, a write that
             // waits for room would wait for a server that waits for its answers to be read, and nobody would read them.
+            boolean holds = holder == me;
             if (holder == null && !c.passenger && (c.kind != Call.Kind.FUTURE || table.inFlight() == 1)) {
                 take(me, CALLER);
+                holds = true;
                 // Requests queued before it (a passenger's, or one queued as the last holder left) go first: a caller that
                 // takes the role with the queue not empty queues its own behind them and sends them all in one send.
                 direct = c.kind == Call.Kind.FUTURE || queue.isEmpty() && outbox.unsent.isEmpty();
-                if (!direct && !queue.append(c.id, type, payload, offset, length)) {
-                    c.unsent = true; // too big for the queue: written by its caller, which holds the role, once the queue is sent
-                    c.unsentPayload = payload;
-                    c.unsentOffset = offset;
-                    c.unsentLength = length;
-                }
-            } else if (holder == me) {
-                direct = true;
             } else {
-                direct = false;
+                direct = holds;
+            }
+            if (!direct) {
                 if (!queue.append(c.id, type, payload, offset, length)) {
+                    // Too big for the queue: its caller writes it once it holds the role and the queue is sent, or the holder
+                    // (a future's or a passenger's) from a copy: a future's caller goes on at once and may change the
+                    // payload; a passenger's may be confined to its thread. Over 64 KiB only: rare, allocated.
                     c.unsent = true;
                     c.unsentPayload = payload;
                     c.unsentOffset = offset;
                     c.unsentLength = length;
                     if (c.kind == Call.Kind.FUTURE || c.passenger) {
-                        // Another thread writes it: a copy (a future's caller goes on at once and may change the payload; a
-                        // passenger's may be confined to its thread). Over 64 KiB only: rare, allocated.
                         c.unsentPayload = Outbox.copyOf(payload, offset, length);
                         c.unsentOffset = 0;
+                        outbox.unsent.add(c); // the holder writes it
                     }
-                    if (c.kind == Call.Kind.FUTURE || c.passenger) outbox.unsent.add(c); // the holder writes it
                 }
-                wantIo(true);
+                if (!holds) wantIo(true);
             }
         } finally {
             lock.unlock();
