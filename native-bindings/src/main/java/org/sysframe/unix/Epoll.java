@@ -26,10 +26,15 @@ public final class Epoll implements AutoCloseable {
             JAVA_INT.withName("events"),
             DATA_LAYOUT.withName("data")).withByteAlignment(4);
 
+    /** Readable: the descriptor is available for read operations (end of stream included). */
     public static final int EPOLLIN = 0x001;
+    /** Writable: the descriptor is available for write operations. */
     public static final int EPOLLOUT = 0x004;
+    /** An error condition on the descriptor; always reported, whether asked for or not. */
     public static final int EPOLLERR = 0x008;
+    /** Hang-up on the descriptor; always reported, whether asked for or not. */
     public static final int EPOLLHUP = 0x010;
+    /** The stream peer closed its end or shut down its writing half. */
     public static final int EPOLLRDHUP = 0x2000;
     static final int EPOLL_CLOEXEC = 0x80000;
     static final int EPOLL_CTL_ADD = 1;

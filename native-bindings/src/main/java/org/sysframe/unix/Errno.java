@@ -13,37 +13,69 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 public final class Errno {
     private Errno() {}
 
+    /** Operation not permitted. */
     public static final int EPERM = 1;
+    /** No such file or directory. */
     public static final int ENOENT = 2;
+    /** No such process. */
     public static final int ESRCH = 3;
+    /** Interrupted system call. */
     public static final int EINTR = 4;
+    /** Input/output error. */
     public static final int EIO = 5;
+    /** Bad file descriptor. */
     public static final int EBADF = 9;
+    /** Resource temporarily unavailable (EWOULDBLOCK). */
     public static final int EAGAIN = 11;
+    /** Cannot allocate memory. */
     public static final int ENOMEM = 12;
+    /** Permission denied. */
     public static final int EACCES = 13;
+    /** Device or resource busy. */
     public static final int EBUSY = 16;
+    /** File exists. */
     public static final int EEXIST = 17;
+    /** Invalid argument. */
     public static final int EINVAL = 22;
+    /** Too many open files in system. */
     public static final int ENFILE = 23;
+    /** Too many open files. */
     public static final int EMFILE = 24;
+    /** Broken pipe. */
     public static final int EPIPE = 32;
+    /** File name too long. */
     public static final int ENAMETOOLONG = 36;
+    /** Function not implemented. */
     public static final int ENOSYS = 38;
+    /** Timer expired. */
     public static final int ETIME = 62;
+    /** Protocol error. */
     public static final int EPROTO = 71;
+    /** Bad message. */
     public static final int EBADMSG = 74;
+    /** Socket operation on non-socket. */
     public static final int ENOTSOCK = 88;
+    /** Message too long. */
     public static final int EMSGSIZE = 90;
+    /** Operation not supported (EOPNOTSUPP). */
     public static final int ENOTSUP = 95;
+    /** Address already in use. */
     public static final int EADDRINUSE = 98;
+    /** Software caused connection abort. */
     public static final int ECONNABORTED = 103;
+    /** Connection reset by peer. */
     public static final int ECONNRESET = 104;
+    /** No buffer space available. */
     public static final int ENOBUFS = 105;
+    /** Transport endpoint is not connected. */
     public static final int ENOTCONN = 107;
+    /** Connection timed out. */
     public static final int ETIMEDOUT = 110;
+    /** Connection refused. */
     public static final int ECONNREFUSED = 111;
+    /** Operation already in progress. */
     public static final int EALREADY = 114;
+    /** Operation canceled. */
     public static final int ECANCELED = 125;
 
     // Index = errno. Names from the kernel's uapi headers; gaps are values Linux does not use.

@@ -17,12 +17,14 @@ public class ErrnoException extends IOException {
     /** The message once asked for (a race builds the same string twice: harmless). */
     private transient String message;
 
+    /** call failed with errno, e.g. {@code connect(/run/grout.sock)} with 111 (ECONNREFUSED). */
     public ErrnoException(String call, int errno) {
         this.call = call;
         this.errno = errno;
         this.suffix = "";
     }
 
+    /** As {@link #ErrnoException(String, int)}, the message ending in {@code ": "} and detail. */
     public ErrnoException(String call, int errno, String detail) {
         this.call = call;
         this.errno = errno;

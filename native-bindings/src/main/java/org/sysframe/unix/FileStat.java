@@ -19,6 +19,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class FileStat {
     private FileStat() {}
 
+    /** {@code struct stat} (sys/stat.h): 144 bytes on x86-64. */
     public static final StructLayout LAYOUT = MemoryLayout.structLayout(
             JAVA_LONG.withName("st_dev"),
             JAVA_LONG.withName("st_ino"),

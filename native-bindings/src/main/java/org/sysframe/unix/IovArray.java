@@ -48,6 +48,7 @@ public final class IovArray {
     private int count;
     private long remaining;
 
+    /** An empty array of capacity entries (1 to {@link #IOV_MAX}), allocated with its msghdr in arena. */
     public IovArray(Arena arena, int capacity) {
         if (capacity < 1 || capacity > IOV_MAX) throw new IllegalArgumentException("capacity " + capacity);
         this.capacity = capacity;

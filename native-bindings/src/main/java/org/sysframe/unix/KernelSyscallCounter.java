@@ -198,6 +198,7 @@ public final class KernelSyscallCounter implements AutoCloseable {
     public static final class Unavailable extends Exception {
         private static final long serialVersionUID = 1L;
 
+        /** Unavailable for the reason why, which is the message. */
         public Unavailable(String why) {
             super(why);
         }

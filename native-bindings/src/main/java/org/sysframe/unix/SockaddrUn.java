@@ -18,13 +18,17 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 public final class SockaddrUn {
     private SockaddrUn() {}
 
+    /** The address family of local (Unix domain) sockets. */
     public static final short AF_UNIX = 1;
+    /** The size of sun_path: a file path holds at most 107 bytes and its NUL, an abstract name 108. */
     public static final int PATH_MAX = 108;
 
+    /** {@code struct sockaddr_un}: {@code sun_family}, then {@code sun_path}. */
     public static final StructLayout LAYOUT = MemoryLayout.structLayout(
             JAVA_SHORT.withName("sun_family"),
             MemoryLayout.sequenceLayout(PATH_MAX, JAVA_BYTE).withName("sun_path"));
 
+    /** The byte offset of {@code sun_path} in the structure. */
     public static final long SUN_PATH = LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("sun_path"));
 
     /**

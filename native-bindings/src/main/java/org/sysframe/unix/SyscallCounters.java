@@ -22,10 +22,12 @@ public final class SyscallCounters {
     private final long[] counts = new long[SyscallKind.count()];
     private final long[] empty = new long[SyscallKind.count()];
 
+    /** Counters named name (shown by {@link #toString()}), with no parent. */
     public SyscallCounters(String name) {
         this(name, null);
     }
 
+    /** Counters named name, each increment going to parent too (null: no parent). */
     public SyscallCounters(String name, SyscallCounters parent) {
         this(name, parent, false);
     }

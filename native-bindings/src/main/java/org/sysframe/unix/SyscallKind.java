@@ -13,17 +13,29 @@ package org.sysframe.unix;
  * {@link KernelSyscallCounter#forThread(int, java.util.Set)}).
  */
 public enum SyscallKind {
+    /** {@code sendto} (glibc's {@code send} enters the kernel as {@code sendto}). */
     SENDTO("sendto"),
+    /** {@code recvfrom} (glibc's {@code recv} enters the kernel as {@code recvfrom}). */
     RECVFROM("recvfrom"),
+    /** {@code sendmsg}: a send described by a {@code struct msghdr} (gathered buffers, ancillary data). */
     SENDMSG("sendmsg"),
+    /** {@code recvmsg}: a receive described by a {@code struct msghdr} (scattered buffers, ancillary data). */
     RECVMSG("recvmsg"),
+    /** {@code writev}: a write gathered from an iovec array. */
     WRITEV("writev"),
+    /** {@code readv}: a read scattered into an iovec array. */
     READV("readv"),
+    /** {@code epoll_wait}: a wait for ready descriptors ({@link Epoll#await}). */
     EPOLL_WAIT("epoll_wait"),
+    /** {@code io_uring_enter}: submits to an io_uring and/or waits for its completions (the io_uring backends). */
     IO_URING_ENTER("io_uring_enter"),
+    /** {@code sched_yield}: a wait mode yielding the CPU between empty tries. */
     SCHED_YIELD("sched_yield"),
+    /** {@code read}: an {@link EventFd} take, or another transport's read of a socket. */
     READ("read"),
+    /** {@code write}: an {@link EventFd} signal, or another transport's write to a socket. */
     WRITE("write"),
+    /** {@code futex}: a shared-memory channel sleeping or waking its peer; not in {@link #LIBRARY}. */
     FUTEX("futex");
 
     private static final SyscallKind[] ALL = values();

@@ -24,10 +24,15 @@ public final class UnixSocket implements AutoCloseable {
     /** Returned by data calls when a non-blocking socket (or a receive timeout) has nothing to give. */
     public static final long WOULD_BLOCK = -1;
 
+    /** SOCK_STREAM: the socket type of a connected, reliable byte stream. */
     public static final int SOCK_STREAM = 1;
+    /** SOCK_NONBLOCK: the new descriptor is non-blocking (O_NONBLOCK). */
     public static final int SOCK_NONBLOCK = 0x800;
+    /** SOCK_CLOEXEC: the new descriptor is closed on exec (FD_CLOEXEC). */
     public static final int SOCK_CLOEXEC = 0x80000;
+    /** MSG_DONTWAIT: this one call does not block; EAGAIN (here {@link #WOULD_BLOCK}) instead. */
     public static final int MSG_DONTWAIT = 0x40;
+    /** MSG_NOSIGNAL: a send to a closed peer gives EPIPE, not SIGPIPE. */
     public static final int MSG_NOSIGNAL = 0x4000;
     /** MSG_WAITALL: a receive waits for all len bytes; on an io_uring SEND, a short send counts as failed. */
     public static final int MSG_WAITALL = 0x100;
@@ -81,6 +86,7 @@ public final class UnixSocket implements AutoCloseable {
         return connect(path, new SyscallCounters("client " + path));
     }
 
+    /** Connects a blocking socket to path, its calls counted in counters; no connect timeout. */
     public static UnixSocket connect(String path, SyscallCounters counters) throws ErrnoException {
         return connect(path, counters, 0);
     }
@@ -159,6 +165,7 @@ public final class UnixSocket implements AutoCloseable {
         return pair(new SyscallCounters("pair[0]"), new SyscallCounters("pair[1]"));
     }
 
+    /** As {@link #pair()}, the two sockets' calls counted in first and second. */
     public static UnixSocket[] pair(SyscallCounters first, SyscallCounters second) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);
@@ -376,6 +383,7 @@ public final class UnixSocket implements AutoCloseable {
         }
     }
 
+    /** Sets (on) or clears O_NONBLOCK on the descriptor, with fcntl. */
     public void setNonBlocking(boolean on) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);

@@ -13,6 +13,7 @@ public final class ApiException extends ErrnoException {
 
     private final int type;
 
+    /** The server answered a request of message type type with status. */
     public ApiException(int type, int status) {
         super(GroutApi.typeName(type), status);
         this.type = type;

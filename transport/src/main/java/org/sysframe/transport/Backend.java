@@ -12,11 +12,15 @@ import java.util.Locale;
  * ring and sends as SQEs, one io_uring_enter per loop turn. Where io_uring is not usable it fails,
  * naming the cause in one line. {@link #AUTO} uses io_uring when
  * {@link org.sysframe.unix.uring.UringSupport#unavailableReason()} finds it usable, and otherwise falls
- * back to epoll and says so in one WARNING line naming the reason. The default stays epoll until
- * io_uring measures better.
+ * back to epoll and says so in one WARNING line naming the reason.
  */
 public enum Backend {
-    EPOLL, IO_URING, AUTO;
+    /** Readiness with epoll_wait, one syscall per send or receive: the default. */
+    EPOLL,
+    /** The operations submitted to an io_uring; fails, naming the cause, where io_uring is not usable. */
+    IO_URING,
+    /** io_uring where it is usable, else epoll, saying why in one WARNING line. */
+    AUTO;
 
     private static final String FORMS = "epoll, io_uring or auto";
 

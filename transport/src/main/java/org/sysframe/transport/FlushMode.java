@@ -6,12 +6,15 @@ package org.sysframe.transport;
  * the batch leaves in one {@code writev}, flushed early once the high-water mark is queued.
  */
 public enum FlushMode {
+    /** Each response is written as it is produced, with the server's {@link SendFraming}. */
     IMMEDIATE,
+    /** The responses produced while handling one read are queued and leave in one {@code writev}. */
     DEFERRED;
 
-    /** Grout's merged change flushes early at 64 KiB to bound memory during long streams. */
+    /** The default high-water mark: 64 KiB, where a deferred batch is flushed early to bound memory. */
     public static final int DEFAULT_HIGH_WATER = 64 * 1024;
 
+    /** Parses {@code immediate} or {@code deferred}; anything else fails naming the value and the forms. */
     public static FlushMode parse(String s) {
         return switch (s.toLowerCase(java.util.Locale.ROOT)) {
             case "immediate" -> IMMEDIATE;

@@ -139,6 +139,7 @@ public final class GroutClient implements AutoCloseable {
         for (int i = 0; i < slots.length; i++) mux.attach(i, pool.get(i).conduit);
     }
 
+    /** Connects to the server at path, with {@link ClientOptions#defaults()} otherwise. */
     public static GroutClient connect(String path) throws IOException {
         return connect(ClientOptions.defaults().socketPath(path));
     }

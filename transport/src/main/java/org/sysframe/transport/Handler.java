@@ -8,5 +8,6 @@ package org.sysframe.transport;
  */
 @FunctionalInterface
 public interface Handler {
+    /** Answers request through reply, exactly once, without blocking. */
     void handle(Request request, Reply reply) throws Exception;
 }

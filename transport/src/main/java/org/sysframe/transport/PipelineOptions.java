@@ -11,6 +11,7 @@ public record PipelineOptions(int window, long requestTimeoutMillis, int copyThr
     /** At most this many in flight: half the 16-bit id space, so an id is never reused while in flight. */
     public static final int MAX_WINDOW = 32_768;
 
+    /** Checks window (1 to {@link #MAX_WINDOW}), timeout (0 or more) and copy threshold (0 to 128 KiB). */
     public PipelineOptions {
         if (window < 1 || window > MAX_WINDOW) {
             throw new IllegalArgumentException("window " + window + ": expected 1.." + MAX_WINDOW + " (request ids are 16-bit)");
@@ -21,7 +22,7 @@ public record PipelineOptions(int window, long requestTimeoutMillis, int copyThr
         }
     }
 
-    /** window 64, no timeout, payloads up to 1024 bytes copied. */
+    /** At most window requests in flight, no timeout, payloads up to 1024 bytes copied. */
     public static PipelineOptions window(int window) { return new PipelineOptions(window, 0, 1024); }
 
     public PipelineOptions requestTimeoutMillis(long ms) { return new PipelineOptions(window, ms, copyThreshold); }

@@ -32,6 +32,7 @@ public abstract class ReceivedPayload {
     /** Where the payload starts in {@link #buffer()}. */
     public final long offset() { return offset; }
 
+    /** Byte i of the payload (0 to {@link #length()} - 1). */
     public final byte getByte(long i) {
         java.util.Objects.checkIndex(i, length);
         return buffer.get(JAVA_BYTE, offset + i);

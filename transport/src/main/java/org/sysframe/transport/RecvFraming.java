@@ -9,12 +9,15 @@ import java.util.Locale;
  * pipelined responses per recv).
  */
 public record RecvFraming(boolean readAhead, int bufferSize) {
-    /** Grout's merged change reads ahead into BUFSIZ bytes. */
+    /** The default read-ahead buffer size: 8192 bytes (BUFSIZ). */
     public static final int DEFAULT_BUFFER = 8192;
 
+    /** Reads the header, then the payload. */
     public static final RecvFraming EXACT = new RecvFraming(false, 0);
+    /** Reads ahead into a buffer of {@link #DEFAULT_BUFFER} bytes. */
     public static final RecvFraming READAHEAD = new RecvFraming(true, DEFAULT_BUFFER);
 
+    /** Checks the buffer size of a read-ahead framing: 64 bytes to 16 MiB. */
     public RecvFraming {
         if (readAhead && (bufferSize < 64 || bufferSize > 16 << 20)) {
             throw new IllegalArgumentException("read-ahead size " + bufferSize + " out of [64, 16 MiB]");

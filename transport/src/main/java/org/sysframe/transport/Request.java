@@ -42,6 +42,7 @@ public final class Request {
     public int peerPid() { return peerPid; }
     public int peerUid() { return peerUid; }
 
+    /** Byte i of the payload (0 to {@link #length()} - 1). */
     public byte getByte(long i) {
         java.util.Objects.checkIndex(i, length);
         return buffer.get(JAVA_BYTE, offset + i);

@@ -86,6 +86,7 @@ public final class ServerOptions {
 
     public ServerOptions flush(FlushMode f) { this.flush = Objects.requireNonNull(f); return this; }
 
+    /** Queued output at which a {@link FlushMode#DEFERRED} batch is flushed early (at least 1024 bytes). */
     public ServerOptions highWater(int bytes) {
         this.highWater = Rules.highWater(bytes);
         return this;
@@ -93,6 +94,7 @@ public final class ServerOptions {
 
     public ServerOptions apiVersion(int v) { this.apiVersion = v; return this; }
 
+    /** The {@code max_ifaces} the server answers GR_HELLO with (0 to 65535). */
     public ServerOptions maxIfaces(int n) {
         this.maxIfaces = Rules.maxIfaces(n);
         return this;

@@ -12,15 +12,29 @@ import java.util.Locale;
  * tries, for threads that share a core. The empty tries are counted as empty calls of their kind.
  */
 public record WaitMode(Kind kind, long spinNanos) {
-    public enum Kind { BLOCK, SPIN, SPIN_THEN_BLOCK, YIELD }
+    /** What the waiting thread does until there is something. */
+    public enum Kind {
+        /** Sleeps in the kernel until there is something. */
+        BLOCK,
+        /** Tries without blocking again and again, and never sleeps. */
+        SPIN,
+        /** Spins up to {@link WaitMode#spinNanos()}, then blocks. */
+        SPIN_THEN_BLOCK,
+        /** Tries without blocking and gives the CPU away (sched_yield) between tries. */
+        YIELD
+    }
 
     /** Longest spin budget accepted: past it, blocking is what anyone wants. */
     public static final Duration MAX_SPIN = Duration.ofSeconds(10);
 
+    /** {@link Kind#BLOCK}: sleeps in the kernel until there is something. */
     public static final WaitMode BLOCK = new WaitMode(Kind.BLOCK, 0);
+    /** {@link Kind#SPIN}: tries again and again without blocking. */
     public static final WaitMode SPIN = new WaitMode(Kind.SPIN, 0);
+    /** {@link Kind#YIELD}: tries without blocking, yielding the CPU between tries. */
     public static final WaitMode YIELD = new WaitMode(Kind.YIELD, 0);
 
+    /** Checks the spin budget: more than 0 and at most {@link #MAX_SPIN} with SPIN_THEN_BLOCK, else 0. */
     public WaitMode {
         if (kind == Kind.SPIN_THEN_BLOCK && (spinNanos <= 0 || spinNanos > MAX_SPIN.toNanos())) {
             throw new IllegalArgumentException("spin budget " + spinNanos + " ns: expected more than 0 and at most " + MAX_SPIN.toSeconds() + " s");

@@ -17,10 +17,12 @@ public final class UringCounters {
     private final long[] sqes = new long[UringOp.LIMIT];
     private final long[] cqes = new long[1];
 
+    /** Counters with no parent. */
     public UringCounters() {
         this(null);
     }
 
+    /** Counters whose every increment goes to parent too (null: no parent). */
     public UringCounters(UringCounters parent) {
         this.parent = parent;
     }

@@ -5,15 +5,25 @@ package org.sysframe.unix.uring;
  * the first Linux release that has it, so that a missing one is named with the kernel it needs.
  */
 public enum UringOp {
+    /** {@code IORING_OP_NOP}: does nothing, completes at once. */
     NOP(0, "5.1"),
+    /** {@code IORING_OP_POLL_ADD}: completes when a descriptor has one of the poll events asked for. */
     POLL_ADD(6, "5.1"),
+    /** {@code IORING_OP_SENDMSG}: a {@code sendmsg(2)}. */
     SENDMSG(9, "5.3"),
+    /** {@code IORING_OP_TIMEOUT}: completes once a time has passed (or a count of other requests has completed). */
     TIMEOUT(11, "5.4"),
+    /** {@code IORING_OP_ACCEPT}: an {@code accept4(2)}. */
     ACCEPT(13, "5.5"),
+    /** {@code IORING_OP_ASYNC_CANCEL}: cancels a request in flight. */
     ASYNC_CANCEL(14, "5.5"),
+    /** {@code IORING_OP_LINK_TIMEOUT}: cancels the request linked before it unless that one completes in time. */
     LINK_TIMEOUT(15, "5.5"),
+    /** {@code IORING_OP_CLOSE}: a {@code close(2)}. */
     CLOSE(19, "5.6"),
+    /** {@code IORING_OP_SEND}: a {@code send(2)}. */
     SEND(26, "5.6"),
+    /** {@code IORING_OP_RECV}: a {@code recv(2)}. */
     RECV(27, "5.6");
 
     /** Opcodes are below this bound (room for every opcode of today's kernels). */

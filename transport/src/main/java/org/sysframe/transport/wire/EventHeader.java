@@ -15,8 +15,11 @@ public final class EventHeader {
 
     private EventHeader() {}
 
+    /** The header size: 16 bytes. */
     public static final int SIZE = 16;
+    /** Offset of {@code u32 ev_type}. */
     public static final long EV_TYPE = 0;
+    /** Offset of {@code size_t payload_len}, after 4 bytes of padding. */
     public static final long PAYLOAD_LEN = 8;
 
     public static int evType(MemorySegment s, long at) { return s.get(U32, at + EV_TYPE); }
@@ -24,6 +27,7 @@ public final class EventHeader {
     /** payload_len (a u64 on the wire); values over Long.MAX_VALUE read as negative: reject them. */
     public static long payloadLen(MemorySegment s, long at) { return s.get(JAVA_LONG_UNALIGNED, at + PAYLOAD_LEN); }
 
+    /** Writes a header at offset at of s: evType, zero padding, payloadLen. */
     public static void write(MemorySegment s, long at, int evType, long payloadLen) {
         s.set(U32, at + EV_TYPE, evType);
         s.set(U32, at + 4, 0);

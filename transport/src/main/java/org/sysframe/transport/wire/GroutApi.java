@@ -14,19 +14,30 @@ public final class GroutApi {
     public static final int MAX_MSG_LEN = 128 * 1024;
     /** Subscribes to every event type. */
     public static final int EVENT_ALL = 0xffffffff;
-    /** The API version Grout's upstream speaks since GR_PING was merged (the seed patch was at 10). */
+    /** The API version Grout speaks: 11, what clients send in GR_HELLO and servers accept by default. */
     public static final int DEFAULT_API_VERSION = 11;
+    /** The socket path when {@link #SOCK_PATH_ENV} is not set: {@code /run/grout.sock}. */
     public static final String DEFAULT_SOCK_PATH = "/run/grout.sock";
+    /** The environment variable that names the socket path: {@code GROUT_SOCK_PATH}. */
     public static final String SOCK_PATH_ENV = "GROUT_SOCK_PATH";
 
+    /** The main module, {@code 0xcafe}: the high 16 bits of its message types. */
     public static final int MAIN_MODULE = 0xcafe;
+    /** GR_HELLO: the first request, with the API version; answered with {@code u16 max_ifaces}. */
     public static final int HELLO = type(MAIN_MODULE, 0x1981);
+    /** GR_LOG_PACKETS_SET: turns packet logging on or off ({@code bool enabled}). */
     public static final int LOG_PACKETS_SET = type(MAIN_MODULE, 0x1982);
+    /** GR_LOG_LEVEL_LIST: answered with a stream of {@code char name[64]; u32 level}. */
     public static final int LOG_LEVEL_LIST = type(MAIN_MODULE, 0x1983);
+    /** GR_LOG_LEVEL_SET: sets {@code u32 level} for the names matching {@code char pattern[64]}. */
     public static final int LOG_LEVEL_SET = type(MAIN_MODULE, 0x1984);
+    /** GR_EVENT_SUBSCRIBE: subscribes the connection to an event type ({@link #EVENT_ALL}: all). */
     public static final int EVENT_SUBSCRIBE = type(MAIN_MODULE, 0x1985);
+    /** GR_EVENT_UNSUBSCRIBE: removes all of the connection's subscriptions. */
     public static final int EVENT_UNSUBSCRIBE = type(MAIN_MODULE, 0x1986);
+    /** GR_PING: answered with the same bytes (0 to 128 KiB). */
     public static final int PING = type(MAIN_MODULE, 0x1987);
+    /** GR_PING2: answered with the same 32 bytes. */
     public static final int PING2 = type(MAIN_MODULE, 0x1988);
 
     /** GR_HELLO request payload: {@code u32 api_version; char version[128]}. */

@@ -62,6 +62,7 @@ public final class MessageSpecs {
         return s == null ? 0 : s.minResponse();
     }
 
+    /** Whether responses to type come as a stream, ended by an empty one; false when undeclared. */
     public boolean isStream(int type) {
         Spec s = specs.get(type);
         return s != null && s.stream();

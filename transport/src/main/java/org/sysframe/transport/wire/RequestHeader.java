@@ -14,9 +14,13 @@ public final class RequestHeader {
 
     private RequestHeader() {}
 
+    /** The header size: 12 bytes. */
     public static final int SIZE = 12;
+    /** Offset of {@code u32 id}. */
     public static final long ID = 0;
+    /** Offset of {@code u32 type}. */
     public static final long TYPE = 4;
+    /** Offset of {@code u32 payload_len}. */
     public static final long PAYLOAD_LEN = 8;
 
     public static int id(MemorySegment s, long at) { return s.get(U32, at + ID); }
@@ -26,6 +30,7 @@ public final class RequestHeader {
     /** payload_len as an unsigned value. */
     public static long payloadLen(MemorySegment s, long at) { return Integer.toUnsignedLong(s.get(U32, at + PAYLOAD_LEN)); }
 
+    /** Writes id, type and payloadLen as a header at offset at of s. */
     public static void write(MemorySegment s, long at, int id, int type, int payloadLen) {
         s.set(U32, at + ID, id);
         s.set(U32, at + TYPE, type);

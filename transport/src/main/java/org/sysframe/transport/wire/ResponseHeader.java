@@ -14,9 +14,13 @@ public final class ResponseHeader {
 
     private ResponseHeader() {}
 
+    /** The header size: 12 bytes. */
     public static final int SIZE = 12;
+    /** Offset of {@code u32 for_id}, the id of the request answered. */
     public static final long FOR_ID = 0;
+    /** Offset of {@code u32 status}: 0, or an errno value. */
     public static final long STATUS = 4;
+    /** Offset of {@code u32 payload_len}. */
     public static final long PAYLOAD_LEN = 8;
 
     public static int forId(MemorySegment s, long at) { return s.get(U32, at + FOR_ID); }
@@ -25,6 +29,7 @@ public final class ResponseHeader {
 
     public static long payloadLen(MemorySegment s, long at) { return Integer.toUnsignedLong(s.get(U32, at + PAYLOAD_LEN)); }
 
+    /** Writes forId, status and payloadLen as a header at offset at of s. */
     public static void write(MemorySegment s, long at, int forId, int status, int payloadLen) {
         s.set(U32, at + FOR_ID, forId);
         s.set(U32, at + STATUS, status);
