@@ -5,6 +5,7 @@ import org.sysframe.unix.internal.LibC;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
+import java.util.stream.Collectors;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -80,6 +81,6 @@ public final class CpuPlacement {
 
     /** A CPU set as {@code {0, 1}}. */
     public static String describe(BitSet cpus) {
-        return cpus.stream().mapToObj(String::valueOf).collect(java.util.stream.Collectors.joining(", ", "{", "}"));
+        return cpus.stream().mapToObj(String::valueOf).collect(Collectors.joining(", ", "{", "}"));
     }
 }

@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
+import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -110,7 +111,7 @@ public final class IovArray {
      * write); returns how many. Does not change the array.
      */
     public long copyRemainingTo(MemorySegment dst, long offset) {
-        java.util.Objects.checkFromIndexSize(offset, remaining, dst.byteSize());
+        Objects.checkFromIndexSize(offset, remaining, dst.byteSize());
         long at = offset;
         for (int i = start; i < count; i++) {
             long base = iov.get(JAVA_LONG, i * IOV_SIZE);
@@ -133,7 +134,7 @@ public final class IovArray {
         if (skip < 0 || max < 0) throw new IllegalArgumentException("skip " + skip + ", max " + max);
         long want = Math.min(max, remaining - skip);
         if (want <= 0) return 0;
-        java.util.Objects.checkFromIndexSize(offset, want, dst.byteSize());
+        Objects.checkFromIndexSize(offset, want, dst.byteSize());
         long done = 0;
         for (int i = start; i < count && done < want; i++) {
             long base = iov.get(JAVA_LONG, i * IOV_SIZE);

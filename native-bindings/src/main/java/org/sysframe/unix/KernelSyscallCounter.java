@@ -6,8 +6,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Set;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -47,7 +49,7 @@ public final class KernelSyscallCounter implements AutoCloseable {
 
     private KernelSyscallCounter(int tid) {
         this.tid = tid;
-        java.util.Arrays.fill(fds, -1);
+        Arrays.fill(fds, -1);
     }
 
     /** Counts the calling thread's syscalls of the library's kinds from now on. */
@@ -65,7 +67,7 @@ public final class KernelSyscallCounter implements AutoCloseable {
      * {@link SyscallKind#READ} and {@link SyscallKind#WRITE} to measure transports that use those, not
      * for a JVM thread compared with the library: class loading on that thread reads files too.
      */
-    public static KernelSyscallCounter forThread(int tid, java.util.Set<SyscallKind> kinds) throws Unavailable {
+    public static KernelSyscallCounter forThread(int tid, Set<SyscallKind> kinds) throws Unavailable {
         if (kinds.isEmpty()) throw new IllegalArgumentException("no syscall kinds to count");
         Map<SyscallKind, Long> ids = tracepointIds();
         KernelSyscallCounter c = new KernelSyscallCounter(tid);

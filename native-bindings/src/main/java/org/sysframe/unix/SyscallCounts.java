@@ -1,6 +1,7 @@
 package org.sysframe.unix;
 
 import java.util.Arrays;
+import java.util.Map;
 
 /**
  * An immutable set of per-kind syscall counts: a snapshot of {@link SyscallCounters}, a reading of a
@@ -17,7 +18,7 @@ public final class SyscallCounts {
     }
 
     /** Counts by kind, e.g. {@code of(Map.of(SyscallKind.SENDTO, 1000L))}; kinds not in the map are 0. */
-    public static SyscallCounts of(java.util.Map<SyscallKind, Long> byKind) {
+    public static SyscallCounts of(Map<SyscallKind, Long> byKind) {
         Builder b = builder();
         byKind.forEach(b::count);
         return b.build();

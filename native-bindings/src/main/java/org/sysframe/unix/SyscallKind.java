@@ -1,5 +1,9 @@
 package org.sysframe.unix;
 
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
 /**
  * The syscalls sysframe counts, by the kernel's names: glibc's {@code send} and {@code recv} enter the
  * kernel as {@code sendto} and {@code recvfrom}, so they are counted as those. The library makes the
@@ -41,8 +45,8 @@ public enum SyscallKind {
     private static final SyscallKind[] ALL = values();
 
     /** The kinds the library itself makes and counts. */
-    public static final java.util.Set<SyscallKind> LIBRARY =
-            java.util.Collections.unmodifiableSet(java.util.EnumSet.range(SENDTO, SCHED_YIELD));
+    public static final Set<SyscallKind> LIBRARY =
+            Collections.unmodifiableSet(EnumSet.range(SENDTO, SCHED_YIELD));
 
     private final String kernelName;
 

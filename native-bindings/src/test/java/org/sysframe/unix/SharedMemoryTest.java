@@ -4,8 +4,11 @@ import org.junit.jupiter.api.Test;
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.testsupport.ProcessProbe;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -70,8 +73,8 @@ class SharedMemoryTest {
     }
 
     /** Lines of /proc/self/maps mapping the memfd of that name (the JVM's own mappings come and go). */
-    static long memfdMappings(String name) throws java.io.IOException {
-        try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/self/maps"))) {
+    static long memfdMappings(String name) throws IOException {
+        try (var lines = Files.lines(Path.of("/proc/self/maps"))) {
             return lines.filter(l -> l.contains("/memfd:" + name + " ")).count();
         }
     }

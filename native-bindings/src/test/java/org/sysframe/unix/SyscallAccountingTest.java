@@ -7,8 +7,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
 import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -209,7 +214,7 @@ class SyscallAccountingTest {
 
     @Test
     void readAndWriteOfAnotherThreadAreCountedAndOwnCounterReadsAreNot() throws Exception {
-        java.util.Set<SyscallKind> rw = java.util.EnumSet.of(SyscallKind.READ, SyscallKind.WRITE);
+        Set<SyscallKind> rw = EnumSet.of(SyscallKind.READ, SyscallKind.WRITE);
         try (KernelSyscallCounter self = KernelSyscallCounter.forThread(Self.tid(), rw)) {
             for (int i = 0; i < 3; i++) self.read(); // first calls may load classes, which reads files
             SyscallCounts a = self.read();
@@ -217,13 +222,13 @@ class SyscallAccountingTest {
             assertEquals(SyscallCounts.ZERO, self.read().minus(a), "reading the counter is not counted as the thread's work");
         }
         // A thread that does exactly 100 write(2) and 100 read(2) on a pipe-like socketpair, via the JDK.
-        java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
-        java.util.concurrent.CompletableFuture<Integer> tid = new java.util.concurrent.CompletableFuture<>();
-        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Pipe pipe = Pipe.open();
+        CompletableFuture<Integer> tid = new CompletableFuture<>();
+        CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
         Thread t = new Thread(() -> {
             try {
-                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(4);
+                ByteBuffer b = ByteBuffer.allocateDirect(4);
                 pipe.sink().write(b.clear()); // warm: class loading and first-use reads happen before counting
                 pipe.source().read(b.clear());
                 tid.complete(Self.tid());

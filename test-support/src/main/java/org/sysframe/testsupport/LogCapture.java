@@ -6,6 +6,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.LifecycleMethodExecutionExceptionHandler;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+import org.opentest4j.TestAbortedException;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.text.MessageFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Handler;
@@ -83,7 +85,7 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
         Object[] p = r.getParameters();
         if (m == null || p == null || p.length == 0) return m;
         try {
-            return java.text.MessageFormat.format(m, p);
+            return MessageFormat.format(m, p);
         } catch (IllegalArgumentException e) {
             return m;
         }
@@ -181,7 +183,7 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
 
     /** The failure, with the records captured so far attached (a skip, an aborted assumption, is left as it is). */
     static Throwable withRecords(Throwable failure) {
-        if (failure instanceof org.opentest4j.TestAbortedException) return failure;
+        if (failure instanceof TestAbortedException) return failure;
         List<String> records = records();
         if (!records.isEmpty()) {
             failure.addSuppressed(new Logged("logged during the test (" + records.size() + " records):\n  " + String.join("\n  ", records)));

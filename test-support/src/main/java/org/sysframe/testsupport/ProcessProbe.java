@@ -1,5 +1,7 @@
 package org.sysframe.testsupport;
 
+import com.sun.management.ThreadMXBean;
+
 import javax.management.ObjectName;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -73,7 +75,7 @@ public final class ProcessProbe {
 
     /** Bytes the calling thread has allocated on the heap so far. */
     public static long threadAllocatedBytes() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
+        return ((ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
     }
 
     private static long scaled(String number, String unit) {

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.uring.UringSupport;
 
 import java.util.Locale;
@@ -53,19 +55,19 @@ public enum Backend {
      * The backend to run: EPOLL or IO_URING. IO_URING where io_uring is unavailable fails with the
      * cause; AUTO falls back to EPOLL and logs the cause once per use.
      */
-    Backend resolve(String who) throws org.sysframe.unix.ErrnoException {
+    Backend resolve(String who) throws ErrnoException {
         return this == EPOLL ? EPOLL : resolve(who, UringSupport.unavailableReason());
     }
 
     /** As {@link #resolve(String)} with the reason io_uring is unavailable given (null: available). */
-    Backend resolve(String who, String reason) throws org.sysframe.unix.ErrnoException {
+    Backend resolve(String who, String reason) throws ErrnoException {
         if (this == EPOLL) return EPOLL;
         if (reason == null) return IO_URING;
         if (this == AUTO) {
             Log.LOG.log(System.Logger.Level.WARNING, "{0}: backend auto falls back to epoll: {1}", who, reason);
             return EPOLL;
         }
-        throw new org.sysframe.unix.ErrnoException(who + " backend io_uring", org.sysframe.unix.Errno.ENOTSUP, reason);
+        throw new ErrnoException(who + " backend io_uring", Errno.ENOTSUP, reason);
     }
 
     @Override

@@ -2,6 +2,11 @@ package org.sysframe.transport;
 
 import org.sysframe.transport.wire.MessageSpecs;
 
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
 /**
  * The settings a connected {@link GroutClient} uses, frozen from {@link ClientOptions} at connect:
  * changing the options afterwards changes nothing in the client. See {@link ClientOptions} for each
@@ -9,21 +14,21 @@ import org.sysframe.transport.wire.MessageSpecs;
  */
 public record ClientConfig(String socketPath, int apiVersion, String version, SendFraming send, RecvFraming recv,
                            long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu,
-                           Backend backend, boolean sqpoll, java.util.Set<Integer> serverUids, boolean anyServerUid,
+                           Backend backend, boolean sqpoll, Set<Integer> serverUids, boolean anyServerUid,
                            long connectTimeoutMillis, long sendTimeoutMillis, boolean sharedMemory,
                            int maxInFlight, int connections) {
     /** Checks every setting by the rules {@link ClientOptions} applies (IllegalArgumentException, NullPointerException). */
     public ClientConfig {
-        java.util.Objects.requireNonNull(socketPath);
+        Objects.requireNonNull(socketPath);
         Rules.helloVersion(version);
-        java.util.Objects.requireNonNull(send);
-        java.util.Objects.requireNonNull(recv);
+        Objects.requireNonNull(send);
+        Objects.requireNonNull(recv);
         Rules.timeoutMillis("timeout", receiveTimeoutMillis);
         specs = specs.copy();
         Rules.socketBufferSize(socketBufferSize);
-        java.util.Objects.requireNonNull(waitMode);
+        Objects.requireNonNull(waitMode);
         Rules.clientCpu(cpu);
-        java.util.Objects.requireNonNull(backend);
+        Objects.requireNonNull(backend);
         serverUids = Rules.uids("serverUids", serverUids, "anyServerUid", anyServerUid);
         Rules.timeoutMillis("connect timeout", connectTimeoutMillis);
         Rules.timeoutMillis("send timeout", sendTimeoutMillis);
@@ -42,7 +47,7 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
     public String acceptedServers(int ownUid) {
         if (anyServerUid || (serverUids == null && !socketPath.startsWith("@"))) return "any uid";
         if (serverUids == null) return ownUid == 0 ? "uid 0" : "uid " + ownUid + " or root";
-        java.util.List<String> uids = new java.util.TreeSet<>(serverUids).stream().map(String::valueOf).toList();
+        List<String> uids = new TreeSet<>(serverUids).stream().map(String::valueOf).toList();
         return (uids.size() == 1 ? "uid " : "uids ") + String.join(", ", uids);
     }
 
@@ -59,6 +64,6 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
                 + (sharedMemory ? ", shared memory" : "")
                 + (maxInFlight != ClientOptions.MAX_IN_FLIGHT ? ", at most " + maxInFlight + " in flight" : "")
                 + (connections != 1 ? ", " + connections + " connections" : "")
-                + (anyServerUid ? ", any server uid" : serverUids != null ? ", server uids " + new java.util.TreeSet<>(serverUids) : "");
+                + (anyServerUid ? ", any server uid" : serverUids != null ? ", server uids " + new TreeSet<>(serverUids) : "");
     }
 }

@@ -4,6 +4,7 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.MessageSpecs;
 
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Builder of a {@link GroutClient}'s settings; {@link GroutClient#connect} freezes them into a
@@ -36,7 +37,7 @@ public final class ClientOptions {
     private long receiveTimeoutMillis = DEFAULT_RECEIVE_TIMEOUT_MILLIS;
     private long connectTimeoutMillis = DEFAULT_CONNECT_TIMEOUT_MILLIS;
     private long sendTimeoutMillis = DEFAULT_SEND_TIMEOUT_MILLIS;
-    private java.util.Set<Integer> serverUids;
+    private Set<Integer> serverUids;
     private boolean anyServerUid;
     private MessageSpecs specs = MessageSpecs.grout();
     private int socketBufferSize;
@@ -111,8 +112,8 @@ public final class ClientOptions {
      * client's own uid or root; for a socket file any uid, because the file's directory decides who
      * could have bound it. Not combined with {@link #anyServerUid}.
      */
-    public ClientOptions serverUids(java.util.Set<Integer> uids) {
-        this.serverUids = uids == null ? null : java.util.Set.copyOf(uids);
+    public ClientOptions serverUids(Set<Integer> uids) {
+        this.serverUids = uids == null ? null : Set.copyOf(uids);
         return this;
     }
 

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import java.util.Locale;
+
 /**
  * When the server writes responses: {@code IMMEDIATE}, each as it is produced, with the server's
  * {@link SendFraming}; {@code DEFERRED}, every response produced while handling one read is queued and
@@ -16,7 +18,7 @@ public enum FlushMode {
 
     /** Parses {@code immediate} or {@code deferred}; anything else fails naming the value and the forms. */
     public static FlushMode parse(String s) {
-        return switch (s.toLowerCase(java.util.Locale.ROOT)) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
             case "immediate" -> IMMEDIATE;
             case "deferred" -> DEFERRED;
             default -> throw new IllegalArgumentException("flush mode '" + s + "': expected immediate or deferred");

@@ -27,6 +27,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
@@ -485,7 +486,7 @@ public final class GroutClient implements AutoCloseable {
      * next event still. The event is valid during the call only. Once set, it stays for the client's life.
      */
     public void onEvent(Consumer<Event> listener) {
-        java.util.Objects.requireNonNull(listener);
+        Objects.requireNonNull(listener);
         Event view = new Event();
         pool.get(0).conduit.standby().listen(k -> {
             view.set(k.type(), MemorySegment.ofArray(k.payload()), 0, k.payload().length);

@@ -29,9 +29,14 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.FlightRecorderListener;
 
 /**
  * A Grout-style API server on an AF_UNIX socket: one acceptor and {@link ServerConfig#loops()}
@@ -138,14 +143,14 @@ public final class GroutServer implements AutoCloseable {
      * before that; registering the event itself would start the recorder's machinery in every JVM).
      */
     private static final class Recorded {
-        static final java.util.Set<GroutServer> SERVERS = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        private static final java.util.concurrent.atomic.AtomicBoolean REGISTERED = new java.util.concurrent.atomic.AtomicBoolean();
+        static final Set<GroutServer> SERVERS = ConcurrentHashMap.newKeySet();
+        private static final AtomicBoolean REGISTERED = new AtomicBoolean();
 
         static {
-            jdk.jfr.FlightRecorder.addListener(new jdk.jfr.FlightRecorderListener() {
+            FlightRecorder.addListener(new FlightRecorderListener() {
                 @Override
-                public void recorderInitialized(jdk.jfr.FlightRecorder recorder) {
-                    if (REGISTERED.compareAndSet(false, true)) jdk.jfr.FlightRecorder.addPeriodicEvent(ConnectionEvent.Periodic.class, Recorded::emit);
+                public void recorderInitialized(FlightRecorder recorder) {
+                    if (REGISTERED.compareAndSet(false, true)) FlightRecorder.addPeriodicEvent(ConnectionEvent.Periodic.class, Recorded::emit);
                 }
             });
         }

@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -34,7 +35,7 @@ public abstract class ReceivedPayload {
 
     /** Byte i of the payload (0 to {@link #length()} - 1). */
     public final byte getByte(long i) {
-        java.util.Objects.checkIndex(i, length);
+        Objects.checkIndex(i, length);
         return buffer.get(JAVA_BYTE, offset + i);
     }
 

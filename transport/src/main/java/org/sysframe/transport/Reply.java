@@ -6,6 +6,7 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.Errno;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * How a {@link Handler} answers: one of {@link #ok()}, {@link #ok(MemorySegment, long, long)},
@@ -46,7 +47,7 @@ public final class Reply {
 
     /** Success whose payload is len bytes of the request's own payload from off: no copy (an echo). */
     public void echo(long off, long len) {
-        java.util.Objects.checkFromIndexSize(off, len, request.length());
+        Objects.checkFromIndexSize(off, len, request.length());
         finish(0, request.buffer(), request.offset() + off, len, true);
     }
 

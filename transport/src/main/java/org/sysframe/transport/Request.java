@@ -1,6 +1,9 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.server.HandlerAccess;
+
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -19,7 +22,7 @@ public final class Request {
     private int peerUid;
 
     static {
-        org.sysframe.transport.internal.server.HandlerAccess.install(new HandlerAccessImpl());
+        HandlerAccess.install(new HandlerAccessImpl());
     }
 
     /** The server fills this view with each request it reads. */
@@ -44,7 +47,7 @@ public final class Request {
 
     /** Byte i of the payload (0 to {@link #length()} - 1). */
     public byte getByte(long i) {
-        java.util.Objects.checkIndex(i, length);
+        Objects.checkIndex(i, length);
         return buffer.get(JAVA_BYTE, offset + i);
     }
 

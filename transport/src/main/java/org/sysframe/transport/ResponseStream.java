@@ -4,6 +4,8 @@ import org.sysframe.transport.internal.client.Call;
 import org.sysframe.transport.internal.client.Conduit;
 import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.RoundTripEvent;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
 
 import java.io.IOException;
 
@@ -52,7 +54,7 @@ public final class ResponseStream implements AutoCloseable {
         int min = client.specs().minResponse(type);
         if (call.length() < min) {
             end(-1);
-            throw new org.sysframe.unix.ErrnoException(client.specs().name(type), org.sysframe.unix.Errno.EMSGSIZE,
+            throw new ErrnoException(client.specs().name(type), Errno.EMSGSIZE,
                     "response payload of " + call.length() + " bytes, at least " + min + " expected");
         }
         received += call.length();

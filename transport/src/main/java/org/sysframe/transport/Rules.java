@@ -1,12 +1,15 @@
 package org.sysframe.transport;
 
+import org.sysframe.transport.internal.shm.ShmSegment;
 import org.sysframe.transport.wire.EventHeader;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Each rule of the client's and server's settings, in one place: the options' setters call it (so a
@@ -22,7 +25,7 @@ final class Rules {
     }
 
     static String helloVersion(String v) {
-        if (Objects.requireNonNull(v).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 127) {
+        if (Objects.requireNonNull(v).getBytes(StandardCharsets.UTF_8).length > 127) {
             throw new IllegalArgumentException("version over 127 bytes");
         }
         return v;
@@ -41,7 +44,7 @@ final class Rules {
     /** Who is admitted by uid, for the client (servers) and the server (clients) alike: a set, or any, not both. */
     static Set<Integer> uids(String setName, Set<Integer> uids, String anyName, boolean any) {
         if (any && uids != null) {
-            throw new IllegalArgumentException(anyName + " and " + setName + " " + new java.util.TreeSet<>(uids) + " both set: choose one");
+            throw new IllegalArgumentException(anyName + " and " + setName + " " + new TreeSet<>(uids) + " both set: choose one");
         }
         return uids == null ? null : Set.copyOf(uids);
     }
@@ -147,7 +150,7 @@ final class Rules {
 
     /** A valid ring size, or 0 where off is allowed (a config: no channels). */
     static int ring(int ringBytes, boolean offAllowed) {
-        if ((ringBytes != 0 || !offAllowed) && !org.sysframe.transport.internal.shm.ShmSegment.validCapacity(ringBytes)) {
+        if ((ringBytes != 0 || !offAllowed) && !ShmSegment.validCapacity(ringBytes)) {
             throw new IllegalArgumentException("shared-memory ring of " + ringBytes + " bytes: a power of two from 4096 to 67108864");
         }
         return ringBytes;

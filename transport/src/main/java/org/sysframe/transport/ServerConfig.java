@@ -1,5 +1,11 @@
 package org.sysframe.transport;
 
+import org.sysframe.unix.Self;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -16,30 +22,30 @@ public record ServerConfig(
         int apiVersion, int maxIfaces, boolean emptyHelloResponse,
         int readBuffer, int maxQueuedOutput, int backlog, int socketBufferSize, int loops,
         WaitMode waitMode, int[] cpus, int maxRequestsPerTurn, Backend backend,
-        java.time.Duration requestTimeout, java.time.Duration idleTimeout, long memoryBudget,
-        int logLinesPerInterval, java.time.Duration logInterval, int uringEntries, int uringCompletions,
+        Duration requestTimeout, Duration idleTimeout, long memoryBudget,
+        int logLinesPerInterval, Duration logInterval, int uringEntries, int uringCompletions,
         int sharedMemoryRing, WaitMode sharedMemoryWait, int sharedMemoryChannels, int sharedMemoryChannelsPerUid,
         int requestsPerRead) {
 
-    private static final int OWN_UID = org.sysframe.unix.Self.uid();
+    private static final int OWN_UID = Self.uid();
 
     /** Checks every setting by the rules {@link ServerOptions} applies (IllegalArgumentException, NullPointerException). */
     public ServerConfig {
-        java.util.Objects.requireNonNull(socketPath);
+        Objects.requireNonNull(socketPath);
         Rules.mode(mode);
         allowedUids = Rules.uids("allowedUids", allowedUids, "allowAnyUid", allowAnyUid);
-        java.util.Objects.requireNonNull(send);
-        java.util.Objects.requireNonNull(flush);
+        Objects.requireNonNull(send);
+        Objects.requireNonNull(flush);
         Rules.highWater(highWater);
         Rules.maxIfaces(maxIfaces);
         Rules.readBuffer(readBuffer);
         Rules.maxQueuedOutput(maxQueuedOutput, highWater);
         Rules.socketBufferSize(socketBufferSize);
         Rules.loops(loops);
-        java.util.Objects.requireNonNull(waitMode);
+        Objects.requireNonNull(waitMode);
         cpus = Rules.cpus(cpus);
         Rules.maxRequestsPerTurn(maxRequestsPerTurn);
-        java.util.Objects.requireNonNull(backend);
+        Objects.requireNonNull(backend);
         Rules.requestTimeout(requestTimeout);
         Rules.idleTimeout(idleTimeout);
         Rules.memoryBudget(memoryBudget);
@@ -108,9 +114,9 @@ public record ServerConfig(
     @Override
     public String toString() {
         return "socket " + socketPath + " (" + access() + "), send " + send + ", flush "
-                + flush.name().toLowerCase(java.util.Locale.ROOT) + ", api " + apiVersion + (loops > 1 ? ", " + loops + " loops" : "")
+                + flush.name().toLowerCase(Locale.ROOT) + ", api " + apiVersion + (loops > 1 ? ", " + loops + " loops" : "")
                 + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "")
-                + (cpus.length > 0 ? ", cpus " + java.util.Arrays.toString(cpus) : "")
+                + (cpus.length > 0 ? ", cpus " + Arrays.toString(cpus) : "")
                 + (backend != Backend.EPOLL ? ", backend " + backend : "")
                 + (requestsPerRead > 0 ? ", requests per read " + requestsPerRead + " (Grout's api.c emulation)" : "");
     }

@@ -3,6 +3,7 @@ package org.sysframe.transport;
 import org.sysframe.transport.internal.lookup.TypeTable;
 import org.sysframe.transport.internal.server.BuiltinHandlers;
 import org.sysframe.transport.internal.server.Routes;
+import org.sysframe.transport.internal.shm.ShmSegment;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.MessageSpecs;
 
@@ -275,7 +276,7 @@ public final class ServerOptions {
      * is answered ENOTSUP and the client stays on the socket.
      */
     public ServerOptions sharedMemory(boolean on) {
-        this.sharedMemoryRing = on ? org.sysframe.transport.internal.shm.ShmSegment.DEFAULT_CAPACITY : 0;
+        this.sharedMemoryRing = on ? ShmSegment.DEFAULT_CAPACITY : 0;
         return this;
     }
 
@@ -284,7 +285,7 @@ public final class ServerOptions {
      * for the loops). A channel's thread runs on the CPU of the loop of its socket: with spinning
      * channels, let the loops block (they only accept and watch the sockets then).
      */
-    public ServerOptions sharedMemoryWaitMode(WaitMode mode) { this.sharedMemoryWait = java.util.Objects.requireNonNull(mode); return this; }
+    public ServerOptions sharedMemoryWaitMode(WaitMode mode) { this.sharedMemoryWait = Objects.requireNonNull(mode); return this; }
 
     /**
      * At most n shared-memory channels open at once (default 16): each is a thread and a segment, whose

@@ -1,10 +1,12 @@
 package org.sysframe.transport;
 
+import org.junit.jupiter.api.Assertions;
 import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.testsupport.NeedsRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.unix.Self;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,7 +98,7 @@ class AccessControlTest {
         Path exe = compileChild();
         String name = "sysframe-acl-default-" + ProcessHandle.current().pid();
         ServerOptions defaults = ServerOptions.defaults().socketPath("@" + name);
-        assertEquals("abstract name, no file mode: only uid " + org.sysframe.unix.Self.uid() + " may connect", defaults.access());
+        assertEquals("abstract name, no file mode: only uid " + Self.uid() + " may connect", defaults.access());
         try (GroutServer s = TestServers.start(defaults)) {
             assertEquals("closed uid 65534", runAsNobody(exe, name));
             assertEquals(0, s.connectionCount());
@@ -120,7 +122,7 @@ class AccessControlTest {
     @Test
     void allowAnyUidTogetherWithAllowedUidsIsRefusedAtStart() {
         ServerOptions both = ServerOptions.defaults().socketPath("@sysframe-acl-both").allowAnyUid(true).allowedUids(Set.of(1));
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> TestServers.start(both));
+        IllegalArgumentException e = Assertions.assertThrows(IllegalArgumentException.class, () -> TestServers.start(both));
         assertEquals("allowAnyUid and allowedUids [1] both set: choose one", e.getMessage());
     }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -115,7 +116,7 @@ class CarrierPoolTest {
                         slowEnded.countDown();
                     });
                 }
-                java.util.function.IntSupplier sharedInFlight = () -> slowShared.stats().inFlight()
+                IntSupplier sharedInFlight = () -> slowShared.stats().inFlight()
                         + (slowSharedUring != slowShared ? slowSharedUring.stats().inFlight() : 0);
                 long until = System.nanoTime() + 20_000_000_000L;
                 while ((silent.requests() < WAITERS / 2 || sharedInFlight.getAsInt() < WAITERS / 2) && System.nanoTime() < until) Thread.sleep(10);

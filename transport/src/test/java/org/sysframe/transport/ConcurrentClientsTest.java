@@ -17,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -96,7 +97,7 @@ class ConcurrentClientsTest {
                                     || MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + len, req, 0, len) != -1) {
                                 throw new AssertionError("thread " + thread + " iteration " + i + ": sent " + len
                                         + " bytes, got " + r + " with bytes "
-                                        + java.util.HexFormat.of().formatHex(r.toByteArray()));
+                                        + HexFormat.of().formatHex(r.toByteArray()));
                             }
                             matched.incrementAndGet();
                         }

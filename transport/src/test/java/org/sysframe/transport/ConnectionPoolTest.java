@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -95,7 +96,7 @@ class ConnectionPoolTest {
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient c = GroutClient.connect(options(path).connections(3))) {
             List<Thread> threads = new ArrayList<>();
-            List<Throwable> failed = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Throwable> failed = new CopyOnWriteArrayList<>();
             for (int t = 0; t < 12; t++) {
                 int seed = t;
                 threads.add((t % 2 == 0 ? Thread.ofVirtual() : Thread.ofPlatform()).start(() -> {
@@ -122,7 +123,7 @@ class ConnectionPoolTest {
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path).requestsPerRead(1));
              GroutClient c = GroutClient.connect(options(path).maxInFlight(1).connections(4))) {
             List<Thread> threads = new ArrayList<>();
-            List<Throwable> failed = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Throwable> failed = new CopyOnWriteArrayList<>();
             for (int t = 0; t < 32; t++) {
                 int seed = t;
                 threads.add((t % 2 == 0 ? Thread.ofVirtual() : Thread.ofPlatform()).start(() -> {

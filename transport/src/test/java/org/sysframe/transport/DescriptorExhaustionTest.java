@@ -16,9 +16,11 @@ import org.sysframe.transport.support.ServerFixture;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
 import static org.sysframe.transport.support.ServerFixture.guard;
@@ -139,7 +141,7 @@ class DescriptorExhaustionTest {
             for (int i = 0; i < 3; i++) accepted.remove(0).close();
             int[] want = {n - 3, 4};
             int[] got = counts(child);
-            for (int i = 0; i < 2_000 && !java.util.Arrays.equals(want, got); i++) {
+            for (int i = 0; i < 2_000 && !Arrays.equals(want, got); i++) {
                 Thread.sleep(5);
                 got = counts(child);
             }
@@ -237,7 +239,7 @@ class DescriptorExhaustionTest {
             // (a hang guard, not a timing requirement): the client waits in the backlog meanwhile.
             try {
                 c.client.get(10, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
+            } catch (TimeoutException e) {
                 fail("with " + free + " descriptors free again, the client still waits in the listen backlog: the server"
                         + " paused accepting \"until a connection closes\" and has none; epoll registrations of the child"
                         + " (the listener's tag is ffffffffffffffff; events 18 = only the always-reported EPOLLERR|EPOLLHUP, no EPOLLIN: paused):" + DescriptorLimits.epollRegistrations(child.pid()));

@@ -15,12 +15,15 @@ import org.sysframe.unix.ThreadSyscall;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -64,8 +67,8 @@ class EventLoopsTest {
             assertEquals(4, tids.size(), "one thread per loop");
             // Clients are thread-confined: each of 8 threads connects and drives 8 of them.
             ExecutorService pool = Executors.newFixedThreadPool(8);
-            java.util.concurrent.CyclicBarrier allConnected = new java.util.concurrent.CyclicBarrier(9);
-            java.util.concurrent.CountDownLatch checked = new java.util.concurrent.CountDownLatch(1);
+            CyclicBarrier allConnected = new CyclicBarrier(9);
+            CountDownLatch checked = new CountDownLatch(1);
             List<Future<Long>> done = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 int seed = t;
@@ -157,7 +160,7 @@ class EventLoopsTest {
                 }
                 for (GroutClient c : subscribers) {
                     for (int k = 0; k < 20; k++) {
-                        Event e = c.nextEvent(java.time.Duration.ofSeconds(10));
+                        Event e = c.nextEvent(Duration.ofSeconds(10));
                         assertEquals(EV, e.type());
                         assertArrayEquals(pattern(16 + k, k), e.toByteArray(), "event " + k + " in order, once");
                     }
@@ -248,6 +251,6 @@ class EventLoopsTest {
         for (Thread th : threads) assertTrue(!th.isAlive(), "a client hangs after the server closed");
         assertEquals(0, s.connectionCount());
         assertNotEquals(0, answered.get());
-        assertTrue(!java.nio.file.Files.exists(Path.of(path)), "socket file removed");
+        assertTrue(!Files.exists(Path.of(path)), "socket file removed");
     }
 }

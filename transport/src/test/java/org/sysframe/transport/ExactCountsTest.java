@@ -5,16 +5,19 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.support.PipelinedPings;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.UnixSocket;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -54,7 +57,7 @@ class ExactCountsTest {
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
-            ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
             SyscallCounts sl0 = s.counters().snapshot(), sk0 = sk.read();
             for (int i = 0; i < CALLS; i++) {
@@ -63,7 +66,7 @@ class ExactCountsTest {
                 assertEquals((byte) 217, r.getByte(31));
             }
             SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
-            ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts sl1 = s.counters().snapshot(), sk1 = sk.read();
             Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)));
             System.out.printf("client %s/%s, server %s/%s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
@@ -83,10 +86,10 @@ class ExactCountsTest {
         // Server: two sendto per response, always. Its reads depend on whether it wakes between the
         // client's header and payload sends: one recvfrom per wake-up, one epoll_wait per recvfrom.
         SyscallCounts srv = r.server.library;
-        assertEquals(2000, srv.get(org.sysframe.unix.SyscallKind.SENDTO));
-        long reads = srv.get(org.sysframe.unix.SyscallKind.RECVFROM);
+        assertEquals(2000, srv.get(SyscallKind.SENDTO));
+        long reads = srv.get(SyscallKind.RECVFROM);
         assertTrue(reads >= 1000 && reads <= 2000, "recvfrom " + reads);
-        assertEquals(reads, srv.get(org.sysframe.unix.SyscallKind.EPOLL_WAIT));
+        assertEquals(reads, srv.get(SyscallKind.EPOLL_WAIT));
         assertEquals(2000 + 2 * reads, srv.total());
     }
 
@@ -127,13 +130,13 @@ class ExactCountsTest {
         String path = dir.resolve("pipe.sock").toString();
         int n = 50;
         try (GroutServer s = TestServers.startEpoll(options.socketPath(path));
-             org.sysframe.unix.UnixSocket raw = org.sysframe.unix.UnixSocket.connect(path);
+             UnixSocket raw = UnixSocket.connect(path);
              Arena a = Arena.ofConfined()) {
             PipelinedPings pings = PipelinedPings.helloThenStage(raw, a, n, PAYLOAD);
-            ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts before = s.counters().snapshot();
             pings.sendAllAndCheckAnswers();
-            ThreadSyscall.awaitParked(s.loopThreadId(), java.time.Duration.ofSeconds(10));
+            ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             return s.counters().snapshot().minus(before);
         }
     }

@@ -22,10 +22,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import static org.sysframe.transport.support.ServerFixture.guard;
@@ -67,9 +70,9 @@ class FuzzedRequestsTest {
         ServerOptions options = ServerOptions.defaults().socketPath(p);
         if (immediateSplit) options.flush(FlushMode.IMMEDIATE).send(SendFraming.SPLIT);
         // Thousands of expected warnings (over-size payload_len, wrong api_version): keep the log readable.
-        java.util.logging.Logger serverLog = java.util.logging.Logger.getLogger("org.sysframe.server");
-        java.util.logging.Level level = serverLog.getLevel();
-        serverLog.setLevel(java.util.logging.Level.SEVERE);
+        Logger serverLog = Logger.getLogger("org.sysframe.server");
+        Level level = serverLog.getLevel();
+        serverLog.setLevel(Level.SEVERE);
         try {
             fuzz(label, p, options, runSeed);
         } finally {
@@ -99,7 +102,7 @@ class FuzzedRequestsTest {
                 for (Future<?> f : futures) {
                     try {
                         f.get();
-                    } catch (java.util.concurrent.ExecutionException e) {
+                    } catch (ExecutionException e) {
                         if (e.getCause() instanceof Error err) throw err;
                         throw e;
                     }

@@ -13,6 +13,8 @@ import org.sysframe.unix.UnixSocket;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
@@ -47,7 +49,7 @@ class HelloCompatibilityTest {
     void helloIsAnsweredWithMaxIfacesByDefault() throws Exception {
         String path = dir.resolve("h.sock").toString();
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).maxIfaces(300))) {
-            assertEquals(java.util.List.of(1, 0, 2, 300), java.util.Arrays.stream(rawHello(path, 11)).boxed().toList());
+            assertEquals(List.of(1, 0, 2, 300), Arrays.stream(rawHello(path, 11)).boxed().toList());
             try (GroutClient c = GroutClient.connect(path)) {
                 assertEquals(300, c.maxIfaces());
             }
@@ -59,13 +61,13 @@ class HelloCompatibilityTest {
         String path = dir.resolve("e.sock").toString();
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).emptyHelloResponse(true).apiVersion(1));
              Arena a = Arena.ofConfined()) {
-            assertEquals(java.util.List.of(1, 0, 0, -1), java.util.Arrays.stream(rawHello(path, 1)).boxed().toList());
+            assertEquals(List.of(1, 0, 0, -1), Arrays.stream(rawHello(path, 1)).boxed().toList());
             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(1))) {
                 assertEquals(-1, c.maxIfaces());
                 assertEquals(32, c.call(GroutApi.PING, a.allocate(32)).length());
             }
             // A mismatched version is still refused.
-            assertEquals(java.util.List.of(1, 74, 0, -1), java.util.Arrays.stream(rawHello(path, 11)).boxed().toList());
+            assertEquals(List.of(1, 74, 0, -1), Arrays.stream(rawHello(path, 11)).boxed().toList());
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import com.sun.management.ThreadMXBean;
 import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.wire.GroutApi;
@@ -9,6 +10,8 @@ import org.sysframe.unix.ThreadSyscall;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -35,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @EachBackend
 class HotPathAllocationTest {
-    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     @TempDir Path dir;
 
@@ -127,8 +130,8 @@ class HotPathAllocationTest {
                 LongSupplier loopAllocated = () -> {
                     try {
                         ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
                     }
                     return THREADS.getThreadAllocatedBytes(loopId);
                 };

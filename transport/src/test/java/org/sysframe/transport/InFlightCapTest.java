@@ -17,8 +17,10 @@ import org.sysframe.unix.ErrnoException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -71,8 +73,8 @@ class InFlightCapTest {
                         for (int k = 0; k < calls; k++) {
                             byte[] p = pattern(4 + (k % 40), seed * 1000 + k);
                             MemorySegment m = a.allocate(p.length);
-                            MemorySegment.copy(p, 0, m, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, p.length);
-                            if (!java.util.Arrays.equals(p, c.call(GroutApi.PING, m).toByteArray())) wrong.incrementAndGet();
+                            MemorySegment.copy(p, 0, m, ValueLayout.JAVA_BYTE, 0, p.length);
+                            if (!Arrays.equals(p, c.call(GroutApi.PING, m).toByteArray())) wrong.incrementAndGet();
                         }
                     } catch (Exception e) {
                         wrong.incrementAndGet();

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -114,7 +115,7 @@ class IoRoleTest {
                 Thread.ofPlatform().start(() -> {
                     try {
                         Thread.sleep(1000);
-                        second.complete(java.util.Arrays.toString(c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2, 2})).toByteArray()));
+                        second.complete(Arrays.toString(c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2, 2})).toByteArray()));
                     } catch (Exception x) {
                         second.complete(x.getMessage());
                     }

@@ -7,6 +7,7 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sysframe.transport.wire.GroutApi;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ class JfrCommandLineTest {
             if (!e.getEventType().getName().equals("org.sysframe.RoundTrip")) continue;
             byCall.merge(e.getString("call"), 1, Integer::sum);
             String where = e.getString("type") + " " + e.getString("backend") + " " + e.getString("transport");
-            if (!where.equals(String.format("0x%08x", org.sysframe.transport.wire.GroutApi.PING) + " epoll socket")) others.add(where);
+            if (!where.equals(String.format("0x%08x", GroutApi.PING) + " epoll socket")) others.add(where);
         }
         assertEquals(Map.of("async", 3, "call", 5, "pipeline", 4), byCall, "one RoundTrip per request, by how it was made");
         assertEquals(List.of(), others, "every event names GR_PING in hex, the backend and the transport");

@@ -1,6 +1,8 @@
 package org.sysframe.transport;
 
+import jdk.jfr.ValueDescriptor;
 import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -51,7 +53,7 @@ class JfrEventsTest {
     record Ev(String name, Map<String, Object> fields) {
         static Ev of(RecordedEvent e) {
             Map<String, Object> f = new TreeMap<>();
-            for (jdk.jfr.ValueDescriptor d : e.getFields()) if (e.getValue(d.getName()) != null) f.put(d.getName(), e.getValue(d.getName()));
+            for (ValueDescriptor d : e.getFields()) if (e.getValue(d.getName()) != null) f.put(d.getName(), e.getValue(d.getName()));
             return new Ev(e.getEventType().getName(), f);
         }
 
@@ -125,7 +127,7 @@ class JfrEventsTest {
         assertEquals(String.format("0x%08x", ECHO), echo.getString("type"));
         assertEquals("epoll", echo.getString("backend"));
         assertEquals("socket", echo.getString("transport"));
-        assertEquals(Thread.currentThread().getName(), ((jdk.jfr.consumer.RecordedThread) echo.fields().get("caller")).getJavaName());
+        assertEquals(Thread.currentThread().getName(), ((RecordedThread) echo.fields().get("caller")).getJavaName());
         assertEquals(24, echo.getLong("requestBytes"));
         assertEquals(24, echo.getLong("responseBytes"));
         assertEquals(0, echo.getInt("status"));

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import com.sun.management.ThreadMXBean;
 import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.wire.GroutApi;
 
@@ -11,7 +12,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.CyclicBarrier;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * one per syscall of the client in that round.
  */
 class ManyCallersAllocationTest {
-    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final long SLICE = 40;
     private static final int CALLS = 10_000;
 
@@ -78,7 +81,7 @@ class ManyCallersAllocationTest {
     }
 
     /** Four platform callers on one client (options as given) until a round where none allocated: their bytes are whole capture-state slices. */
-    private ClientStats callersAllocateNothing(String socket, java.util.function.UnaryOperator<ClientOptions> options) throws Exception {
+    private ClientStats callersAllocateNothing(String socket, UnaryOperator<ClientOptions> options) throws Exception {
         int callers = 4;
         String path = dir.resolve(socket).toString();
         try (GroutServer server = TestServers.startEpoll(ServerOptions.defaults().socketPath(path));
@@ -105,7 +108,7 @@ class ManyCallersAllocationTest {
                             end.await();
                             if (me == 0) {
                                 sys[1] = syscalls(c) - sys[0];
-                                done[0] = java.util.Arrays.stream(bytes).allMatch(x -> x == 0);
+                                done[0] = Arrays.stream(bytes).allMatch(x -> x == 0);
                             }
                             end.await();
                             if (done[0]) return;

@@ -8,6 +8,7 @@ import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.wire.GroutApi;
 
+import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -83,7 +86,7 @@ class ManyCallersFaultsTest {
                 n++;
             }
         } catch (ErrnoException e) {
-            if (e.errno() != org.sysframe.unix.Errno.ECONNRESET) throw new AssertionError("raw server: " + e.getMessage());
+            if (e.errno() != Errno.ECONNRESET) throw new AssertionError("raw server: " + e.getMessage());
             return n;
         }
     }
@@ -173,7 +176,7 @@ class ManyCallersFaultsTest {
                      try {
                          r = conn.readRequest();
                      } catch (ErrnoException e) {
-                         if (e.errno() == org.sysframe.unix.Errno.ECONNRESET) return;
+                         if (e.errno() == Errno.ECONNRESET) return;
                          throw e;
                      }
                      conn.respond(r.id(), 0, r.payload());
@@ -281,7 +284,7 @@ class ManyCallersFaultsTest {
             CompletableFuture<String> other = new CompletableFuture<>();
             Thread.ofPlatform().start(() -> {
                 try {
-                    other.complete(java.util.Arrays.toString(c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2})).toByteArray()));
+                    other.complete(Arrays.toString(c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2})).toByteArray()));
                 } catch (Throwable x) {
                     other.complete(x.toString());
                 }
@@ -375,7 +378,7 @@ class ManyCallersFaultsTest {
                  readUntilEof(conn); // never answers
              });
              GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(0))) {
-            List<CompletableFuture<Response>> futures = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<CompletableFuture<Response>> futures = Collections.synchronizedList(new ArrayList<>());
             CompletableFuture<String> sending = new CompletableFuture<>();
             Thread sender = Thread.ofPlatform().start(() -> {
                 try {

@@ -16,6 +16,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -154,7 +155,7 @@ class ManyCallersTest {
             ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
             join(start(8, 4, failures, id -> {
                 byte[] theirs = new byte[16];
-                java.util.Arrays.fill(theirs, (byte) (100 + id));
+                Arrays.fill(theirs, (byte) (100 + id));
                 for (int i = 0; i < 500; i++) {
                     Response other = c.call(GroutApi.PING, MemorySegment.ofArray(theirs));
                     assertArrayEquals(theirs, other.toByteArray());

@@ -13,6 +13,8 @@ import org.sysframe.transport.support.TestServers;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.ErrnoException;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,8 +139,8 @@ class OneClientThreadsTest {
     private static long openFds() {
         try {
             return ProcessProbe.openFds();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -17,6 +17,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -109,10 +110,10 @@ class OutOfOrderResponsesTest {
             assertArrayEquals(ping, r.toByteArray());
             assertEquals(2, client.pendingEvents());
 
-            Event e1 = client.nextEvent(java.time.Duration.ofSeconds(10));
+            Event e1 = client.nextEvent(Duration.ofSeconds(10));
             assertEquals(evType, e1.type());
             assertArrayEquals(ev, e1.toByteArray());
-            Event e2 = client.nextEvent(java.time.Duration.ofSeconds(10));
+            Event e2 = client.nextEvent(Duration.ofSeconds(10));
             assertEquals(evType + 1, e2.type());
             assertArrayEquals(bigEv, e2.toByteArray());
             assertEquals(0, client.pendingEvents());

@@ -50,7 +50,7 @@ class PipelineDeadlinesTest {
 
         @Override
         public void onResponse(int id, int status, MemorySegment payload, long offset, long length, long latencyNanos) {
-            seen.add(id + ":" + (status == 0 ? "ok " + length + " B tag " + payload.get(JAVA_INT_UNALIGNED, offset) : org.sysframe.unix.Errno.name(status)));
+            seen.add(id + ":" + (status == 0 ? "ok " + length + " B tag " + payload.get(JAVA_INT_UNALIGNED, offset) : Errno.name(status)));
         }
     }
 

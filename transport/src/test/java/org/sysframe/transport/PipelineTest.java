@@ -21,6 +21,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -123,7 +124,7 @@ class PipelineTest {
             while (p.inFlight() > 0) p.poll(answers, 8, true);
             assertEquals(8, answers.count);
             for (int[] g : answers.got) {
-                int i = java.util.Arrays.stream(ids).boxed().toList().indexOf(g[0]);
+                int i = Arrays.stream(ids).boxed().toList().indexOf(g[0]);
                 assertEquals(100 + i, g[2], "answer for id " + g[0] + " carries its own request's payload");
                 assertEquals(0, g[1]);
             }

@@ -1,8 +1,12 @@
 package org.sysframe.transport;
 
 import org.junit.jupiter.api.Test;
+import org.sysframe.transport.internal.lookup.TypeTable;
+import org.sysframe.unix.UnixSocket;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.module.ModuleFinder;
 import java.lang.reflect.Executable;
 import java.lang.reflect.Field;
 import java.lang.reflect.GenericArrayType;
@@ -18,8 +22,11 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,14 +44,14 @@ class PublicApiTest {
      * Every package the project's modules export, read from their module descriptors (the tests run
      * on the class path, where no module says what it exports).
      */
-    private static final java.util.Set<String> EXPORTS = exports();
+    private static final Set<String> EXPORTS = exports();
 
-    private static java.util.Set<String> exports() {
-        java.util.Set<String> out = new java.util.HashSet<>();
-        for (Class<?> c : List.of(GroutClient.class, org.sysframe.unix.UnixSocket.class)) {
+    private static Set<String> exports() {
+        Set<String> out = new HashSet<>();
+        for (Class<?> c : List.of(GroutClient.class, UnixSocket.class)) {
             try {
                 Path at = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
-                for (var ref : java.lang.module.ModuleFinder.of(at).findAll()) {
+                for (var ref : ModuleFinder.of(at).findAll()) {
                     for (var e : ref.descriptor().exports()) if (!e.isQualified()) out.add(e.source());
                 }
             } catch (URISyntaxException e) {
@@ -53,11 +60,11 @@ class PublicApiTest {
         }
         // The transport's own descriptor is compiled after the tests (see its pom): read its source.
         try {
-            var exports = java.util.regex.Pattern.compile("(?m)^\\s*exports\\s+([\\w.]+)\\s*;");
+            var exports = Pattern.compile("(?m)^\\s*exports\\s+([\\w.]+)\\s*;");
             var m = exports.matcher(Files.readString(Path.of("src/main/java/module-info.java")));
             while (m.find()) out.add(m.group(1));
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         if (!out.containsAll(EXPORTED) || !out.contains("org.sysframe.unix")) throw new IllegalStateException("module descriptors not read: " + out);
         return out;
@@ -88,7 +95,7 @@ class PublicApiTest {
     @Test
     void theCheckSeesAnInternalTypeWhereOneIsNamed() {
         List<String> leaks = new ArrayList<>();
-        check(PublicApiTest.class, org.sysframe.transport.internal.lookup.TypeTable.class, "probe", leaks);
+        check(PublicApiTest.class, TypeTable.class, "probe", leaks);
         assertEquals(1, leaks.size(), "a type of a non-exported package is reported");
         leaks.clear();
         check(PublicApiTest.class, GroutClient.class, "probe", leaks);

@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,7 +61,7 @@ class QueuedSendsTest {
         }
     }
 
-    private static void await(java.util.function.BooleanSupplier what, String name) throws InterruptedException {
+    private static void await(BooleanSupplier what, String name) throws InterruptedException {
         long until = System.nanoTime() + 20_000_000_000L;
         while (!what.getAsBoolean()) {
             if (System.nanoTime() - until > 0) throw new AssertionError("never: " + name);
@@ -194,6 +195,6 @@ class QueuedSendsTest {
     }
 
     private static SyscallCounts withoutYields(SyscallCounts k) {
-        return k.minus(SyscallCounts.builder().schedYield(k.get(org.sysframe.unix.SyscallKind.SCHED_YIELD)).build());
+        return k.minus(SyscallCounts.builder().schedYield(k.get(SyscallKind.SCHED_YIELD)).build());
     }
 }

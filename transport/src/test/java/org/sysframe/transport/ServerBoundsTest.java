@@ -15,10 +15,12 @@ import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.transport.support.ServerLogs;
 import org.sysframe.unix.UnixSocket;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -152,7 +154,7 @@ class ServerBoundsTest {
                 Awaits.awaitEquals(1, () -> {
                     try {
                         return server.memoryWaiters();
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         throw new IllegalStateException(e);
                     }
                 }, GUARD, "connections waiting for memory");
@@ -165,7 +167,7 @@ class ServerBoundsTest {
                 sender.join();
                 assertEquals(77, ResponseHeader.forId(answer, 0));
                 assertEquals(0, ResponseHeader.status(answer, 0));
-                assertArrayEquals(java.util.Arrays.copyOfRange(payload, payload.length - 16, payload.length),
+                assertArrayEquals(Arrays.copyOfRange(payload, payload.length - 16, payload.length),
                         answer.asSlice(HDR, 16).toArray(JAVA_BYTE), "the whole request was read");
                 assertEquals(0, server.memoryWaiters());
                 assertEquals(List.of(), logs.lines(), "waiting for memory is not a warning");

@@ -23,6 +23,7 @@ import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.internal.LibC;
 import org.sysframe.unix.UnixSocket;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -35,6 +36,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
@@ -238,7 +241,7 @@ class ServerLifecycleTest {
     private static UnixSocket connectAsUid(String name, int uid) throws Exception {
         assumeTrue(Self.uid() == 0, "needs root to connect as another uid");
         assumeTrue("amd64".equals(System.getProperty("os.arch")), "setresuid syscall number is x86-64's");
-        java.util.concurrent.FutureTask<UnixSocket> task = new java.util.concurrent.FutureTask<>(() -> {
+        FutureTask<UnixSocket> task = new FutureTask<>(() -> {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment cs = Errno.newCallState(a);
                 if (LibC.syscall(cs, SYS_SETRESUID, -1, uid, -1, 0, 0) != 0) {
@@ -255,7 +258,7 @@ class ServerLifecycleTest {
         t.start();
         try {
             return task.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof ErrnoException ee && ee.errno() == Errno.EPERM) {
                 assumeTrue(false, "setresuid not permitted here: " + ee.getMessage());
             }
@@ -570,7 +573,7 @@ class ServerLifecycleTest {
                 raw.hello(1);
                 // Payloads of 0..980 bytes: 25 KiB in all, more than the 8 KiB read buffer, so
                 // requests straddle reads.
-                java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+                ByteArrayOutputStream all = new ByteArrayOutputStream();
                 byte[][] payloads = new byte[50][];
                 for (int i = 0; i < 50; i++) {
                     payloads[i] = pattern(1000 + i, i * 20);

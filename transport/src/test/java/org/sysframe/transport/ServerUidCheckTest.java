@@ -9,6 +9,7 @@ import org.sysframe.testsupport.NeedsRoot;
 import org.sysframe.transport.support.ImpostorServer;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.UnixSocket;
 
 import java.nio.file.Path;
 import java.util.Set;
@@ -97,7 +98,7 @@ class ServerUidCheckTest {
             }
             assertEquals(0, impostor.awaitReceived());
         }
-        org.sysframe.unix.UnixSocket.unlink(path);
+        UnixSocket.unlink(path);
         try (ImpostorServer impostor = ImpostorServer.start(exe, path, "count", NOBODY)) {
             ErrnoException e = assertThrows(ErrnoException.class,
                     () -> GroutClient.connect(ClientOptions.defaults().socketPath(path).serverUids(Set.of(0))).close());

@@ -14,6 +14,7 @@ import org.sysframe.transport.support.ThreadStates;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
 import org.sysframe.unix.UnixSocket;
 
@@ -57,7 +58,7 @@ class SignalInterruptionTest {
 
     /** What the signalled thread did in one direction: its own calls, the library's count, the kernel's count. */
     private record Transfer(String what, long successfulCalls, SyscallCounts library) {
-        long eintr(org.sysframe.unix.SyscallKind kind) { return library.get(kind) - successfulCalls; }
+        long eintr(SyscallKind kind) { return library.get(kind) - successfulCalls; }
     }
 
     @Test
@@ -192,8 +193,8 @@ class SignalInterruptionTest {
 
                 Transfer recv = transfers.get(0), send = transfers.get(1);
                 SyscallCounts library = recv.library().plus(send.library());
-                long recvEintr = recv.eintr(org.sysframe.unix.SyscallKind.RECVFROM);
-                long sendEintr = send.eintr(org.sysframe.unix.SyscallKind.SENDTO);
+                long recvEintr = recv.eintr(SyscallKind.RECVFROM);
+                long sendEintr = send.eintr(SyscallKind.SENDTO);
                 System.out.printf(Locale.ROOT, "EINTR: signal %d sent %,d times (%,d refused, queue full) at tid %d;"
                                 + " recv: %,d successful calls, library %s -> %,d EINTR retries;"
                                 + " send: %,d successful calls, library %s -> %,d EINTR retries; kernel %s%n",

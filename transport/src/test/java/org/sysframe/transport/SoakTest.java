@@ -17,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -231,7 +232,7 @@ class SoakTest {
             List<ConnectionStats> closed = server.closedConnections();
             assertEquals(CLIENTS, closed.size());
             long served = closed.stream().mapToLong(ConnectionStats::requests).sum();
-            long sent = java.util.Arrays.stream(sentBy).sum();
+            long sent = Arrays.stream(sentBy).sum();
             assertEquals(n, sent);
             assertEquals(sent + CLIENTS, served, "requests the server handled (hellos included)");
             for (ConnectionStats s : closed) assertEquals("peer closed", s.closeReason(), s.toString());

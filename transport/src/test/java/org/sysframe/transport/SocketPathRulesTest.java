@@ -11,10 +11,12 @@ import org.sysframe.unix.Self;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
@@ -61,7 +63,7 @@ class SocketPathRulesTest {
     void allowedUidsOnAFileOnlyItsOwnerCanConnectToAreNamedInOneWarningAtStart() throws Exception {
         List<String> warnings = captureWarnings(() -> {
             String p = dir.resolve("a.sock").toString();
-            TestServers.start(ServerOptions.defaults().socketPath(p).allowedUids(new java.util.HashSet<>(List.of(0, Self.uid(), 1000, 65534)))).close();
+            TestServers.start(ServerOptions.defaults().socketPath(p).allowedUids(new HashSet<>(List.of(0, Self.uid(), 1000, 65534)))).close();
         });
         String p = dir.resolve("a.sock").toString();
         assertEquals(List.of("socket " + p + " has mode 0600, which lets only its owner (uid " + Self.uid() + ") connect: allowed uids 1000, 65534"
@@ -92,7 +94,7 @@ class SocketPathRulesTest {
         List<String> out = new CopyOnWriteArrayList<>();
         Logger log = Logger.getLogger("org.sysframe.server");
         Handler h = new Handler() {
-            @Override public void publish(LogRecord r) { if (r.getLevel() == java.util.logging.Level.WARNING) out.add(r.getMessage()); }
+            @Override public void publish(LogRecord r) { if (r.getLevel() == Level.WARNING) out.add(r.getMessage()); }
             @Override public void flush() {}
             @Override public void close() {}
         };

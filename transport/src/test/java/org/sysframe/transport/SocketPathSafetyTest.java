@@ -10,6 +10,7 @@ import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;
 
+import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -52,7 +53,7 @@ class SocketPathSafetyTest {
 
     private static void assertAnswers(String path) throws Exception {
         try (GroutClient c = GroutClient.connect(path)) {
-            var payload = java.lang.foreign.Arena.ofAuto().allocate(8);
+            var payload = Arena.ofAuto().allocate(8);
             payload.fill((byte) 7);
             assertArrayEquals(payload.toArray(JAVA_BYTE), c.call(GroutApi.PING, payload).toByteArray());
         }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -171,7 +172,7 @@ class SocketSwapAttackTest {
                 clean(dir);
             }
             Files.writeString(Path.of("target", "swap-attack-starts.txt"), String.join("\n", said) + "\n",
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             assertEquals(STARTS, said.size(), String.join("\n", said));
         } finally {
             log.removeHandler(capture);

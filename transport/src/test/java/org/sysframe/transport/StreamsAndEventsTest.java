@@ -21,6 +21,7 @@ import org.sysframe.unix.Errno;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -245,13 +246,13 @@ class StreamsAndEventsTest {
                 assertEquals(ev1Count, a.pendingEvents(), "round " + k);
             }
             for (int k = 0; k < rounds; k++) {
-                if (types[k] == EV1) assertEvent(a.nextEvent(java.time.Duration.ofSeconds(10)), EV1, payloads[k]);
+                if (types[k] == EV1) assertEvent(a.nextEvent(Duration.ofSeconds(10)), EV1, payloads[k]);
             }
             assertEquals(0, a.pendingEvents());
             assertPing(a, mem, pattern(9, 9));
             assertEquals(0, a.pendingEvents(), "no event of another type reached a");
 
-            for (int k = 0; k < rounds; k++) assertEvent(all.nextEvent(java.time.Duration.ofSeconds(10)), types[k], payloads[k]);
+            for (int k = 0; k < rounds; k++) assertEvent(all.nextEvent(Duration.ofSeconds(10)), types[k], payloads[k]);
             assertPing(all, mem, pattern(11, 11));
             assertEquals(0, all.pendingEvents());
         }
@@ -288,13 +289,13 @@ class StreamsAndEventsTest {
             byte[] p4 = pattern(20, 55);
             MemorySegment p4seg = nativeCopy(shared, p4);
             server.execute(() -> server.publish(EV1, p4seg, 0, p4seg.byteSize(), 0));
-            assertEvent(quiet.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p4);
+            assertEvent(quiet.nextEvent(Duration.ofSeconds(10)), EV1, p4);
             assertEquals(0, quiet.pendingEvents());
 
-            assertEvent(loud.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p1);
-            assertEvent(loud.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p2);
-            assertEvent(loud.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p3);
-            assertEvent(loud.nextEvent(java.time.Duration.ofSeconds(10)), EV1, p4);
+            assertEvent(loud.nextEvent(Duration.ofSeconds(10)), EV1, p1);
+            assertEvent(loud.nextEvent(Duration.ofSeconds(10)), EV1, p2);
+            assertEvent(loud.nextEvent(Duration.ofSeconds(10)), EV1, p3);
+            assertEvent(loud.nextEvent(Duration.ofSeconds(10)), EV1, p4);
             assertEquals(0, loud.pendingEvents());
         }
     }
@@ -313,7 +314,7 @@ class StreamsAndEventsTest {
             b.call(PUBLISH, publishRequest(mem, EV1, pattern(8, 61)));
             assertPing(a, mem, pattern(3, 62));
             assertEquals(1, a.pendingEvents(), "one event even with two matching subscriptions");
-            assertEvent(a.nextEvent(java.time.Duration.ofSeconds(10)), EV1, pattern(8, 61));
+            assertEvent(a.nextEvent(Duration.ofSeconds(10)), EV1, pattern(8, 61));
 
             a.unsubscribe();
             b.call(PUBLISH, publishRequest(mem, EV1, pattern(8, 63)));
@@ -330,7 +331,7 @@ class StreamsAndEventsTest {
             a.subscribe(EV2, false);
             MemorySegment marker = nativeCopy(shared, pattern(12, 67));
             server.execute(() -> server.publish(EV2, marker, 0, marker.byteSize(), 0));
-            assertEvent(a.nextEvent(java.time.Duration.ofSeconds(10)), EV2, pattern(12, 67));
+            assertEvent(a.nextEvent(Duration.ofSeconds(10)), EV2, pattern(12, 67));
             assertEquals(0, a.pendingEvents());
         }
     }
@@ -347,8 +348,8 @@ class StreamsAndEventsTest {
             byte[] big = pattern(GroutApi.MAX_MSG_LEN, 71); // the largest event payload
             MemorySegment bigSeg = nativeCopy(shared, big);
             server.execute(() -> server.publish(EV2, bigSeg, 0, bigSeg.byteSize(), 0));
-            assertEvent(a.nextEvent(java.time.Duration.ofSeconds(10)), EV2, big);
-            assertEvent(b.nextEvent(java.time.Duration.ofSeconds(10)), EV2, big);
+            assertEvent(a.nextEvent(Duration.ofSeconds(10)), EV2, big);
+            assertEvent(b.nextEvent(Duration.ofSeconds(10)), EV2, big);
             assertThrows(IllegalStateException.class, () -> server.publish(EV2, bigSeg, 0, 1, 0),
                     "publish is for the event-loop thread");
         }
@@ -376,7 +377,7 @@ class StreamsAndEventsTest {
             sub.subscribe(EV1, false);
             Response r = req.call(heapReply);
             assertArrayEquals(answer, r.toByteArray());
-            assertEvent(sub.nextEvent(java.time.Duration.ofSeconds(10)), EV1, event);
+            assertEvent(sub.nextEvent(Duration.ofSeconds(10)), EV1, event);
         }
     }
 
@@ -419,18 +420,18 @@ class StreamsAndEventsTest {
 
             // Y holds no more than X held before its last event, so Y is still open and gets every EV1.
             for (int k = 0; k < published - 1; k++) {
-                Event e = y.nextEvent(java.time.Duration.ofSeconds(10));
+                Event e = y.nextEvent(Duration.ofSeconds(10));
                 assertEquals(EV1, e.type());
                 assertEquals(-1, MemorySegment.mismatch(e.buffer(), e.offset(), e.offset() + e.length(), big, 0, big.byteSize()),
                         "event " + k);
             }
             MemorySegment marker = nativeCopy(shared, pattern(8, 81));
             server.execute(() -> server.publish(EV1, marker, 0, marker.byteSize(), 0));
-            Event last = y.nextEvent(java.time.Duration.ofSeconds(10));
+            Event last = y.nextEvent(Duration.ofSeconds(10));
             assertEquals(EV1, last.type());
             assertEquals(GroutApi.MAX_MSG_LEN, last.length(),
                     "Y must get the event during which X was closed (" + published + " published), not the marker after it");
-            assertEvent(y.nextEvent(java.time.Duration.ofSeconds(10)), EV1, pattern(8, 81));
+            assertEvent(y.nextEvent(Duration.ofSeconds(10)), EV1, pattern(8, 81));
         }
     }
 

@@ -1,5 +1,7 @@
 package org.sysframe.transport;
 
+import org.sysframe.testsupport.Gc;
+import org.sysframe.testsupport.ProcessProbe;
 import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.wire.GroutApi;
 
@@ -251,12 +253,12 @@ class UringClientTest {
         ClientOptions o = ServerFixture.clientOptions(path).backend(Backend.IO_URING);
         for (int i = 0; i < 100; i++) try (GroutClient c = GroutClient.connect(o)) { c.call(GroutApi.PING); }
         ServerFixture.awaitConnectionCount(server, 0);
-        org.sysframe.testsupport.Gc.settle();
-        long fds = org.sysframe.testsupport.ProcessProbe.openFds(), maps = org.sysframe.testsupport.ProcessProbe.mappings();
+        Gc.settle();
+        long fds = ProcessProbe.openFds(), maps = ProcessProbe.mappings();
         for (int i = 0; i < 2000; i++) try (GroutClient c = GroutClient.connect(o)) { c.call(GroutApi.PING); }
         ServerFixture.awaitConnectionCount(server, 0);
-        org.sysframe.testsupport.Gc.settle();
-        long fdsAfter = org.sysframe.testsupport.ProcessProbe.openFds(), mapsAfter = org.sysframe.testsupport.ProcessProbe.mappings();
+        Gc.settle();
+        long fdsAfter = ProcessProbe.openFds(), mapsAfter = ProcessProbe.mappings();
         System.out.printf("2,000 io_uring clients: fds %d -> %d, mappings %d -> %d%n", fds, fdsAfter, maps, mapsAfter);
         assertEquals(fds, fdsAfter, "descriptors");
         // The JVM maps and unmaps a few regions of its own (heap, code cache); a leaked ring would add 4,000.

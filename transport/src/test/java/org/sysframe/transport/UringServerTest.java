@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.testsupport.Awaits;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -19,13 +20,19 @@ import org.sysframe.transport.support.PipelinedPings;
 import org.sysframe.transport.support.ServerFixture;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 
 
@@ -97,8 +104,8 @@ class UringServerTest {
         int clients = 4;
         try (GroutServer s = GroutServer.start(uring(path));
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId())) {
-            java.util.concurrent.CyclicBarrier connected = new java.util.concurrent.CyclicBarrier(clients + 1);
-            java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(clients + 1);
+            CyclicBarrier connected = new CyclicBarrier(clients + 1);
+            CyclicBarrier go = new CyclicBarrier(clients + 1);
             List<Throwable> failures = new CopyOnWriteArrayList<>();
             List<Thread> threads = new ArrayList<>();
             for (int k = 0; k < clients; k++) {
@@ -209,13 +216,13 @@ class UringServerTest {
                     }
                     raw.close();
                 }
-                org.sysframe.testsupport.Awaits.awaitEquals(rounds, () -> {
+                Awaits.awaitEquals(rounds, () -> {
                     try {
                         return s.closedConnections().size();
                     } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
+                        throw new UncheckedIOException(e);
                     }
-                }, org.sysframe.testsupport.Awaits.HANG_GUARD, "connections closed");
+                }, Awaits.HANG_GUARD, "connections closed");
                 ServerFixture.awaitConnectionCount(s, 0);
                 UringCounts u = s.loopUringCounts(0);
                 System.out.println("peers gone mid-frame with output pending, " + rounds + " rounds: " + u);
@@ -315,11 +322,11 @@ class UringServerTest {
     @Test
     void whereIoUringIsUnavailableAutoMeansEpollAndIoUringFailsNamingTheCause() throws Exception {
         String reason = "io_uring unavailable: io_uring_setup: EPERM: kernel.io_uring_disabled = 2: io_uring is disabled for every process";
-        java.util.logging.Logger backendLog = java.util.logging.Logger.getLogger("org.sysframe.backend");
+        Logger backendLog = Logger.getLogger("org.sysframe.backend");
         List<String> warnings = new CopyOnWriteArrayList<>();
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
-            @Override public void publish(java.util.logging.LogRecord r) {
-                warnings.add(r.getLevel() + " " + java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
+        Handler capture = new Handler() {
+            @Override public void publish(LogRecord r) {
+                warnings.add(r.getLevel() + " " + MessageFormat.format(r.getMessage(), r.getParameters()));
             }
             @Override public void flush() {}
             @Override public void close() {}

@@ -20,6 +20,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.util.EnumSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -162,8 +167,8 @@ class VirtualThreadWaitsTest {
                     try (Arena a = Arena.ofConfined()) {
                         MemorySegment p = a.allocate(32);
                         for (int k = 0; k < 3; k++) {
-                            p.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, me);
-                            p.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 4, k);
+                            p.set(ValueLayout.JAVA_INT_UNALIGNED, 0, me);
+                            p.set(ValueLayout.JAVA_INT_UNALIGNED, 4, k);
                             Response r = c.call(GroutApi.PING, p, 0, 32);
                             if (r.length() != 32 || p.mismatch(r.payload()) != -1) failures.add("caller " + me + " call " + k + ": " + r);
                         }
@@ -219,9 +224,9 @@ class VirtualThreadWaitsTest {
                         SyscallCounts l0 = c.counters().snapshot();
                         long k0 = k.ioUringEnters();
                         for (int i = 0; i < calls; i++) {
-                            payload.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, i);
+                            payload.set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
                             Response r = c.call(GroutApi.PING, payload, 0, 32);
-                            if (r.length() != 32 || r.buffer().get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, r.offset()) != i) {
+                            if (r.length() != 32 || r.buffer().get(ValueLayout.JAVA_INT_UNALIGNED, r.offset()) != i) {
                                 throw new AssertionError("answer " + i + " wrong");
                             }
                         }
@@ -252,7 +257,7 @@ class VirtualThreadWaitsTest {
         String why = BackendSuite.skipReason(Backend.IO_URING, UringSupport.unavailableReason());
         Assumptions.assumeTrue(why == null, why);
         String path = dir.resolve("uring-interrupt.sock").toString();
-        java.util.concurrent.CountDownLatch requested = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch requested = new CountDownLatch(1);
         try (RawServer server = new RawServer(path, conn -> {
             conn.readRequest();
             requested.countDown();
@@ -268,7 +273,7 @@ class VirtualThreadWaitsTest {
                     outcome.add(e.getMessage());
                 }
             });
-            assertTrue(requested.await(10, java.util.concurrent.TimeUnit.SECONDS), "the request never came");
+            assertTrue(requested.await(10, TimeUnit.SECONDS), "the request never came");
             caller.interrupt();
             caller.join(10_000);
             assertFalse(caller.isAlive(), "the interrupted caller still waits");
@@ -283,11 +288,11 @@ class VirtualThreadWaitsTest {
 
         static AllThreads count() throws Exception {
             AllThreads all = new AllThreads();
-            try (var tasks = java.nio.file.Files.list(Path.of("/proc/self/task"))) {
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
                 for (Path t : tasks.toList()) {
                     try {
                         all.counters.add(KernelSyscallCounter.forThread(Integer.parseInt(t.getFileName().toString()),
-                                java.util.EnumSet.of(SyscallKind.IO_URING_ENTER)));
+                                EnumSet.of(SyscallKind.IO_URING_ENTER)));
                     } catch (KernelSyscallCounter.Unavailable gone) {
                         // a thread that ended meanwhile
                     }

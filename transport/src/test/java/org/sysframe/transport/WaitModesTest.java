@@ -15,6 +15,8 @@ import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
+import org.sysframe.unix.uring.UringCounts;
+import org.sysframe.unix.uring.UringOp;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -182,15 +184,15 @@ class WaitModesTest {
             c.call(GroutApi.PING);
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts l0 = loop.snapshot();
-            org.sysframe.unix.uring.UringCounts u0 = s.loopUringCounts(0);
+            UringCounts u0 = s.loopUringCounts(0);
             pingAll(c, null, 32);
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts lib = loop.snapshot().minus(l0);
-            org.sysframe.unix.uring.UringCounts u = s.loopUringCounts(0).minus(u0);
+            UringCounts u = s.loopUringCounts(0).minus(u0);
             long enters = lib.get(SyscallKind.IO_URING_ENTER);
             System.out.printf("spin:1ms io_uring server loop, %d x 32 B: %s | %s%n", CALLS, lib, u);
             assertEquals(enters, lib.total(), "nothing but io_uring_enter: " + lib);
-            assertEquals(CALLS, u.sqes(org.sysframe.unix.uring.UringOp.SEND), "one SEND per answer");
+            assertEquals(CALLS, u.sqes(UringOp.SEND), "one SEND per answer");
             // One enter per answer to submit it, plus one per sleep: at least once at the end, and
             // once per gap between requests longer than the 1 ms budget (not counted on, not a timing assertion).
             assertTrue(enters >= CALLS + 1 && enters <= 2L * CALLS + 1, enters + " io_uring_enter for " + CALLS + " requests");

@@ -1,8 +1,10 @@
 package org.sysframe.bench.cli;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 /** One line naming the machine a benchmark ran on: CPU model, cores, kernel, JDK. */
 final class MachineInfo {
@@ -14,12 +16,12 @@ final class MachineInfo {
         try {
             Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes()).trim();
-            commit = p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "unknown (not a git checkout)";
+            commit = p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "unknown (not a git checkout)";
         } catch (IOException | InterruptedException e) {
             commit = "unknown (" + e.getMessage() + ")";
         }
         return "command: " + command + "; JVM flags: "
-                + String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+                + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments())
                 + "; git commit: " + commit;
     }
 

@@ -3,6 +3,11 @@ package org.sysframe.bench.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.Properties;
+
 /** The {@code ./sysframe} command line. */
 @Command(name = "sysframe", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Grout-style API transport over AF_UNIX through the FFM API, with exact syscall counts.",
@@ -15,19 +20,19 @@ public final class Main implements Runnable {
      */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
-        public String[] getVersion() throws java.io.IOException {
+        public String[] getVersion() throws IOException {
             return new String[] {"sysframe " + version()};
         }
 
         /** The project's version, e.g. {@code 0.1.0}. */
-        static String version() throws java.io.IOException {
-            java.util.Properties p = new java.util.Properties();
-            try (java.io.InputStream in = Main.class.getResourceAsStream("version.properties")) {
-                if (in == null) throw new java.io.IOException("version.properties is missing from the class path: rebuild (make build)");
+        static String version() throws IOException {
+            Properties p = new Properties();
+            try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+                if (in == null) throw new IOException("version.properties is missing from the class path: rebuild (make build)");
                 p.load(in);
             }
             String v = p.getProperty("version", "");
-            if (v.isEmpty() || v.contains("${")) throw new java.io.IOException("version.properties was not filtered by the build: " + v);
+            if (v.isEmpty() || v.contains("${")) throw new IOException("version.properties was not filtered by the build: " + v);
             return v;
         }
     }
@@ -59,14 +64,14 @@ public final class Main implements Runnable {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %3$s: %5$s%6$s%n");
         }
-        System.exit(execute(new java.io.PrintWriter(System.out, true), new java.io.PrintWriter(System.err, true), args));
+        System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 
     /**
      * Runs args: picocli's exit code, {@link #USAGE} for a usage error, 1 for a failure; usage and help
      * go to out, every error is one line on err (with a stack trace only for a bug).
      */
-    static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+    static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new Main());
         // Every command's -V prints the same version line.
         for (CommandLine sub : cl.getSubcommands().values()) sub.getCommandSpec().versionProvider(new Version());
@@ -80,7 +85,7 @@ public final class Main implements Runnable {
             err.println("sysframe " + cmd.getCommandName() + ": " + e.getMessage());
             if (e instanceof IllegalArgumentException) return USAGE; // a value the command refused
             // Expected failures (I/O) print one line; anything else is a bug: show where.
-            if (!(e instanceof java.io.IOException)) e.printStackTrace(err);
+            if (!(e instanceof IOException)) e.printStackTrace(err);
             return 1;
         });
         int rc = cl.execute(args);

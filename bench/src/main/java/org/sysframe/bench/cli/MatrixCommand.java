@@ -14,12 +14,14 @@ import org.sysframe.bench.report.TerminalReport;
 import org.sysframe.bench.table.Table;
 import org.sysframe.bench.table.TableRun;
 import org.sysframe.bench.table.Tables;
+import org.sysframe.transport.wire.GroutApi;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -32,8 +34,6 @@ import java.util.concurrent.Callable;
  * <p>The servers run in this JVM, so their loop thread ids are known: the kernel counts and the
  * on-CPU time of the server side are read exactly, per loop thread, beside the client's. The loop
  * threads do not allocate per request, so the shared heap costs them nothing during a run.
- *
- * <p>Internal to the bench: public for the tests of its other packages, not an API.
  */
 @Command(name = "matrix", mixinStandardHelpOptions = true,
         description = "Compare framing pairings over payload sizes against embedded servers, in interleaved rounds.")
@@ -121,7 +121,7 @@ public final class MatrixCommand implements Callable<Integer> {
         int serverLoops = peers.serverLoops;
         List<Table> selected = Tables.MATRIX.select(only, skip);
         for (int p : payloads) {
-            if (p < 0 || p > org.sysframe.transport.wire.GroutApi.MAX_MSG_LEN) {
+            if (p < 0 || p > GroutApi.MAX_MSG_LEN) {
                 throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
             }
         }
@@ -157,7 +157,7 @@ public final class MatrixCommand implements Callable<Integer> {
     /** The tables' names, for --help and shell completion. */
     static final class TableNames implements Iterable<String> {
         @Override
-        public java.util.Iterator<String> iterator() { return Tables.MATRIX.names().iterator(); }
+        public Iterator<String> iterator() { return Tables.MATRIX.names().iterator(); }
     }
 
     /** The pairings of the --pairing values, or the built-in four when there are none; each name once. */

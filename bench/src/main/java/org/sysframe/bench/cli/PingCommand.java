@@ -14,21 +14,31 @@ import org.sysframe.bench.peer.PingPeer;
 import org.sysframe.bench.peer.PipelinedPeer;
 import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.bench.report.Json;
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.PipelineOptions;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.WaitMode;
+import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.uring.UringOp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -120,7 +130,7 @@ final class PingCommand implements Callable<Integer> {
 
     @Option(names = "--jfr", paramLabel = "FILE", description = "record the run with the flight recorder (every org.sysframe.* event at"
             + " threshold 0, the periodic ones every second) and write it to FILE at the end, also when the run fails")
-    java.nio.file.Path jfr;
+    Path jfr;
 
     /** The most callers --threads takes. */
     static final int MAX_THREADS = 10_000;
@@ -137,19 +147,19 @@ final class PingCommand implements Callable<Integer> {
         if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(sendOption.framing())
                 .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion).waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu)
-                .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse)).sqpoll(sqpoll);
+                .backend(OptionValues.parse("--backend", backend, Backend::parse)).sqpoll(sqpoll);
         o.sharedMemory(OptionValues.sharedMemory(transport));
         if (timeoutMillis < 0) throw new IllegalArgumentException("--timeout " + timeoutMillis + ": expected a number of ms >= 0 (0: forever)");
         if (anyServerUid && serverUids != null) throw new IllegalArgumentException("--any-server-uid and --server-uid " + serverUids + ": choose one");
         o.receiveTimeoutMillis(timeoutMillis).anyServerUid(anyServerUid);
         OptionValues.parse("--max-in-flight", String.valueOf(maxInFlight), v -> o.maxInFlight(maxInFlight));
         OptionValues.parse("--connections", String.valueOf(connections), v -> o.connections(connections));
-        if (serverUids != null) o.serverUids(java.util.Set.copyOf(serverUids));
-        if (sqpoll && o.freeze().backend() == org.sysframe.transport.Backend.EPOLL) {
+        if (serverUids != null) o.serverUids(Set.copyOf(serverUids));
+        if (sqpoll && o.freeze().backend() == Backend.EPOLL) {
             throw new IllegalArgumentException("--sqpoll needs --backend io_uring (or auto)");
         }
-        if (depth < 1 || depth > org.sysframe.transport.PipelineOptions.MAX_WINDOW) {
-            throw new IllegalArgumentException("--depth " + depth + ": expected 1.." + org.sysframe.transport.PipelineOptions.MAX_WINDOW);
+        if (depth < 1 || depth > PipelineOptions.MAX_WINDOW) {
+            throw new IllegalArgumentException("--depth " + depth + ": expected 1.." + PipelineOptions.MAX_WINDOW);
         }
         if (batch == 0) batch = depth;
         if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
@@ -222,7 +232,7 @@ final class PingCommand implements Callable<Integer> {
                 KernelCounters.closeAll();
             }
             if (json) {
-                java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                Map<String, Object> m = new LinkedHashMap<>();
                 m.put("label", r.cell()); // the key ping --json has always had
                 m.put("latency_recorded_for", sampling);
                 m.put("transport", peer.transport());
@@ -267,7 +277,7 @@ final class PingCommand implements Callable<Integer> {
         PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
         LongAdder timedOut = new LongAdder();
         try (client; CallersProbe probe = new CallersProbe(threads, virtual, i -> new OneClientPeer(name, client, timedOut),
-                OneClientPeer.counts(client), serverSource(client), java.util.Set::of)) {
+                OneClientPeer.counts(client), serverSource(client), Set::of)) {
             probe.kernelKinds(OneClientPeer.kernelKinds(client));
             if (!json) {
                 System.out.printf("performing %d ping calls after %d untimed warm-up calls (%d bytes; %s, each calling one at a time on one"
@@ -293,7 +303,7 @@ final class PingCommand implements Callable<Integer> {
             var s1 = client.stats();
             long calls = s1.calls() - s0.calls(), batches = s1.batches() - s0.batches(), sends = sends0 < 0 ? -1 : sends(client) - sends0;
             if (json) {
-                java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                Map<String, Object> m = new LinkedHashMap<>();
                 m.put("label", r.cell());
                 m.put("latency_recorded_for", "every call");
                 m.put("transport", client.sharedMemory() ? "shm" : "socket");
@@ -332,10 +342,10 @@ final class PingCommand implements Callable<Integer> {
      */
     private static long sends(GroutClient client) {
         if (client.sharedMemory()) return 0;
-        if (client.backend() == org.sysframe.transport.Backend.IO_URING) {
+        if (client.backend() == Backend.IO_URING) {
             if (client.config().connections() > 1) return -1;
             var u = client.uringCounts();
-            return u.sqes(org.sysframe.unix.uring.UringOp.SEND) + u.sqes(org.sysframe.unix.uring.UringOp.SENDMSG);
+            return u.sqes(UringOp.SEND) + u.sqes(UringOp.SENDMSG);
         }
         SyscallCounts c = client.counters().snapshot();
         return c.get(SyscallKind.SENDTO) + c.get(SyscallKind.SENDMSG) + c.get(SyscallKind.WRITEV) + c.get(SyscallKind.WRITE);
@@ -359,8 +369,8 @@ final class PingCommand implements Callable<Integer> {
         if (pid == ProcessHandle.current().pid()) {
             return ServerSample.Source.unknown("the server runs in this process (pid " + pid + "), where its threads are not told apart from the client's");
         }
-        if (!java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/" + pid + "/task"))) {
-            return ServerSample.Source.unknown("the server is pid " + pid + ", whose /proc/" + pid + "/task uid " + org.sysframe.unix.Self.uid() + " cannot read");
+        if (!Files.isReadable(Path.of("/proc/" + pid + "/task"))) {
+            return ServerSample.Source.unknown("the server is pid " + pid + ", whose /proc/" + pid + "/task uid " + Self.uid() + " cannot read");
         }
         return ServerSample.Source.ofProcess(pid);
     }
@@ -392,9 +402,9 @@ final class PingCommand implements Callable<Integer> {
      * e.g. {@code connect(P): EACCES (13) Permission denied: the socket file's mode does not let uid 65534
      * connect: run ping as the server's uid, or start the server with --mode 0660 and a group that uid 65534 is in}.
      */
-    static java.io.IOException withRemedy(ErrnoException e) {
-        if (e.errno() != org.sysframe.unix.Errno.EACCES || !e.call().startsWith("connect(")) return e;
-        int uid = org.sysframe.unix.Self.uid();
+    static IOException withRemedy(ErrnoException e) {
+        if (e.errno() != Errno.EACCES || !e.call().startsWith("connect(")) return e;
+        int uid = Self.uid();
         return new IOException(e.getMessage() + ": run ping as the server's uid, or start the server with --mode 0660 and a group that uid "
                 + uid + " is in", e);
     }
@@ -415,9 +425,9 @@ final class PingCommand implements Callable<Integer> {
         if (pid == ProcessHandle.current().pid()) {
             return new ServerProcess(-1, "the server runs in this process (pid " + pid + "), where its threads are not told apart from the client's");
         }
-        java.nio.file.Path task = java.nio.file.Path.of("/proc/" + pid + "/task");
-        if (!java.nio.file.Files.isReadable(task)) {
-            return new ServerProcess(-1, "the server is pid " + pid + ", whose " + task + " uid " + org.sysframe.unix.Self.uid() + " cannot read");
+        Path task = Path.of("/proc/" + pid + "/task");
+        if (!Files.isReadable(task)) {
+            return new ServerProcess(-1, "the server is pid " + pid + ", whose " + task + " uid " + Self.uid() + " cannot read");
         }
         return new ServerProcess(pid, null);
     }

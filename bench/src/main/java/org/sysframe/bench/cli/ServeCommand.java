@@ -1,20 +1,34 @@
 package org.sysframe.bench.cli;
 
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.Self;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.uring.UringCounts;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** {@code sysframe serve}: a server until SIGINT/SIGTERM, then per-connection totals (the first {@value #LISTED}, and the totals of all). */
 @Command(name = "serve", mixinStandardHelpOptions = true,
@@ -95,17 +109,17 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** A duration option: a whole number of ms, s or m (or 0 where allowed); anything else fails naming the option. */
-    static java.time.Duration duration(String option, String v, boolean zeroAllowed) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m)?").matcher(v.trim());
+    static Duration duration(String option, String v, boolean zeroAllowed) {
+        Matcher m = Pattern.compile("(\\d{1,9})(ms|s|m)?").matcher(v.trim());
         if (m.matches()) {
             long n = Long.parseLong(m.group(1));
             String unit = m.group(2) == null ? "" : m.group(2);
-            if (n == 0 && zeroAllowed) return java.time.Duration.ZERO;
+            if (n == 0 && zeroAllowed) return Duration.ZERO;
             if (n > 0) {
                 switch (unit) {
-                    case "ms": return java.time.Duration.ofMillis(n);
-                    case "s": return java.time.Duration.ofSeconds(n);
-                    case "m": return java.time.Duration.ofMinutes(n);
+                    case "ms": return Duration.ofMillis(n);
+                    case "s": return Duration.ofSeconds(n);
+                    case "m": return Duration.ofMinutes(n);
                     default: break;
                 }
             }
@@ -116,7 +130,7 @@ final class ServeCommand implements Callable<Integer> {
 
     /** A size option: bytes, or a whole number of K, M or G (KiB, MiB, GiB). */
     static long size(String option, String v) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})([KMG]?)").matcher(v.trim().toUpperCase(java.util.Locale.ROOT));
+        Matcher m = Pattern.compile("(\\d{1,12})([KMG]?)").matcher(v.trim().toUpperCase(Locale.ROOT));
         if (m.matches()) {
             int shift = switch (m.group(2)) { case "K" -> 10; case "M" -> 20; case "G" -> 30; default -> 0; };
             long n = Long.parseLong(m.group(1));
@@ -149,7 +163,7 @@ final class ServeCommand implements Callable<Integer> {
             return lines;
         }
         long requests = 0;
-        org.sysframe.unix.SyscallCounts syscalls = org.sysframe.unix.SyscallCounts.ZERO;
+        SyscallCounts syscalls = SyscallCounts.ZERO;
         for (ConnectionStats c : all) {
             requests += c.requests();
             syscalls = syscalls.plus(c.syscalls());
@@ -166,13 +180,13 @@ final class ServeCommand implements Callable<Integer> {
      * saying to create it, e.g. {@code serve -s /tmp/nodir/x.sock: the directory /tmp/nodir does not exist:
      * create it (mkdir -p /tmp/nodir) or choose a path in an existing directory}.
      */
-    private static GroutServer start(ServerOptions o, String socket) throws java.io.IOException {
+    private static GroutServer start(ServerOptions o, String socket) throws IOException {
         try {
             return GroutServer.start(o);
-        } catch (org.sysframe.unix.ErrnoException e) {
-            String missing = e.errno() == org.sysframe.unix.Errno.ENOENT ? missingDirectory(socket) : null;
+        } catch (ErrnoException e) {
+            String missing = e.errno() == Errno.ENOENT ? missingDirectory(socket) : null;
             if (missing == null) throw e;
-            throw new java.io.IOException("-s " + socket + ": the directory " + missing + " does not exist: create it (mkdir -p " + missing
+            throw new IOException("-s " + socket + ": the directory " + missing + " does not exist: create it (mkdir -p " + missing
                     + ") or choose a path in an existing directory", e);
         }
     }
@@ -180,8 +194,8 @@ final class ServeCommand implements Callable<Integer> {
     /** The directory a socket file path names when it does not exist, else null (an abstract name, an existing directory). */
     static String missingDirectory(String socket) {
         if (socket.isEmpty() || socket.startsWith("@")) return null;
-        java.nio.file.Path dir = java.nio.file.Path.of(socket).toAbsolutePath().getParent();
-        return dir == null || java.nio.file.Files.isDirectory(dir) ? null : dir.toString();
+        Path dir = Path.of(socket).toAbsolutePath().getParent();
+        return dir == null || Files.isDirectory(dir) ? null : dir.toString();
     }
 
     @Override
@@ -189,11 +203,11 @@ final class ServeCommand implements Callable<Integer> {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(sendOption.framing())
                 .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
                 .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus)
-                .backend(OptionValues.parse("--backend", backend, org.sysframe.transport.Backend::parse));
+                .backend(OptionValues.parse("--backend", backend, Backend::parse));
         OptionValues.parse("--requests-per-read", String.valueOf(requestsPerRead),
                 v -> o.requestsPerRead(requestsPerRead));
         if (OptionValues.sharedMemory(transport)) {
-            if (o.freeze().backend() == org.sysframe.transport.Backend.IO_URING) {
+            if (o.freeze().backend() == Backend.IO_URING) {
                 throw new IllegalArgumentException("--transport shm and --backend io_uring: shared memory is served on the epoll backend only"
                         + " (io_uring answers a client's request for it ENOTSUP): leave out --backend io_uring");
             }
@@ -211,11 +225,11 @@ final class ServeCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("--log-limit " + logLimit + ": expected LINES/INTERVAL, e.g. 10/10s");
         }
-        java.time.Duration interval = duration("--log-limit", logLimit.substring(slash + 1), false);
+        Duration interval = duration("--log-limit", logLimit.substring(slash + 1), false);
         OptionValues.parse("--log-limit", logLimit, v -> o.logLimit(lines, interval));
         if (!allowUids.isEmpty()) {
-            Set<Integer> uids = new java.util.HashSet<>(allowUids);
-            if (socket.startsWith("@")) uids.add(org.sysframe.unix.Self.uid()); // widens the abstract name's default
+            Set<Integer> uids = new HashSet<>(allowUids);
+            if (socket.startsWith("@")) uids.add(Self.uid()); // widens the abstract name's default
             o.allowedUids(uids);
         }
         o.allowAnyUid(allowAnyUid);
@@ -224,12 +238,12 @@ final class ServeCommand implements Callable<Integer> {
         String moved = server.socketFileProblem();
         if (moved != null) {
             server.close();
-            throw new java.io.IOException(moved + ": stopped (another user who can write the directory may have moved the socket)");
+            throw new IOException(moved + ": stopped (another user who can write the directory may have moved the socket)");
         }
         StringBuilder tids = new StringBuilder();
         for (int i = 0; i < server.loopCount(); i++) tids.append(i == 0 ? "" : ", ").append(server.loopThreadId(i));
         System.out.println("serving " + server.config() + " (loop thread" + (server.loopCount() > 1 ? "s " : " ") + tids + "); SIGINT or SIGTERM stops");
-        if (transport.equals("shm") && server.backend() == org.sysframe.transport.Backend.IO_URING) {
+        if (transport.equals("shm") && server.backend() == Backend.IO_URING) {
             System.err.println("shared memory is off: --backend auto chose io_uring, which does not serve it (--backend epoll does)");
         }
         CountDownLatch done = new CountDownLatch(1);
@@ -240,8 +254,8 @@ final class ServeCommand implements Callable<Integer> {
                 server.close();
                 for (String line : stopReport(closed, open, LISTED)) System.out.println(line);
                 System.out.println("server loops total: " + server.totalCounts());
-                if (server.backend() == org.sysframe.transport.Backend.IO_URING) {
-                    org.sysframe.unix.uring.UringCounts u = org.sysframe.unix.uring.UringCounts.ZERO;
+                if (server.backend() == Backend.IO_URING) {
+                    UringCounts u = UringCounts.ZERO;
                     for (int i = 0; i < server.loopCount(); i++) u = u.plus(server.loopUringCounts(i));
                     System.out.println("server loops io_uring: " + u);
                 }
@@ -253,7 +267,7 @@ final class ServeCommand implements Callable<Integer> {
         }, "sysframe-serve-shutdown"));
         // Stopped by the hook (SIGINT, SIGTERM), or by a loop that failed: then the process does not stay
         // up half-alive, it exits non-zero (the failure and its stack trace were logged by the loop).
-        while (!server.awaitStop(java.time.Duration.ofDays(1))) {
+        while (!server.awaitStop(Duration.ofDays(1))) {
             // waiting
         }
         Throwable failure = server.failure();

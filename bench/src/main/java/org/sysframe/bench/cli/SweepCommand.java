@@ -28,8 +28,6 @@ import java.util.concurrent.Callable;
  * {@code sysframe sweep PARAM=V1,V2,...}: one parameter of a held pairing at each value, every value
  * over every payload size in interleaved rounds against embedded servers, with the crossover of two of
  * the values over the sizes; the same terminal table, CSV, JSON and HTML report as {@code matrix}.
- *
- * <p>Internal to the bench: public for the tests of its other packages, not an API.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
         description = "Sweep one parameter (others held) over payload sizes, in interleaved rounds, and find where two values cross.")

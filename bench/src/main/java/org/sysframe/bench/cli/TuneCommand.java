@@ -28,8 +28,6 @@ import java.util.concurrent.Callable;
  * beside the defaults over the workload's sizes in one table of interleaved rounds; each candidate's
  * gain is the defaults' time per call of the workload over its own, round by round, and
  * {@link TuneDecision} says per parameter what to use, or that there is no clear winner.
- *
- * <p>Internal to the bench: public for the tests of its other packages, not an API.
  */
 @Command(name = "tune", mixinStandardHelpOptions = true,
         description = "Recommend settings for this machine and a workload (payload sizes or a size histogram), with gains and spreads.")

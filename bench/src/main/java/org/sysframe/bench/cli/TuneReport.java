@@ -10,6 +10,7 @@ import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.report.Json;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,8 +40,8 @@ final class TuneReport {
     static String json(Workload w, BenchTable t, List<TuneDecision> decisions, Pairing held, double seconds, boolean quick) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("machine", MachineInfo.describe());
-        m.put("sizes", java.util.Arrays.stream(w.sizes()).boxed().toList());
-        m.put("weights", java.util.Arrays.stream(w.weights()).boxed().toList());
+        m.put("sizes", Arrays.stream(w.sizes()).boxed().toList());
+        m.put("weights", Arrays.stream(w.weights()).boxed().toList());
         m.put("rounds", t.rounds());
         m.put("quick", quick);
         m.put("seconds", seconds);

@@ -5,13 +5,12 @@ import org.sysframe.bench.measure.GoalVerdict;
 import org.sysframe.bench.table.Goals;
 import org.sysframe.bench.table.Tables;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Everything one {@code matrix} or {@code compare} run measured: its tables, the goals evaluated on
  * them, and the machine it ran on.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param kernelUnavailable why the kernel's counts are missing, or null
  * @param reproduce         how to run it again: command, JVM flags, git commit (null: not known)
@@ -35,7 +34,7 @@ public record BenchRun(String machine, int rounds, boolean quick, double seconds
 
     /** This run with the crossovers of these pairs of rows, each looked for in every table that has both rows. */
     public BenchRun withCrossovers(List<List<String>> pairs) {
-        List<Crossover> found = new java.util.ArrayList<>(crossovers);
+        List<Crossover> found = new ArrayList<>(crossovers);
         for (List<String> pair : pairs) {
             for (BenchTable t : tables) {
                 if (t.names().contains(pair.get(0)) && t.names().contains(pair.get(1))) found.add(Crossover.in(t, pair.get(0), pair.get(1)));

@@ -15,8 +15,6 @@ import java.util.List;
  * Narrows a sweep's crossover by measuring between the two sizes its medians change side at: the
  * geometric middle of them, for the two crossing rows and the reference, in interleaved rounds of their
  * own, added to the table; then the crossover is found again, step after step.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Bisection {
     private Bisection() {}

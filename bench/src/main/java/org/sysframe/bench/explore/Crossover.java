@@ -24,8 +24,6 @@ import java.util.Locale;
  * at a larger size; {@code medianChanges} counts how often the medians change side of 1 from one size to
  * the next (a measure of noise when there is no clear crossover).
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param table    the table the sizes come from
  * @param a        the strategy whose calls/s is the ratio's numerator
  * @param b        the one in the denominator

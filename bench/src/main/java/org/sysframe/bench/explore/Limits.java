@@ -5,8 +5,6 @@ import java.util.Locale;
 /**
  * The accepted range of each size the explorer takes from the command line ({@code --pairing} keys and
  * sweep values), so that every refusal names the same range in the same words.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Limits {
     private Limits() {}

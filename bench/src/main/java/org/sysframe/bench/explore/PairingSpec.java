@@ -17,8 +17,6 @@ import java.util.Map;
  * server-send=gather,flush=deferred}, or the name of a built-in pairing alone ({@code merged}).
  * Unspecified keys take the library's defaults (the {@code sysframe} pairing), or those of the built-in
  * pairing named by {@code base=}. Every refusal is one line naming the key, its value and what is accepted.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class PairingSpec {
     private PairingSpec() {}

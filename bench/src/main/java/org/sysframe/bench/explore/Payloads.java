@@ -9,8 +9,6 @@ import java.util.List;
  * A {@code --payloads} value of the explorer's commands: sizes in bytes separated by commas, where
  * {@code A,...,B} stands for A doubled until B ({@code 32,...,65536} is 32, 64, ..., 65536). Sizes
  * come out ascending, each once.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Payloads {
     private Payloads() {}

@@ -8,8 +8,6 @@ import java.util.List;
  * A sweep, as {@code sysframe sweep} runs it: one parameter of a held pairing at each value, every value
  * over every payload size, measured in one table named {@link #NAME}. What the sweep command, its
  * {@link Bisection} and the reports share.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Sweep {
     private Sweep() {}

@@ -12,8 +12,6 @@ import java.util.Locale;
 /**
  * One setting a sweep varies while every other setting of the held pairing stays: its name on the
  * command line, the values it accepts, and how a value changes a {@link Pairing}.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public enum SweepParameter {
     /** The copy threshold of every copying send (client and server); gathers or splits above it. */

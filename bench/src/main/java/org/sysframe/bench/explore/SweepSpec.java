@@ -8,8 +8,6 @@ import java.util.List;
 /**
  * A sweep's {@code PARAM=V1,V2,...} argument: the parameter and its values in canonical form, at least
  * two and each once, every one checked against the parameter's range before anything runs.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public record SweepSpec(SweepParameter parameter, List<String> values) {
 

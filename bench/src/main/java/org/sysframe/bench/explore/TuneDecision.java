@@ -16,8 +16,6 @@ import java.util.Map;
  * when none does, the default stays: clearly, when every candidate's gain is wholly below 1, else for
  * want of a clear winner.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param recommended the value to use, or null when the default stays or nothing is clear
  * @param gain        the recommended value's gain, or the best candidate's (highest median) otherwise
  * @param contenders  with NO_CLEAR_WINNER: the values whose spreads overlap the best one's

@@ -3,6 +3,7 @@ package org.sysframe.bench.explore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
@@ -10,8 +11,6 @@ import java.util.TreeMap;
 /**
  * The payload sizes a workload sends and how often each: equal weights from {@code --payloads}, or
  * counts from a histogram file (one {@code SIZE COUNT} per line, {@code #} starts a comment).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param sizes   ascending, each once
  * @param weights each size's share of the calls, summing to 1
@@ -24,7 +23,7 @@ public record Workload(int[] sizes, double[] weights, String description) {
     public static Workload of(int[] sizes) {
         if (sizes.length > MAX_SIZES) throw new IllegalArgumentException(sizes.length + " sizes; at most " + MAX_SIZES + " (each is measured for every candidate)");
         double[] w = new double[sizes.length];
-        java.util.Arrays.fill(w, 1.0 / sizes.length);
+        Arrays.fill(w, 1.0 / sizes.length);
         return new Workload(sizes, w, "sizes " + join(sizes) + ", equally often");
     }
 
@@ -69,6 +68,6 @@ public record Workload(int[] sizes, double[] weights, String description) {
     }
 
     private static String join(int[] sizes) {
-        return String.join(",", java.util.Arrays.stream(sizes).mapToObj(Integer::toString).toList());
+        return String.join(",", Arrays.stream(sizes).mapToObj(Integer::toString).toList());
     }
 }

@@ -9,8 +9,6 @@ import java.util.Map;
  * One table of a bench run: its cells, every measured run in the order it ran, and one summary row
  * per cell against the table's reference cell of the same payload.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param name             short id, e.g. {@code matrix}, {@code peers}, {@code server-loops}; goals name it
  * @param title            heading for the report
  * @param rowKind          what a row is: {@code pairing}, {@code peer}, {@code server}

@@ -6,8 +6,6 @@ import java.io.IOException;
  * One thing measured in every round of a table: a client kind or peer with its settings against a
  * server with its settings, at one payload. The probe does the work; the cell only names it.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param name        row name in its table, e.g. {@code seed-v3}, {@code jnr}, {@code 2 loops}
  * @param payload     GR_PING payload bytes
  * @param settings    client and server settings, for the report

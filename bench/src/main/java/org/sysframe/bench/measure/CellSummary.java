@@ -1,20 +1,23 @@
 package org.sysframe.bench.measure;
 
+import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.ToDoubleBiFunction;
 
 /**
  * One cell of a table summarised over its rounds: medians with min-max spreads, ratios against the
  * table's reference cell of the same payload taken round by round over the rounds both ran (both
  * directions), with the 95 % interval of each ({@link Interval}), syscalls per call by kind, and
  * whether the library's counts equalled the kernel's in every round.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param ratioCi          the 95 % interval of the per-round calls/s ratio row/reference
  * @param referenceRatioCi the same of reference/row (the peers table shows this one)
@@ -42,9 +45,9 @@ public record CellSummary(String name, int payload, int rounds, int clients,
     /** Summarises the rounds of one cell against the reference cell's rounds of the same payload. */
     public static CellSummary of(String name, int payload, List<Measurement> runs, List<Measurement> reference) {
         // Pair the rounds both cells ran (a cell given added rounds has more than the others).
-        java.util.Map<Integer, Measurement> byRound = new java.util.HashMap<>();
+        Map<Integer, Measurement> byRound = new HashMap<>();
         for (Measurement m : reference) byRound.put(m.round(), m);
-        List<Measurement> own = new java.util.ArrayList<>(), ref = new java.util.ArrayList<>();
+        List<Measurement> own = new ArrayList<>(), ref = new ArrayList<>();
         for (Measurement m : runs) {
             Measurement b = byRound.get(m.round());
             if (b == null) continue;
@@ -83,13 +86,13 @@ public record CellSummary(String name, int payload, int rounds, int clients,
     }
 
     /** The futex calls in counts over every run, -1 when a run lacks them. */
-    private static long futexSum(List<Measurement> runs, java.util.function.Function<Measurement, org.sysframe.unix.SyscallCounts> counts) {
+    private static long futexSum(List<Measurement> runs, Function<Measurement, SyscallCounts> counts) {
         if (runs.isEmpty() || runs.stream().anyMatch(r -> counts.apply(r) == null)) return -1;
         return runs.stream().mapToLong(r -> counts.apply(r).get(SyscallKind.FUTEX)).sum();
     }
 
     private static double[] perRound(List<Measurement> own, List<Measurement> ref,
-                                     java.util.function.ToDoubleBiFunction<Measurement, Measurement> f) {
+                                     ToDoubleBiFunction<Measurement, Measurement> f) {
         double[] v = new double[own.size()];
         for (int i = 0; i < v.length; i++) v[i] = f.applyAsDouble(own.get(i), ref.get(i));
         return v;
@@ -102,7 +105,7 @@ public record CellSummary(String name, int payload, int rounds, int clients,
     static String uringMix(List<Measurement> runs) {
         if (runs.isEmpty()) return "";
         Measurement r = runs.get(runs.size() - 1);
-        List<String> parts = new java.util.ArrayList<>();
+        List<String> parts = new ArrayList<>();
         if (r.clientUring() != null) parts.add("client " + r.clientUring().describe(r.calls()));
         if (r.serverUring() != null) parts.add("server " + r.serverUring().describe(r.calls()));
         return String.join("; ", parts);

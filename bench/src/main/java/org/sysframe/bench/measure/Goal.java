@@ -10,8 +10,6 @@ import java.util.Locale;
  * <p>A row of a table's goals ({@link org.sysframe.bench.table.Table#goals()}) is one constructor call: {@code new Goal(name, table, subject,
  * versus, payload, metric, atLeast, threshold)}, or {@link #level} for a "level with" goal.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param name      what the goal stands for, e.g. {@code seed patch: +10 % calls/s}
  * @param table     the {@link BenchTable#name()} it is measured in
  * @param subject   the cell that must do well (pairing or peer name)

@@ -12,8 +12,6 @@ import java.util.TreeMap;
  * min-max spread, its 95 % interval ({@link Interval}), the verdict, the rounds an unsettled goal
  * would need, and, when the goal is not met or level, an explanation computed from the same run.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param roundsNeeded for a goal NOT SETTLED, the estimate of the rounds it would need; else the rounds it took
  * @param versusFigure for a goal on a cell's own figure naming another cell as versus (the scale table's memory
  *                     goal: the C server beside the sysframe one), the median of versus's own figure over the

@@ -16,8 +16,6 @@ import java.util.Arrays;
  * it is deterministic, no resampling seed. With fewer than 6 values no 95 % interval exists: the
  * interval is then the whole min-max range.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param estimate the centre (a ratio when built by {@link #ofRatios})
  * @param lo       lower end of the 95 % interval
  * @param hi       upper end

@@ -11,8 +11,6 @@ import java.util.Set;
  * Kernel counters kept open for the threads a benchmark measures again and again. Opening one costs
  * little, but closing a perf event waits for the kernel to retire it (milliseconds): a counter per
  * thread for the whole run, not one per measurement. Counters are cumulative, so reuse needs no reset.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class KernelCounters {
     private KernelCounters() {}

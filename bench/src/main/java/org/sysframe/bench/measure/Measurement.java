@@ -14,8 +14,6 @@ import java.util.Map;
  * (the empty tries of a spin), the SQEs by opcode and CQEs of io_uring sides, CPU of both sides, and
  * the CPUs the threads were seen on; in the scale table, the server's resident memory per connection
  * (NaN elsewhere). Null fields mean "not measurable here" (no kernel counter, no server in reach).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public record Measurement(String cell, int payload, int round, int clients, long calls, double seconds,
                           long p50Nanos, long p90Nanos, long p99Nanos, long p999Nanos, long maxNanos,

@@ -30,8 +30,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>The estimate: the time the current set of rounds still needs at the pace of its runs so far (once in
  * added rounds, what is left of the table's budget), plus the tables still to come, each as long as the
  * finished ones were on average (with none finished, as the current one is projected to be).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Progress {
     /** The widest redrawn line: a line longer than the terminal would wrap, and a carriage return not undo it. */

@@ -31,8 +31,6 @@ import java.util.function.Predicate;
  *
  * <p>Every warm-up, run and look is told to the {@link Progress} a command installed (the table, the
  * cell, the round, the goals' verdicts), which shows them on stderr: the tables print nothing of it.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class RoundRunner {
     private RoundRunner() {}

@@ -21,8 +21,6 @@ import java.util.TreeSet;
  * CPUs the loops were last on. An in-process server is sampled only while every loop is parked in
  * epoll_wait or io_uring_enter, where the two counts
  * agree (see {@link ThreadSyscall}); subtract two samples to get what the loops spent in between.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty,
                     UringCounts uring) {

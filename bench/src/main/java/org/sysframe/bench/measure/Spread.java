@@ -14,8 +14,6 @@ import java.util.function.ToLongFunction;
 
 /**
  * Median and min-max of a set of per-round values: how a figure is summarised across rounds.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public record Spread(double median, double min, double max, int n) {
     public static Spread of(double... values) {

@@ -3,14 +3,16 @@ package org.sysframe.bench.measure;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * CPU use of one thread of this process (or of every thread of another process), read from
  * /proc/.../task/TID: on-CPU time in ns
  * (schedstat, exact), user and system time (stat, in clock ticks of 10 ms: meaningful over long runs
  * only), and voluntary and involuntary context switches (status).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long voluntarySwitches, long involuntarySwitches) {
     static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
@@ -22,7 +24,7 @@ public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long 
     /** The sum over every thread of process pid (another process: a server that is not in this JVM). */
     public static ThreadCpu ofProcess(long pid) {
         ThreadCpu sum = new ThreadCpu(0, 0, 0, 0, 0);
-        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : tasks.toList()) {
                 try {
                     sum = sum.plus(read(task));
@@ -70,12 +72,12 @@ public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long 
      * process begin with: sysframe's event loops ({@code sysframe-server-N ...}), its shared-memory channels'
      * threads ({@code sysframe-shm-...}), the C server's one thread ({@code sysframe_serve}).
      */
-    static final java.util.List<String> LOOP_NAMES = java.util.List.of("sysframe-server", "sysframe-shm", "sysframe_serve");
+    static final List<String> LOOP_NAMES = List.of("sysframe-server", "sysframe-shm", "sysframe_serve");
 
     /** The CPUs the serving threads ({@link #LOOP_NAMES}) of process pid last ran on; empty when none is found. */
-    public static java.util.SortedSet<Integer> loopCpus(long pid) {
-        java.util.SortedSet<Integer> cpus = new java.util.TreeSet<>();
-        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+    public static SortedSet<Integer> loopCpus(long pid) {
+        SortedSet<Integer> cpus = new TreeSet<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : tasks.toList()) {
                 try {
                     String name = Files.readString(task.resolve("comm")).strip();

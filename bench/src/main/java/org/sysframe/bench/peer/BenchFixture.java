@@ -15,8 +15,6 @@ import java.util.stream.Stream;
 /**
  * What a table runs on: embedded servers on sockets in a temp dir of their own and client peers on
  * their own threads, all closed (and the dir removed) by {@link #close()}.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class BenchFixture implements AutoCloseable {
     private final Path dir;

@@ -12,6 +12,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,8 +38,6 @@ import java.util.regex.Pattern;
  * <p>A third, the many-connections mode ({@link #many}, {@code -M N -A K}), is the scale table's load
  * generator: one process holding N connections, set up when it starts (each its GR_HELLO and one
  * GR_PING, then {@code connected N}), K of them active in a run with one request in flight each.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class CPeer {
     /**
@@ -300,7 +299,7 @@ public final class CPeer {
     private record Live(Process process, BufferedReader out, OutputStream in, KernelSyscallCounter kernel) {
         void send(String line) throws IOException {
             try {
-                in.write((line + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                in.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
                 in.flush();
             } catch (IOException e) {
                 throw new IOException("the C client (pid " + process.pid() + ") took no command: " + ChildLines.exitOf(process), e);

@@ -25,8 +25,6 @@ import java.util.regex.Pattern;
  * Every run starts the program in its bench mode ({@code -b}): it warms up, says ready, and on a line
  * from stdin times every round trip (a clock read per call, as the bench's own clients) and prints
  * its figures; the kernel's counts of the library's kinds are read on both processes around the run.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class CShmPingPong implements Cell.Probe {
     private static final Pattern READY = Pattern.compile("ready client_pid=(\\d+) server_pid=(\\d+)");

@@ -5,16 +5,22 @@ import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.transport.GroutClient;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.ThreadSyscall;
 import org.sysframe.unix.uring.UringCounts;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
@@ -41,8 +47,6 @@ import java.util.function.Supplier;
  * JIT compiler thread starting mid-round does not void the count; kernel counts of every kind (JDK
  * channels) over every client thread. Kernel counts are given only when the same counted threads
  * lived at both samples (else null: a thread that appeared in between was not counted from the start).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class CallersProbe implements Cell.Probe, AutoCloseable {
     /** Makes and opens caller i's peer, on that caller's thread. */
@@ -97,9 +101,9 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     public static final Set<SyscallKind> LIBRARY_AND_FUTEX;
 
     static {
-        java.util.EnumSet<SyscallKind> k = java.util.EnumSet.copyOf(SyscallKind.LIBRARY);
+        EnumSet<SyscallKind> k = EnumSet.copyOf(SyscallKind.LIBRARY);
         k.add(SyscallKind.FUTEX);
-        LIBRARY_AND_FUTEX = java.util.Collections.unmodifiableSet(k);
+        LIBRARY_AND_FUTEX = Collections.unmodifiableSet(k);
     }
 
     /**
@@ -125,7 +129,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
 
         Caller(int i, PeerFactory factory) throws IOException {
             Runnable loop = () -> {
-                if (!virtual) tid = org.sysframe.unix.Self.tid();
+                if (!virtual) tid = Self.tid();
                 while (running) {
                     try {
                         tasks.take().run();
@@ -261,7 +265,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                 }
             }
             // The JVM's poller waits for every virtual caller (and a full socket): its epoll_wait calls are the client's.
-            if (library != null) library = library.plus(org.sysframe.transport.GroutClient.pollerCounts());
+            if (library != null) library = library.plus(GroutClient.pollerCounts());
             Set<Integer> tids = new TreeSet<>();
             try (var tasks = Files.list(Path.of("/proc/self/task"))) {
                 for (Path t : tasks.toList()) {
@@ -311,7 +315,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             for (int tid : tids) {
                 if (!libraryThread(tid) || !SchedulerThreads.comm(tid).equals("sysframe-poller")) continue;
                 try {
-                    org.sysframe.unix.ThreadSyscall.awaitParked(tid, java.time.Duration.ofMillis(200));
+                    ThreadSyscall.awaitParked(tid, Duration.ofMillis(200));
                 } catch (IOException notParked) {
                     // busy all along: the sample is taken anyway (a disagreement then shows in the k=l column)
                 }

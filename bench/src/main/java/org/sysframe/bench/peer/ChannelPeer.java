@@ -11,14 +11,13 @@ import java.nio.ByteOrder;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The ping workload over a {@link ByteChannel} with direct buffers: the JDK's SocketChannel on a
  * UnixDomainSocketAddress, or jnr-unixsocket's channel. Written as a careful user would: buffers
  * allocated once, header and payload sent with a gathering write, with two writes, or copied into
  * one buffer; responses read ahead into 8 KiB or read exactly (header, then payload).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ChannelPeer implements PingPeer {
     public enum Send { GATHER, TWO_WRITES, COPY_ONE_WRITE }
@@ -75,7 +74,7 @@ public final class ChannelPeer implements PingPeer {
         in.clear().limit(0); // empty read-ahead
         ByteBuffer hello = ByteBuffer.allocateDirect(GroutApi.HELLO_REQUEST_SIZE).order(ByteOrder.nativeOrder());
         hello.putInt(0, GroutApi.DEFAULT_API_VERSION);
-        byte[] v = "sysframe-peer".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] v = "sysframe-peer".getBytes(StandardCharsets.US_ASCII);
         hello.put(4, v);
         int got = roundTrip(GroutApi.HELLO, hello, GroutApi.HELLO_REQUEST_SIZE);
         if (got != GroutApi.HELLO_RESPONSE_SIZE) throw new ErrnoException("GR_HELLO", Errno.EBADMSG, got + " byte response");

@@ -13,6 +13,7 @@ import org.sysframe.unix.ThreadSyscall;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -30,8 +31,6 @@ import java.util.TreeSet;
  * hold the JVM's own futex calls on that thread too (see {@link SyscallKind#FUTEX}). Its on-CPU time
  * comes from the thread's CPU clock ({@link ThreadClock}): a spinning thread's schedstat lags by up to
  * a scheduler tick, longer than a short round.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ChannelSide implements ServerSample.Source {
     /** The kinds the channel's thread is counted for: the library's and futex (its wait's own call). */
@@ -40,7 +39,7 @@ public final class ChannelSide implements ServerSample.Source {
     static {
         EnumSet<SyscallKind> k = EnumSet.copyOf(SyscallKind.LIBRARY);
         k.add(SyscallKind.FUTEX);
-        KINDS = java.util.Collections.unmodifiableSet(k);
+        KINDS = Collections.unmodifiableSet(k);
     }
 
     /** x86-64's futex syscall number, as /proc/TID/syscall shows it. */

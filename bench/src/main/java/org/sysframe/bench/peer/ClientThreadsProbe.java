@@ -6,6 +6,8 @@ import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.uring.UringCounts;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -19,8 +21,6 @@ import java.util.concurrent.CountDownLatch;
  * against one server: calls are split evenly between them, and the figures are their sum (counts,
  * CPU), their merged latency histogram and the wall time from the first start to the last finish.
  * Every count is read from this coordinating thread while the clients are parked.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ClientThreadsProbe implements Cell.Probe {
     private final List<PeerThread> clients;
@@ -72,8 +72,8 @@ public final class ClientThreadsProbe implements Cell.Probe {
             futex += f;
         }
         SyscallCounts.Builder b = SyscallCounts.builder();
-        for (org.sysframe.unix.SyscallKind k : org.sysframe.unix.SyscallKind.values()) b.count(k, kernel.get(k));
-        return b.count(org.sysframe.unix.SyscallKind.FUTEX, futex).build();
+        for (SyscallKind k : SyscallKind.values()) b.count(k, kernel.get(k));
+        return b.count(SyscallKind.FUTEX, futex).build();
     }
 
     /** Client i's share of calls: an even split, the remainder to the first ones. */
@@ -120,14 +120,14 @@ public final class ClientThreadsProbe implements Cell.Probe {
 
     /** The client threads together at one instant. */
     private record Side(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty,
-                        org.sysframe.unix.uring.UringCounts uring) {
+                        UringCounts uring) {
         static Side read(List<PeerThread> clients) throws IOException {
             SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO, empty = SyscallCounts.ZERO;
             ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);
             SortedSet<Integer> cpus = new TreeSet<>();
-            org.sysframe.unix.uring.UringCounts uring = org.sysframe.unix.uring.UringCounts.ZERO;
+            UringCounts uring = UringCounts.ZERO;
             for (PeerThread p : clients) {
-                org.sysframe.unix.uring.UringCounts u = p.peer().uringCounts();
+                UringCounts u = p.peer().uringCounts();
                 uring = uring == null || u == null ? null : uring.plus(u);
                 SyscallCounts lib = p.peer().libraryCounts();
                 library = library == null || lib == null ? null : library.plus(lib);

@@ -17,8 +17,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * child JVM does as HotSpot does at start, {@code -XX:+MaxFDLimit}). The project's native bindings have
  * no rlimit call, so this is the bench's own downcall, as {@link ThreadClock} is.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param before the soft limit found
  * @param soft   the soft limit now
  * @param hard   the hard limit (only root raises it)

@@ -30,8 +30,6 @@ import java.util.concurrent.TimeoutException;
  * round trip. It is what the JVM itself reaches with the simplest possible channel: set beside the C
  * row it prices the language, set beside the shared-memory channel's row it prices the library
  * (framing, rings that carry any length, the wait, the checks a hostile peer makes necessary).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class JavaShmPingPong implements Cell.Probe {
     private static final VarHandle SEQ = ValueLayout.JAVA_LONG.varHandle();

@@ -1,14 +1,19 @@
 package org.sysframe.bench.peer;
 
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Response;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.uring.UringCounts;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -18,8 +23,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * (confined to its thread), one {@code call} per ping, the echo checked in place in the answer (the
  * calling thread's own view). The client's counts are the one client's, not this caller's:
  * {@link CallersProbe} takes them once.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class OneClientPeer implements PingPeer {
     private final String name;
@@ -76,7 +79,7 @@ public final class OneClientPeer implements PingPeer {
     }
 
     @Override
-    public long serverPid() throws org.sysframe.unix.ErrnoException { return client.serverCredentials().pid(); }
+    public long serverPid() throws ErrnoException { return client.serverCredentials().pid(); }
 
     /**
      * The client's own counts for {@link CallersProbe}: every syscall it made, whichever caller made it
@@ -84,20 +87,20 @@ public final class OneClientPeer implements PingPeer {
      */
     public static CallersProbe.Counts counts(GroutClient client) {
         return new CallersProbe.Counts() {
-            @Override public org.sysframe.unix.SyscallCounts library() { return client.counters().snapshot(); }
+            @Override public SyscallCounts library() { return client.counters().snapshot(); }
 
-            @Override public org.sysframe.unix.SyscallCounts empty() { return client.counters().emptySnapshot(); }
+            @Override public SyscallCounts empty() { return client.counters().emptySnapshot(); }
 
-            @Override public org.sysframe.unix.uring.UringCounts uring() {
-                boolean uring = client.backend() == org.sysframe.transport.Backend.IO_URING;
+            @Override public UringCounts uring() {
+                boolean uring = client.backend() == Backend.IO_URING;
                 return uring && client.config().connections() == 1 ? client.uringCounts() : null;
             }
         };
     }
 
     /** The kinds for {@link CallersProbe#kernelKinds}: over a shared-memory channel the library's and futex (its wait's call), else the library's. */
-    public static java.util.Set<org.sysframe.unix.SyscallKind> kernelKinds(GroutClient client) {
-        return client.sharedMemory() ? CallersProbe.LIBRARY_AND_FUTEX : org.sysframe.unix.SyscallKind.LIBRARY;
+    public static Set<SyscallKind> kernelKinds(GroutClient client) {
+        return client.sharedMemory() ? CallersProbe.LIBRARY_AND_FUTEX : SyscallKind.LIBRARY;
     }
 
     /** Frees this caller's memory; the client is closed by its owner. */

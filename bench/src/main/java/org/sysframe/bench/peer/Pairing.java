@@ -7,6 +7,7 @@ import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.wire.RequestHeader;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +17,6 @@ import java.util.Locale;
  * A client framing paired with a server framing: one column of the comparison, with the settings a
  * {@code --pairing} may also give (see {@link org.sysframe.bench.explore.PairingSpec}): the server's high-water mark, how the client
  * waits, the CPU it is pinned to, and how many requests it keeps in flight.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  *
  * @param highWater  bytes a deferred server queues before it flushes early
  * @param clientWait how the client waits for its answer
@@ -89,7 +88,7 @@ public record Pairing(String name, String description, SendFraming clientSend, R
     public PingPeer peer(String peerName, String path) {
         if (depth == 1) return new SysframePeer(peerName, client(path));
         boolean copies = clientSend.kind() == SendFraming.Kind.COPY || clientSend.kind() == SendFraming.Kind.COPY_GATHER;
-        return new PipelinedPeer(peerName, client(path), depth, depth, copies ? Math.max(0, clientSend.copyThreshold() - org.sysframe.transport.wire.RequestHeader.SIZE) : 0);
+        return new PipelinedPeer(peerName, client(path), depth, depth, copies ? Math.max(0, clientSend.copyThreshold() - RequestHeader.SIZE) : 0);
     }
 
     /** e.g. {@code client copy:1024/readahead:8192, server copy:1024/immediate}, then whatever is not the default. */

@@ -1,16 +1,21 @@
 package org.sysframe.bench.peer;
 
 import org.sysframe.bench.measure.Cell;
+import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.transport.ClientOptions;
 import org.sysframe.unix.CpuPlacement;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -33,8 +38,6 @@ import java.util.concurrent.TimeUnit;
  * line of stdin with one line of the client side of a run ({@link ClientThreadsProbe} in the child);
  * the parent samples its own server around the request and makes the {@link Measurement}. The child
  * ends when its stdin closes.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class PeerFork implements AutoCloseable {
     /** The peer sets a fork can make: the same list in parent and child, by name. */
@@ -51,7 +54,7 @@ public final class PeerFork implements AutoCloseable {
                 case PEER_TABLE -> {
                     Pairing best = Pairing.named("sysframe");
                     yield List.of(
-                            new SysframePeer("sysframe", org.sysframe.transport.ClientOptions.defaults().send(best.clientSend()).recv(best.clientRecv())),
+                            new SysframePeer("sysframe", ClientOptions.defaults().send(best.clientSend()).recv(best.clientRecv())),
                             ChannelPeer.jdk("jdk-gather", ChannelPeer.Send.GATHER, true),
                             ChannelPeer.jdk("jdk-2write", ChannelPeer.Send.TWO_WRITES, false),
                             ChannelPeer.jnr("jnr", ChannelPeer.Send.COPY_ONE_WRITE, true));
@@ -72,7 +75,7 @@ public final class PeerFork implements AutoCloseable {
     private PeerFork(Process process, List<String> names, int number) {
         this.process = process;
         this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        this.in = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         this.names = names;
         this.number = number;
     }
@@ -227,7 +230,7 @@ public final class PeerFork implements AutoCloseable {
 
     /** The child: {@code PeerFork PEERS SOCKET CPU}. */
     public static void main(String[] args) throws Exception {
-        PrintStream protocol = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+        PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         System.setOut(System.err); // whatever else prints stays off the protocol
         Peers peers = Peers.valueOf(args[0]);
         String socket = args[1];
@@ -255,7 +258,7 @@ public final class PeerFork implements AutoCloseable {
                 }
             }
         } finally {
-            org.sysframe.bench.measure.KernelCounters.closeAll();
+            KernelCounters.closeAll();
             for (PeerThread t : threads) {
                 try {
                     t.close();

@@ -6,7 +6,11 @@ import org.sysframe.bench.measure.ServerSample;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * F child JVMs ({@link PeerFork}) holding the same peers, with the rounds spread over them: round r
@@ -15,8 +19,6 @@ import java.util.List;
  * is slower for its whole life weighs 1/F of the rounds, not all of them). Every fork runs the
  * warm-up run of every cell (each JVM compiles its own code), and a warm-up of at least
  * {@link #MIN_WARM_UP_CALLS} calls: a fresh JVM has not run the other tables' clients first.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class PeerForks implements AutoCloseable {
     /** The fewest warm-up calls a fork's peer makes per payload, whatever the round length. */
@@ -67,7 +69,7 @@ public final class PeerForks implements AutoCloseable {
         StringBuilder sb = new StringBuilder("forks: " + reference + "/" + versus + " calls/s, median per fork:");
         for (int payload : payloads) {
             sb.append(payload == payloads[0] ? " " : "; ").append(payload).append(" B");
-            java.util.Map<Integer, Measurement> ref = new java.util.HashMap<>(), vs = new java.util.HashMap<>();
+            Map<Integer, Measurement> ref = new HashMap<>(), vs = new HashMap<>();
             for (Measurement m : runs) {
                 if (m.payload() != payload) continue;
                 if (m.cell().equals(reference)) ref.put(m.round(), m);
@@ -79,7 +81,7 @@ public final class PeerForks implements AutoCloseable {
                     Measurement v = vs.get(e.getKey());
                     if (v != null && forkOf(e.getKey(), count) == k) ratios.add(e.getValue().callsPerSecond() / v.callsPerSecond());
                 }
-                sb.append(' ').append(ratios.isEmpty() ? "-" : String.format(java.util.Locale.ROOT, "%.3f", median(ratios)));
+                sb.append(' ').append(ratios.isEmpty() ? "-" : String.format(Locale.ROOT, "%.3f", median(ratios)));
             }
         }
         return sb.toString();
@@ -87,7 +89,7 @@ public final class PeerForks implements AutoCloseable {
 
     static double median(List<Double> xs) {
         List<Double> s = new ArrayList<>(xs);
-        java.util.Collections.sort(s);
+        Collections.sort(s);
         int n = s.size();
         return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
     }

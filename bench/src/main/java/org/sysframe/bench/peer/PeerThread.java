@@ -7,6 +7,7 @@ import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallKind;
 
 import java.io.IOException;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -14,13 +15,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A platform thread that owns one in-process {@link PingPeer}. Measured runs are timed on that thread
  * while this (coordinating) thread reads the kernel's counts of it by thread id, so the reading itself
  * is never part of what is counted, whatever syscalls the peer's library uses.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class PeerThread implements AutoCloseable {
     /**
@@ -28,14 +28,14 @@ public final class PeerThread implements AutoCloseable {
      * the JVM enters it on any thread for its own reasons (see {@link SyscallKind}), so the kernel's
      * count of it would not be the peer's; a shared-memory client's futex calls are the library's count.
      */
-    static final Set<SyscallKind> ALL_KINDS = java.util.Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(SyscallKind.FUTEX)));
+    static final Set<SyscallKind> ALL_KINDS = Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(SyscallKind.FUTEX)));
 
     /**
      * A shared-memory client's kinds: {@link #ALL_KINDS} and futex, its wait's own call. Its futex count
      * is read on the peer's thread right before and right after the timed calls (see
      * {@link Run#kernelFutex()}), so the latches the thread waits on between runs stay out of it.
      */
-    static final Set<SyscallKind> SHM_KINDS = java.util.Collections.unmodifiableSet(EnumSet.allOf(SyscallKind.class));
+    static final Set<SyscallKind> SHM_KINDS = Collections.unmodifiableSet(EnumSet.allOf(SyscallKind.class));
 
     private final PingPeer peer;
     private final Thread thread;
@@ -214,7 +214,7 @@ public final class PeerThread implements AutoCloseable {
             if (e.getCause() instanceof IOException io) throw io;
             if (e.getCause() instanceof RuntimeException re) throw re; // a bug in the peer: keep its stack
             throw new IOException(e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new IOException("peer did not finish within " + (waitMillis >= 1000 ? waitMillis / 1000 + " s" : waitMillis + " ms"), e);
         }
     }

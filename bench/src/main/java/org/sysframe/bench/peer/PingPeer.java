@@ -1,13 +1,15 @@
 package org.sysframe.bench.peer;
 
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.uring.UringCounts;
+
 import java.io.IOException;
 
 /**
  * A client a user could pick to do the ping workload: connects and says GR_HELLO, then makes one
  * GR_PING round trip of the prepared length per {@link #ping()}, checking the echo. Used from one
  * thread.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public interface PingPeer extends AutoCloseable {
     /** Short name for tables, e.g. {@code jdk-gather}. */
@@ -40,10 +42,10 @@ public interface PingPeer extends AutoCloseable {
     }
 
     /** The library's own syscall counts of this client, cumulative; null when it keeps none. */
-    default org.sysframe.unix.SyscallCounts libraryCounts() { return null; }
+    default SyscallCounts libraryCounts() { return null; }
 
     /** Of {@link #libraryCounts()}, the calls that moved nothing (EAGAIN), cumulative; null when not kept. */
-    default org.sysframe.unix.SyscallCounts emptyCounts() { return null; }
+    default SyscallCounts emptyCounts() { return null; }
 
     /** The kernel interface it moves bytes with once open: epoll (readiness syscalls) unless it says io_uring. */
     default String backend() { return "epoll"; }
@@ -52,10 +54,10 @@ public interface PingPeer extends AutoCloseable {
     default String transport() { return "socket"; }
 
     /** With the io_uring backend, the SQEs by opcode and CQEs of this client, cumulative; null otherwise. */
-    default org.sysframe.unix.uring.UringCounts uringCounts() { return null; }
+    default UringCounts uringCounts() { return null; }
 
     /** The server process's pid (SO_PEERCRED), or -1 when unknown. */
-    default long serverPid() throws org.sysframe.unix.ErrnoException { return -1; }
+    default long serverPid() throws ErrnoException { return -1; }
 
     @Override
     void close() throws IOException;

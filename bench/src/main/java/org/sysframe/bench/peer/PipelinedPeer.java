@@ -1,18 +1,22 @@
 package org.sysframe.bench.peer;
 
 import org.HdrHistogram.Histogram;
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Pipeline;
 import org.sysframe.transport.PipelineOptions;
+import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.uring.UringCounts;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Locale;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -26,8 +30,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * that fills both directions' socket buffers would block the flush's send while the server, its
  * answers unread, stops reading (the {@link Pipeline}'s documented limit). At 32 B or 1 KiB every
  * depth up to 64 fits; at 64 KiB one request at a time does.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class PipelinedPeer implements PingPeer {
     private final String name;
@@ -125,7 +127,7 @@ public final class PipelinedPeer implements PingPeer {
 
     /** The requests kept in flight for payloads of len bytes: depth, or fewer when their bytes would pass {@link #BYTES_IN_FLIGHT}. */
     static int windowFor(int depth, int len) {
-        return Math.max(1, Math.min(depth, BYTES_IN_FLIGHT / (len + org.sysframe.transport.wire.RequestHeader.SIZE)));
+        return Math.max(1, Math.min(depth, BYTES_IN_FLIGHT / (len + RequestHeader.SIZE)));
     }
 
     @Override
@@ -174,7 +176,7 @@ public final class PipelinedPeer implements PingPeer {
 
     /** The server left requests unanswered past the request timeout: one line on what happened and what to try. */
     private ErrnoException stalled(long sent, long quietNanos) {
-        return new ErrnoException("pipelined ping", Errno.ETIMEDOUT, String.format(java.util.Locale.ROOT,
+        return new ErrnoException("pipelined ping", Errno.ETIMEDOUT, String.format(Locale.ROOT,
                 "the server stopped answering: %d sent, %d answered, then nothing came for %.3f s (--timeout %d ms);"
                         + " a server that answers one request per read (as Grout's api.c does) cannot be pipelined: try --depth 1",
                 sent, echoed, quietNanos / 1e9, requestTimeoutMillis));
@@ -196,8 +198,8 @@ public final class PipelinedPeer implements PingPeer {
     public String transport() { return client.sharedMemory() ? "shm" : "socket"; }
 
     @Override
-    public org.sysframe.unix.uring.UringCounts uringCounts() {
-        return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
+    public UringCounts uringCounts() {
+        return client.backend() == Backend.IO_URING ? client.uringCounts() : null;
     }
 
     @Override

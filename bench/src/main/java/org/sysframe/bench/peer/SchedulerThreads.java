@@ -19,8 +19,6 @@ import java.util.List;
  * one client ran on one core: 0.285 client syscalls per call there, 0.194 and 0.218 in two runs with
  * them spread, 0.125 with the concurrency table run alone (what else the depth table leaves behind is
  * not found; {@code matrix --tables depth,concurrency}, 2026-12-04).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class SchedulerThreads {
     private SchedulerThreads() {}

@@ -10,6 +10,9 @@ import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -34,14 +37,12 @@ import java.util.Locale;
  *   <li>{@code quit}, or the end of stdin: the server closed, exit 0.</li>
  * </ul>
  * A command that fails is answered {@code error WHAT}.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ServerFork {
     private ServerFork() {}
 
     public static void main(String[] args) throws Exception {
-        PrintStream protocol = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+        PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         System.setOut(System.err); // whatever else prints stays off the protocol
         if (args.length != 3) {
             System.err.println("usage: ServerFork SOCKET BACKEND LOOPS");
@@ -90,7 +91,7 @@ public final class ServerFork {
         return String.join(",", v);
     }
 
-    private static long requests(GroutServer server) throws java.io.IOException {
+    private static long requests(GroutServer server) throws IOException {
         long n = 0;
         for (ConnectionStats c : server.openConnections()) n += c.requests();
         for (ConnectionStats c : server.closedConnections()) n += c.requests();

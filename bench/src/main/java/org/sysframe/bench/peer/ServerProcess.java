@@ -12,6 +12,7 @@ import org.sysframe.unix.ThreadSyscall;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,8 +38,6 @@ import java.util.TreeSet;
  * its requests' alone. The child JVM samples itself ({@code ServerSample} over its loops, waiting until
  * each is parked, as for an embedded server), its command read by its main thread, not by a loop. The
  * resident memory of both is read by the parent, {@code VmRSS} of {@code /proc/PID/status}.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ServerProcess implements AutoCloseable {
     /** How long a line of the server may take (its start included). */
@@ -56,7 +55,7 @@ public final class ServerProcess implements AutoCloseable {
     private ServerProcess(List<String> command, String describe, boolean c) throws IOException {
         this.process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        this.in = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         this.describe = describe;
         this.c = c;
         long found;

@@ -1,22 +1,24 @@
 package org.sysframe.bench.peer;
 
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Response;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.uring.UringCounts;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Locale;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * sysframe's own client with the given options.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class SysframePeer implements PingPeer {
     private final String name;
@@ -42,13 +44,13 @@ public final class SysframePeer implements PingPeer {
     GroutClient client() { return client; }
 
     @Override
-    public org.sysframe.unix.SyscallCounts libraryCounts() { return client.counters().snapshot(); }
+    public SyscallCounts libraryCounts() { return client.counters().snapshot(); }
 
     @Override
     public long serverPid() throws ErrnoException { return client.serverCredentials().pid(); }
 
     @Override
-    public org.sysframe.unix.SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
+    public SyscallCounts emptyCounts() { return client.counters().emptySnapshot(); }
 
     @Override
     public String backend() { return client.backend().toString(); }
@@ -57,8 +59,8 @@ public final class SysframePeer implements PingPeer {
     public String transport() { return client.sharedMemory() ? "shm" : "socket"; }
 
     @Override
-    public org.sysframe.unix.uring.UringCounts uringCounts() {
-        return client.backend() == org.sysframe.transport.Backend.IO_URING ? client.uringCounts() : null;
+    public UringCounts uringCounts() {
+        return client.backend() == Backend.IO_URING ? client.uringCounts() : null;
     }
 
     @Override public String name() { return name; }
@@ -114,7 +116,7 @@ public final class SysframePeer implements PingPeer {
         }
         if (length > len) return new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + what + " answered " + length + " bytes for " + len + " sent");
         long at = MemorySegment.mismatch(sent, 0, len, buffer, offset, offset + len);
-        return new ErrnoException("ping", Errno.EBADMSG, String.format(java.util.Locale.ROOT, "echo differs at byte %d of %d: sent 0x%02x, answered 0x%02x",
+        return new ErrnoException("ping", Errno.EBADMSG, String.format(Locale.ROOT, "echo differs at byte %d of %d: sent 0x%02x, answered 0x%02x",
                 at, len, sent.get(JAVA_BYTE, at) & 0xff, buffer.get(JAVA_BYTE, offset + at) & 0xff));
     }
 

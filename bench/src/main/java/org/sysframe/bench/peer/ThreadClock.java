@@ -15,8 +15,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * thread CPU clock, which brings a thread running on another CPU up to date first. {@code
  * /proc/TID/schedstat} does not: for a thread that never leaves its CPU (a channel thread spinning) it
  * only advances at scheduler ticks, so a run shorter than a few ticks reads 0 there.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 final class ThreadClock {
     private ThreadClock() {}

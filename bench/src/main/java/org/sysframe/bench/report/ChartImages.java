@@ -2,16 +2,24 @@ package org.sysframe.bench.report;
 
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.chart.renderer.category.CategoryItemRenderer;
+import org.jfree.chart.renderer.category.LineAndShapeRenderer;
+import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.renderer.xy.XYItemRenderer;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.category.DefaultCategoryDataset;
 
+import java.awt.BasicStroke;
+import java.awt.Color;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Base64;
 
 /**
  * JFreeChart charts rendered as PNG {@code <img>} tags with the image inline (the page needs no network).
- *
- * <p>Internal to the bench: public for the tests of its other packages, not an API.
  */
 public final class ChartImages {
     private ChartImages() {}
@@ -29,45 +37,45 @@ public final class ChartImages {
     }
 
     // Readable on white: distinct, strong colours and thick lines.
-    private static final java.awt.Color[] PALETTE = {
-        new java.awt.Color(0x1f77b4), new java.awt.Color(0xd62728), new java.awt.Color(0x2ca02c), new java.awt.Color(0xff7f0e),
-        new java.awt.Color(0x9467bd), new java.awt.Color(0x8c564b), new java.awt.Color(0x17becf), new java.awt.Color(0x7f7f7f),
-        new java.awt.Color(0xbcbd22), new java.awt.Color(0xe377c2),
+    private static final Color[] PALETTE = {
+        new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e),
+        new Color(0x9467bd), new Color(0x8c564b), new Color(0x17becf), new Color(0x7f7f7f),
+        new Color(0xbcbd22), new Color(0xe377c2),
     };
 
     private static void style(JFreeChart chart) {
-        chart.setBackgroundPaint(java.awt.Color.WHITE);
-        if (chart.getPlot() instanceof org.jfree.chart.plot.XYPlot xy) {
+        chart.setBackgroundPaint(Color.WHITE);
+        if (chart.getPlot() instanceof XYPlot xy) {
             styleXy(xy);
             return;
         }
-        org.jfree.chart.plot.CategoryPlot plot = chart.getCategoryPlot();
-        plot.setBackgroundPaint(java.awt.Color.WHITE);
-        plot.setRangeGridlinePaint(new java.awt.Color(0xcccccc));
+        CategoryPlot plot = chart.getCategoryPlot();
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(new Color(0xcccccc));
         plot.setOutlineVisible(false);
-        org.jfree.chart.renderer.category.CategoryItemRenderer r = plot.getRenderer();
+        CategoryItemRenderer r = plot.getRenderer();
         for (int i = 0; i < plot.getDataset().getRowCount(); i++) {
             r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
-            r.setSeriesStroke(i, new java.awt.BasicStroke(3f));
+            r.setSeriesStroke(i, new BasicStroke(3f));
         }
-        if (r instanceof org.jfree.chart.renderer.category.LineAndShapeRenderer line) line.setDefaultShapesVisible(true);
-        if (r instanceof org.jfree.chart.renderer.category.BarRenderer bar) {
-            bar.setBarPainter(new org.jfree.chart.renderer.category.StandardBarPainter());
+        if (r instanceof LineAndShapeRenderer line) line.setDefaultShapesVisible(true);
+        if (r instanceof BarRenderer bar) {
+            bar.setBarPainter(new StandardBarPainter());
             bar.setShadowVisible(false);
         }
     }
 
     /** An XY plot (a sweep's lines with bands): the same palette, for lines and their bands alike. */
-    private static void styleXy(org.jfree.chart.plot.XYPlot plot) {
-        plot.setBackgroundPaint(java.awt.Color.WHITE);
-        plot.setRangeGridlinePaint(new java.awt.Color(0xcccccc));
-        plot.setDomainGridlinePaint(new java.awt.Color(0xcccccc));
+    private static void styleXy(XYPlot plot) {
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(new Color(0xcccccc));
+        plot.setDomainGridlinePaint(new Color(0xcccccc));
         plot.setOutlineVisible(false);
-        org.jfree.chart.renderer.xy.XYItemRenderer r = plot.getRenderer();
+        XYItemRenderer r = plot.getRenderer();
         for (int i = 0; i < plot.getDataset().getSeriesCount(); i++) {
             r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
-            r.setSeriesStroke(i, new java.awt.BasicStroke(3f));
-            if (r instanceof org.jfree.chart.renderer.xy.XYLineAndShapeRenderer line) line.setSeriesFillPaint(i, PALETTE[i % PALETTE.length]);
+            r.setSeriesStroke(i, new BasicStroke(3f));
+            if (r instanceof XYLineAndShapeRenderer line) line.setSeriesFillPaint(i, PALETTE[i % PALETTE.length]);
         }
     }
 

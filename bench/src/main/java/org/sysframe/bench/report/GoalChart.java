@@ -30,8 +30,6 @@ import static org.sysframe.bench.report.ChartImages.esc;
  * <p>No text is cut: the label column is as wide as its longest line (names wrap at
  * {@value #LABEL_CHARS} characters), the figure and verdict columns as wide as their longest text,
  * each estimated generously from the character count, and the drawing scales to its box (viewBox).
- *
- * <p>Internal to the bench: public for its command line, not an API.
  */
 public final class GoalChart {
     private GoalChart() {}

@@ -4,6 +4,7 @@ import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.renderer.category.BoxAndWhiskerRenderer;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.statistics.DefaultBoxAndWhiskerCategoryDataset;
 import org.sysframe.bench.explore.BenchRun;
@@ -18,12 +19,14 @@ import org.sysframe.bench.measure.Interval;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.Spread;
 import org.sysframe.bench.table.DepthTable;
+import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 import static org.sysframe.bench.report.ChartImages.esc;
 import static org.sysframe.bench.report.ChartImages.img;
@@ -88,7 +91,7 @@ final class HtmlReport {
             + "</div>\n";
 
     /** The kernel's count per call (median over the rounds), or "n/a" when it was not read. */
-    private static String kernel(List<Measurement> runs, java.util.function.Function<Measurement, org.sysframe.unix.SyscallCounts> side) {
+    private static String kernel(List<Measurement> runs, Function<Measurement, SyscallCounts> side) {
         if (runs.isEmpty() || runs.stream().anyMatch(m -> side.apply(m) == null)) return "n/a";
         return CellSummary.describe(Spread.medianPerCall(runs, side, Measurement::calls));
     }
@@ -270,7 +273,7 @@ final class HtmlReport {
     /** A box-and-whisker chart without mean dots (they hid the boxes): median line, quartile box, min-max whiskers. */
     static JFreeChart boxes(String title, String category, String value, DefaultBoxAndWhiskerCategoryDataset d, boolean legend) {
         JFreeChart c = ChartFactory.createBoxAndWhiskerChart(title, category, value, d, legend);
-        if (c.getCategoryPlot().getRenderer() instanceof org.jfree.chart.renderer.category.BoxAndWhiskerRenderer r) {
+        if (c.getCategoryPlot().getRenderer() instanceof BoxAndWhiskerRenderer r) {
             r.setMeanVisible(false);
             r.setMedianVisible(true);
             r.setMaxOutlierVisible(false);

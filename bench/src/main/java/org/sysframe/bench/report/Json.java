@@ -1,14 +1,15 @@
 package org.sysframe.bench.report;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * A minimal JSON writer for the figures we print (maps, lists, strings, numbers, booleans, null), and
  * a reader of the same ({@link #parse}: objects as ordered maps, arrays as lists, numbers as doubles).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Json {
     private Json() {}
@@ -94,7 +95,7 @@ public final class Json {
         if (at[0] >= s.length()) throw bad(s, at, "unexpected end");
         char c = s.charAt(at[0]);
         if (c == '{') {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            Map<String, Object> m = new LinkedHashMap<>();
             at[0]++;
             skip(s, at);
             if (at[0] < s.length() && s.charAt(at[0]) == '}') { at[0]++; return m; }
@@ -116,7 +117,7 @@ public final class Json {
             }
         }
         if (c == '[') {
-            java.util.List<Object> l = new java.util.ArrayList<>();
+            List<Object> l = new ArrayList<>();
             at[0]++;
             skip(s, at);
             if (at[0] < s.length() && s.charAt(at[0]) == ']') { at[0]++; return l; }

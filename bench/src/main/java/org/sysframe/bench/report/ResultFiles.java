@@ -15,7 +15,10 @@ import org.sysframe.bench.table.PeerTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,8 +28,6 @@ import java.util.Map;
  * Writes a bench run's files: per table a CSV of its summary rows and a JSON with its rows, every
  * round's raw figures and its goals ({@code results.*} for the matrix, {@code compare.*} for the peers,
  * {@code server-loops.*}), and {@code report.html} when the matrix is there.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ResultFiles {
     private ResultFiles() {}
@@ -42,8 +43,8 @@ public final class ResultFiles {
 
     /** bench/results/PREFIX-yyyyMMdd-HHmmss. */
     public static Path defaultDir(String prefix) {
-        return Path.of("bench", "results", prefix + "-" + java.time.LocalDateTime.now().format(
-                java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        return Path.of("bench", "results", prefix + "-" + LocalDateTime.now().format(
+                DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     }
 
     /**
@@ -219,7 +220,7 @@ public final class ResultFiles {
         m.put("kind", g.goal().isLevel() ? "level" : g.goal().atLeast() ? "at_least" : "at_most");
         m.put("threshold", g.goal().threshold());
         m.put("margin", g.goal().margin());
-        m.put("per_round", java.util.Arrays.stream(g.perRound()).boxed().toList());
+        m.put("per_round", Arrays.stream(g.perRound()).boxed().toList());
         m.put("rounds", g.perRound().length);
         m.put("median", g.value().median());
         m.put("min", g.value().min());

@@ -3,6 +3,7 @@ package org.sysframe.bench.report;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.IntervalMarker;
 import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
@@ -20,6 +21,7 @@ import org.sysframe.bench.measure.Spread;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
+import java.text.DecimalFormat;
 import java.util.List;
 import java.util.function.Function;
 
@@ -54,8 +56,8 @@ final class SweepChart {
         LogAxis sizes = new LogAxis("payload bytes (log scale; 0 drawn at 1)");
         sizes.setBase(2);
         sizes.setSmallestValue(1);
-        sizes.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1)); // one tick per power of two...
-        sizes.setNumberFormatOverride(new java.text.DecimalFormat("#,##0")); // ...labelled in bytes
+        sizes.setTickUnit(new NumberTickUnit(1)); // one tick per power of two...
+        sizes.setNumberFormatOverride(new DecimalFormat("#,##0")); // ...labelled in bytes
         NumberAxis values = new NumberAxis(unit);
         values.setAutoRangeIncludesZero(false);
         DeviationRenderer r = new DeviationRenderer(true, true);

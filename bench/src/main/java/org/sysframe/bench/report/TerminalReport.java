@@ -13,6 +13,7 @@ import org.sysframe.bench.table.WaitTable;
 import org.sysframe.unix.SyscallKind;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,8 +25,6 @@ import java.util.Map;
  * the notes and the goals evaluated on that table; the tally again at the end. Every line fits
  * {@link #WIDTH} columns: the rows hold figures only, and the long texts under them are wrapped. A figure
  * not measured (the latency of a C lean row, which reads no clock per request) is {@code -}.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class TerminalReport {
     private TerminalReport() {}
@@ -73,7 +72,7 @@ public final class TerminalReport {
 
     /** e.g. {@code goals: 20 met, 2 missed, 3 level, 0 not settled (of 25), in 4 min 31 s}. */
     static String tally(BenchRun run) {
-        java.util.Map<Goal.Status, Integer> n = new java.util.EnumMap<>(Goal.Status.class);
+        Map<Goal.Status, Integer> n = new EnumMap<>(Goal.Status.class);
         for (Goal.Status s : Goal.Status.values()) n.put(s, 0);
         for (GoalVerdict g : run.goals()) n.merge(g.status(), 1, Integer::sum);
         long s = Math.round(run.seconds());

@@ -17,6 +17,7 @@ import org.sysframe.transport.Backend;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,8 +42,6 @@ import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
  * (about 100k calls/s here) and on two in others (about 60k), in a share that changed from run to run
  * (4 of 8 rounds in one, 72 of 90 in another), and the io_uring/epoll CPU ratio with it (1.24x, 0.98x,
  * 1.47x in three runs, each with an interval clear of 1).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class BackendTable implements Table {
     static final String NAME = "backends";
@@ -99,7 +98,7 @@ public final class BackendTable implements Table {
         int[] payloads = PAYLOADS;
         int rounds = run.rounds();
         boolean quick = run.quick(), full = run.full();
-        String unavailable = org.sysframe.unix.uring.UringSupport.unavailableReason();
+        String unavailable = UringSupport.unavailableReason();
         if (unavailable != null) {
             return BenchTable.of(NAME, "backends: epoll and io_uring", "pair", BASELINE, false, rounds, List.of(), List.of(),
                     List.of("not measured: " + unavailable));

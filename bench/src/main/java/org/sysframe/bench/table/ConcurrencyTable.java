@@ -49,8 +49,6 @@ import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
  * thread of this JVM but the servers' loops and channels (a virtual caller runs on any carrier; one
  * client's calls are made by whichever caller does its I/O, its own thread and the JVM's poller), or
  * over the C processes. Ratios against one GroutClient on one platform thread.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ConcurrencyTable implements Table {
     static final String NAME = "concurrency";

@@ -15,6 +15,7 @@ import org.sysframe.bench.peer.ServerProcess;
 import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -46,8 +47,6 @@ import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
  * is not known: waiting for the server to close their connections before the next cell, pinning the
  * servers and a longer warm-up each left it as it was. The ratio column of the C rows, against the
  * sysframe row of the other set, pairs rounds that did not run side by side.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ConnectionsTable implements Table {
     static final String NAME = "connections";
@@ -116,7 +115,7 @@ public final class ConnectionsTable implements Table {
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();
         boolean cServer = cPeer && ServerProcess.cAvailable();
-        String uring = org.sysframe.unix.uring.UringSupport.unavailableReason();
+        String uring = UringSupport.unavailableReason();
         List<String> notes = new ArrayList<>();
         try (BenchFixture f = new BenchFixture(NAME)) {
             List<Cell> cells = new ArrayList<>();

@@ -38,8 +38,6 @@ import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
  * its own. Blocking, each window of the rows above pays two wake-ups (a blocking call at depth 1 pays
  * the same two: some 60 us here), which neither transport changes; spinning between windows, a
  * window costs its framing and, on the socket, its syscalls and empty looks.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class DepthTable implements Table {
     public static final String NAME = "depth";

@@ -10,8 +10,6 @@ import java.util.List;
 /**
  * The goals judged on a run's tables: each table declares its own ({@link Table#goals()}), and
  * {@link Tables#goals()} gathers them.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Goals {
     private Goals() {}

@@ -22,8 +22,6 @@ import java.util.Set;
  * The server-loops table: one server with 1 event loop and one with 2, each with 8 concurrent
  * sysframe clients (one thread each, default pairing, 32 B pings), measured in the same interleaved
  * rounds: aggregate calls/s of 2 loops over 1, server syscalls per request and CPU.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class LoopsTable implements Table {
     static final String NAME = "server-loops";

@@ -24,8 +24,6 @@ import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
 /**
  * The strategy matrix as a table: one embedded server and one sysframe client per pairing, a cell per
  * pairing and payload, ratios against the first pairing (the baseline).
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class PairingTable implements Table {
     public static final String NAME = "matrix";

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
@@ -31,8 +32,6 @@ import static org.sysframe.bench.measure.Goal.Metric.CLIENT_CPU_RATIO;
  * framing; ratios are sysframe's over the peer's. Peer syscalls come from the kernel's counters. The C
  * client runs timed (c-split, c-sendmsg: a clock read around every call, for latency) and lean
  * ({@link #C_LEAN}: none), the row the goals against C take.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class PeerTable implements Table {
     public static final String NAME = "peers";
@@ -48,7 +47,7 @@ public final class PeerTable implements Table {
     private static final List<Goal> GOALS = declareGoals();
 
     private static List<Goal> declareGoals() {
-        List<Goal> out = new java.util.ArrayList<>();
+        List<Goal> out = new ArrayList<>();
         for (int payload : PAYLOADS) {
             out.add(new Goal("one at a time: at least 0.97x C lean", NAME, REFERENCE, C_LEAN, payload, CALLS_RATIO, true, 0.97));
             out.add(new Goal("client CPU within 10 % of C lean", NAME, REFERENCE, C_LEAN, payload, CLIENT_CPU_RATIO, false, 1.10));
@@ -147,7 +146,7 @@ public final class PeerTable implements Table {
             List<CPeer> cPeers = List.of(new CPeer(C_SPLIT, "split", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
                     new CPeer(C_SENDMSG, "sendmsg", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
                     new CPeer(C_LEAN, "sendmsg", CPeer.Options.lean("block", CLIENT_CPU, 1)));
-            String serverSettings = "; server " + best.serverSend() + "/" + best.serverFlush().name().toLowerCase(java.util.Locale.ROOT)
+            String serverSettings = "; server " + best.serverSend() + "/" + best.serverFlush().name().toLowerCase(Locale.ROOT)
                     + PairingTable.loops(serverLoops) + (serverLoops == 1 ? " on CPU " + SERVER_CPU : "") + ", client on CPU " + CLIENT_CPU;
             String forkSettings = forks == 0 ? "" : "; in " + forks + " JVM forks, rounds spread over them";
             List<Cell> cells = new ArrayList<>();

@@ -10,11 +10,13 @@ import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.FileLimit;
 import org.sysframe.bench.peer.ServerProcess;
 import org.sysframe.transport.Backend;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -48,8 +50,6 @@ import static org.sysframe.bench.measure.Goal.Metric.SERVER_RSS_KIB_PER_CONNECTI
  * processes ended before the next starts: at 10,000 the servers of one set hold 40,000 connections. A
  * count that does not fit the open-files limit (RLIMIT_NOFILE, raised to the hard limit at start) in one
  * process is skipped, each of its cells named in a note with the reason.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class ScaleTable implements Table {
     public static final String NAME = "scale";
@@ -151,7 +151,7 @@ public final class ScaleTable implements Table {
             notes.add("not measured: bench/target/sysframe_ping and sysframe_serve are not built (make builds them)");
             return BenchTable.of(NAME, title(counts, mostActive), "server", "", false, rounds, cells, runs, notes);
         }
-        String uring = org.sysframe.unix.uring.UringSupport.unavailableReason();
+        String uring = UringSupport.unavailableReason();
         for (int n : counts) {
             List<Cell> set = new ArrayList<>();
             List<String> skipped = new ArrayList<>();
@@ -200,7 +200,7 @@ public final class ScaleTable implements Table {
      */
     static void setUp(List<Cell> set) throws IOException {
         List<Thread> threads = new ArrayList<>();
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
         for (Cell c : set) {
             Probe p = (Probe) c.probe();
             threads.add(Thread.ofPlatform().name("scale-setup " + c.name()).start(() -> {

@@ -11,8 +11,6 @@ import java.util.Set;
  * One table of {@code sysframe matrix}: what it is called, the cells it can run, the goals judged on
  * them, and how it runs. {@link Tables#MATRIX} lists them in the order they run; adding a table is
  * writing its class and adding it there.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public interface Table {
     /** The short id: the {@link BenchTable#name()} of its result, what {@code --tables} and {@code --skip} take and goals name. */

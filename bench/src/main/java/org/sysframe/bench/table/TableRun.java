@@ -14,8 +14,6 @@ import java.util.function.Predicate;
  * of unsettled goals. A {@link Table} gets it as its argument and measures its cells through it, so the
  * plan reaches {@link RoundRunner} by value.
  *
- * <p>Internal to the bench: public for its other packages, not an API.
- *
  * @param rounds      interleaved rounds every cell runs first
  * @param quick       fewer calls per cell
  * @param full        every table's whole grid

@@ -12,8 +12,6 @@ import java.util.Set;
  * once, and every goal of a table names that table and cells it declares ({@link Table#cells()}), so a
  * goal with a misspelt cell fails here, when the registry is built, not in a run that quietly leaves
  * it out.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class Tables {
     /** The matrix's tables: one line each. */

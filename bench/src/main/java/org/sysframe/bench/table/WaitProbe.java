@@ -10,6 +10,7 @@ import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.ServerOptions;
 
 import java.io.IOException;
@@ -36,7 +37,7 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
 
     private WaitProbe(ServerOptions serverOptions, String socket, SysframePeer sysframe, CPeer c) {
         this.serverOptions = serverOptions;
-        org.sysframe.transport.ServerConfig config = serverOptions.freeze();
+        ServerConfig config = serverOptions.freeze();
         this.serverPerRun = !config.waitMode().blocks() || (config.sharedMemory() && !config.channelWaitMode().blocks());
         this.channel = config.sharedMemory() && sysframe != null;
         this.socket = socket;

@@ -36,8 +36,6 @@ import static org.sysframe.bench.measure.Goal.Metric.P99_RATIO;
  * how the server loop waits (block, spin), and whether the two threads share one core or have one
  * each, for one client of the default pairing. Every run starts its own server and client and stops
  * them after it, so a spinning server of one cell burns no CPU while another cell is measured.
- *
- * <p>Internal to the bench: public for its other packages, not an API.
  */
 public final class WaitTable implements Table {
     public static final String NAME = "wait";

@@ -13,6 +13,7 @@ import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.w3c.dom.Document;
 
+import java.io.File;
 import javax.xml.parsers.DocumentBuilderFactory;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -23,6 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.xml.xpath.XPathFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -91,7 +93,7 @@ class CliTextsTest {
 
     private static String text(Path pom, String xpath) throws Exception {
         Document d = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(pom.toFile());
-        return javax.xml.xpath.XPathFactory.newInstance().newXPath().evaluate(xpath, d).trim();
+        return XPathFactory.newInstance().newXPath().evaluate(xpath, d).trim();
     }
 
     @Test
@@ -146,7 +148,7 @@ class CliTextsTest {
         // The child reads no jar of the build's private repository (not readable by uid 65534): copies here.
         Path lib = Files.createDirectory(dir.resolve("lib"));
         List<String> cp = new ArrayList<>();
-        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             Path p = Path.of(e);
             if (Files.isRegularFile(p)) {
                 Path copy = lib.resolve(cp.size() + "-" + p.getFileName());
@@ -160,7 +162,7 @@ class CliTextsTest {
             List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
                     "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xmx64m",
-                    "-cp", String.join(java.io.File.pathSeparator, cp), Main.class.getName(), "ping", "-s", sock, "-n", "1"));
+                    "-cp", String.join(File.pathSeparator, cp), Main.class.getName(), "ping", "-s", sock, "-n", "1"));
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "exited");

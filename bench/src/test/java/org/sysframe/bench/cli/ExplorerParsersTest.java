@@ -8,6 +8,7 @@ import org.sysframe.bench.explore.SweepParameter;
 import org.sysframe.bench.explore.SweepSpec;
 import org.sysframe.bench.explore.Workload;
 import org.sysframe.bench.peer.Pairing;
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.FlushMode;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.SendFraming;
@@ -15,6 +16,7 @@ import org.sysframe.transport.WaitMode;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
@@ -56,14 +58,14 @@ class ExplorerParsersTest {
         assertEquals(WaitMode.parse("spin:50us"), b.clientWait());
         assertEquals(1, b.clientCpu());
         assertEquals(0, b.serverCpu());
-        assertEquals(List.of(0), java.util.Arrays.stream(b.server("/x").freeze().cpus()).boxed().toList());
+        assertEquals(List.of(0), Arrays.stream(b.server("/x").freeze().cpus()).boxed().toList());
         assertEquals(16, b.depth());
         assertEquals("client gather/readahead:4096, server gather/deferred, high-water 4096, client wait spin:50us, client on CPU 1, server on CPU 0, depth 16",
                 b.framing());
         assertEquals(Pairing.named("seed-v3"), PairingSpec.parse("seed-v3"), "a built-in by its name alone");
         Pairing u = PairingSpec.parse("name=u,backend=io_uring,server-backend=epoll");
-        assertEquals(org.sysframe.transport.Backend.IO_URING, u.clientBackend(), "backend= sets both sides");
-        assertEquals(org.sysframe.transport.Backend.EPOLL, u.serverBackend(), "a side's own key wins");
+        assertEquals(Backend.IO_URING, u.clientBackend(), "backend= sets both sides");
+        assertEquals(Backend.EPOLL, u.serverBackend(), "a side's own key wins");
         assertEquals(b.framing(), PairingSpec.parse(PairingSpec.format(b)).framing(), "format gives the spec back");
     }
 

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Runs {@code ping} in this JVM as the command line would (arguments parsed by picocli), capturing what it prints. */
@@ -33,7 +34,7 @@ final class PingRuns {
 
     /** As {@link #run}, with {@code -s path} first. */
     static Outcome run(String path, List<String> args) throws Exception {
-        List<String> all = new java.util.ArrayList<>(List.of("-s", path));
+        List<String> all = new ArrayList<>(List.of("-s", path));
         all.addAll(args);
         return run(all.toArray(String[]::new));
     }

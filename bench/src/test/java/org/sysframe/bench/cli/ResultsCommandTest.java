@@ -6,8 +6,15 @@ import org.sysframe.bench.report.Json;
 import org.sysframe.bench.report.ReportsTest;
 import org.sysframe.bench.report.ResultFiles;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -151,15 +158,15 @@ class ResultsCommandTest {
 
     /** Runs c with System.out captured (a green run is quiet); what it printed. */
     static String quietly(ResultsCommand c) throws Exception {
-        java.io.PrintStream out = System.out;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        PrintStream out = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
             assertEquals(0, c.call());
         } finally {
             System.setOut(out);
         }
-        return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return captured.toString(StandardCharsets.UTF_8);
     }
 
     @Test
@@ -201,10 +208,10 @@ class ResultsCommandTest {
 
     @Test
     void jsonIsReadBackAsWritten() {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("a", "x\"y\n\u00e9");
-        m.put("b", java.util.Arrays.asList(1.5, null, true, java.util.List.of()));
-        m.put("c", java.util.Map.of());
+        m.put("b", Arrays.asList(1.5, null, true, List.of()));
+        m.put("c", Map.of());
         assertEquals(m.toString(), Json.parse(Json.write(m)).toString());
         assertEquals("not JSON at offset 7: expected ',' or '}'", assertThrows(IllegalArgumentException.class,
                 () -> Json.parse("{\"a\":1 \"b\":2}")).getMessage());

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,7 +48,7 @@ class ServeStartupLineTest {
                 Thread reader = new Thread(() -> {
                     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                         for (String l; (l = r.readLine()) != null; ) lines.add(l);
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         lines.add("(read failed: " + e + ")");
                     }
                 }, "serve-output");

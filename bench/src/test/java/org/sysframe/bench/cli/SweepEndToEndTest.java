@@ -11,6 +11,8 @@ import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.report.ChartImages;
 import org.sysframe.bench.report.ResultFiles;
 import org.sysframe.bench.table.PairingTable;
+import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.SyscallKind;
 
 import java.nio.file.Files;
@@ -43,7 +45,7 @@ class SweepEndToEndTest {
                 assertEquals(3, runs.size(), row + " " + payload);
                 // The request (12 B header + payload) is copied and sent once when it fits the threshold, else gathered in one
                 // sendmsg; the answer is read ahead in one recvfrom.
-                boolean copies = org.sysframe.transport.wire.RequestHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024);
+                boolean copies = RequestHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024);
                 for (Measurement m : runs) {
                     assertEquals(calls, m.calls());
                     assertEquals(copies ? calls : 0, m.clientLibrary().get(SyscallKind.SENDTO), row + " " + payload + " sendto");
@@ -51,7 +53,7 @@ class SweepEndToEndTest {
                     assertEquals(calls, m.clientLibrary().get(SyscallKind.RECVFROM), row + " " + payload + " recvfrom");
                     // The server's deferred batch of one response (12 B header + payload) is copied and sent once under the
                     // threshold, else written with one writev.
-                    long serverSends = org.sysframe.transport.wire.ResponseHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024) ? calls : 0;
+                    long serverSends = ResponseHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024) ? calls : 0;
                     assertEquals(serverSends, m.serverLibrary().get(SyscallKind.SENDTO), row + " " + payload + " server sendto");
                     assertEquals(calls - serverSends, m.serverLibrary().get(SyscallKind.WRITEV), row + " " + payload + " server writev");
                     if (m.kernelMeasured()) {

@@ -2,6 +2,7 @@ package org.sysframe.bench.measure;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -71,8 +72,8 @@ class BatchIntervalTest {
             rw[s] = a.hi() - a.lo();
             bw[s] = b.hi() - b.lo();
         }
-        java.util.Arrays.sort(rw);
-        java.util.Arrays.sort(bw);
+        Arrays.sort(rw);
+        Arrays.sort(bw);
         return new Coverage(roundMisses, batchMisses, rw[SERIES / 2], bw[SERIES / 2]);
     }
 

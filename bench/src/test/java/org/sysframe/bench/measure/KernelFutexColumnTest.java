@@ -3,6 +3,7 @@ package org.sysframe.bench.measure;
 import org.junit.jupiter.api.Test;
 import org.sysframe.unix.SyscallCounts;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -66,7 +67,7 @@ class KernelFutexColumnTest {
         Goal g = new Goal("p50 at most 1 us", "wait", "shm", "shm", 32, Goal.Metric.P50_MICROS, false, 1.0);
         assertFalse(Goal.Metric.P50_MICROS.isRatio());
         assertEquals("<= 1.00 us", g.want());
-        List<Measurement> runs = new java.util.ArrayList<>();
+        List<Measurement> runs = new ArrayList<>();
         for (int r = 1; r <= 8; r++) runs.add(run(r, futex(0), futex(0), SyscallCounts.ZERO, SyscallCounts.ZERO));
         GoalVerdict v = GoalVerdict.of(g, runs);
         assertEquals(0.9, v.value().median(), 1e-12);

@@ -2,6 +2,8 @@ package org.sysframe.bench.measure;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -63,9 +65,9 @@ class ProgressTest {
 
     @Test
     void aRunWithNoReporterInstalledPrintsNothingOffATerminal() throws Exception {
-        java.io.PrintStream err = System.err;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(captured, true));
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true));
         List<Measurement> runs = new ArrayList<>();
         try {
             runs.addAll(RoundRunner.run("ping", List.of(new Cell("ping", 32, "", 1000, 10, probe)), 1));

@@ -5,7 +5,10 @@ import org.sysframe.bench.peer.ClientThreadsProbe;
 import org.sysframe.unix.SyscallCounts;
 
 import java.util.List;
+import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -58,20 +61,20 @@ class ServerSampleTest {
     @Test
     void theServerCpusOfAServerInAnotherProcessAreItsLoopThreads() throws Exception {
         // This JVM as "another process": a thread named like an event loop (its name reaches /proc before it runs) is found.
-        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(1);
         Thread loop = new Thread(() -> {
             running.countDown();
-            java.util.concurrent.locks.LockSupport.park();
+            LockSupport.park();
         }, "sysframe-server-0 test");
         loop.setDaemon(true);
         loop.start();
         try {
             running.await();
-            java.util.SortedSet<Integer> cpus = ThreadCpu.loopCpus(ProcessHandle.current().pid());
+            SortedSet<Integer> cpus = ThreadCpu.loopCpus(ProcessHandle.current().pid());
             assertFalse(cpus.isEmpty(), "the loop thread's CPU");
             assertTrue(cpus.first() >= 0, cpus.toString());
         } finally {
-            java.util.concurrent.locks.LockSupport.unpark(loop);
+            LockSupport.unpark(loop);
         }
         assertEquals(new TreeSet<>(), ThreadCpu.loopCpus(Long.MAX_VALUE), "no such process: none known");
     }

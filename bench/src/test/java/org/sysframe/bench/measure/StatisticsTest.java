@@ -5,6 +5,7 @@ import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -83,7 +84,7 @@ class StatisticsTest {
         assertFalse(c.kernelAgrees());
         assertTrue(c.kernelMeasured());
         assertEquals("1 sendto + 1 recvfrom", CellSummary.describe(c.clientSyscalls()));
-        assertEquals("1.50 recvfrom", CellSummary.describe(java.util.Map.of(SyscallKind.RECVFROM, 1.5)));
-        assertEquals("1.0003 recvfrom", CellSummary.describe(java.util.Map.of(SyscallKind.RECVFROM, 1.0003)));
+        assertEquals("1.50 recvfrom", CellSummary.describe(Map.of(SyscallKind.RECVFROM, 1.5)));
+        assertEquals("1.0003 recvfrom", CellSummary.describe(Map.of(SyscallKind.RECVFROM, 1.0003)));
     }
 }

@@ -9,8 +9,10 @@ import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -19,9 +21,12 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongPredicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,7 +63,7 @@ public class CPeerManyConnectionsTest {
             Path err = Files.createTempFile(dir, "err", ".txt");
             Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
             return new Client(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
-                    new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII), err);
+                    new OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII), err);
         }
 
         long pid() { return process.pid(); }
@@ -107,7 +112,7 @@ public class CPeerManyConnectionsTest {
         cmd.addAll(List.of(CPeerModesTest.binary().toString(), "-s", socket));
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "out", ".txt"), err = Files.createTempFile(dir, "err", ".txt");
-        Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+        Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -142,7 +147,7 @@ public class CPeerManyConnectionsTest {
 
     static long sum(List<ConnectionStats> cs) { return cs.stream().mapToLong(ConnectionStats::requests).sum(); }
 
-    static long count(List<ConnectionStats> cs, java.util.function.LongPredicate requests) {
+    static long count(List<ConnectionStats> cs, LongPredicate requests) {
         return cs.stream().filter(c -> requests.test(c.requests())).count();
     }
 
@@ -224,7 +229,7 @@ public class CPeerManyConnectionsTest {
                 "-M", "200", "-A", "20", "-n", "2000", "-l", "32", "-j");
         assertEquals(0, d.exit(), d.err().toString());
         String json = d.out().get(4);
-        java.util.Map<String, Long> strace = CPeerModesTest.straceCalls(Files.readString(summary));
+        Map<String, Long> strace = CPeerModesTest.straceCalls(Files.readString(summary));
         // The setup: per connection one send() and one recv() for GR_HELLO, the same for its GR_PING (the
         // server writes each answer whole); then the timed calls' sends and reads, exactly as the JSON says.
         assertEquals(2000, (long) CPeer.num(json, "sends"));
@@ -324,12 +329,12 @@ public class CPeerManyConnectionsTest {
     void anIdleConnectionTheServerClosedEndsTheProcessBeforeItsNextRun() throws Exception {
         // A server of its own that closes a connection from which nothing came for 100 ms.
         Path own = dir.resolve("idle-timeout.sock");
-        try (GroutServer strict = GroutServer.start(ServerOptions.defaults().socketPath(own.toString()).idleTimeout(java.time.Duration.ofMillis(100)))) {
+        try (GroutServer strict = GroutServer.start(ServerOptions.defaults().socketPath(own.toString()).idleTimeout(Duration.ofMillis(100)))) {
             List<String> cmd = new ArrayList<>(List.of(CPeerModesTest.binary().toString(), "-s", own.toString(), "-M", "10", "-A", "2", "-R", "-j"));
             Path err = Files.createTempFile(dir, "err", ".txt");
             Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
             Client c = new Client(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
-                    new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII), err);
+                    new OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII), err);
             assertEquals("connected 10", c.line());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (strict.connectionCount() > 0 && System.nanoTime() < deadline) Thread.sleep(20);

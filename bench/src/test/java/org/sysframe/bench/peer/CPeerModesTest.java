@@ -1,22 +1,30 @@
 package org.sysframe.bench.peer;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ServerSample;
+import org.sysframe.transport.ConnectionStats;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.unix.SyscallKind;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -329,10 +337,10 @@ public class CPeerModesTest {
     }
 
     /** The closed connection of the process pid, waiting up to 10 s for the server to see it end. */
-    static org.sysframe.transport.ConnectionStats closedOf(long pid, int nth) throws Exception {
+    static ConnectionStats closedOf(long pid, int nth) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         for (;;) {
-            List<org.sysframe.transport.ConnectionStats> mine = server.closedConnections().stream().filter(c -> c.peerPid() == pid).toList();
+            List<ConnectionStats> mine = server.closedConnections().stream().filter(c -> c.peerPid() == pid).toList();
             if (mine.size() >= nth) return mine.get(nth - 1);
             if (System.nanoTime() > deadline) throw new AssertionError("connection " + nth + " of pid " + pid + " not closed: " + mine);
             Thread.sleep(10);
@@ -369,9 +377,9 @@ public class CPeerModesTest {
     void repeatModeRunsEachCommandOnItsConnectionAndReconnectsOnCommand() throws Exception {
         Process p = new ProcessBuilder(binary().toString(), "-s", socket, "-l", "32", "-L", "-R", "-j")
                 .redirectError(ProcessBuilder.Redirect.PIPE).start();
-        java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
-        java.io.Writer in = new java.io.OutputStreamWriter(p.getOutputStream());
-        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
+        Writer in = new OutputStreamWriter(p.getOutputStream());
+        Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
             for (String command : List.of("300", "reconnect", "200")) {
                 in.write(command + "\n");
                 in.flush();
@@ -434,7 +442,7 @@ public class CPeerModesTest {
 
     /** strace -c -U name,calls: "name count" rows between dashed rules, then the total. */
     static Map<String, Long> straceCalls(String summary) {
-        Map<String, Long> calls = new java.util.TreeMap<>();
+        Map<String, Long> calls = new TreeMap<>();
         for (String row : summary.lines().toList()) {
             String[] cols = row.trim().split(" +");
             if (cols.length == 2 && cols[1].chars().allMatch(Character::isDigit) && !cols[0].equals("total")) {

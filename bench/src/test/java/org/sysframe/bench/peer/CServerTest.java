@@ -14,6 +14,7 @@ import org.sysframe.testsupport.NeedsStrace;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.lang.foreign.Arena;
@@ -90,7 +91,7 @@ public class CServerTest {
             err = Files.createTempFile(dir, "serve", ".err");
             p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
             out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            in = new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
+            in = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
             String ready = line();
             assertTrue(ready != null && ready.matches("ready [1-9][0-9]*"), () -> ready + ", stderr: " + errLines());
             pid = Long.parseLong(ready.substring("ready ".length()));

@@ -1,5 +1,6 @@
 package org.sysframe.bench.peer;
 
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
@@ -7,6 +8,7 @@ import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.WaitMode;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
@@ -96,13 +98,13 @@ class SharedMemoryRowCountsTest {
 
     @Test
     void aThreadsCpuClockIsItsOnCpuTime() throws Exception {
-        int tid = org.sysframe.unix.Self.tid();
+        int tid = Self.tid();
         long a = ThreadClock.cpuNanos(tid);
         long x = 0;
         for (int i = 0; i < 5_000_000; i++) x += i ^ (x >>> 3); // some CPU of this thread
         long b = ThreadClock.cpuNanos(tid);
         assertTrue(b > a, a + " then " + b + " (" + x + ")");
-        IllegalStateException gone = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> ThreadClock.cpuNanos(999_999_999));
+        IllegalStateException gone = Assertions.assertThrows(IllegalStateException.class, () -> ThreadClock.cpuNanos(999_999_999));
         assertEquals("clock_gettime(CPU clock of thread 999999999) failed: the thread is gone", gone.getMessage());
     }
 

@@ -1,5 +1,6 @@
 package org.sysframe.bench.report;
 
+import org.jfree.chart.ui.RectangleEdge;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.bench.explore.BenchRun;
@@ -9,15 +10,24 @@ import org.sysframe.bench.measure.Goal;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.bench.table.PairingTable;
+import org.sysframe.bench.table.ScaleTable;
 import org.sysframe.unix.SyscallCounts;
+import org.w3c.dom.Document;
+import org.xml.sax.InputSource;
 
+import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -127,7 +137,7 @@ public class ReportsTest {
             runs.add(run("epoll 1 loop 10000 idle", 32, round, 1000, 30_000_000, 12_000_000, 1).withServerRss(38 * 1024));
             runs.add(run("C server 10000 idle", 32, round, 1000, 30_000_000, 10_000_000, 1).withServerRss(64));
         }
-        BenchTable scale = BenchTable.of(org.sysframe.bench.table.ScaleTable.NAME, "Scale", "server", "epoll 1 loop 10000 idle", false, 5,
+        BenchTable scale = BenchTable.of(ScaleTable.NAME, "Scale", "server", "epoll 1 loop 10000 idle", false, 5,
                 cells, runs, List.of());
         BenchRun run = BenchRun.of("test machine", 5, false, 12.5, 1, List.of(known().tables().get(0), scale), null);
         String t = TerminalReport.of(run);
@@ -215,9 +225,9 @@ public class ReportsTest {
     void theGoalChartLabelsEachGoalWithItsPayloadAndCutsNoText() throws Exception {
         String svg = GoalChart.svg(chartRows(), "Run 1: every goal");
         // A file of its own (docs/results.svg): well-formed XML, every text escaped.
-        javax.xml.parsers.DocumentBuilderFactory f = javax.xml.parsers.DocumentBuilderFactory.newInstance();
-        org.w3c.dom.Document doc = f.newDocumentBuilder()
-                .parse(new org.xml.sax.InputSource(new java.io.StringReader(svg)));
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        Document doc = f.newDocumentBuilder()
+                .parse(new InputSource(new StringReader(svg)));
         assertEquals("svg", doc.getDocumentElement().getTagName());
         assertTrue(svg.contains("<title>goal a &lt;b&gt; &amp; &quot;c&quot;</title>"), svg);
         // The same goal at 32 B and at 1 KiB reads differently.
@@ -268,12 +278,12 @@ public class ReportsTest {
             }
         }
         assertEquals(List.of("1/16", "0.125", "0.25", "0.75", "1", "1.5", "64"),
-                java.util.stream.Stream.of(0.0625, 0.125, 0.25, 0.75, 1.0, 1.5, 64.0).map(GoalChart::tick).toList());
+                Stream.of(0.0625, 0.125, 0.25, 0.75, 1.0, 1.5, 64.0).map(GoalChart::tick).toList());
         // report.html's box charts take the same ticks.
         RatioAxis axis = new RatioAxis("ratio");
         axis.setRange(0.72, 1.9);
         assertEquals(List.of("0.75", "1", "1.25", "1.5", "1.75"),
-                axis.refreshTicks(null, null, null, org.jfree.chart.ui.RectangleEdge.LEFT)
+                axis.refreshTicks(null, null, null, RectangleEdge.LEFT)
                 .stream().map(t -> t.getText()).toList());
     }
 
@@ -304,9 +314,9 @@ public class ReportsTest {
 
     @Test
     void jsonEscapesStringsAndWritesNumbersPlainly() {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("a", "x\"y\n");
-        m.put("b", java.util.Arrays.asList(1, 2.5, null, true));
+        m.put("b", Arrays.asList(1, 2.5, null, true));
         assertEquals("{\"a\":\"x\\\"y\\n\",\"b\":[1,2.5,null,true]}", Json.write(m));
     }
 }

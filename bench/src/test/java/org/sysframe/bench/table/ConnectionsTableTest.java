@@ -8,8 +8,10 @@ import org.sysframe.bench.peer.CPeerModesTest;
 import org.sysframe.bench.peer.CServerTest;
 import org.sysframe.transport.Backend;
 import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,18 +27,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ConnectionsTableTest {
     @Test
     void thirtyTwoClientsAtDepthOneAgainstEveryServerCountExactly() throws Exception {
-        assumeTrue(org.sysframe.unix.uring.UringSupport.unavailableReason() == null, "io_uring is unavailable here");
+        assumeTrue(UringSupport.unavailableReason() == null, "io_uring is unavailable here");
         String old = System.getProperty("sysframe.cpeer"), oldServe = System.getProperty("sysframe.cserve");
         System.setProperty("sysframe.cpeer", CPeerModesTest.binary().toString()); // make test builds it first
         System.setProperty("sysframe.cserve", CServerTest.binary().toString());
         try {
             assertTrue(CPeer.available());
             BenchTable t = new ConnectionsTable().run(TableRun.of(1, true, false));
-            List<String> names = java.util.stream.Stream.concat(
-                            java.util.stream.Stream.concat(ConnectionsTable.SERVERS.stream().map(ConnectionsTable.Server::cell),
-                                    java.util.stream.Stream.of(ConnectionsTable.C_SERVER)),
+            List<String> names = Stream.concat(
+                            Stream.concat(ConnectionsTable.SERVERS.stream().map(ConnectionsTable.Server::cell),
+                                    Stream.of(ConnectionsTable.C_SERVER)),
                             ConnectionsTable.ONE_CONNECTION.stream())
-                    .flatMap(s -> java.util.stream.Stream.of(s, ConnectionsTable.C_LEAN_PREFIX + s)).toList();
+                    .flatMap(s -> Stream.of(s, ConnectionsTable.C_LEAN_PREFIX + s)).toList();
             assertEquals(names, t.names());
             assertTrue(new ConnectionsTable().cells().containsAll(t.names()), "every cell it ran is declared");
             assertEquals(List.of("epoll 1 loop", "C lean epoll 1 loop", "epoll 2 loops", "C lean epoll 2 loops",

@@ -1,5 +1,6 @@
 package org.sysframe.bench.table;
 
+import org.junit.jupiter.api.Assertions;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Goal;
@@ -13,6 +14,7 @@ import org.sysframe.unix.SyscallCounts;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,7 +55,7 @@ class GoalsTest {
         assertEquals(Goal.Status.MISSED, LEVEL.judge(ci(0.90, 0.85, 0.969)));
         assertEquals("level 0.97-1.03x, above: met", LEVEL.want());
         assertEquals(0.97, LEVEL.threshold(), 1e-12);
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = Assertions.assertThrows(IllegalArgumentException.class,
                 () -> new Goal("x", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, false, 0.97, 0.03));
         assertEquals("a level goal is at least 1 - margin: use Goal.level", e.getMessage());
     }
@@ -120,7 +122,7 @@ class GoalsTest {
         assertTrue(met.ci().lo() >= 1.15 && met.ci().hi() <= 1.25 && met.ci().lo() < met.ci().estimate(), met.ci().toString());
         assertNull(met.explanation());
         assertEquals("goal +10 % (a vs b at 32 B): calls/s " + met.figure() + " (want >= 1.10x): met", met.text());
-        assertEquals(String.format(java.util.Locale.ROOT, "%.3fx [%.3f-%.3f], 8 rounds", met.ci().estimate(), met.ci().lo(), met.ci().hi()),
+        assertEquals(String.format(Locale.ROOT, "%.3fx [%.3f-%.3f], 8 rounds", met.ci().estimate(), met.ci().lo(), met.ci().hi()),
                 met.figure());
 
         assertEquals(Goal.Status.MISSED, GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090, 1020, 1060, 1040, 1010, 1070)).status());

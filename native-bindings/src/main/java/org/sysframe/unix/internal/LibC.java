@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.util.Arrays;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -55,7 +56,7 @@ public final class LibC {
 
     private static FunctionDescriptor ints(int argc) {
         MemoryLayout[] args = new MemoryLayout[argc];
-        java.util.Arrays.fill(args, JAVA_INT);
+        Arrays.fill(args, JAVA_INT);
         return FunctionDescriptor.of(JAVA_INT, args);
     }
 

@@ -1,6 +1,7 @@
 package org.sysframe.unix.uring;
 
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * An immutable reading of {@link UringCounters}: SQEs by opcode and CQEs. Subtract two readings for
@@ -54,7 +55,7 @@ public final class UringCounts {
     }
 
     private static String number(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : String.format(java.util.Locale.ROOT, "%.3f", v);
+        return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.3f", v);
     }
 
     @Override

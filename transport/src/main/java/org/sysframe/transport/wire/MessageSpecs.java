@@ -3,6 +3,7 @@ package org.sysframe.transport.wire;
 import org.sysframe.transport.internal.lookup.TypeTable;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * Declared sizes per message type: the minimum request payload (the server answers EMSGSIZE below it),
@@ -38,7 +39,7 @@ public final class MessageSpecs {
 
     /** Names type in logs and flight-recorder events (e.g. {@code "MY_ROUTE_ADD"}); its sizes stay as declared. */
     public MessageSpecs name(int type, String name) {
-        java.util.Objects.requireNonNull(name);
+        Objects.requireNonNull(name);
         Spec old = specs.get(type);
         specs.put(type, old == null ? new Spec(0, 0, false, name) : new Spec(old.minRequest(), old.minResponse(), old.stream(), name));
         return this;

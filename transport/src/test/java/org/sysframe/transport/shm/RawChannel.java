@@ -6,7 +6,9 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.Futex;
 import org.sysframe.unix.SharedMemory;
+import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 
 import java.lang.foreign.Arena;
@@ -101,7 +103,7 @@ final class RawChannel implements AutoCloseable {
 
     /** Wakes the channel's thread if it sleeps on the request ring, as the library's publish would (its word is cleared by publish). */
     void wake() throws ErrnoException {
-        new org.sysframe.unix.Futex(new org.sysframe.unix.SyscallCounters("raw"), Arena.ofAuto())
+        new Futex(new SyscallCounters("raw"), Arena.ofAuto())
                 .wake(segment.memory(), 64 + 128, 1);
     }
 

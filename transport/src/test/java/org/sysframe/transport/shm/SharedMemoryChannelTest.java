@@ -20,6 +20,7 @@ import org.sysframe.transport.internal.shm.ShmServer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -54,7 +55,7 @@ class SharedMemoryChannelTest {
     void pingsGoOverTheChannelInEveryWaitModeOfEitherSide() throws Exception {
         // A side that never sleeps (spin, yield) is published to with no fence and no wake; one that may sleep is woken:
         // every pairing of a sleeping and a never-sleeping side must go on, none waiting for a wake that does not come.
-        WaitMode[] modes = {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.spinThenBlock(java.time.Duration.ofNanos(50_000)), WaitMode.YIELD};
+        WaitMode[] modes = {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.spinThenBlock(Duration.ofNanos(50_000)), WaitMode.YIELD};
         for (WaitMode serverMode : new WaitMode[] {WaitMode.BLOCK, WaitMode.SPIN}) {
             String path = dir.resolve("shm-" + serverMode.toString().replace(':', '-') + ".sock").toString();
             try (GroutServer s = GroutServer.start(server(path).sharedMemoryWaitMode(serverMode))) {
@@ -179,7 +180,7 @@ class SharedMemoryChannelTest {
                 ev.set(JAVA_INT_UNALIGNED, 0, 0x5eed);
                 s.publish(GroutApi.type(0x7a7a, 9), ev, 0, 4, 0);
             });
-            Event e = c.nextEvent(java.time.Duration.ofSeconds(10));
+            Event e = c.nextEvent(Duration.ofSeconds(10));
             assertEquals(GroutApi.type(0x7a7a, 9), e.type());
             assertEquals(0x5eed, e.buffer().get(JAVA_INT_UNALIGNED, e.offset()));
             Pings.ping(c, 3, 100);

@@ -1,5 +1,6 @@
 package org.sysframe.transport.shm;
 
+import com.sun.management.ThreadMXBean;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,8 +16,10 @@ import org.sysframe.transport.internal.server.ServerLoop;
 import org.sysframe.transport.internal.shm.ShmServer;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.ThreadSyscall;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -72,7 +75,7 @@ class SharedMemoryCountsTest {
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
             for (int i = 0; i < 200; i++) c.call(GroutApi.PING, payload, 0, PAYLOAD); // the channel's thread is up and warm
-            try (KernelSyscallCounter ck = KernelSyscallCounter.forThread(org.sysframe.unix.Self.tid(), KINDS);
+            try (KernelSyscallCounter ck = KernelSyscallCounter.forThread(Self.tid(), KINDS);
                  KernelSyscallCounter sk = KernelSyscallCounter.forThread(channel.threadId(), KINDS)) {
                 SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
                 SyscallCounts[] s0 = serverSample(channel, sk, mode);
@@ -114,9 +117,9 @@ class SharedMemoryCountsTest {
         long until = System.nanoTime() + 10_000_000_000L;
         while (true) {
             if (!mode.blocks()) return new SyscallCounts[] {channel.counters().snapshot(), k.read()};
-            if (org.sysframe.unix.ThreadSyscall.current(tid) == NR_FUTEX) {
+            if (ThreadSyscall.current(tid) == NR_FUTEX) {
                 SyscallCounts lib = channel.counters().snapshot(), kernel = k.read();
-                if (org.sysframe.unix.ThreadSyscall.current(tid) == NR_FUTEX && channel.counters().snapshot().equals(lib)) {
+                if (ThreadSyscall.current(tid) == NR_FUTEX && channel.counters().snapshot().equals(lib)) {
                     return new SyscallCounts[] {lib, kernel};
                 }
             }
@@ -163,7 +166,7 @@ class SharedMemoryCountsTest {
     @Test
     void aSpinningCallAllocatesNothing() throws Exception {
         String path = dir.resolve("alloc.sock").toString();
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(WaitMode.SPIN));
              GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(WaitMode.SPIN));
              Arena a = Arena.ofConfined()) {

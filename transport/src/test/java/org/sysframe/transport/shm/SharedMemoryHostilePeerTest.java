@@ -17,11 +17,13 @@ import org.sysframe.transport.internal.shm.ShmServer;
 import org.sysframe.transport.support.Pings;
 import org.sysframe.transport.support.ServerLogs;
 import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SharedMemory;
 import org.sysframe.unix.UnixSocket;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -165,7 +167,7 @@ class SharedMemoryHostilePeerTest {
                 RawChannel raw = RawChannel.open(path);
                 // Half a request: a header announcing 1000 bytes and 300 of them, then gone.
                 MemorySegment h = a.allocate(312, 8);
-                org.sysframe.transport.wire.RequestHeader.write(h, 0, 3, GroutApi.PING, 1000);
+                RequestHeader.write(h, 0, 3, GroutApi.PING, 1000);
                 raw.segment.requests().put(h, 0, 312);
                 raw.segment.requests().publish();
                 raw.close();
@@ -176,7 +178,7 @@ class SharedMemoryHostilePeerTest {
             Awaits.awaitEquals(fds, () -> {
                 try {
                     return ProcessProbe.openFds();
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     throw new AssertionError(e);
                 }
             }, Duration.ofSeconds(20), "descriptors");

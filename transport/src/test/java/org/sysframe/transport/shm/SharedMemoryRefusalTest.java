@@ -19,6 +19,7 @@ import org.sysframe.testsupport.ProcessProbe;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -101,9 +102,9 @@ class SharedMemoryRefusalTest {
         }); GroutClient c = GroutClient.connect(client(path)); Arena a = Arena.ofConfined()) {
             assertFalse(c.sharedMemory());
             MemorySegment p = a.allocate(3);
-            p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 1);
-            p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 1, (byte) 2);
-            p.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 2, (byte) 3);
+            p.set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
+            p.set(ValueLayout.JAVA_BYTE, 1, (byte) 2);
+            p.set(ValueLayout.JAVA_BYTE, 2, (byte) 3);
             assertEquals(3, c.call(GroutApi.PING, p, 0, 3).length());
             c.close();
             s.awaitScript();

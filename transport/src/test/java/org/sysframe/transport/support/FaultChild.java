@@ -1,5 +1,6 @@
 package org.sysframe.transport.support;
 
+import org.sysframe.transport.Backend;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.wire.RequestHeader;
@@ -9,12 +10,16 @@ import org.sysframe.transport.ServerOptions;
 import org.sysframe.unix.UnixSocket;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -45,7 +50,7 @@ public final class FaultChild {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "partial" -> partial(args[1], Boolean.parseBoolean(args[2]));
-            case "server" -> server(args[1], org.sysframe.transport.Backend.valueOf(args[2]));
+            case "server" -> server(args[1], Backend.valueOf(args[2]));
             default -> throw new IllegalArgumentException("mode " + args[0]);
         }
     }
@@ -91,7 +96,7 @@ public final class FaultChild {
         Thread.sleep(Long.MAX_VALUE); // mid-request until SIGKILL
     }
 
-    private static void server(String path, org.sysframe.transport.Backend backend) throws Exception {
+    private static void server(String path, Backend backend) throws Exception {
         // Logging is left as `sysframe serve` leaves it: untouched until the server's first line, which
         // may well be the one about descriptors running out (java.util.logging then opens the JDK's
         // logging.properties and tzdb.dat for the first time: the server must leave it a descriptor).
@@ -103,7 +108,7 @@ public final class FaultChild {
             System.out.println("READY fds=" + fds + " backend=" + server.backend());
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            java.util.List<java.io.RandomAccessFile> hogged = new java.util.ArrayList<>();
+            List<RandomAccessFile> hogged = new ArrayList<>();
             String line;
             while ((line = in.readLine()) != null) {
                 switch (line.trim()) {
@@ -111,13 +116,13 @@ public final class FaultChild {
                     case "hog" -> {
                         // Descriptors taken by something else in the process than the server's connections.
                         try {
-                            while (true) hogged.add(new java.io.RandomAccessFile("/dev/null", "r"));
-                        } catch (java.io.IOException full) {
+                            while (true) hogged.add(new RandomAccessFile("/dev/null", "r"));
+                        } catch (IOException full) {
                             System.out.println("HOGGED " + hogged.size() + " (" + full.getMessage() + ")");
                         }
                     }
                     case "release" -> {
-                        for (java.io.RandomAccessFile f : hogged) f.close();
+                        for (RandomAccessFile f : hogged) f.close();
                         System.out.println("RELEASED " + hogged.size());
                         hogged.clear();
                     }

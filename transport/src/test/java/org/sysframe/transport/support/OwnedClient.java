@@ -3,6 +3,7 @@ package org.sysframe.transport.support;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutClient;
 
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -42,7 +43,7 @@ public final class OwnedClient implements AutoCloseable {
             thread.submit(() -> {
                 try {
                     client.get().close();
-                } catch (java.util.concurrent.ExecutionException connectFailed) {
+                } catch (ExecutionException connectFailed) {
                     // nothing to close
                 }
                 return null;

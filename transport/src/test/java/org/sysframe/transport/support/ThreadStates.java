@@ -1,5 +1,7 @@
 package org.sysframe.transport.support;
 
+import org.sysframe.transport.Backend;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +19,7 @@ public final class ThreadStates {
      * "45" (recvfrom) with epoll, "426" (io_uring_enter) with io_uring (the default backend: {@link EachBackend}'s invocation, or {@code -Dsysframe.backend}).
      */
     public static String clientReceiveSyscall() {
-        return org.sysframe.transport.Backend.configuredDefault() == org.sysframe.transport.Backend.EPOLL ? "45" : "426";
+        return Backend.configuredDefault() == Backend.EPOLL ? "45" : "426";
     }
 
     /** The kernel's name of what thread tid is blocked in ({@code /proc/self/task/TID/syscall}), e.g. "45" for recvfrom. */

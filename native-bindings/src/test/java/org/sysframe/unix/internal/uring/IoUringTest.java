@@ -16,6 +16,8 @@ import org.sysframe.unix.uring.UringSupport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -179,7 +181,7 @@ class IoUringTest {
     @Test
     void setupFailuresAreExplained() throws Exception {
         // This machine runs with kernel.io_uring_disabled = 0, so EPERM can only come from a filter.
-        assertEquals("0", java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/io_uring_disabled")).trim());
+        assertEquals("0", Files.readString(Path.of("/proc/sys/kernel/io_uring_disabled")).trim());
         assertEquals("refused although kernel.io_uring_disabled = 0: a seccomp filter or security module denies io_uring_setup to this process",
                 SetupFailure.explain(Errno.EPERM, 0));
         assertEquals("this kernel (" + UringSupport.kernelRelease() + ") has no io_uring (Linux 5.1+ built with CONFIG_IO_URING)",

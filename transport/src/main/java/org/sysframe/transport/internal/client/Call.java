@@ -4,6 +4,7 @@ import org.sysframe.unix.ErrnoException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
@@ -13,8 +14,6 @@ import java.util.ArrayDeque;
  * future's completion, a stream's cursor, a pipeline), and the answer once it came, copied into the
  * call's own buffer. A blocking caller's call is its thread's own and is reused call after call; the
  * others come from the {@link CallTable}'s pool.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Call {
     /** What waits for the answer. */
@@ -122,7 +121,7 @@ public final class Call {
             items = new ArrayDeque<>();
             itemStatus = new ArrayDeque<>();
         }
-        items.add(buffer.asSlice(offset, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        items.add(buffer.asSlice(offset, len).toArray(ValueLayout.JAVA_BYTE));
         itemStatus.add(status);
         itemCount++;
     }

@@ -11,8 +11,6 @@ import java.util.concurrent.locks.Lock;
  * carrier) until it is free. Unlike {@link java.util.concurrent.locks.ReentrantLock}, whose waiters
  * allocate a queue node each, it allocates nothing when callers contend. Not reentrant: the owner
  * is remembered so that a reentry fails instead of spinning forever. No conditions.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class CallLock implements Lock {
     private static final int SPINS = 100;

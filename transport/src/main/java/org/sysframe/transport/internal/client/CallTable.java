@@ -3,6 +3,7 @@ package org.sysframe.transport.internal.client;
 import org.sysframe.transport.internal.io.MessageReader;
 
 import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
  * The calls in flight by request id, and a pool of calls for futures and streams. Ids are handed out
@@ -11,8 +12,6 @@ import java.util.Arrays;
  * space; growing allocates, a warm client does not). A registered id is never handed out again before
  * its answer came, so a late answer never meets a new call. Not thread-safe: the {@link Conduit}'s
  * lock guards it.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class CallTable {
     static final int MAX_ID = MessageReader.MAX_ID;
@@ -115,7 +114,7 @@ final class CallTable {
     }
 
     /** Every call in flight, for a failure that ends them all. */
-    void forEach(java.util.function.Consumer<Call> action) {
+    void forEach(Consumer<Call> action) {
         for (int id = 1; id <= capacity && inFlight > 0; id++) {
             Call c = byId[id];
             if (c != null) action.accept(c);

@@ -14,11 +14,13 @@ import org.sysframe.unix.SocketFile;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /**
  * Opening a client's connection: the socket connected and set up as its {@link ClientConfig} says,
  * and the errors of connect and GR_HELLO turned into ones that say what to check.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ClientConnect {
     private ClientConnect() {}
@@ -124,11 +126,11 @@ public final class ClientConnect {
     /** Whether process pid exists and is not a zombie (/proc/PID/stat's state), as this process sees it. */
     static boolean alive(int pid) {
         try {
-            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
             int end = stat.lastIndexOf(')');
             char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
             return state != 'Z' && state != 'X';
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return false;
         }
     }

@@ -3,6 +3,8 @@ package org.sysframe.transport.internal.client;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -10,8 +12,6 @@ import java.util.concurrent.locks.LockSupport;
  * in flight with it (each caller gets its own copy of the error) and breaks the client; close does the
  * same with ENOTCONN, closes the socket (its shutdown ends the holder's receive) and frees the memory
  * once no thread does the I/O any more.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class CloseProtocol {
     private final Conduit conduit;
@@ -22,12 +22,12 @@ final class CloseProtocol {
 
     /** Breaks the connection with e: every call in flight fails with it. */
     void failAll(ErrnoException e) {
-        java.util.List<Call> futures = null;
+        List<Call> futures = null;
         conduit.lock.lock();
         try {
             if (conduit.broken == null) conduit.broken = conduit.closed ? closedError() : e;
             ErrnoException cause = conduit.broken;
-            java.util.List<Call> ended = new java.util.ArrayList<>();
+            List<Call> ended = new ArrayList<>();
             conduit.table.forEach(ended::add);
             conduit.gate.drain(ended::add); // calls waiting for room under the cap (never sent) end the same way
             for (Call c : ended) {
@@ -38,7 +38,7 @@ final class CloseProtocol {
                 if (c.cas(Call.WAITING, Call.FAILED)) {
                     conduit.failed++;
                     if (c.kind == Call.Kind.FUTURE) {
-                        if (futures == null) futures = new java.util.ArrayList<>();
+                        if (futures == null) futures = new ArrayList<>();
                         futures.add(c);
                     } else if (w != Thread.currentThread()) {
                         LockSupport.unpark(w);

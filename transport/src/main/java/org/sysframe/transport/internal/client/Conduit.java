@@ -3,6 +3,7 @@ package org.sysframe.transport.internal.client;
 import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.MessagePump;
 import org.sysframe.transport.internal.io.MessageWriter;
+import org.sysframe.transport.wire.MessageSpecs;
 import org.sysframe.transport.wire.RequestHeader;
 
 import org.sysframe.unix.Errno;
@@ -24,8 +25,6 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Futures are received for by whoever holds the role, or by the client's {@link Standby} thread
  * when no caller does. The role's holder may be waiting idly for events ({@link Events}): a caller
  * that needs the role wakes it and it leaves.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Conduit {
     static final int NONE = 0, CALLER = 1, STANDBY = 2, EXCLUSIVE = 3, IDLE = 4;
@@ -66,7 +65,7 @@ public final class Conduit {
 
     /** onLastExit: frees the client's memory once close() happened and no thread uses it any more. */
     public Conduit(String name, ClientLink link, MessageWriter writer, MessagePump pump, Arena arena, long receiveTimeoutMillis,
-                   int maxInFlight, org.sysframe.transport.wire.MessageSpecs specs, Runnable onLastExit) {
+                   int maxInFlight, MessageSpecs specs, Runnable onLastExit) {
         this.name = name;
         this.link = link;
         this.pump = pump;

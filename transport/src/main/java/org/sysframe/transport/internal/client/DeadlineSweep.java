@@ -11,8 +11,6 @@ import java.util.concurrent.locks.Lock;
  * on its own thread) and arms it again for the earliest deadline still ahead. An earlier deadline
  * arms an earlier sweep; the later one, superseded, then does nothing. All clients share one daemon
  * thread, {@code sysframe-deadlines}, gone after a second with nothing due.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class DeadlineSweep {
     private static final ScheduledThreadPoolExecutor TIMER = timer();

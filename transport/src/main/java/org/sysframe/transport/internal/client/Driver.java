@@ -9,8 +9,6 @@ import java.util.concurrent.locks.LockSupport;
  * How a caller of a {@link Conduit} waits for its call: while it holds the I/O role it drives it
  * (sends what waits, receives and routes until its own answer came), else it parks in the waiting list
  * until its answer came or the role is offered to it.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class Driver {
     private final Conduit conduit;

@@ -19,8 +19,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * for the socket to become readable in the JVM's poller (no syscall of the client's; on the shared
  * memory channel, a look at the ring every {@value #IDLE_LOOK_MICROS} us), reads what came, and
  * leaves the role as soon as a caller wants it.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Events {
     /** At most this many events are kept. */

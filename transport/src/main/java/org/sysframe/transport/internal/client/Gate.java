@@ -8,6 +8,7 @@ import org.sysframe.unix.ErrnoException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * The in-flight cap of a connection ({@code ClientOptions.maxInFlight}): calls beyond it wait here,
@@ -15,8 +16,6 @@ import java.util.concurrent.locks.LockSupport;
  * When an answer frees a place, the oldest is let through: the request of a future or of a passenger
  * (a copy, held here) goes into the send queue at once, for the thread that read the answer to send;
  * any other parked caller is woken and sends its own. Under the {@link Conduit}'s lock.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class Gate {
     private final Conduit conduit;
@@ -89,7 +88,7 @@ final class Gate {
     }
 
     /** Every call waiting (a failure ends them all): taken out of the line. */
-    void drain(java.util.function.Consumer<Call> action) {
+    void drain(Consumer<Call> action) {
         Call c;
         while ((c = line.poll()) != null) {
             c.gated = false;

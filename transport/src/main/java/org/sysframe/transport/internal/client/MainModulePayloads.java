@@ -14,8 +14,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 /**
  * The payloads of the main module's session messages a client sends and reads (GR_HELLO, GR_EVENT_SUBSCRIBE).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class MainModulePayloads {
     private MainModulePayloads() {}

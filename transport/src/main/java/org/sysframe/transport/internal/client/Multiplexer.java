@@ -25,8 +25,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * that wants the role, a close; it takes the signals with a {@code read}. Its syscalls count into the
  * client's ({@code counters()}), kinds apart from the connections' sends and receives. A
  * connection's listener of events keeps its standby's thread (which takes the role only idly).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Multiplexer {
     private static final long WAKE_TAG = -1;

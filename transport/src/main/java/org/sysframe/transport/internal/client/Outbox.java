@@ -13,8 +13,6 @@ import java.util.ArrayDeque;
  * What the I/O role's holder writes: a caller's own request, with the client's send framing; the
  * requests other callers queued ({@link SendQueue}), in one send; and those too big for the queue,
  * of futures (copied) and of passengers (parked while they wait), a queue's worth per turn.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class Outbox {
     private final Conduit conduit;

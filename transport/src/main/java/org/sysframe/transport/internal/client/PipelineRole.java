@@ -12,8 +12,6 @@ import java.util.concurrent.locks.LockSupport;
  * sends and receives for every caller), and takes its requests' ids from the client's call table,
  * so that no call of another thread gets one of them; an answer the pipeline no longer waits for is
  * dropped by the client's router as late.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class PipelineRole {
     private final Conduit conduit;

@@ -12,8 +12,6 @@ import java.util.concurrent.locks.LockSupport;
  * for its id (copied into the call, its caller unparked or its future completed), a stream's item to
  * the stream, an event to the {@link Events}. An answer nobody waits for is counted and dropped:
  * unmatched (no call had its id) or late (its call gave up). Runs on the holder's thread.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Router implements MessagePump.Sink {
     /** Completes a future's call: its answer is in the call, or its error (called outside the lock). */

@@ -11,8 +11,6 @@ import java.lang.foreign.MemorySegment;
  * receive. Two buffers take turns: one fills while the other's bytes are being sent (io_uring reads
  * them until the send completed), so an append never waits for a send. A request that does not fit
  * is not queued: its caller waits for the role and sends it itself. Under the {@link Conduit}'s lock.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class SendQueue {
     /** Each buffer's size: many small requests, or a few of up to half of it. */

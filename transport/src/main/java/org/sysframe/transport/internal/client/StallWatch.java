@@ -3,6 +3,7 @@ package org.sysframe.transport.internal.client;
 import org.sysframe.transport.internal.io.SafeLogger;
 
 import java.lang.System.Logger.Level;
+import java.util.Locale;
 
 /**
  * Tells a server that answers one request per socket read (Grout's own API loop does: the rest of
@@ -12,8 +13,6 @@ import java.lang.System.Logger.Level;
  * names the options that fix it; the first time per connection it is also logged as a WARNING. Only
  * an answer that came while two or more requests were in flight is timed (a caller alone reads no
  * clock). Under the {@link Conduit}'s lock.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class StallWatch {
     /** How long nothing must come after an answer before a timed-out call is put down to such a server. */
@@ -46,7 +45,7 @@ final class StallWatch {
         if (!timed || maxInFlight == 1 || c.startNanos - lastAnswerNanos >= 0) return "";
         long quiet = System.nanoTime() - lastAnswerNanos;
         if (quiet < boundNanos) return "";
-        String hint = String.format(java.util.Locale.ROOT, "; other requests were on the wire with it, one was answered after it was sent, then"
+        String hint = String.format(Locale.ROOT, "; other requests were on the wire with it, one was answered after it was sent, then"
                 + " nothing came for %.1f s: the server looks like one that answers one request per read (as Grout's api.c does):"
                 + " use ClientOptions.maxInFlight(1), with connections(n) for callers in parallel (ping: --max-in-flight 1 --connections n)",
                 quiet / 1e9);

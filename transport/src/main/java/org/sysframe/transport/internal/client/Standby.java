@@ -14,8 +14,6 @@ import java.util.function.Consumer;
  * the next held request at once, so no caller's wake-up stands between them) wait and no caller that
  * may do the I/O holds it, and, with an event listener, waits idly for events and hands each to the listener, in arrival order, on
  * this thread. It leaves the role as soon as a blocking caller waits (which then receives for all).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Standby {
     private static final long IDLE_SLICE_NANOS = 1_000_000_000L;

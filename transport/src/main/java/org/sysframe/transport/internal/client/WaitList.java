@@ -6,8 +6,6 @@ import java.util.concurrent.locks.LockSupport;
  * The callers parked while another thread does the I/O, oldest first: the role goes to the head when
  * its holder leaves; the {@link DeadlineSweep} unparks those past their deadline. Under the
  * {@link Conduit}'s lock.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class WaitList {
     private Call head, tail;

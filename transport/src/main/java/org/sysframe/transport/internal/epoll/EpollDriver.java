@@ -17,8 +17,6 @@ import org.sysframe.unix.UnixSocket;
  * each ready descriptor has its loop accept (the listener), run its tasks (the task queue's wake-up)
  * or lets the connection's {@link EpollSocket} receive into its input buffer and write again. The
  * sockets switch their read or write interest with epoll_ctl themselves.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class EpollDriver implements LoopDriver<EpollSocket> {
     private final ServerLoop<EpollSocket> loop;

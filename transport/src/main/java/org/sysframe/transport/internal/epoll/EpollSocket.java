@@ -20,8 +20,6 @@ import java.lang.foreign.MemorySegment;
  * A server connection's socket as the epoll driver moves its bytes: non-blocking calls that stop at
  * EAGAIN, and read or write interest switched with epoll_ctl. Loop thread only; its memory (the send
  * framing's copy buffer and iovec) is freed by {@link #close()}.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class EpollSocket implements LoopSocket, Outlet.Direct {
     private final UnixSocket socket;

@@ -18,8 +18,6 @@ import java.lang.foreign.MemorySegment;
  *
  * On a virtual thread the sends carry MSG_DONTWAIT and a full socket is waited for in the JVM's
  * {@link FdPoller} (the carrier is not pinned), within the same send timeout.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class SocketLink implements ClientLink {
     private final UnixSocket socket;

@@ -4,6 +4,7 @@ import org.sysframe.transport.WaitMode;
 import org.sysframe.transport.internal.io.FdPoller;
 import org.sysframe.transport.internal.io.Waiter;
 
+import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;
 
@@ -24,8 +25,6 @@ import java.lang.foreign.MemorySegment;
  * <p>On a virtual thread a sleep never blocks in the kernel (that would pin its carrier): it is a
  * recv(MSG_DONTWAIT), then a park in the JVM's {@link FdPoller} until the socket is readable or the
  * bound passed, then another recv(MSG_DONTWAIT). An interrupt ends the wait with EINTR.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class SocketReceiver {
     /** How much later than a deadline a blocking wait may end, to spare a setsockopt per wait. */
@@ -96,7 +95,7 @@ public final class SocketReceiver {
 
     /** The error of a virtual thread interrupted while it waited on socket name (its interrupt status stays set). */
     static ErrnoException interrupted(String name) {
-        return new ErrnoException("recv(" + name + ")", org.sysframe.unix.Errno.EINTR, "the waiting thread was interrupted");
+        return new ErrnoException("recv(" + name + ")", Errno.EINTR, "the waiting thread was interrupted");
     }
 
     /** The waiter's steps on this socket. */

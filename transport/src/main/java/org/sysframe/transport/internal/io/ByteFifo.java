@@ -19,8 +19,6 @@ import java.lang.foreign.MemorySegment;
  * for what it received that its connection cannot take yet. With a {@link Pool} of first mappings
  * (buffers of the first capacity), the first mapping is lent by it and given back by {@link #free()},
  * so that an empty FIFO holds no memory at no syscall's cost. One owner thread.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ByteFifo {
     private final long initialCapacity;

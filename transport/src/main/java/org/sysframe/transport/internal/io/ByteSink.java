@@ -7,8 +7,6 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Where a {@link MessageWriter} puts a message's bytes: a socket, or an io_uring that queues sends.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface ByteSink {
     /** Sends len bytes of seg from off until done or the socket is full; returns the bytes taken. */

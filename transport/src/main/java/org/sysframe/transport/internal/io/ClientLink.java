@@ -13,8 +13,6 @@ import java.lang.foreign.MemorySegment;
  * when a method returns, the bytes are the link's (a queued send's memory must stay unchanged until the next
  * {@link #recv}, {@link #tryRecv} or {@link #flush}, which the client and pipeline guarantee).
  * Owner thread only.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface ClientLink extends ByteSink {
     /** At most len bytes into seg at off, waiting as the wait mode says: the count, 0 at EOF, or WOULD_BLOCK when the timeout expired. */

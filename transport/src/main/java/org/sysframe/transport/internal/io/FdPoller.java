@@ -3,9 +3,12 @@ package org.sysframe.transport.internal.io;
 import org.sysframe.unix.Epoll;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallCounts;
 
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where a virtual thread waits for a socket to become readable or writable without blocking its
@@ -18,8 +21,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code epoll_ctl} DEL; registrations are reused, so a steady wait allocates nothing. The poller's
  * {@code epoll_wait} calls are counted in {@link #counters()} (its own thread), not in the socket's.
  * One waiter per descriptor at a time (a client's receive, or a shared client's one sender).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class FdPoller {
     public static final int READABLE = Epoll.EPOLLIN;
@@ -64,9 +65,9 @@ public final class FdPoller {
     }
 
     /** The poller's epoll_wait calls so far, zero when it has not started (nothing started by asking). */
-    public static org.sysframe.unix.SyscallCounts countsIfStarted() {
+    public static SyscallCounts countsIfStarted() {
         FdPoller p = instance;
-        return p == null ? org.sysframe.unix.SyscallCounts.ZERO : p.counters.snapshot();
+        return p == null ? SyscallCounts.ZERO : p.counters.snapshot();
     }
 
     /** The poller thread's epoll_wait calls. */
@@ -87,7 +88,7 @@ public final class FdPoller {
      * As {@link #await(int, int, long)}, ending early too when stop (looked at each time the thread is
      * unparked; null: never) says so: whoever sets what it reads unparks the thread.
      */
-    public boolean await(int fd, int events, long deadline, java.util.function.BooleanSupplier stop) throws ErrnoException {
+    public boolean await(int fd, int events, long deadline, BooleanSupplier stop) throws ErrnoException {
         Registration r = take();
         int gen = r.generation;
         try {
@@ -129,8 +130,8 @@ public final class FdPoller {
                 r = regs[free[--freeCount]];
             } else {
                 if (used == regs.length) {
-                    regs = java.util.Arrays.copyOf(regs, used * 2);
-                    free = java.util.Arrays.copyOf(free, used * 2);
+                    regs = Arrays.copyOf(regs, used * 2);
+                    free = Arrays.copyOf(free, used * 2);
                 }
                 r = new Registration(used);
                 regs[used++] = r;

@@ -8,8 +8,6 @@ import java.lang.foreign.MemorySegment;
  * A pipeline's receive loop: hands each response it reads to the pipeline's {@link ResponseSink};
  * the responses the pipeline does not take (another caller's, or nobody's) and every event go to the
  * client's own router ({@link MessagePump.Sink}), as when any other caller receives.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Inbox {
     private final MessageReader reader;

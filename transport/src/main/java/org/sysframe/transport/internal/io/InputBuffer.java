@@ -20,8 +20,6 @@ import java.lang.foreign.MemorySegment;
  * requests for {@value #RELEASE_AFTER} batches, or when the loop's timer finds it unused since its last
  * check ({@link #releaseIfUnused()}), or at close: allocating (and zeroing) 128 KiB per request would
  * cost more than the request. One thread only; freed by {@link #close()}.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class InputBuffer {
     /** Batches without need before the large buffer is given back. */

@@ -11,8 +11,6 @@ import java.util.Locale;
  * the next timer check of a loop, or when the server stops. So a flood of one kind costs at most
  * {@code perInterval + 1} lines per interval, and every suppressed line is accounted for. Any thread
  * (the loops share one limiter per kind); warnings only, never the hot path.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class LogLimiter {
     private static final Logger LOG = SafeLogger.of("org.sysframe.server");

@@ -7,8 +7,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * hold beyond each connection's fixed buffers: large-request input buffers and unsent output. A take
  * that would pass the limit is refused (nothing is taken); what was taken is given back when the
  * memory is freed. Any thread.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class MemoryBudget {
     private final long limit;

@@ -9,8 +9,6 @@ import java.lang.foreign.MemorySegment;
  * {@link Sink} (the client's router hands each answer to the call whose id it carries). The start of a
  * message is awaited without the receive timeout (callers time out on their own); once a message
  * started, the receive timeout bounds the rest of it, past a waiting caller's deadline if need be.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class MessagePump {
     /** Where the messages go; the payload is valid only during the call. */

@@ -22,8 +22,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
  * <p>Responses and events share the socket. They are told apart by the first header word: a
  * response's {@code for_id} is an id this client chose, always in 1..0xffff; an event's {@code ev_type}
  * is {@code (module << 16) | id} with a non-zero module, so above 0xffff.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class MessageReader {
     /** Largest request id a client uses: ids above it are event types. */

@@ -17,8 +17,6 @@ import java.lang.foreign.MemorySegment;
  * buffer and the iovec array, {@link Scratch}) holds nothing between two writes, so the writers of one
  * thread may share one (a server loop's connections do); no allocation per message. Payloads on the
  * Java heap are copied to native memory first (the kernel needs real addresses); native ones go as they are.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class MessageWriter {
     private final ByteSink sink;

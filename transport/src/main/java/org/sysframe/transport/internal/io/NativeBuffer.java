@@ -11,8 +11,6 @@ import java.lang.foreign.MemorySegment;
  * pool is closed by another thread than the loop's, once that loop has ended): from malloc, zeroed,
  * or a mapping of its own ({@link PageMemory}: pages become resident only once written, and go back
  * to the kernel when freed, where malloc would keep a freed 64 KiB block resident).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class NativeBuffer {
     private final Arena arena = Arena.ofShared();

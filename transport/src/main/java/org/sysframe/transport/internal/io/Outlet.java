@@ -17,8 +17,6 @@ import java.lang.foreign.MemorySegment;
  *     the outlet sends from the queue's memory.</li>
  * </ul>
  * Loop thread only.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface Outlet {
     /**

@@ -15,8 +15,6 @@ import java.lang.foreign.MemorySegment;
  * it), echoed payloads are referenced in place. Keeps the first message apart so a batch of one can be
  * sent with the copy framing instead. The iovec array and the first staging buffer are lent by the
  * loop's {@link Pool} while the batch holds messages ({@link Memory}); the large buffer is its own.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class OutputBatch {
     private static final int STAGING_START = 16 * 1024;

@@ -10,8 +10,6 @@ import java.util.function.Supplier;
  * the last given back is the next lent (warm in the cache), no allocation once the pool holds as many
  * as are in use at once, and at most {@code keep} idle ones are kept (the rest freed at once). One
  * thread; {@link #close()} (any thread, once that thread has ended) frees those kept.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Pool<T> {
     private final ArrayDeque<T> idle;

@@ -2,6 +2,7 @@ package org.sysframe.transport.internal.io;
 
 import java.io.PrintStream;
 import java.lang.System.Logger;
+import java.text.MessageFormat;
 import java.util.ResourceBundle;
 
 /**
@@ -59,7 +60,7 @@ public final class SafeLogger implements Logger {
         } catch (RuntimeException | Error e) {
             String msg = format;
             try {
-                msg = params == null || params.length == 0 ? format : java.text.MessageFormat.format(format, params);
+                msg = params == null || params.length == 0 ? format : MessageFormat.format(format, params);
             } catch (RuntimeException | Error ignored) {
                 // keep the pattern as it is
             }

@@ -4,8 +4,6 @@ package org.sysframe.transport.internal.io;
  * A pipeline's request ids in the order they were sent, with their send times, for the request
  * timeout: the oldest is at the head. Entries whose request was answered go when they reach the head,
  * or all at once when the ring is full (at most the window is live: half the ring).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class SendOrder {
     /** Whether the request sent as id at time is still waiting for its answer. */

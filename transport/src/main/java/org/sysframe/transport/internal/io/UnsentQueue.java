@@ -19,8 +19,6 @@ import java.lang.foreign.MemorySegment;
  * taken from the server's {@link MemoryBudget}). A direct outlet's queue gives its memory back once it
  * drains; a queue that an outlet sends from keeps its area's mapping for the next answer (the
  * outlet frees it when idle, and when the connection is done).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UnsentQueue {
     private final Outlet.Direct direct;       // null: the outlet sends from this queue

@@ -28,8 +28,6 @@ import java.util.function.LongSupplier;
  *
  * <p>An event loop calls {@link #once} per turn (state carries over turns); a client calls
  * {@link #await} per receive. One owner thread; nothing allocated per call.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Waiter {
     /** A bound that is none: sleep until something comes. */

@@ -11,8 +11,6 @@ import jdk.jfr.StackTrace;
 /**
  * The connection events: a server connection opened, closed (with its totals), and, periodically,
  * each open server connection's syscall counts; and a client closed (with its totals).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ConnectionEvent {
     private ConnectionEvent() {}

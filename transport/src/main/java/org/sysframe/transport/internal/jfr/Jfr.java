@@ -8,8 +8,6 @@ import jdk.jfr.FlightRecorderListener;
  * recording ever started in the JVM the answer is false at the cost of one field read, and no event
  * class is loaded: the first event class loaded initializes the flight recorder, about 0.3 s of a
  * cold start that a short-lived client (a CLI, a job) would otherwise pay on its first call.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Jfr {
     private Jfr() {}

@@ -12,8 +12,6 @@ import jdk.jfr.Threshold;
 /**
  * One flush of a {@code Pipeline}: the requests queued since the last one, sent together, and the send
  * syscalls it took. Recorded at or above its threshold (1 ms by default; 0 ms records every batch).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 @Name("org.sysframe.PipelineBatch")
 @Label("Grout Pipeline Batch")

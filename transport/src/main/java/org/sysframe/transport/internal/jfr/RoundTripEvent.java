@@ -15,8 +15,6 @@ import jdk.jfr.Threshold;
  * its threshold (1 ms by default; 0 ms records every call: docs/observability.md). A pipelined
  * request's event has no duration of its own: its latency is a field, and it is recorded only with
  * the threshold at 0.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 @Name("org.sysframe.RoundTrip")
 @Label("Grout Round Trip")

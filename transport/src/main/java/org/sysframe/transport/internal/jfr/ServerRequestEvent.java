@@ -12,8 +12,6 @@ import jdk.jfr.Threshold;
 /**
  * One request a server handler ran for (its duration is the handler's). Recorded at or above its
  * threshold (1 ms by default; 0 ms records every request).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 @Name("org.sysframe.ServerRequest")
 @Label("Grout Server Request")

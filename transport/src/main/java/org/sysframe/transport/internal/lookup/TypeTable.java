@@ -5,8 +5,6 @@ import java.util.Arrays;
 /**
  * Message type to value, open addressing over int keys: a look-up on the hot path neither boxes nor
  * allocates. Type 0 is not a valid {@code (module << 16) | id} in Grout and marks a free slot.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class TypeTable<V> {
     private int[] types = new int[32];

@@ -26,8 +26,6 @@ import java.util.List;
  * waits for readability and its loop calls {@link #acceptAll()}; the io_uring driver arms a multishot
  * ACCEPT and its loop gives each new descriptor to {@link #accepted(int)}. Both go through the same
  * checks and hand-off ({@link #admit}).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Acceptor {
     public static final long TAG = -1;

@@ -17,8 +17,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 /**
  * The main module's messages every sysframe server answers (see the wire-format document, "Server
  * rules"); their minimum sizes are those of {@code MessageSpecs.grout()}.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class BuiltinHandlers {
     private static final HandlerAccess ACCESS = HandlerAccess.get();

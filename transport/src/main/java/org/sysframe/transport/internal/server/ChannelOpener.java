@@ -4,8 +4,6 @@ package org.sysframe.transport.internal.server;
  * A request a connection answers by opening another way to the peer rather than through a handler
  * (a shared-memory channel, SHM_OPEN): given to the {@link Routes} by the server that offers it, so
  * that this package does not depend on the one implementing it.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface ChannelOpener {
     /** The request type it answers. */

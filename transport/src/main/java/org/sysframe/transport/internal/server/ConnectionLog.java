@@ -16,8 +16,6 @@ import java.util.List;
  * What the connections of one loop did, recorded when each closed (the latest 10,000), their
  * shared-memory channels' included, and the flight recorder's events of a connection opened and
  * closed. Loop thread only.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ConnectionLog {
     private static final Logger LOG = SafeLogger.of("org.sysframe.server");

@@ -28,8 +28,6 @@ import java.lang.foreign.MemorySegment;
  * io_uring). A slow reader past the queue's limit, or output the memory budget cannot hold, closes the
  * connection. An outlet that batches by itself ({@link Outlet.Direct#batchesTurns()}, a
  * shared-memory ring published once per turn) takes each answer at once, in either mode.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ConnectionOutput {
     /** The connection this output belongs to, as the output sees it. */

@@ -7,8 +7,6 @@ import java.util.function.LongFunction;
 /**
  * A loop's open connections by tag: a tag is a slot number and that slot's generation, so a tag from
  * an epoll event of a connection closed earlier in the same round finds nothing. Loop thread only.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 @SuppressWarnings("unchecked")
 public final class ConnectionTable<S extends LoopSocket> {

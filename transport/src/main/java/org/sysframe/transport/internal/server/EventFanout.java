@@ -2,18 +2,17 @@ package org.sysframe.transport.internal.server;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Publishes an event to the subscribers of every loop: directly on the publishing loop, and through
  * the task queue (no lock) on the others, which get a copy of the payload since the publisher's memory
  * is only valid during the call. Loops without subscribers cost one volatile read.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class EventFanout {
     private final ServerLoop<?>[] loops;
     // Shared-memory channels' loops: they come and go.
-    private final java.util.concurrent.CopyOnWriteArrayList<ServerLoop<?>> channels = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<ServerLoop<?>> channels = new CopyOnWriteArrayList<>();
 
     public EventFanout(ServerLoop<?>[] loops) {
         this.loops = loops.clone();

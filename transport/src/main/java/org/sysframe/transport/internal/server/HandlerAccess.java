@@ -11,8 +11,6 @@ import java.lang.invoke.MethodHandles;
  * fill the request, bind the reply to a connection, read whether and how it was answered. The API
  * package installs the one implementation when {@link Request} is initialized; the methods stay
  * package-private there, so no application sees them.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface HandlerAccess {
     void set(Request r, int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid);

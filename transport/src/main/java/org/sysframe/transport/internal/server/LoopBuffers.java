@@ -10,8 +10,6 @@ import org.sysframe.transport.internal.io.Pool;
  * {@value #KEEP} idle of each, a buffer given back is freed (the pools' bound: 2 MiB of 8 KiB input
  * buffers, 5 MiB of 20 KiB batches per loop); {@value #TRIM_KEEP} are kept after the loop's timer trims
  * them, none once the loop's last connection closed. Loop thread; {@link #close()} once it ended.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class LoopBuffers {
     static final int KEEP = 256;

@@ -6,8 +6,6 @@ import org.sysframe.unix.UnixSocket;
 
 /**
  * A connection's socket as its loop's I/O driver holds it: the {@link Outlet} and the connection it serves.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface LoopSocket extends Outlet {
     /** The connection this socket serves (null until {@link #attach}). */

@@ -22,8 +22,6 @@ import java.util.function.Supplier;
  * Work handed to an event loop from other threads: a lock-free queue, and a socketpair whose read end
  * the loop watches ({@link #wakeFd()}: in its epoll set, or with a multishot poll on its io_uring) so
  * that one byte wakes it. Also the loop's start and stop signals.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class LoopTasks {
     public static final long TAG = -2;

@@ -7,8 +7,6 @@ import java.lang.foreign.MemorySegment;
 /**
  * What a {@code Reply} needs from the connection it answers on: a way to send the answer, to publish
  * an event, and the session state the built-in messages change. Implemented by the server connection.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public interface Responder {
     /** Queues or writes one response; fromRequest payloads lie in the request buffer and are sent in place. */

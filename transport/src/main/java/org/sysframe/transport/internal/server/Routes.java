@@ -7,8 +7,6 @@ import org.sysframe.transport.internal.lookup.TypeTable;
 /**
  * The server's dispatch table, built once at start from the handlers and the {@link MessageSpecs}
  * (the one table of declared sizes): one look-up per request gives the handler and both minimum sizes.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Routes {
     record Route(Handler handler, int minRequest, int minResponse) {}

@@ -17,6 +17,7 @@ import org.sysframe.transport.wire.ResponseHeader;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.UnixSocket;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -28,8 +29,6 @@ import java.lang.foreign.MemorySegment;
  * them to handlers, and answers through its {@link ConnectionOutput} (now, or in a deferred batch).
  * How bytes move and how the loop waits is its {@link Outlet}'s and its loop's business.
  * Driven by its loop thread only.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ServerConnection implements Responder, ConnectionOutput.Owner {
     private static final HandlerAccess ACCESS = HandlerAccess.get();
@@ -104,7 +103,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     public boolean allSent() { return output.allSent(); }
 
     /** The connection's socket, when its driver lets it be used directly (epoll), else null. */
-    public org.sysframe.unix.UnixSocket socketOrNull() { return out instanceof LoopSocket ls ? ls.unixSocket() : null; }
+    public UnixSocket socketOrNull() { return out instanceof LoopSocket ls ? ls.unixSocket() : null; }
 
     /** Whether the loop should read now: not while output waits for room or the connection is closing. */
     public boolean wantsInput() { return !closed && !backlogged && !memoryWait && output.caughtUp() && closeWhenSent == null; }

@@ -6,8 +6,6 @@ import java.util.concurrent.atomic.LongAdder;
  * A server's requests, the answers it gave with an error status, and the bytes of the frames it read
  * and wrote (headers included), counted by every loop and channel thread of the server (striped adds:
  * nothing allocated per request once the threads have their cells) and read by any thread.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ServerCounts {
     private final LongAdder requests = new LongAdder();

@@ -4,6 +4,7 @@ import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.LogLimiter;
 import org.sysframe.transport.internal.io.MemoryBudget;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,8 +12,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * What the loops of one server share to bound it as a whole: the {@link MemoryBudget} and one
  * {@link LogLimiter} per kind of warning a peer can provoke at will.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ServerLimits {
     public final MemoryBudget memory;
@@ -68,7 +67,7 @@ public final class ServerLimits {
      */
     public static int spinningChannelLimit(ServerConfig config) {
         int[] cpus = config.cpus();
-        if (cpus.length > 0) return (int) java.util.Arrays.stream(cpus).distinct().count();
+        if (cpus.length > 0) return (int) Arrays.stream(cpus).distinct().count();
         return Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
     }
 

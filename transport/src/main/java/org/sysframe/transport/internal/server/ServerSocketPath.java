@@ -18,8 +18,6 @@ import java.lang.System.Logger.Level;
 /**
  * The server's rules for its socket path: what start-up may reclaim, which allowed uids its mode shuts
  * out, and what close may remove. Setting the mode safely is {@link UnixSocket#listen}'s.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ServerSocketPath {
     private ServerSocketPath() {}

@@ -6,8 +6,6 @@ import java.util.List;
 
 /**
  * The connections of one loop that subscribed to events. Loop thread only.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class SubscriberSet {
     private final List<ServerConnection> members = new ArrayList<>();

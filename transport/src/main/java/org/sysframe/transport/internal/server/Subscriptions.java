@@ -6,8 +6,6 @@ import java.util.Arrays;
 
 /**
  * The event types one connection subscribed to, each with its suppress_self_events flag.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class Subscriptions {
     private int[] types = new int[0];

@@ -24,8 +24,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * ({@link ShmSegment#open}: sealed, of the size announced, the right magic and version) and mapped.
  * An error answer (ENOTSUP from a server that does not offer channels or does not know the type)
  * leaves the client on the socket; a segment that fails the checks fails the connect.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ShmClient {
     private static final Logger LOG = System.getLogger("org.sysframe.client");

@@ -13,6 +13,7 @@ import org.sysframe.unix.UnixSocket;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A client's byte path over a shared segment: a send copies into the request ring, a receive copies
@@ -27,8 +28,6 @@ import java.lang.foreign.MemorySegment;
  * with ETIMEDOUT. A virtual thread never waits in a futex (it would pin its carrier): its sleep is a
  * park of at most {@value #VIRTUAL_NAP_NANOS} ns, then a look. One thread at a time; nothing
  * allocated per call.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ShmClientLink implements ClientLink {
     static final long SLICE_MILLIS = 20;
@@ -217,7 +216,7 @@ public final class ShmClientLink implements ClientLink {
         public int block(long nanos) throws ErrnoException {
             if (nanos == 0) return poll();
             if (Thread.currentThread().isVirtual()) {
-                java.util.concurrent.locks.LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
+                LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
             } else if (in.consumerSleeps() == 0) {
                 futex.await(in.memory(), in.consumerWord(), 1, nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS));
             }
@@ -246,7 +245,7 @@ public final class ShmClientLink implements ClientLink {
         public int block(long nanos) throws ErrnoException {
             if (nanos == 0) return poll();
             if (Thread.currentThread().isVirtual()) {
-                java.util.concurrent.locks.LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
+                LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
             } else if (out.producerSleeps() == 0) {
                 futex.await(out.memory(), out.producerWord(), 1, nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS));
             }

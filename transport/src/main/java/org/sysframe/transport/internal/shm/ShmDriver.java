@@ -39,8 +39,6 @@ import java.lang.foreign.MemorySegment;
  * logged line (WARNING, {@code org.sysframe.server}); the connection of its socket is closed on that
  * socket's own loop, so that the client sees it end. The channel ends when that connection ends (its
  * loop's {@code stop()}).
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 final class ShmDriver implements LoopDriver<ShmDriver.Channel> {
     /** Empty looks at the rings per turn while spinning: the turn's own work (clock, timers, tasks) once per so many. */

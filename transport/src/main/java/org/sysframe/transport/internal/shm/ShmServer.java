@@ -3,6 +3,7 @@ package org.sysframe.transport.internal.shm;
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.WaitMode;
 import org.sysframe.transport.internal.io.SafeLogger;
+import org.sysframe.transport.internal.server.ChannelOpener;
 import org.sysframe.transport.internal.server.ServerConnection;
 import org.sysframe.transport.internal.server.ServerLimits;
 import org.sysframe.transport.internal.server.ServerLoop;
@@ -17,6 +18,10 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,19 +33,17 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * a loop of its own ({@link ShmDriver}: its own thread) serving it with the server's routes, and the answer sent with
  * the memfd attached (one sendmsg, SCM_RIGHTS) on the connection's socket. The channel ends with the
  * socket's connection, and the connection with the channel.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class ShmServer {
     private static final Logger LOG = SafeLogger.of("org.sysframe.server");
     private static final AtomicInteger CHANNELS = new AtomicInteger();
 
-    private static final java.util.Set<ServerLoop<?>> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final Set<ServerLoop<?>> OPEN = ConcurrentHashMap.newKeySet();
 
     private ShmServer() {}
 
     /** SHM_OPEN as the routes of a server offering channels answer it. */
-    public static final org.sysframe.transport.internal.server.ChannelOpener OPENER = new org.sysframe.transport.internal.server.ChannelOpener() {
+    public static final ChannelOpener OPENER = new ChannelOpener() {
         @Override
         public int type() { return ShmProtocol.OPEN; }
 
@@ -49,7 +52,7 @@ public final class ShmServer {
     };
 
     /** The channels' loops serving now, in this process (their thread ids and counters, for measurements). */
-    public static java.util.List<ServerLoop<?>> channels() { return java.util.List.copyOf(OPEN); }
+    public static List<ServerLoop<?>> channels() { return List.copyOf(OPEN); }
 
     static void ended(ServerLoop<?> loop) { OPEN.remove(loop); }
 
@@ -204,5 +207,5 @@ public final class ShmServer {
     }
 
     /** How a channel asked to spin waits once the spinning channels' places are taken. */
-    static final WaitMode SLEEPER = WaitMode.spinThenBlock(java.time.Duration.ofNanos(50_000));
+    static final WaitMode SLEEPER = WaitMode.spinThenBlock(Duration.ofNanos(50_000));
 }

@@ -49,8 +49,6 @@ import java.util.List;
  * <p>Counting: the loop's {@code SyscallCounters} count every io_uring_enter (and the task queue's
  * recv); SQEs by opcode and CQEs are in {@link #uringCounters()}. A connection's own counters see no
  * enter (one enter serves every connection of the turn): the loop total is the truth.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.Host {
     static final int BUFFERS = 256;

@@ -51,8 +51,6 @@ import java.util.Objects;
  * CQ is then read from user space. A call costs exactly one io_uring_enter (plus the poller's
  * epoll_ctl pair when it had to wait). Such a thread may run on another carrier after each park. A receive the kernel cancelled because the carrier that submitted it
  * exited is submitted again. An interrupt ends the wait with EINTR, the receive cancelled first.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringLink implements ClientLink {
     private static final long RECV = UserData.of(UserData.RECV, 0);

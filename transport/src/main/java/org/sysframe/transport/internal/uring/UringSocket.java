@@ -19,8 +19,6 @@ import org.sysframe.unix.internal.uring.Cqe;
  * class routes each completion to its part and owns the life of the whole: open, closed (operations
  * still in flight or bytes still lingering), finished (every completion arrived: the descriptor and
  * the memory are freed and the tag may leave the loop's table). Loop thread only.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UringSocket implements LoopSocket, Outlet.FromQueue {
     /** What a socket asks of its loop. */

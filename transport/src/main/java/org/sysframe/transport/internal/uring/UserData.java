@@ -5,8 +5,6 @@ package org.sysframe.transport.internal.uring;
  * in the top byte and 56 bits of data below it (a connection's tag on the server, whose tags fit in 56
  * bits; the bytes a client's SEND must take). The kernel hands the word back unchanged in the
  * completion, so {@link #kind} and {@link #data} decode what {@link #of} encoded.
- *
- * <p>Internal to the transport (its package is not exported): not part of the API.
  */
 public final class UserData {
     private UserData() {}

@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -141,7 +142,7 @@ class InboxTest {
         long past = System.nanoTime();
         assertEquals(0, in.drain(sink, 8, true, past, past), "nothing came by the deadline: no failure");
         byte[] whole = response(2, 0, b("0123456789"));
-        link.arrive(java.util.Arrays.copyOf(whole, 15));
+        link.arrive(Arrays.copyOf(whole, 15));
         ErrnoException e = assertThrows(ErrnoException.class, () -> in.drain(sink, 8, true, past, past));
         assertEquals("recv(scripted.sock): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 15 of its 22 bytes came,"
                 + " then nothing until the earliest request's deadline", e.getMessage());
@@ -153,7 +154,7 @@ class InboxTest {
     void withoutADeadlineAMessageCutOffEndsAtTheReceiveTimeoutSayingHowMuchOfItCame(String framing) throws Exception {
         Inbox in = inbox(framing);
         byte[] whole = response(2, 0, b("0123456789"));
-        link.arrive(java.util.Arrays.copyOf(whole, 15));
+        link.arrive(Arrays.copyOf(whole, 15));
         ErrnoException e = assertThrows(ErrnoException.class, () -> in.drain(new Sink(TAKEN), 8, true, 0, 0));
         assertEquals("recv(scripted.sock): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 15 of its 22 bytes came,"
                 + " then nothing for 200 ms (the receive timeout)", e.getMessage());

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.IovArray;
+import org.sysframe.unix.SharedMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,7 +25,7 @@ class ShmRingTest {
     private static ShmSegment segment() throws Exception {
         int[] fd = {-1};
         ShmSegment seg = ShmSegment.create("ring-test", CAP, fd);
-        org.sysframe.unix.SharedMemory.close(fd[0]);
+        SharedMemory.close(fd[0]);
         return seg;
     }
 

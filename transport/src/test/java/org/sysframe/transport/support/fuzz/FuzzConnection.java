@@ -14,6 +14,7 @@ import org.sysframe.unix.UnixSocket;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -40,8 +41,8 @@ public final class FuzzConnection {
     private static final byte[] VERSION_ANSWER = new byte[4];
 
     static {
-        MemorySegment.ofArray(HELLO_ANSWER).set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) RawSockets.SERVER_MAX_IFACES);
-        MemorySegment.ofArray(VERSION_ANSWER).set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, GroutApi.DEFAULT_API_VERSION);
+        MemorySegment.ofArray(HELLO_ANSWER).set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) RawSockets.SERVER_MAX_IFACES);
+        MemorySegment.ofArray(VERSION_ANSWER).set(ValueLayout.JAVA_INT_UNALIGNED, 0, GroutApi.DEFAULT_API_VERSION);
     }
 
     private FuzzConnection() {}
