@@ -27,7 +27,7 @@ C_SERVE := bench/target/sysframe_serve
 help:
 	@echo "make bench     build, start embedded servers, run the comparison, print the tables and verdicts, write the report"
 	@echo "               (BENCH_ARGS=--full for the whole grid, --quick for a short run)"
-	@echo "make test      every module's tests, the transport's once per backend, then again with 2 loops per server"
+	@echo "make test      the style check (config/checkstyle), every module's tests, the transport's once per backend, then again with 2 loops per server"
 	@echo "make build     compile and install the modules (tests not compiled) and the C peer"
 	@echo "make release   the library as a Maven file repository and its .tar.gz, in target/release (no gcc)"
 	@echo "make javadoc   the API's HTML (the exported packages of org.sysframe.unix and org.sysframe.transport) in target/apidocs"
@@ -74,8 +74,10 @@ tracefs:
 # <testcase> entries: a class run once per backend reports tests="0" on its <testsuite>.
 TEST_LOOPS ?= 2
 test: tracefs c-peer
-	@rm -rf */target/surefire-reports */target/test-logs
+	@rm -rf */target/surefire-reports */target/test-logs */target/checkstyle-result.xml
 	@rc=0; $(MVN) -q install || rc=$$?; \
+	cat */target/checkstyle-result.xml 2>/dev/null | awk '/<file /{ f++ } /<error /{ e++ } \
+	  END { printf "style summary: Checkstyle (config/checkstyle): %d files, %d violations\n", f, e }'; \
 	if [ $$rc = 0 ]; then \
 	  echo "second pass: the transport's tests again, each server with $(TEST_LOOPS) event loops (-Dsysframe.test.loops; @LoopsIndependent ones left out)"; \
 	  $(MVN) -q verify -pl transport -Dsysframe.test.loops=$(TEST_LOOPS) -Dsysframe.soak.seconds=5 -DexcludedGroups=loops-independent \

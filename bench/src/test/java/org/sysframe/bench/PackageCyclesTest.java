@@ -28,9 +28,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PackageCyclesTest {
     private static final String BENCH = "org.sysframe.bench";
+    private static final String BENCH_PACKAGE = "(org\\.sysframe\\.bench(?:\\.\\w+)*)";
     private static final Pattern JDEPS_EDGE =
-            Pattern.compile("^\\s+(org\\.sysframe\\.bench(?:\\.\\w+)*)\\s+->\\s+(org\\.sysframe\\.bench(?:\\.\\w+)*)\\s");
-    private static final Pattern IMPORT = Pattern.compile("^import\\s+(?:static\\s+)?(org\\.sysframe\\.bench(?:\\.[a-z_]\\w*)*)\\.[A-Z]", Pattern.MULTILINE);
+            Pattern.compile("^\\s+" + BENCH_PACKAGE + "\\s+->\\s+" + BENCH_PACKAGE + "\\s");
+    private static final Pattern IMPORT =
+            Pattern.compile("^import\\s+(?:static\\s+)?(org\\.sysframe\\.bench(?:\\.[a-z_]\\w*)*)\\.[A-Z]",
+            Pattern.MULTILINE);
     private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+);", Pattern.MULTILINE);
     private static final List<String> CONCERNS = List.of("cli", "explore", "measure", "peer", "report", "table", "jmh");
 
@@ -38,24 +41,28 @@ class PackageCyclesTest {
     void benchPackagesFormNoCycle() throws Exception {
         Map<String, Set<String>> classes = jdepsGraph(Path.of("target", "classes"));
         assertRead("jdeps", classes);
-        assertEquals(List.of(), cycles(classes), "packages that depend on each other (jdeps, compiled classes): " + classes);
+        assertEquals(List.of(), cycles(classes), "packages that depend on each other (jdeps, compiled classes): "
+                + classes);
 
         Map<String, Set<String>> sources = importGraph(Path.of("src", "main", "java"));
         assertRead("imports", sources);
-        assertEquals(List.of(), cycles(sources), "packages that depend on each other (the sources' imports): " + sources);
+        assertEquals(List.of(), cycles(sources), "packages that depend on each other (the sources' imports): "
+                + sources);
     }
 
     /** Every concern's package is there and the edges between them were found. */
     private static void assertRead(String how, Map<String, Set<String>> graph) {
         int edges = graph.values().stream().mapToInt(Set::size).sum();
-        for (String p : CONCERNS) assertTrue(graph.containsKey(BENCH + "." + p), how + ": no package " + p + " in " + graph);
+        for (String p : CONCERNS) assertTrue(graph.containsKey(BENCH + "." + p), how + ": no package " + p + " in "
+                + graph);
         assertTrue(edges >= 12 && graph.get(BENCH + ".cli").contains(BENCH + ".measure"),
                 how + " output was read (" + graph.size() + " packages, " + edges + " edges): " + graph);
     }
 
     /** Package to the other bench packages it depends on, as {@code jdeps -verbose:package} reads the classes. */
     private static Map<String, Set<String>> jdepsGraph(Path classes) throws IOException, InterruptedException {
-        assertTrue(Files.isDirectory(classes.resolve("org/sysframe/bench")), "compiled classes at " + classes.toAbsolutePath());
+        assertTrue(Files.isDirectory(classes.resolve("org/sysframe/bench")), "compiled classes at "
+                + classes.toAbsolutePath());
         Path jdeps = Path.of(System.getProperty("java.home"), "bin", "jdeps");
         Process p = new ProcessBuilder(jdeps.toString(), "-verbose:package", "-filter:none", classes.toString())
                 .redirectErrorStream(true).start();

@@ -35,7 +35,8 @@ class AccountingExamplesTest {
                     for (int i = 0; i < 1000; i++) client.call(GroutApi.PING, payload);
                     SyscallCounts library = client.counters().snapshot().minus(libraryBefore);
                     SyscallCounts entered = kernel.read().minus(kernelBefore);
-                    System.out.println("library " + library + ", kernel " + entered);  // sendto=1000 recvfrom=1000, both
+                    // sendto=1000 recvfrom=1000, both
+                    System.out.println("library " + library + ", kernel " + entered);
                 }
             });
             assertEquals("library sendto=1000 recvfrom=1000, kernel sendto=1000 recvfrom=1000\n", out);

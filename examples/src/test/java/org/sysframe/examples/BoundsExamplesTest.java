@@ -15,7 +15,9 @@ import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The snippet of docs/guarantees.md: the bounds it spells out are the defaults, and a server started with them serves. */
+/**
+ * The snippet of docs/guarantees.md: the bounds it spells out are the defaults, and a server started with them serves.
+ */
 class BoundsExamplesTest {
     @TempDir
     Path dir;
@@ -25,11 +27,14 @@ class BoundsExamplesTest {
         String socketPath = dir.resolve("bounded.sock").toString();
 
         ServerOptions bounded = ServerOptions.defaults().socketPath(socketPath)
-                .requestTimeout(Duration.ofSeconds(10))   // a started request is whole within 10 s, or its connection closes
+                // a started request is whole within 10 s, or its connection closes
+                .requestTimeout(Duration.ofSeconds(10))
                 .idleTimeout(Duration.ZERO)               // off: a client subscribed to events may rightly stay silent
                 .memoryBudget(64L << 20)                  // large requests + unsent output, all connections together
-                .maxQueuedOutput(4 << 20)                 // unsent output of one connection before it is closed as a slow reader
-                .logLimit(10, Duration.ofSeconds(10));    // warnings a peer can provoke: 10 per kind per 10 s, the rest counted
+                // unsent output of one connection before it is closed as a slow reader
+                .maxQueuedOutput(4 << 20)
+                // warnings a peer can provoke: 10 per kind per 10 s, the rest counted
+                .logLimit(10, Duration.ofSeconds(10));
 
         ServerConfig shown = bounded.freeze(), defaults = ServerOptions.defaults().socketPath(socketPath).freeze();
         assertEquals(defaults.requestTimeout(), shown.requestTimeout());

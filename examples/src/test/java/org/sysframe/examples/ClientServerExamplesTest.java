@@ -71,23 +71,32 @@ class ClientServerExamplesTest {
                 .socketPath(socketPath).mode(0600)               // the file mode is set before anyone can connect
                 .allowedUids(Set.of(appUid))                     // optional, checked with SO_PEERCRED at accept
                 .loops(2).waitMode(WaitMode.BLOCK)               // 2 event loops, sleeping in epoll_wait
-                .handle(SET_NAME, 1, (request, reply) -> {       // requests of at least 1 byte; on a loop thread: must not block
+                // requests of at least 1 byte; on a loop thread: must not block
+                .handle(SET_NAME, 1, (request, reply) -> {
                     if (request.getByte(0) == 0) { reply.error(Errno.EINVAL); return; }
                     reply.echo(0, request.length());             // or ok(), ok(segment, off, len), error(errno)
-                    reply.publish(NAME_CHANGED, request.buffer(), request.offset(), request.length());  // to subscribers
+                    // to subscribers
+                    reply.publish(NAME_CHANGED, request.buffer(), request.offset(), request.length());
                 })
-                .handle(LIST_NAMES, 0, 8, (request, reply) -> {  // answers of at least 8 bytes: a stream of items, then its end
+                // answers of at least 8 bytes: a stream of items, then its end
+                .handle(LIST_NAMES, 0, 8, (request, reply) -> {
                     reply.item(names, 0, 8);
                     reply.item(names, 8, 8);
                     reply.end();
                 });
-        try (GroutServer server = GroutServer.start(options)) {  // GR_HELLO, GR_PING, GR_PING2, GR_EVENT_(UN)SUBSCRIBE built in
-            Runnable announce = () -> server.publish(NAME_CHANGED, names, 0, 8, 0);  // on a loop thread only; 0: no client caused it
-            serveUntilStopped(server, () -> server.execute(announce));              // execute: from any thread, runs on loop 0
+        // GR_HELLO, GR_PING, GR_PING2, GR_EVENT_(UN)SUBSCRIBE built in
+        try (GroutServer server = GroutServer.start(options)) {
+            // on a loop thread only; 0: no client caused it
+            Runnable announce = () -> server.publish(NAME_CHANGED, names, 0, 8, 0);
+            // execute: from any thread, runs on loop 0
+            serveUntilStopped(server, () -> server.execute(announce));
         }   // close: stops accepting, closes every connection, frees every buffer, removes the socket file
     }
 
-    /** Stands for the application's work while it serves: here, the page's client, then an announcement watched by a subscriber. */
+    /**
+     * Stands for the application's work while it serves: here, the page's client, then an announcement watched by a
+     * subscriber.
+     */
     private static void serveUntilStopped(GroutServer server, Runnable somethingChanged) throws Exception {
         String out = Printed.by(() -> theClient(server.socketPath(), Self.uid()));
         assertEquals("eth7 echoed, 4 bytes pinged, names [eth0, eth1], event NAME_CHANGED\nEINVAL (status 22)\n", out);
@@ -111,21 +120,28 @@ class ClientServerExamplesTest {
         try (GroutClient client = GroutClient.connect(options);
              Arena arena = Arena.ofConfined()) {
             MemorySegment name = arena.allocateFrom(ValueLayout.JAVA_BYTE, "eth7".getBytes(StandardCharsets.US_ASCII));
-            Response r = client.call(SET_NAME, name);                       // this thread's own view, valid until its next call
-            byte[] echoed = r.toByteArray();                                // read it in place (r.buffer(), r.offset(), r.length()) or copy it
+            // this thread's own view, valid until its next call
+            Response r = client.call(SET_NAME, name);
+            // read it in place (r.buffer(), r.offset(), r.length()) or copy it
+            byte[] echoed = r.toByteArray();
             CompletableFuture<Response> ping = client.callAsync(GroutApi.PING, name);  // sent now...
             long pinged = ping.join().length();                             // ...its answer later, a copy of its own
             List<String> all = new ArrayList<>();
             try (ResponseStream items = client.stream(LIST_NAMES, name, 0, 0)) {  // items, then an empty end
-                while (items.next()) all.add(new String(items.current().toByteArray(), StandardCharsets.US_ASCII).trim());
+                while (items.next()) all.add(new String(items.current().toByteArray(), StandardCharsets.US_ASCII)
+                        .trim());
             }                                                               // closing early drains the rest
-            client.subscribe(GroutApi.EVENT_ALL, false);                    // every ev_type, our own requests' events included
+            // every ev_type, our own requests' events included
+            client.subscribe(GroutApi.EVENT_ALL, false);
             client.call(SET_NAME, name);                                    // its handler publishes NAME_CHANGED
-            Event event = client.nextEvent(Duration.ofSeconds(1));          // null if none came within 1 s; type() is the ev_type
-            System.out.printf("%s echoed, %d bytes pinged, names %s, event %s%n", new String(echoed, StandardCharsets.US_ASCII),
+            // null if none came within 1 s; type() is the ev_type
+            Event event = client.nextEvent(Duration.ofSeconds(1));
+            System.out.printf("%s echoed, %d bytes pinged, names %s, event %s%n",
+                    new String(echoed, StandardCharsets.US_ASCII),
                     pinged, all, event.type() == NAME_CHANGED ? "NAME_CHANGED" : event);
             try {
-                client.call(SET_NAME, arena.allocate(1));                   // a first byte 0: the handler answers EINVAL
+                // a first byte 0: the handler answers EINVAL
+                client.call(SET_NAME, arena.allocate(1));
             } catch (ApiException e) {                                      // a non-zero status; the client goes on
                 System.out.println(e.errnoName() + " (status " + e.status() + ")");
             }

@@ -40,10 +40,13 @@ class ConcurrencyExamplesTest {
                 try (GroutClient client = GroutClient.connect(socketPath);
                      ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                     List<Future<Long>> calls = new ArrayList<>();
-                    for (int i = 0; i < 1000; i++) {                  // 1000 virtual threads, one client, at the same time
-                        calls.add(threads.submit(() -> client.call(GroutApi.PING, payload).length()));  // each thread's own Response
+                    // 1000 virtual threads, one client, at the same time
+                    for (int i = 0; i < 1000; i++) {
+                        // each thread's own Response
+                        calls.add(threads.submit(() -> client.call(GroutApi.PING, payload).length()));
                     }
-                    CompletableFuture<Response> f = client.callAsync(GroutApi.PING, payload);  // a Response the caller owns
+                    // a Response the caller owns
+                    CompletableFuture<Response> f = client.callAsync(GroutApi.PING, payload);
                     long bytes = 0;
                     for (Future<Long> c : calls) bytes += c.get();
                     System.out.println(bytes + " bytes back to 1000 threads, " + f.join().length() + " to the future; "
@@ -54,17 +57,21 @@ class ConcurrencyExamplesTest {
         }
     }
 
-    /** Against a server that answers one request per read (sysframe's emulation of Grout's api.c): the cap and the pool. */
+    /**
+     * Against a server that answers one request per read (sysframe's emulation of Grout's api.c): the cap and the pool.
+     */
     @Test
     void aCapOfOneAndAPoolForAServerThatAnswersOneRequestPerRead() throws Exception {
         String path = dir.resolve("api-c.sock").toString();
         try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(path).requestsPerRead(1));
              Arena arena = Arena.ofShared()) {
             MemorySegment payload = arena.allocate(16);
-            GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).maxInFlight(1).connections(4));
+            GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).maxInFlight(1)
+                    .connections(4));
             try (client; ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 List<Future<Long>> calls = new ArrayList<>();
-                for (int i = 0; i < 256; i++) calls.add(threads.submit(() -> client.call(GroutApi.PING, payload).length()));
+                for (int i = 0; i < 256; i++) calls.add(threads.submit(() ->
+                        client.call(GroutApi.PING, payload).length()));
                 long bytes = 0;
                 for (Future<Long> c : calls) bytes += c.get();
                 assertEquals(256 * 16, bytes, "every call got through");

@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DocSnippetsTest {
     private static final Path ROOT = Path.of(System.getProperty("sysframe.root", "..")).toAbsolutePath().normalize();
     /** Where the compiled examples are, as the failure message names them. */
-    private static final String WHERE = "examples/src/test/java (compiled by the build) or examples/src/module/module-info.java"
+    private static final String WHERE =
+            "examples/src/test/java (compiled by the build) or examples/src/module/module-info.java"
             + " (compiled by IntegrationExampleTest)";
     private static final Pattern FENCE = Pattern.compile("^ {0,3}(`{3,}|~{3,})\\s*([^\\s`]*).*$");
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
@@ -51,16 +52,20 @@ class DocSnippetsTest {
     @Test
     void everyJavaBlockOfTheDocsIsInACompiledExample() throws IOException {
         List<Block> java = javaBlocks(pages());
-        List<String> sources = compiledSources().stream().map(DocSnippetsTest::read).map(DocSnippetsTest::normalised).toList();
+        List<String> sources = compiledSources().stream().map(DocSnippetsTest::read).map(DocSnippetsTest::normalised)
+                .toList();
         List<String> missing = missing(java, sources);
-        System.out.println("doc snippets: " + java.size() + " ```java blocks in " + java.stream().map(Block::page).distinct().count()
+        System.out.println("doc snippets: " + java.size() + " ```java blocks in "
+                + java.stream().map(Block::page).distinct().count()
                 + " of " + pages().size() + " pages, searched in " + sources.size() + " compiled sources");
-        assertTrue(missing.isEmpty(), missing.size() + " of " + java.size() + " ```java blocks of the docs are in no compiled example:\n"
+        assertTrue(missing.isEmpty(), missing.size() + " of " + java.size()
+                + " ```java blocks of the docs are in no compiled example:\n"
                 + String.join("\n", missing));
 
         // The README shows one client and one server, and the other pages theirs: the check must have found them.
         long inReadme = java.stream().filter(b -> b.page().equals(ROOT.resolve("README.md"))).count();
-        assertTrue(inReadme >= 2, "README.md: " + inReadme + " ```java blocks found, expected the client and the server");
+        assertTrue(inReadme >= 2, "README.md: " + inReadme
+                + " ```java blocks found, expected the client and the server");
         assertTrue(java.size() >= 10, "only " + java.size() + " ```java blocks found in " + pages());
     }
 
@@ -68,14 +73,17 @@ class DocSnippetsTest {
     @Test
     void aChangedSnippetIsReported() throws IOException {
         Block client = javaBlocks(List.of(ROOT.resolve("README.md"))).getFirst();
-        List<String> sources = compiledSources().stream().map(DocSnippetsTest::read).map(DocSnippetsTest::normalised).toList();
+        List<String> sources = compiledSources().stream().map(DocSnippetsTest::read).map(DocSnippetsTest::normalised)
+                .toList();
         assertEquals(List.of(), missing(List.of(client), sources), "the README's first snippet as it is");
 
-        Block changed = new Block(client.page(), client.line(), client.language(), client.text().replaceFirst("32", "33"));
+        Block changed = new Block(client.page(), client.line(), client.language(),
+                client.text().replaceFirst("32", "33"));
         assertEquals(List.of(client.where() + ": `" + client.firstLine() + "` is not in " + WHERE),
                 missing(List.of(changed), sources), "the same snippet with 32 changed to 33");
         // Re-indenting or re-wrapping is not a change.
-        Block reflowed = new Block(client.page(), client.line(), client.language(), client.text().replace("\n", "\n\t  ").replace(" = ", "\n=\n"));
+        Block reflowed = new Block(client.page(), client.line(), client.language(),
+                client.text().replace("\n", "\n\t  ").replace(" = ", "\n=\n"));
         assertEquals(List.of(), missing(List.of(reflowed), sources));
     }
 
@@ -100,8 +108,10 @@ class DocSnippetsTest {
                         broken.add(where + " points outside the repository");
                     } else if (!Files.exists(to)) {
                         broken.add(where + ": no such file " + ROOT.relativize(to));
-                    } else if (hash >= 0 && to.toString().endsWith(".md") && !anchors(to).contains(target.substring(hash + 1))) {
-                        broken.add(where + ": no heading " + target.substring(hash) + " in " + ROOT.relativize(to) + " " + anchors(to));
+                    } else if (hash >= 0 && to.toString().endsWith(".md")
+                            && !anchors(to).contains(target.substring(hash + 1))) {
+                        broken.add(where + ": no heading " + target.substring(hash) + " in " + ROOT.relativize(to)
+                                + " " + anchors(to));
                     }
                 }
             }
@@ -184,7 +194,10 @@ class DocSnippetsTest {
         return s.length() >= fence.length() && s.chars().allMatch(c -> c == fence.charAt(0));
     }
 
-    /** One line per block found in none of the sources (normalised), naming the page, the line and the block's first line. */
+    /**
+     * One line per block found in none of the sources (normalised), naming the page, the line and the block's first
+     * line.
+     */
     static List<String> missing(List<Block> blocks, List<String> normalisedSources) {
         List<String> out = new ArrayList<>();
         for (Block b : blocks) {
@@ -203,7 +216,10 @@ class DocSnippetsTest {
         return text.replaceAll("\\s+", " ").strip();
     }
 
-    /** The anchors of a page's headings, as GitHub makes them (lower case, punctuation dropped, spaces as '-', repeats numbered). */
+    /**
+     * The anchors of a page's headings, as GitHub makes them (lower case, punctuation dropped, spaces as '-', repeats
+     * numbered).
+     */
     static Set<String> anchors(Path page) {
         Set<String> out = new LinkedHashSet<>();
         Map<String, Integer> seen = new HashMap<>();

@@ -37,7 +37,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -53,7 +52,9 @@ class IntegrationExampleTest {
     private static final Path ROOT = Path.of(System.getProperty("sysframe.root", "..")).toAbsolutePath().normalize();
     /** The complete client: a test source of this module, so {@code mvn test-compile} compiles it as well. */
     static final Path PING_EXAMPLE = ROOT.resolve("examples/src/test/java/com/example/ping/PingExample.java");
-    /** The integrator's module declaration: outside the test sources (it would make them a module); compiled here only. */
+    /**
+     * The integrator's module declaration: outside the test sources (it would make them a module); compiled here only.
+     */
     static final Path MODULE_INFO = ROOT.resolve("examples/src/module/module-info.java");
     private static final Path GUIDE = ROOT.resolve("docs/integrating.md");
     private static final String MAIN_CLASS = "com.example.ping.PingExample";
@@ -127,32 +128,43 @@ class IntegrationExampleTest {
         ModuleFinder jars = ModuleFinder.of(bindingsJar, transportJar);
         ModuleDescriptor unix = jars.find("org.sysframe.unix").orElseThrow().descriptor();
         assertFalse(unix.isAutomatic() || unix.isOpen());
-        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring", "org.sysframe.unix.internal", "org.sysframe.unix.internal.uring"),
-                unix.packages());
-        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring"), unqualifiedExports(unix), "org.sysframe.unix.internal(.uring) is not exported to all");
-        assertEquals(Set.of("org.sysframe.transport"), unix.exports().stream().filter(e -> e.source().equals("org.sysframe.unix.internal.uring"))
-                .flatMap(e -> e.targets().stream()).collect(Collectors.toSet()), "the ring is exported to the transport alone");
+        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring", "org.sysframe.unix.internal",
+                "org.sysframe.unix.internal.uring"), unix.packages());
+        assertEquals(Set.of("org.sysframe.unix", "org.sysframe.unix.uring"), unqualifiedExports(unix),
+                "org.sysframe.unix.internal(.uring) is not exported to all");
+        assertEquals(Set.of("org.sysframe.transport"),
+                unix.exports().stream().filter(e -> e.source().equals("org.sysframe.unix.internal.uring"))
+                .flatMap(e -> e.targets().stream()).collect(Collectors.toSet()),
+                        "the ring is exported to the transport alone");
         assertEquals(Set.of(), unix.opens());
         assertEquals(Set.of("java.base"), names(unix.requires()));
 
         ModuleDescriptor transport = jars.find("org.sysframe.transport").orElseThrow().descriptor();
         assertFalse(transport.isAutomatic() || transport.isOpen());
-        assertEquals(Set.of("org.sysframe.transport", "org.sysframe.transport.wire", "org.sysframe.transport.internal.io",
-                "org.sysframe.transport.internal.client", "org.sysframe.transport.internal.server", "org.sysframe.transport.internal.epoll",
-                "org.sysframe.transport.internal.uring", "org.sysframe.transport.internal.shm", "org.sysframe.transport.internal.jfr",
+        assertEquals(Set.of("org.sysframe.transport", "org.sysframe.transport.wire",
+                "org.sysframe.transport.internal.io",
+                "org.sysframe.transport.internal.client", "org.sysframe.transport.internal.server",
+                        "org.sysframe.transport.internal.epoll",
+                "org.sysframe.transport.internal.uring", "org.sysframe.transport.internal.shm",
+                        "org.sysframe.transport.internal.jfr",
                 "org.sysframe.transport.internal.lookup"), transport.packages());
-        assertEquals(Set.of("org.sysframe.transport", "org.sysframe.transport.wire"), unqualifiedExports(transport), "the internals are not exported");
+        assertEquals(Set.of("org.sysframe.transport", "org.sysframe.transport.wire"), unqualifiedExports(transport),
+                "the internals are not exported");
         assertEquals(Set.of("java.base", "org.sysframe.unix", "jdk.jfr"), names(transport.requires()));
         assertTrue(transport.requires().stream().anyMatch(r -> r.name().equals("org.sysframe.unix")
-                && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE)), "requires transitive org.sysframe.unix");
+                && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE)),
+                "requires transitive org.sysframe.unix");
     }
 
-    /** The guide's claim that only org.sysframe.unix needs the grant, for every class and not only the paths run here. */
+    /**
+     * The guide's claim that only org.sysframe.unix needs the grant, for every class and not only the paths run here.
+     */
     @Test
     void onlyNativeBindingsCallsRestrictedMethods() throws Exception {
         assertEquals(Set.of(), restrictedCalls(transportJar), "restricted calls in the transport jar");
         Set<String> inBindings = restrictedCalls(bindingsJar);
-        assertTrue(inBindings.contains("java/lang/foreign/Linker.downcallHandle"), "the scan finds native-bindings' downcalls: " + inBindings);
+        assertTrue(inBindings.contains("java/lang/foreign/Linker.downcallHandle"),
+                "the scan finds native-bindings' downcalls: " + inBindings);
     }
 
     @Test
@@ -183,7 +195,8 @@ class IntegrationExampleTest {
         assumeTrue(DENY_KNOWN, "--illegal-native-access=deny needs JDK 24 or later, this is " + Runtime.version());
         for (List<String> grant : List.of(List.<String>of(), List.of("--enable-native-access=ALL-UNNAMED"))) {
             List<String> args = new ArrayList<>(grant);
-            args.addAll(List.of("--module-path", modulePath(), "-m", MODULE + "/" + MAIN_CLASS, server.socketPath(), TEXT));
+            args.addAll(List.of("--module-path", modulePath(), "-m", MODULE + "/" + MAIN_CLASS, server.socketPath(),
+                    TEXT));
             assertDenied(java(deny(args.toArray(String[]::new))), "module org.sysframe.unix (file:" + bindingsJar);
         }
     }
@@ -211,11 +224,13 @@ class IntegrationExampleTest {
     @Test
     void theExampleReportsTheErrnoOfACallAndTheStatusOfTheServer() throws Exception {
         Path missing = work.resolve("nobody-listens.sock");
-        Run run = java(deny("--enable-native-access=ALL-UNNAMED", "-cp", classPath(classPathBuild), MAIN_CLASS, missing.toString()));
+        Run run = java(deny("--enable-native-access=ALL-UNNAMED", "-cp", classPath(classPathBuild), MAIN_CLASS,
+                missing.toString()));
         assertEquals(1, run.exit, run.output);
         assertEquals("connect(" + missing + ") failed: ENOENT (No such file or directory)", run.output.strip());
 
-        run = java(deny("--enable-native-access=ALL-UNNAMED", "-cp", classPath(classPathBuild), MAIN_CLASS, refusing.socketPath()));
+        run = java(deny("--enable-native-access=ALL-UNNAMED", "-cp", classPath(classPathBuild), MAIN_CLASS,
+                refusing.socketPath()));
         assertEquals(1, run.exit, run.output);
         assertEquals("GR_PING refused by the server: status 1 EPERM (Operation not permitted)", run.output.strip());
     }
@@ -224,7 +239,8 @@ class IntegrationExampleTest {
 
     private static void assertDenied(Run run, String from) {
         assertNotEquals(0, run.exit, run.output);
-        assertTrue(run.output.contains(DENIED + from), "the JDK's refusal (" + DENIED + from + "...) in:\n" + run.output);
+        assertTrue(run.output.contains(DENIED + from), "the JDK's refusal (" + DENIED + from + "...) in:\n"
+                + run.output);
         assertFalse(run.output.contains(ANSWER), run.output);
     }
 
@@ -262,7 +278,8 @@ class IntegrationExampleTest {
         ToolProvider jar = ToolProvider.findFirst("jar").orElseThrow();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8);
-        int rc = jar.run(ps, ps, "--create", "--file", file.toString(), "--manifest", mf.toString(), "-C", classPathBuild.toString(), ".");
+        int rc = jar.run(ps, ps, "--create", "--file", file.toString(), "--manifest", mf.toString(), "-C",
+                classPathBuild.toString(), ".");
         assertEquals(0, rc, out.toString(StandardCharsets.UTF_8));
         return file;
     }
@@ -288,7 +305,8 @@ class IntegrationExampleTest {
     }
 
     private static Set<String> unqualifiedExports(ModuleDescriptor d) {
-        return d.exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
+        return d.exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
+                .collect(Collectors.toSet());
     }
 
     private static Set<String> names(Set<ModuleDescriptor.Requires> requires) {

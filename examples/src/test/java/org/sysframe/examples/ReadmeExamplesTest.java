@@ -41,8 +41,10 @@ class ReadmeExamplesTest {
             String out = Printed.by(() -> {
                 try (GroutClient client = GroutClient.connect(socketPath);   // connects and says GR_HELLO
                      Arena arena = Arena.ofConfined()) {
-                    MemorySegment payload = arena.allocate(32);               // native memory goes to the kernel as it is
-                    Response echo = client.call(GroutApi.PING, payload);      // this thread's own, valid until its next call
+                    // native memory goes to the kernel as it is
+                    MemorySegment payload = arena.allocate(32);
+                    // this thread's own, valid until its next call
+                    Response echo = client.call(GroutApi.PING, payload);
                     System.out.println(echo.length() + " bytes back; syscalls: " + client.counters().snapshot());
                 }
             });
@@ -62,17 +64,21 @@ class ReadmeExamplesTest {
                     else reply.echo(0, request.length());          // the request's own bytes back, no copy
                 });
         try (GroutServer server = GroutServer.start(options)) {    // GR_HELLO, GR_PING, GR_PING2 and events built in
-            awaitShutdown();                                       // yours: it serves on its own event-loop thread meanwhile
+            // yours: it serves on its own event-loop thread meanwhile
+            awaitShutdown();
         }                                                          // every connection closed, the socket file removed
 
         assertFalse(Files.exists(Path.of(socketPath)), "the socket file is removed at close");
     }
 
-    /** Stands for the application's wait for its end: here, a client's requests to the server as the README sets it up. */
+    /**
+     * Stands for the application's wait for its end: here, a client's requests to the server as the README sets it up.
+     */
     private void awaitShutdown() throws Exception {
         assertEquals("srw-------", mode(Path.of(socketPath)), "mode 0600");
         try (GroutClient client = GroutClient.connect(socketPath); Arena arena = Arena.ofConfined()) {
-            MemorySegment hello = arena.allocateFrom(ValueLayout.JAVA_BYTE, "hello".getBytes(StandardCharsets.US_ASCII));
+            MemorySegment hello = arena.allocateFrom(ValueLayout.JAVA_BYTE,
+                    "hello".getBytes(StandardCharsets.US_ASCII));
             assertEquals("hello", new String(client.call(ECHO, hello).toByteArray(), StandardCharsets.US_ASCII));
             ApiException zero = assertThrows(ApiException.class, () -> client.call(ECHO, arena.allocate(1)));
             assertEquals(Errno.EINVAL, zero.status());

@@ -39,17 +39,20 @@ class TuningExamplesTest {
     @Test
     void waitingAndPlacement() throws Exception {
         assumeTrue(CpuPlacement.allowedCpus().get(0) && CpuPlacement.allowedCpus().get(1),
-                "the snippet pins to CPUs 0 and 1; this process may run on " + CpuPlacement.describe(CpuPlacement.allowedCpus()));
+                "the snippet pins to CPUs 0 and 1; this process may run on "
+                + CpuPlacement.describe(CpuPlacement.allowedCpus()));
         String socketPath = dir.resolve("wait.sock").toString();
 
         ClientOptions lowLatencyClient = ClientOptions.defaults().socketPath(socketPath)
                 .waitMode(WaitMode.parse("spin:50us"))    // spin up to 50 us for an answer, then sleep
-                .cpu(1);                                  // pin the thread that connects to CPU 1 (other callers are not moved)
+                // pin the thread that connects to CPU 1 (other callers are not moved)
+                .cpu(1);
         ServerOptions lowLatencyServer = ServerOptions.defaults().socketPath(socketPath)
                 .waitMode(WaitMode.spinThenBlock(Duration.ofNanos(50_000)))  // the same for every event loop
                 .cpus(0);                                 // loop i runs on the i-th CPU given, repeating
 
-        assertEquals(lowLatencyClient.freeze().waitMode(), lowLatencyServer.freeze().waitMode(), "spin:50us parses to the same mode");
+        assertEquals(lowLatencyClient.freeze().waitMode(), lowLatencyServer.freeze().waitMode(),
+                "spin:50us parses to the same mode");
         try (GroutServer server = GroutServer.start(lowLatencyServer)) {
             // On a thread of its own: pinning is the connecting thread's, and this one is JUnit's.
             int cpu = CompletableFuture.supplyAsync(() -> {
@@ -65,7 +68,10 @@ class TuningExamplesTest {
         }
     }
 
-    /** Pipelining: 64 pings in one send, 64 answers, and the client's sendto count says so (GR_HELLO's, then the batch's). */
+    /**
+     * Pipelining: 64 pings in one send, 64 answers, and the client's sendto count says so (GR_HELLO's, then the
+     * batch's).
+     */
     @Test
     void pipelining() throws Exception {
         String socketPath = dir.resolve("pipeline.sock").toString();
@@ -76,10 +82,12 @@ class TuningExamplesTest {
                      Pipeline p = client.pipeline(PipelineOptions.window(64).requestTimeoutMillis(1000))) {
                     MemorySegment payload = arena.allocate(32);
                     int[] answered = {0};
-                    Pipeline.AnswerHandler onAnswer = (id, status, seg, off, len, latencyNanos) -> answered[0]++;  // status 0, or an errno
+                    // status 0, or an errno
+                    Pipeline.AnswerHandler onAnswer = (id, status, seg, off, len, latencyNanos) -> answered[0]++;
                     for (int i = 0; i < 64; i++) p.queue(GroutApi.PING, payload, 0, 32);  // corked: nothing sent yet
                     p.flush();                                                            // one send for the 64
-                    while (p.inFlight() > 0) p.poll(onAnswer, 64, true);                  // what one recv brings, any order
+                    // what one recv brings, any order
+                    while (p.inFlight() > 0) p.poll(onAnswer, 64, true);
                     System.out.println(answered[0] + " answers; " + client.counters().snapshot());
                 }
             });
@@ -95,12 +103,15 @@ class TuningExamplesTest {
         String socketPath = dir.resolve("uring.sock").toString();
         String out = Printed.by(() -> {
             ServerOptions anyKernel = ServerOptions.defaults().socketPath(socketPath)
-                    .backend(Backend.AUTO);                   // io_uring where usable, else epoll and one WARNING naming why
+                    // io_uring where usable, else epoll and one WARNING naming why
+                    .backend(Backend.AUTO);
             try (GroutServer server = GroutServer.start(anyKernel);
                  GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(socketPath)
-                         .backend(Backend.IO_URING));         // fails at connect, in one line, where io_uring is unusable
+                         // fails at connect, in one line, where io_uring is unusable
+                         .backend(Backend.IO_URING));
                  Arena arena = Arena.ofConfined()) {
-                client.call(GroutApi.PING, arena.allocate(32));      // the SEND and the RECV of its answer: one io_uring_enter
+                // the SEND and the RECV of its answer: one io_uring_enter
+                client.call(GroutApi.PING, arena.allocate(32));
                 System.out.println(client.counters().snapshot() + "; SQEs " + client.uringCounts().describe(1));
             }
         });
@@ -113,14 +124,16 @@ class TuningExamplesTest {
         String socketPath = dir.resolve("framing.sock").toString();
 
         ClientOptions seedPatch = ClientOptions.defaults().socketPath(socketPath)
-                .send(SendFraming.copy(1024))             // header and payload copied into 1024 bytes, one send; above: split
+                // header and payload copied into 1024 bytes, one send; above: split
+                .send(SendFraming.copy(1024))
                 .recv(RecvFraming.readAhead(1024));       // read ahead 1024 bytes: one recv for a small answer
         ServerOptions mergedServer = ServerOptions.defaults().socketPath(socketPath)
                 .send(SendFraming.GATHER)                 // one sendmsg with a two-entry iovec, no copy
                 .flush(FlushMode.DEFERRED)                // the answers to one read leave in one writev
                 .highWater(64 * 1024);                    // ... or earlier, once 64 KiB are queued
 
-        assertEquals(FlushMode.DEFAULT_HIGH_WATER, mergedServer.freeze().highWater(), "64 KiB is the default high-water mark");
+        assertEquals(FlushMode.DEFAULT_HIGH_WATER, mergedServer.freeze().highWater(),
+                "64 KiB is the default high-water mark");
         try (GroutServer server = GroutServer.start(mergedServer);
              GroutClient client = GroutClient.connect(seedPatch);
              Arena arena = Arena.ofConfined()) {

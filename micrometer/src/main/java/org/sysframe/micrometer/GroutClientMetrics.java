@@ -82,8 +82,10 @@ public final class GroutClientMetrics implements MeterBinder, AutoCloseable {
                 + " failed with their connection)", c -> c.stats().failed());
         counter(registry, "sysframe.client.timeouts", "Calls past their receive timeout", c -> c.stats().timedOut());
         bound.add(registry, FunctionCounter.builder("sysframe.client.bytes.sent", client, c -> c.stats().bytesSent())
-                .description("Bytes of the requests made, headers included").baseUnit("bytes").tags(tags).register(registry));
-        bound.add(registry, FunctionCounter.builder("sysframe.client.bytes.received", client, c -> c.stats().bytesReceived())
+                .description("Bytes of the requests made, headers included").baseUnit("bytes").tags(tags)
+                        .register(registry));
+        bound.add(registry, FunctionCounter.builder("sysframe.client.bytes.received", client, c ->
+                c.stats().bytesReceived())
                 .description("Bytes of the answers and events received, headers included").baseUnit("bytes").tags(tags)
                 .register(registry));
         gauge(registry, "sysframe.client.in.flight", "Calls waiting for their answer", c -> c.stats().inFlight());

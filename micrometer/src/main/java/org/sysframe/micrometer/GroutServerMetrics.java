@@ -65,8 +65,10 @@ public final class GroutServerMetrics implements MeterBinder, AutoCloseable {
                 .description("Requests read and handed to their handlers").tags(tags).register(registry));
         bound.add(registry, FunctionCounter.builder("sysframe.server.errors", server, s -> s.stats().errors())
                 .description("Answers with an error status").tags(tags).register(registry));
-        bound.add(registry, FunctionCounter.builder("sysframe.server.bytes.received", server, s -> s.stats().bytesReceived())
-                .description("Bytes of the requests read, headers included").baseUnit("bytes").tags(tags).register(registry));
+        bound.add(registry, FunctionCounter.builder("sysframe.server.bytes.received", server, s ->
+                s.stats().bytesReceived())
+                .description("Bytes of the requests read, headers included").baseUnit("bytes").tags(tags)
+                        .register(registry));
         bound.add(registry, FunctionCounter.builder("sysframe.server.bytes.sent", server, s -> s.stats().bytesSent())
                 .description("Bytes of the answers and events written, headers included").baseUnit("bytes").tags(tags)
                 .register(registry));

@@ -18,7 +18,6 @@ import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
 
 import java.lang.foreign.Arena;
@@ -73,7 +72,8 @@ class MetersTest {
             assertEquals(0, gauge("sysframe.server.channels"));
 
             // GR_HELLO's request: a header and the hello payload; its answer at least a header.
-            double bytes0Sent = counter("sysframe.client.bytes.sent"), bytes0Received = counter("sysframe.client.bytes.received");
+            double bytes0Sent = counter("sysframe.client.bytes.sent"), bytes0Received =
+                    counter("sysframe.client.bytes.received");
             assertEquals(RequestHeader.SIZE + GroutApi.HELLO_REQUEST_SIZE, bytes0Sent);
             assertTrue(bytes0Received >= ResponseHeader.SIZE, "GR_HELLO's answer: " + bytes0Received);
             ThreadSyscall.awaitParked(server.loopThreadId(), GUARD);
@@ -87,7 +87,8 @@ class MetersTest {
             assertEquals(0, gauge("sysframe.client.in.flight"));
             // Each ping: a request header and an answer header, each with the payload.
             assertEquals(bytes0Sent + CALLS * (RequestHeader.SIZE + PAYLOAD), counter("sysframe.client.bytes.sent"));
-            assertEquals(bytes0Received + CALLS * (ResponseHeader.SIZE + PAYLOAD), counter("sysframe.client.bytes.received"));
+            assertEquals(bytes0Received + CALLS * (ResponseHeader.SIZE + PAYLOAD),
+                    counter("sysframe.client.bytes.received"));
             for (String none : List.of("answers.late", "answers.unmatched", "batches", "events.received",
                     "events.dropped", "errors", "timeouts")) {
                 assertEquals(0, counter("sysframe.client." + none), none);

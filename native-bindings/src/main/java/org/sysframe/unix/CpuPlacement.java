@@ -25,7 +25,8 @@ public final class CpuPlacement {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);
             MemorySegment mask = a.allocate(MASK_BYTES, 8);
-            if (LibC.schedGetaffinity(cs, 0, MASK_BYTES, mask) != 0) throw new ErrnoException("sched_getaffinity", Errno.read(cs));
+            if (LibC.schedGetaffinity(cs, 0, MASK_BYTES, mask) != 0) throw new ErrnoException("sched_getaffinity",
+                    Errno.read(cs));
             return BitSet.valueOf(mask.toArray(JAVA_LONG));
         }
     }
@@ -45,7 +46,8 @@ public final class CpuPlacement {
             MemorySegment mask = a.allocate(MASK_BYTES, 8);
             mask.set(JAVA_LONG, (cpu / 64) * 8L, 1L << (cpu % 64));
             if (LibC.schedSetaffinity(cs, 0, MASK_BYTES, mask) != 0) {
-                throw new ErrnoException("sched_setaffinity(CPU " + cpu + ")", Errno.read(cs), "the thread's placement is unchanged");
+                throw new ErrnoException("sched_setaffinity(CPU " + cpu + ")", Errno.read(cs),
+                        "the thread's placement is unchanged");
             }
         }
     }

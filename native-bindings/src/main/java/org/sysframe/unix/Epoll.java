@@ -69,10 +69,17 @@ public final class Epoll implements AutoCloseable {
         this.epfd = fd;
     }
 
-    public void add(int fd, int interest, long tag) throws ErrnoException { ctl(EPOLL_CTL_ADD, fd, interest, tag, "ADD"); }
+    /** Registers fd with the interest mask (EPOLLIN, EPOLLOUT, ...) and the tag its events report. */
+    public void add(int fd, int interest, long tag) throws ErrnoException {
+        ctl(EPOLL_CTL_ADD, fd, interest, tag, "ADD");
+    }
 
-    public void modify(int fd, int interest, long tag) throws ErrnoException { ctl(EPOLL_CTL_MOD, fd, interest, tag, "MOD"); }
+    /** Replaces the interest mask and the tag of the registered fd. */
+    public void modify(int fd, int interest, long tag) throws ErrnoException {
+        ctl(EPOLL_CTL_MOD, fd, interest, tag, "MOD");
+    }
 
+    /** Unregisters fd. */
     public void remove(int fd) throws ErrnoException { ctl(EPOLL_CTL_DEL, fd, 0, 0, "DEL"); }
 
     private void ctl(int op, int fd, int interest, long tag, String opName) throws ErrnoException {
@@ -107,6 +114,7 @@ public final class Epoll implements AutoCloseable {
     /** The tag of the i-th ready descriptor of the last wait. */
     public long readyTag(int i) { return events.get(DATA_LAYOUT, i * EVENT_SIZE + DATA); }
 
+    /** The counters each {@link #await} is counted in. */
     public SyscallCounters counters() { return counters; }
 
     @Override

@@ -10,7 +10,9 @@ import java.io.IOException;
 public class ErrnoException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The call that failed, e.g. {@code connect(/run/grout.sock)}. */
     private final String call;
+    /** The errno value. */
     private final int errno;
     /** What follows the strerror text in the message: "" or ": " and the detail. */
     private final String suffix;

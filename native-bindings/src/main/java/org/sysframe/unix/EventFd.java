@@ -20,8 +20,8 @@ public final class EventFd implements AutoCloseable {
     /** The descriptor, -1 once closed (taken once by {@link #close}). */
     private final AtomicInteger fd;
     private final SyscallCounters counters;
-    // Automatic: a signal still returning when another thread closes keeps its memory. The errno capture is shared by the
-    // signalling threads: an error's number may be another's (they fail only once the descriptor is closed).
+    // Automatic: a signal still returning when another thread closes keeps its memory. The errno capture is shared by
+    // the signalling threads: an error's number may be another's (they fail only once the descriptor is closed).
     private final MemorySegment callState = Errno.newCallState(Arena.ofAuto());
     private final MemorySegment one = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
     private final MemorySegment taken = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);

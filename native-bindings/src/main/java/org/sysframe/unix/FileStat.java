@@ -70,8 +70,8 @@ public final class FileStat {
             MemorySegment st = a.allocate(LAYOUT);
             int flags = AT_SYMLINK_NOFOLLOW | (name.isEmpty() ? AT_EMPTY_PATH : 0);
             if (LibC.fstatat(cs, dirFd, a.allocateFrom(name), st, flags) != 0) return null;
-            return new Info(st.get(JAVA_LONG, DEV), st.get(JAVA_LONG, INO), st.get(JAVA_INT, MODE), st.get(JAVA_INT, UID),
-                    st.get(JAVA_LONG, CTIME) * 1_000_000_000L + st.get(JAVA_LONG, CTIME_NSEC));
+            return new Info(st.get(JAVA_LONG, DEV), st.get(JAVA_LONG, INO), st.get(JAVA_INT, MODE),
+                    st.get(JAVA_INT, UID), st.get(JAVA_LONG, CTIME) * 1_000_000_000L + st.get(JAVA_LONG, CTIME_NSEC));
         }
     }
 }

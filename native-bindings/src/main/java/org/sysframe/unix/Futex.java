@@ -84,7 +84,8 @@ public final class Futex {
 
     private static long wordAddress(MemorySegment seg, long offset) {
         long addr = NativeAddress.of(seg, offset, 4);
-        if ((addr & 3) != 0) throw new IllegalArgumentException("futex word at an address not a multiple of 4: 0x" + Long.toHexString(addr));
+        if ((addr & 3) != 0) throw new IllegalArgumentException("futex word at an address not a multiple of 4: 0x"
+                + Long.toHexString(addr));
         return addr;
     }
 }

@@ -81,7 +81,8 @@ public final class KernelSyscallCounter implements AutoCloseable {
                 attr.set(JAVA_LONG, 32, PERF_FORMAT_GROUP);  // read_format: the leader reads the whole group
                 // flags at offset 40 stay 0: enabled from the start, no inherit, kernel side counted
                 long leader = c.members == 0 ? -1 : c.fds[c.order[0].ordinal()];
-                long fd = LibC.syscall(c.callState, SYS_PERF_EVENT_OPEN, attr.address(), tid, -1, leader, PERF_FLAG_FD_CLOEXEC);
+                long fd = LibC.syscall(c.callState, SYS_PERF_EVENT_OPEN, attr.address(), tid, -1, leader,
+                        PERF_FLAG_FD_CLOEXEC);
                 if (fd < 0) {
                     int err = Errno.read(c.callState);
                     c.close();

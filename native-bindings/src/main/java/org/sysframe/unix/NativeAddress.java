@@ -13,7 +13,8 @@ final class NativeAddress {
      */
     static long of(MemorySegment seg, long offset, long len) {
         Objects.checkFromIndexSize(offset, len, seg.byteSize());
-        if (!seg.isNative()) throw new IllegalArgumentException("a heap segment cannot be handed to the kernel: use native (Arena) memory");
+        if (!seg.isNative()) throw new IllegalArgumentException("a heap segment cannot be handed to the kernel: use "
+                + "native (Arena) memory");
         return seg.address() + offset;
     }
 }

@@ -21,7 +21,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class PageMemory {
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
-    private static final ThreadLocal<MemorySegment> CALL_STATE = ThreadLocal.withInitial(() -> Errno.newCallState(Arena.ofAuto()));
+    private static final ThreadLocal<MemorySegment> CALL_STATE =
+            ThreadLocal.withInitial(() -> Errno.newCallState(Arena.ofAuto()));
 
     private static final MethodHandle MALLOC_TRIM = Linker.nativeLinker().defaultLookup().find("malloc_trim")
             .map(a -> Linker.nativeLinker().downcallHandle(a, FunctionDescriptor.of(JAVA_INT, JAVA_LONG))).orElse(null);

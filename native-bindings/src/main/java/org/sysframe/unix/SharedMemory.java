@@ -70,7 +70,8 @@ public final class SharedMemory {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);
             if (LibC.fcntl(cs, fd, F_ADD_SEALS, seals) < 0) {
-                throw new ErrnoException("fcntl(fd " + fd + ", F_ADD_SEALS, 0x" + Integer.toHexString(seals) + ")", Errno.read(cs));
+                throw new ErrnoException("fcntl(fd " + fd + ", F_ADD_SEALS, 0x" + Integer.toHexString(seals) + ")",
+                        Errno.read(cs));
             }
         }
     }
@@ -105,7 +106,8 @@ public final class SharedMemory {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);
             long addr = LibC.mmap(cs, 0, bytes, PROT_READ_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-            if (addr == -1) throw new ErrnoException("mmap(fd " + fd + ", " + bytes + " bytes, MAP_SHARED)", Errno.read(cs));
+            if (addr == -1) throw new ErrnoException("mmap(fd " + fd + ", " + bytes + " bytes, MAP_SHARED)",
+                    Errno.read(cs));
             return MemorySegment.ofAddress(addr).reinterpret(bytes, arena, s -> {
                 try (Arena u = Arena.ofConfined()) {
                     LibC.munmap(Errno.newCallState(u), addr, bytes);

@@ -56,7 +56,8 @@ public final class SockaddrUn {
         int nul = abstractName ? -1 : path.indexOf('\0');
         if (nul >= 0) {
             return "the socket path has a NUL byte at offset " + utf8Offset(path, nul)
-                    + " (a file path ends at its first NUL: it would name " + (nul == 0 ? "nothing" : printable(path.substring(0, nul))) + ")";
+                    + " (a file path ends at its first NUL: it would name "
+                            + (nul == 0 ? "nothing" : printable(path.substring(0, nul))) + ")";
         }
         int limit = abstractName ? PATH_MAX : PATH_MAX - 1;
         if (bytes.length > limit) return bytes.length + SUN_PATH_LIMIT + limit;
@@ -79,7 +80,10 @@ public final class SockaddrUn {
         return b.toString();
     }
 
-    /** An address for path in arena, with its length (the socklen_t to pass) in {@link Address#length()}; path checked first ({@link #check}). */
+    /**
+     * An address for path in arena, with its length (the socklen_t to pass) in {@link Address#length()}; path checked
+     * first ({@link #check}).
+     */
     public static Address of(Arena arena, String path) throws ErrnoException {
         check(path);
         byte[] bytes = path.getBytes(StandardCharsets.UTF_8);

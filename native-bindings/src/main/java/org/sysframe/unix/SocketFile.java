@@ -68,7 +68,8 @@ public final class SocketFile {
         SockaddrUn.check(path);
         Path p = Path.of(path);
         Path parent = p.toAbsolutePath().getParent();
-        Path aside = parent.resolve("." + p.getFileName() + ".stale-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Path aside = parent.resolve("." + p.getFileName() + ".stale-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         try {
             if (!id.equals(socketAt(path))) return false;
         } catch (ErrnoException notSocket) {
@@ -128,11 +129,13 @@ public final class SocketFile {
         String parent = slash < 0 ? "." : slash == 0 ? "/" : path.substring(0, slash);
         String name = path.substring(slash + 1);
         if (name.isEmpty() || name.equals(".") || name.equals("..")) {
-            throw new ErrnoException("bind(" + path + ")", Errno.EINVAL, "the path names a directory, not a socket file in one");
+            throw new ErrnoException("bind(" + path + ")", Errno.EINVAL,
+                    "the path names a directory, not a socket file in one");
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);
-            MemorySegment template = a.allocateFrom((parent.endsWith("/") ? parent : parent + "/") + "." + name + ".XXXXXX");
+            MemorySegment template = a.allocateFrom((parent.endsWith("/") ? parent : parent + "/") + "." + name
+                    + ".XXXXXX");
             if (LibC.mkdtemp(cs, template).address() == 0) {
                 throw new ErrnoException("mkdtemp(" + template.getString(0) + ")", Errno.read(cs),
                         "cannot make the private directory the socket file is set up in, beside " + path);
@@ -149,8 +152,10 @@ public final class SocketFile {
                 if (d == null) throw new ErrnoException("fstat(" + dir + ")", Errno.read(cs));
                 int euid = LibC.geteuid();
                 if ((d.mode() & S_IFMT) != S_IFDIR || d.uid() != euid || d.permissions() != 0700) {
-                    throw new ErrnoException("fstat(" + dir + ")", Errno.EPERM, dir + " is not the private directory this process made (" + kind(d.mode())
-                            + " of uid " + d.uid() + ", mode 0" + Integer.toOctalString(d.permissions()) + "; expected a directory of uid " + euid
+                    throw new ErrnoException("fstat(" + dir + ")", Errno.EPERM, dir
+                            + " is not the private directory this process made (" + kind(d.mode())
+                            + " of uid " + d.uid() + ", mode 0" + Integer.toOctalString(d.permissions())
+                                    + "; expected a directory of uid " + euid
                             + ", mode 0700): left as it is");
                 }
                 ours = true;
@@ -163,7 +168,8 @@ public final class SocketFile {
         }
     }
 
-    private static Id bindInside(Arena a, MemorySegment cs, int fd, int dfd, String dir, String path, int mode, int backlog) throws ErrnoException {
+    private static Id bindInside(Arena a, MemorySegment cs, int fd, int dfd, String dir, String path, int mode,
+            int backlog) throws ErrnoException {
         MemorySegment inner = a.allocateFrom(INNER);
         SockaddrUn.Address viaFd = SockaddrUn.of(a, "/proc/self/fd/" + dfd + "/" + INNER);
         int rc = LibC.bind(cs, fd, viaFd.segment(), viaFd.length());
@@ -180,10 +186,12 @@ public final class SocketFile {
                         "the socket did not appear in the private directory " + dir + " (it was replaced meanwhile)");
             }
             String octal = "0" + Integer.toOctalString(mode);
-            if (LibC.fchmodat(cs, dfd, inner, mode, 0) != 0) throw new ErrnoException("chmod(" + path + ", " + octal + ")", Errno.read(cs));
+            if (LibC.fchmodat(cs, dfd, inner, mode, 0) != 0) throw new ErrnoException("chmod(" + path + ", " + octal
+                    + ")", Errno.read(cs));
             FileStat.Info set = FileStat.at(cs, dfd, INNER);
             if (set == null || set.ino() != made.ino() || set.dev() != made.dev() || set.permissions() != mode) {
-                throw new ErrnoException("chmod(" + path + ", " + octal + ")", Errno.EPERM, "the socket file in " + dir + " does not have the mode set");
+                throw new ErrnoException("chmod(" + path + ", " + octal + ")", Errno.EPERM, "the socket file in " + dir
+                        + " does not have the mode set");
             }
             if (LibC.listen(cs, fd, backlog) != 0) throw new ErrnoException("listen(" + path + ")", Errno.read(cs));
             MemorySegment target = a.allocateFrom(path);
@@ -191,12 +199,14 @@ public final class SocketFile {
                 int err = Errno.read(cs);
                 if (err == Errno.EEXIST && kindAt(path).equals("a socket")) {
                     // What bind(2) says of a path that holds a socket already, live or not.
-                    throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE, "a socket is already at " + path + ": left as it is");
+                    throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE, "a socket is already at " + path
+                            + ": left as it is");
                 }
                 throw err == Errno.EEXIST
                         ? new ErrnoException("renameat2(" + path + ", RENAME_NOREPLACE)", err,
                                 path + " appeared while the socket was set up (" + describe(path) + "): left as it is")
-                        : new ErrnoException("renameat2(" + path + ", RENAME_NOREPLACE)", err, "cannot move the socket into place");
+                        : new ErrnoException("renameat2(" + path + ", RENAME_NOREPLACE)", err,
+                                "cannot move the socket into place");
             }
             placed = true;
             FileStat.Info now = FileStat.at(cs, AT_FDCWD, path);
@@ -225,9 +235,11 @@ public final class SocketFile {
 
     private static String mismatch(String path, FileStat.Info now, long dev, long ino, int mode) {
         if (now == null) return "nothing is at " + path + " now: the socket file was moved away or removed";
-        if (now.dev() != dev || now.ino() != ino) return path + " is not this socket file any more: it is now " + describe(path);
+        if (now.dev() != dev || now.ino() != ino) return path + " is not this socket file any more: it is now "
+                + describe(path);
         if (now.permissions() != mode) {
-            return path + " has mode 0" + Integer.toOctalString(now.permissions()) + ", not the 0" + Integer.toOctalString(mode) + " set";
+            return path + " has mode 0" + Integer.toOctalString(now.permissions()) + ", not the 0"
+                    + Integer.toOctalString(mode) + " set";
         }
         return null;
     }

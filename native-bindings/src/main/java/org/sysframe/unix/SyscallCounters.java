@@ -45,8 +45,11 @@ public final class SyscallCounters {
     public static SyscallCounters summing(String name) { return new SyscallCounters(name, null, true); }
 
     /** As {@link #summing(String)}, each increment going to parent too (which must be {@link #summing} as well). */
-    public static SyscallCounters summing(String name, SyscallCounters parent) { return new SyscallCounters(name, parent, true); }
+    public static SyscallCounters summing(String name, SyscallCounters parent) {
+        return new SyscallCounters(name, parent, true);
+    }
 
+    /** The name given at creation, shown by {@link #toString()}. */
     public String name() { return name; }
 
     /** Counts one call of kind. Only the owning thread calls this (any thread, on {@link #summing} counters). */

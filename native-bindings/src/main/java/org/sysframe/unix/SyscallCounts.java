@@ -24,7 +24,10 @@ public final class SyscallCounts {
         return b.build();
     }
 
-    /** A builder naming each kind, e.g. {@code SyscallCounts.builder().sendto(1000).recvfrom(1000).epollWait(1000).build()}. */
+    /**
+     * A builder naming each kind, e.g.
+     * {@code SyscallCounts.builder().sendto(1000).recvfrom(1000).epollWait(1000).build()}.
+     */
     public static Builder builder() { return new Builder(); }
 
     /** Sets counts kind by kind; kinds never set are 0. */
@@ -39,22 +42,36 @@ public final class SyscallCounts {
             return this;
         }
 
+        /** Sets the count of {@link SyscallKind#SENDTO}. */
         public Builder sendto(long n) { return count(SyscallKind.SENDTO, n); }
+        /** Sets the count of {@link SyscallKind#RECVFROM}. */
         public Builder recvfrom(long n) { return count(SyscallKind.RECVFROM, n); }
+        /** Sets the count of {@link SyscallKind#SENDMSG}. */
         public Builder sendmsg(long n) { return count(SyscallKind.SENDMSG, n); }
+        /** Sets the count of {@link SyscallKind#RECVMSG}. */
         public Builder recvmsg(long n) { return count(SyscallKind.RECVMSG, n); }
+        /** Sets the count of {@link SyscallKind#WRITEV}. */
         public Builder writev(long n) { return count(SyscallKind.WRITEV, n); }
+        /** Sets the count of {@link SyscallKind#READV}. */
         public Builder readv(long n) { return count(SyscallKind.READV, n); }
+        /** Sets the count of {@link SyscallKind#EPOLL_WAIT}. */
         public Builder epollWait(long n) { return count(SyscallKind.EPOLL_WAIT, n); }
+        /** Sets the count of {@link SyscallKind#IO_URING_ENTER}. */
         public Builder ioUringEnter(long n) { return count(SyscallKind.IO_URING_ENTER, n); }
+        /** Sets the count of {@link SyscallKind#SCHED_YIELD}. */
         public Builder schedYield(long n) { return count(SyscallKind.SCHED_YIELD, n); }
+        /** Sets the count of {@link SyscallKind#FUTEX}. */
         public Builder futex(long n) { return count(SyscallKind.FUTEX, n); }
+        /** Sets the count of {@link SyscallKind#READ}. */
         public Builder read(long n) { return count(SyscallKind.READ, n); }
+        /** Sets the count of {@link SyscallKind#WRITE}. */
         public Builder write(long n) { return count(SyscallKind.WRITE, n); }
 
+        /** The counts set so far; the builder can go on being used. */
         public SyscallCounts build() { return new SyscallCounts(counts.clone()); }
     }
 
+    /** The count of kind. */
     public long get(SyscallKind kind) { return counts[kind.ordinal()]; }
 
     /** The sum over every kind. */

@@ -58,7 +58,8 @@ public final class ThreadSyscall {
             }
         } while (System.nanoTime() < deadline);
         String who = pid.equals("self") ? "thread " + tid : "thread " + tid + " of process " + pid;
-        throw new IOException(who + " not parked in epoll_wait or io_uring_enter after " + timeout + " (/proc syscall: " + now + ")");
+        throw new IOException(who + " not parked in epoll_wait or io_uring_enter after " + timeout
+                + " (/proc syscall: " + now + ")");
     }
 
     /**

@@ -15,10 +15,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * An AF_UNIX stream socket: its file descriptor, its own errno capture segment and the counters its
  * data calls go to.
  *
- * <p>Data calls ({@link #send}, {@link #recv}, {@link #sendmsg}, {@link #writev}) are counted in {@link #counters()} on every return, retry EINTR (each attempt is a
- * syscall and is counted), return {@link #WOULD_BLOCK} for EAGAIN, and throw {@link ErrnoException}
- * for anything else. They are meant for one thread at a time (the owner). {@link #close()} may be
- * called from any thread, any number of times: the descriptor is closed exactly once.
+ * <p>Data calls ({@link #send}, {@link #recv}, {@link #sendmsg}, {@link #writev}) are counted in {@link #counters()} on
+ * every return, retry EINTR (each attempt is a syscall and is counted), return {@link #WOULD_BLOCK} for EAGAIN, and
+ * throw {@link ErrnoException} for anything else. They are meant for one thread at a time (the owner). {@link #close()}
+ * may be called from any thread, any number of times: the descriptor is closed exactly once.
  */
 public final class UnixSocket implements AutoCloseable {
     /** Returned by data calls when a non-blocking socket (or a receive timeout) has nothing to give. */
@@ -104,7 +104,8 @@ public final class UnixSocket implements AutoCloseable {
             if (fd < 0) throw new ErrnoException("socket(AF_UNIX)", Errno.read(cs));
             int rc;
             try {
-                if (timeoutMillis > 0) setTimeout(a.allocate(16, 8), cs, fd, path, SO_SNDTIMEO, "SO_SNDTIMEO", timeoutMillis);
+                if (timeoutMillis > 0) setTimeout(a.allocate(16, 8), cs, fd, path, SO_SNDTIMEO, "SO_SNDTIMEO",
+                        timeoutMillis);
             } catch (ErrnoException e) {
                 LibC.close(cs, fd);
                 throw e;
@@ -116,8 +117,10 @@ public final class UnixSocket implements AutoCloseable {
                 int err = Errno.read(cs);
                 LibC.close(cs, fd);
                 if (err == Errno.EAGAIN && timeoutMillis > 0) {
-                    throw new ErrnoException("connect(" + path + ")", Errno.ETIMEDOUT, "the server accepted no connection within the connect timeout of "
-                            + timeoutMillis + " ms (its listen backlog is full: it does not accept, or not fast enough)");
+                    throw new ErrnoException("connect(" + path + ")", Errno.ETIMEDOUT,
+                            "the server accepted no connection within the connect timeout of "
+                            + timeoutMillis
+                                    + " ms (its listen backlog is full: it does not accept, or not fast enough)");
                 }
                 throw new ErrnoException("connect(" + path + ")", err);
             }
@@ -148,8 +151,10 @@ public final class UnixSocket implements AutoCloseable {
                 if (!sa.isAbstract() && mode >= 0) {
                     file = SocketFile.bindPrivately(fd, path, mode, backlog);
                 } else {
-                    if (LibC.bind(cs, fd, sa.segment(), sa.length()) < 0) throw new ErrnoException("bind(" + path + ")", Errno.read(cs));
-                    if (LibC.listen(cs, fd, backlog) < 0) throw new ErrnoException("listen(" + path + ")", Errno.read(cs));
+                    if (LibC.bind(cs, fd, sa.segment(), sa.length()) < 0) throw new ErrnoException("bind(" + path
+                            + ")", Errno.read(cs));
+                    if (LibC.listen(cs, fd, backlog) < 0) throw new ErrnoException("listen(" + path + ")",
+                            Errno.read(cs));
                     if (!sa.isAbstract()) file = SocketFile.socketAt(path);
                 }
             } catch (ErrnoException | RuntimeException e) {
@@ -238,7 +243,8 @@ public final class UnixSocket implements AutoCloseable {
     public long writev(IovArray iov) throws ErrnoException {
         long n;
         do {
-            n = outcome(LibC.writev(callState, fd(), iov.pendingAddress(), iov.pending()), SyscallKind.WRITEV, "writev");
+            n = outcome(LibC.writev(callState, fd(), iov.pendingAddress(), iov.pending()), SyscallKind.WRITEV,
+                    "writev");
         } while (n == RETRY);
         return n;
     }
@@ -399,10 +405,13 @@ public final class UnixSocket implements AutoCloseable {
     /** SO_SNDBUF; the kernel doubles the value asked for and applies its minimum. */
     public void setSendBufferSize(int bytes) throws ErrnoException { setIntOption(SO_SNDBUF, "SO_SNDBUF", bytes); }
 
+    /** SO_RCVBUF; the kernel doubles the value asked for and applies its minimum. */
     public void setReceiveBufferSize(int bytes) throws ErrnoException { setIntOption(SO_RCVBUF, "SO_RCVBUF", bytes); }
 
+    /** SO_SNDBUF as the kernel reports it. */
     public int sendBufferSize() throws ErrnoException { return intOption(SO_SNDBUF, "SO_SNDBUF"); }
 
+    /** SO_RCVBUF as the kernel reports it. */
     public int receiveBufferSize() throws ErrnoException { return intOption(SO_RCVBUF, "SO_RCVBUF"); }
 
     /** SO_RCVTIMEO: a blocking receive that waits longer returns {@link #WOULD_BLOCK}; 0 waits forever. */
@@ -427,7 +436,8 @@ public final class UnixSocket implements AutoCloseable {
     }
 
     /** setsockopt of a struct timeval { long tv_sec; long tv_usec; } written into tv. */
-    private static void setTimeout(MemorySegment tv, MemorySegment cs, int fd, String name, int option, String optionName, long millis)
+    private static void setTimeout(MemorySegment tv, MemorySegment cs, int fd, String name, int option,
+            String optionName, long millis)
             throws ErrnoException {
         tv.set(JAVA_LONG, 0, millis / 1000);
         tv.set(JAVA_LONG, 8, (millis % 1000) * 1000);
@@ -477,6 +487,7 @@ public final class UnixSocket implements AutoCloseable {
     /** The descriptor, or -1 once closed (a call on it then fails with EBADF). */
     public int fd() { return (int) FD.getAcquire(this); }
 
+    /** Whether the socket is still open (not closed yet). */
     public boolean isOpen() { return fd() >= 0; }
 
     /** What this socket is connected to or bound at, for messages. */

@@ -34,7 +34,8 @@ class CpuPlacementTest {
                     try {
                         BitSet inherited = CpuPlacement.allowedCpus(); // before the test thread may place it
                         childTid.complete(Self.tid());
-                        assertEquals(BitSet.valueOf(new long[] {1L << first}), inherited, "inherited from the pinned parent");
+                        assertEquals(BitSet.valueOf(new long[] {1L << first}), inherited,
+                                "inherited from the pinned parent");
                         assertEquals(true, placed.await(10, TimeUnit.SECONDS));
                         childSees.complete(CpuPlacement.allowedCpus());
                     } catch (Throwable t) {
@@ -61,7 +62,8 @@ class CpuPlacementTest {
         BitSet beyond = new BitSet();
         beyond.set(1023);
         assumeTrue(!CpuPlacement.allowedCpus().get(1023));
-        assertEquals(Errno.EINVAL, assertThrows(ErrnoException.class, () -> CpuPlacement.placeThread(Self.tid(), beyond)).errno());
+        assertEquals(Errno.EINVAL, assertThrows(ErrnoException.class, () ->
+                CpuPlacement.placeThread(Self.tid(), beyond)).errno());
         CompletableFuture<Integer> tid = new CompletableFuture<>();
         Thread t = Thread.ofPlatform().start(() -> tid.complete(Self.tid()));
         t.join();
@@ -69,7 +71,8 @@ class CpuPlacementTest {
         // join() returns before the kernel thread is gone: wait until its task entry is.
         Path task = Path.of("/proc/self/task/" + ended);
         for (int i = 0; i < 2_000 && Files.exists(task); i++) Thread.sleep(5);
-        ErrnoException gone = assertThrows(ErrnoException.class, () -> CpuPlacement.placeThread(ended, CpuPlacement.allowedCpus()));
+        ErrnoException gone = assertThrows(ErrnoException.class, () ->
+                CpuPlacement.placeThread(ended, CpuPlacement.allowedCpus()));
         assertEquals(Errno.ESRCH, gone.errno());
     }
 }

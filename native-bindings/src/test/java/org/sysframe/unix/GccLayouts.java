@@ -38,7 +38,8 @@ public final class GccLayouts {
     public static void assertStruct(Map<String, Long> c, String name, StructLayout layout, String... fields) {
         assertEquals(c.get(name), layout.byteSize(), "sizeof(struct " + name + ")");
         for (String f : fields) {
-            assertEquals(c.get(name + "." + f), layout.byteOffset(groupElement(f)), "offsetof(" + name + ", " + f + ")");
+            assertEquals(c.get(name + "." + f), layout.byteOffset(groupElement(f)), "offsetof(" + name + ", " + f
+                    + ")");
         }
     }
 

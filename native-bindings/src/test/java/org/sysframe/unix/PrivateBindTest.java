@@ -41,7 +41,8 @@ class PrivateBindTest {
                 assertEquals(SocketFile.socketAt(p.toString()), l.boundFile());
                 assertNull(SocketFile.mismatch(p.toString(), l.boundFile(), m));
                 assertEquals(List.of(p), listing(), "only the socket is in the directory");
-                try (UnixSocket c = UnixSocket.connect(p.toString()); UnixSocket s = l.accept(new SyscallCounters("s"))) {
+                try (UnixSocket c = UnixSocket.connect(p.toString()); UnixSocket s =
+                        l.accept(new SyscallCounters("s"))) {
                     assertTrue(c.isOpen() && s != null, "it listens at its path");
                 }
             }
@@ -57,7 +58,8 @@ class PrivateBindTest {
         // listen() itself does not reclaim (the server does that first): what is there stays.
         ErrnoException e = assertThrows(ErrnoException.class, () -> UnixSocket.listen(link.toString(), 0666, 4, true));
         assertEquals("renameat2(" + link + ", RENAME_NOREPLACE): EEXIST (17) File exists: " + link
-                + " appeared while the socket was set up (a symbolic link to " + target + "): left as it is", e.getMessage());
+                + " appeared while the socket was set up (a symbolic link to " + target + "): left as it is",
+                        e.getMessage());
         assertEquals(target, Files.readSymbolicLink(link));
         assertEquals(0100640, mode(target));
         assertEquals("kept", Files.readString(target));
@@ -71,10 +73,12 @@ class PrivateBindTest {
             SocketFile.Id id = l.boundFile();
             assertEquals(p + " has mode 0600, not the 0660 set", chmodThenMismatch(p, id));
             Files.move(p, dir.resolve("moved.sock"));
-            assertEquals("nothing is at " + p + " now: the socket file was moved away or removed", SocketFile.mismatch(p.toString(), id, 0660));
+            assertEquals("nothing is at " + p + " now: the socket file was moved away or removed",
+                    SocketFile.mismatch(p.toString(), id, 0660));
             Path target = Files.writeString(dir.resolve("t.txt"), "x");
             Files.createSymbolicLink(p, target);
-            assertEquals(p + " is not this socket file any more: it is now a symbolic link to " + target, SocketFile.mismatch(p.toString(), id, 0660));
+            assertEquals(p + " is not this socket file any more: it is now a symbolic link to " + target,
+                    SocketFile.mismatch(p.toString(), id, 0660));
         }
     }
 

@@ -38,8 +38,10 @@ class SharedMemoryTest {
             assertEquals("ftruncate(fd " + fd + ", 4096): EPERM (1) Operation not permitted", shrink.getMessage());
             ErrnoException grow = assertThrows(ErrnoException.class, () -> SharedMemory.truncate(fd, 2 * SIZE));
             assertEquals(Errno.EPERM, grow.errno());
-            ErrnoException more = assertThrows(ErrnoException.class, () -> SharedMemory.addSeals(fd, SharedMemory.F_SEAL_WRITE));
-            assertEquals("fcntl(fd " + fd + ", F_ADD_SEALS, 0x8): EPERM (1) Operation not permitted", more.getMessage());
+            ErrnoException more = assertThrows(ErrnoException.class, () ->
+                    SharedMemory.addSeals(fd, SharedMemory.F_SEAL_WRITE));
+            assertEquals("fcntl(fd " + fd + ", F_ADD_SEALS, 0x8): EPERM (1) Operation not permitted",
+                    more.getMessage());
             assertEquals(SIZE, SharedMemory.size(fd));
         } finally {
             SharedMemory.close(fd);
@@ -134,7 +136,8 @@ class SharedMemoryTest {
             CompletableFuture<Integer> woken = new CompletableFuture<>();
             Thread t = new Thread(() -> {
                 try {
-                    woken.complete(new Futex(new SyscallCounters("t"), Arena.ofAuto()).await(word, 64, 0, 30_000_000_000L));
+                    woken.complete(new Futex(new SyscallCounters("t"), Arena.ofAuto()).await(word, 64, 0,
+                            30_000_000_000L));
                 } catch (Throwable e) {
                     woken.completeExceptionally(e);
                 }
@@ -161,10 +164,12 @@ class SharedMemoryTest {
     @Test
     void futexCallsCountedAsTheKernelCountsThem() throws Exception {
         try (Arena arena = Arena.ofConfined();
-             KernelSyscallCounter kernel = KernelSyscallCounter.forThread(Self.tid(), EnumSet.of(SyscallKind.FUTEX, SyscallKind.SENDMSG))) {
+             KernelSyscallCounter kernel = KernelSyscallCounter.forThread(Self.tid(),
+                     EnumSet.of(SyscallKind.FUTEX, SyscallKind.SENDMSG))) {
             MemorySegment word = arena.allocate(8, 8);
             Futex warm = new Futex(new SyscallCounters("warm-up"), arena);
-            for (int i = 0; i < 20_000; i++) { // the JIT's compilations queued before the window: each wakes a compiler thread (a futex)
+            // the JIT's compilations queued before the window: each wakes a compiler thread (a futex)
+            for (int i = 0; i < 20_000; i++) {
                 warm.wake(word, 0, 1);
                 warm.await(word, 4, 7, 0);
             }

@@ -36,7 +36,8 @@ class SocketFileTest {
         Files.writeString(p, "important data");
         ErrnoException e = assertThrows(ErrnoException.class, () -> SocketFile.socketAt(p.toString()));
         assertEquals(Errno.EEXIST, e.errno());
-        assertTrue(e.getMessage().endsWith(p + " exists and is not a socket (a regular file): left as it is"), e.getMessage());
+        assertTrue(e.getMessage().endsWith(p + " exists and is not a socket (a regular file): left as it is"),
+                e.getMessage());
     }
 
     @Test

@@ -23,7 +23,8 @@ class SocketPathRulesTest {
     @Test
     void anEmptyPathIsOneClearLineEverywhere() {
         assertEquals(EMPTY, assertThrows(ErrnoException.class, () -> UnixSocket.connect("")).getMessage());
-        assertEquals(EMPTY, assertThrows(ErrnoException.class, () -> UnixSocket.listen("", 0600, 1, false)).getMessage());
+        assertEquals(EMPTY, assertThrows(ErrnoException.class, () -> UnixSocket.listen("", 0600, 1, false))
+                .getMessage());
         assertEquals(EMPTY, assertThrows(ErrnoException.class, () -> SocketFile.socketAt("")).getMessage());
         assertEquals(Errno.EINVAL, assertThrows(ErrnoException.class, () -> UnixSocket.connect("")).errno());
     }
@@ -32,13 +33,15 @@ class SocketPathRulesTest {
     void aNulInAFilePathFailsNamingThePathEscapedAndNeverReachesTheSocketBeforeIt() throws Exception {
         String live = dir.resolve("live.sock").toString();
         String withNul = live + "\0.other";
-        String expected = "sockaddr_un(" + live + "\\0.other): EINVAL (22) Invalid argument: the socket path has a NUL byte at offset "
+        String expected = "sockaddr_un(" + live
+                + "\\0.other): EINVAL (22) Invalid argument: the socket path has a NUL byte at offset "
                 + live.length() + " (a file path ends at its first NUL: it would name " + live + ")";
         try (UnixSocket listener = UnixSocket.listen(live, 0600, 4, true)) {
             assertEquals(expected, assertThrows(ErrnoException.class, () -> UnixSocket.connect(withNul)).getMessage());
             // Cut at the NUL, the path would have reached this listener: nothing did.
             assertNull(listener.accept(new SyscallCounters("accept")));
-            assertEquals(expected, assertThrows(ErrnoException.class, () -> UnixSocket.listen(withNul, 0600, 1, false)).getMessage());
+            assertEquals(expected, assertThrows(ErrnoException.class, () -> UnixSocket.listen(withNul, 0600, 1, false))
+                    .getMessage());
             assertEquals(expected, assertThrows(ErrnoException.class, () -> SocketFile.socketAt(withNul)).getMessage());
         }
         try (var s = Files.list(dir)) {
@@ -49,7 +52,8 @@ class SocketPathRulesTest {
     @Test
     void otherControlCharactersAreShownEscapedAndANulAtTheStartNamesNothing() {
         ErrnoException e = assertThrows(ErrnoException.class, () -> UnixSocket.connect("\0/tmp/x\n.sock"));
-        assertEquals("sockaddr_un(\\0/tmp/x\\x0a.sock): EINVAL (22) Invalid argument: the socket path has a NUL byte at offset 0"
+        assertEquals("sockaddr_un(\\0/tmp/x\\x0a.sock): EINVAL (22) Invalid argument: the socket path has a NUL byte "
+                + "at offset 0"
                 + " (a file path ends at its first NUL: it would name nothing)", e.getMessage());
     }
 

@@ -58,7 +58,8 @@ class StructLayoutTest {
                 "msg_namelen", "msg_iov", "msg_iovlen", "msg_control", "msg_controllen", "msg_flags");
         GccLayouts.assertStruct(c, "ucred", PeerCredentials.UCRED, "uid", "gid");
         GccLayouts.assertStruct(c, "epoll_event", Epoll.EVENT, "data");
-        GccLayouts.assertStruct(c, "stat", FileStat.LAYOUT, "st_dev", "st_ino", "st_mode", "st_uid", "st_ctime", "st_ctime_nsec");
+        GccLayouts.assertStruct(c, "stat", FileStat.LAYOUT, "st_dev", "st_ino", "st_mode", "st_uid", "st_ctime",
+                "st_ctime_nsec");
         // The known x86-64 values, so a wrong probe cannot pass silently.
         assertEquals(110, SockaddrUn.LAYOUT.byteSize());
         assertEquals(56, IovArray.MSGHDR.byteSize());

@@ -200,7 +200,8 @@ class SyscallAccountingTest {
             assertEquals(cost.library(), cost.kernel());
 
             ThreadCost eagain = measure(s.counters(), () -> {
-                for (int i = 0; i < 100; i++) assertEquals(UnixSocket.WOULD_BLOCK, s.recv(b, 0, 64, UnixSocket.MSG_DONTWAIT));
+                for (int i = 0; i < 100; i++) assertEquals(UnixSocket.WOULD_BLOCK,
+                        s.recv(b, 0, 64, UnixSocket.MSG_DONTWAIT));
             });
             assertEquals(SyscallCounts.builder().recvfrom(100).build(), eagain.library());
             assertEquals(eagain.library(), eagain.kernel());
@@ -219,7 +220,8 @@ class SyscallAccountingTest {
             for (int i = 0; i < 3; i++) self.read(); // first calls may load classes, which reads files
             SyscallCounts a = self.read();
             for (int i = 0; i < 10; i++) self.read();
-            assertEquals(SyscallCounts.ZERO, self.read().minus(a), "reading the counter is not counted as the thread's work");
+            assertEquals(SyscallCounts.ZERO, self.read().minus(a),
+                    "reading the counter is not counted as the thread's work");
         }
         // A thread that does exactly 100 write(2) and 100 read(2) on a pipe-like socketpair, via the JDK.
         Pipe pipe = Pipe.open();

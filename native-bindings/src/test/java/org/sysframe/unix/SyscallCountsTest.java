@@ -16,7 +16,8 @@ class SyscallCountsTest {
         assertEquals(1000, byName.get(SyscallKind.EPOLL_WAIT));
         assertEquals(3000, byName.total());
         assertEquals("sendto=1000 recvfrom=1000 epoll_wait=1000", byName.toString());
-        SyscallCounts each = SyscallCounts.builder().sendmsg(1).recvmsg(2).writev(3).readv(4).schedYield(7).read(5).write(6).build();
+        SyscallCounts each = SyscallCounts.builder().sendmsg(1).recvmsg(2).writev(3).readv(4).schedYield(7).read(5)
+                .write(6).build();
         assertEquals("sendmsg=1 recvmsg=2 writev=3 readv=4 sched_yield=7 read=5 write=6", each.toString());
         assertEquals(SyscallCounts.ZERO, SyscallCounts.builder().build());
     }

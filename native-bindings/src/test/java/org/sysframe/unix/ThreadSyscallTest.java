@@ -17,14 +17,24 @@ class ThreadSyscallTest {
     @Test
     void onlyWaitsThatSleepCountAsParked() {
         // epoll_wait(epfd, events, maxevents, timeout): the fourth argument decides.
-        assertTrue(ThreadSyscall.isBlockingWait("232 0x5 0x7f3a2c001000 0x100 0xffffffff 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"), "timeout -1");
-        assertTrue(ThreadSyscall.isBlockingWait("281 0x5 0x7f3a2c001000 0x100 0x64 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"), "epoll_pwait, 100 ms");
-        assertFalse(ThreadSyscall.isBlockingWait("232 0x5 0x7f3a2c001000 0x100 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"), "a zero-timeout poll");
-        // io_uring_enter(fd, to_submit, min_complete, flags, arg, argsz): waits only with GETEVENTS and min_complete > 0.
-        assertTrue(ThreadSyscall.isBlockingWait("426 0x0 0x2 0x1 0x11 0x0 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"), "submit and wait for one");
-        assertFalse(ThreadSyscall.isBlockingWait("426 0x0 0x2 0x0 0x10 0x0 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"), "submit only");
-        assertFalse(ThreadSyscall.isBlockingWait("426 0x0 0x0 0x0 0x11 0x0 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"), "run task work, wait for none");
-        assertFalse(ThreadSyscall.isBlockingWait("45 0x9 0x7f3a2c001000 0x2000 0x0 0x0 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"), "recvfrom");
+        assertTrue(
+                ThreadSyscall.isBlockingWait("232 0x5 0x7f3a2c001000 0x100 0xffffffff 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"),
+                "timeout -1");
+        assertTrue(ThreadSyscall.isBlockingWait("281 0x5 0x7f3a2c001000 0x100 0x64 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"),
+                "epoll_pwait, 100 ms");
+        assertFalse(ThreadSyscall.isBlockingWait("232 0x5 0x7f3a2c001000 0x100 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"),
+                "a zero-timeout poll");
+        // io_uring_enter(fd, to_submit, min_complete, flags, arg, argsz): waits only with GETEVENTS and min_complete >
+        // 0.
+        assertTrue(ThreadSyscall.isBlockingWait("426 0x0 0x2 0x1 0x11 0x0 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"),
+                "submit and wait for one");
+        assertFalse(ThreadSyscall.isBlockingWait("426 0x0 0x2 0x0 0x10 0x0 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"),
+                "submit only");
+        assertFalse(ThreadSyscall.isBlockingWait("426 0x0 0x0 0x0 0x11 0x0 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"),
+                "run task work, wait for none");
+        assertFalse(
+                ThreadSyscall.isBlockingWait("45 0x9 0x7f3a2c001000 0x2000 0x0 0x0 0x0 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"),
+                "recvfrom");
         assertFalse(ThreadSyscall.isBlockingWait("running"));
         assertFalse(ThreadSyscall.isBlockingWait("-1 0x7f3a3bffe8d0 0x7f3a4a8f1d5e"), "blocked outside a syscall");
     }
@@ -51,8 +61,10 @@ class ThreadSyscallTest {
             try {
                 started.await();
                 ThreadSyscall.awaitParked(blockedTid.get(), Duration.ofSeconds(10));
-                IOException e = assertThrows(IOException.class, () -> ThreadSyscall.awaitParked(spinningTid.get(), Duration.ofMillis(200)));
-                assertTrue(e.getMessage().startsWith("thread " + spinningTid.get() + " not parked in epoll_wait or io_uring_enter after PT0.2S"), e.getMessage());
+                IOException e = assertThrows(IOException.class, () ->
+                        ThreadSyscall.awaitParked(spinningTid.get(), Duration.ofMillis(200)));
+                assertTrue(e.getMessage().startsWith("thread " + spinningTid.get()
+                        + " not parked in epoll_wait or io_uring_enter after PT0.2S"), e.getMessage());
             } finally {
                 stop.set(true);
                 sleeper.join();

@@ -37,6 +37,7 @@ public final class Awaits {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (value.getAsLong() != expected && System.nanoTime() - deadline < 0) LockSupport.parkNanos(1_000_000);
         long actual = value.getAsLong();
-        if (actual != expected) throw new AssertionError(what + " ==> expected: <" + expected + "> but was: <" + actual + ">");
+        if (actual != expected) throw new AssertionError(what + " ==> expected: <" + expected + "> but was: <" + actual
+                + ">");
     }
 }

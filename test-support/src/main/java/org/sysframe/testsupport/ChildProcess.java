@@ -26,7 +26,8 @@ public final class ChildProcess implements AutoCloseable {
         process = new ProcessBuilder(command).redirectErrorStream(true).start();
         stdin = process.getOutputStream();
         reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     output.add(line);

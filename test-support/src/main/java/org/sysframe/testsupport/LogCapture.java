@@ -35,8 +35,8 @@ import java.util.logging.Logger;
  * the levels are not changed (what is not logged now is not built now: the allocation tests hold).
  * {@code -Dsysframe.test.logs=print} prints every record as it comes instead, as before.
  */
-public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback, TestExecutionExceptionHandler,
-        LifecycleMethodExecutionExceptionHandler {
+public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback,
+        TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler {
     /** The records kept per test (and per class set-up) at most; the rest are counted. */
     static final int MAX_RECORDS = 500;
 
@@ -49,19 +49,19 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
     private static boolean installed;
 
     /** Every captured record formatted, since the current test or class started. */
-    private static final List<String> current = new ArrayList<>();
+    private static final List<String> CURRENT = new ArrayList<>();
     private static long dropped;
     /** The class's records, written to its file after it. */
-    private static final List<String> ofClass = new ArrayList<>();
+    private static final List<String> OF_CLASS = new ArrayList<>();
 
     private static final class Capture extends Handler {
         @Override
         public void publish(LogRecord r) {
             String line = format(r);
             synchronized (LOCK) {
-                if (current.size() < MAX_RECORDS) current.add(line);
+                if (CURRENT.size() < MAX_RECORDS) CURRENT.add(line);
                 else dropped++;
-                if (ofClass.size() < MAX_CLASS_RECORDS) ofClass.add(line);
+                if (OF_CLASS.size() < MAX_CLASS_RECORDS) OF_CLASS.add(line);
             }
         }
 
@@ -71,7 +71,8 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
 
     /** e.g. {@code SEVERE org.sysframe.server: accept failed: ...}, with the stack trace of a thrown exception. */
     static String format(LogRecord r) {
-        StringBuilder sb = new StringBuilder().append(r.getLevel()).append(' ').append(r.getLoggerName()).append(": ").append(message(r));
+        StringBuilder sb = new StringBuilder().append(r.getLevel()).append(' ').append(r.getLoggerName()).append(": ")
+                .append(message(r));
         if (r.getThrown() != null) {
             StringWriter w = new StringWriter();
             r.getThrown().printStackTrace(new PrintWriter(w));
@@ -104,7 +105,7 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
     /** The records captured since the current test (or class) started, and how many past the limit were dropped. */
     public static List<String> records() {
         synchronized (LOCK) {
-            List<String> out = new ArrayList<>(current);
+            List<String> out = new ArrayList<>(CURRENT);
             if (dropped > 0) out.add("(and " + dropped + " more records)");
             return out;
         }
@@ -112,7 +113,7 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
 
     private static void restart() {
         synchronized (LOCK) {
-            current.clear();
+            CURRENT.clear();
             dropped = 0;
         }
     }
@@ -122,7 +123,7 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
         install();
         restart();
         synchronized (LOCK) {
-            ofClass.clear();
+            OF_CLASS.clear();
         }
     }
 
@@ -130,7 +131,8 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
     public void beforeEach(ExtensionContext context) {
         restart();
         synchronized (LOCK) {
-            ofClass.add("--- " + context.getParent().map(p -> p.getDisplayName() + " > ").orElse("") + context.getDisplayName());
+            OF_CLASS.add("--- " + context.getParent().map(p -> p.getDisplayName() + " > ").orElse("")
+                    + context.getDisplayName());
         }
     }
 
@@ -138,8 +140,8 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
     public void afterAll(ExtensionContext context) throws IOException {
         List<String> lines;
         synchronized (LOCK) {
-            lines = ofClass.stream().anyMatch(l -> !l.startsWith("--- ")) ? new ArrayList<>(ofClass) : List.of();
-            ofClass.clear();
+            lines = OF_CLASS.stream().anyMatch(l -> !l.startsWith("--- ")) ? new ArrayList<>(OF_CLASS) : List.of();
+            OF_CLASS.clear();
         }
         if (lines.isEmpty()) return;
         Path dir = Path.of("target", "test-logs");
@@ -186,7 +188,8 @@ public final class LogCapture implements BeforeAllCallback, BeforeEachCallback, 
         if (failure instanceof TestAbortedException) return failure;
         List<String> records = records();
         if (!records.isEmpty()) {
-            failure.addSuppressed(new Logged("logged during the test (" + records.size() + " records):\n  " + String.join("\n  ", records)));
+            failure.addSuppressed(new Logged("logged during the test (" + records.size() + " records):\n  "
+                    + String.join("\n  ", records)));
         }
         return failure;
     }

@@ -8,7 +8,11 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** The test counts syscalls with the kernel's tracepoints (perf_event_open): needs root, CAP_PERFMON or perf_event_paranoid -1, and tracefs readable; skipped with the reason for a non-root user outside CI, a failure under root or CI=true when missing. */
+/**
+ * The test counts syscalls with the kernel's tracepoints (perf_event_open): needs root, CAP_PERFMON or
+ * perf_event_paranoid -1, and tracefs readable; skipped with the reason for a non-root user outside CI, a failure under
+ * root or CI=true when missing.
+ */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited

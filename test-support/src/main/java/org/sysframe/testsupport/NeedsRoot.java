@@ -8,7 +8,10 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** The test runs as root (it switches uids or reads what only root may); skipped with the reason for a non-root user outside CI, a failure under root or CI=true when missing. */
+/**
+ * The test runs as root (it switches uids or reads what only root may); skipped with the reason for a non-root user
+ * outside CI, a failure under root or CI=true when missing.
+ */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited

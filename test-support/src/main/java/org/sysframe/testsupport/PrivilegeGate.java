@@ -25,7 +25,8 @@ public final class PrivilegeGate implements ExecutionCondition, BeforeEachCallba
         String missing = missing(context.getElement());
         if (missing == null) return ConditionEvaluationResult.enabled("has what it needs");
         if (Privileges.mustRun()) return ConditionEvaluationResult.enabled("root or CI: must run (" + missing + ")");
-        String where = context.getRequiredTestClass().getName() + context.getTestMethod().map(m -> "#" + m.getName()).orElse("");
+        String where = context.getRequiredTestClass().getName()
+                + context.getTestMethod().map(m -> "#" + m.getName()).orElse("");
         if (ANNOUNCED.add(where)) System.err.println("[sysframe] " + where + " skipped: " + missing);
         return ConditionEvaluationResult.disabled(missing);
     }
@@ -38,7 +39,8 @@ public final class PrivilegeGate implements ExecutionCondition, BeforeEachCallba
         context.getTestMethod().map(m -> missing(Optional.of(m))).ifPresent(missing::add);
         missing.removeIf(m -> m == null);
         if (!missing.isEmpty()) {
-            throw new AssertionError("this test must run as " + Privileges.who() + ", but: " + String.join("; ", missing));
+            throw new AssertionError("this test must run as " + Privileges.who() + ", but: "
+                    + String.join("; ", missing));
         }
     }
 

@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** What this process may do that some tests need (root, the kernel's syscall tracepoints, strace), and one line on why not. */
+/**
+ * What this process may do that some tests need (root, the kernel's syscall tracepoints, strace), and one line on why
+ * not.
+ */
 public final class Privileges {
     private static final Path[] TRACEFS = {Path.of("/sys/kernel/tracing"), Path.of("/sys/kernel/debug/tracing")};
     private static final int CAP_SYS_ADMIN = 21;
@@ -41,7 +44,8 @@ public final class Privileges {
         if (!capable) {
             String paranoid = read(Path.of("/proc/sys/kernel/perf_event_paranoid"));
             if (paranoid == null || !paranoid.equals("-1")) {
-                why.add("not root (uid " + effectiveUid() + ") and perf_event_paranoid is " + (paranoid == null ? "unreadable" : paranoid)
+                why.add("not root (uid " + effectiveUid() + ") and perf_event_paranoid is "
+                        + (paranoid == null ? "unreadable" : paranoid)
                         + " (tracepoint counters need root, CAP_PERFMON or perf_event_paranoid -1)");
             }
         }
@@ -64,7 +68,8 @@ public final class Privileges {
             }
         }
         return mounted
-                ? "tracefs unreadable (" + TRACEFS[0] + "/events/syscalls/*/id cannot be read by uid " + effectiveUid() + ")"
+                ? "tracefs unreadable (" + TRACEFS[0] + "/events/syscalls/*/id cannot be read by uid " + effectiveUid()
+                        + ")"
                 : "tracefs missing (not mounted; as root: mount -t tracefs nodev /sys/kernel/tracing)";
     }
 

@@ -25,7 +25,8 @@ public final class ProcessProbe {
     public record Nmt(long totalCommitted, long otherCommitted) {
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "total committed %,d KiB, Other committed %,d bytes", totalCommitted / 1024, otherCommitted);
+            return String.format(Locale.ROOT, "total committed %,d KiB, Other committed %,d bytes",
+                    totalCommitted / 1024, otherCommitted);
         }
     }
 
@@ -58,7 +59,9 @@ public final class ProcessProbe {
         }
     }
 
-    /** Memory mappings of this process ({@code /proc/self/maps} lines): an unmapped io_uring ring would add two each. */
+    /**
+     * Memory mappings of this process ({@code /proc/self/maps} lines): an unmapped io_uring ring would add two each.
+     */
     public static long mappings() throws IOException {
         try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
             return lines.count();

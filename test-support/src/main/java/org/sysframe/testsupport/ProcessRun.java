@@ -30,7 +30,8 @@ public record ProcessRun(int exit, String output) {
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly().waitFor();
-            throw new AssertionError(pb.command() + " did not end within " + timeout.toSeconds() + " s:\n" + outputOf(output));
+            throw new AssertionError(pb.command() + " did not end within " + timeout.toSeconds() + " s:\n"
+                    + outputOf(output));
         }
         return new ProcessRun(p.exitValue(), outputOf(output));
     }

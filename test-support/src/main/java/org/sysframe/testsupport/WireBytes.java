@@ -95,7 +95,10 @@ public final class WireBytes {
         return new WireBytes().header(id, type, payload.length).put(payload).toByteArray();
     }
 
-    /** A response: for_id, status, payload_len as declared (which may differ from the bytes given), then the payload bytes. */
+    /**
+     * A response: for_id, status, payload_len as declared (which may differ from the bytes given), then the payload
+     * bytes.
+     */
     public static byte[] response(int forId, int status, long declaredLen, byte[] payload) {
         return new WireBytes().header(forId, status, (int) declaredLen).put(payload).toByteArray();
     }

@@ -11,6 +11,7 @@ import org.sysframe.unix.ErrnoException;
 public final class ApiException extends ErrnoException {
     private static final long serialVersionUID = 1L;
 
+    /** The request's message type. */
     private final int type;
 
     /** The server answered a request of message type type with status. */
@@ -25,7 +26,10 @@ public final class ApiException extends ErrnoException {
         this.type = type;
     }
 
-    /** As {@link #ApiException(int, int)}, the type named as the client's {@link org.sysframe.transport.wire.MessageSpecs} name it. */
+    /**
+     * As {@link #ApiException(int, int)}, the type named as the client's
+     * {@link org.sysframe.transport.wire.MessageSpecs} name it.
+     */
     ApiException(String typeName, int type, int status) {
         super(typeName, status);
         this.type = type;

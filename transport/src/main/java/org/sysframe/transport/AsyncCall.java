@@ -42,7 +42,10 @@ final class AsyncCall extends CompletableFuture<Response> {
         call.attach(this);
     }
 
-    /** Sends the request (the payload is not kept: copied if it must wait); the future the caller gets, bounded by the receive timeout. */
+    /**
+     * Sends the request (the payload is not kept: copied if it must wait); the future the caller gets, bounded by the
+     * receive timeout.
+     */
     CompletableFuture<Response> send(MemorySegment payload, long offset, long length) throws ErrnoException {
         conduit.standby().start();
         conduit.send(call, type, payload, offset, length);
@@ -59,7 +62,10 @@ final class AsyncCall extends CompletableFuture<Response> {
         });
     }
 
-    /** The router completes a future's call (its answer copied in, or its error): the {@code Router.Completion} of every connection. */
+    /**
+     * The router completes a future's call (its answer copied in, or its error): the {@code Router.Completion} of every
+     * connection.
+     */
     static void complete(Call c) {
         ((AsyncCall) c.attachment()).completeWith(c);
     }

@@ -41,7 +41,10 @@ public enum Backend {
         }
     }
 
-    /** Parses {@code epoll}, {@code io_uring} (or {@code iouring}) or {@code auto}; anything else fails naming the value and the forms. */
+    /**
+     * Parses {@code epoll}, {@code io_uring} (or {@code iouring}) or {@code auto}; anything else fails naming the value
+     * and the forms.
+     */
     public static Backend parse(String s) {
         return switch (s == null ? "" : s.trim().toLowerCase(Locale.ROOT)) {
             case "epoll" -> EPOLL;

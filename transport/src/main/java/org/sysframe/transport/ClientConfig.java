@@ -13,11 +13,13 @@ import java.util.TreeSet;
  * setting's meaning and default. The message sizes are a private copy.
  */
 public record ClientConfig(String socketPath, int apiVersion, String version, SendFraming send, RecvFraming recv,
-                           long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode, int cpu,
-                           Backend backend, boolean sqpoll, Set<Integer> serverUids, boolean anyServerUid,
+                           long receiveTimeoutMillis, MessageSpecs specs, int socketBufferSize, WaitMode waitMode,
+                           int cpu, Backend backend, boolean sqpoll, Set<Integer> serverUids, boolean anyServerUid,
                            long connectTimeoutMillis, long sendTimeoutMillis, boolean sharedMemory,
                            int maxInFlight, int connections) {
-    /** Checks every setting by the rules {@link ClientOptions} applies (IllegalArgumentException, NullPointerException). */
+    /**
+     * Checks every setting by the rules {@link ClientOptions} applies (IllegalArgumentException, NullPointerException).
+     */
     public ClientConfig {
         Objects.requireNonNull(socketPath);
         Rules.helloVersion(version);
@@ -59,11 +61,13 @@ public record ClientConfig(String socketPath, int apiVersion, String version, Se
     public String toString() {
         return "socket " + socketPath + ", api " + apiVersion + ", send " + send + ", recv " + recv
                 + (receiveTimeoutMillis > 0 ? ", timeout " + receiveTimeoutMillis + " ms" : "")
-                + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "") + (cpu >= 0 ? ", cpu " + cpu : "")
+                + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "")
+                        + (cpu >= 0 ? ", cpu " + cpu : "")
                 + (backend != Backend.EPOLL ? ", backend " + backend + (sqpoll ? " (sqpoll)" : "") : "")
                 + (sharedMemory ? ", shared memory" : "")
                 + (maxInFlight != ClientOptions.MAX_IN_FLIGHT ? ", at most " + maxInFlight + " in flight" : "")
                 + (connections != 1 ? ", " + connections + " connections" : "")
-                + (anyServerUid ? ", any server uid" : serverUids != null ? ", server uids " + new TreeSet<>(serverUids) : "");
+                + (anyServerUid ? ", any server uid" : serverUids != null ? ", server uids "
+                        + new TreeSet<>(serverUids) : "");
     }
 }

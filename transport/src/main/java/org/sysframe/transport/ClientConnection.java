@@ -36,7 +36,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * thread does its I/O.
  */
 final class ClientConnection {
-    /** SHM_OPEN's request id: nothing is in flight after GR_HELLO (id 1), and the client over the channel starts its ids anew. */
+    /**
+     * SHM_OPEN's request id: nothing is in flight after GR_HELLO (id 1), and the client over the channel starts its ids
+     * anew.
+     */
     private static final int SHM_OPEN_ID = 2;
 
     final UnixSocket socket;
@@ -54,8 +57,8 @@ final class ClientConnection {
         this.link = link;
         this.reader = new MessageReader(link, options.recv(), arena, options.receiveTimeoutMillis());
         MessageWriter writer = new MessageWriter(link, options.send(), arena);
-        this.conduit = new Conduit(socket.name(), link, writer, new MessagePump(reader), arena, options.receiveTimeoutMillis(),
-                options.maxInFlight(), options.specs(), this::free);
+        this.conduit = new Conduit(socket.name(), link, writer, new MessagePump(reader), arena,
+                options.receiveTimeoutMillis(), options.maxInFlight(), options.specs(), this::free);
         this.conduit.router().completion(completion);
         this.backendName = link instanceof UringLink ? "io_uring" : "epoll";
         this.transportName = link instanceof ShmClientLink ? "shared memory" : "socket";
@@ -65,7 +68,8 @@ final class ClientConnection {
      * Connects, says GR_HELLO and, with {@link ClientOptions#sharedMemory}, asks for the channel. The
      * socket's counters add into sum (null: none). Failures say what to check (see {@link GroutClient#connect}).
      */
-    static ClientConnection open(ClientConfig options, SyscallCounters sum, Router.Completion completion) throws IOException {
+    static ClientConnection open(ClientConfig options, SyscallCounters sum,
+            Router.Completion completion) throws IOException {
         UnixSocket socket = ClientConnect.open(options, sum);
         ClientLink link;
         try {
@@ -90,9 +94,11 @@ final class ClientConnection {
 
     private static ClientLink link(ClientConfig options, UnixSocket socket) throws ErrnoException {
         if (options.backend().resolve("client(" + socket.name() + ")") == Backend.EPOLL) {
-            return new SocketLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis());
+            return new SocketLink(socket, options.waitMode(), options.receiveTimeoutMillis(),
+                    options.sendTimeoutMillis());
         }
-        return new UringLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis(), options.sqpoll());
+        return new UringLink(socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis(),
+                options.sqpoll());
     }
 
     private void hello(ClientConfig options) throws IOException {

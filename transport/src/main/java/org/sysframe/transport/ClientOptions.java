@@ -26,7 +26,9 @@ public final class ClientOptions {
     /** The default connect timeout: 5 s (a connect waits only while the server's listen backlog is full). */
     public static final long DEFAULT_CONNECT_TIMEOUT_MILLIS = 5000;
 
-    /** The default send timeout: 5 s (a send waits only while the server does not read and the socket buffer is full). */
+    /**
+     * The default send timeout: 5 s (a send waits only while the server does not read and the socket buffer is full).
+     */
     public static final long DEFAULT_SEND_TIMEOUT_MILLIS = 5000;
 
     private String socketPath = GroutApi.defaultSocketPath();
@@ -49,16 +51,28 @@ public final class ClientOptions {
     private int maxInFlight = MAX_IN_FLIGHT;
     private int connections = 1;
 
-    /** The most requests a connection can have in flight: its 16-bit request ids, 1..65535 (the default: no cap below it). */
+    /**
+     * The most requests a connection can have in flight: its 16-bit request ids, 1..65535 (the default: no cap below
+     * it).
+     */
     public static final int MAX_IN_FLIGHT = 0xffff;
 
     /** The most connections one client may keep: {@value}. */
     public static final int MAX_CONNECTIONS = 64;
 
+    /** A new builder holding the defaults listed above. */
     public static ClientOptions defaults() { return new ClientOptions(); }
 
+    /**
+     * The server's socket: a file path, or {@code @name} for an abstract name
+     * (default {@link GroutApi#defaultSocketPath()}).
+     */
     public ClientOptions socketPath(String path) { this.socketPath = Objects.requireNonNull(path); return this; }
 
+    /**
+     * The API version sent in GR_HELLO (default {@value GroutApi#DEFAULT_API_VERSION}); a server that speaks
+     * another one refuses the connect.
+     */
     public ClientOptions apiVersion(int v) { this.apiVersion = v; return this; }
 
     /** The version string sent in GR_HELLO (at most 127 bytes). */
@@ -67,8 +81,10 @@ public final class ClientOptions {
         return this;
     }
 
+    /** How requests leave (default {@link SendFraming#COPY_GATHER}). */
     public ClientOptions send(SendFraming f) { this.send = Objects.requireNonNull(f); return this; }
 
+    /** How answers and events are read (default {@link RecvFraming#READAHEAD}). */
     public ClientOptions recv(RecvFraming f) { this.recv = Objects.requireNonNull(f); return this; }
 
     /**
@@ -190,7 +206,8 @@ public final class ClientOptions {
 
     /** The settings as they are now, frozen. */
     public ClientConfig freeze() {
-        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs, socketBufferSize, waitMode, cpu, backend, sqpoll,
+        return new ClientConfig(socketPath, apiVersion, version, send, recv, receiveTimeoutMillis, specs,
+                socketBufferSize, waitMode, cpu, backend, sqpoll,
                 serverUids, anyServerUid, connectTimeoutMillis, sendTimeoutMillis, sharedMemory,
                 maxInFlight, connections);
     }

@@ -9,6 +9,8 @@ package org.sysframe.transport;
  * pipeline's own requests not included), and of them those that timed out; the bytes of the frames,
  * headers included, of the requests made and of the answers and events received.
  */
-public record ClientStats(long calls, long batches, long largestBatch, long lastBatch, long unmatched, long late, int inFlight,
-                          long events, long eventsDropped, long failed, long timedOut, long bytesSent, long bytesReceived) {
+public record ClientStats(long calls, long batches, long largestBatch, long lastBatch, long unmatched, long late,
+        int inFlight,
+                          long events, long eventsDropped, long failed, long timedOut, long bytesSent,
+                          long bytesReceived) {
 }

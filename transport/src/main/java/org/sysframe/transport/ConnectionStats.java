@@ -6,6 +6,7 @@ import org.sysframe.unix.SyscallCounts;
 public record ConnectionStats(int peerPid, int peerUid, long requests, SyscallCounts syscalls, String closeReason) {
     @Override
     public String toString() {
-        return "pid " + peerPid + " uid " + peerUid + ": " + requests + " requests, " + syscalls + " (" + closeReason + ")";
+        return "pid " + peerPid + " uid " + peerUid + ": " + requests + " requests, " + syscalls + " (" + closeReason
+                + ")";
     }
 }

@@ -79,7 +79,9 @@ public final class GroutClient implements AutoCloseable {
     /** The connections; a pooled one that broke is connected anew in its place (under its slot's monitor). */
     private final AtomicReferenceArray<ClientConnection> pool;
     private final Object[] slots;
-    /** With a pool, the sum of every connection's counters; null with one connection (its socket's are the client's). */
+    /**
+     * With a pool, the sum of every connection's counters; null with one connection (its socket's are the client's).
+     */
     private final SyscallCounters sum;
     private final ThreadLocal<Mine> mine = ThreadLocal.withInitial(Mine::new);
     private final String name;
@@ -117,10 +119,12 @@ public final class GroutClient implements AutoCloseable {
     public static GroutClient connect(ClientOptions builder) throws IOException {
         ClientConfig options = builder.freeze();
         Jfr.watch();
-        SyscallCounters sum = options.connections() > 1 ? SyscallCounters.summing("client " + options.socketPath()) : null;
+        SyscallCounters sum = options.connections() > 1 ? SyscallCounters.summing("client " + options.socketPath())
+                : null;
         GroutClient c = new GroutClient(options, ClientConnection.open(options, sum, AsyncCall::complete), sum);
         try {
-            for (int i = 1; i < options.connections(); i++) c.pool.set(i, ClientConnection.open(options, sum, AsyncCall::complete));
+            for (int i = 1; i < options.connections(); i++) c.pool.set(i,
+                    ClientConnection.open(options, sum, AsyncCall::complete));
             c.multiplex();
             return c;
         } catch (IOException | RuntimeException e) {
@@ -191,7 +195,9 @@ public final class GroutClient implements AutoCloseable {
     /** The first connection: events and their subscriptions, the server's credentials, hello's result. */
     private ClientConnection first() throws IOException { return connection(0); }
 
-    /** Whether requests go through a shared-memory channel ({@link ClientOptions#sharedMemory}) rather than the socket. */
+    /**
+     * Whether requests go through a shared-memory channel ({@link ClientOptions#sharedMemory}) rather than the socket.
+     */
     public boolean sharedMemory() { return pool.get(0).link instanceof ShmClientLink; }
 
     /** What the server said in its GR_HELLO response; -1 when it answered without it (older servers). */
@@ -216,12 +222,15 @@ public final class GroutClient implements AutoCloseable {
      * The syscalls of a pool's one I/O thread (epoll connections; see {@link ClientOptions#connections}): its
      * {@code epoll_wait} over the connections, and its wake-ups through an eventfd (a {@code write} by the thread
      * that queued work while it slept, a {@code read} by it). Part of {@link #counters()}, in no connection's; zero
-     * with one connection. ({@code read} and {@code write} are not kinds of {@link org.sysframe.unix.SyscallKind#LIBRARY}:
-     * the kernel's per-thread count does not check them.)
+     * with one connection. ({@code read} and {@code write} are not kinds of
+     * {@link org.sysframe.unix.SyscallKind#LIBRARY}: the kernel's per-thread count does not check them.)
      */
     public SyscallCounts ioThreadCounts() { return mux != null ? mux.counts() : SyscallCounts.ZERO; }
 
-    /** Each connection's own counters, in pool order (the connections open now); with a pool's I/O thread, see {@link #ioThreadCounts()}. */
+    /**
+     * Each connection's own counters, in pool order (the connections open now); with a pool's I/O thread, see
+     * {@link #ioThreadCounts()}.
+     */
     public List<SyscallCounters> connectionCounters() {
         List<SyscallCounters> all = new ArrayList<>(slots.length);
         for (int i = 0; i < slots.length; i++) all.add(pool.get(i).socket.counters());
@@ -234,7 +243,9 @@ public final class GroutClient implements AutoCloseable {
      */
     public static SyscallCounts pollerCounts() { return FdPoller.countsIfStarted(); }
 
-    /** The backend this client runs on: {@link Backend#EPOLL} or {@link Backend#IO_URING} (AUTO resolved at connect). */
+    /**
+     * The backend this client runs on: {@link Backend#EPOLL} or {@link Backend#IO_URING} (AUTO resolved at connect).
+     */
     public Backend backend() { return pool.get(0).link instanceof UringLink ? Backend.IO_URING : Backend.EPOLL; }
 
     /** With the io_uring backend, the first connection's SQEs by opcode and its CQEs so far (zero with epoll). */
@@ -275,7 +286,10 @@ public final class GroutClient implements AutoCloseable {
 
     // ---------------------------------------------------------------- calls
 
-    /** Sends a request with an empty payload and waits for its answer (see {@link #call(int, MemorySegment, long, long)}). */
+    /**
+     * Sends a request with an empty payload and waits for its answer (see
+     * {@link #call(int, MemorySegment, long, long)}).
+     */
     public Response call(int type) throws IOException {
         return call(type, MemorySegment.NULL, 0, 0);
     }
@@ -317,13 +331,15 @@ public final class GroutClient implements AutoCloseable {
         }
     }
 
-    private static void run(ClientConnection cn, Mine m, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
+    private static void run(ClientConnection cn, Mine m, int type, MemorySegment payload, long offset,
+            long length) throws ErrnoException {
         Call c = m.call;
         try {
             cn.conduit.call(c, type, payload, offset, length);
         } catch (ErrnoException | RuntimeException e) {
             if (c.kind() == Call.Kind.BLOCKING && !c.failed() && c.id() != 0 && c.status() == 0 && c.length() == 0) {
-                // Abandoned (timeout, interrupt): its id stays taken until its late answer comes, so the thread takes a new call.
+                // Abandoned (timeout, interrupt): its id stays taken until its late answer comes, so the thread takes a
+                // new call.
                 m.call = Call.of(Call.Kind.BLOCKING);
             }
             throw e;
@@ -348,7 +364,8 @@ public final class GroutClient implements AutoCloseable {
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
         }
         if (specs.isStream(type)) {
-            throw new ErrnoException(specs.name(type), Errno.EINVAL, "a stream request has several answers: use stream(), not call()");
+            throw new ErrnoException(specs.name(type), Errno.EINVAL,
+                    "a stream request has several answers: use stream(), not call()");
         }
     }
 
@@ -381,7 +398,8 @@ public final class GroutClient implements AutoCloseable {
      * The future completes on the thread that received the answer (a caller of this client, or its
      * own thread): dependent stages that block (another call of this client, say) must be *Async ones.
      */
-    public CompletableFuture<Response> callAsync(int type, MemorySegment payload, long offset, long length) throws IOException {
+    public CompletableFuture<Response> callAsync(int type, MemorySegment payload, long offset,
+            long length) throws IOException {
         checkLength(type, length);
         return new AsyncCall(pick(mine.get()).conduit, trips, specs, type, length).send(payload, offset, length);
     }
@@ -438,7 +456,9 @@ public final class GroutClient implements AutoCloseable {
 
     // ---------------------------------------------------------------- events
 
-    /** Subscribes the client (its first connection, which takes the events) to ev_type (or {@link GroutApi#EVENT_ALL}). */
+    /**
+     * Subscribes the client (its first connection, which takes the events) to ev_type (or {@link GroutApi#EVENT_ALL}).
+     */
     public void subscribe(int evType, boolean suppressSelfEvents) throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment req = MainModulePayloads.subscribe(a, evType, suppressSelfEvents);
@@ -496,7 +516,8 @@ public final class GroutClient implements AutoCloseable {
 
     private void noListener() {
         if (pool.get(0).conduit.standby().hasListener()) {
-            throw new IllegalStateException("GroutClient(" + name + ") hands its events to the listener set by onEvent");
+            throw new IllegalStateException("GroutClient(" + name
+                    + ") hands its events to the listener set by onEvent");
         }
     }
 

@@ -40,17 +40,17 @@ import jdk.jfr.FlightRecorderListener;
 
 /**
  * A Grout-style API server on an AF_UNIX socket: one acceptor and {@link ServerConfig#loops()}
- * event-loop threads on the configured {@link Backend} (epoll by default, or io_uring), each serving the connections handed to it, with the framing of its
- * {@link ServerConfig} (frozen from {@link ServerOptions} at start). Handlers run on the loop threads
- * and must not block.
+ * event-loop threads on the configured {@link Backend} (epoll by default, or io_uring), each serving the connections
+ * handed to it, with the framing of its {@link ServerConfig} (frozen from {@link ServerOptions} at start). Handlers run
+ * on the loop threads and must not block.
  *
  * <p>Start-up checks the path ({@link GroutApi#checkSocketPath}), refuses a path where a live server
  * answers (EADDRINUSE) or that holds anything but a socket (EEXIST, left untouched), and reclaims a
  * socket file nobody answers on; the socket is then bound, given the configured mode and made to listen
  * in a private directory and moved to the path without replacing anything
  * ({@link UnixSocket#listen}), so the mode is never set through a path another user can swap, and the
- * start fails, saying what is there, unless the path then holds that socket with that mode. {@link #close()} stops every loop, closes every
- * connection, frees every buffer and removes the socket file if it is still its own.
+ * start fails, saying what is there, unless the path then holds that socket with that mode. {@link #close()} stops
+ * every loop, closes every connection, frees every buffer and removes the socket file if it is still its own.
  *
  * <p>Syscall accounting: {@link #loopCounters(int)} totals every counted call of one loop thread
  * (epoll_wait, wakeups, and its connections' recv and sends; with io_uring, its io_uring_enter calls,
@@ -80,9 +80,11 @@ public final class GroutServer implements AutoCloseable {
         ServerConfig config = options.freeze();
         Jfr.watch();
         GroutApi.checkSocketPath(config.socketPath());
-        if (config.backend() != Backend.EPOLL) config = config.withBackend(config.backend().resolve("server(" + config.socketPath() + ")"));
+        if (config.backend() != Backend.EPOLL) config =
+                config.withBackend(config.backend().resolve("server(" + config.socketPath() + ")"));
         if (config.allowAnyUid() && config.allowedUids() != null) {
-            throw new IllegalArgumentException("allowAnyUid and allowedUids " + config.allowedUids() + " both set: choose one");
+            throw new IllegalArgumentException("allowAnyUid and allowedUids " + config.allowedUids()
+                    + " both set: choose one");
         }
         String path = config.socketPath();
         if (!config.isAbstract()) ServerSocketPath.claim(path);
@@ -94,8 +96,11 @@ public final class GroutServer implements AutoCloseable {
             long segment = ShmSegment.sizeFor(config.sharedMemoryRing());
             long fit = config.memoryBudget() / segment;
             if (fit < config.sharedMemoryChannels()) {
-                LOG.log(Level.WARNING, String.format("%d shared-memory channels of %d bytes each allowed, but the memory budget of %d bytes"
-                        + " holds %d: the budget refuses the rest", config.sharedMemoryChannels(), segment, config.memoryBudget(), fit));
+                LOG.log(Level.WARNING,
+                        String.format("%d shared-memory channels of %d bytes each allowed, but the memory budget of %d "
+                        + "bytes"
+                        + " holds %d: the budget refuses the rest", config.sharedMemoryChannels(), segment,
+                                config.memoryBudget(), fit));
             }
         }
         ServerLoop<?>[] loops = new ServerLoop<?>[config.loops()];
@@ -150,7 +155,8 @@ public final class GroutServer implements AutoCloseable {
             FlightRecorder.addListener(new FlightRecorderListener() {
                 @Override
                 public void recorderInitialized(FlightRecorder recorder) {
-                    if (REGISTERED.compareAndSet(false, true)) FlightRecorder.addPeriodicEvent(ConnectionEvent.Periodic.class, Recorded::emit);
+                    if (REGISTERED.compareAndSet(false, true)) FlightRecorder.addPeriodicEvent(
+                            ConnectionEvent.Periodic.class, Recorded::emit);
                 }
             });
         }
@@ -191,6 +197,7 @@ public final class GroutServer implements AutoCloseable {
     /** The settings this server runs with. */
     public ServerConfig config() { return config; }
 
+    /** The socket path this server listens on, as configured. */
     public String socketPath() { return config.socketPath(); }
 
     /** Number of event-loop threads. */
@@ -276,7 +283,8 @@ public final class GroutServer implements AutoCloseable {
         List<ConnectionStats> out = new ArrayList<>();
         for (ServerLoop<?> l : loops) {
             // A stopped loop's last writes are visible once its thread ended.
-            out.addAll(l.tasks().isStopped() ? l.connectionLog().closedConnections() : l.tasks().call(() -> l.connectionLog().closedConnections()));
+            out.addAll(l.tasks().isStopped() ? l.connectionLog().closedConnections()
+                    : l.tasks().call(() -> l.connectionLog().closedConnections()));
         }
         return out;
     }
@@ -294,7 +302,8 @@ public final class GroutServer implements AutoCloseable {
      * handler, or a task given to {@link #execute}); use 0 as causePid for events no client caused.
      */
     public void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
-        if (len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("event payload " + len + " over GR_API_MAX_MSG_LEN");
+        if (len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("event payload " + len
+                + " over GR_API_MAX_MSG_LEN");
         for (ServerLoop<?> l : loops) {
             if (l.isCurrentThread()) {
                 l.publish(evType, payload, off, len, causePid);

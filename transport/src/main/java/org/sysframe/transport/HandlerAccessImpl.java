@@ -8,12 +8,15 @@ import java.lang.foreign.MemorySegment;
 /** The server's access to what handlers may not touch (see {@link HandlerAccess}); installed by {@link Request}. */
 final class HandlerAccessImpl implements HandlerAccess {
     @Override
-    public void set(Request r, int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid) {
+    public void set(Request r, int id, int type, MemorySegment buffer, long offset, long length, int peerPid,
+            int peerUid) {
         r.set(id, type, buffer, offset, length, peerPid, peerUid);
     }
 
     @Override
-    public void bind(Reply r, Responder connection, Request request, int minResponse) { r.bind(connection, request, minResponse); }
+    public void bind(Reply r, Responder connection, Request request, int minResponse) {
+        r.bind(connection, request, minResponse);
+    }
 
     @Override
     public boolean answered(Reply r) { return r.answered(); }

@@ -15,7 +15,6 @@ import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.IovArray;
-import org.sysframe.unix.UnixSocket;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -46,14 +45,20 @@ import java.lang.foreign.MemorySegment;
  * between flushes, since a server stops reading a client that does not read its answers.
  */
 public final class Pipeline implements AutoCloseable {
-    /** Receives answers, on the polling thread; the payload is valid during the call only (not the server's {@link Handler}, which answers requests). */
+    /**
+     * Receives answers, on the polling thread; the payload is valid during the call only (not the server's
+     * {@link Handler}, which answers requests).
+     */
     @FunctionalInterface
     public interface AnswerHandler {
         /** status 0: success; an errno otherwise (ETIMEDOUT, ECONNRESET, EMSGSIZE included, with no payload). */
         void onResponse(int id, int status, MemorySegment payload, long offset, long length, long latencyNanos);
     }
 
-    /** Returned by {@link #queue} when the window is full, or the client's in-flight cap ({@link ClientOptions#maxInFlight}). */
+    /**
+     * Returned by {@link #queue} when the window is full, or the client's in-flight cap
+     * ({@link ClientOptions#maxInFlight}).
+     */
     public static final int BACK_PRESSURED = -1;
 
     private static final int BATCH_BYTES = 64 * 1024;
@@ -82,8 +87,8 @@ public final class Pipeline implements AutoCloseable {
     private long lateAnswers;
     private AnswerHandler handler;
 
-    Pipeline(GroutClient client, Conduit conduit, PipelineRole role, ClientLink link, MessageReader reader, SyscallCounters counters,
-             PipelineOptions options) {
+    Pipeline(GroutClient client, Conduit conduit, PipelineRole role, ClientLink link, MessageReader reader,
+            SyscallCounters counters, PipelineOptions options) {
         this.client = client;
         this.counters = counters;
         this.conduit = conduit;
@@ -92,7 +97,8 @@ public final class Pipeline implements AutoCloseable {
         this.inbox = new Inbox(reader, conduit.router());
         this.options = options;
         this.queued = new int[options.window()];
-        this.order = options.requestTimeoutMillis() > 0 ? new SendOrder((id, time) -> state[id] == SENT && sentAt[id] == time) : null;
+        this.order = options.requestTimeoutMillis() > 0
+                ? new SendOrder((id, time) -> state[id] == SENT && sentAt[id] == time) : null;
     }
 
     /** Requests queued or sent and not answered (nor failed). */
@@ -115,10 +121,12 @@ public final class Pipeline implements AutoCloseable {
         if (inFlight == options.window()) return BACK_PRESSURED;
         boolean copy = length <= options.copyThreshold() || !payload.isNative();
         if (copy && RequestHeader.SIZE + length > BATCH_BYTES) {
-            throw new IllegalArgumentException("a heap payload of " + length + " bytes cannot be pipelined: use native memory above 64 KiB");
+            throw new IllegalArgumentException("a heap payload of " + length
+                    + " bytes cannot be pipelined: use native memory above 64 KiB");
         }
         long need = RequestHeader.SIZE + (copy ? length : 0);
-        if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity() || queuedCount == queued.length) flush();
+        if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity()
+                || queuedCount == queued.length) flush();
         int id = role.reserve(type, length);
         if (id < 0) return BACK_PRESSURED; // the client's in-flight cap (ClientOptions.maxInFlight): poll
         RequestHeader.write(staging, stagingUsed, id, type, (int) length);
@@ -271,7 +279,8 @@ public final class Pipeline implements AutoCloseable {
             byte s = state[id];
             if (s == FREE) continue;
             state[id] = FREE;
-            if ((s == SENT || s == QUEUED) && handler != null) handler.onResponse(id, e.errno(), MemorySegment.NULL, 0, 0, s == SENT ? now - sentAt[id] : 0);
+            if ((s == SENT || s == QUEUED) && handler != null) handler.onResponse(id, e.errno(), MemorySegment.NULL, 0,
+                    0, s == SENT ? now - sentAt[id] : 0);
         }
         inFlight = 0;
         queuedCount = 0;
@@ -300,7 +309,8 @@ public final class Pipeline implements AutoCloseable {
                 if (inFlight == 0) break;
                 if (now - end >= 0) {
                     int left = inFlight;
-                    failAll(new ErrnoException("pipeline", Errno.ETIMEDOUT, left + (left == 1 ? " request" : " requests")
+                    failAll(new ErrnoException("pipeline", Errno.ETIMEDOUT, left
+                            + (left == 1 ? " request" : " requests")
                             + " still unanswered when the pipeline closed, after " + CLOSE_WAIT_MILLIS + " ms"));
                     break;
                 }
@@ -342,7 +352,8 @@ public final class Pipeline implements AutoCloseable {
             if (now == 0) now = System.nanoTime();
             long latency = now - sentAt[id];
             int type = typeOf[id];
-            if (type != lastType) { // the type table's lookup once per run of one type, not per answer (the client's specs never change)
+            // the type table's lookup once per run of one type, not per answer (the client's specs never change)
+            if (type != lastType) {
                 lastMin = client.specs().minResponse(type);
                 lastType = type;
             }

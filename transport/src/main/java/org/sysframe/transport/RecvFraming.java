@@ -24,6 +24,7 @@ public record RecvFraming(boolean readAhead, int bufferSize) {
         }
     }
 
+    /** Reads ahead into a buffer of size bytes (64 bytes to 16 MiB). */
     public static RecvFraming readAhead(int size) { return new RecvFraming(true, size); }
 
     /** Parses {@code exact}, {@code readahead} or {@code readahead:SIZE}. */
@@ -31,8 +32,10 @@ public record RecvFraming(boolean readAhead, int bufferSize) {
         String[] p = s.toLowerCase(Locale.ROOT).split(":", 2);
         return switch (p[0]) {
             case "exact" -> EXACT;
-            case "readahead" -> p.length == 1 ? READAHEAD : readAhead(SendFraming.size(p[1], s, "exact or readahead[:SIZE]"));
-            default -> throw new IllegalArgumentException("recv framing '" + s + "': expected exact or readahead[:SIZE]");
+            case "readahead" -> p.length == 1 ? READAHEAD
+                    : readAhead(SendFraming.size(p[1], s, "exact or readahead[:SIZE]"));
+            default -> throw new IllegalArgumentException("recv framing '" + s
+                    + "': expected exact or readahead[:SIZE]");
         };
     }
 

@@ -3,8 +3,6 @@ package org.sysframe.transport;
 import org.sysframe.transport.internal.server.Responder;
 import org.sysframe.transport.wire.GroutApi;
 
-import org.sysframe.unix.Errno;
-
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
@@ -51,13 +49,16 @@ public final class Reply {
         finish(0, request.buffer(), request.offset() + off, len, true);
     }
 
-    /** Failure with an errno status (e.g. {@link Errno#EINVAL}), empty payload. */
+    /** Failure with an errno status (e.g. {@link org.sysframe.unix.Errno#EINVAL}), empty payload. */
     public void error(int status) {
         if (status == 0) throw new IllegalArgumentException("an error status is not 0");
         finish(status, MemorySegment.NULL, 0, 0, false);
     }
 
-    /** Built-in messages: failure with an errno status and a payload that says more (e.g. the version a refused GR_HELLO should use). */
+    /**
+     * Built-in messages: failure with an errno status and a payload that says more (e.g. the version a refused GR_HELLO
+     * should use).
+     */
     void error(int status, MemorySegment seg, long off, long len) {
         if (status == 0) throw new IllegalArgumentException("an error status is not 0");
         finish(status, seg, off, len, false);

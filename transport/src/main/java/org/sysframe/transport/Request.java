@@ -36,13 +36,19 @@ public final class Request {
         this.peerUid = peerUid;
     }
 
+    /** The request's id, which its response carries back. */
     public int id() { return id; }
+    /** The request's message type. */
     public int type() { return type; }
+    /** The segment the payload is in: the connection's read buffer. */
     public MemorySegment buffer() { return buffer; }
+    /** Where the payload starts in {@link #buffer()}. */
     public long offset() { return offset; }
+    /** The payload's length in bytes. */
     public long length() { return length; }
     /** The client's process id, from SO_PEERCRED at accept. */
     public int peerPid() { return peerPid; }
+    /** The client's user id, from SO_PEERCRED at accept. */
     public int peerUid() { return peerUid; }
 
     /** Byte i of the payload (0 to {@link #length()} - 1). */

@@ -17,7 +17,10 @@ final class RoundTrips {
         this.specs = specs;
     }
 
-    /** Commits e (begun and ended by the caller) if its threshold lets it: call is the entry point, status -1 for a failure. */
+    /**
+     * Commits e (begun and ended by the caller) if its threshold lets it: call is the entry point, status -1 for a
+     * failure.
+     */
     void record(RoundTripEvent e, String call, int type, long requestBytes, int status, Thread caller) {
         if (!e.shouldCommit()) return;
         e.socket = socket;

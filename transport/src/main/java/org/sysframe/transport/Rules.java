@@ -44,14 +44,16 @@ final class Rules {
     /** Who is admitted by uid, for the client (servers) and the server (clients) alike: a set, or any, not both. */
     static Set<Integer> uids(String setName, Set<Integer> uids, String anyName, boolean any) {
         if (any && uids != null) {
-            throw new IllegalArgumentException(anyName + " and " + setName + " " + new TreeSet<>(uids) + " both set: choose one");
+            throw new IllegalArgumentException(anyName + " and " + setName + " " + new TreeSet<>(uids)
+                    + " both set: choose one");
         }
         return uids == null ? null : Set.copyOf(uids);
     }
 
     static int maxInFlight(int n) {
         if (n < 1 || n > ClientOptions.MAX_IN_FLIGHT) {
-            throw new IllegalArgumentException("maxInFlight " + n + ": expected 1.." + ClientOptions.MAX_IN_FLIGHT + " (request ids are 16-bit)");
+            throw new IllegalArgumentException("maxInFlight " + n + ": expected 1.." + ClientOptions.MAX_IN_FLIGHT
+                    + " (request ids are 16-bit)");
         }
         return n;
     }
@@ -64,7 +66,8 @@ final class Rules {
     }
 
     static int mode(int m) {
-        if ((m & ~0777) != 0) throw new IllegalArgumentException("mode 0" + Integer.toOctalString(m) + ": expected 0000..0777");
+        if ((m & ~0777) != 0) throw new IllegalArgumentException("mode 0" + Integer.toOctalString(m)
+                + ": expected 0000..0777");
         return m;
     }
 
@@ -85,7 +88,8 @@ final class Rules {
 
     static int maxQueuedOutput(int bytes, int highWater) {
         if (bytes < 2 * (GroutApi.MAX_MSG_LEN + EventHeader.SIZE) + highWater) {
-            throw new IllegalArgumentException("max queued output " + bytes + " is below two full messages plus the high-water mark");
+            throw new IllegalArgumentException("max queued output " + bytes
+                    + " is below two full messages plus the high-water mark");
         }
         return bytes;
     }
@@ -98,11 +102,14 @@ final class Rules {
     static void uringRing(int sqEntries, int cqEntries) {
         if (!powerOfTwo(sqEntries, 8, 32768) || !powerOfTwo(cqEntries, sqEntries, 65536)) {
             throw new IllegalArgumentException("io_uring ring of " + sqEntries + " SQEs and " + cqEntries
-                    + " CQEs: expected SQEs a power of two from 8 to 32768, CQEs a power of two from the SQEs to 65536");
+                    + " CQEs: expected SQEs a power of two from 8 to 32768, CQEs a power of two from the SQEs to "
+                            + "65536");
         }
     }
 
-    private static boolean powerOfTwo(int n, int min, int max) { return n >= min && n <= max && Integer.bitCount(n) == 1; }
+    private static boolean powerOfTwo(int n, int min, int max) {
+        return n >= min && n <= max && Integer.bitCount(n) == 1;
+    }
 
     static int maxRequestsPerTurn(int n) {
         if (n < 1) throw new IllegalArgumentException("max requests per turn " + n + ": at least 1");
@@ -122,13 +129,15 @@ final class Rules {
     }
 
     static Duration idleTimeout(Duration d) {
-        if (d.isNegative() || (!d.isZero() && d.toMillis() < 1)) throw new IllegalArgumentException("idle timeout " + d + ": 0 (off) or at least 1 ms");
+        if (d.isNegative() || (!d.isZero() && d.toMillis() < 1)) throw new IllegalArgumentException("idle timeout " + d
+                + ": 0 (off) or at least 1 ms");
         return d;
     }
 
     static long memoryBudget(long bytes) {
         if (bytes < RequestHeader.SIZE + GroutApi.MAX_MSG_LEN) {
-            throw new IllegalArgumentException("memory budget " + bytes + ": at least one large request (" + (RequestHeader.SIZE + GroutApi.MAX_MSG_LEN) + " bytes)");
+            throw new IllegalArgumentException("memory budget " + bytes + ": at least one large request ("
+                    + (RequestHeader.SIZE + GroutApi.MAX_MSG_LEN) + " bytes)");
         }
         return bytes;
     }
@@ -151,7 +160,8 @@ final class Rules {
     /** A valid ring size, or 0 where off is allowed (a config: no channels). */
     static int ring(int ringBytes, boolean offAllowed) {
         if ((ringBytes != 0 || !offAllowed) && !ShmSegment.validCapacity(ringBytes)) {
-            throw new IllegalArgumentException("shared-memory ring of " + ringBytes + " bytes: a power of two from 4096 to 67108864");
+            throw new IllegalArgumentException("shared-memory ring of " + ringBytes
+                    + " bytes: a power of two from 4096 to 67108864");
         }
         return ringBytes;
     }

@@ -36,7 +36,8 @@ public record SendFraming(Kind kind, int copyThreshold) {
 
     /** Checks the copy threshold of {@link Kind#COPY} and {@link Kind#COPY_GATHER}: 16 bytes to 16 MiB. */
     public SendFraming {
-        if ((kind == Kind.COPY || kind == Kind.COPY_GATHER) && (copyThreshold < EventHeader.SIZE || copyThreshold > 16 << 20)) {
+        if ((kind == Kind.COPY || kind == Kind.COPY_GATHER)
+                && (copyThreshold < EventHeader.SIZE || copyThreshold > 16 << 20)) {
             throw new IllegalArgumentException("copy threshold " + copyThreshold + " out of [16, 16 MiB]");
         }
     }
@@ -44,8 +45,10 @@ public record SendFraming(Kind kind, int copyThreshold) {
     /** {@link Kind#COPY_GATHER} with the default copy threshold: the client's and the server's default. */
     public static final SendFraming COPY_GATHER = new SendFraming(Kind.COPY_GATHER, DEFAULT_COPY_THRESHOLD);
 
+    /** {@link Kind#COPY} with a copy threshold of threshold bytes (16 bytes to 16 MiB). */
     public static SendFraming copy(int threshold) { return new SendFraming(Kind.COPY, threshold); }
 
+    /** {@link Kind#COPY_GATHER} with a copy threshold of threshold bytes (16 bytes to 16 MiB). */
     public static SendFraming copyGather(int threshold) { return new SendFraming(Kind.COPY_GATHER, threshold); }
 
     private static final String FORMS = "split, copy[:SIZE], gather or copygather[:SIZE] (SIZE in bytes)";

@@ -29,7 +29,9 @@ public record ServerConfig(
 
     private static final int OWN_UID = Self.uid();
 
-    /** Checks every setting by the rules {@link ServerOptions} applies (IllegalArgumentException, NullPointerException). */
+    /**
+     * Checks every setting by the rules {@link ServerOptions} applies (IllegalArgumentException, NullPointerException).
+     */
     public ServerConfig {
         Objects.requireNonNull(socketPath);
         Rules.mode(mode);
@@ -69,16 +71,22 @@ public record ServerConfig(
 
     /** This configuration on another backend (what {@link Backend#AUTO} resolves to at start). */
     ServerConfig withBackend(Backend b) {
-        return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
-                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, b,
-                requestTimeout, idleTimeout, memoryBudget, logLinesPerInterval, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels,
+        return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion,
+                maxIfaces,
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus,
+                        maxRequestsPerTurn, b,
+                requestTimeout, idleTimeout, memoryBudget, logLinesPerInterval, logInterval, uringEntries,
+                        uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels,
                 sharedMemoryChannelsPerUid, requestsPerRead);
     }
 
     /** Whether the server offers shared-memory channels ({@link ServerOptions#sharedMemory}). */
     public boolean sharedMemory() { return sharedMemoryRing > 0; }
 
-    /** How a shared-memory channel's thread waits: {@link ServerOptions#sharedMemoryWaitMode}, else the loops' wait mode. */
+    /**
+     * How a shared-memory channel's thread waits: {@link ServerOptions#sharedMemoryWaitMode}, else the loops' wait
+     * mode.
+     */
     public WaitMode channelWaitMode() { return sharedMemoryWait != null ? sharedMemoryWait : waitMode; }
 
     /** The CPUs the loops are pinned to, loop i to {@code cpus[i % cpus.length]}; empty: not pinned. */
@@ -91,7 +99,10 @@ public record ServerConfig(
     /** True for a name in the abstract namespace ({@code @name}), which has no file and no file mode. */
     public boolean isAbstract() { return socketPath.startsWith("@"); }
 
-    /** Whether a peer of this uid may connect (see {@link ServerOptions#allowedUids}, {@link ServerOptions#allowAnyUid}). */
+    /**
+     * Whether a peer of this uid may connect (see {@link ServerOptions#allowedUids},
+     * {@link ServerOptions#allowAnyUid}).
+     */
     public boolean admits(int uid) {
         if (allowAnyUid) return true;
         if (allowedUids == null) return !isAbstract() || uid == OWN_UID;
@@ -100,21 +111,25 @@ public record ServerConfig(
 
     /** Who may connect, as one phrase for start-up lines: the file mode, or the uids of an abstract name. */
     public String access() {
-        if (allowAnyUid) return isAbstract() ? "abstract name, any uid may connect" : "mode 0" + Integer.toOctalString(mode);
-        if (isAbstract()) return "abstract name, no file mode: " + onlyUids(allowedUids == null ? Set.of(OWN_UID) : allowedUids) + " may connect";
+        if (allowAnyUid) return isAbstract() ? "abstract name, any uid may connect" : "mode 0"
+                + Integer.toOctalString(mode);
+        if (isAbstract()) return "abstract name, no file mode: "
+                + onlyUids(allowedUids == null ? Set.of(OWN_UID) : allowedUids) + " may connect";
         String m = "mode 0" + Integer.toOctalString(mode);
         return allowedUids == null ? m : m + ", " + onlyUids(allowedUids);
     }
 
     private static String onlyUids(Set<Integer> uids) {
         SortedSet<Integer> sorted = new TreeSet<>(uids);
-        return "only uid" + (sorted.size() > 1 ? "s " : " ") + sorted.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return "only uid" + (sorted.size() > 1 ? "s " : " ")
+                + sorted.stream().map(String::valueOf).collect(Collectors.joining(", "));
     }
 
     @Override
     public String toString() {
         return "socket " + socketPath + " (" + access() + "), send " + send + ", flush "
-                + flush.name().toLowerCase(Locale.ROOT) + ", api " + apiVersion + (loops > 1 ? ", " + loops + " loops" : "")
+                + flush.name().toLowerCase(Locale.ROOT) + ", api " + apiVersion
+                        + (loops > 1 ? ", " + loops + " loops" : "")
                 + (waitMode.kind() != WaitMode.Kind.BLOCK ? ", wait " + waitMode : "")
                 + (cpus.length > 0 ? ", cpus " + Arrays.toString(cpus) : "")
                 + (backend != Backend.EPOLL ? ", backend " + backend : "")

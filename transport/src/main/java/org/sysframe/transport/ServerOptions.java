@@ -60,8 +60,13 @@ public final class ServerOptions {
     private MessageSpecs specs = MessageSpecs.grout();
     private final TypeTable<Handler> handlers = BuiltinHandlers.table();
 
+    /** A new builder holding the defaults listed above. */
     public static ServerOptions defaults() { return new ServerOptions(); }
 
+    /**
+     * The socket to listen on: a file path, or {@code @name} for an abstract name
+     * (default {@link GroutApi#defaultSocketPath()}).
+     */
     public ServerOptions socketPath(String p) { this.socketPath = Objects.requireNonNull(p); return this; }
 
     /** File mode of the socket (octal, e.g. 0600); never wider unless asked. Ignored for abstract names. */
@@ -75,7 +80,9 @@ public final class ServerOptions {
      * socket file the file mode decides; on an abstract name, which has no file mode, only the
      * server's own uid may connect.
      */
-    public ServerOptions allowedUids(Set<Integer> uids) { this.allowedUids = uids == null ? null : Set.copyOf(uids); return this; }
+    public ServerOptions allowedUids(Set<Integer> uids) {
+        this.allowedUids = uids == null ? null : Set.copyOf(uids); return this;
+    }
 
     /**
      * Admits every uid on an abstract name (which has no file mode: by default only the server's own
@@ -83,8 +90,10 @@ public final class ServerOptions {
      */
     public ServerOptions allowAnyUid(boolean any) { this.allowAnyUid = any; return this; }
 
+    /** How responses are handed to the kernel (default {@link SendFraming#COPY_GATHER}). */
     public ServerOptions send(SendFraming f) { this.send = Objects.requireNonNull(f); return this; }
 
+    /** When responses are written (default {@link FlushMode#DEFERRED}). */
     public ServerOptions flush(FlushMode f) { this.flush = Objects.requireNonNull(f); return this; }
 
     /** Queued output at which a {@link FlushMode#DEFERRED} batch is flushed early (at least 1024 bytes). */
@@ -93,6 +102,10 @@ public final class ServerOptions {
         return this;
     }
 
+    /**
+     * The API version this server speaks (default {@value GroutApi#DEFAULT_API_VERSION}): a GR_HELLO with another
+     * one is refused with EBADMSG.
+     */
     public ServerOptions apiVersion(int v) { this.apiVersion = v; return this; }
 
     /** The {@code max_ifaces} the server answers GR_HELLO with (0 to 65535). */
@@ -119,6 +132,7 @@ public final class ServerOptions {
         return this;
     }
 
+    /** The listen backlog of the socket (default 128). */
     public ServerOptions backlog(int n) { this.backlog = n; return this; }
 
     /** SO_SNDBUF and SO_RCVBUF of every accepted socket (0: the kernel's default). */
@@ -145,9 +159,9 @@ public final class ServerOptions {
     public ServerOptions waitMode(WaitMode mode) { this.waitMode = Objects.requireNonNull(mode); return this; }
 
     /**
-     * The I/O driver of every loop (default {@link Backend#EPOLL}, or the one {@code -Dsysframe.backend} names). {@link Backend#IO_URING} fails at
-     * start, naming the cause in one line, where io_uring is unusable; {@link Backend#AUTO} then falls
-     * back to epoll and logs one WARNING line saying so and why.
+     * The I/O driver of every loop (default {@link Backend#EPOLL}, or the one {@code -Dsysframe.backend} names).
+     * {@link Backend#IO_URING} fails at start, naming the cause in one line, where io_uring is unusable;
+     * {@link Backend#AUTO} then falls back to epoll and logs one WARNING line saying so and why.
      */
     public ServerOptions backend(Backend b) { this.backend = Objects.requireNonNull(b); return this; }
 
@@ -258,8 +272,11 @@ public final class ServerOptions {
      * {@link #specs}.
      */
     public ServerOptions handle(int type, int minRequestLen, int minResponseLen, Handler handler) {
-        if (minRequestLen < 0 || minRequestLen > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("min request " + minRequestLen);
-        if (minResponseLen < 0 || minResponseLen > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("min response " + minResponseLen);
+        if (minRequestLen < 0
+                || minRequestLen > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("min request "
+                        + minRequestLen);
+        if (minResponseLen < 0 || minResponseLen
+                > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("min response " + minResponseLen);
         handlers.put(type, Objects.requireNonNull(handler));
         specs.put(type, minRequestLen, minResponseLen, specs.isStream(type));
         return this;
@@ -285,7 +302,9 @@ public final class ServerOptions {
      * for the loops). A channel's thread runs on the CPU of the loop of its socket: with spinning
      * channels, let the loops block (they only accept and watch the sockets then).
      */
-    public ServerOptions sharedMemoryWaitMode(WaitMode mode) { this.sharedMemoryWait = Objects.requireNonNull(mode); return this; }
+    public ServerOptions sharedMemoryWaitMode(WaitMode mode) {
+        this.sharedMemoryWait = Objects.requireNonNull(mode); return this;
+    }
 
     /**
      * At most n shared-memory channels open at once (default 16): each is a thread and a segment, whose
@@ -317,9 +336,12 @@ public final class ServerOptions {
 
     /** The settings as they are now, frozen. */
     public ServerConfig freeze() {
-        return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion, maxIfaces,
-                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus, maxRequestsPerTurn, backend,
-                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions, sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels,
+        return new ServerConfig(socketPath, mode, allowedUids, allowAnyUid, send, flush, highWater, apiVersion,
+                maxIfaces,
+                emptyHelloResponse, readBuffer, maxQueuedOutput, backlog, socketBufferSize, loops, waitMode, cpus,
+                        maxRequestsPerTurn, backend,
+                requestTimeout, idleTimeout, memoryBudget, logLines, logInterval, uringEntries, uringCompletions,
+                        sharedMemoryRing, sharedMemoryWait, sharedMemoryChannels,
                 sharedMemoryChannelsPerUid, requestsPerRead);
     }
 

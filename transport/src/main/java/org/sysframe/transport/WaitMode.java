@@ -37,13 +37,17 @@ public record WaitMode(Kind kind, long spinNanos) {
     /** Checks the spin budget: more than 0 and at most {@link #MAX_SPIN} with SPIN_THEN_BLOCK, else 0. */
     public WaitMode {
         if (kind == Kind.SPIN_THEN_BLOCK && (spinNanos <= 0 || spinNanos > MAX_SPIN.toNanos())) {
-            throw new IllegalArgumentException("spin budget " + spinNanos + " ns: expected more than 0 and at most " + MAX_SPIN.toSeconds() + " s");
+            throw new IllegalArgumentException("spin budget " + spinNanos + " ns: expected more than 0 and at most "
+                    + MAX_SPIN.toSeconds() + " s");
         }
-        if (kind != Kind.SPIN_THEN_BLOCK && spinNanos != 0) throw new IllegalArgumentException(kind + " takes no spin budget");
+        if (kind != Kind.SPIN_THEN_BLOCK && spinNanos != 0) throw new IllegalArgumentException(kind
+                + " takes no spin budget");
     }
 
     /** Spins up to budget, then blocks. */
-    public static WaitMode spinThenBlock(Duration budget) { return new WaitMode(Kind.SPIN_THEN_BLOCK, budget.toNanos()); }
+    public static WaitMode spinThenBlock(Duration budget) {
+        return new WaitMode(Kind.SPIN_THEN_BLOCK, budget.toNanos());
+    }
 
     /** Whether the waiting thread ever sleeps in the kernel. */
     public boolean blocks() { return kind == Kind.BLOCK || kind == Kind.SPIN_THEN_BLOCK; }
@@ -58,7 +62,8 @@ public record WaitMode(Kind kind, long spinNanos) {
         if (v.equals("spin")) return SPIN;
         if (v.equals("yield")) return YIELD;
         if (v.startsWith("spin:")) return spinThenBlock(parseDuration(v.substring(5), s));
-        throw new IllegalArgumentException("wait mode '" + s + "': expected block, spin, spin:DURATION (e.g. spin:50us) or yield");
+        throw new IllegalArgumentException("wait mode '" + s
+                + "': expected block, spin, spin:DURATION (e.g. spin:50us) or yield");
     }
 
     private static Duration parseDuration(String d, String whole) {
@@ -79,7 +84,8 @@ public record WaitMode(Kind kind, long spinNanos) {
             default -> null;
         };
         if (out == null || out.isZero() || out.compareTo(MAX_SPIN) > 0) {
-            throw new IllegalArgumentException("wait mode '" + whole + "': the spin budget must be a whole number of ns, us, ms or s,"
+            throw new IllegalArgumentException("wait mode '" + whole
+                    + "': the spin budget must be a whole number of ns, us, ms or s,"
                     + " more than 0 and at most " + MAX_SPIN.toSeconds() + " s (e.g. spin:50us)");
         }
         return out;

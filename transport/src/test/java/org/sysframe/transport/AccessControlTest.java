@@ -47,7 +47,10 @@ class AccessControlTest {
                 size_t n = strlen(argv[1]);
                 memcpy(sa.sun_path + 1, argv[1], n); /* abstract: leading NUL */
                 int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-                if (connect(fd, (struct sockaddr *)&sa, sizeof(sa.sun_family) + 1 + n) < 0) { perror("connect"); return 2; }
+                if (connect(fd, (struct sockaddr *)&sa, sizeof(sa.sun_family) + 1 + n) < 0) {
+                    perror("connect");
+                    return 2;
+                }
                 unsigned char req[12 + 132] = {0};
                 uint32_t h[3] = {1, 0xcafe1981u, 132}, v = 11;
                 memcpy(req, h, 12);
@@ -76,14 +79,16 @@ class AccessControlTest {
         log.addHandler(capture);
         try {
             String name = "sysframe-acl-" + ProcessHandle.current().pid();
-            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name).allowedUids(Set.of(0)))) {
+            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name)
+                    .allowedUids(Set.of(0)))) {
                 assertEquals("closed uid 65534", runAsNobody(exe, name));
                 assertEquals(1, refusals.size(), refusals.toString());
                 assertTrue(refusals.get(0).startsWith("refused connection from uid 65534 (pid "), refusals.get(0));
                 assertEquals(0, s.connectionCount());
                 assertEquals(List.of(), s.closedConnections(), "a refused connection is never registered");
             }
-            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name).allowedUids(Set.of(0, NOBODY)))) {
+            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name)
+                    .allowedUids(Set.of(0, NOBODY)))) {
                 assertEquals("answered 0 uid 65534", runAsNobody(exe, name));
                 assertEquals(1, refusals.size(), "no new refusal");
                 assertTrue(s.connectionCount() <= 1);
@@ -121,8 +126,10 @@ class AccessControlTest {
 
     @Test
     void allowAnyUidTogetherWithAllowedUidsIsRefusedAtStart() {
-        ServerOptions both = ServerOptions.defaults().socketPath("@sysframe-acl-both").allowAnyUid(true).allowedUids(Set.of(1));
-        IllegalArgumentException e = Assertions.assertThrows(IllegalArgumentException.class, () -> TestServers.start(both));
+        ServerOptions both = ServerOptions.defaults().socketPath("@sysframe-acl-both").allowAnyUid(true)
+                .allowedUids(Set.of(1));
+        IllegalArgumentException e = Assertions.assertThrows(IllegalArgumentException.class, () ->
+                TestServers.start(both));
         assertEquals("allowAnyUid and allowedUids [1] both set: choose one", e.getMessage());
     }
 
@@ -137,7 +144,8 @@ class AccessControlTest {
     }
 
     private static String runAsNobody(Path exe, String name) throws Exception {
-        return run(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", exe.toString(), name)).trim();
+        return run(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", exe.toString(),
+                name)).trim();
     }
 
     private static String run(List<String> cmd) throws Exception {

@@ -50,7 +50,8 @@ class BackendSuiteTest {
     void serversAndClientsThatChooseNoBackendRunOnTheInvocationsWhicheverWayTheyAreMade() throws Exception {
         assertEquals(backend, Backend.configuredDefault());
         GroutServer viaFixture = fx.start("fixture.sock", ServerOptions.defaults());
-        GroutServer viaTestServers = fx.track(TestServers.start(ServerOptions.defaults().socketPath(fx.path("direct.sock"))));
+        GroutServer viaTestServers = fx.track(TestServers.start(ServerOptions.defaults()
+                .socketPath(fx.path("direct.sock"))));
         assertEquals(backend, viaFixture.backend());
         assertEquals(backend, viaTestServers.backend());
         try (GroutClient byPath = GroutClient.connect(viaFixture.socketPath());
@@ -64,7 +65,8 @@ class BackendSuiteTest {
     void aSideThatPinsItsBackendKeepsIt() throws Exception {
         GroutServer epoll = fx.startEpoll("pinned.sock", ServerOptions.defaults());
         assertEquals(Backend.EPOLL, epoll.backend());
-        try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(epoll.socketPath()).backend(Backend.EPOLL));
+        try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(epoll.socketPath())
+                .backend(Backend.EPOLL));
              GroutClient other = GroutClient.connect(epoll.socketPath())) {
             assertEquals(Backend.EPOLL, c.backend());
             assertEquals(backend, other.backend());
@@ -83,7 +85,8 @@ class BackendSuiteTest {
              GroutClient onSocket = TestClients.connect(TestClients.options(server.socketPath()).sharedMemory(false))) {
             assertEquals(shm, viaFixture.sharedMemory());
             assertEquals(shm, byPath.sharedMemory());
-            assertFalse(own.sharedMemory(), "options made without TestClients do not ask: the main code has no default transport");
+            assertFalse(own.sharedMemory(),
+                    "options made without TestClients do not ask: the main code has no default transport");
             assertFalse(onSocket.sharedMemory(), "options that say otherwise win");
             assertEquals(0, byPath.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1, 2})).status());
         }
@@ -95,7 +98,8 @@ class BackendSuiteTest {
              });
              GroutClient c = TestClients.connect(raw)) {
             assertEquals(shm, c.sharedMemory());
-            assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3})).toByteArray());
+            assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3}))
+                    .toByteArray());
             c.close();
             rawServer.awaitScript();
         }
@@ -106,6 +110,7 @@ class BackendSuiteTest {
         assertEquals(List.of(Backend.EPOLL, Backend.IO_URING), BackendSuite.BACKENDS);
         assertNull(BackendSuite.skipReason(Backend.EPOLL, "kernel.io_uring_disabled is 2"));
         assertNull(BackendSuite.skipReason(Backend.IO_URING, null));
-        assertEquals("io_uring unavailable: kernel.io_uring_disabled is 2", BackendSuite.skipReason(Backend.IO_URING, "kernel.io_uring_disabled is 2"));
+        assertEquals("io_uring unavailable: kernel.io_uring_disabled is 2",
+                BackendSuite.skipReason(Backend.IO_URING, "kernel.io_uring_disabled is 2"));
     }
 }

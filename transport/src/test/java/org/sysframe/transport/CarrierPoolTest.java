@@ -48,20 +48,27 @@ class CarrierPoolTest {
     @Test
     void twoCarriersServeCallersWhile200VirtualThreadsWaitOnASlowServer() throws Exception {
         List<String> cmd = ChildProcess.javaCommand(Child.class, dir.toString());
-        cmd.addAll(1, List.of("-Djdk.virtualThreadScheduler.parallelism=2", "-Djdk.virtualThreadScheduler.maxPoolSize=2"));
+        cmd.addAll(1, List.of("-Djdk.virtualThreadScheduler.parallelism=2",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=2"));
         try (ChildProcess child = new ChildProcess(cmd)) {
-            assertTrue(child.process.waitFor(100, TimeUnit.SECONDS), "the child hangs:\n" + String.join("\n", child.output));
+            assertTrue(child.process.waitFor(100, TimeUnit.SECONDS), "the child hangs:\n"
+                    + String.join("\n", child.output));
             String out = String.join("\n", child.output);
             assertEquals(0, child.process.exitValue(), out);
-            assertEquals("carriers: parallelism 2, maxPoolSize 2", child.awaitLine(l -> l.startsWith("carriers:")), out);
-            assertEquals("slow servers: " + WAITERS / 2 + " requests read from the clients of one caller each, " + WAITERS / 2
-                    + " calls in flight on the shared clients, " + WAITERS + " callers waiting", child.awaitLine(l -> l.startsWith("slow servers:")), out);
-            assertEquals("responsive server: " + CALLERS * CALLS + " calls answered, " + WAITERS + " callers still waiting",
+            assertEquals("carriers: parallelism 2, maxPoolSize 2", child.awaitLine(l -> l.startsWith("carriers:")),
+                    out);
+            assertEquals("slow servers: " + WAITERS / 2 + " requests read from the clients of one caller each, "
+                    + WAITERS / 2
+                    + " calls in flight on the shared clients, " + WAITERS + " callers waiting",
+                            child.awaitLine(l -> l.startsWith("slow servers:")), out);
+            assertEquals("responsive server: " + CALLERS * CALLS + " calls answered, " + WAITERS
+                    + " callers still waiting",
                     child.awaitLine(l -> l.startsWith("responsive server:")), out);
             String beats = child.awaitLine(l -> l.startsWith("heartbeat:"));
             assertTrue(Long.parseLong(beats.substring("heartbeat: ".length(), beats.indexOf(" beats"))) > 0, out);
             String ended = child.awaitLine(l -> l.startsWith("slow callers ended:"));
-            assertTrue(ended.matches("slow callers ended: " + WAITERS + " with an error \\{[A-Z]+=\\d+(, [A-Z]+=\\d+)*}, 0 answered"), out);
+            assertTrue(ended.matches("slow callers ended: " + WAITERS
+                    + " with an error \\{[A-Z]+=\\d+(, [A-Z]+=\\d+)*}, 0 answered"), out);
         }
     }
 
@@ -80,12 +87,15 @@ class CarrierPoolTest {
             ClientOptions slow = ClientOptions.defaults().socketPath(slowSharedPath).receiveTimeoutMillis(20_000);
             try (SilentServer silent = new SilentServer(slowPath);
                  SilentServer silentShared = new SilentServer(slowSharedPath);
-                 GroutServer fast = TestServers.startEpoll(ServerOptions.defaults().socketPath(fastPath).sharedMemory(true));
+                 GroutServer fast = TestServers.startEpoll(ServerOptions.defaults().socketPath(fastPath)
+                         .sharedMemory(true));
                  GroutClient slowShared = GroutClient.connect(slow);
-                 GroutClient slowSharedUring = uring ? GroutClient.connect(ClientOptions.defaults().socketPath(slowSharedPath).backend(Backend.IO_URING)
+                 GroutClient slowSharedUring = uring ? GroutClient.connect(ClientOptions.defaults()
+                         .socketPath(slowSharedPath).backend(Backend.IO_URING)
                          .receiveTimeoutMillis(20_000)) : slowShared;
                  GroutClient fastShared = GroutClient.connect(fastPath);
-                 GroutClient fastChannel = GroutClient.connect(ClientOptions.defaults().socketPath(fastPath).backend(Backend.EPOLL).sharedMemory(true))) {
+                 GroutClient fastChannel = GroutClient.connect(ClientOptions.defaults().socketPath(fastPath)
+                         .backend(Backend.EPOLL).sharedMemory(true))) {
                 if (!fastChannel.sharedMemory()) throw new AssertionError("no shared-memory channel");
                 AtomicInteger waiting = new AtomicInteger();
                 Map<String, Integer> endings = new ConcurrentHashMap<>();
@@ -101,7 +111,8 @@ class CarrierPoolTest {
                             if (shared) {
                                 sharedOne.call(GroutApi.PING);
                             } else {
-                                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(slowPath).backend(b)
+                                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(slowPath)
+                                        .backend(b)
                                         .receiveTimeoutMillis(20_000))) {
                                     c.call(GroutApi.PING);
                                 }
@@ -119,9 +130,12 @@ class CarrierPoolTest {
                 IntSupplier sharedInFlight = () -> slowShared.stats().inFlight()
                         + (slowSharedUring != slowShared ? slowSharedUring.stats().inFlight() : 0);
                 long until = System.nanoTime() + 20_000_000_000L;
-                while ((silent.requests() < WAITERS / 2 || sharedInFlight.getAsInt() < WAITERS / 2) && System.nanoTime() < until) Thread.sleep(10);
-                System.out.println("slow servers: " + silent.requests() + " requests read from the clients of one caller each, "
-                        + sharedInFlight.getAsInt() + " calls in flight on the shared clients, " + waiting.get() + " callers waiting");
+                while ((silent.requests() < WAITERS / 2 || sharedInFlight.getAsInt() < WAITERS / 2)
+                        && System.nanoTime() < until) Thread.sleep(10);
+                System.out.println("slow servers: " + silent.requests()
+                        + " requests read from the clients of one caller each, "
+                        + sharedInFlight.getAsInt() + " calls in flight on the shared clients, " + waiting.get()
+                                + " callers waiting");
                 long b0 = heart.beats();
                 AtomicInteger answered = new AtomicInteger();
                 List<Thread> callers = new ArrayList<>();
@@ -132,10 +146,12 @@ class CarrierPoolTest {
                         try (Arena a = Arena.ofConfined()) {
                             MemorySegment p = a.allocate(32);
                             if (shared) {
-                                for (int k = 0; k < CALLS; k++) if (sharedOne.call(GroutApi.PING, p, 0, 32).length() == 32) answered.incrementAndGet();
+                                for (int k = 0; k < CALLS; k++) if (sharedOne.call(GroutApi.PING, p, 0, 32).length()
+                                        == 32) answered.incrementAndGet();
                             } else {
                                 try (GroutClient c = GroutClient.connect(fastPath)) {
-                                    for (int k = 0; k < CALLS; k++) if (c.call(GroutApi.PING, p, 0, 32).length() == 32) answered.incrementAndGet();
+                                    for (int k = 0; k < CALLS; k++) if (c.call(GroutApi.PING, p, 0, 32).length()
+                                            == 32) answered.incrementAndGet();
                                 }
                             }
                         } catch (Exception e) {
@@ -145,7 +161,8 @@ class CarrierPoolTest {
                 }
                 long end = System.nanoTime() + 30_000_000_000L;
                 for (Thread t : callers) t.join(Math.max(1, (end - System.nanoTime()) / 1_000_000L));
-                System.out.println("responsive server: " + answered.get() + " calls answered, " + waiting.get() + " callers still waiting");
+                System.out.println("responsive server: " + answered.get() + " calls answered, " + waiting.get()
+                        + " callers still waiting");
                 System.out.println("heartbeat: " + (heart.beats() - b0) + " beats meanwhile");
                 silent.close(); // the waits end now: the connections are gone
                 silentShared.close();

@@ -103,10 +103,14 @@ class ClientErrorPathsTest {
             assertTrue(next.getMessage().endsWith("unusable since: " + first.getMessage()), next.getMessage());
             assertEquals(before, client.counters().snapshot(), "a broken client makes no syscall");
             // Every entry point refuses the same way.
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.nextEvent(Duration.ofSeconds(10))).errno());
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.callAsync(GroutApi.PING, p, 0, 8)).errno());
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.pipeline(PipelineOptions.window(4))).errno());
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.stream(GroutApi.PING, p, 0, 8)).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () ->
+                    client.nextEvent(Duration.ofSeconds(10))).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () ->
+                    client.callAsync(GroutApi.PING, p, 0, 8)).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () ->
+                    client.pipeline(PipelineOptions.window(4))).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () ->
+                    client.stream(GroutApi.PING, p, 0, 8)).errno());
             assertEquals(before, client.counters().snapshot(), "no entry point makes a syscall");
             client.close();
             raw.awaitScript();
@@ -115,7 +119,8 @@ class ClientErrorPathsTest {
 
     @ParameterizedTest
     @CsvSource({"exact, 4294967301", "readahead, 4294967301", "readahead:64, 18446744073709551615"})
-    void eventHeaderWithU64PayloadLenOverMaxFailsWithEMSGSIZEAndBreaksTheClient(String framing, String declared) throws Exception {
+    void eventHeaderWithU64PayloadLenOverMaxFailsWithEMSGSIZEAndBreaksTheClient(String framing,
+            String declared) throws Exception {
         String path = sock("bigevent.sock");
         long len = Long.parseUnsignedLong(declared); // 2^32 + 5: its low 32 bits alone would read as 5
         try (RawServer raw = new RawServer(path, c -> {
@@ -125,13 +130,15 @@ class ClientErrorPathsTest {
             });
              GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 20))));
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    client.call(GroutApi.PING, nativeCopy(a, pattern(8, 20))));
             assertEquals(Errno.EMSGSIZE, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertTrue(e.getMessage().contains("payload_len " + declared), e.getMessage());
             assertFalse(client.isUsable());
             assertEquals(0, client.pendingEvents());
-            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> client.nextEvent(Duration.ofSeconds(10))).errno());
+            assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () ->
+                    client.nextEvent(Duration.ofSeconds(10))).errno());
             client.close();
             raw.awaitScript();
         }
@@ -185,7 +192,8 @@ class ClientErrorPathsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
-    void receiveTimeoutFailsTheCallWithETIMEDOUTAndTheClientStaysUsableDroppingTheLateAnswer(String framing) throws Exception {
+    void receiveTimeoutFailsTheCallWithETIMEDOUTAndTheClientStaysUsableDroppingTheLateAnswer(
+            String framing) throws Exception {
         String path = sock("silent.sock");
         CompletableFuture<Integer> lateId = new CompletableFuture<>();
         CompletableFuture<Void> timedOut = new CompletableFuture<>();
@@ -206,7 +214,8 @@ class ClientErrorPathsTest {
             assertEquals("ETIMEDOUT", e.errnoName());
             int id = lateId.get(10, TimeUnit.SECONDS);
             assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + id
-                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
+                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)",
+                            e.getMessage());
             assertTrue(client.isUsable(), "a call's timeout does not break the client");
 
             // The late answer comes first, is dropped (counted), and the next call gets its own answer.
@@ -223,7 +232,8 @@ class ClientErrorPathsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
-    void errorStatusWithAPayloadThrowsApiExceptionAndDrainsThePayloadSoTheClientStaysUsable(String framing) throws Exception {
+    void errorStatusWithAPayloadThrowsApiExceptionAndDrainsThePayloadSoTheClientStaysUsable(
+            String framing) throws Exception {
         String path = sock("enomem.sock");
         byte[] junk = pattern(10, 6);
         try (RawServer raw = new RawServer(path, c -> {
@@ -234,7 +244,8 @@ class ClientErrorPathsTest {
             });
              GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(12, 7))));
+            ApiException e = assertThrows(ApiException.class, () ->
+                    client.call(GroutApi.PING, nativeCopy(a, pattern(12, 7))));
             assertEquals(Errno.ENOMEM, e.errno());
             assertEquals(12, e.status());
             assertEquals("ENOMEM", e.errnoName());
@@ -244,7 +255,8 @@ class ClientErrorPathsTest {
 
             Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(20, 8)));
             assertEquals(0, r.status());
-            assertArrayEquals(pattern(20, 8), r.toByteArray(), "the error's 10 payload bytes were drained, not read as a header");
+            assertArrayEquals(pattern(20, 8), r.toByteArray(),
+                    "the error's 10 payload bytes were drained, not read as a header");
             assertTrue(client.isUsable());
             raw.awaitScript();
         }
@@ -262,8 +274,10 @@ class ClientErrorPathsTest {
             });
              GroutClient client = TestClients.connect(client(path, framing));
              Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING2, nativeCopy(a, pattern(32, 9))));
-            assertSame(ErrnoException.class, e.getClass(), "a short payload is the client's finding, not a server status");
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    client.call(GroutApi.PING2, nativeCopy(a, pattern(32, 9))));
+            assertSame(ErrnoException.class, e.getClass(),
+                    "a short payload is the client's finding, not a server status");
             assertEquals(Errno.EMSGSIZE, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertTrue(e.getMessage().contains("31 bytes, at least 32 expected"), e.getMessage());
@@ -319,7 +333,8 @@ class ClientErrorPathsTest {
                 // acceptable: refused up front
             }
             assertTrue(client.isUsable(), "a heap payload must not break the client");
-            assertArrayEquals(pattern(24, 31), client.call(GroutApi.PING, nativeCopy(a, pattern(24, 31))).toByteArray());
+            assertArrayEquals(pattern(24, 31), client.call(GroutApi.PING, nativeCopy(a, pattern(24, 31)))
+                    .toByteArray());
         }
     }
 
@@ -333,7 +348,8 @@ class ClientErrorPathsTest {
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = TestClients.connect(path);
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.call(unknown, nativeCopy(a, pattern(9, 12))));
+            ApiException e = assertThrows(ApiException.class, () ->
+                    client.call(unknown, nativeCopy(a, pattern(9, 12))));
             assertEquals(95, e.errno());
             assertEquals(Errno.ENOTSUP, e.status());
             assertEquals("ENOTSUP", e.errnoName());
@@ -350,7 +366,8 @@ class ClientErrorPathsTest {
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient client = TestClients.connect(path);
              Arena a = Arena.ofConfined()) {
-            ApiException e = assertThrows(ApiException.class, () -> client.call(GroutApi.PING2, nativeCopy(a, pattern(4, 14))));
+            ApiException e = assertThrows(ApiException.class, () ->
+                    client.call(GroutApi.PING2, nativeCopy(a, pattern(4, 14))));
             assertEquals(90, e.errno());
             assertEquals("EMSGSIZE", e.errnoName());
             assertEquals(GroutApi.PING2, e.type());

@@ -58,7 +58,8 @@ class ClientTimeoutsTest {
     @Test
     void theDefaultReceiveTimeoutIsFiveSeconds() {
         assertEquals(5000, ClientOptions.defaults().freeze().receiveTimeoutMillis());
-        assertEquals(ClientOptions.DEFAULT_RECEIVE_TIMEOUT_MILLIS, ClientOptions.defaults().freeze().receiveTimeoutMillis());
+        assertEquals(ClientOptions.DEFAULT_RECEIVE_TIMEOUT_MILLIS,
+                ClientOptions.defaults().freeze().receiveTimeoutMillis());
     }
 
     @ParameterizedTest
@@ -70,9 +71,12 @@ class ClientTimeoutsTest {
                 c.awaitEof();
             });
              GroutClient client = TestClients.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 1))));
-            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(client)
-                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    client.call(GroutApi.PING, nativeCopy(a, pattern(8, 1))));
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request "
+                    + TestClients.firstId(client)
+                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)",
+                            e.getMessage());
             assertTrue(client.isUsable(), "a call's timeout leaves the client usable");
             client.close();
             raw.awaitScript();
@@ -89,12 +93,15 @@ class ClientTimeoutsTest {
                 c.awaitEof();
             });
              GroutClient client = TestClients.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 2))));
-            assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 13 of its 14 bytes came,"
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    client.call(GroutApi.PING, nativeCopy(a, pattern(8, 2))));
+            assertEquals("recv(" + path
+                    + "): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 13 of its 14 bytes came,"
                     + " then nothing for 200 ms (the receive timeout)", e.getMessage());
             assertFalse(client.isUsable(), "a message cut off half-way leaves the stream out of step");
             ErrnoException next = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING));
-            assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: " + e.getMessage(),
+            assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: "
+                    + e.getMessage(),
                     next.getMessage());
             client.close();
             raw.awaitScript();
@@ -111,10 +118,14 @@ class ClientTimeoutsTest {
                 c.awaitEof();
             });
              GroutClient client = TestClients.connect(client(path, recv)); Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING, nativeCopy(a, pattern(8, 3))));
-            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(client)
-                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
-            assertEquals(1, client.stats().unmatched(), "the answer for id 1002 came, answered no call, and was counted");
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    client.call(GroutApi.PING, nativeCopy(a, pattern(8, 3))));
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request "
+                    + TestClients.firstId(client)
+                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)",
+                            e.getMessage());
+            assertEquals(1, client.stats().unmatched(),
+                    "the answer for id 1002 came, answered no call, and was counted");
             assertEquals(0, client.stats().late());
             assertEquals(1, client.stats().failed(), "the call ended without its answer");
             assertEquals(1, client.stats().timedOut());
@@ -126,7 +137,8 @@ class ClientTimeoutsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"readahead", "exact"})
-    void aFutureUnansweredPastTheReceiveTimeoutFailsWithEtimedoutNamingItsRequestAndTheClientGoesOn(String recv) throws Exception {
+    void aFutureUnansweredPastTheReceiveTimeoutFailsWithEtimedoutNamingItsRequestAndTheClientGoesOn(
+            String recv) throws Exception {
         String path = dir.resolve("future.sock").toString();
         try (RawServer raw = new RawServer(path, c -> {
                 c.expect(GroutApi.PING, pattern(8, 6)); // never answered
@@ -138,8 +150,10 @@ class ClientTimeoutsTest {
             CompletableFuture<Response> f = client.callAsync(GroutApi.PING, nativeCopy(a, pattern(8, 6)));
             ExecutionException x = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
             ErrnoException e = assertInstanceOf(ErrnoException.class, x.getCause());
-            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(client)
-                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)", e.getMessage());
+            assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request "
+                    + TestClients.firstId(client)
+                    + " within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)",
+                            e.getMessage());
             assertTrue(client.isUsable());
             assertArrayEquals(pattern(8, 7), client.call(GroutApi.PING, nativeCopy(a, pattern(8, 7))).toByteArray());
             client.close();
@@ -164,7 +178,8 @@ class ClientTimeoutsTest {
             Response r = client.call(GroutApi.PING, nativeCopy(a, pattern(4, 5)));
             assertArrayEquals(pattern(4, 5), r.toByteArray(), "the next call got its own answer, not the duplicate");
             assertEquals(TestClients.firstId(client) + 1, r.id());
-            assertEquals(1, client.stats().unmatched(), "the second answer for the first request was dropped and counted");
+            assertEquals(1, client.stats().unmatched(),
+                    "the second answer for the first request was dropped and counted");
             assertEquals(0, client.stats().late());
             assertEquals(0, client.stats().failed(), "every call got its answer");
             assertTrue(client.isUsable());
@@ -178,8 +193,8 @@ class ClientTimeoutsTest {
         String path = dir.resolve("stream.sock").toString();
         try (RawServer raw = new RawServer(path, c -> {
                 RawRequest r = c.readRequest();
-                c.write(WireBytes.concat(WireBytes.response(r.id(), 0, pattern(4, 6)), WireBytes.response(r.id(), 0, pattern(4, 7)),
-                        WireBytes.response(r.id(), 0, new byte[0])));
+                c.write(WireBytes.concat(WireBytes.response(r.id(), 0, pattern(4, 6)),
+                        WireBytes.response(r.id(), 0, pattern(4, 7)), WireBytes.response(r.id(), 0, new byte[0])));
                 RawRequest next = c.expect(GroutApi.PING, pattern(4, 8));
                 c.respond(next.id(), 0, next.payload());
                 c.awaitEof();
@@ -207,7 +222,8 @@ class ClientTimeoutsTest {
                 c.awaitEof();
             });
              GroutClient client = TestClients.connect(client(path, "readahead"))) {
-            assertNull(client.nextEvent(Duration.ofMillis(TIMEOUT_MS)), "no event can come before go: null at the wait's end");
+            assertNull(client.nextEvent(Duration.ofMillis(TIMEOUT_MS)),
+                    "no event can come before go: null at the wait's end");
             assertNull(client.pollEvent());
             assertTrue(client.isUsable(), "no event in time is no failure");
             go.countDown();

@@ -94,7 +94,8 @@ class ConcurrentClientsTest {
                             int len = fill(req, thread, i);
                             Response r = c.call(GroutApi.PING, req, 0, len);
                             if (r.status() != 0 || r.length() != len
-                                    || MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + len, req, 0, len) != -1) {
+                                    || MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + len, req, 0, len)
+                                            != -1) {
                                 throw new AssertionError("thread " + thread + " iteration " + i + ": sent " + len
                                         + " bytes, got " + r + " with bytes "
                                         + HexFormat.of().formatHex(r.toByteArray()));
@@ -119,7 +120,8 @@ class ConcurrentClientsTest {
         });
 
         if (!failures.isEmpty()) {
-            AssertionError e = new AssertionError(failures.size() + " client threads failed; first: " + failures.peek());
+            AssertionError e = new AssertionError(failures.size() + " client threads failed; first: "
+                    + failures.peek());
             failures.forEach(e::addSuppressed);
             throw e;
         }
@@ -128,8 +130,8 @@ class ConcurrentClientsTest {
         // The clients closed their sockets; the server sees each EOF on its loop thread.
         ServerFixture.awaitConnectionCount(server, 0);
 
-        // Over the channel a client has two records: its socket's (GR_HELLO and SHM_OPEN), and its channel's (the pings),
-        // which the socket's loop records soon after the channel ended.
+        // Over the channel a client has two records: its socket's (GR_HELLO and SHM_OPEN), and its channel's (the
+        // pings), which the socket's loop records soon after the channel ended.
         boolean shm = BackendSuite.overSharedMemory();
         int records = shm ? 2 * THREADS : THREADS;
         long until = System.nanoTime() + 20_000_000_000L;

@@ -57,9 +57,12 @@ class ConnectAndSendTimeoutsTest {
                 assertTrue(queued.size() < 64, "the backlog of 1 never filled");
             }
             ErrnoException e = assertThrows(ErrnoException.class, () -> GroutClient.connect(
-                    ClientOptions.defaults().socketPath(path).backend(Backend.parse(backend)).connectTimeoutMillis(200)));
-            assertEquals("connect(" + path + "): ETIMEDOUT (110) Connection timed out: the server accepted no connection within the connect "
-                    + "timeout of 200 ms (its listen backlog is full: it does not accept, or not fast enough)", e.getMessage());
+                    ClientOptions.defaults().socketPath(path).backend(Backend.parse(backend))
+                    .connectTimeoutMillis(200)));
+            assertEquals("connect(" + path
+                    + "): ETIMEDOUT (110) Connection timed out: the server accepted no connection within the connect "
+                    + "timeout of 200 ms (its listen backlog is full: it does not accept, or not fast enough)",
+                            e.getMessage());
         } finally {
             for (UnixSocket s : queued) s.close();
         }
@@ -72,7 +75,8 @@ class ConnectAndSendTimeoutsTest {
         CountDownLatch end = new CountDownLatch(1);
         try (RawServer raw = new RawServer(path, c -> end.await(30, TimeUnit.SECONDS));
              Arena a = Arena.ofConfined()) {
-            GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.parse(backend))
+            GroutClient client = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                    .backend(Backend.parse(backend))
                     .socketBufferSize(4096).sendTimeoutMillis(200).receiveTimeoutMillis(30_000));
             try {
                 MemorySegment p = a.allocate(GroutApi.MAX_MSG_LEN);
@@ -92,12 +96,17 @@ class ConnectAndSendTimeoutsTest {
                 assertTrue(e != null, "64 sends of 128 KiB to a server that reads nothing all went out");
                 String expected = backend.equals("epoll")
                         ? "send(" + path + "): ETIMEDOUT (110) Connection timed out: the server took "
-                        : "send(" + path + "): ETIMEDOUT (110) Connection timed out: the server did not take the request's bytes within 200 ms (it does not read)";
+                        : "send(" + path
+                                + "): ETIMEDOUT (110) Connection timed out: the server did not take the request's "
+                                        + "bytes within 200 ms (it does not read)";
                 assertTrue(e.getMessage().startsWith(expected), e.getMessage());
-                if (backend.equals("epoll")) assertTrue(e.getMessage().endsWith(" bytes within the send timeout of 200 ms (it does not read)"), e.getMessage());
+                if (backend.equals("epoll")) assertTrue(e.getMessage()
+                        .endsWith(" bytes within the send timeout of 200 ms (it does not read)"), e.getMessage());
                 assertFalse(client.isUsable());
                 ErrnoException after = assertThrows(ErrnoException.class, () -> client.call(GroutApi.PING));
-                assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: " + e.getMessage(), after.getMessage());
+                assertEquals("client(" + path
+                        + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: " + e.getMessage(),
+                                after.getMessage());
             } finally {
                 end.countDown();
                 client.close();

@@ -57,7 +57,8 @@ class ConnectErrorsTest {
     void aRefusedApiVersionNamesTheVersionSentAndKeepsTheStatus() throws Exception {
         String p = fx.path("v.sock");
         fx.start(ServerOptions.defaults().socketPath(p));
-        ApiException e = assertThrows(ApiException.class, () -> GroutClient.connect(ClientOptions.defaults().socketPath(p).apiVersion(10)).close());
+        ApiException e = assertThrows(ApiException.class, () ->
+                GroutClient.connect(ClientOptions.defaults().socketPath(p).apiVersion(10)).close());
         assertEquals(Errno.EBADMSG, e.status());
         assertEquals("GR_HELLO: EBADMSG (74) Bad message: the server refused api_version 10: it speaks 11"
                 + " (set ClientOptions.apiVersion, ping --api-version, to the server's)", e.getMessage());

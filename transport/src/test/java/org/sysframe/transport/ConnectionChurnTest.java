@@ -58,7 +58,8 @@ class ConnectionChurnTest {
                 payload.set(JAVA_INT_UNALIGNED, 0, i);
                 Response r = c.call(GroutApi.PING, payload, 0, payload.byteSize());
                 if (r.status() != 0 || r.length() != payload.byteSize()
-                        || MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + r.length(), payload, 0, payload.byteSize()) != -1) {
+                        || MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + r.length(), payload, 0,
+                                payload.byteSize()) != -1) {
                     throw new AssertionError("connection " + i + ": bad echo " + r);
                 }
             }
@@ -84,7 +85,8 @@ class ConnectionChurnTest {
 
                 Nmt before = ProcessProbe.nativeMemory();
                 long fdsBefore = ProcessProbe.openFds();
-                System.out.printf(Locale.ROOT, "churn: before %,d connections: %d open fds, NMT %s%n", CONNECTIONS, fdsBefore, before);
+                System.out.printf(Locale.ROOT, "churn: before %,d connections: %d open fds, NMT %s%n", CONNECTIONS,
+                        fdsBefore, before);
 
                 churn(path, CONNECTIONS, payload);
                 awaitNoConnections();
@@ -92,8 +94,10 @@ class ConnectionChurnTest {
 
                 Nmt after = ProcessProbe.nativeMemory();
                 long fdsAfter = ProcessProbe.openFds();
-                System.out.printf(Locale.ROOT, "churn: after  %,d connections: %d open fds, NMT %s%n", CONNECTIONS, fdsAfter, after);
-                System.out.printf(Locale.ROOT, "churn: growth: fds %+d, Other committed %+,d bytes, total committed %+,d KiB%n",
+                System.out.printf(Locale.ROOT, "churn: after  %,d connections: %d open fds, NMT %s%n", CONNECTIONS,
+                        fdsAfter, after);
+                System.out.printf(Locale.ROOT,
+                        "churn: growth: fds %+d, Other committed %+,d bytes, total committed %+,d KiB%n",
                         fdsAfter - fdsBefore, after.otherCommitted() - before.otherCommitted(),
                         (after.totalCommitted() - before.totalCommitted()) / 1024);
 

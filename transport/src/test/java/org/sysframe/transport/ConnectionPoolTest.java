@@ -63,14 +63,16 @@ class ConnectionPoolTest {
             assertEquals(4, server.accepted(), "four connections, each said GR_HELLO");
             List<CompletableFuture<Response>> fs = new ArrayList<>();
             for (int k = 0; k < 4; k++) fs.add(c.callAsync(GroutApi.PING, MemorySegment.ofArray(pattern(6, k))));
-            for (int k = 0; k < 4; k++) assertArrayEquals(pattern(6, k), fs.get(k).get(30, TimeUnit.SECONDS).toByteArray());
+            for (int k = 0; k < 4; k++) assertArrayEquals(pattern(6, k),
+                    fs.get(k).get(30, TimeUnit.SECONDS).toByteArray());
             List<SyscallCounters> each = c.connectionCounters();
             assertEquals(4, each.size());
             SyscallCounts io = c.ioThreadCounts();
             for (SyscallKind kind : SyscallKind.values()) {
                 long sum = io.get(kind);
                 for (SyscallCounters s : each) sum += s.get(kind);
-                assertEquals(sum, c.counters().get(kind), "the client's " + kind + " is the sum of its connections' and its I/O thread's");
+                assertEquals(sum, c.counters().get(kind), "the client's " + kind
+                        + " is the sum of its connections' and its I/O thread's");
             }
             if (c.backend() == Backend.EPOLL) {
                 // The futures' requests and answers went through the connections, one each: 4 hellos and 4 pings.
@@ -171,9 +173,11 @@ class ConnectionPoolTest {
             CompletableFuture<Response> onSecond = c.callAsync(GroutApi.PING, MemorySegment.ofArray(pattern(5, 2)));
             ExecutionException broke = assertThrows(ExecutionException.class, () -> onSecond.get(30, TimeUnit.SECONDS));
             assertInstanceOf(ErrnoException.class, broke.getCause());
-            assertArrayEquals(pattern(5, 1), onFirst.get(30, TimeUnit.SECONDS).toByteArray(), "the other connection's call is answered");
+            assertArrayEquals(pattern(5, 1), onFirst.get(30, TimeUnit.SECONDS).toByteArray(),
+                    "the other connection's call is answered");
             assertTrue(c.isUsable(), "a pool stays usable");
-            for (int k = 0; k < 20; k++) assertArrayEquals(pattern(7, k), c.call(GroutApi.PING, MemorySegment.ofArray(pattern(7, k))).toByteArray());
+            for (int k = 0; k < 20; k++) assertArrayEquals(pattern(7, k),
+                    c.call(GroutApi.PING, MemorySegment.ofArray(pattern(7, k))).toByteArray());
             assertEquals(3, server.accepted(), "the broken connection was connected anew, once");
             assertEquals(2, server.mostOpen(), "never more than the pool's two open");
             assertEquals(List.of(), server.failures());

@@ -6,7 +6,6 @@ import org.sysframe.unix.UnixSocket;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.sysframe.testsupport.ChildProcess;
 import org.sysframe.testsupport.ProcessProbe;
 import org.sysframe.transport.support.DescriptorLimits;
@@ -14,7 +13,6 @@ import org.sysframe.transport.support.FaultChild;
 import org.sysframe.transport.support.OwnedClient;
 import org.sysframe.transport.support.ServerFixture;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -28,7 +26,6 @@ import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.sysframe.transport.support.Pings.ping;
@@ -60,7 +57,8 @@ class DescriptorExhaustionTest {
 
     /** A child JVM limited to limit descriptors, whose server (on backend) listens at path; its READY line came. */
     private ChildProcess startServer(int limit, String path, Backend backend) throws Exception {
-        ChildProcess child = new ChildProcess(DescriptorLimits.withDescriptorLimit(limit, ChildProcess.javaCommand(FaultChild.class, "server", path, backend.name())));
+        ChildProcess child = new ChildProcess(DescriptorLimits.withDescriptorLimit(limit,
+                ChildProcess.javaCommand(FaultChild.class, "server", path, backend.name())));
         fx.track(child);
         return child;
     }
@@ -80,7 +78,8 @@ class DescriptorExhaustionTest {
     }
 
     @Test
-    void serverOutOfDescriptorsPausesAcceptingKeepsServingAndResumesWhenAConnectionCloses(Backend backend) throws Exception {
+    void serverOutOfDescriptorsPausesAcceptingKeepsServingAndResumesWhenAConnectionCloses(
+            Backend backend) throws Exception {
         final int limit = 64;
         String p = fx.path("emfile.sock");
         guard(() -> {
@@ -109,9 +108,11 @@ class DescriptorExhaustionTest {
             assertEquals(1, child.count(EMFILE_LINE), "accept failures logged");
             int n = accepted.size();
             long childFds = settledDescriptors(child, limit - 1);
-            System.out.printf(Locale.ROOT, "EMFILE: child pid %d (%s), limit %d, %d clients accepted, child descriptors %d,"
+            System.out.printf(Locale.ROOT,
+                    "EMFILE: child pid %d (%s), limit %d, %d clients accepted, child descriptors %d,"
                             + " the warning came %s:%n  %s%n", child.pid(), ready, limit, n, childFds,
-                    pending == null ? "right after the last accept (nobody waiting yet)" : "when the next client arrived",
+                    pending == null ? "right after the last accept (nobody waiting yet)"
+                            : "when the next client arrived",
                     child.output.stream().filter(EMFILE_LINE).findFirst().orElseThrow());
             // Full but for the one the server's spare held: let go while accepting is paused.
             assertEquals(limit - 1, childFds, "the child's descriptors when accepting pauses");
@@ -153,8 +154,10 @@ class DescriptorExhaustionTest {
             pending.ping(103, 64);
             assertArrayEquals(new int[] {n - 2, 4}, counts(child));
             assertEquals(2, child.count(EMFILE_LINE), "accept failures logged");
-            System.out.printf(Locale.ROOT, "EMFILE: after 1 close the backlogged client was accepted (table full again: warning 2);"
-                    + " after 3 more a new client was served at once; child descriptors %d, %s%n", ProcessProbe.descriptorsOf(child.pid()), countOf(child));
+            System.out.printf(Locale.ROOT,
+                    "EMFILE: after 1 close the backlogged client was accepted (table full again: warning 2);"
+                    + " after 3 more a new client was served at once; child descriptors %d, %s%n",
+                            ProcessProbe.descriptorsOf(child.pid()), countOf(child));
 
             for (OwnedClient c : accepted) c.close();
             pending.close();
@@ -200,10 +203,13 @@ class DescriptorExhaustionTest {
             try (GroutClient c = GroutClient.connect(clientOptions(p).receiveTimeoutMillis(60_000))) {
                 ping(c, 7, 1_000);
             }
-            assertEquals(0, child.count(l -> l.contains("failed") && !EMFILE_LINE.test(l)), String.join("\n", child.output));
+            assertEquals(0, child.count(l -> l.contains("failed") && !EMFILE_LINE.test(l)),
+                    String.join("\n", child.output));
             for (int i = 0; i < 4_000 && ProcessProbe.descriptorsOf(child.pid()) != baseline; i++) Thread.sleep(5);
-            assertEquals(baseline, ProcessProbe.descriptorsOf(child.pid()), "the child's descriptors after every client left");
-            System.out.printf(Locale.ROOT, "EMFILE burst: %s, limit %d, %d connects, all closed; then a ping served; %d accept"
+            assertEquals(baseline, ProcessProbe.descriptorsOf(child.pid()),
+                    "the child's descriptors after every client left");
+            System.out.printf(Locale.ROOT,
+                    "EMFILE burst: %s, limit %d, %d connects, all closed; then a ping served; %d accept"
                     + " warning(s)%n", ready, limit, burst, child.count(EMFILE_LINE));
             child.command("quit");
             child.awaitLine(l -> l.equals("BYE"));
@@ -213,7 +219,8 @@ class DescriptorExhaustionTest {
     }
 
     @Test
-    void acceptingResumesOnceDescriptorsAreFreeAgainEvenIfNoConnectionOfTheServerCloses(Backend backend) throws Exception {
+    void acceptingResumesOnceDescriptorsAreFreeAgainEvenIfNoConnectionOfTheServerCloses(
+            Backend backend) throws Exception {
         final int limit = 64;
         String p = fx.path("emfile-elsewhere.sock");
         guard(() -> {
@@ -231,8 +238,10 @@ class DescriptorExhaustionTest {
             child.command("release");
             String released = child.awaitLine(l -> l.startsWith("RELEASED "));
             long free = limit - ProcessProbe.descriptorsOf(child.pid());
-            System.out.printf(Locale.ROOT, "EMFILE elsewhere: %s, server paused; %s: %d descriptors free, 0 connections to close;"
-                    + " child epoll registrations:%s%n", hogged, released, free, DescriptorLimits.epollRegistrations(child.pid()));
+            System.out.printf(Locale.ROOT,
+                    "EMFILE elsewhere: %s, server paused; %s: %d descriptors free, 0 connections to close;"
+                    + " child epoll registrations:%s%n", hogged, released, free,
+                            DescriptorLimits.epollRegistrations(child.pid()));
             assertTrue(free > 1, "descriptors free after the release: " + free);
 
             // Nothing of the server's will close, so only a retry can resume accepting. Bounded wait
@@ -240,9 +249,13 @@ class DescriptorExhaustionTest {
             try {
                 c.client.get(10, TimeUnit.SECONDS);
             } catch (TimeoutException e) {
-                fail("with " + free + " descriptors free again, the client still waits in the listen backlog: the server"
-                        + " paused accepting \"until a connection closes\" and has none; epoll registrations of the child"
-                        + " (the listener's tag is ffffffffffffffff; events 18 = only the always-reported EPOLLERR|EPOLLHUP, no EPOLLIN: paused):" + DescriptorLimits.epollRegistrations(child.pid()));
+                fail("with " + free
+                        + " descriptors free again, the client still waits in the listen backlog: the server"
+                        + " paused accepting \"until a connection closes\" and has none; epoll registrations of the "
+                                + "child"
+                        + " (the listener's tag is ffffffffffffffff; events 18 = only the always-reported "
+                                + "EPOLLERR|EPOLLHUP, no EPOLLIN: paused):"
+                                        + DescriptorLimits.epollRegistrations(child.pid()));
             }
             c.ping(1, 100);
             assertEquals("COUNT 1 0", countOf(child));

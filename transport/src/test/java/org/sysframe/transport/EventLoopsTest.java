@@ -114,7 +114,9 @@ class EventLoopsTest {
     @Test
     void connectionsGoToTheLeastLoadedLoop() throws Exception {
         String path = dir.resolve("balance.sock").toString();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).loops(4))) { // counts sendto per loop
+        // counts sendto per loop
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                .loops(4))) {
             List<GroutClient> clients = new ArrayList<>();
             try {
                 for (int i = 0; i < 8; i++) clients.add(GroutClient.connect(path));
@@ -123,7 +125,8 @@ class EventLoopsTest {
                 // The library counts a send when it returns, after the client may already have the answer.
                 for (int i = 0; i < 4; i++) ThreadSyscall.awaitParked(s.loopThreadId(i), Duration.ofSeconds(10));
                 StringBuilder all = new StringBuilder();
-                for (int i = 0; i < 4; i++) all.append(" loop ").append(i).append(": ").append(s.loopCounters(i).snapshot());
+                for (int i = 0; i < 4; i++) all.append(" loop ").append(i).append(": ")
+                        .append(s.loopCounters(i).snapshot());
                 for (int i = 0; i < 4; i++) {
                     SyscallCounts c = s.loopCounters(i).snapshot();
                     assertEquals(2, c.get(SyscallKind.SENDTO), "loop " + i + " answered two hellos;" + all);
@@ -178,10 +181,13 @@ class EventLoopsTest {
     @NeedsKernelCounter
     void libraryAndKernelCountsAgreeOnEveryLoopThread() throws Exception {
         String path = dir.resolve("counts.sock").toString();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).loops(2))) { // epoll counts
+        // epoll counts
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                .loops(2))) {
             List<KernelSyscallCounter> kernel = new ArrayList<>();
             for (int i = 0; i < 2; i++) kernel.add(KernelSyscallCounter.forThread(s.loopThreadId(i)));
-            try (GroutClient a = GroutClient.connect(path); GroutClient b = GroutClient.connect(path); Arena arena = Arena.ofConfined()) {
+            try (GroutClient a = GroutClient.connect(path); GroutClient b = GroutClient.connect(path); Arena arena =
+                    Arena.ofConfined()) {
                 MemorySegment p = arena.allocate(32);
                 SyscallCounts[] lib0 = new SyscallCounts[2], ker0 = new SyscallCounts[2];
                 for (int i = 0; i < 2; i++) {
@@ -221,7 +227,8 @@ class EventLoopsTest {
                 fds0, fds1, nmt0.otherCommitted(), nmt1.otherCommitted());
         assertEquals(fds0, fds1, "open fds");
         // One leaked loop (its epoll event array alone is 3 KiB) per server would add over 120 KiB here.
-        assertTrue(nmt1.otherCommitted() - nmt0.otherCommitted() < 32 * 1024, "native memory (NMT Other) grew after 10 closes");
+        assertTrue(nmt1.otherCommitted() - nmt0.otherCommitted() < 32 * 1024,
+                "native memory (NMT Other) grew after 10 closes");
     }
 
     private static void runBusyAndClose(String path, int clients) throws Exception {

@@ -50,7 +50,8 @@ class ExactCountsTest {
 
     Run run(ClientOptions client, ServerOptions server) throws Exception {
         String path = dir.resolve("counts.sock").toString();
-        try (GroutServer s = TestServers.startEpoll(server.socketPath(path)); // epoll's counts: io_uring's are in UringServerTest
+        // epoll's counts: io_uring's are in UringServerTest
+        try (GroutServer s = TestServers.startEpoll(server.socketPath(path));
              GroutClient c = GroutClient.connect(client.socketPath(path).backend(Backend.EPOLL));
              Arena a = Arena.ofConfined();
              KernelSyscallCounter ck = KernelSyscallCounter.forCurrentThread();
@@ -69,8 +70,10 @@ class ExactCountsTest {
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts sl1 = s.counters().snapshot(), sk1 = sk.read();
             Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)));
-            System.out.printf("client %s/%s, server %s/%s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
-                    client.freeze().send(), client.freeze().recv(), server.freeze().send(), server.freeze().flush(), CALLS, PAYLOAD,
+            System.out.printf("client %s/%s, server %s/%s, %d x %d B: client library %s kernel %s | server library %s "
+                    + "kernel %s%n",
+                    client.freeze().send(), client.freeze().recv(), server.freeze().send(), server.freeze().flush(),
+                            CALLS, PAYLOAD,
                     run.client.library, run.client.kernel, run.server.library, run.server.kernel);
             assertEquals(run.client.library, run.client.kernel, "client: library vs kernel");
             assertEquals(run.server.library, run.server.kernel, "server: library vs kernel");

@@ -21,8 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @EachBackend
 class FramingMatrixTest {
     static final int[] SIZES = {0, 1, 32, 1023, 1024, 1025, 8191, 8192, 65536, 131072};
-    static final List<SendFraming> CLIENT_SEND = List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER);
-    static final List<RecvFraming> CLIENT_RECV = List.of(RecvFraming.EXACT, RecvFraming.readAhead(1024), RecvFraming.READAHEAD);
+    static final List<SendFraming> CLIENT_SEND =
+            List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER);
+    static final List<RecvFraming> CLIENT_RECV =
+            List.of(RecvFraming.EXACT, RecvFraming.readAhead(1024), RecvFraming.READAHEAD);
 
     @TempDir Path dir;
 
@@ -43,17 +45,21 @@ class FramingMatrixTest {
             MemorySegment payload = a.allocate(GroutApi.MAX_MSG_LEN);
             for (ServerMode sm : SERVER) {
                 String path = dir.resolve("m.sock").toString();
-                try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).send(sm.send()).flush(sm.flush()))) {
+                try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).send(sm.send())
+                        .flush(sm.flush()))) {
                     for (SendFraming cs : CLIENT_SEND) {
                         for (RecvFraming cr : CLIENT_RECV) {
-                            try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(cs).recv(cr))) {
+                            try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(cs)
+                                    .recv(cr))) {
                                 for (int size : SIZES) {
                                     for (int round = 0; round < 2; round++) {
                                         int seed = size * 131 + round;
-                                        for (int i = 0; i < size; i++) payload.set(JAVA_BYTE, i, (byte) (seed + i * 31));
+                                        for (int i = 0; i < size; i++) payload.set(JAVA_BYTE, i,
+                                                (byte) (seed + i * 31));
                                         Response r = c.call(GroutApi.PING, payload, 0, size);
                                         assertEquals(size, r.length(), sm + " " + cs + " " + cr + " " + size);
-                                        assertEquals(-1L, MemorySegment.mismatch(payload, 0, size, r.buffer(), r.offset(), r.offset() + size),
+                                        assertEquals(-1L, MemorySegment.mismatch(payload, 0, size, r.buffer(),
+                                                r.offset(), r.offset() + size),
                                                 sm + " " + cs + " " + cr + " size " + size + " round " + round);
                                         checked++;
                                     }
@@ -71,7 +77,8 @@ class FramingMatrixTest {
     void copyFramingSendsOnceUpToItsThresholdAndSplitsAbove() throws Exception {
         String path = dir.resolve("c.sock").toString();
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).send(SendFraming.copy(1024)));
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                     .send(SendFraming.copy(1024)));
              Arena a = Arena.ofConfined()) {
             MemorySegment payload = a.allocate(2048);
             // 12 + 1012 = 1024 fits the seed's buffer: one send. 12 + 1013 does not: header, then payload.
@@ -87,7 +94,8 @@ class FramingMatrixTest {
     void copyGatherFramingSendsOnceAtEverySize() throws Exception {
         String path = dir.resolve("g.sock").toString();
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).send(SendFraming.copyGather(1024)));
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                     .send(SendFraming.copyGather(1024)));
              Arena a = Arena.ofConfined()) {
             MemorySegment payload = a.allocate(GroutApi.MAX_MSG_LEN);
             for (int len : new int[] {0, 1012, 1013, 65536}) {

@@ -29,7 +29,8 @@ class FrozenConfigTest {
     void changingServerOptionsAfterStartChangesNothingInTheServer() throws Exception {
         String path = dir.resolve("frozen.sock").toString();
         // Epoll: the frozen send framing shows in its sendto count (io_uring copies every answer).
-        ServerOptions o = ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).send(SendFraming.SPLIT).flush(FlushMode.IMMEDIATE).apiVersion(11);
+        ServerOptions o = ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).send(SendFraming.SPLIT)
+                .flush(FlushMode.IMMEDIATE).apiVersion(11);
         try (GroutServer s = GroutServer.start(o)) {
             o.send(SendFraming.GATHER).flush(FlushMode.DEFERRED).apiVersion(12).maxIfaces(7)
                     .handle(LATE, 0, (req, reply) -> reply.ok());
@@ -45,7 +46,8 @@ class FrozenConfigTest {
                 long before = s.counters().get(SyscallKind.SENDTO);
                 c.call(GroutApi.PING, a.allocate(32));
                 ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
-                assertEquals(2, s.counters().get(SyscallKind.SENDTO) - before, "still split (header, payload), not gathered");
+                assertEquals(2, s.counters().get(SyscallKind.SENDTO) - before,
+                        "still split (header, payload), not gathered");
                 assertEquals(0, s.counters().get(SyscallKind.WRITEV), "still immediate, never a deferred writev");
             }
         }
@@ -55,15 +57,18 @@ class FrozenConfigTest {
     void changingClientOptionsAfterConnectChangesNothingInTheClient() throws Exception {
         String path = dir.resolve("client.sock").toString();
         try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path))) {
-            ClientOptions o = ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).send(SendFraming.SPLIT).recv(RecvFraming.EXACT);
+            ClientOptions o = ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).send(SendFraming.SPLIT)
+                    .recv(RecvFraming.EXACT);
             try (GroutClient c = GroutClient.connect(o); Arena a = Arena.ofConfined()) {
-                o.send(SendFraming.GATHER).recv(RecvFraming.READAHEAD).specs(MessageSpecs.grout().put(GroutApi.PING, 0, 64, false));
+                o.send(SendFraming.GATHER).recv(RecvFraming.READAHEAD)
+                        .specs(MessageSpecs.grout().put(GroutApi.PING, 0, 64, false));
                 assertEquals(SendFraming.SPLIT, c.config().send());
                 assertEquals(RecvFraming.EXACT, c.config().recv());
                 long sends = c.counters().get(SyscallKind.SENDTO);
                 long recvs = c.counters().get(SyscallKind.RECVFROM);
                 MemorySegment p = a.allocate(32);
-                assertEquals(32, c.call(GroutApi.PING, p).length(), "a 32-byte echo is not held to the minimum of 64 set after connect");
+                assertEquals(32, c.call(GroutApi.PING, p).length(),
+                        "a 32-byte echo is not held to the minimum of 64 set after connect");
                 assertEquals(2, c.counters().get(SyscallKind.SENDTO) - sends, "still split");
                 assertEquals(2, c.counters().get(SyscallKind.RECVFROM) - recvs, "still exact");
                 c.config().specs().put(GroutApi.PING, 0, 64, false);

@@ -5,19 +5,16 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.sysframe.transport.support.Payloads;
 import org.sysframe.transport.support.PoliteClient;
-import org.sysframe.transport.support.RawSockets;
 import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.transport.support.fuzz.FrameFuzzer;
 import org.sysframe.transport.support.fuzz.FuzzConnection;
 
 import java.lang.foreign.Arena;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -35,7 +32,6 @@ import static org.sysframe.transport.support.ServerFixture.guard;
 import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sysframe.transport.support.Payloads.nativeCopy;
 import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
@@ -121,7 +117,8 @@ class FuzzedRequestsTest {
             Collections.sort(expected);
             Collections.sort(actual);
             if (!expected.equals(actual)) {
-                assertEquals(FuzzConnection.countByReason(expected), FuzzConnection.countByReason(actual), "close reasons recorded by the server");
+                assertEquals(FuzzConnection.countByReason(expected), FuzzConnection.countByReason(actual),
+                        "close reasons recorded by the server");
                 assertEquals(expected, actual, "close reason and request count of every fuzzed connection");
             }
 
@@ -136,20 +133,27 @@ class FuzzedRequestsTest {
             awaitConnectionCount(server, 0);
 
             StringBuilder kinds = new StringBuilder();
-            for (FrameFuzzer.Kind k : FrameFuzzer.Kind.values()) kinds.append(' ').append(k.name().toLowerCase(Locale.ROOT)).append('=').append(totals.kinds.get(k.ordinal()));
+            for (FrameFuzzer.Kind k : FrameFuzzer.Kind.values()) kinds.append(' ')
+                    .append(k.name().toLowerCase(Locale.ROOT)).append('=').append(totals.kinds.get(k.ordinal()));
             System.out.printf(Locale.ROOT,
-                    "fuzz [%s]: %,d frames (%,d complete requests answered, %,d bytes) over %,d connections; ends: %d final ping, "
-                            + "%d closed by the server (payload_len over 128 KiB), %d half-closed mid-header, %d closed mid-header; "
+                    "fuzz [%s]: %,d frames (%,d complete requests answered, %,d bytes) over %,d connections; ends: %d "
+                    + "final ping, "
+                            + "%d closed by the server (payload_len over 128 KiB), %d half-closed mid-header, %d "
+                                    + "closed mid-header; "
                             + "polite client: %,d pings%n"
                             + "fuzz [%s]: frame kinds:%s%n",
                     label, totals.frames.get(), totals.requests.get(), totals.bytes.get(), totals.connections.get(),
-                    totals.ends.get(FrameFuzzer.End.FINAL_PING.ordinal()), totals.ends.get(FrameFuzzer.End.SERVER_CLOSES.ordinal()),
-                    totals.ends.get(FrameFuzzer.End.HALF_CLOSE.ordinal()), totals.ends.get(FrameFuzzer.End.CLOSE_MID_HEADER.ordinal()), politePings,
+                    totals.ends.get(FrameFuzzer.End.FINAL_PING.ordinal()),
+                            totals.ends.get(FrameFuzzer.End.SERVER_CLOSES.ordinal()),
+                    totals.ends.get(FrameFuzzer.End.HALF_CLOSE.ordinal()),
+                            totals.ends.get(FrameFuzzer.End.CLOSE_MID_HEADER.ordinal()), politePings,
                     label, kinds);
             assertTrue(totals.frames.get() >= frameTarget, "frames fuzzed: " + totals.frames.get());
             assertTrue(politePings > 0);
-            for (FrameFuzzer.End e : FrameFuzzer.End.values()) assertTrue(totals.ends.get(e.ordinal()) > 0, "no connection ended by " + e);
-            for (FrameFuzzer.Kind k : FrameFuzzer.Kind.values()) assertTrue(totals.kinds.get(k.ordinal()) > 0, "no frame of kind " + k);
+            for (FrameFuzzer.End e : FrameFuzzer.End.values()) assertTrue(totals.ends.get(e.ordinal()) > 0,
+                    "no connection ended by " + e);
+            for (FrameFuzzer.Kind k : FrameFuzzer.Kind.values()) assertTrue(totals.kinds.get(k.ordinal()) > 0,
+                    "no frame of kind " + k);
         });
     }
 }

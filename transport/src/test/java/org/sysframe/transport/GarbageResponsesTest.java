@@ -5,7 +5,6 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.testsupport.Gc;
@@ -13,9 +12,7 @@ import org.sysframe.testsupport.ProcessProbe;
 import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.support.ClientStreamModel;
 import org.sysframe.transport.support.Payloads;
-import org.sysframe.transport.support.PoliteClient;
 import org.sysframe.transport.support.RawServer;
-import org.sysframe.transport.support.RawSockets;
 import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
@@ -31,7 +28,6 @@ import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sysframe.transport.support.Payloads.nativeCopy;
 
@@ -52,7 +48,8 @@ class GarbageResponsesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
-    void oneMegabyteOfRandomGarbageInsteadOfAResponseFailsClearlyBreaksTheClientAndAllocatesNothing(String recv) throws Throwable {
+    void oneMegabyteOfRandomGarbageInsteadOfAResponseFailsClearlyBreaksTheClientAndAllocatesNothing(
+            String recv) throws Throwable {
         String p = fx.path("garbage.sock");
         byte[] garbage = new byte[1 << 20];
         new Random(0x6a7ba6eL).nextBytes(garbage);
@@ -86,15 +83,19 @@ class GarbageResponsesTest {
                 ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, ping));
                 long heap = ProcessProbe.threadAllocatedBytes() - heapBefore;
                 long otherAfter = ProcessProbe.nativeMemory().otherCommitted();
-                System.out.printf(Locale.ROOT, "garbage [%s]: %s (model: %s after %d answers for other ids and %d events); "
+                System.out.printf(Locale.ROOT,
+                        "garbage [%s]: %s (model: %s after %d answers for other ids and %d events); "
                                 + "heap allocated by the call %,d bytes; NMT Other %,d -> %,d bytes%n",
-                        recv, e.getMessage(), expected.header(), expected.unmatched(), expected.events(), heap, otherBefore, otherAfter);
+                        recv, e.getMessage(), expected.header(), expected.unmatched(), expected.events(), heap,
+                                otherBefore, otherAfter);
                 assertEquals(expected.errno(), e.errno(), e.getMessage());
                 assertTrue(e.getMessage().contains(expected.header()), e.getMessage());
-                assertTrue(e.getMessage().contains("payload_len " + Long.toUnsignedString(expected.payloadLen())), e.getMessage());
+                assertTrue(e.getMessage().contains("payload_len " + Long.toUnsignedString(expected.payloadLen())),
+                        e.getMessage());
                 assertFalse(c.isUsable());
                 ClientStats st = c.stats();
-                assertEquals(expected.unmatched(), st.unmatched(), "answers for other ids read before the bad header, dropped and counted");
+                assertEquals(expected.unmatched(), st.unmatched(),
+                        "answers for other ids read before the bad header, dropped and counted");
                 assertEquals(expected.events(), st.events(), "events read before the bad header");
                 ErrnoException next = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, ping));
                 assertEquals(Errno.ENOTCONN, next.errno(), next.getMessage());
@@ -118,7 +119,8 @@ class GarbageResponsesTest {
             s.awaitEof();
         }));
         guard(() -> {
-            try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = GroutClient.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a =
+                    Arena.ofConfined()) {
                 MemorySegment ping = nativeCopy(a, Payloads.unique(9, 8));
                 ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, ping));
                 assertEquals(Errno.EMSGSIZE, e.errno(), e.getMessage());
@@ -126,7 +128,8 @@ class GarbageResponsesTest {
                 assertTrue(e.getMessage().contains("payload_len " + declared), e.getMessage());
                 assertFalse(c.isUsable());
                 assertEquals(0, c.pendingEvents());
-                assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () -> c.nextEvent(Duration.ofSeconds(10))).errno());
+                assertEquals(Errno.ENOTCONN, assertThrows(ErrnoException.class, () ->
+                        c.nextEvent(Duration.ofSeconds(10))).errno());
             }
         });
         hs.awaitScript();

@@ -59,7 +59,8 @@ class HelloCompatibilityTest {
     @Test
     void emptyHelloResponseAnswersWithNoPayloadAndOurClientStillConnects() throws Exception {
         String path = dir.resolve("e.sock").toString();
-        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).emptyHelloResponse(true).apiVersion(1));
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path).emptyHelloResponse(true)
+                .apiVersion(1));
              Arena a = Arena.ofConfined()) {
             assertEquals(List.of(1, 0, 0, -1), Arrays.stream(rawHello(path, 1)).boxed().toList());
             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).apiVersion(1))) {

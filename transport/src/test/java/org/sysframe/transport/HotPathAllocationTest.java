@@ -74,7 +74,8 @@ class HotPathAllocationTest {
      * syscall count over the round). Three rounds in a row of the same whole slices end the attempts
      * early: the compiled code is settled, and more rounds would only take time.
      */
-    private static void assertNothingOfOurs(String what, LongSupplier allocated, LongSupplier downcalls, int attempts, Round round)
+    private static void assertNothingOfOurs(String what, LongSupplier allocated, LongSupplier downcalls, int attempts,
+            Round round)
             throws Exception {
         long bytes = Long.MAX_VALUE, calls = 0, previous = -1;
         int same = 0;
@@ -91,7 +92,8 @@ class HotPathAllocationTest {
         assertEquals(40, SLICE, "a segment slice's size on this JVM");
         assertEquals(0, bytes % SLICE, what + ": " + bytes + " B is not whole capture-state slices");
         assertTrue(bytes / SLICE <= calls, what + ": " + bytes / SLICE + " slices for " + calls + " downcalls");
-        System.out.printf("note: %s: %,d B in the last round = %,d capture-state slices of the JDK's linker for %,d downcalls"
+        System.out.printf("note: %s: %,d B in the last round = %,d capture-state slices of the JDK's linker for %,d "
+                + "downcalls"
                 + " (C2 kept them in this JVM)%n", what, bytes, bytes / SLICE, calls);
     }
 
@@ -99,14 +101,18 @@ class HotPathAllocationTest {
     @LoopsIndependent
     void sendRecvAllocatesNothingPerCallWithEveryClientFraming() throws Exception {
         String path = dir.resolve("alloc.sock").toString();
-        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path)); Arena a = Arena.ofConfined()) {
+        try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path)); Arena a =
+                Arena.ofConfined()) {
             MemorySegment payload = a.allocate(1024);
-            for (SendFraming send : new SendFraming[] {SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER}) {
+            for (SendFraming send : new SendFraming[] {SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER,
+                    SendFraming.COPY_GATHER}) {
                 for (RecvFraming recv : new RecvFraming[] {RecvFraming.EXACT, RecvFraming.READAHEAD}) {
-                    try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(send).recv(recv))) {
+                    try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).send(send)
+                            .recv(recv))) {
                         for (int len : new int[] {0, 32, 1024}) {
                             assertNothingOfOurs("10,000 calls, " + send + "/" + recv + ", " + len + " B",
-                                    THREADS::getCurrentThreadAllocatedBytes, () -> c.counters().snapshot().total(), 40, () -> {
+                                    THREADS::getCurrentThreadAllocatedBytes, () -> c.counters().snapshot().total(), 40,
+                                    () -> {
                                         for (int i = 0; i < 10_000; i++) c.call(GroutApi.PING, payload, 0, len);
                                     });
                         }
@@ -124,7 +130,8 @@ class HotPathAllocationTest {
                  GroutClient c = GroutClient.connect(path);
                  Arena a = Arena.ofConfined()) {
                 long loopId = Thread.getAllStackTraces().keySet().stream()
-                        .filter(t -> t.getName().equals("sysframe-server-0 " + path)).findFirst().orElseThrow().threadId();
+                        .filter(t -> t.getName().equals("sysframe-server-0 " + path)).findFirst().orElseThrow()
+                                .threadId();
                 MemorySegment payload = a.allocate(1024);
                 // Read while the loop is parked, so that a round's count is exactly its requests'.
                 LongSupplier loopAllocated = () -> {
@@ -147,7 +154,8 @@ class HotPathAllocationTest {
     void aPipelinedClientAllocatesNothingPerRequest() throws Exception {
         String path = dir.resolve("pipeline-alloc.sock").toString();
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
-             GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(64))) {
+             GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined();
+             Pipeline p = c.pipeline(PipelineOptions.window(64))) {
             MemorySegment payload = a.allocate(32);
             long[] n = {0};
             Pipeline.AnswerHandler count = (id, status, pl, off, len, lat) -> n[0]++;
@@ -171,8 +179,8 @@ class HotPathAllocationTest {
             MemorySegment payload = a.allocate(32);
             long[] n = {0};
             Pipeline.AnswerHandler count = (id, status, pl, off, len, lat) -> n[0]++;
-            assertNothingOfOurs("64,000 pipelined calls with a request timeout", THREADS::getCurrentThreadAllocatedBytes,
-                    () -> c.counters().snapshot().total(), 20, () -> {
+            assertNothingOfOurs("64,000 pipelined calls with a request timeout",
+                    THREADS::getCurrentThreadAllocatedBytes, () -> c.counters().snapshot().total(), 20, () -> {
                 for (int b = 0; b < 1000; b++) {
                     for (int i = 0; i < 64; i++) p.queue(GroutApi.PING, payload, 0, 32);
                     while (p.inFlight() > 0) p.poll(count, 64, true);

@@ -90,7 +90,8 @@ class InFlightCapTest {
                 sent.add(p);
                 fs.add(c.callAsync(GroutApi.PING, MemorySegment.ofArray(p)));
             }
-            for (int k = 0; k < futures; k++) assertArrayEquals(sent.get(k), fs.get(k).get(30, TimeUnit.SECONDS).toByteArray(), "future " + k);
+            for (int k = 0; k < futures; k++) assertArrayEquals(sent.get(k),
+                    fs.get(k).get(30, TimeUnit.SECONDS).toByteArray(), "future " + k);
             for (Thread t : all) t.join();
             assertEquals(0, wrong.get(), "every caller got its own answer, none timed out");
             ClientStats s = c.stats();
@@ -122,7 +123,8 @@ class InFlightCapTest {
              RawServer raw = new RawServer(path, script);
              GroutClient c = GroutClient.connect(options(path).receiveTimeoutMillis(1200))) {
             client.set(c);
-            // A blocking caller holds the I/O role while it waits: the futures' requests wait in the send queue behind it.
+            // A blocking caller holds the I/O role while it waits: the futures' requests wait in the send queue behind
+            // it.
             CompletableFuture<byte[]> first = new CompletableFuture<>();
             Thread.ofPlatform().start(() -> {
                 try {
@@ -139,9 +141,11 @@ class InFlightCapTest {
             ExecutionException e = assertThrows(ExecutionException.class, () -> b.get(20, TimeUnit.SECONDS));
             ErrnoException cause = assertInstanceOf(ErrnoException.class, e.getCause());
             assertEquals(Errno.ETIMEDOUT, cause.errno());
-            assertTrue(cause.getMessage().contains("the server looks like one that answers one request per read"), cause.getMessage());
+            assertTrue(cause.getMessage().contains("the server looks like one that answers one request per read"),
+                    cause.getMessage());
             assertTrue(cause.getMessage().contains("ClientOptions.maxInFlight(1)"), cause.getMessage());
-            assertEquals(1, logs.lines(l -> l.contains("answers one request per read")).size(), "one warning: " + logs.lines());
+            assertEquals(1, logs.lines(l -> l.contains("answers one request per read")).size(), "one warning: "
+                    + logs.lines());
             assertEquals(1, c.stats().batches(), "the two went out in one send");
             assertTrue(c.isUsable(), "a timed-out call leaves the client usable");
         }
@@ -156,7 +160,8 @@ class InFlightCapTest {
                  conn.awaitEof();
              });
              GroutClient c = GroutClient.connect(options(path).receiveTimeoutMillis(500))) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, MemorySegment.ofArray(pattern(4, 1))));
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    c.call(GroutApi.PING, MemorySegment.ofArray(pattern(4, 1))));
             assertEquals(Errno.ETIMEDOUT, e.errno());
             assertFalse(e.getMessage().contains("one request per read"), e.getMessage());
             assertEquals(List.of(), logs.lines());
@@ -175,7 +180,8 @@ class InFlightCapTest {
              GroutClient c = GroutClient.connect(options(path).maxInFlight(1).receiveTimeoutMillis(600))) {
             CompletableFuture<Response> onWire = c.callAsync(GroutApi.PING, MemorySegment.ofArray(pattern(4, 1)));
             assertTrue(firstIn.await(10, TimeUnit.SECONDS));
-            ErrnoException blocked = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, MemorySegment.ofArray(pattern(4, 2))));
+            ErrnoException blocked = assertThrows(ErrnoException.class, () ->
+                    c.call(GroutApi.PING, MemorySegment.ofArray(pattern(4, 2))));
             assertEquals(Errno.ETIMEDOUT, blocked.errno());
             assertTrue(blocked.getMessage().contains("no room under maxInFlight 1"), blocked.getMessage());
             assertTrue(blocked.getMessage().contains("the request was not sent"), blocked.getMessage());
@@ -212,7 +218,8 @@ class InFlightCapTest {
             for (int k = 0; k < 3; k++) assertTrue(p.queue(GroutApi.PING, m, 0, 8) > 0);
             assertEquals(Pipeline.BACK_PRESSURED, p.queue(GroutApi.PING, m, 0, 8), "the cap, not the window of 16");
             AtomicInteger answered = new AtomicInteger();
-            while (p.inFlight() > 0) p.poll((id, status, payload, off, len, lat) -> answered.incrementAndGet(), 16, true);
+            while (p.inFlight() > 0) p.poll((id, status, payload, off, len, lat) -> answered.incrementAndGet(), 16,
+                    true);
             assertEquals(3, answered.get());
             assertTrue(p.queue(GroutApi.PING, m, 0, 8) > 0, "room again once answered");
         }
@@ -220,10 +227,12 @@ class InFlightCapTest {
 
     @Test
     void badCapsAndPoolSizesAreRefusedWhereTheyAreSet() {
-        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> ClientOptions.defaults().maxInFlight(0));
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () ->
+                ClientOptions.defaults().maxInFlight(0));
         assertEquals("maxInFlight 0: expected 1..65535 (request ids are 16-bit)", zero.getMessage());
         assertThrows(IllegalArgumentException.class, () -> ClientOptions.defaults().maxInFlight(65536));
-        IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> ClientOptions.defaults().connections(0));
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () ->
+                ClientOptions.defaults().connections(0));
         assertEquals("connections 0: expected 1..64", none.getMessage());
         assertThrows(IllegalArgumentException.class, () -> ClientOptions.defaults().connections(65));
     }

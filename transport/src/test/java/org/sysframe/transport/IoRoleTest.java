@@ -51,7 +51,8 @@ class IoRoleTest {
     private static void awaitInFlight(GroutClient c, int n) throws InterruptedException {
         long until = System.nanoTime() + 20_000_000_000L;
         while (c.stats().inFlight() != n) {
-            if (System.nanoTime() - until > 0) throw new AssertionError("in flight " + c.stats().inFlight() + ", want " + n);
+            if (System.nanoTime() - until > 0) throw new AssertionError("in flight " + c.stats().inFlight() + ", want "
+                    + n);
             Thread.sleep(1);
         }
     }
@@ -79,7 +80,8 @@ class IoRoleTest {
                 assertEquals(lib.minus(SyscallCounts.builder().futex(lib.get(SyscallKind.FUTEX)).build()), kernel,
                         "kernel: the caller's own thread made every one");
             } else {
-                SyscallCounts want = backend == Backend.EPOLL ? SyscallCounts.builder().sendto(1000).recvfrom(1000).build()
+                SyscallCounts want = backend == Backend.EPOLL
+                        ? SyscallCounts.builder().sendto(1000).recvfrom(1000).build()
                         : SyscallCounts.builder().ioUringEnter(1000).build();
                 assertEquals(want, lib, "library");
                 assertEquals(lib, kernel, "kernel: the caller's own thread made every one");
@@ -115,7 +117,8 @@ class IoRoleTest {
                 Thread.ofPlatform().start(() -> {
                     try {
                         Thread.sleep(1000);
-                        second.complete(Arrays.toString(c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2, 2})).toByteArray()));
+                        second.complete(Arrays.toString(c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2, 2}))
+                                .toByteArray()));
                     } catch (Exception x) {
                         second.complete(x.getMessage());
                     }
@@ -123,10 +126,13 @@ class IoRoleTest {
                 c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1}));
             });
             assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(c)
-                    + " within the receive timeout of 3000 ms (the client stays usable; a late answer is dropped)", e.getMessage());
+                    + " within the receive timeout of 3000 ms (the client stays usable; a late answer is dropped)",
+                            e.getMessage());
             firstTimedOut.countDown();
-            assertEquals("[2, 2]", second.get(20, TimeUnit.SECONDS), "the second caller took the role and got its own answer");
-            assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3})).toByteArray());
+            assertEquals("[2, 2]", second.get(20, TimeUnit.SECONDS),
+                    "the second caller took the role and got its own answer");
+            assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3}))
+                    .toByteArray());
             assertEquals(1, c.stats().late());
             assertEquals(0, c.stats().inFlight());
             assertEquals(0, c.listedCallers());
@@ -142,14 +148,16 @@ class IoRoleTest {
         try (RawServer server = new RawServer(path, conn -> {
                  RawRequest blocking = conn.readRequest();
                  assertTrue(f1Queued.await(20, TimeUnit.SECONDS));
-                 // An answer nobody waits for: the holder's receive returns, and it sends the queued f1 before its next one.
+                 // An answer nobody waits for: the holder's receive returns, and it sends the queued f1 before its next
+                 // one.
                  conn.respond(999, 0, new byte[] {9});
                  RawRequest f1 = conn.readRequest();
                  conn.respond(f1.id(), 0, f1.payload());          // while the blocking caller receives: completed by it
                  conn.respond(blocking.id(), 0, blocking.payload());
                  RawRequest f2 = conn.readRequest();
                  assertTrue(blockingDone.await(20, TimeUnit.SECONDS));
-                 conn.respond(f2.id(), 0, f2.payload());          // after the blocking caller went: the client's thread's
+                 // after the blocking caller went: the client's thread's
+                 conn.respond(f2.id(), 0, f2.payload());
                  conn.awaitEof();
              });
              GroutClient c = TestClients.connect(path)) {

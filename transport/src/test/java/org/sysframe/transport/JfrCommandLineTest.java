@@ -43,7 +43,8 @@ class JfrCommandLineTest {
         String socket = dir.resolve("jfr.sock").toString();
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(socket))) {
             List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), option,
-                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), JfrChild.class.getName(), socket);
+                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    JfrChild.class.getName(), socket);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the child ended");
@@ -57,7 +58,8 @@ class JfrCommandLineTest {
             String where = e.getString("type") + " " + e.getString("backend") + " " + e.getString("transport");
             if (!where.equals(String.format("0x%08x", GroutApi.PING) + " epoll socket")) others.add(where);
         }
-        assertEquals(Map.of("async", 3, "call", 5, "pipeline", 4), byCall, "one RoundTrip per request, by how it was made");
+        assertEquals(Map.of("async", 3, "call", 5, "pipeline", 4), byCall,
+                "one RoundTrip per request, by how it was made");
         assertEquals(List.of(), others, "every event names GR_PING in hex, the backend and the transport");
     }
 }

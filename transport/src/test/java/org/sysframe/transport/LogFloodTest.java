@@ -34,7 +34,8 @@ class LogFloodTest {
     static final Pattern SUMMARY = Pattern.compile(
             "refused connection \\(not an allowed uid\\): \\.\\.\\. and (\\d+) more like it in the last \\d+\\.\\d s");
 
-    // Connects argv[2] times to the abstract name argv[1]; each time waits for the server's close; prints how many were closed unanswered.
+    // Connects argv[2] times to the abstract name argv[1]; each time waits for the server's close; prints how many were
+    // closed unanswered.
     private static final String CHILD = """
             #include <stdio.h>
             #include <stdlib.h>
@@ -49,7 +50,10 @@ class LogFloodTest {
                 int count = atoi(argv[2]), closed = 0;
                 for (int i = 0; i < count; i++) {
                     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-                    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa.sun_family) + 1 + n) < 0) { perror("connect"); return 2; }
+                    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa.sun_family) + 1 + n) < 0) {
+                        perror("connect");
+                        return 2;
+                    }
                     char b[16];
                     if (recv(fd, b, sizeof b, 0) == 0) closed++;
                     close(fd);
@@ -65,7 +69,8 @@ class LogFloodTest {
         String name = "sysframe-flood-" + ProcessHandle.current().pid();
         try (ServerLogs logs = new ServerLogs()) {
             // An interval longer than the run: the first 10 lines, then the count of the rest when the server stops.
-            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name).allowedUids(Set.of(0))
+            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name)
+                    .allowedUids(Set.of(0))
                     .logLimit(10, Duration.ofHours(1)))) {
                 assertEquals("closed " + CONNECTS + " uid " + NOBODY, runAsNobody(exe, name, CONNECTS));
                 List<String> lines = logs.lines();
@@ -80,8 +85,10 @@ class LogFloodTest {
             assertEquals(CONNECTS - 10, Integer.parseInt(m.group(1)));
         }
         try (ServerLogs logs = new ServerLogs()) {
-            // A short interval: however the run falls into intervals, every refusal is a line or counted in one, exactly once.
-            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name).allowedUids(Set.of(0))
+            // A short interval: however the run falls into intervals, every refusal is a line or counted in one,
+            // exactly once.
+            try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath("@" + name)
+                    .allowedUids(Set.of(0))
                     .logLimit(10, Duration.ofMillis(100)))) {
                 assertEquals("closed " + CONNECTS + " uid " + NOBODY, runAsNobody(exe, name, CONNECTS));
             }
@@ -90,7 +97,8 @@ class LogFloodTest {
                 Matcher m = SUMMARY.matcher(l);
                 if (m.matches()) {
                     counted += Long.parseLong(m.group(1));
-                    assertEquals(0, sinceSummary % 10, "an interval with lines left over: " + sinceSummary + " lines before " + l);
+                    assertEquals(0, sinceSummary % 10, "an interval with lines left over: " + sinceSummary
+                            + " lines before " + l);
                     sinceSummary = 0;
                 } else {
                     assertTrue(l.startsWith("refused connection from uid 65534 (pid "), l);
@@ -99,7 +107,8 @@ class LogFloodTest {
                 }
             }
             assertEquals(CONNECTS, refused + counted, "lines " + refused + " + counted " + counted);
-            System.out.printf("log flood: %,d refused connects, 100 ms intervals: %d lines logged, %d counted in %d summary lines%n",
+            System.out.printf("log flood: %,d refused connects, 100 ms intervals: %d lines logged, %d counted in %d "
+                    + "summary lines%n",
                     CONNECTS, refused, counted, logs.lines().size() - refused);
         }
     }

@@ -37,7 +37,8 @@ class ManyCallersAllocationTest {
     @TempDir Path dir;
 
     private static long syscalls(GroutClient c) {
-        return c.counters().get(SyscallKind.SENDTO) + c.counters().get(SyscallKind.RECVFROM) + c.counters().get(SyscallKind.SENDMSG);
+        return c.counters().get(SyscallKind.SENDTO) + c.counters().get(SyscallKind.RECVFROM)
+                + c.counters().get(SyscallKind.SENDMSG);
     }
 
     private static void assertWholeSlices(String who, long bytes, long syscalls) {
@@ -77,15 +78,20 @@ class ManyCallersAllocationTest {
     @Test
     void callersWaitingUnderACapOverAPoolAllocateNothing() throws Exception {
         ClientStats s = callersAllocateNothing("capped-alloc.sock", c -> c.maxInFlight(1).connections(2));
-        assertEquals(0, (s.calls() - 2) % (4L * CALLS), "two hellos, then whole rounds of the four callers' calls: " + s);
+        assertEquals(0, (s.calls() - 2) % (4L * CALLS), "two hellos, then whole rounds of the four callers' calls: "
+                + s);
     }
 
-    /** Four platform callers on one client (options as given) until a round where none allocated: their bytes are whole capture-state slices. */
+    /**
+     * Four platform callers on one client (options as given) until a round where none allocated: their bytes are whole
+     * capture-state slices.
+     */
     private ClientStats callersAllocateNothing(String socket, UnaryOperator<ClientOptions> options) throws Exception {
         int callers = 4;
         String path = dir.resolve(socket).toString();
         try (GroutServer server = TestServers.startEpoll(ServerOptions.defaults().socketPath(path));
-             GroutClient c = GroutClient.connect(options.apply(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)))) {
+             GroutClient c = GroutClient.connect(options.apply(ClientOptions.defaults().socketPath(path)
+                     .backend(Backend.EPOLL)))) {
             long[] bytes = new long[callers];
             Throwable[] failed = new Throwable[callers];
             CyclicBarrier start = new CyclicBarrier(callers), end = new CyclicBarrier(callers);

@@ -52,7 +52,8 @@ class ManyCallersFaultsTest {
     private static void awaitInFlight(GroutClient c, int n) throws InterruptedException {
         long until = System.nanoTime() + 20_000_000_000L;
         while (c.stats().inFlight() != n) {
-            if (System.nanoTime() - until > 0) throw new AssertionError("in flight " + c.stats().inFlight() + ", want " + n);
+            if (System.nanoTime() - until > 0) throw new AssertionError("in flight " + c.stats().inFlight() + ", want "
+                    + n);
             Thread.sleep(1);
         }
     }
@@ -118,13 +119,15 @@ class ManyCallersFaultsTest {
             List<String> distinct = results.stream().distinct().toList();
             assertEquals(1, distinct.size(), distinct.toString());
             String reset = distinct.get(0);
-            assertTrue(reset.equals("recv(" + path + "): ECONNRESET (104) Connection reset by peer: server closed the connection")
+            assertTrue(reset.equals("recv(" + path
+                    + "): ECONNRESET (104) Connection reset by peer: server closed the connection")
                     || reset.equals("recv(" + path + "): ECONNRESET (104) Connection reset by peer"), reset);
             assertEquals(0, c.stats().inFlight());
             assertEquals(0, c.listedCallers());
             assertFalse(c.isUsable());
             ErrnoException after = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
-            assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: " + reset,
+            assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: "
+                    + reset,
                     after.getMessage());
         }
     }
@@ -142,12 +145,15 @@ class ManyCallersFaultsTest {
                  conn.awaitEof();
              });
              GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(300))) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1})));
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1})));
             assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(c)
-                    + " within the receive timeout of 300 ms (the client stays usable; a late answer is dropped)", e.getMessage());
+                    + " within the receive timeout of 300 ms (the client stays usable; a late answer is dropped)",
+                            e.getMessage());
             assertEquals(1, c.stats().inFlight(), "the abandoned call keeps its id until its answer comes");
             timedOut.countDown();
-            assertArrayEquals(new byte[] {2, 2}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2, 2})).toByteArray());
+            assertArrayEquals(new byte[] {2, 2}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2, 2}))
+                    .toByteArray());
             ClientStats s = c.stats();
             assertEquals(1, s.late());
             assertEquals(0, s.unmatched());
@@ -194,9 +200,12 @@ class ManyCallersFaultsTest {
                     } catch (ErrnoException e) {
                         long waited = (System.nanoTime() - t0) / 1_000_000L;
                         String m = e.getMessage();
-                        boolean timedOut = m.startsWith("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request ")
-                                && m.endsWith(" within the receive timeout of 300 ms (the client stays usable; a late answer is dropped)");
-                        results.add(timedOut ? (waited >= 300 ? "timed out" : "timed out early, after " + waited + " ms") : m);
+                        boolean timedOut =
+                                m.startsWith("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request ")
+                                && m.endsWith(" within the receive timeout of 300 ms (the client stays usable; a late "
+                                        + "answer is dropped)");
+                        results.add(timedOut ? (waited >= 300 ? "timed out" : "timed out early, after " + waited
+                                + " ms") : m);
                     } catch (Exception e) {
                         results.add(e.toString());
                     }
@@ -247,11 +256,13 @@ class ManyCallersFaultsTest {
             });
             awaitInFlight(c, 1);
             caller.interrupt();
-            assertEquals("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to request " + TestClients.firstId(c)
+            assertEquals("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to "
+                    + "request " + TestClients.firstId(c)
                     + " / interrupted true",
                     outcome.get(20, TimeUnit.SECONDS));
             interrupted.countDown();
-            assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3})).toByteArray());
+            assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3}))
+                    .toByteArray());
             assertEquals(1, c.stats().late());
             assertEquals(1, c.stats().failed(), "the interrupted call ended without its answer");
             assertEquals(0, c.stats().timedOut());
@@ -277,20 +288,24 @@ class ManyCallersFaultsTest {
              });
              GroutClient c = TestClients.connect(TestClients.options(path).receiveTimeoutMillis(2000))) {
             Thread.currentThread().interrupt();
-            ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1})));
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {1})));
             assertTrue(Thread.interrupted(), "the interrupt status stays set");
-            assertEquals("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to request " + TestClients.firstId(c),
+            assertEquals("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to "
+                    + "request " + TestClients.firstId(c),
                     e.getMessage());
             CompletableFuture<String> other = new CompletableFuture<>();
             Thread.ofPlatform().start(() -> {
                 try {
-                    other.complete(Arrays.toString(c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2})).toByteArray()));
+                    other.complete(Arrays.toString(c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {2}))
+                            .toByteArray()));
                 } catch (Throwable x) {
                     other.complete(x.toString());
                 }
             });
             assertEquals("[2]", other.get(20, TimeUnit.SECONDS), "another thread's call");
-            assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3})).toByteArray(), "this thread's next call");
+            assertArrayEquals(new byte[] {3}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {3}))
+                    .toByteArray(), "this thread's next call");
             assertEquals(1, c.stats().late());
             assertEquals(0, c.stats().inFlight());
             c.close();
@@ -314,9 +329,11 @@ class ManyCallersFaultsTest {
             CompletableFuture<Response> f = c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {1}));
             ExecutionException x = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
             assertEquals("GR_PING: ETIMEDOUT (110) Connection timed out: no answer to request " + TestClients.firstId(c)
-                    + " within the receive timeout of 300 ms (the client stays usable; a late answer is dropped)", x.getCause().getMessage());
+                    + " within the receive timeout of 300 ms (the client stays usable; a late answer is dropped)",
+                            x.getCause().getMessage());
             timedOut.countDown();
-            assertArrayEquals(new byte[] {2}, c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {2})).get(20, TimeUnit.SECONDS).toByteArray());
+            assertArrayEquals(new byte[] {2}, c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {2})).get(20,
+                    TimeUnit.SECONDS).toByteArray());
             assertEquals(1, c.stats().late());
             assertEquals(0, c.stats().inFlight());
             assertTrue(c.isUsable());
@@ -339,14 +356,18 @@ class ManyCallersFaultsTest {
             closer.join(10_000);
             assertFalse(closer.isAlive(), "close hangs");
             joinAll(threads);
-            assertEquals(List.of("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed while the call waited"),
+            assertEquals(List.of("client(" + path
+                    + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed while the call "
+                            + "waited"),
                     results.stream().distinct().toList());
             assertEquals(10, results.size());
             assertEquals(10, c.stats().failed(), "every waiting call failed with the connection");
             assertEquals(0, c.stats().timedOut());
             server.awaitScript();
             ErrnoException after = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
-            assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed", after.getMessage());
+            assertEquals("client(" + path
+                    + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed",
+                            after.getMessage());
             assertFalse(c.isUsable());
             c.close(); // again: nothing
         }
@@ -362,7 +383,8 @@ class ManyCallersFaultsTest {
                  conn.awaitEof();
              });
              GroutClient c = TestClients.connect(path)) {
-            assertArrayEquals(new byte[] {5}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {5})).toByteArray());
+            assertArrayEquals(new byte[] {5}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {5}))
+                    .toByteArray());
             assertEquals(1, c.stats().unmatched());
             assertEquals(0, c.stats().late());
             assertTrue(c.isUsable());
@@ -393,20 +415,25 @@ class ManyCallersFaultsTest {
                 int sent = futures.size();
                 c.close();
                 sender.join(10_000);
-                throw new AssertionError("callAsync blocked after " + sent + " of 65535 futures (the send queue full, the client's thread waiting in its"
+                throw new AssertionError("callAsync blocked after " + sent
+                        + " of 65535 futures (the send queue full, the client's thread waiting in its"
                         + " receive for answers that do not come): it should return a future at once");
             }
             assertEquals("sent", sending.get());
             assertEquals(65535, c.stats().inFlight());
-            String full = "client(" + path + "): EAGAIN (11) Resource temporarily unavailable: all 65535 request ids are in use"
+            String full = "client(" + path
+                    + "): EAGAIN (11) Resource temporarily unavailable: all 65535 request ids are in use"
                     + " (calls waiting, or timed out with no answer yet): no call can be sent until answers come";
             assertEquals(full, assertThrows(ErrnoException.class, () -> c.callAsync(GroutApi.PING)).getMessage());
-            assertEquals(full, assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING)).getMessage(), "a blocking call too");
+            assertEquals(full, assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING)).getMessage(),
+                    "a blocking call too");
             assertTrue(c.isUsable(), "a full table breaks nothing");
             c.close();
             for (CompletableFuture<Response> f : futures) {
                 ExecutionException x = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
-                assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed while the call waited",
+                assertEquals("client(" + path
+                        + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed while the call "
+                                + "waited",
                         x.getCause().getMessage());
             }
             server.awaitScript();
@@ -419,14 +446,16 @@ class ManyCallersFaultsTest {
         CountDownLatch staged = new CountDownLatch(1);
         try (RawServer server = new RawServer(path, conn -> {
                  RawRequest r = conn.readRequest();
-                 assertTrue(staged.await(20, TimeUnit.SECONDS)); // answered once the stage is attached: it runs on the receiving thread
+                 // answered once the stage is attached: it runs on the receiving thread
+                 assertTrue(staged.await(20, TimeUnit.SECONDS));
                  conn.respond(r.id(), 0, r.payload());
                  RawRequest after = conn.readRequest();
                  conn.respond(after.id(), 0, after.payload());
                  conn.awaitEof();
              });
              GroutClient c = TestClients.connect(path)) {
-            CompletableFuture<String> inside = c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {1})).thenApply(r -> {
+            CompletableFuture<String> inside = c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {1}))
+                    .thenApply(r -> {
                 try {
                     c.call(GroutApi.PING);
                     return "called";
@@ -436,9 +465,11 @@ class ManyCallersFaultsTest {
             });
             staged.countDown();
             String got = inside.get(20, TimeUnit.SECONDS);
-            assertTrue(got.startsWith("IllegalStateException: GroutClient(" + path + "): a call from the thread receiving for the client"), got);
+            assertTrue(got.startsWith("IllegalStateException: GroutClient(" + path
+                    + "): a call from the thread receiving for the client"), got);
             assertTrue(c.isUsable());
-            assertArrayEquals(new byte[] {7}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {7})).toByteArray(), "the client goes on");
+            assertArrayEquals(new byte[] {7}, c.call(GroutApi.PING, MemorySegment.ofArray(new byte[] {7}))
+                    .toByteArray(), "the client goes on");
             assertEquals(0, c.stats().inFlight());
             c.close();
             server.awaitScript();

@@ -58,7 +58,8 @@ class ManyCallersTest {
     /** Starts the server and connects the client (over the invocation's transport). */
     private GroutClient serve() throws Exception {
         String path = dir.resolve("many.sock").toString();
-        server = TestServers.start(ServerOptions.defaults().socketPath(path).handle(STREAM, 4, ManyCallersTest::stream));
+        server = TestServers.start(ServerOptions.defaults().socketPath(path).handle(STREAM, 4,
+                ManyCallersTest::stream));
         MessageSpecs specs = MessageSpecs.grout().put(STREAM, 4, ITEM, true).name(STREAM, "TEST_STREAM");
         return TestClients.connect(TestClients.options(path).specs(specs));
     }
@@ -90,7 +91,10 @@ class ManyCallersTest {
         return len;
     }
 
-    /** Starts n callers (the first half platform threads, the rest virtual) running body(t); what fails goes to failures. */
+    /**
+     * Starts n callers (the first half platform threads, the rest virtual) running body(t); what fails goes to
+     * failures.
+     */
     private interface Body {
         void run(int t) throws Exception;
     }
@@ -141,7 +145,8 @@ class ManyCallersTest {
             assertEquals(0, s.inFlight());
             assertEquals(0, s.unmatched());
             assertEquals(0, s.late());
-            // Every caller returned: none is still listed as parked (a stale one would be offered the role, and nobody would take it).
+            // Every caller returned: none is still listed as parked (a stale one would be offered the role, and nobody
+            // would take it).
             assertEquals(0, c.listedCallers());
             assertTrue(c.isUsable());
         }
@@ -187,7 +192,8 @@ class ManyCallersTest {
             ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
             join(start(4, 2, failures, id -> {
                 byte[] p = {(byte) id, 1, 2, 3};
-                for (int i = 0; i < 200; i++) assertArrayEquals(p, c.call(GroutApi.PING, MemorySegment.ofArray(p)).toByteArray());
+                for (int i = 0; i < 200; i++) assertArrayEquals(p,
+                        c.call(GroutApi.PING, MemorySegment.ofArray(p)).toByteArray());
             }), failures);
             List<Response> answers = new ArrayList<>();
             for (int i = 0; i < futures.size(); i++) {
@@ -196,7 +202,8 @@ class ManyCallersTest {
                 answers.add(r);
             }
             assertEquals(answers.size(), answers.stream().distinct().count(), "each future its own Response");
-            assertArrayEquals(sent.get(0), answers.get(0).toByteArray(), "a future's answer is a copy: later calls leave it alone");
+            assertArrayEquals(sent.get(0), answers.get(0).toByteArray(),
+                    "a future's answer is a copy: later calls leave it alone");
             assertEquals(0, c.stats().inFlight());
         }
     }
@@ -206,9 +213,11 @@ class ManyCallersTest {
         try (GroutClient c = serve()) {
             byte[] bytes = {1, 2, 3, 4, 5};
             assertArrayEquals(bytes, c.call(GroutApi.PING, MemorySegment.ofArray(bytes)).toByteArray());
-            assertArrayEquals(new byte[] {2, 3}, c.call(GroutApi.PING, MemorySegment.ofArray(bytes), 1, 2).toByteArray());
+            assertArrayEquals(new byte[] {2, 3}, c.call(GroutApi.PING, MemorySegment.ofArray(bytes), 1, 2)
+                    .toByteArray());
             assertArrayEquals(new byte[0], c.call(GroutApi.PING).toByteArray());
-            assertArrayEquals(bytes, c.callAsync(GroutApi.PING, MemorySegment.ofArray(bytes)).get(10, TimeUnit.SECONDS).toByteArray());
+            assertArrayEquals(bytes, c.callAsync(GroutApi.PING, MemorySegment.ofArray(bytes)).get(10, TimeUnit.SECONDS)
+                    .toByteArray());
         }
     }
 
@@ -224,7 +233,8 @@ class ManyCallersTest {
                     MemorySegment p = ar.allocate(64);
                     for (int i = 0; i < 300 || !bigDone.get(); i++) {
                         int len = fill(p, id, i);
-                        assertEquals(-1, p.asSlice(0, len).mismatch(c.call(GroutApi.PING, p, 0, len).payload()), "caller " + id + " call " + i);
+                        assertEquals(-1, p.asSlice(0, len).mismatch(c.call(GroutApi.PING, p, 0, len).payload()),
+                                "caller " + id + " call " + i);
                     }
                 }
             });
@@ -247,8 +257,10 @@ class ManyCallersTest {
     @Test
     void aStreamIsReadOnOneThreadWhileOthersCallAndCallRefusesAStreamType() throws Exception {
         try (GroutClient c = serve(); Arena a = Arena.ofConfined()) {
-            ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(STREAM, MemorySegment.ofArray(new byte[4])));
-            assertEquals("TEST_STREAM: EINVAL (22) Invalid argument: a stream request has several answers: use stream(), not call()",
+            ErrnoException e = assertThrows(ErrnoException.class, () ->
+                    c.call(STREAM, MemorySegment.ofArray(new byte[4])));
+            assertEquals("TEST_STREAM: EINVAL (22) Invalid argument: a stream request has several answers: use "
+                    + "stream(), not call()",
                     e.getMessage());
             assertTrue(c.isUsable());
             CountDownLatch streaming = new CountDownLatch(1);
@@ -260,7 +272,8 @@ class ManyCallersTest {
                     MemorySegment p = ar.allocate(64);
                     for (int i = 0; i < 200 || !streamDone.get(); i++) {
                         int len = fill(p, id, i);
-                        assertEquals(-1, p.asSlice(0, len).mismatch(c.call(GroutApi.PING, p, 0, len).payload()), "caller " + id + " call " + i);
+                        assertEquals(-1, p.asSlice(0, len).mismatch(c.call(GroutApi.PING, p, 0, len).payload()),
+                                "caller " + id + " call " + i);
                     }
                 }
             });

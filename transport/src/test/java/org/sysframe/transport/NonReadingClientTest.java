@@ -7,12 +7,10 @@ import org.sysframe.transport.wire.ResponseHeader;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.sysframe.testsupport.Awaits;
 import org.sysframe.testsupport.Gc;
 import org.sysframe.testsupport.ProcessProbe;
 import org.sysframe.transport.support.Payloads;
-import org.sysframe.transport.support.PoliteClient;
 import org.sysframe.transport.support.RawSockets;
 import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.transport.support.TestServers;
@@ -31,7 +29,6 @@ import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 
@@ -52,7 +49,7 @@ class NonReadingClientTest {
     final ServerFixture fx = new ServerFixture();
 
     @Test
-    void clientThatNeverReadsIsNotReadFromItsQueuedOutputStaysBoundedAndItGetsEveryResponseOnceItReads() throws Exception {
+    void nonReadingClientIsNotReadFromItsOutputStaysBoundedAndItGetsEveryResponseOnceItReads() throws Exception {
         final int count = 64;
         final int len = 64 * 1024;
         final int frame = HDR + len;
@@ -81,8 +78,8 @@ class NonReadingClientTest {
                 try {
                     Response r = normal.call(GroutApi.PING, normalPayload, 0, l);
                     assertEquals(l, r.length());
-                    assertEquals(-1, MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + l, normalPayload, 0, l),
-                            "normal client's ping " + n);
+                    assertEquals(-1, MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + l, normalPayload, 0,
+                            l), "normal client's ping " + n);
                 } catch (IOException e) {
                     throw new AssertionError("normal client's ping " + n + " failed: " + e.getMessage(), e);
                 }
@@ -125,22 +122,27 @@ class NonReadingClientTest {
 
             // The server goes on serving the normal client and reads nothing more from the slow one.
             for (int i = 0; i < 300; i++) pingNormal.run();
-            assertEquals(UnixSocket.WOULD_BLOCK, slow.send(requests, sent, Math.min(total - sent, 65536), UnixSocket.MSG_DONTWAIT),
-                    "the server read more from a client whose responses it cannot send");
-            assertEquals(unreadOut, RawSockets.ioctlInt(slow, RawSockets.SIOCOUTQ), "kernel memory of the slow client's unread requests");
-            assertEquals(handled, slowRequests(server, normalPings[0]), "requests the server handled for the slow client");
+            assertEquals(UnixSocket.WOULD_BLOCK, slow.send(requests, sent, Math.min(total - sent, 65536),
+                    UnixSocket.MSG_DONTWAIT), "the server read more from a client whose responses it cannot send");
+            assertEquals(unreadOut, RawSockets.ioctlInt(slow, RawSockets.SIOCOUTQ),
+                    "kernel memory of the slow client's unread requests");
+            assertEquals(handled, slowRequests(server, normalPings[0]),
+                    "requests the server handled for the slow client");
             assertEquals(2, server.connectionCount(), "the slow client was not closed");
             Gc.settle();
             long after = ProcessProbe.nativeMemory().otherCommitted();
             long growth = after - before;
             System.out.printf(Locale.ROOT, "slow reader: sent %,d of %,d request bytes before the kernel refused more; "
-                            + "server handled %d requests (hello included); %,d bytes of answers wait in its receive queue, "
-                            + "RawSockets.SIOCOUTQ %,d; NMT Other committed %,d -> %,d bytes (%+,d; limit maxQueuedOutput %,d + 1 MiB); "
+                            + "server handled %d requests (hello included); %,d bytes of answers wait in its receive "
+                                    + "queue, "
+                            + "RawSockets.SIOCOUTQ %,d; NMT Other committed %,d -> %,d bytes (%+,d; limit "
+                                    + "maxQueuedOutput %,d + 1 MiB); "
                             + "normal client %d pings meanwhile%n",
                     sent, total, handled, answersWaiting, unreadOut, before, after, growth, maxQueued, normalPings[0]);
             assertTrue(unreadOut > 0, "requests left unread in the kernel");
             assertTrue(handled < count + 1, "handled " + handled);
-            assertTrue(growth < maxQueued + (1L << 20), "NMT Other grew by " + growth + " bytes for one client that does not read");
+            assertTrue(growth < maxQueued + (1L << 20), "NMT Other grew by " + growth
+                    + " bytes for one client that does not read");
 
             // Now the slow client reads (and sends the rest): every answer, byte-exact, in order.
             long alreadySent = sent;
@@ -159,13 +161,15 @@ class NonReadingClientTest {
                 assertEquals(1000 + i, ResponseHeader.forId(answer, 0), "for_id of answer " + i);
                 assertEquals(0, ResponseHeader.status(answer, 0));
                 assertEquals(len, ResponseHeader.payloadLen(answer, 0));
-                assertEquals(-1, MemorySegment.mismatch(answer, HDR, frame, requests, (long) i * frame + HDR, (long) (i + 1) * frame),
-                        "payload of answer " + i);
+                assertEquals(-1, MemorySegment.mismatch(answer, HDR, frame, requests, (long) i * frame + HDR,
+                        (long) (i + 1) * frame), "payload of answer " + i);
             }
             sender.join(Awaits.HANG_GUARD.toMillis());
             assertNull(senderFailure.get());
-            assertEquals(0, RawSockets.ioctlInt(slow, RawSockets.SIOCOUTQ), "every request byte was read by the server");
-            assertEquals(0, RawSockets.ioctlInt(slow, RawSockets.SIOCINQ), "no answer beyond the " + count + " asked for");
+            assertEquals(0, RawSockets.ioctlInt(slow, RawSockets.SIOCOUTQ),
+                    "every request byte was read by the server");
+            assertEquals(0, RawSockets.ioctlInt(slow, RawSockets.SIOCINQ), "no answer beyond the " + count
+                    + " asked for");
             pingNormal.run();
             slow.close();
             normal.close();
@@ -179,7 +183,8 @@ class NonReadingClientTest {
         assertEquals(2, open.size(), "open connections " + open);
         long normalRequests = 1 + normalPings;
         ConnectionStats other = open.get(0).requests() == normalRequests ? open.get(1) : open.get(0);
-        assertTrue(open.get(0).requests() == normalRequests || open.get(1).requests() == normalRequests, open.toString());
+        assertTrue(open.get(0).requests() == normalRequests || open.get(1).requests() == normalRequests,
+                open.toString());
         return other.requests();
     }
 }

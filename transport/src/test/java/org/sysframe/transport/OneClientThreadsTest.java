@@ -62,9 +62,12 @@ class OneClientThreadsTest {
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(path));
              GroutClient c = TestClients.connect(path)) {
             assertEquals(BackendSuite.overSharedMemory(), c.sharedMemory());
-            assertNull(onOtherThread(Thread.ofPlatform().name("worker-1"), () -> Pings.ping(c, 1, 100)), "a platform thread's call");
-            assertNull(onOtherThread(Thread.ofVirtual().name("virtual-1"), () -> Pings.ping(c, 2, 3000)), "a virtual thread's call");
-            assertNull(onOtherThread(Thread.ofPlatform().name("worker-2"), () -> assertEquals(0, c.call(GroutApi.PING).length())));
+            assertNull(onOtherThread(Thread.ofPlatform().name("worker-1"), () -> Pings.ping(c, 1, 100)),
+                    "a platform thread's call");
+            assertNull(onOtherThread(Thread.ofVirtual().name("virtual-1"), () -> Pings.ping(c, 2, 3000)),
+                    "a virtual thread's call");
+            assertNull(onOtherThread(Thread.ofPlatform().name("worker-2"), () ->
+                    assertEquals(0, c.call(GroutApi.PING).length())));
             Pings.ping(c, 3, 64); // the connecting thread goes on
             assertTrue(c.isUsable());
             ClientStats st = c.stats();
@@ -89,8 +92,10 @@ class OneClientThreadsTest {
                 int me = t;
                 CompletableFuture<Void> f = new CompletableFuture<>();
                 done.add(f);
-                // Half platform, half virtual threads; each pings with payloads of its own (seed and length), checked byte for byte.
-                Thread.Builder b = me % 2 == 0 ? Thread.ofPlatform().name("caller-" + me) : Thread.ofVirtual().name("caller-" + me);
+                // Half platform, half virtual threads; each pings with payloads of its own (seed and length), checked
+                // byte for byte.
+                Thread.Builder b = me % 2 == 0 ? Thread.ofPlatform().name("caller-" + me)
+                        : Thread.ofVirtual().name("caller-" + me);
                 started.add(b.start(() -> {
                     try {
                         start.await();
@@ -127,12 +132,14 @@ class OneClientThreadsTest {
             assertNull(onOtherThread(Thread.ofPlatform().name("closer"), c::close));
             // The server's side of the connection closes when its loop sees the hang-up, a moment later: wait for
             // that (bounded); a descriptor the client kept would keep the count above before.
-            Awaits.awaitEquals(before, OneClientThreadsTest::openFds, Awaits.HANG_GUARD, "descriptors after close() from another thread");
+            Awaits.awaitEquals(before, OneClientThreadsTest::openFds, Awaits.HANG_GUARD,
+                    "descriptors after close() from another thread");
             assertFalse(c.isUsable());
             assertNull(onOtherThread(Thread.ofPlatform().name("closer-2"), c::close), "a second close does nothing");
             c.close();
             ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
-            assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed", e.getMessage());
+            assertEquals("client(" + path
+                    + "): ENOTCONN (107) Transport endpoint is not connected: the client was closed", e.getMessage());
         }
     }
 

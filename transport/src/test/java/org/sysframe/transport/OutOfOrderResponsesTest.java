@@ -20,10 +20,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -57,7 +55,8 @@ class OutOfOrderResponsesTest {
                 RawRequest r1 = c.expect(GroutApi.PING, a);
                 RawRequest r2 = c.expect(GroutApi.PING, b);
                 // Both responses, second request's first, in one write.
-                c.write(WireBytes.concat(WireBytes.response(r2.id(), 0, r2.payload()), WireBytes.response(r1.id(), 0, r1.payload())));
+                c.write(WireBytes.concat(WireBytes.response(r2.id(), 0, r2.payload()),
+                        WireBytes.response(r1.id(), 0, r1.payload())));
             });
              GroutClient client = TestClients.connect(client(path, framing));
              Arena arena = Arena.ofConfined()) {
@@ -123,7 +122,8 @@ class OutOfOrderResponsesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
-    void hundredPipelinedPingsToAGroutServerReceivedInReverseIdOrderReturnEveryPayload(String framing) throws Exception {
+    void hundredPipelinedPingsToAGroutServerReceivedInReverseIdOrderReturnEveryPayload(
+            String framing) throws Exception {
         String path = dir.resolve("pipelined.sock").toString();
         int n = 100;
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
@@ -154,8 +154,8 @@ class OutOfOrderResponsesTest {
     @ParameterizedTest
     @ValueSource(ints = {4096, 100_000})
     void hundredFuturesWithLargePayloadsAreEachSentAndAnsweredWithTheirOwn(int size) throws Exception {
-        // Over 64 KiB together (100 x 4 KiB), or each (10 x 100 KB): more than the send queue takes while the client's own
-        // thread receives for the futures sent first; each must still be sent, by its caller.
+        // Over 64 KiB together (100 x 4 KiB), or each (10 x 100 KB): more than the send queue takes while the client's
+        // own thread receives for the futures sent first; each must still be sent, by its caller.
         String path = dir.resolve("large.sock").toString();
         int n = size > 64 * 1024 ? 10 : 100;
         try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));

@@ -6,14 +6,12 @@ import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.sysframe.testsupport.Awaits;
 import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.support.Payloads;
-import org.sysframe.transport.support.PoliteClient;
 import org.sysframe.transport.support.RawSockets;
 import org.sysframe.transport.support.ResponseReader;
 import org.sysframe.transport.support.ServerFixture;
@@ -32,7 +30,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sysframe.testsupport.Awaits.awaitUntil;
 import static org.sysframe.transport.support.Payloads.nativeCopy;
@@ -71,11 +68,13 @@ class OverSizeRequestTest {
      */
     @ParameterizedTest(name = "flush {0}, server socket buffer {1}")
     @MethodSource("batchedOverSizeCases")
-    void answersToRequestsReadTogetherWithAnOverSizeHeaderAreSentBeforeTheClose(FlushMode flush, int socketBuffer) throws Exception {
+    void answersToRequestsReadTogetherWithAnOverSizeHeaderAreSentBeforeTheClose(FlushMode flush,
+            int socketBuffer) throws Exception {
         final int pings = 20;
         String p = fx.path("oversize-batch.sock");
         guard(() -> {
-            GroutServer server = fx.start(ServerOptions.defaults().socketPath(p).flush(flush).socketBufferSize(socketBuffer));
+            GroutServer server = fx.start(ServerOptions.defaults().socketPath(p).flush(flush)
+                    .socketBufferSize(socketBuffer));
             UnixSocket s = fx.track(RawSockets.connect(p));
             try (Arena a = Arena.ofConfined()) {
                 RawSockets.hello(s, a.allocate(4096, 8), 1);
@@ -87,7 +86,8 @@ class OverSizeRequestTest {
                     for (byte b : payloads[i]) out.put(b);
                 }
                 out.header(10 + pings, GroutApi.PING, 0xffffffff);
-                assertTrue(out.n <= ServerOptions.defaults().freeze().readBuffer(), "all of it fits one read of the server");
+                assertTrue(out.n <= ServerOptions.defaults().freeze().readBuffer(),
+                        "all of it fits one read of the server");
                 MemorySegment bytes = nativeCopy(a, Arrays.copyOf(out.a, out.n));
                 assertEquals(out.n, s.send(bytes, 0, out.n, 0), "one send(2) for the pings and the over-size header");
                 // Read nothing until the server has handled the pings (it holds their answers, or closed).
@@ -107,7 +107,8 @@ class OverSizeRequestTest {
                     assertEquals(0, ResponseHeader.status(in.buf, in.start));
                     assertEquals(payloads[i].length, ResponseHeader.payloadLen(in.buf, in.start));
                     assertTrue(in.fill(HDR + payloads[i].length), "the stream ended inside answer " + (i + 1));
-                    assertArrayEquals(payloads[i], in.buf.asSlice(in.start + HDR, payloads[i].length).toArray(JAVA_BYTE));
+                    assertArrayEquals(payloads[i], in.buf.asSlice(in.start + HDR, payloads[i].length)
+                            .toArray(JAVA_BYTE));
                     in.start += HDR + payloads[i].length;
                 }
                 assertFalse(in.fill(1), "EOF after the answers");

@@ -48,7 +48,8 @@ class PackageCyclesTest {
     @Test
     void internalPackagesFormNoCycleAndTheDriversStayApart() throws Exception {
         Path classes = Path.of("target", "classes");
-        assertTrue(Files.isDirectory(classes.resolve("org/sysframe/transport")), "compiled classes at " + classes.toAbsolutePath());
+        assertTrue(Files.isDirectory(classes.resolve("org/sysframe/transport")), "compiled classes at "
+                + classes.toAbsolutePath());
         Path jdeps = Path.of(System.getProperty("java.home"), "bin", "jdeps");
         Process p = new ProcessBuilder(jdeps.toString(), "-verbose:class", "-filter:none", classes.toString())
                 .redirectErrorStream(true).start();
@@ -134,9 +135,11 @@ class PackageCyclesTest {
         }
         Map<String, Set<String>> internal = new TreeMap<>();
         packages.forEach((k, v) -> {
-            if (k.startsWith("internal.")) internal.put(k, new TreeSet<>(v.stream().filter(x -> x.startsWith("internal.")).toList()));
+            if (k.startsWith("internal.")) internal.put(k,
+                    new TreeSet<>(v.stream().filter(x -> x.startsWith("internal.")).toList()));
         });
-        assertTrue(internal.get("internal.epoll").contains("internal.server") && internal.get("internal.server").contains("internal.io"),
+        assertTrue(internal.get("internal.epoll").contains("internal.server")
+                && internal.get("internal.server").contains("internal.io"),
                 source + " was read: " + internal);
         List<Set<String>> cycles = cycles(internal);
         StringBuilder why = new StringBuilder();
@@ -186,8 +189,8 @@ class PackageCyclesTest {
         return found;
     }
 
-    private static void connect(String v, Map<String, Set<String>> graph, Map<String, Integer> index, Map<String, Integer> low,
-                                Deque<String> stack, Set<String> onStack, List<Set<String>> found, int[] counter) {
+    private static void connect(String v, Map<String, Set<String>> graph, Map<String, Integer> index, Map<String,
+            Integer> low, Deque<String> stack, Set<String> onStack, List<Set<String>> found, int[] counter) {
         index.put(v, counter[0]);
         low.put(v, counter[0]++);
         stack.push(v);

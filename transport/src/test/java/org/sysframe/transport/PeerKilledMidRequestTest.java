@@ -5,7 +5,6 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.testsupport.ChildProcess;
@@ -15,7 +14,6 @@ import org.sysframe.transport.support.FaultChild;
 import org.sysframe.transport.support.ServerFixture;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import static org.sysframe.transport.support.ServerFixture.guard;
 import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sysframe.transport.support.Pings.ping;
 import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
@@ -48,7 +45,8 @@ class PeerKilledMidRequestTest {
      */
     private ConnectionStats killMidRequest(GroutServer s, String path, boolean unreadResponse) throws Exception {
         int before = s.connectionCount();
-        try (ChildProcess child = new ChildProcess(ChildProcess.javaCommand(FaultChild.class, "partial", path, Boolean.toString(unreadResponse)))) {
+        try (ChildProcess child = new ChildProcess(ChildProcess.javaCommand(FaultChild.class, "partial", path,
+                Boolean.toString(unreadResponse)))) {
             String sent = child.awaitLine(l -> l.startsWith("SENT "));
             assertEquals("SENT " + (RequestHeader.SIZE + FaultChild.SENT_PAYLOAD), sent);
             // The requests it completed were handled (and answered) before it dies: the hello, and the
@@ -61,7 +59,8 @@ class PeerKilledMidRequestTest {
             assertTrue(child.process.waitFor(30, TimeUnit.SECONDS), "child not reaped");
             assertEquals(128 + 9, child.process.exitValue(), "exit status of a SIGKILLed process");
             awaitConnectionCount(s, before);
-            List<ConnectionStats> mine = s.closedConnections().stream().filter(c -> c.peerPid() == child.pid()).toList();
+            List<ConnectionStats> mine = s.closedConnections().stream().filter(c -> c.peerPid() == child.pid())
+                    .toList();
             assertEquals(1, mine.size(), "closed connections of pid " + child.pid() + ": " + mine);
             return mine.get(0);
         }
@@ -91,8 +90,10 @@ class PeerKilledMidRequestTest {
             ProcessProbe.Nmt nmtAfter = ProcessProbe.nativeMemory();
             long fdsAfter = ProcessProbe.openFds();
 
-            System.out.printf(Locale.ROOT, "mid-request kill (unread response: %b): server recorded %s%n", unreadResponse, killed);
-            System.out.printf(Locale.ROOT, "mid-request kill: connections %d, fds %d -> %d, NMT %s -> %s (Other %+,d bytes)%n",
+            System.out.printf(Locale.ROOT, "mid-request kill (unread response: %b): server recorded %s%n",
+                    unreadResponse, killed);
+            System.out.printf(Locale.ROOT,
+                    "mid-request kill: connections %d, fds %d -> %d, NMT %s -> %s (Other %+,d bytes)%n",
                     s.connectionCount(), fdsBefore, fdsAfter, nmtBefore, nmtAfter,
                     nmtAfter.otherCommitted() - nmtBefore.otherCommitted());
 
@@ -100,7 +101,8 @@ class PeerKilledMidRequestTest {
             assertEquals(unreadResponse ? 2 : 1, killed.requests(), killed.toString());
             assertEquals(fdsBefore, fdsAfter, "open descriptors of this process");
             long growth = nmtAfter.otherCommitted() - nmtBefore.otherCommitted();
-            assertTrue(growth <= MAX_OTHER_GROWTH, "NMT Other grew by " + growth + " bytes (" + nmtBefore + " -> " + nmtAfter + ")");
+            assertTrue(growth <= MAX_OTHER_GROWTH, "NMT Other grew by " + growth + " bytes (" + nmtBefore + " -> "
+                    + nmtAfter + ")");
 
             // The server goes on serving.
             try (GroutClient c = GroutClient.connect(clientOptions(p))) {

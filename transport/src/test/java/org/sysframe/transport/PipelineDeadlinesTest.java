@@ -50,13 +50,15 @@ class PipelineDeadlinesTest {
 
         @Override
         public void onResponse(int id, int status, MemorySegment payload, long offset, long length, long latencyNanos) {
-            seen.add(id + ":" + (status == 0 ? "ok " + length + " B tag " + payload.get(JAVA_INT_UNALIGNED, offset) : Errno.name(status)));
+            seen.add(id + ":" + (status == 0 ? "ok " + length + " B tag " + payload.get(JAVA_INT_UNALIGNED, offset)
+                    : Errno.name(status)));
         }
     }
 
     private ClientOptions client(String path, String recv) {
         return ClientOptions.defaults().socketPath(path).recv(RecvFraming.parse(recv))
-                .receiveTimeoutMillis(30_000); // far past the request timeout: only the request deadlines end these waits
+                // far past the request timeout: only the request deadlines end these waits
+                .receiveTimeoutMillis(30_000);
     }
 
     @ParameterizedTest
@@ -134,7 +136,8 @@ class PipelineDeadlinesTest {
             ErrnoException e = assertThrows(ErrnoException.class, () -> {
                 while (p.inFlight() > 0) p.poll(got, 4, true);
             });
-            assertEquals("recv(" + path + "): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 13 of its 14 bytes came,"
+            assertEquals("recv(" + path
+                    + "): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 13 of its 14 bytes came,"
                     + " then nothing until the earliest request's deadline", e.getMessage());
             assertEquals(List.of(id + ":ETIMEDOUT"), got.seen);
             assertFalse(c.isUsable(), "the stream is out of step");
@@ -158,8 +161,10 @@ class PipelineDeadlinesTest {
             p.close();
             assertFalse(c.isUsable());
             ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
-            assertEquals("client(" + path + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: pipeline: ETIMEDOUT (110)"
-                    + " Connection timed out: 8 requests still unanswered when the pipeline closed, after 1000 ms", e.getMessage());
+            assertEquals("client(" + path
+                    + "): ENOTCONN (107) Transport endpoint is not connected: unusable since: pipeline: ETIMEDOUT (110)"
+                    + " Connection timed out: 8 requests still unanswered when the pipeline closed, after 1000 ms",
+                            e.getMessage());
             c.close();
             raw.awaitScript();
         }
@@ -170,7 +175,8 @@ class PipelineDeadlinesTest {
         String path = dir.resolve("no-rcvtimeo.sock").toString();
         OneRequestPerRead server = new OneRequestPerRead();
         try (RawServer raw = new RawServer(path, server);
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(0)); Arena a = Arena.ofConfined()) {
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).receiveTimeoutMillis(0));
+             Arena a = Arena.ofConfined()) {
             Got got = new Got();
             try (Pipeline p = c.pipeline(PipelineOptions.window(2).requestTimeoutMillis(200))) {
                 MemorySegment payload = a.allocate(4);

@@ -33,7 +33,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A pipelined client: batches sent with one syscall, answers matched by id in any order, failures delivered to every request in flight. */
+/**
+ * A pipelined client: batches sent with one syscall, answers matched by id in any order, failures delivered to every
+ * request in flight.
+ */
 @EachBackend
 class PipelineTest {
     @RegisterExtension
@@ -63,11 +66,12 @@ class PipelineTest {
 
     @Test
     @NeedsKernelCounter
-    void depth32Batch32CostsExactlyOneSendPerBatchAndTheDeferredServerOneRecvAndOneWriteForEachReadBatch() throws Exception {
+    void depth32Batch32CostsOneSendPerBatchAndTheDeferredServerOneRecvAndOneWritePerReadBatch() throws Exception {
         String path = fx.path("pipeline.sock");
         GroutServer s = fx.start(ServerOptions.defaults().socketPath(path));
         int batches = 1000, depth = 32;
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)); Arena a = Arena.ofConfined();
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                .backend(Backend.EPOLL)); Arena a = Arena.ofConfined();
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread();
              KernelSyscallCounter sk = KernelSyscallCounter.forThread(s.loopThreadId());
              Pipeline p = c.pipeline(PipelineOptions.window(depth))) {
@@ -86,7 +90,8 @@ class PipelineTest {
             SyscallCounts client = c.counters().snapshot().minus(c0), kernel = k.read().minus(k0);
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts server = s.counters().snapshot().minus(s0), serverKernel = sk.read().minus(sk0);
-            System.out.printf("pipeline depth %d batch %d, %d pings of 32 B: client %s (kernel %s); server %s (kernel %s)%n",
+            System.out.printf("pipeline depth %d batch %d, %d pings of 32 B: client %s (kernel %s); server %s (kernel "
+                    + "%s)%n",
                     depth, depth, batches * depth, client, kernel, server, serverKernel);
             assertEquals(batches * depth, answers.count);
             assertEquals(client, kernel, "client: library vs kernel");
@@ -96,7 +101,8 @@ class PipelineTest {
             long recvs = client.get(SyscallKind.RECVFROM);
             assertTrue(recvs >= batches && recvs <= batches * depth, "receives " + recvs);
             long reads = server.get(SyscallKind.RECVFROM);
-            assertEquals(reads, server.get(SyscallKind.WRITEV) + server.get(SyscallKind.SENDTO), "each read's requests answered by one write");
+            assertEquals(reads, server.get(SyscallKind.WRITEV) + server.get(SyscallKind.SENDTO),
+                    "each read's requests answered by one write");
         }
     }
 
@@ -113,7 +119,8 @@ class PipelineTest {
                 conn.respond(first.id(), 0, first.payload());
             }
             conn.awaitEof();
-        }); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(8))) {
+        }); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p =
+                c.pipeline(PipelineOptions.window(8))) {
             MemorySegment payload = a.allocate(4);
             int[] ids = new int[8];
             for (int i = 0; i < 8; i++) {
@@ -130,7 +137,8 @@ class PipelineTest {
             }
             assertEquals(ids[1], answers.got.get(0)[0], "the second of the pair came first");
             assertEquals(1, c.pendingEvents(), "the event in between is kept for nextEvent");
-            assertEquals(1, c.stats().unmatched(), "the answer for an id never sent is dropped and counted, not matched");
+            assertEquals(1, c.stats().unmatched(),
+                    "the answer for an id never sent is dropped and counted, not matched");
             assertEquals(evType, c.pollEvent().type());
             assertEquals(0, c.pendingEvents());
         }
@@ -215,7 +223,8 @@ class PipelineTest {
                         other.completeExceptionally(e);
                     }
                 });
-                // The other call is queued for the pipeline's thread, which holds the client's I/O role: nothing moves until it flushes.
+                // The other call is queued for the pipeline's thread, which holds the client's I/O role: nothing moves
+                // until it flushes.
                 long until = System.nanoTime() + 10_000_000_000L;
                 while (c.stats().calls() == calls) {
                     assertTrue(System.nanoTime() - until < 0, "the other thread's call was never made");
@@ -229,14 +238,16 @@ class PipelineTest {
                 while (p.inFlight() > 0) p.poll(answers, 4, true);
                 assertEquals(1, answers.count, "the pipeline's handler got its own answer only");
                 assertEquals(42, answers.got.get(0)[2]);
-                assertArrayEquals(theirs, other.get(10, TimeUnit.SECONDS), "the other caller got its own answer through the pipeline's poll");
+                assertArrayEquals(theirs, other.get(10, TimeUnit.SECONDS),
+                        "the other caller got its own answer through the pipeline's poll");
                 t.join(10_000);
                 ClientStats st = c.stats();
                 assertEquals(1, st.batches(), "the other call went out in one batch of the pipeline's flush");
                 assertEquals(1, st.lastBatch());
                 assertEquals(0, st.unmatched());
             }
-            assertEquals(4, c.call(GroutApi.PING, payloadOf(a, 1, 2, 3, 4)).length(), "the role is free again once the pipeline closed");
+            assertEquals(4, c.call(GroutApi.PING, payloadOf(a, 1, 2, 3, 4)).length(),
+                    "the role is free again once the pipeline closed");
         }
     }
 
@@ -250,7 +261,8 @@ class PipelineTest {
     void aFullWindowPushesBackUntilAnswersCome() throws Exception {
         String path = fx.path("window.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(4))) {
+        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined(); Pipeline p =
+                c.pipeline(PipelineOptions.window(4))) {
             MemorySegment payload = a.allocate(8);
             for (int i = 0; i < 4; i++) assertTrue(p.queue(GroutApi.PING, payload, 0, 8) > 0);
             assertEquals(Pipeline.BACK_PRESSURED, p.queue(GroutApi.PING, payload, 0, 8));
@@ -264,7 +276,9 @@ class PipelineTest {
     void payloadsOverTheCopyThresholdLeaveFromWhereTheyAreInOneSendmsgPerBatch() throws Exception {
         String path = fx.path("large.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)); Arena a = Arena.ofConfined(); Pipeline p = c.pipeline(PipelineOptions.window(8))) {
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                .backend(Backend.EPOLL)); Arena a = Arena.ofConfined(); Pipeline p =
+                c.pipeline(PipelineOptions.window(8))) {
             MemorySegment big = a.allocate(4096);
             for (int i = 0; i < 4096; i++) big.set(JAVA_BYTE, i, (byte) (i * 7));
             SyscallCounts c0 = c.counters().snapshot();
@@ -290,7 +304,8 @@ class PipelineTest {
         String path = fx.path("fair.sock");
         GroutServer s = fx.start(ServerOptions.defaults().socketPath(path).maxRequestsPerTurn(64));
         int flood = 4096;
-        try (GroutClient heavy = GroutClient.connect(path); GroutClient light = GroutClient.connect(path); Arena a = Arena.ofConfined();
+        try (GroutClient heavy = GroutClient.connect(path); GroutClient light = GroutClient.connect(path); Arena a =
+                Arena.ofConfined();
              Pipeline p = heavy.pipeline(PipelineOptions.window(flood))) {
             MemorySegment payload = a.allocate(32);
             for (int i = 0; i < flood; i++) p.queue(GroutApi.PING, payload, 0, 32);
@@ -302,7 +317,8 @@ class PipelineTest {
         }
         // Both clients closed their ends; the loop records a connection when it reads that EOF.
         ServerFixture.awaitConnectionCount(s, 0);
-        ConnectionStats heavyStats = s.closedConnections().stream().filter(st -> st.requests() == flood + 1).findFirst().orElseThrow();
+        ConnectionStats heavyStats = s.closedConnections().stream().filter(st -> st.requests() == flood + 1)
+                .findFirst().orElseThrow();
         long writes = heavyStats.syscalls().get(SyscallKind.WRITEV) + heavyStats.syscalls().get(SyscallKind.SENDTO);
         if (s.backend() == Backend.IO_URING) {
             // One enter serves every connection of a turn, so a connection's own counters see none, and
@@ -311,9 +327,11 @@ class PipelineTest {
             // (what arrived, and what was left from the last turn), as with epoll, whose writes count budgets.
             long turns = 0;
             for (int i = 0; i < s.loopCount(); i++) turns += s.loopCounters(i).get(SyscallKind.IO_URING_ENTER);
-            assertTrue(turns >= (flood + 1) / 128, "at most 2 x 64 requests answered per turn: " + turns + " turns for " + flood);
+            assertTrue(turns >= (flood + 1) / 128, "at most 2 x 64 requests answered per turn: " + turns
+                    + " turns for " + flood);
             return;
         }
-        assertTrue(writes >= (flood + 1) / 64, "at most 64 requests answered per turn: " + writes + " writes for " + flood);
+        assertTrue(writes >= (flood + 1) / 64, "at most 64 requests answered per turn: " + writes + " writes for "
+                + flood);
     }
 }

@@ -66,7 +66,9 @@ class PublicApiTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        if (!out.containsAll(EXPORTED) || !out.contains("org.sysframe.unix")) throw new IllegalStateException("module descriptors not read: " + out);
+        if (!out.containsAll(EXPORTED)
+                || !out.contains("org.sysframe.unix")) throw new IllegalStateException("module descriptors not read: "
+                        + out);
         return out;
     }
 
@@ -79,14 +81,16 @@ class PublicApiTest {
             types++;
             check(c, c.getGenericSuperclass(), "extends", leaks);
             for (Type t : c.getGenericInterfaces()) check(c, t, "implements", leaks);
-            for (Field f : c.getDeclaredFields()) if (visible(f)) check(c, f.getGenericType(), "field " + f.getName(), leaks);
+            for (Field f : c.getDeclaredFields()) if (visible(f)) check(c, f.getGenericType(), "field " + f.getName(),
+                    leaks);
             for (Method m : c.getDeclaredMethods()) {
                 if (!visible(m) || m.isSynthetic() || m.isBridge()) continue;
                 check(c, m.getGenericReturnType(), m.getName() + " returns", leaks);
                 checkExecutable(c, m, leaks);
             }
             for (var k : c.getDeclaredConstructors()) if (visible(k)) checkExecutable(c, k, leaks);
-            if (c.isRecord()) for (RecordComponent rc : c.getRecordComponents()) check(c, rc.getGenericType(), "component " + rc.getName(), leaks);
+            if (c.isRecord()) for (RecordComponent rc : c.getRecordComponents()) check(c, rc.getGenericType(),
+                    "component " + rc.getName(), leaks);
         }
         assertTrue(types > 20, "the exported packages' public types were found: " + types);
         assertEquals(List.of(), leaks, "public signatures naming a type the module does not export");
@@ -118,7 +122,8 @@ class PublicApiTest {
                 while (k.isArray()) k = k.getComponentType();
                 if (k.isPrimitive()) return;
                 String pkg = k.getPackageName();
-                if (pkg.startsWith("org.sysframe.") && !EXPORTS.contains(pkg)) leaks.add(owner.getName() + " " + where + " " + k.getName());
+                if (pkg.startsWith("org.sysframe.") && !EXPORTS.contains(pkg)) leaks.add(owner.getName() + " " + where
+                        + " " + k.getName());
             }
             case ParameterizedType p -> {
                 check(owner, p.getRawType(), where, leaks);
@@ -143,8 +148,10 @@ class PublicApiTest {
         for (String pkg : EXPORTED) {
             Path dir = root.resolve(pkg.replace('.', '/'));
             try (Stream<Path> files = Files.list(dir)) {
-                files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".class") && !n.equals("module-info.class")
-                        && !n.equals("package-info.class")).forEach(n -> names.add(pkg + "." + n.substring(0, n.length() - 6)));
+                files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".class")
+                        && !n.equals("module-info.class")
+                        && !n.equals("package-info.class")).forEach(n ->
+                                names.add(pkg + "." + n.substring(0, n.length() - 6)));
             }
         }
         List<Class<?>> out = new ArrayList<>();

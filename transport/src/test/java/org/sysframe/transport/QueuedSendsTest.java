@@ -56,7 +56,8 @@ class QueuedSendsTest {
     private static void awaitInSyscall(int tid, int nr) throws Exception {
         long until = System.nanoTime() + 10_000_000_000L;
         while (ThreadSyscall.current(tid) != nr) {
-            if (System.nanoTime() - until > 0) throw new AssertionError("thread " + tid + " is not parked in syscall " + nr);
+            if (System.nanoTime() - until > 0) throw new AssertionError("thread " + tid + " is not parked in syscall "
+                    + nr);
             Thread.sleep(1);
         }
     }
@@ -69,9 +70,12 @@ class QueuedSendsTest {
         }
     }
 
-    /** A platform thread making one GR_PING of len bytes named by me, the kernel's count of its syscalls taken around the call. */
-    private static CompletableFuture<SyscallCounts> call(GroutClient c, String name, int me, int len, CompletableFuture<Integer> tid,
-                                                         ConcurrentLinkedQueue<String> wrong) {
+    /**
+     * A platform thread making one GR_PING of len bytes named by me, the kernel's count of its syscalls taken around
+     * the call.
+     */
+    private static CompletableFuture<SyscallCounts> call(GroutClient c, String name, int me, int len,
+            CompletableFuture<Integer> tid, ConcurrentLinkedQueue<String> wrong) {
         CompletableFuture<SyscallCounts> kernel = new CompletableFuture<>();
         Thread.ofPlatform().name(name).start(() -> {
             try (KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread(); Arena a = Arena.ofConfined()) {
@@ -81,7 +85,8 @@ class QueuedSendsTest {
                 SyscallCounts k0 = k.read();
                 Response r = c.call(GroutApi.PING, p, 0, len);
                 SyscallCounts mine = k.read().minus(k0);
-                if (r.length() != len || r.buffer().get(JAVA_INT_UNALIGNED, r.offset()) != me) wrong.add(name + " got " + r);
+                if (r.length() != len || r.buffer().get(JAVA_INT_UNALIGNED, r.offset()) != me) wrong.add(name + " got "
+                        + r);
                 kernel.complete(mine);
             } catch (Throwable e) {
                 wrong.add(name + ": " + e);
@@ -116,10 +121,12 @@ class QueuedSendsTest {
 
             CompletableFuture<Integer> aTid = new CompletableFuture<>();
             CompletableFuture<SyscallCounts> a = call(c, "caller A", -1, 32, aTid, wrong);
-            awaitInSyscall(aTid.get(20, TimeUnit.SECONDS), backend == Backend.EPOLL ? NR_RECVFROM : NR_IO_URING_ENTER); // A holds the role
+            // A holds the role
+            awaitInSyscall(aTid.get(20, TimeUnit.SECONDS), backend == Backend.EPOLL ? NR_RECVFROM : NR_IO_URING_ENTER);
 
             List<CompletableFuture<SyscallCounts>> others = new ArrayList<>();
-            for (int i = 0; i < CALLERS; i++) others.add(call(c, "caller " + i, i, 4, new CompletableFuture<>(), wrong));
+            for (int i = 0; i < CALLERS; i++) others.add(call(c, "caller " + i, i, 4, new CompletableFuture<>(),
+                    wrong));
             await(() -> c.stats().inFlight() == CALLERS + 1 && c.listedCallers() == CALLERS, "64 queued and parked");
             assertEquals(0, c.stats().batches(), "nothing sent for them yet: A waits in its receive");
             queued.countDown();
@@ -144,8 +151,10 @@ class QueuedSendsTest {
             SyscallCounts one = backend == Backend.EPOLL ? SyscallCounts.builder().sendto(1).recvfrom(1).build()
                     : SyscallCounts.builder().ioUringEnter(1).build();
             assertEquals(one, ka, "kernel: A's thread");
-            assertEquals(1, ks.stream().filter(one::equals).count(), "kernel: one of the 64 sent and received for all: " + ks);
-            assertEquals(CALLERS - 1, ks.stream().filter(SyscallCounts.ZERO::equals).count(), "kernel: the 63 others made no syscall: " + ks);
+            assertEquals(1, ks.stream().filter(one::equals).count(),
+                    "kernel: one of the 64 sent and received for all: " + ks);
+            assertEquals(CALLERS - 1, ks.stream().filter(SyscallCounts.ZERO::equals).count(),
+                    "kernel: the 63 others made no syscall: " + ks);
             assertEquals(backend == Backend.EPOLL ? SyscallCounts.builder().sendto(2).recvfrom(2).build()
                     : SyscallCounts.builder().ioUringEnter(2).build(), lib, "library");
             assertEquals(lib, kernel, "library == kernel over the calling threads");
@@ -184,9 +193,11 @@ class QueuedSendsTest {
             SyscallCounts kb = b.get(20, TimeUnit.SECONDS);
             for (CompletableFuture<SyscallCounts> f : small) f.get(20, TimeUnit.SECONDS);
             assertEquals(List.of(), List.copyOf(wrong));
-            assertEquals(1, kb.get(SyscallKind.SENDMSG), "kernel: the big request left from its own caller's thread (header and payload gathered): " + kb);
+            assertEquals(1, kb.get(SyscallKind.SENDMSG),
+                    "kernel: the big request left from its own caller's thread (header and payload gathered): " + kb);
             ClientStats s = c.stats();
-            assertEquals(1, s.batches(), "the 3 small ones, queued behind A, in one send (the big one is no batch): " + s);
+            assertEquals(1, s.batches(), "the 3 small ones, queued behind A, in one send (the big one is no batch): "
+                    + s);
             assertEquals(3, s.lastBatch(), s.toString());
             assertEquals(0, s.inFlight(), s.toString());
             c.close();

@@ -57,7 +57,8 @@ class ServerBoundsTest {
 
     ServerBoundsTest(Backend backend) { this.backend = backend; }
 
-    private static void sendHeader(UnixSocket s, MemorySegment scratch, int id, int payloadLen, int payloadBytes) throws Exception {
+    private static void sendHeader(UnixSocket s, MemorySegment scratch, int id, int payloadLen,
+            int payloadBytes) throws Exception {
         RequestHeader.write(scratch, 0, id, GroutApi.PING, payloadLen);
         scratch.asSlice(HDR, payloadBytes).fill((byte) 7);
         s.sendFully(scratch, 0, HDR + payloadBytes);
@@ -76,7 +77,8 @@ class ServerBoundsTest {
     void aRequestThatStopsComingIsClosedAtTheRequestTimeoutAndLoggedWhileAQuietConnectionStays() throws Exception {
         guard(() -> {
             try (ServerLogs logs = new ServerLogs(); Arena a = Arena.ofConfined()) {
-                GroutServer server = fx.start("loris.sock", ServerOptions.defaults().backend(backend).requestTimeout(Duration.ofMillis(200)));
+                GroutServer server = fx.start("loris.sock",
+                        ServerOptions.defaults().backend(backend).requestTimeout(Duration.ofMillis(200)));
                 String p = server.socketPath();
                 MemorySegment scratch = a.allocate(LARGE, 8);
                 UnixSocket quiet = fx.track(RawSockets.connect(p));
@@ -90,13 +92,18 @@ class ServerBoundsTest {
                 int pid = (int) ProcessHandle.current().pid();
                 List<String> lines = awaitLines(logs, "request timeout", 2);
                 assertEquals(List.of(
-                        "pid=" + pid + ": request not complete within the 200 ms request timeout (22 of 1012 bytes came): closing the connection",
-                        "pid=" + pid + ": request not complete within the 200 ms request timeout (5 bytes of its header came): closing the connection"),
+                        "pid=" + pid
+                        + ": request not complete within the 200 ms request timeout (22 of 1012 bytes came): closing "
+                                + "the connection",
+                        "pid=" + pid
+                                + ": request not complete within the 200 ms request timeout (5 bytes of its header "
+                                        + "came): closing the connection"),
                         lines.stream().sorted().toList());
                 assertEof(body, scratch);
                 assertEof(header, scratch);
                 awaitConnectionCount(server, 1);
-                assertEquals(2, server.closedConnections().stream().filter(c -> c.closeReason().equals("request timeout")).count());
+                assertEquals(2, server.closedConnections().stream().filter(c ->
+                        c.closeReason().equals("request timeout")).count());
                 // The quiet one (no request in part) is not touched, and is served.
                 RawSockets.hello(quiet, scratch, 3);
                 assertEquals(2, logs.lines().size(), logs.lines().toString());
@@ -109,12 +116,14 @@ class ServerBoundsTest {
         assertEquals(Duration.ZERO, ServerOptions.defaults().freeze().idleTimeout(), "off by default");
         guard(() -> {
             try (ServerLogs logs = new ServerLogs(); Arena a = Arena.ofConfined()) {
-                GroutServer server = fx.start("idle.sock", ServerOptions.defaults().backend(backend).idleTimeout(Duration.ofMillis(300)));
+                GroutServer server = fx.start("idle.sock",
+                        ServerOptions.defaults().backend(backend).idleTimeout(Duration.ofMillis(300)));
                 MemorySegment scratch = a.allocate(4096, 8);
                 UnixSocket s = fx.track(RawSockets.connect(server.socketPath()));
                 RawSockets.hello(s, scratch, 1);
                 List<String> lines = awaitLines(logs, "idle timeout", 1);
-                assertEquals(List.of("pid=" + ProcessHandle.current().pid() + ": nothing received within the 300 ms idle timeout: closing the connection"), lines);
+                assertEquals(List.of("pid=" + ProcessHandle.current().pid()
+                        + ": nothing received within the 300 ms idle timeout: closing the connection"), lines);
                 assertEof(s, scratch);
                 awaitConnectionCount(server, 0);
                 assertEquals("idle timeout", server.closedConnections().get(0).closeReason());
@@ -127,7 +136,8 @@ class ServerBoundsTest {
         guard(() -> {
             try (ServerLogs logs = new ServerLogs(); Arena a = Arena.ofConfined()) {
                 // Room for one large request, not two (a large answer's unsent part would take the budget as
-                // well: the large request's answer is its last 16 bytes); a request timeout long enough not to play a part.
+                // well: the large request's answer is its last 16 bytes); a request timeout long enough not to play a
+                // part.
                 GroutServer server = fx.start("budget.sock", ServerOptions.defaults().backend(backend)
                         .memoryBudget(LARGE + 64 * 1024).requestTimeout(Duration.ofMinutes(5))
                         .handle(TAIL, 16, (rq, rp) -> rp.echo(rq.length() - 16, 16)));
@@ -136,7 +146,8 @@ class ServerBoundsTest {
                 UnixSocket holder = fx.track(RawSockets.connect(p));
                 RawSockets.hello(holder, scratch, 1);
                 sendHeader(holder, scratch, 2, GroutApi.MAX_MSG_LEN, 100); // takes the budget, then stalls
-                awaitUntil(() -> server.limits().memory.used() == LARGE, GUARD, () -> "budget used " + server.limits().memory.used());
+                awaitUntil(() -> server.limits().memory.used() == LARGE, GUARD, () -> "budget used "
+                        + server.limits().memory.used());
 
                 UnixSocket waiter = fx.track(RawSockets.connect(p));
                 RawSockets.hello(waiter, scratch, 1);
@@ -146,7 +157,8 @@ class ServerBoundsTest {
                 MemorySegment.copy(payload, 0, req, JAVA_BYTE, HDR, payload.length);
                 Thread sender = Thread.ofPlatform().start(() -> {
                     try {
-                        waiter.sendFully(req, 0, LARGE); // blocks once the socket buffer is full: the server does not read
+                        // blocks once the socket buffer is full: the server does not read
+                        waiter.sendFully(req, 0, LARGE);
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
@@ -158,7 +170,8 @@ class ServerBoundsTest {
                         throw new IllegalStateException(e);
                     }
                 }, GUARD, "connections waiting for memory");
-                assertEquals(UnixSocket.WOULD_BLOCK, waiter.recv(scratch, 0, 64, UnixSocket.MSG_DONTWAIT), "no answer while it waits");
+                assertEquals(UnixSocket.WOULD_BLOCK, waiter.recv(scratch, 0, 64, UnixSocket.MSG_DONTWAIT),
+                        "no answer while it waits");
                 assertEquals(LARGE, server.limits().memory.used());
 
                 holder.close(); // gives the budget back: the waiting request is read, whole, and answered
@@ -193,7 +206,8 @@ class ServerBoundsTest {
                     sendHeader(once, scratch, 5 + round, GroutApi.MAX_MSG_LEN, GroutApi.MAX_MSG_LEN);
                     once.recvFully(scratch, 0, LARGE);
                     assertEquals(5 + round, ResponseHeader.forId(scratch, 0));
-                    awaitUntil(() -> server.limits().memory.used() == 0, GUARD, () -> "budget used " + server.limits().memory.used());
+                    awaitUntil(() -> server.limits().memory.used() == 0, GUARD, () -> "budget used "
+                            + server.limits().memory.used());
                 }
 
                 ProcessProbe.nativeMemory();
@@ -211,15 +225,20 @@ class ServerBoundsTest {
                 long rssHeld = ProcessProbe.rssBytes();
                 for (UnixSocket s : stalled) s.close();
                 awaitConnectionCount(server, 1);
-                awaitUntil(() -> server.limits().memory.used() == 0, GUARD, () -> "budget used " + server.limits().memory.used());
+                awaitUntil(() -> server.limits().memory.used() == 0, GUARD, () -> "budget used "
+                        + server.limits().memory.used());
                 long rssAfter = ProcessProbe.rssBytes();
                 ProcessProbe.Nmt nmtAfter = ProcessProbe.nativeMemory();
-                System.out.printf(Locale.ROOT, "bounds (%s): %d stalled 128 KiB requests with %d KiB each: RSS %,d KiB before, %,d held, %,d after close;"
-                                + " NMT Other %,d -> %,d bytes%n", backend, conns, sent / 1024, rssBefore / 1024, rssHeld / 1024, rssAfter / 1024,
+                System.out.printf(Locale.ROOT,
+                        "bounds (%s): %d stalled 128 KiB requests with %d KiB each: RSS %,d KiB before, %,d held, %,d "
+                        + "after close;"
+                                + " NMT Other %,d -> %,d bytes%n", backend, conns, sent / 1024, rssBefore / 1024,
+                                        rssHeld / 1024, rssAfter / 1024,
                         nmtBefore.otherCommitted(), nmtAfter.otherCommitted());
                 long resident = (long) conns * sent;
                 assertTrue(rssHeld - rssAfter >= resident * 9 / 10,
-                        "closing gave back " + (rssHeld - rssAfter) + " bytes of RSS, expected at least 90 % of the " + resident + " resident in large buffers");
+                        "closing gave back " + (rssHeld - rssAfter) + " bytes of RSS, expected at least 90 % of the "
+                        + resident + " resident in large buffers");
                 assertTrue(nmtAfter.otherCommitted() - nmtBefore.otherCommitted() < (1 << 20),
                         "NMT Other grew by " + (nmtAfter.otherCommitted() - nmtBefore.otherCommitted()) + " bytes");
                 assertEquals(List.of(), logs.lines());

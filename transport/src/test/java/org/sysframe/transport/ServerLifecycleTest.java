@@ -124,7 +124,9 @@ class ServerLifecycleTest {
 
     private record RawResponse(int forId, int status, byte[] payload) {}
 
-    /** A client speaking the wire format by hand on a raw blocking UnixSocket (with a receive timeout as hang guard). */
+    /**
+     * A client speaking the wire format by hand on a raw blocking UnixSocket (with a receive timeout as hang guard).
+     */
     private final class Raw implements AutoCloseable {
         final UnixSocket socket;
         final Arena arena = Arena.ofConfined();
@@ -198,7 +200,8 @@ class ServerLifecycleTest {
         }
 
         void hello(int id) throws ErrnoException {
-            sendAll(request(id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE, helloPayload(GroutApi.DEFAULT_API_VERSION)));
+            sendAll(request(id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE,
+                    helloPayload(GroutApi.DEFAULT_API_VERSION)));
             checkHelloResponse(id, readResponse());
         }
 
@@ -401,7 +404,8 @@ class ServerLifecycleTest {
             GroutServer s = start(p);
             List<GroutClient> clients = new ArrayList<>();
             try {
-                for (SendFraming f : List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER)) {
+                for (SendFraming f : List.of(SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER,
+                        SendFraming.COPY_GATHER)) {
                     clients.add(GroutClient.connect(clientOptions(p).send(f)));
                 }
                 s.close();
@@ -423,7 +427,8 @@ class ServerLifecycleTest {
         guard(() -> {
             GroutServer s = start(ServerOptions.defaults().socketPath(p).allowedUids(Set.of(otherUid())));
             for (int i = 0; i < 5; i++) {
-                ErrnoException e = assertThrows(ErrnoException.class, () -> GroutClient.connect(clientOptions(p)).close());
+                ErrnoException e = assertThrows(ErrnoException.class, () ->
+                        GroutClient.connect(clientOptions(p)).close());
                 assertTrue(e.errno() == Errno.ECONNRESET || e.errno() == Errno.EPIPE,
                         "expected ECONNRESET or EPIPE, got " + e.getMessage());
             }
@@ -460,7 +465,8 @@ class ServerLifecycleTest {
                         reply.ok(answer, 0, 8);
                     }));
             // Our own uid (root) is not in the set.
-            ErrnoException refused = assertThrows(ErrnoException.class, () -> GroutClient.connect(clientOptions(name)).close());
+            ErrnoException refused = assertThrows(ErrnoException.class, () ->
+                    GroutClient.connect(clientOptions(name)).close());
             assertTrue(refused.errno() == Errno.ECONNRESET || refused.errno() == Errno.EPIPE, refused.getMessage());
 
             try (Raw nobody = new Raw(connectAsUid(name, NOBODY))) {

@@ -5,7 +5,6 @@ import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.transport.support.ThreadStates;
 import org.sysframe.unix.Errno;
@@ -27,9 +26,7 @@ import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.sysframe.transport.support.Pings.ping;
 import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 
@@ -58,7 +55,8 @@ class ServerRestartTest {
             GroutServer first = fx.start(ServerOptions.defaults().socketPath(p).maxIfaces(1001));
             List<GroutClient> clients = new ArrayList<>();
             try {
-                // An idle client, and one waiting for an event (on its own thread: parked, its socket watched by the JVM's poller).
+                // An idle client, and one waiting for an event (on its own thread: parked, its socket watched by the
+                // JVM's poller).
                 GroutClient idle = GroutClient.connect(clientOptions(p));
                 clients.add(idle);
                 AtomicInteger waitingTid = new AtomicInteger();
@@ -69,8 +67,10 @@ class ServerRestartTest {
                     try (GroutClient waiting = GroutClient.connect(clientOptions(p))) {
                         waiting.subscribe(GroutApi.EVENT_ALL, false);
                         subscribed.countDown();
-                        Event ev = waiting.nextEvent(Duration.ofSeconds(60)); // longer than the whole test: it ends by the failure
-                        waitOutcome.set(new AssertionError(ev == null ? "no event and no failure in 60 s" : "an event arrived: " + ev));
+                        // longer than the whole test: it ends by the failure
+                        Event ev = waiting.nextEvent(Duration.ofSeconds(60));
+                        waitOutcome.set(new AssertionError(ev == null ? "no event and no failure in 60 s"
+                                : "an event arrived: " + ev));
                     } catch (Throwable t) {
                         waitOutcome.set(t);
                     } finally {
@@ -131,7 +131,8 @@ class ServerRestartTest {
                 }
 
                 subscribed.await();
-                // Waiting for an event parks the thread (futex) while the JVM's poller thread waits for the socket to become readable.
+                // Waiting for an event parks the thread (futex) while the JVM's poller thread waits for the socket to
+                // become readable.
                 ThreadStates.awaitBlockedIn(waitingTid.get(), FUTEX);
                 for (int i = 0; i < 4_000 && onFirst.get() < loopers; i++) Thread.sleep(2);
                 assertEquals(loopers, onFirst.get(), "loopers pinging the first server");
@@ -142,12 +143,13 @@ class ServerRestartTest {
                 waiter.join();
                 assertEquals(List.of(), List.copyOf(failures));
 
-                // Waiting for an event when the server went away: EOF (ECONNRESET) broke the client, and the wait ends with
-                // ENOTCONN naming it.
+                // Waiting for an event when the server went away: EOF (ECONNRESET) broke the client, and the wait ends
+                // with ENOTCONN naming it.
                 Throwable w = waitOutcome.get();
                 assertTrue(w instanceof ErrnoException, String.valueOf(w));
                 assertEquals(Errno.ENOTCONN, ((ErrnoException) w).errno(), w.getMessage());
-                assertTrue(w.getMessage().contains("unusable since: recv(" + p + "): ECONNRESET (104) Connection reset by peer"), w.getMessage());
+                assertTrue(w.getMessage().contains("unusable since: recv(" + p
+                        + "): ECONNRESET (104) Connection reset by peer"), w.getMessage());
                 assertTrue(w.getMessage().endsWith("server closed the connection"), w.getMessage());
                 // Idle when it went away: the next call is a send to a closed peer, EPIPE, even though a
                 // server answers on the same path again: nothing reconnects by itself.
@@ -167,13 +169,17 @@ class ServerRestartTest {
                         + "; idle client: " + e.getMessage());
                 for (int i = 0; i < loopers; i++) {
                     Map<String, Integer> oldF = oldFailures.get(i);
-                    assertEquals(1, oldF.values().stream().mapToInt(Integer::intValue).sum(), "looper " + i + ": " + oldF);
-                    assertTrue(oldF.containsKey("EPIPE") || oldF.containsKey("ECONNRESET"), "looper " + i + ": " + oldF);
-                    assertTrue(List.of("ENOENT", "ECONNREFUSED", "EPIPE", "ECONNRESET").containsAll(connectFailures.get(i).keySet()),
+                    assertEquals(1, oldF.values().stream().mapToInt(Integer::intValue).sum(), "looper " + i + ": "
+                            + oldF);
+                    assertTrue(oldF.containsKey("EPIPE") || oldF.containsKey("ECONNRESET"), "looper " + i + ": "
+                            + oldF);
+                    assertTrue(List.of("ENOENT", "ECONNREFUSED", "EPIPE", "ECONNRESET")
+                            .containsAll(connectFailures.get(i).keySet()),
                             "looper " + i + " reconnect failures: " + connectFailures.get(i));
                 }
                 awaitConnectionCount(second, 1);
-                List<String> reasons = first.closedConnections().stream().map(ConnectionStats::closeReason).distinct().toList();
+                List<String> reasons = first.closedConnections().stream().map(ConnectionStats::closeReason).distinct()
+                        .toList();
                 assertEquals(List.of("server shutdown"), reasons);
             } finally {
                 closeAll(clients);

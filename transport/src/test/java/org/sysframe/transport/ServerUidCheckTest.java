@@ -51,7 +51,8 @@ class ServerUidCheckTest {
         try (ImpostorServer impostor = ImpostorServer.start(exe, name, "count", NOBODY)) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> GroutClient.connect(name).close());
             assertEquals(Errno.EPERM, e.errno());
-            assertEquals("connect(" + name + "): EPERM (1) Operation not permitted: the server of " + name + " is uid 65534 (pid "
+            assertEquals("connect(" + name + "): EPERM (1) Operation not permitted: the server of " + name
+                    + " is uid 65534 (pid "
                     + impostor.pid() + "), and this client accepts uid 0 (ClientOptions.serverUids or anyServerUid;"
                     + " ping --server-uid 65534 or --any-server-uid)", e.getMessage());
             assertEquals(0, impostor.awaitReceived(), "the impostor got nothing: not even GR_HELLO");
@@ -62,7 +63,8 @@ class ServerUidCheckTest {
     void namingTheImpostorsUidOrAcceptingAnyUidConnects() throws Exception {
         String name = abstractName("named");
         try (ImpostorServer impostor = ImpostorServer.start(exe, name, "hello", NOBODY)) {
-            try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(name).serverUids(Set.of(NOBODY)))) {
+            try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(name)
+                    .serverUids(Set.of(NOBODY)))) {
                 assertEquals(NOBODY, c.serverCredentials().uid());
                 assertEquals(-1, c.maxIfaces(), "its empty GR_HELLO answer");
             }
@@ -81,8 +83,10 @@ class ServerUidCheckTest {
         String name = abstractName("others");
         try (ImpostorServer impostor = ImpostorServer.start(exe, name, "count", -1)) {
             ErrnoException e = assertThrows(ErrnoException.class,
-                    () -> GroutClient.connect(ClientOptions.defaults().socketPath(name).serverUids(Set.of(7, 5))).close());
-            assertEquals("connect(" + name + "): EPERM (1) Operation not permitted: the server of " + name + " is uid 0 (pid "
+                    () -> GroutClient.connect(ClientOptions.defaults().socketPath(name).serverUids(Set.of(7, 5)))
+                    .close());
+            assertEquals("connect(" + name + "): EPERM (1) Operation not permitted: the server of " + name
+                    + " is uid 0 (pid "
                     + impostor.pid() + "), and this client accepts uids 5, 7 (ClientOptions.serverUids or anyServerUid;"
                     + " ping --server-uid 0 or --any-server-uid)", e.getMessage());
             assertEquals(0, impostor.awaitReceived());
@@ -102,7 +106,8 @@ class ServerUidCheckTest {
         try (ImpostorServer impostor = ImpostorServer.start(exe, path, "count", NOBODY)) {
             ErrnoException e = assertThrows(ErrnoException.class,
                     () -> GroutClient.connect(ClientOptions.defaults().socketPath(path).serverUids(Set.of(0))).close());
-            assertEquals("connect(" + path + "): EPERM (1) Operation not permitted: the server of " + path + " is uid 65534 (pid "
+            assertEquals("connect(" + path + "): EPERM (1) Operation not permitted: the server of " + path
+                    + " is uid 65534 (pid "
                     + impostor.pid() + "), and this client accepts uid 0 (ClientOptions.serverUids or anyServerUid;"
                     + " ping --server-uid 65534 or --any-server-uid)", e.getMessage());
             assertEquals(0, impostor.awaitReceived());
@@ -114,7 +119,8 @@ class ServerUidCheckTest {
         String path = dir.resolve(prefix + "dies.sock").toString();
         try (ImpostorServer dying = ImpostorServer.start(exe, path, "exit", -1)) {
             ErrnoException e = assertThrows(ErrnoException.class, () -> GroutClient.connect(path).close());
-            assertEquals("GR_HELLO: " + e.errnoName() + " (" + e.errno() + ") " + e.strerror() + ": the server (pid " + dying.pid()
+            assertEquals("GR_HELLO: " + e.errnoName() + " (" + e.errno() + ") " + e.strerror() + ": the server (pid "
+                    + dying.pid()
                     + ") went away during GR_HELLO", e.getMessage());
             assertEquals(true, e.errno() == Errno.ECONNRESET || e.errno() == Errno.EPIPE, e.getMessage());
         }

@@ -5,7 +5,6 @@ import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.transport.support.RtSignal;
 import org.sysframe.transport.support.ServerFixture;
@@ -37,10 +36,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.sysframe.transport.support.Pings.ping;
 import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 
 /**
@@ -107,13 +103,15 @@ class SignalInterruptionTest {
                         }
                         in[1].close(); // EOF for the target after exactly total bytes
                         for (long off = 0; off < total; ) {
-                            long n = out[1].recv(receivedByPeer, off, Math.min(total - off, 1 + r.nextInt(64 * 1024)), 0);
+                            long n = out[1].recv(receivedByPeer, off, Math.min(total - off, 1 + r.nextInt(64 * 1024)),
+                                    0);
                             if (n <= 0) throw new AssertionError("peer recv returned " + n + " at " + off);
                             off += n;
                             LockSupport.parkNanos(100_000); // a slow reader: the target waits in send often
                         }
                         try (Arena a = Arena.ofConfined()) {
-                            assertEquals(0, out[1].recv(a.allocate(64), 0, 64, 0), "bytes beyond the " + total + " sent");
+                            assertEquals(0, out[1].recv(a.allocate(64), 0, 64, 0), "bytes beyond the " + total
+                                    + " sent");
                         }
                     } catch (Throwable t) {
                         failures.add(t);
@@ -133,7 +131,8 @@ class SignalInterruptionTest {
                 SyscallCounts[] kernel = new SyscallCounts[1];
                 Thread target = new Thread(() -> {
                     targetTid.set(Self.tid());
-                    try (KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread(); Arena a = Arena.ofConfined()) {
+                    try (KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread(); Arena a =
+                            Arena.ofConfined()) {
                         SyscallCounts k0 = k.read();
                         SyscallCounts r0 = in[0].counters().snapshot(), s0 = out[0].counters().snapshot();
                         armed.countDown();
@@ -141,7 +140,8 @@ class SignalInterruptionTest {
                         SplittableRandom r = new SplittableRandom(2);
                         long calls = 0;
                         for (long off = 0; off < total; ) {
-                            long n = in[0].recv(receivedByTarget, off, Math.min(total - off, 1 + r.nextInt(64 * 1024)), 0);
+                            long n = in[0].recv(receivedByTarget, off, Math.min(total - off, 1 + r.nextInt(64 * 1024)),
+                                    0);
                             calls++;
                             if (n <= 0) throw new AssertionError("target recv returned " + n + " at " + off);
                             off += n;
@@ -167,14 +167,16 @@ class SignalInterruptionTest {
                         out[0].close();
                         armed.countDown();
                     } finally {
-                        ThreadStates.stayUntilReleased(done, release); // a signal at an exited thread would fail with ESRCH
+                        // a signal at an exited thread would fail with ESRCH
+                        ThreadStates.stayUntilReleased(done, release);
                     }
                 }, "eintr-target");
                 target.setDaemon(true);
                 target.start();
                 armed.await();
                 assertEquals(List.of(), List.copyOf(failures));
-                assertEquals(0, ThreadStates.sigBlockedBit(targetTid.get(), sig), "the signal is blocked in the target thread");
+                assertEquals(0, ThreadStates.sigBlockedBit(targetTid.get(), sig),
+                        "the signal is blocked in the target thread");
 
                 signaller.target(targetTid.get());
                 signaller.start();
@@ -253,7 +255,8 @@ class SignalInterruptionTest {
                 AtomicLong bytes = new AtomicLong();
                 Thread t = new Thread(() -> {
                     clientTid.set(Self.tid());
-                    try (GroutClient c = GroutClient.connect(clientOptions(p).socketBufferSize(4096).recv(RecvFraming.EXACT));
+                    try (GroutClient c = GroutClient.connect(clientOptions(p).socketBufferSize(4096)
+                            .recv(RecvFraming.EXACT));
                          KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread();
                          Arena a = Arena.ofConfined()) {
                         SplittableRandom r = new SplittableRandom(3);
@@ -263,9 +266,11 @@ class SignalInterruptionTest {
                         go.await();
                         for (int i = 0; i < pings; i++) {
                             int len = i % 3 == 0 ? r.nextInt(256) : r.nextInt(GroutApi.MAX_MSG_LEN + 1);
-                            for (int j = 0; j < len; j++) payload.set(JAVA_BYTE, j, (byte) (i * 131 + j * 7 + (j >>> 9)));
+                            for (int j = 0; j < len; j++) payload.set(JAVA_BYTE, j,
+                                    (byte) (i * 131 + j * 7 + (j >>> 9)));
                             Response resp = c.call(GroutApi.PING, payload, 0, len);
-                            if (resp.length() != len || MemorySegment.mismatch(resp.buffer(), resp.offset(), resp.offset() + len, payload, 0, len) != -1) {
+                            if (resp.length() != len || MemorySegment.mismatch(resp.buffer(), resp.offset(),
+                                    resp.offset() + len, payload, 0, len) != -1) {
                                 throw new AssertionError("ping " + i + " of " + len + " bytes: bad echo " + resp);
                             }
                             bytes.addAndGet(len);
@@ -294,15 +299,19 @@ class SignalInterruptionTest {
                 t.join();
                 if (!failures.isEmpty()) throw new AssertionError("client failed: " + failures.peek(), failures.peek());
                 SyscallCounts[] server1 = idleReading(s, serverKernel);
-                SyscallCounts serverLibrary = server1[0].minus(server0[0]), serverKernelCounts = server1[1].minus(server0[1]);
+                SyscallCounts serverLibrary = server1[0].minus(server0[0]), serverKernelCounts =
+                        server1[1].minus(server0[1]);
 
-                System.out.printf(Locale.ROOT, "EINTR through GroutClient and GroutServer: %d pings, %,d payload bytes each way,"
+                System.out.printf(Locale.ROOT,
+                        "EINTR through GroutClient and GroutServer: %d pings, %,d payload bytes each way,"
                                 + " %,d signals; client library %s kernel %s; server loop library %s kernel %s%n",
-                        pings, bytes.get(), signaller.sent.get(), client[0], client[1], serverLibrary, serverKernelCounts);
+                        pings, bytes.get(), signaller.sent.get(), client[0], client[1], serverLibrary,
+                                serverKernelCounts);
                 assertEquals(client[0], client[1], "client thread: library vs kernel");
                 assertEquals(serverLibrary, serverKernelCounts, "server loop: library vs kernel");
                 awaitConnectionCount(s, 0);
-                assertEquals(List.of(pings + 1L), s.closedConnections().stream().map(ConnectionStats::requests).toList());
+                assertEquals(List.of(pings + 1L), s.closedConnections().stream().map(ConnectionStats::requests)
+                        .toList());
             } finally {
                 if (signaller.isAlive()) signaller.finish();
                 release.countDown();

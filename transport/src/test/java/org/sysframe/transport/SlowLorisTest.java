@@ -7,7 +7,6 @@ import org.sysframe.transport.wire.ResponseHeader;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.sysframe.transport.support.Payloads;
 import org.sysframe.transport.support.PoliteClient;
 import org.sysframe.transport.support.RawSockets;
@@ -16,7 +15,6 @@ import org.sysframe.unix.UnixSocket;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,7 +24,6 @@ import static org.sysframe.transport.support.ServerFixture.guard;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 
 /**
@@ -71,7 +68,8 @@ class SlowLorisTest {
                     }
                     assertEquals(1, loris.send(req, i, 1, 0));
                     if (i == req.byteSize() - 1) break;
-                    assertEquals(UnixSocket.WOULD_BLOCK, loris.recv(probe, 0, probe.byteSize(), UnixSocket.MSG_DONTWAIT),
+                    assertEquals(UnixSocket.WOULD_BLOCK, loris.recv(probe, 0, probe.byteSize(),
+                            UnixSocket.MSG_DONTWAIT),
                             "an answer (or EOF) after " + (i + 1) + " of " + req.byteSize() + " bytes");
                     Thread.sleep(20);
                 }
@@ -89,7 +87,8 @@ class SlowLorisTest {
                 done[i] = normals.get(i).finish();
                 all += done[i];
             }
-            System.out.printf(Locale.ROOT, "slow loris: 100 bytes at one per 20 ms; 8 normal clients completed %,d pings meanwhile %s%n",
+            System.out.printf(Locale.ROOT,
+                    "slow loris: 100 bytes at one per 20 ms; 8 normal clients completed %,d pings meanwhile %s%n",
                     all, Arrays.toString(done));
             loris.close();
             awaitConnectionCount(server, 0);

@@ -51,7 +51,8 @@ class SoakTest {
     /** RSS includes the Java heap, whose committed size the GC may still adjust after the warm-up. */
     private static final long MAX_RSS_GROWTH = 48L << 20;
 
-    private static final SendFraming[] SEND = {SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER};
+    private static final SendFraming[] SEND =
+            {SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER};
 
     @TempDir
     Path dir;
@@ -78,13 +79,15 @@ class SoakTest {
     record Sample(String when, long rss, ProcessProbe.Nmt nmt, long fds, int connections) {
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "%s: RSS %,d KiB, %s, %d fds, %d connections", when, rss / 1024, nmt, fds, connections);
+            return String.format(Locale.ROOT, "%s: RSS %,d KiB, %s, %d fds, %d connections", when, rss / 1024, nmt,
+                    fds, connections);
         }
     }
 
     private Sample sample(String when) throws Exception {
         Gc.settle();
-        return new Sample(when, ProcessProbe.rssBytes(), ProcessProbe.nativeMemory(), ProcessProbe.openFds(), server.connectionCount());
+        return new Sample(when, ProcessProbe.rssBytes(), ProcessProbe.nativeMemory(), ProcessProbe.openFds(),
+                server.connectionCount());
     }
 
     /** Holds every client between two requests while memory is sampled. */
@@ -120,7 +123,8 @@ class SoakTest {
         // A budget for this load: every client may hold a large request buffer (128 KiB + 12) and, on io_uring,
         // up to 128 KiB of an answer queued beyond its 64 KiB output area at once: 256 x 256 KiB is the default
         // 64 MiB exactly, and with two loops on io_uring the budget ran out (connections closed, proof run 3).
-        server = TestServers.start(ServerOptions.defaults().socketPath(path).memoryBudget(4L * CLIENTS * (InputBuffer.LARGE + GroutApi.MAX_MSG_LEN)));
+        server = TestServers.start(ServerOptions.defaults().socketPath(path)
+                .memoryBudget(4L * CLIENTS * (InputBuffer.LARGE + GroutApi.MAX_MSG_LEN)));
         long warmUpSeconds = Math.max(2, SECONDS / 5);
 
         assertTimeoutPreemptively(Duration.ofSeconds(SECONDS + 120), () -> {
@@ -160,10 +164,12 @@ class SoakTest {
                             Response resp = c.call(GroutApi.PING, req, 0, len);
                             seq++;
                             if (resp.status() != 0 || resp.length() != len
-                                    || MemorySegment.mismatch(resp.buffer(), resp.offset(), resp.offset() + len, req, 0, len) != -1) {
+                                    || MemorySegment.mismatch(resp.buffer(), resp.offset(), resp.offset() + len, req,
+                                            0, len) != -1) {
                                 mismatched.incrementAndGet();
                                 if (mismatches.size() < 10) {
-                                    mismatches.add("client " + id + " request " + (seq - 1) + ": sent " + len + " bytes, got " + resp);
+                                    mismatches.add("client " + id + " request " + (seq - 1) + ": sent " + len
+                                            + " bytes, got " + resp);
                                 }
                             }
                             requests.incrementAndGet();
@@ -206,14 +212,18 @@ class SoakTest {
             Sample after = sample("after all disconnected");
 
             long n = requests.get();
-            System.out.printf(Locale.ROOT, "soak: %d clients, %,d requests (%,d after the warm-up, %,d over 64 KiB), %,d payload bytes each way,"
+            System.out.printf(Locale.ROOT,
+                    "soak: %d clients, %,d requests (%,d after the warm-up, %,d over 64 KiB), %,d payload bytes each "
+                    + "way,"
                             + " %,.0f requests/s, %d mismatched, %d failed clients%n",
-                    CLIENTS, n, n - requestsAtWarm, large.get(), bytes.get(), n / (elapsed / 1e9), mismatched.get(), failures.size());
+                    CLIENTS, n, n - requestsAtWarm, large.get(), bytes.get(), n / (elapsed / 1e9), mismatched.get(),
+                            failures.size());
             System.out.println("soak: " + before);
             System.out.println("soak: " + warm);
             System.out.println("soak: " + end);
             System.out.println("soak: " + after);
-            System.out.printf(Locale.ROOT, "soak: warm-up -> end: RSS %+,d KiB (limit %,d KiB), Other %+,d bytes (limit %,d);"
+            System.out.printf(Locale.ROOT,
+                    "soak: warm-up -> end: RSS %+,d KiB (limit %,d KiB), Other %+,d bytes (limit %,d);"
                             + " before -> after: fds %+d, Other %+,d bytes%n",
                     (end.rss() - warm.rss()) / 1024, MAX_RSS_GROWTH / 1024,
                     end.nmt().otherCommitted() - warm.nmt().otherCommitted(), MAX_OTHER_GROWTH,
@@ -240,14 +250,16 @@ class SoakTest {
             assertEquals(CLIENTS, warm.connections());
             assertEquals(CLIENTS, end.connections());
             long otherGrowth = end.nmt().otherCommitted() - warm.nmt().otherCommitted();
-            assertTrue(otherGrowth <= MAX_OTHER_GROWTH, "NMT Other grew by " + otherGrowth + " bytes: " + warm + " -> " + end);
+            assertTrue(otherGrowth <= MAX_OTHER_GROWTH, "NMT Other grew by " + otherGrowth + " bytes: " + warm + " -> "
+                    + end);
             long rssGrowth = end.rss() - warm.rss();
             assertTrue(rssGrowth <= MAX_RSS_GROWTH, "RSS grew by " + rssGrowth / 1024 + " KiB: " + warm + " -> " + end);
 
             assertEquals(0, after.connections());
             assertEquals(before.fds(), after.fds(), "open descriptors after every client disconnected");
             long otherLeft = after.nmt().otherCommitted() - before.nmt().otherCommitted();
-            assertTrue(otherLeft <= MAX_OTHER_GROWTH, "NMT Other is " + otherLeft + " bytes above its level before: " + before + " -> " + after);
+            assertTrue(otherLeft <= MAX_OTHER_GROWTH, "NMT Other is " + otherLeft + " bytes above its level before: "
+                    + before + " -> " + after);
         });
     }
 }

@@ -5,7 +5,6 @@ import org.sysframe.transport.wire.GroutApi;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.sysframe.transport.support.ServerFixture;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
@@ -14,7 +13,6 @@ import org.sysframe.unix.UnixSocket;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,7 +21,6 @@ import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sysframe.transport.support.Pings.ping;
 
@@ -52,7 +49,8 @@ class SocketFileTest {
                 Files.delete(Path.of(p));
 
                 for (int len : new int[] {0, 1, 4096, GroutApi.MAX_MSG_LEN}) ping(c, 2, len);
-                ErrnoException e = assertThrows(ErrnoException.class, () -> GroutClient.connect(clientOptions(p)).close());
+                ErrnoException e = assertThrows(ErrnoException.class, () ->
+                        GroutClient.connect(clientOptions(p)).close());
                 assertEquals(Errno.ENOENT, e.errno(), e.getMessage());
                 ErrnoException raw = assertThrows(ErrnoException.class, () -> UnixSocket.connect(p).close());
                 assertEquals(Errno.ENOENT, raw.errno(), raw.getMessage());
@@ -62,13 +60,14 @@ class SocketFileTest {
                 s.close(); // the file is already gone: no failure
                 assertFalse(Files.exists(Path.of(p), LinkOption.NOFOLLOW_LINKS));
                 assertEquals(0, s.connectionCount());
-                assertEquals(List.of("server shutdown"), s.closedConnections().stream().map(ConnectionStats::closeReason).toList());
+                assertEquals(List.of("server shutdown"),
+                        s.closedConnections().stream().map(ConnectionStats::closeReason).toList());
             }
         });
     }
 
     @Test
-    void socketFileReplacedByAnotherServersSocketSendsNewClientsToTheNewServerAndOldClientsStayWithTheOld() throws Exception {
+    void replacedSocketFileSendsNewClientsToTheNewServerAndOldClientsStay() throws Exception {
         String p = fx.path("replaced.sock");
         guard(() -> {
             GroutServer first = fx.start(ServerOptions.defaults().socketPath(p).maxIfaces(1001));

@@ -35,7 +35,8 @@ class SocketPathRulesTest {
 
     @Test
     void anEmptyPathIsTheSameOneLineForServerAndClient() {
-        assertEquals(EMPTY, assertThrows(ErrnoException.class, () -> TestServers.start(ServerOptions.defaults().socketPath(""))).getMessage());
+        assertEquals(EMPTY, assertThrows(ErrnoException.class, () ->
+                TestServers.start(ServerOptions.defaults().socketPath(""))).getMessage());
         assertEquals(EMPTY, assertThrows(ErrnoException.class, () -> GroutClient.connect("")).getMessage());
         assertEquals(EMPTY, assertThrows(ErrnoException.class, () -> GroutApi.checkSocketPath("")).getMessage());
     }
@@ -44,13 +45,16 @@ class SocketPathRulesTest {
     void aNulInAFilePathFailsForServerAndClientAndTheClientNeverReachesTheServerBeforeTheNul() throws Exception {
         String live = dir.resolve("live.sock").toString();
         String withNul = live + "\0x";
-        String expected = "sockaddr_un(" + live + "\\0x): EINVAL (22) Invalid argument: the socket path has a NUL byte at offset "
+        String expected = "sockaddr_un(" + live
+                + "\\0x): EINVAL (22) Invalid argument: the socket path has a NUL byte at offset "
                 + live.length() + " (a file path ends at its first NUL: it would name " + live + ")";
         List<Path> before;
         try (GroutServer s = TestServers.start(ServerOptions.defaults().socketPath(live))) {
             assertEquals(expected, assertThrows(ErrnoException.class, () -> GroutClient.connect(withNul)).getMessage());
-            assertEquals(expected, assertThrows(ErrnoException.class, () -> TestServers.start(ServerOptions.defaults().socketPath(withNul))).getMessage());
-            assertEquals(List.of(), s.closedConnections(), "the client cut at the NUL would have connected here: it did not");
+            assertEquals(expected, assertThrows(ErrnoException.class, () ->
+                    TestServers.start(ServerOptions.defaults().socketPath(withNul))).getMessage());
+            assertEquals(List.of(), s.closedConnections(),
+                    "the client cut at the NUL would have connected here: it did not");
             assertEquals(0, s.connectionCount());
             try (var l = Files.list(dir)) {
                 before = l.toList();
@@ -63,15 +67,22 @@ class SocketPathRulesTest {
     void allowedUidsOnAFileOnlyItsOwnerCanConnectToAreNamedInOneWarningAtStart() throws Exception {
         List<String> warnings = captureWarnings(() -> {
             String p = dir.resolve("a.sock").toString();
-            TestServers.start(ServerOptions.defaults().socketPath(p).allowedUids(new HashSet<>(List.of(0, Self.uid(), 1000, 65534)))).close();
+            TestServers.start(ServerOptions.defaults().socketPath(p)
+                    .allowedUids(new HashSet<>(List.of(0, Self.uid(), 1000, 65534)))).close();
         });
         String p = dir.resolve("a.sock").toString();
-        assertEquals(List.of("socket " + p + " has mode 0600, which lets only its owner (uid " + Self.uid() + ") connect: allowed uids 1000, 65534"
-                + " cannot; give the socket mode 0666 (the allowed uids still decide who is served) or 0660 with a group of theirs"), warnings);
+        assertEquals(List.of("socket " + p + " has mode 0600, which lets only its owner (uid " + Self.uid()
+                + ") connect: allowed uids 1000, 65534"
+                + " cannot; give the socket mode 0666 (the allowed uids still decide who is served) or 0660 with a "
+                        + "group of theirs"), warnings);
 
-        List<String> one = captureWarnings(() -> TestServers.start(ServerOptions.defaults().socketPath(p).mode(0640).allowedUids(Set.of(65534))).close());
-        assertEquals(List.of("socket " + p + " has mode 0640, which lets only its owner (uid " + Self.uid() + ") connect: allowed uid 65534"
-                + " cannot; give the socket mode 0666 (the allowed uids still decide who is served) or 0660 with a group of theirs"), one);
+        List<String> one = captureWarnings(() ->
+                TestServers.start(ServerOptions.defaults().socketPath(p).mode(0640).allowedUids(Set.of(65534)))
+                .close());
+        assertEquals(List.of("socket " + p + " has mode 0640, which lets only its owner (uid " + Self.uid()
+                + ") connect: allowed uid 65534"
+                + " cannot; give the socket mode 0666 (the allowed uids still decide who is served) or 0660 with a "
+                        + "group of theirs"), one);
     }
 
     @Test
@@ -82,7 +93,8 @@ class SocketPathRulesTest {
             TestServers.start(ServerOptions.defaults().socketPath(p).mode(0660).allowedUids(Set.of(65534))).close();
             TestServers.start(ServerOptions.defaults().socketPath(p).allowedUids(Set.of(Self.uid()))).close();
             TestServers.start(ServerOptions.defaults().socketPath(p)).close();
-            TestServers.start(ServerOptions.defaults().socketPath("@sysframe-rules-" + ProcessHandle.current().pid()).allowedUids(Set.of(65534))).close();
+            TestServers.start(ServerOptions.defaults().socketPath("@sysframe-rules-" + ProcessHandle.current().pid())
+                    .allowedUids(Set.of(65534))).close();
         });
         assertEquals(List.of(), warnings);
     }

@@ -33,7 +33,8 @@ class SocketPathSafetyTest {
     @TempDir Path dir;
 
     private void assertRefusedAsNotASocket(Path p, String kind) {
-        ErrnoException e = assertThrows(ErrnoException.class, () -> TestServers.start(ServerOptions.defaults().socketPath(p.toString())).close());
+        ErrnoException e = assertThrows(ErrnoException.class, () ->
+                TestServers.start(ServerOptions.defaults().socketPath(p.toString())).close());
         assertEquals(Errno.EEXIST, e.errno(), e.getMessage());
         assertTrue(e.getMessage().contains(p + " exists and is not a socket (" + kind + ")"), e.getMessage());
         assertFalse(e.getMessage().contains("\n"), "one line");
@@ -47,7 +48,8 @@ class SocketPathSafetyTest {
 
     private static Path staleSocket(Path p) throws Exception {
         UnixSocket.listen(p.toString(), 0600, 1, false).close();
-        assertEquals(Errno.ECONNREFUSED, assertThrows(ErrnoException.class, () -> UnixSocket.connect(p.toString()).close()).errno());
+        assertEquals(Errno.ECONNREFUSED, assertThrows(ErrnoException.class, () ->
+                UnixSocket.connect(p.toString()).close()).errno());
         return p;
     }
 
@@ -115,7 +117,8 @@ class SocketPathSafetyTest {
         assertTrue(p.waitFor(10, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue());
         assertRefusedAsNotASocket(fifo, "a FIFO");
-        assertEquals(0010000, (Integer) Files.getAttribute(fifo, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 0170000, "still a FIFO");
+        assertEquals(0010000, (Integer) Files.getAttribute(fifo, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 0170000,
+                "still a FIFO");
     }
 
     @Test

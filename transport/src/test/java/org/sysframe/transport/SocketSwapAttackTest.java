@@ -19,7 +19,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
-import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
@@ -70,7 +69,10 @@ class SocketSwapAttackTest {
                     if (mkdir(evil, 0755) != 0 || symlink(target, s) != 0) { perror("evil"); return 2; }
                 }
                 int fd = inotify_init1(IN_CLOEXEC);
-                if (inotify_add_watch(fd, dir, IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) { perror("inotify_add_watch"); return 2; }
+                if (inotify_add_watch(fd, dir, IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) {
+                    perror("inotify_add_watch");
+                    return 2;
+                }
                 printf("watching as uid %d\\n", (int)getuid());
                 fflush(stdout);
                 int armed = 1, k = 0;
@@ -83,7 +85,8 @@ class SocketSwapAttackTest {
                         p += sizeof *e + e->len;
                         if (e->len == 0) continue;
                         /* mkdtemp names only: the prefix and six characters */
-                        int hit = dirMode ? strncmp(e->name, prefix, strlen(prefix)) == 0 && strlen(e->name) == strlen(prefix) + 6
+                        int hit = dirMode ? strncmp(e->name, prefix, strlen(prefix)) == 0
+                                && strlen(e->name) == strlen(prefix) + 6
                                           : strcmp(e->name, name) == 0;
                         if (!hit) continue;
                         if (e->mask & IN_DELETE) { if (!dirMode) armed = 1; continue; }
@@ -95,7 +98,8 @@ class SocketSwapAttackTest {
                         int s = symlink(dirMode ? evil : target, path), se = errno;
                         snprintf(last, sizeof last, "%s", e->name);
                         armed = 0;
-                        printf("swap %d: rename %s, symlink %s\\n", k, r == 0 ? "ok" : strerror(re), s == 0 ? "ok" : strerror(se));
+                        printf("swap %d: rename %s, symlink %s\\n", k,
+                               r == 0 ? "ok" : strerror(re), s == 0 ? "ok" : strerror(se));
                         fflush(stdout);
                         k++;
                     }
@@ -133,41 +137,49 @@ class SocketSwapAttackTest {
         boolean parents = log.getUseParentHandlers();
         log.addHandler(capture);
         log.setUseParentHandlers(false);
-        try (ChildProcess attacker = new ChildProcess(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups",
-                exe.toString(), dir.toString(), NAME, target.toString(), mode))) {
-            Awaits.awaitUntil(() -> attacker.count(l -> l.startsWith("watching as uid " + NOBODY)) == 1, Awaits.HANG_GUARD,
-                    () -> "the attacker did not start: " + attacker.output);
+        try (ChildProcess attacker = new ChildProcess(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY,
+                "--clear-groups", exe.toString(), dir.toString(), NAME, target.toString(), mode))) {
+            Awaits.awaitUntil(() -> attacker.count(l -> l.startsWith("watching as uid " + NOBODY)) == 1,
+                    Awaits.HANG_GUARD, () -> "the attacker did not start: " + attacker.output);
             for (int k = 0; k < STARTS; k++) {
                 GroutServer server = null;
                 String outcome;
                 try {
                     server = TestServers.start(ServerOptions.defaults().socketPath(sock.toString()).mode(0666));
                     String problem = server.socketFileProblem();
-                    outcome = problem == null ? "started: " + server.config().access() + " verified at the path" : "started, then: " + problem;
+                    outcome = problem == null ? "started: " + server.config().access() + " verified at the path"
+                            : "started, then: " + problem;
                 } catch (IOException e) {
                     outcome = "refused: " + e.getMessage();
-                    assertTrue(expectedRefusal(e.getMessage(), sock, target, dir), "start " + k + ": " + e.getMessage());
+                    assertTrue(expectedRefusal(e.getMessage(), sock, target, dir), "start " + k + ": "
+                            + e.getMessage());
                 }
                 int swaps = k + 1;
                 Awaits.awaitUntil(() -> attacker.count(l -> l.startsWith("swap ")) == swaps, Awaits.HANG_GUARD,
                         () -> "start " + swaps + ": the attacker did not swap: " + attacker.output);
-                String swap = attacker.output.stream().filter(l -> l.startsWith("swap " + (swaps - 1) + ":")).findFirst().orElseThrow();
+                String swap = attacker.output.stream().filter(l -> l.startsWith("swap " + (swaps - 1) + ":"))
+                        .findFirst().orElseThrow();
                 if (mode.equals("name")) {
                     assertEquals("swap " + k + ": rename ok, symlink ok", swap, "the attack itself worked");
                 } else {
-                    // The private directory may be gone already when the attacker gets to it: then it only leaves a symlink.
-                    assertTrue(swap.equals("swap " + k + ": rename ok, symlink ok") || swap.equals("swap " + k + ": rename No such file or directory, symlink ok"), swap);
+                    // The private directory may be gone already when the attacker gets to it: then it only leaves a
+                    // symlink.
+                    assertTrue(swap.equals("swap " + k + ": rename ok, symlink ok")
+                            || swap.equals("swap " + k + ": rename No such file or directory, symlink ok"), swap);
                 }
                 if (server != null) server.close();
-                said.add("start " + (k + 1) + " (" + mode + "): " + outcome + " | attacker: " + swap.substring(swap.indexOf(':') + 2));
+                said.add("start " + (k + 1) + " (" + mode + "): " + outcome + " | attacker: "
+                        + swap.substring(swap.indexOf(':') + 2));
 
-                assertEquals(0100640, (Integer) Files.getAttribute(target, "unix:mode"), "start " + (k + 1) + ": the target's mode");
+                assertEquals(0100640, (Integer) Files.getAttribute(target, "unix:mode"), "start " + (k + 1)
+                        + ": the target's mode");
                 assertEquals(0, (Integer) Files.getAttribute(target, "unix:uid"), "the target's owner");
                 assertEquals("root's own data\n", Files.readString(target), "the target's content");
                 if (mode.equals("name")) {
                     // What the attacker moved away is the server's own socket, with the mode set on it.
                     Path moved = dir.resolve("moved-" + k);
-                    assertEquals(0140666, (Integer) Files.getAttribute(moved, "unix:mode", LinkOption.NOFOLLOW_LINKS), "the socket got the mode");
+                    assertEquals(0140666, (Integer) Files.getAttribute(moved, "unix:mode", LinkOption.NOFOLLOW_LINKS),
+                            "the socket got the mode");
                 }
                 clean(dir);
             }
@@ -182,11 +194,15 @@ class SocketSwapAttackTest {
 
     /** The only refusals a start may give under this attack, each naming what is at the path. */
     private static boolean expectedRefusal(String m, Path sock, Path target, Path dir) {
-        return m.equals("lstat(" + sock + "): EEXIST (17) File exists: " + sock + " is not this socket file any more: it is now a symbolic link to "
+        return m.equals("lstat(" + sock + "): EEXIST (17) File exists: " + sock
+                + " is not this socket file any more: it is now a symbolic link to "
                         + target + " (changed right after the socket was put in place): left as it is")
                 || m.equals("lstat(" + sock + "): ENOENT (2) No such file or directory: nothing is at " + sock
-                        + " now: the socket file was moved away or removed (changed right after the socket was put in place): left as it is")
-                || (m.startsWith("open(" + dir + "/." + NAME + ".") && m.endsWith("the private directory made for the socket was replaced right after mkdtemp: left as it is"));
+                        + " now: the socket file was moved away or removed (changed right after the socket was put in "
+                                + "place): left as it is")
+                || (m.startsWith("open(" + dir + "/." + NAME + ".")
+                        && m.endsWith("the private directory made for the socket was replaced right after mkdtemp: "
+                                + "left as it is"));
     }
 
     /** Removes everything the attack and the starts left in dir, but the attacker's own directory. */
@@ -213,7 +229,8 @@ class SocketSwapAttackTest {
         Path src = top.resolve("attacker.c");
         Path exe = top.resolve("attacker");
         Files.writeString(src, ATTACKER);
-        Process p = new ProcessBuilder("gcc", "-O2", "-Wall", "-o", exe.toString(), src.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("gcc", "-O2", "-Wall", "-o", exe.toString(), src.toString())
+                .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) fail("gcc: " + out);
         return exe;

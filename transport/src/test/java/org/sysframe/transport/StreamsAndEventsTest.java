@@ -143,7 +143,8 @@ class StreamsAndEventsTest {
 
     @ParameterizedTest
     @MethodSource("flushAndFraming")
-    void streamOfTenThousand68ByteItemsYieldsEveryItemByteExactThenFalse(FlushMode flush, RecvFraming recv) throws Exception {
+    void streamOfTenThousand68ByteItemsYieldsEveryItemByteExactThenFalse(FlushMode flush,
+            RecvFraming recv) throws Exception {
         String path = dir.resolve("stream.sock").toString();
         try (GroutServer server = TestServers.startOneLoop(serverOptions(path, flush));
              GroutClient client = TestClients.connect(clientOptions(path, recv));
@@ -194,7 +195,8 @@ class StreamsAndEventsTest {
 
     @ParameterizedTest
     @EnumSource(FlushMode.class)
-    void streamFailingAfterThreeItemsThrowsApiExceptionOnTheFourthNextAndTheClientStaysUsable(FlushMode flush) throws Exception {
+    void streamFailingAfterThreeItemsThrowsApiExceptionOnTheFourthNextAndTheClientStaysUsable(
+            FlushMode flush) throws Exception {
         String path = dir.resolve("fail.sock").toString();
         try (GroutServer server = TestServers.startOneLoop(serverOptions(path, flush));
              GroutClient client = TestClients.connect(clientOptions(path, RecvFraming.READAHEAD));
@@ -260,7 +262,8 @@ class StreamsAndEventsTest {
 
     @ParameterizedTest
     @EnumSource(FlushMode.class)
-    void suppressSelfEventsHidesEventsCausedByAnyConnectionOfTheSamePidWhileOtherSubscribersGetThem(FlushMode flush) throws Exception {
+    void suppressSelfEventsHidesEventsCausedByAnyConnectionOfTheSamePidWhileOtherSubscribersGetThem(
+            FlushMode flush) throws Exception {
         String path = dir.resolve("suppress.sock").toString();
         try (Arena shared = Arena.ofShared();
              GroutServer server = TestServers.startOneLoop(serverOptions(path, flush));
@@ -388,11 +391,14 @@ class StreamsAndEventsTest {
      */
     @Test
     void publishStillReachesTheNextSubscriberWhenAnEarlierOneIsClosedAsASlowReader() throws Exception {
-        Assumptions.assumeFalse(BackendSuite.overSharedMemory(), "a subscriber over a channel is served by its channel's thread, which a"
-                + " publish reaches through its task queue: no subscriber can be closed during the loop's publish, which this pins");
+        Assumptions.assumeFalse(BackendSuite.overSharedMemory(),
+                "a subscriber over a channel is served by its channel's thread, which a"
+                + " publish reaches through its task queue: no subscriber can be closed during the loop's publish, "
+                        + "which this pins");
         String path = dir.resolve("slow.sock").toString();
         ServerOptions opts = serverOptions(path, FlushMode.DEFERRED);
-        opts.maxQueuedOutput(2 * (GroutApi.MAX_MSG_LEN + EventHeader.SIZE) + opts.freeze().highWater()); // the least allowed
+        // the least allowed
+        opts.maxQueuedOutput(2 * (GroutApi.MAX_MSG_LEN + EventHeader.SIZE) + opts.freeze().highWater());
         try (Arena shared = Arena.ofShared();
              GroutServer server = TestServers.start(opts);
              GroutClient x = TestClients.connect(clientOptions(path, RecvFraming.READAHEAD));
@@ -422,15 +428,16 @@ class StreamsAndEventsTest {
             for (int k = 0; k < published - 1; k++) {
                 Event e = y.nextEvent(Duration.ofSeconds(10));
                 assertEquals(EV1, e.type());
-                assertEquals(-1, MemorySegment.mismatch(e.buffer(), e.offset(), e.offset() + e.length(), big, 0, big.byteSize()),
-                        "event " + k);
+                assertEquals(-1, MemorySegment.mismatch(e.buffer(), e.offset(), e.offset() + e.length(), big, 0,
+                        big.byteSize()), "event " + k);
             }
             MemorySegment marker = nativeCopy(shared, pattern(8, 81));
             server.execute(() -> server.publish(EV1, marker, 0, marker.byteSize(), 0));
             Event last = y.nextEvent(Duration.ofSeconds(10));
             assertEquals(EV1, last.type());
             assertEquals(GroutApi.MAX_MSG_LEN, last.length(),
-                    "Y must get the event during which X was closed (" + published + " published), not the marker after it");
+                    "Y must get the event during which X was closed (" + published
+                    + " published), not the marker after it");
             assertEvent(y.nextEvent(Duration.ofSeconds(10)), EV1, pattern(8, 81));
         }
     }
@@ -454,7 +461,8 @@ class StreamsAndEventsTest {
                         reply.end();
                     }
                 });
-        try (GroutServer server = TestServers.start(o); GroutClient c = TestClients.connect(path); Arena a = Arena.ofConfined()) {
+        try (GroutServer server = TestServers.start(o); GroutClient c = TestClients.connect(path); Arena a =
+                Arena.ofConfined()) {
             MemorySegment req = a.allocate(16);
             assertEquals(8, c.call(fixed, req, 0, 8).length());
             ApiException e = assertThrows(ApiException.class, () -> c.call(fixed, req, 0, 7));

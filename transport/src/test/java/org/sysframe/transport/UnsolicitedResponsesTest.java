@@ -6,25 +6,20 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.support.Payloads;
-import org.sysframe.transport.support.PoliteClient;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
-import org.sysframe.transport.support.RawSockets;
 import org.sysframe.transport.support.ServerFixture;
 
 import java.lang.foreign.Arena;
-import java.time.Duration;
 
 import static org.sysframe.transport.support.ServerFixture.guard;
 import static org.sysframe.transport.support.ServerFixture.clientOptions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sysframe.transport.support.Payloads.nativeCopy;
 
@@ -46,7 +41,8 @@ class UnsolicitedResponsesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"exact", "readahead", "readahead:64"})
-    void responseForAnIdNeverSentIsDroppedAndCountedAndTheAwaitedOneArrivingAfterItIsReturned(String recv) throws Throwable {
+    void responseForAnIdNeverSentIsDroppedAndCountedAndTheAwaitedOneArrivingAfterItIsReturned(
+            String recv) throws Throwable {
         String p = fx.path("unsolicited.sock");
         byte[] junk = Payloads.unique(66, 100);
         byte[] first = Payloads.unique(1, 40);
@@ -54,13 +50,15 @@ class UnsolicitedResponsesTest {
         RawServer hs = fx.track(new RawServer(p, 0x4321, s -> {
             RawRequest r = s.readRequest();
             assertEquals(GroutApi.PING, r.type());
-            s.write(WireBytes.concat(WireBytes.response(0xbeef, 0, junk.length, junk), WireBytes.response(r.id(), 0, r.payload().length, r.payload())));
+            s.write(WireBytes.concat(WireBytes.response(0xbeef, 0, junk.length, junk),
+                    WireBytes.response(r.id(), 0, r.payload().length, r.payload())));
             RawRequest r2 = s.readRequest();
             s.write(WireBytes.response(r2.id(), 0, r2.payload().length, r2.payload()));
             s.awaitEof();
         }));
         guard(() -> {
-            try (GroutClient c = TestClients.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = TestClients.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a =
+                    Arena.ofConfined()) {
                 assertEquals(0x4321, c.maxIfaces());
                 Response r = c.call(GroutApi.PING, nativeCopy(a, first));
                 assertEquals(TestClients.firstId(c), r.id(), "the awaited id, not 0xbeef");
@@ -93,19 +91,23 @@ class UnsolicitedResponsesTest {
         byte[] second = Payloads.unique(4, 21);
         RawServer hs = fx.track(new RawServer(p, 0x4321, s -> {
             RawRequest r = s.readRequest();
-            s.write(WireBytes.concat(WireBytes.response(r.id() + 1, 0, junk.length, junk), WireBytes.response(r.id(), 0, r.payload().length, r.payload())));
+            s.write(WireBytes.concat(WireBytes.response(r.id() + 1, 0, junk.length, junk),
+                    WireBytes.response(r.id(), 0, r.payload().length, r.payload())));
             RawRequest r2 = s.readRequest();
             assertEquals(r.id() + 1, r2.id());
             s.write(WireBytes.response(r2.id(), 0, r2.payload().length, r2.payload()));
             s.awaitEof();
         }));
         guard(() -> {
-            try (GroutClient c = TestClients.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = TestClients.connect(clientOptions(p).recv(RecvFraming.parse(recv))); Arena a =
+                    Arena.ofConfined()) {
                 assertArrayEquals(first, c.call(GroutApi.PING, nativeCopy(a, first)).toByteArray());
                 Response r = c.call(GroutApi.PING, nativeCopy(a, second));
                 assertArrayEquals(second, r.toByteArray(),
-                        "the second request was answered with the bytes of a response for its id that arrived before it was sent");
-                assertEquals(1, c.stats().unmatched(), "the early answer for the second request's id answered no call: dropped and counted");
+                        "the second request was answered with the bytes of a response for its id that arrived before "
+                        + "it was sent");
+                assertEquals(1, c.stats().unmatched(),
+                        "the early answer for the second request's id answered no call: dropped and counted");
                 assertTrue(c.isUsable());
             }
         });

@@ -22,12 +22,10 @@ import org.sysframe.unix.uring.UringSupport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -75,7 +73,8 @@ class UringClientTest {
             System.out.printf("io_uring client %s, %d x %d B: library %s, kernel %s, %s per call%n",
                     c.config(), CALLS, payloadLen, cost.library, cost.kernel, cost.uring.describe(CALLS));
             // The JVM itself may call sched_yield on this thread (safepoint or lock spinning): compare the rest.
-            SyscallCounts kernel = cost.kernel.minus(SyscallCounts.builder().count(SyscallKind.SCHED_YIELD, cost.kernel.get(SyscallKind.SCHED_YIELD)).build());
+            SyscallCounts kernel = cost.kernel.minus(SyscallCounts.builder().count(SyscallKind.SCHED_YIELD,
+                    cost.kernel.get(SyscallKind.SCHED_YIELD)).build());
             assertEquals(cost.library, kernel, "library vs kernel");
             return cost;
         }
@@ -115,9 +114,11 @@ class UringClientTest {
     @Test
     @NeedsKernelCounter
     void largePayloadsGoByteExactThroughEveryFraming() throws Exception {
-        for (SendFraming f : new SendFraming[] {SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER, SendFraming.COPY_GATHER}) {
+        for (SendFraming f : new SendFraming[] {SendFraming.SPLIT, SendFraming.COPY, SendFraming.GATHER,
+                SendFraming.COPY_GATHER}) {
             Cost c = pings(ClientOptions.defaults().send(f), 60_000);
-            assertEquals(0, c.library.get(SyscallKind.SENDTO) + c.library.get(SyscallKind.RECVFROM) + c.library.get(SyscallKind.SENDMSG));
+            assertEquals(0, c.library.get(SyscallKind.SENDTO) + c.library.get(SyscallKind.RECVFROM)
+                    + c.library.get(SyscallKind.SENDMSG));
         }
     }
 
@@ -165,12 +166,14 @@ class UringClientTest {
             }
             SyscallCounts lib = c.counters().snapshot().minus(l0), kern = k.read().minus(k0);
             UringCounts u = c.uringCounts().minus(u0);
-            System.out.printf("io_uring pipeline depth %d: %d pings, library %s, kernel %s, %s%n", depth, batches * depth, lib, kern, u);
+            System.out.printf("io_uring pipeline depth %d: %d pings, library %s, kernel %s, %s%n", depth,
+                    batches * depth, lib, kern, u);
             assertEquals(batches * depth, answers[0]);
             assertEquals(lib, kern);
             assertEquals(batches, u.sqes(UringOp.SEND), "one SEND per batch");
             long recvs = u.sqes(UringOp.RECV);
-            assertEquals(batches + recvs, lib.get(SyscallKind.IO_URING_ENTER), "one enter per batch's send and one per receive");
+            assertEquals(batches + recvs, lib.get(SyscallKind.IO_URING_ENTER),
+                    "one enter per batch's send and one per receive");
             assertEquals(lib.get(SyscallKind.IO_URING_ENTER), lib.total());
         }
     }
@@ -182,14 +185,16 @@ class UringClientTest {
         String path = fx.path("small-buffers.sock");
         fx.start(ServerOptions.defaults().socketPath(path).socketBufferSize(4096));
         for (SendFraming f : new SendFraming[] {SendFraming.SPLIT, SendFraming.COPY_GATHER, SendFraming.GATHER}) {
-            try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING).send(f).socketBufferSize(4096));
+            try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING)
+                    .send(f).socketBufferSize(4096));
                  Arena a = Arena.ofConfined()) {
                 for (int len : new int[] {20_000, 65_536, GroutApi.MAX_MSG_LEN, 1}) {
                     MemorySegment m = a.allocate(len);
                     for (int i = 0; i < len; i += 997) m.set(JAVA_BYTE, i, (byte) (i ^ len));
                     Response r = c.call(GroutApi.PING, m, 0, len);
                     assertEquals(len, r.length());
-                    for (int i = 0; i < len; i += 997) assertEquals((byte) (i ^ len), r.getByte(i), f + " " + len + " byte " + i);
+                    for (int i = 0; i < len; i += 997) assertEquals((byte) (i ^ len), r.getByte(i), f + " " + len
+                            + " byte " + i);
                 }
             }
         }
@@ -202,7 +207,8 @@ class UringClientTest {
             conn.readRequest();
             conn.awaitEof();
         })) {
-            GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING).receiveTimeoutMillis(200));
+            GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING)
+                    .receiveTimeoutMillis(200));
             ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
             assertEquals(Errno.ETIMEDOUT, e.errno());
             assertTrue(c.isUsable(), "a call's timeout leaves the client usable: its late answer is dropped");
@@ -218,7 +224,8 @@ class UringClientTest {
             try (RawServer server = new RawServer(path, conn -> {
                 conn.readRequest();
                 conn.awaitEof();
-            }); GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING).waitMode(mode).receiveTimeoutMillis(200))) {
+            }); GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path).backend(Backend.IO_URING)
+                    .waitMode(mode).receiveTimeoutMillis(200))) {
                 SyscallCounts before = c.counters().snapshot();
                 ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
                 assertEquals(Errno.ETIMEDOUT, e.errno(), mode + ": " + e.getMessage());

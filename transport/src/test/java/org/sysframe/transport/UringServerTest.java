@@ -86,13 +86,17 @@ class UringServerTest {
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
             SyscallCounts library = s.loopCounters(0).snapshot().minus(l0), kernel = sk.read().minus(k0);
             UringCounts u = s.loopUringCounts(0).minus(u0);
-            System.out.printf("io_uring server, 1 client, %d x %d B: library %s kernel %s | %s%n", CALLS, PAYLOAD, library, kernel, u);
+            System.out.printf("io_uring server, 1 client, %d x %d B: library %s kernel %s | %s%n", CALLS, PAYLOAD,
+                    library, kernel, u);
             assertEquals(library, kernel, "server loop: library vs kernel");
-            assertEquals(SyscallCounts.builder().ioUringEnter(CALLS).build(), library, "one io_uring_enter per request, nothing else");
-            assertEquals(0, kernel.get(SyscallKind.RECVFROM) + kernel.get(SyscallKind.SENDTO) + kernel.get(SyscallKind.EPOLL_WAIT));
+            assertEquals(SyscallCounts.builder().ioUringEnter(CALLS).build(), library,
+                    "one io_uring_enter per request, nothing else");
+            assertEquals(0, kernel.get(SyscallKind.RECVFROM) + kernel.get(SyscallKind.SENDTO)
+                    + kernel.get(SyscallKind.EPOLL_WAIT));
             assertEquals(CALLS, u.sqes(UringOp.SEND));
             assertEquals(CALLS, u.sqes(UringOp.NOP), "each SEND's linked NOP (it completes only for a short send)");
-            assertEquals("1 SEND + 1 NOP", u.describe(CALLS).replace("1 NOP + 1 SEND", "1 SEND + 1 NOP"), "no other SQE: " + u);
+            assertEquals("1 SEND + 1 NOP", u.describe(CALLS).replace("1 NOP + 1 SEND", "1 SEND + 1 NOP"),
+                    "no other SQE: " + u);
             assertEquals(2L * CALLS, u.cqes(), "a receive and a send completion per request");
         }
     }
@@ -110,13 +114,15 @@ class UringServerTest {
             List<Thread> threads = new ArrayList<>();
             for (int k = 0; k < clients; k++) {
                 Thread t = new Thread(() -> {
-                    try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path)); Arena a = Arena.ofConfined()) {
+                    try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path)); Arena a =
+                            Arena.ofConfined()) {
                         MemorySegment p = a.allocate(PAYLOAD);
                         c.call(GroutApi.PING, p, 0, PAYLOAD);
                         connected.await();
                         go.await();
                         for (int i = 0; i < CALLS; i++) {
-                            if (c.call(GroutApi.PING, p, 0, PAYLOAD).length() != PAYLOAD) throw new AssertionError("short echo");
+                            if (c.call(GroutApi.PING, p, 0, PAYLOAD).length()
+                                    != PAYLOAD) throw new AssertionError("short echo");
                         }
                         connected.await(); // the window ends before anyone closes
                         go.await();
@@ -143,7 +149,8 @@ class UringServerTest {
             assertEquals(List.of(), failures);
             long requests = (long) clients * CALLS;
             long enters = library.get(SyscallKind.IO_URING_ENTER);
-            System.out.printf("io_uring server, %d clients, %d requests: library %s kernel %s (%.3f io_uring_enter per request) | %s%n",
+            System.out.printf("io_uring server, %d clients, %d requests: library %s kernel %s (%.3f io_uring_enter per "
+                    + "request) | %s%n",
                     clients, requests, library, kernel, (double) enters / requests, u);
             assertEquals(library, kernel, "server loop: library vs kernel");
             assertTrue(enters <= requests, enters + " io_uring_enter for " + requests + " requests");
@@ -176,7 +183,8 @@ class UringServerTest {
                 ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
                 SyscallCounts library = s.counters().snapshot().minus(l0), kernel = sk.read().minus(k0);
                 UringCounts u = s.loopUringCounts(0).minus(u0);
-                System.out.printf("io_uring server, %s, 50 pipelined pings: library %s kernel %s | %s%n", flush, library, kernel, u);
+                System.out.printf("io_uring server, %s, 50 pipelined pings: library %s kernel %s | %s%n", flush,
+                        library, kernel, u);
                 assertEquals(library, kernel, flush + ": library vs kernel");
                 assertEquals(SyscallCounts.builder().ioUringEnter(1).build(), library, flush.toString());
                 assertEquals(1, u.sqes(UringOp.SEND), flush + ": " + u);
@@ -201,7 +209,8 @@ class UringServerTest {
                     MemorySegment reqs = a.allocate((long) n * (RequestHeader.SIZE + 64));
                     long at = 0;
                     for (int i = 0; i < n; i++) {
-                        RequestHeader.write(reqs, at, i, GroutApi.PING, 64); // answered EBADMSG (no hello): output piles up
+                        // answered EBADMSG (no hello): output piles up
+                        RequestHeader.write(reqs, at, i, GroutApi.PING, 64);
                         at += RequestHeader.SIZE + 64;
                     }
                     raw.setNonBlocking(true);
@@ -211,8 +220,10 @@ class UringServerTest {
                     if (round % 2 == 0) {
                         // Wait (hang guard only) until a send of this connection waits for room, then go.
                         long until = System.nanoTime() + 10_000_000_000L;
-                        while (s.loopUringCounts(0).sqes(UringOp.POLL_ADD) == polls && System.nanoTime() < until) Thread.sleep(1);
-                        assertTrue(s.loopUringCounts(0).sqes(UringOp.POLL_ADD) > polls, "round " + round + ": a send waits for room");
+                        while (s.loopUringCounts(0).sqes(UringOp.POLL_ADD) == polls
+                                && System.nanoTime() < until) Thread.sleep(1);
+                        assertTrue(s.loopUringCounts(0).sqes(UringOp.POLL_ADD) > polls, "round " + round
+                                + ": a send waits for room");
                     }
                     raw.close();
                 }
@@ -250,12 +261,14 @@ class UringServerTest {
                 for (int k = 0; k < clients; k++) {
                     int seed = k;
                     Thread t = new Thread(() -> {
-                        try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path)); Arena a = Arena.ofConfined()) {
+                        try (GroutClient c = GroutClient.connect(ServerFixture.clientOptions(path)); Arena a =
+                                Arena.ofConfined()) {
                             MemorySegment p = a.allocate(PAYLOAD);
                             for (int i = 0; i < pings; i++) {
                                 p.set(JAVA_BYTE, 0, (byte) (seed * 31 + i));
                                 Response r = c.call(GroutApi.PING, p, 0, PAYLOAD);
-                                if (r.length() != PAYLOAD || r.getByte(0) != (byte) (seed * 31 + i)) throw new AssertionError("bad echo");
+                                if (r.length() != PAYLOAD || r.getByte(0) != (byte) (seed * 31
+                                        + i)) throw new AssertionError("bad echo");
                             }
                         } catch (Throwable e) {
                             failures.add(e);
@@ -288,8 +301,10 @@ class UringServerTest {
         assertEquals(65536, big.uringCompletions());
         int[][] bad = {{4, 8}, {100, 512}, {65536, 65536}, {256, 128}, {256, 1000}, {256, 131072}, {0, 0}, {-8, 8}};
         for (int[] b : bad) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServerOptions.defaults().uringRing(b[0], b[1]));
-            assertEquals("io_uring ring of " + b[0] + " SQEs and " + b[1] + " CQEs: expected SQEs a power of two from 8 to 32768,"
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
+                    ServerOptions.defaults().uringRing(b[0], b[1]));
+            assertEquals("io_uring ring of " + b[0] + " SQEs and " + b[1]
+                    + " CQEs: expected SQEs a power of two from 8 to 32768,"
                     + " CQEs a power of two from the SQEs to 65536", e.getMessage());
         }
         ServerOptions o = ServerOptions.defaults().uringRing(16, 32);
@@ -307,21 +322,27 @@ class UringServerTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Backend.parse(bad));
             assertEquals("backend '" + bad + "': expected epoll, io_uring or auto", e.getMessage());
         }
-        assertEquals(System.getProperty("sysframe.backend") == null ? Backend.EPOLL : Backend.parse(System.getProperty("sysframe.backend")),
+        assertEquals(System.getProperty("sysframe.backend") == null ? Backend.EPOLL
+                : Backend.parse(System.getProperty("sysframe.backend")),
                 ServerOptions.defaults().freeze().backend(), "the default stays epoll unless -Dsysframe.backend says");
     }
 
     @Test
     void autoRunsOnIoUringWhereItIsAvailable() throws Exception {
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(dir.resolve("auto.sock").toString()).backend(Backend.AUTO))) {
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(dir.resolve("auto.sock").toString())
+                .backend(Backend.AUTO))) {
             assertEquals(Backend.IO_URING, s.backend());
         }
     }
 
-    /** What each backend does with a reason io_uring is unavailable (a real one: UringUnavailableTest's seccomp child). */
+    /**
+     * What each backend does with a reason io_uring is unavailable (a real one: UringUnavailableTest's seccomp child).
+     */
     @Test
     void whereIoUringIsUnavailableAutoMeansEpollAndIoUringFailsNamingTheCause() throws Exception {
-        String reason = "io_uring unavailable: io_uring_setup: EPERM: kernel.io_uring_disabled = 2: io_uring is disabled for every process";
+        String reason =
+                "io_uring unavailable: io_uring_setup: EPERM: kernel.io_uring_disabled = 2: io_uring is disabled for "
+                + "every process";
         Logger backendLog = Logger.getLogger("org.sysframe.backend");
         List<String> warnings = new CopyOnWriteArrayList<>();
         Handler capture = new Handler() {

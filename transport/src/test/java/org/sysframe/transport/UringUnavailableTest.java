@@ -62,7 +62,8 @@ class UringUnavailableTest {
     void underASeccompFilterIoUringFailsNamingTheCauseAndAutoFallsBackToEpoll() throws Exception {
         Path src = dir.resolve("deny_uring.c"), exe = dir.resolve("deny_uring");
         Files.writeString(src, DENY);
-        Process gcc = new ProcessBuilder("gcc", "-O1", "-o", exe.toString(), src.toString()).redirectErrorStream(true).start();
+        Process gcc = new ProcessBuilder("gcc", "-O1", "-o", exe.toString(), src.toString()).redirectErrorStream(true)
+                .start();
         String gccOut = new String(gcc.getInputStream().readAllBytes());
         assertTrue(gcc.waitFor(60, TimeUnit.SECONDS) && gcc.exitValue() == 0, gccOut);
         List<String> cmd = new ArrayList<>(List.of(exe.toString()));
@@ -72,14 +73,19 @@ class UringUnavailableTest {
             String out = String.join("\n", child.output);
             assertEquals(0, child.process.exitValue(), out);
             String because = "io_uring unavailable: io_uring_setup: EPERM (1) Operation not permitted: refused although"
-                    + " kernel.io_uring_disabled = 0: a seccomp filter or security module denies io_uring_setup to this process";
+                    + " kernel.io_uring_disabled = 0: a seccomp filter or security module denies io_uring_setup to "
+                            + "this process";
             assertTrue(child.output.contains("reason: " + because), out);
-            assertTrue(child.output.contains("server io_uring: server(" + dir.resolve("child.sock") + ") backend io_uring: ENOTSUP (95) Operation not supported: "
+            assertTrue(child.output.contains("server io_uring: server(" + dir.resolve("child.sock")
+                    + ") backend io_uring: ENOTSUP (95) Operation not supported: "
                     + because), out);
-            assertTrue(child.output.contains("client io_uring: client(" + dir.resolve("child.sock") + ") backend io_uring: ENOTSUP (95) Operation not supported: "
+            assertTrue(child.output.contains("client io_uring: client(" + dir.resolve("child.sock")
+                    + ") backend io_uring: ENOTSUP (95) Operation not supported: "
                     + because), out);
-            assertTrue(out.contains("server(" + dir.resolve("child.sock") + "): backend auto falls back to epoll: " + because), out);
-            assertTrue(out.contains("client(" + dir.resolve("child.sock") + "): backend auto falls back to epoll: " + because), out);
+            assertTrue(out.contains("server(" + dir.resolve("child.sock") + "): backend auto falls back to epoll: "
+                    + because), out);
+            assertTrue(out.contains("client(" + dir.resolve("child.sock") + "): backend auto falls back to epoll: "
+                    + because), out);
             assertTrue(child.output.contains("auto: server epoll, client epoll, ping 32 bytes"), out);
         }
     }
@@ -89,21 +95,25 @@ class UringUnavailableTest {
         public static void main(String[] args) throws Exception {
             String path = args[0];
             System.out.println("reason: " + UringSupport.unavailableReason());
-            try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.IO_URING))) {
+            try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path)
+                    .backend(Backend.IO_URING))) {
                 System.out.println("server io_uring: started (unexpected)");
             } catch (IOException e) {
                 System.out.println("server io_uring: " + e.getMessage());
             }
             try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.AUTO))) {
-                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.IO_URING))) {
+                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                        .backend(Backend.IO_URING))) {
                     System.out.println("client io_uring: connected (unexpected)");
                 } catch (IOException e) {
                     System.out.println("client io_uring: " + e.getMessage());
                 }
-                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.AUTO));
+                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                        .backend(Backend.AUTO));
                      Arena a = Arena.ofConfined()) {
                     Response r = c.call(GroutApi.PING, a.allocate(32));
-                    System.out.println("auto: server " + s.backend() + ", client " + c.backend() + ", ping " + r.length() + " bytes");
+                    System.out.println("auto: server " + s.backend() + ", client " + c.backend() + ", ping "
+                            + r.length() + " bytes");
                 }
             }
         }

@@ -69,13 +69,17 @@ class VirtualThreadWaitsTest {
         heartbeatWhileWaiting(Backend.IO_URING);
     }
 
-    /** 2 x CARRIERS clients on backend, one per waiter, and as many callers of one client they share wait on silent servers; the heartbeat beats. */
+    /**
+     * 2 x CARRIERS clients on backend, one per waiter, and as many callers of one client they share wait on silent
+     * servers; the heartbeat beats.
+     */
     private void heartbeatWhileWaiting(Backend backend) throws Exception {
         String path = dir.resolve("silent-" + backend + ".sock").toString();
         int waiters = 2 * CARRIERS;
         List<RawServer> servers = new ArrayList<>();
         try {
-            // One silent server per own client (a raw server takes one connection), one for the client the others share.
+            // One silent server per own client (a raw server takes one connection), one for the client the others
+            // share.
             for (int i = 0; i <= waiters; i++) {
                 servers.add(new RawServer(path + i, conn -> {
                     while (true) conn.readRequest(); // reads, never answers, until the client goes
@@ -84,7 +88,8 @@ class VirtualThreadWaitsTest {
             Heartbeat heart = new Heartbeat();
             ConcurrentLinkedQueue<Long> beatsDuringWaits = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<String> outcomes = new ConcurrentLinkedQueue<>();
-            ClientOptions shared = ClientOptions.defaults().socketPath(path + waiters).backend(backend).receiveTimeoutMillis(1500);
+            ClientOptions shared = ClientOptions.defaults().socketPath(path + waiters).backend(backend)
+                    .receiveTimeoutMillis(1500);
             try (GroutClient sc = GroutClient.connect(shared)) {
                 assertEquals(backend, sc.backend());
                 List<Thread> threads = new ArrayList<>();
@@ -121,7 +126,8 @@ class VirtualThreadWaitsTest {
                 for (Thread t : threads) assertFalse(t.isAlive(), "a waiter hangs");
             }
             heart.close();
-            assertEquals(List.of("ETIMEDOUT"), outcomes.stream().distinct().toList(), "every wait ended by its receive timeout");
+            assertEquals(List.of("ETIMEDOUT"), outcomes.stream().distinct().toList(),
+                    "every wait ended by its receive timeout");
             assertEquals(2 * waiters, outcomes.size());
             // A 1.5 s wait sees about 300 beats of 5 ms; with the waits pinning the carriers a run saw 4 beats in all.
             long fewest = beatsDuringWaits.stream().mapToLong(Long::longValue).min().orElseThrow();
@@ -147,7 +153,8 @@ class VirtualThreadWaitsTest {
         ServerOptions so = ServerOptions.defaults().socketPath(path).sharedMemory(over == Over.SHARED_MEMORY);
         // 10,000 requests in flight at once: on a loaded machine the last answers came after the default 5 s receive
         // timeout once (ETIMEDOUT, which this test is not about); a minute bounds every wait still.
-        ClientOptions co = ClientOptions.defaults().socketPath(path).backend(over == Over.IO_URING ? Backend.IO_URING : Backend.EPOLL)
+        ClientOptions co = ClientOptions.defaults().socketPath(path).backend(over == Over.IO_URING ? Backend.IO_URING
+                : Backend.EPOLL)
                 .sharedMemory(over == Over.SHARED_MEMORY).receiveTimeoutMillis(60_000);
         try (GroutServer server = TestServers.startEpoll(so);
              GroutClient c = GroutClient.connect(co);
@@ -170,7 +177,8 @@ class VirtualThreadWaitsTest {
                             p.set(ValueLayout.JAVA_INT_UNALIGNED, 0, me);
                             p.set(ValueLayout.JAVA_INT_UNALIGNED, 4, k);
                             Response r = c.call(GroutApi.PING, p, 0, 32);
-                            if (r.length() != 32 || p.mismatch(r.payload()) != -1) failures.add("caller " + me + " call " + k + ": " + r);
+                            if (r.length() != 32 || p.mismatch(r.payload()) != -1) failures.add("caller " + me
+                                    + " call " + k + ": " + r);
                         }
                     } catch (Exception e) {
                         failures.add(e.toString());
@@ -216,7 +224,8 @@ class VirtualThreadWaitsTest {
             for (Thread t : warm) t.join();
             ConcurrentLinkedQueue<Object> result = new ConcurrentLinkedQueue<>();
             Thread caller = Thread.ofVirtual().unstarted(() -> {
-                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.IO_URING));
+                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                        .backend(Backend.IO_URING));
                      Arena a = Arena.ofConfined()) {
                     MemorySegment payload = a.allocate(32);
                     for (int i = 0; i < 100; i++) c.call(GroutApi.PING, payload, 0, 32); // warm-up
@@ -242,8 +251,10 @@ class VirtualThreadWaitsTest {
             assertFalse(caller.isAlive(), "the caller hangs");
             List<Object> r = List.copyOf(result);
             if (r.get(0) instanceof Throwable t) throw new AssertionError(t);
-            System.out.printf("io_uring client on a virtual thread, %d pings: library %s, kernel io_uring_enter %s%n", calls, r.get(0), r.get(1));
-            assertEquals(SyscallCounts.builder().ioUringEnter(calls).build(), r.get(0), "exactly one io_uring_enter per call, nothing else");
+            System.out.printf("io_uring client on a virtual thread, %d pings: library %s, kernel io_uring_enter %s%n",
+                    calls, r.get(0), r.get(1));
+            assertEquals(SyscallCounts.builder().ioUringEnter(calls).build(), r.get(0),
+                    "exactly one io_uring_enter per call, nothing else");
             assertEquals((long) calls, r.get(1), "library == kernel (io_uring_enter, every thread of the JVM)");
         }
     }
@@ -265,7 +276,8 @@ class VirtualThreadWaitsTest {
         })) {
             ConcurrentLinkedQueue<String> outcome = new ConcurrentLinkedQueue<>();
             Thread caller = Thread.ofVirtual().start(() -> {
-                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.IO_URING)
+                try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                        .backend(Backend.IO_URING)
                         .receiveTimeoutMillis(30_000))) {
                     c.call(GroutApi.PING);
                     outcome.add("answered");
@@ -277,7 +289,9 @@ class VirtualThreadWaitsTest {
             caller.interrupt();
             caller.join(10_000);
             assertFalse(caller.isAlive(), "the interrupted caller still waits");
-            assertEquals(List.of("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to request 2"),
+            assertEquals(
+                    List.of("GR_PING: EINTR (4) Interrupted system call: interrupted while waiting for the answer to "
+                    + "request 2"),
                     List.copyOf(outcome));
         }
     }

@@ -51,7 +51,9 @@ class WaitModesTest {
         assertEquals("wait mode 'sleep': expected block, spin, spin:DURATION (e.g. spin:50us) or yield",
                 assertThrows(IllegalArgumentException.class, () -> WaitMode.parse("sleep")).getMessage());
         for (String bad : new String[] {"spin:0us", "spin:-5us", "spin:abc", "spin:11s", "spin:50", "spin:"}) {
-            assertEquals("wait mode '" + bad + "': the spin budget must be a whole number of ns, us, ms or s, more than 0 and at most 10 s (e.g. spin:50us)",
+            assertEquals("wait mode '" + bad
+                    + "': the spin budget must be a whole number of ns, us, ms or s, more than 0 and at most 10 s "
+                            + "(e.g. spin:50us)",
                     assertThrows(IllegalArgumentException.class, () -> WaitMode.parse(bad)).getMessage());
         }
     }
@@ -59,9 +61,11 @@ class WaitModesTest {
     private SyscallCounts[] pingAll(GroutClient c, KernelSyscallCounter k, int payload) throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(payload);
-            SyscallCounts l0 = c.counters().snapshot(), e0 = c.counters().emptySnapshot(), k0 = k == null ? null : k.read();
+            SyscallCounts l0 = c.counters().snapshot(), e0 = c.counters().emptySnapshot(), k0 = k == null ? null
+                    : k.read();
             for (int i = 0; i < CALLS; i++) assertEquals(payload, c.call(GroutApi.PING, p).length());
-            SyscallCounts l1 = c.counters().snapshot(), e1 = c.counters().emptySnapshot(), k1 = k == null ? null : k.read();
+            SyscallCounts l1 = c.counters().snapshot(), e1 = c.counters().emptySnapshot(), k1 = k == null ? null
+                    : k.read();
             return new SyscallCounts[] {l1.minus(l0), e1.minus(e0), k == null ? null : k1.minus(k0)};
         }
     }
@@ -71,14 +75,16 @@ class WaitModesTest {
     void aSpinningClientMakesOneDataRecvPerCallAndItsEmptyRecvsAreCountedApartAndByTheKernel() throws Exception {
         String path = fx.path("spin.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(WaitMode.SPIN));
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                .waitMode(WaitMode.SPIN));
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread()) {
             SyscallCounts[] r = pingAll(c, k, 32);
             SyscallCounts lib = r[0], empty = r[1], kernel = r[2];
             System.out.printf("spin client, %d x 32 B: library %s (empty: %s), kernel %s%n", CALLS, lib, empty, kernel);
             assertEquals(lib, kernel, "library vs kernel");
             assertEquals(CALLS, lib.get(SyscallKind.SENDTO), "one copy+send per call");
-            assertEquals(CALLS, lib.get(SyscallKind.RECVFROM) - empty.get(SyscallKind.RECVFROM), "one recv with data per call");
+            assertEquals(CALLS, lib.get(SyscallKind.RECVFROM) - empty.get(SyscallKind.RECVFROM),
+                    "one recv with data per call");
             assertEquals(0, lib.get(SyscallKind.SCHED_YIELD), "a spin never yields");
         }
     }
@@ -88,14 +94,17 @@ class WaitModesTest {
     void aYieldingClientYieldsExactlyOnceAfterEachEmptyRecv() throws Exception {
         String path = fx.path("yield.sock");
         fx.start(ServerOptions.defaults().socketPath(path));
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(WaitMode.YIELD));
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                .waitMode(WaitMode.YIELD));
              KernelSyscallCounter k = KernelSyscallCounter.forCurrentThread()) {
             SyscallCounts[] r = pingAll(c, k, 32);
             SyscallCounts lib = r[0], empty = r[1], kernel = r[2];
-            System.out.printf("yield client, %d x 32 B: library %s (empty: %s), kernel %s%n", CALLS, lib, empty, kernel);
+            System.out.printf("yield client, %d x 32 B: library %s (empty: %s), kernel %s%n", CALLS, lib, empty,
+                    kernel);
             assertEquals(lib, kernel, "library vs kernel");
             assertEquals(CALLS, lib.get(SyscallKind.RECVFROM) - empty.get(SyscallKind.RECVFROM));
-            assertEquals(empty.get(SyscallKind.RECVFROM), lib.get(SyscallKind.SCHED_YIELD), "one sched_yield per empty recv");
+            assertEquals(empty.get(SyscallKind.RECVFROM), lib.get(SyscallKind.SCHED_YIELD),
+                    "one sched_yield per empty recv");
         }
     }
 
@@ -105,7 +114,8 @@ class WaitModesTest {
         fx.start(ServerOptions.defaults().socketPath(path));
         try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL))) {
             SyscallCounts[] r = pingAll(c, null, 32);
-            assertEquals(CALLS, r[0].get(SyscallKind.RECVFROM), "one recv per call; all calls: " + r[0] + ", empty: " + r[1]);
+            assertEquals(CALLS, r[0].get(SyscallKind.RECVFROM), "one recv per call; all calls: " + r[0] + ", empty: "
+                    + r[1]);
             assertEquals(SyscallCounts.ZERO, r[1], "no empty call");
         }
     }
@@ -137,10 +147,12 @@ class WaitModesTest {
             try (RawServer silent = new RawServer(path, conn -> {
                 conn.readRequest();
                 conn.awaitEof();
-            }); GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).waitMode(mode).receiveTimeoutMillis(200))) {
+            }); GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                    .waitMode(mode).receiveTimeoutMillis(200))) {
                 ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING));
                 assertEquals(Errno.ETIMEDOUT, e.errno(), mode + ": " + e.getMessage());
-                assertTrue(c.counters().emptySnapshot().get(SyscallKind.RECVFROM) > 0, mode + " tried without blocking");
+                assertTrue(c.counters().emptySnapshot().get(SyscallKind.RECVFROM) > 0, mode
+                        + " tried without blocking");
             }
         }
     }
@@ -151,7 +163,9 @@ class WaitModesTest {
         // and once the client is done it parks in epoll_wait, where both counters can be read exactly
         // (a loop that never sleeps has no instant where its total and empty counts agree).
         String path = fx.path("spin-server.sock");
-        GroutServer s = fx.startEpoll("spin-server.sock", ServerOptions.defaults().waitMode(WaitMode.parse("spin:1ms"))); // epoll's counts
+        // epoll's counts
+        GroutServer s = fx.startEpoll("spin-server.sock",
+                ServerOptions.defaults().waitMode(WaitMode.parse("spin:1ms")));
         SyscallCounters loop = s.counters();
         try (GroutClient c = GroutClient.connect(path)) {
             ThreadSyscall.awaitParked(s.loopThreadId(), Duration.ofSeconds(10));
@@ -163,7 +177,8 @@ class WaitModesTest {
             assertEquals(CALLS, lib.get(SyscallKind.RECVFROM), "one recv per request");
             assertEquals(0, empty.get(SyscallKind.RECVFROM), "readiness means data: no empty recv");
             assertEquals(CALLS, lib.get(SyscallKind.SENDTO), "one copy+send per answer");
-            assertEquals(CALLS, lib.get(SyscallKind.EPOLL_WAIT) - empty.get(SyscallKind.EPOLL_WAIT), "one poll with an event per request");
+            assertEquals(CALLS, lib.get(SyscallKind.EPOLL_WAIT) - empty.get(SyscallKind.EPOLL_WAIT),
+                    "one poll with an event per request");
             assertTrue(empty.get(SyscallKind.EPOLL_WAIT) > 0, "a spinning loop polls in vain between requests");
         }
     }
@@ -195,7 +210,8 @@ class WaitModesTest {
             assertEquals(CALLS, u.sqes(UringOp.SEND), "one SEND per answer");
             // One enter per answer to submit it, plus one per sleep: at least once at the end, and
             // once per gap between requests longer than the 1 ms budget (not counted on, not a timing assertion).
-            assertTrue(enters >= CALLS + 1 && enters <= 2L * CALLS + 1, enters + " io_uring_enter for " + CALLS + " requests");
+            assertTrue(enters >= CALLS + 1 && enters <= 2L * CALLS + 1, enters + " io_uring_enter for " + CALLS
+                    + " requests");
         }
     }
 
@@ -231,7 +247,8 @@ class WaitModesTest {
         Thread t = new Thread(() -> {
             try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).cpu(0))) {
                 c.call(GroutApi.PING);
-                clientCpus.complete(CpuPlacement.describe(CpuPlacement.allowedCpus()) + " on " + CpuPlacement.currentCpu());
+                clientCpus.complete(CpuPlacement.describe(CpuPlacement.allowedCpus()) + " on "
+                        + CpuPlacement.currentCpu());
             } catch (Throwable e) {
                 clientCpus.completeExceptionally(e);
             }
@@ -249,11 +266,15 @@ class WaitModesTest {
         ErrnoException client = assertThrows(ErrnoException.class,
                 () -> GroutClient.connect(ClientOptions.defaults().socketPath(path).cpu(999)).close());
         assertEquals(Errno.EINVAL, client.errno());
-        assertTrue(client.getMessage().endsWith("CPU 999 is not in this process's allowed set " + set), client.getMessage());
+        assertTrue(client.getMessage().endsWith("CPU 999 is not in this process's allowed set " + set),
+                client.getMessage());
         assertEquals(before, CpuPlacement.allowedCpus(), "the thread's placement is unchanged");
         String other = fx.path("badcpu-server.sock");
-        IOException server = assertThrows(IOException.class, () -> GroutServer.start(ServerOptions.defaults().socketPath(other).cpus(999)));
-        assertTrue(server.getMessage().startsWith("server loop 0 failed to start: sched_setaffinity(CPU 999): EINVAL (22)"), server.getMessage());
+        IOException server = assertThrows(IOException.class, () ->
+                GroutServer.start(ServerOptions.defaults().socketPath(other).cpus(999)));
+        assertTrue(server.getMessage()
+                .startsWith("server loop 0 failed to start: sched_setaffinity(CPU 999): EINVAL (22)"),
+                        server.getMessage());
         assertTrue(!Files.exists(Path.of(other)), "the socket file of the server that did not start is removed");
     }
 }

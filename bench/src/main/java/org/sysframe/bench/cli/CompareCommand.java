@@ -19,8 +19,8 @@ import java.util.concurrent.Callable;
 /**
  * {@code sysframe compare}: the ping workload through the clients a user would pick instead of
  * sysframe's (the JDK's SocketChannel, jnr-unixsocket, a C client), all against one embedded sysframe
- * server ({@link PeerTable}), interleaved in rounds. Every peer's syscalls come from the kernel's counters of its thread
- * (or process).
+ * server ({@link PeerTable}), interleaved in rounds. Every peer's syscalls come from the kernel's counters of its
+ * thread (or process).
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = "Compare sysframe's client with JDK SocketChannel, jnr-unixsocket and a C client on one server.")

@@ -36,7 +36,8 @@ final class MachineInfo {
         } catch (IOException e) {
             // an unknown CPU
         }
-        return (cpu != null ? cpu : "unknown CPU") + ", " + Runtime.getRuntime().availableProcessors() + " cores, Linux "
+        return (cpu != null ? cpu : "unknown CPU") + ", " + Runtime.getRuntime().availableProcessors()
+                + " cores, Linux "
                 + System.getProperty("os.version") + ", JDK " + Runtime.version() + wakeUps(guest);
     }
 
@@ -51,7 +52,8 @@ final class MachineInfo {
         if (guest) b.append("; virtual machine");
         String driver = sys("/sys/devices/system/cpu/cpuidle/current_driver");
         String governor = sys("/sys/devices/system/cpu/cpuidle/current_governor");
-        if (driver != null) b.append("; cpuidle ").append(driver).append(governor == null || governor.equals(driver) ? "" : "/" + governor);
+        if (driver != null) b.append("; cpuidle ").append(driver).append(governor == null || governor.equals(driver)
+                ? "" : "/" + governor);
         String poll = sys("/sys/module/haltpoll/parameters/guest_halt_poll_ns");
         if (poll != null) b.append(", guest halt polling ").append(poll).append(" ns");
         String clock = sys("/sys/devices/system/clocksource/clocksource0/current_clocksource");

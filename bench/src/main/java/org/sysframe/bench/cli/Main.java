@@ -28,11 +28,14 @@ public final class Main implements Runnable {
         static String version() throws IOException {
             Properties p = new Properties();
             try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
-                if (in == null) throw new IOException("version.properties is missing from the class path: rebuild (make build)");
+                if (in == null) throw new IOException("version.properties is missing from the class path: rebuild "
+                        + "(make build)");
                 p.load(in);
             }
             String v = p.getProperty("version", "");
-            if (v.isEmpty() || v.contains("${")) throw new IOException("version.properties was not filtered by the build: " + v);
+            if (v.isEmpty()
+                    || v.contains("${")) throw new IOException("version.properties was not filtered by the build: "
+                            + v);
             return v;
         }
     }

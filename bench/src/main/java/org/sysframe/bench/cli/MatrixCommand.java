@@ -55,20 +55,24 @@ public final class MatrixCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "fewer calls per cell (finishes in under a minute)")
     boolean quick;
 
-    @Option(names = "--rounds", description = "interleaved rounds every cell runs, at least 6 (a 95 %% interval needs them);"
+    @Option(names = "--rounds", description =
+            "interleaved rounds every cell runs, at least 6 (a 95 %% interval needs them);"
             + " rounds are then added to the cells of unsettled goals (default: ${DEFAULT-VALUE})")
     int rounds = DEFAULT_ROUNDS;
 
     @Option(names = "--budget", paramLabel = "SECONDS",
-            description = "time budget per table for the rounds added while a goal is not settled; 0 adds none (default: "
+            description =
+            "time budget per table for the rounds added while a goal is not settled; 0 adds none (default: "
                     + DEFAULT_BUDGET_SECONDS + ", with --quick " + QUICK_BUDGET_SECONDS + ")")
     Double budget;
 
-    @Option(names = "--max-rounds", description = "round cap per table, initial rounds included (default: ${DEFAULT-VALUE})")
+    @Option(names = "--max-rounds", description =
+            "round cap per table, initial rounds included (default: ${DEFAULT-VALUE})")
     int maxRounds = DEFAULT_MAX_ROUNDS;
 
     @Option(names = "--round-length", paramLabel = "FACTOR",
-            description = "calls per run of a cell, as a factor of each table's own count (default: ${DEFAULT-VALUE}, chosen from"
+            description =
+            "calls per run of a cell, as a factor of each table's own count (default: ${DEFAULT-VALUE}, chosen from"
                     + " measurement: bench/README.md)")
     double roundLength = DEFAULT_ROUND_LENGTH;
 
@@ -86,20 +90,26 @@ public final class MatrixCommand implements Callable<Integer> {
             description = "run every table but these")
     List<String> skip = new ArrayList<>();
 
-    @Option(names = "--full", description = "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B;"
-            + " scale: epoll and io_uring with 1 and 2 loops, up to 100,000 connections; concurrency: the one-per-read rows of 8 callers"
+    @Option(names = "--full", description =
+            "the whole grid of every table (wait modes: 4 client x 2 server modes x 1 or 2 cores x 32 and 1024 B;"
+            + " scale: epoll and io_uring with 1 and 2 loops, up to 100,000 connections; concurrency: the one-per-read "
+                    + "rows of 8 callers"
             + " and of C on 1 connection)")
     boolean full;
 
     @Option(names = "--pairing", paramLabel = "SPEC",
-            description = "a pairing to run instead of the built-in four (repeatable): name=NAME[,KEY=VALUE...] with keys"
-                    + " base, client-send, client-recv, server-send, flush, high-water, wait, cpu, server-cpu, depth; or a built-in name")
+            description =
+            "a pairing to run instead of the built-in four (repeatable): name=NAME[,KEY=VALUE...] with keys"
+                    + " base, client-send, client-recv, server-send, flush, high-water, wait, cpu, server-cpu, depth; "
+                            + "or a built-in name")
     List<String> pairingSpecs = new ArrayList<>();
 
-    @Option(names = "--baseline", paramLabel = "NAME", description = "the pairing ratios are taken against (default: the first)")
+    @Option(names = "--baseline", paramLabel = "NAME", description =
+            "the pairing ratios are taken against (default: the first)")
     String baseline;
 
-    @Option(names = "--crossover", paramLabel = "A,B", description = "two pairings whose crossover over the payload sizes to report (repeatable)")
+    @Option(names = "--crossover", paramLabel = "A,B", description =
+            "two pairings whose crossover over the payload sizes to report (repeatable)")
     List<String> crossovers = new ArrayList<>();
 
     @Mixin
@@ -107,12 +117,17 @@ public final class MatrixCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (quick && full) throw new IllegalArgumentException("--quick and --full: choose one (--quick shortens every table, --full runs its whole grid)");
-        if (rounds < 6) throw new IllegalArgumentException("--rounds " + rounds + ": at least 6 (a 95 % interval needs them)");
+        if (quick
+                && full) throw new IllegalArgumentException("--quick and --full: choose one (--quick shortens every "
+                        + "table, --full runs its whole grid)");
+        if (rounds < 6) throw new IllegalArgumentException("--rounds " + rounds
+                + ": at least 6 (a 95 % interval needs them)");
         if (budget == null) budget = quick ? QUICK_BUDGET_SECONDS : DEFAULT_BUDGET_SECONDS;
-        if (!(budget >= 0) || budget > 3600) throw new IllegalArgumentException("--budget " + budget + ": expected 0..3600 seconds");
+        if (!(budget >= 0) || budget > 3600) throw new IllegalArgumentException("--budget " + budget
+                + ": expected 0..3600 seconds");
         if (maxRounds < rounds || maxRounds > 4096) {
-            throw new IllegalArgumentException("--max-rounds " + maxRounds + ": expected --rounds (" + rounds + ")..4096");
+            throw new IllegalArgumentException("--max-rounds " + maxRounds + ": expected --rounds (" + rounds
+                    + ")..4096");
         }
         if (!(roundLength >= 0.01) || roundLength > 10) {
             throw new IllegalArgumentException("--round-length " + roundLength + ": expected a factor 0.01..10");
@@ -122,14 +137,16 @@ public final class MatrixCommand implements Callable<Integer> {
         List<Table> selected = Tables.MATRIX.select(only, skip);
         for (int p : payloads) {
             if (p < 0 || p > GroutApi.MAX_MSG_LEN) {
-                throw new IllegalArgumentException("--payloads " + p + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
+                throw new IllegalArgumentException("--payloads " + p
+                        + ": each size must be 0..131072 bytes (GR_API_MAX_MSG_LEN)");
             }
         }
         List<Pairing> pairings = pairings(pairingSpecs);
         List<String> names = pairings.stream().map(Pairing::name).toList();
         String reference = baseline == null ? names.get(0) : baseline;
         if (!names.contains(reference)) {
-            throw new IllegalArgumentException("--baseline " + reference + ": no such pairing (" + String.join(", ", names) + ")");
+            throw new IllegalArgumentException("--baseline " + reference + ": no such pairing ("
+                    + String.join(", ", names) + ")");
         }
         List<List<String>> pairs = new ArrayList<>();
         for (String c : crossovers) pairs.add(OptionValues.parse("--crossover", c, x -> crossoverPair(x, names)));
@@ -145,9 +162,10 @@ public final class MatrixCommand implements Callable<Integer> {
             for (Table t : selected) ran.add(t.run(settings));
             return ran;
         });
-        BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9, serverLoops,
-                tables, KernelCounters.unavailable(),
-                MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs())))
+        BenchRun run = BenchRun.of(MachineInfo.describe(), rounds, quick, (System.nanoTime() - started) / 1e9,
+                serverLoops, tables, KernelCounters.unavailable(),
+                MachineInfo.reproduction("./sysframe " + String.join(" ",
+                        spec.commandLine().getParseResult().originalArgs())))
                 .withCrossovers(pairs);
         System.out.print(TerminalReport.of(run));
         System.out.println(ResultFiles.wroteLine(out, ResultFiles.writeAll(run, out)));
@@ -177,9 +195,11 @@ public final class MatrixCommand implements Callable<Integer> {
     /** A,B: two different pairings of names. */
     static List<String> crossoverPair(String text, List<String> names) {
         String[] v = text.split(",", -1);
-        if (v.length != 2 || v[0].equals(v[1])) throw new IllegalArgumentException("'" + text + "': expected two different pairings, A,B");
+        if (v.length != 2 || v[0].equals(v[1])) throw new IllegalArgumentException("'" + text
+                + "': expected two different pairings, A,B");
         for (String n : v) {
-            if (!names.contains(n)) throw new IllegalArgumentException(n + " is no pairing of this run (" + String.join(", ", names) + ")");
+            if (!names.contains(n)) throw new IllegalArgumentException(n + " is no pairing of this run ("
+                    + String.join(", ", names) + ")");
         }
         return List.of(v[0], v[1]);
     }

@@ -2,7 +2,10 @@ package org.sysframe.bench.cli;
 
 import java.util.function.Function;
 
-/** Parses a command-line option's value, so that a bad one fails naming the option as well as the value and the accepted forms. */
+/**
+ * Parses a command-line option's value, so that a bad one fails naming the option as well as the value and the accepted
+ * forms.
+ */
 final class OptionValues {
     private OptionValues() {}
 

@@ -68,33 +68,42 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--api-version", description = "API version sent in GR_HELLO (default: ${DEFAULT-VALUE})")
     int apiVersion = GroutApi.DEFAULT_API_VERSION;
 
-    @Option(names = "--wait", description = "how the client waits for its answer: block | spin | spin:DURATION (e.g. spin:50us) | yield (default: ${DEFAULT-VALUE})")
+    @Option(names = "--wait", description =
+            "how the client waits for its answer: block | spin | spin:DURATION (e.g. spin:50us) | yield (default: "
+            + "${DEFAULT-VALUE})")
     String waitMode = "block";
 
     @Option(names = "--cpu", description = "pin the client thread to this CPU (default: not pinned)")
     int cpu = -1;
 
-    @Option(names = "--depth", description = "requests kept in flight (pipelining; default: ${DEFAULT-VALUE}, one at a time)")
+    @Option(names = "--depth", description =
+            "requests kept in flight (pipelining; default: ${DEFAULT-VALUE}, one at a time)")
     int depth = 1;
 
     @Option(names = "--batch", description = "refill this many at a time, each refill one send (default: the depth)")
     int batch;
 
-    @Option(names = "--backend", description = "epoll | io_uring | auto: how the client moves its bytes (default: ${DEFAULT-VALUE})")
+    @Option(names = "--backend", description =
+            "epoll | io_uring | auto: how the client moves its bytes (default: ${DEFAULT-VALUE})")
     String backend = "epoll";
 
-    @Option(names = "--transport", description = "socket | shm: shm asks the server for a shared-memory channel after GR_HELLO"
-            + " (a server that does not offer one leaves the client on the socket, said in one line; default: ${DEFAULT-VALUE})")
+    @Option(names = "--transport", description =
+            "socket | shm: shm asks the server for a shared-memory channel after GR_HELLO"
+            + " (a server that does not offer one leaves the client on the socket, said in one line; default: "
+                    + "${DEFAULT-VALUE})")
     String transport = "socket";
 
-    @Option(names = "--sqpoll", description = "io_uring only: a kernel thread takes the submissions (IORING_SETUP_SQPOLL; burns a core)")
+    @Option(names = "--sqpoll", description =
+            "io_uring only: a kernel thread takes the submissions (IORING_SETUP_SQPOLL; burns a core)")
     boolean sqpoll;
 
-    @Option(names = "--timeout", description = "ms a receive waits for the server, and a pipelined request for its answer, before the run"
+    @Option(names = "--timeout", description =
+            "ms a receive waits for the server, and a pipelined request for its answer, before the run"
             + " fails (0: forever; default: ${DEFAULT-VALUE})")
     long timeoutMillis = ClientOptions.DEFAULT_RECEIVE_TIMEOUT_MILLIS;
 
-    @Option(names = "--server-uid", description = "accept a server running as this uid (repeatable; default: for an abstract @name"
+    @Option(names = "--server-uid", description =
+            "accept a server running as this uid (repeatable; default: for an abstract @name"
             + " the client's own uid or root, for a socket file any uid)")
     List<Integer> serverUids;
 
@@ -106,29 +115,35 @@ final class PingCommand implements Callable<Integer> {
     long warmup = 1000;
 
     @Option(names = "--latency-every-request", description = "with --depth: record the latency of every answer"
-            + " (default: one answer in " + PipelinedPeer.SAMPLE_EVERY + ", weighted; the pipeline times answers once per poll)")
+            + " (default: one answer in " + PipelinedPeer.SAMPLE_EVERY
+                    + ", weighted; the pipeline times answers once per poll)")
     boolean latencyEveryRequest;
 
     @Option(names = "--threads", description = "N callers at once on ONE GroutClient, each calling one at a time"
             + " (1.." + MAX_THREADS + "; default: one caller on one thread); the figures are summed over the callers")
     Integer threads;
 
-    @Option(names = "--virtual", description = "with --threads: the callers are virtual threads (default: platform threads)")
+    @Option(names = "--virtual", description =
+            "with --threads: the callers are virtual threads (default: platform threads)")
     boolean virtual;
 
-    @Option(names = "--max-in-flight", paramLabel = "N", description = "requests each connection keeps on the wire at most, 1.."
-            + ClientOptions.MAX_IN_FLIGHT + ": callers beyond it wait in the client, a --depth pipeline is held back by it; 1 for a server"
+    @Option(names = "--max-in-flight", paramLabel = "N", description =
+            "requests each connection keeps on the wire at most, 1.."
+            + ClientOptions.MAX_IN_FLIGHT
+                    + ": callers beyond it wait in the client, a --depth pipeline is held back by it; 1 for a server"
             + " that answers one request per read, as Grout's api.c (default: ${DEFAULT-VALUE}, no cap)")
     int maxInFlight = ClientOptions.MAX_IN_FLIGHT;
 
-    @Option(names = "--connections", paramLabel = "N", description = "connections of the client, 1.." + ClientOptions.MAX_CONNECTIONS
+    @Option(names = "--connections", paramLabel = "N", description = "connections of the client, 1.."
+            + ClientOptions.MAX_CONNECTIONS
             + ", each call on the least loaded (default: ${DEFAULT-VALUE})")
     int connections = 1;
 
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
-    @Option(names = "--jfr", paramLabel = "FILE", description = "record the run with the flight recorder (every org.sysframe.* event at"
+    @Option(names = "--jfr", paramLabel = "FILE", description =
+            "record the run with the flight recorder (every org.sysframe.* event at"
             + " threshold 0, the periodic ones every second) and write it to FILE at the end, also when the run fails")
     Path jfr;
 
@@ -143,14 +158,18 @@ final class PingCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len + " is outside 0..131072");
+        if (len < 0 || len > GroutApi.MAX_MSG_LEN) throw new IllegalArgumentException("-l " + len
+                + " is outside 0..131072");
         if (count < 1) throw new IllegalArgumentException("-n must be at least 1");
         ClientOptions o = ClientOptions.defaults().socketPath(socket).send(sendOption.framing())
-                .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion).waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu)
+                .recv(OptionValues.parse("--recv", recv, RecvFraming::parse)).apiVersion(apiVersion)
+                        .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpu(cpu)
                 .backend(OptionValues.parse("--backend", backend, Backend::parse)).sqpoll(sqpoll);
         o.sharedMemory(OptionValues.sharedMemory(transport));
-        if (timeoutMillis < 0) throw new IllegalArgumentException("--timeout " + timeoutMillis + ": expected a number of ms >= 0 (0: forever)");
-        if (anyServerUid && serverUids != null) throw new IllegalArgumentException("--any-server-uid and --server-uid " + serverUids + ": choose one");
+        if (timeoutMillis < 0) throw new IllegalArgumentException("--timeout " + timeoutMillis
+                + ": expected a number of ms >= 0 (0: forever)");
+        if (anyServerUid && serverUids != null) throw new IllegalArgumentException("--any-server-uid and --server-uid "
+                + serverUids + ": choose one");
         o.receiveTimeoutMillis(timeoutMillis).anyServerUid(anyServerUid);
         OptionValues.parse("--max-in-flight", String.valueOf(maxInFlight), v -> o.maxInFlight(maxInFlight));
         OptionValues.parse("--connections", String.valueOf(connections), v -> o.connections(connections));
@@ -162,19 +181,30 @@ final class PingCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--depth " + depth + ": expected 1.." + PipelineOptions.MAX_WINDOW);
         }
         if (batch == 0) batch = depth;
-        if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
-        if (depth > 1 && ping2) throw new IllegalArgumentException("--ping2 goes one call at a time: leave out --depth");
-        if (virtual && threads == null) throw new IllegalArgumentException("--virtual needs --threads N (the callers it makes virtual)");
+        if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.."
+                + depth + " (the depth)");
+        if (depth > 1
+                && ping2) throw new IllegalArgumentException("--ping2 goes one call at a time: leave out --depth");
+        if (virtual
+                && threads
+                        == null) throw new IllegalArgumentException("--virtual needs --threads N (the callers it makes "
+                                + "virtual)");
         if (threads != null) {
-            if (threads < 1 || threads > MAX_THREADS) throw new IllegalArgumentException("--threads " + threads + ": expected 1.." + MAX_THREADS);
-            if (depth > 1) throw new IllegalArgumentException("--threads calls one at a time on each thread: leave out --depth");
+            if (threads < 1 || threads > MAX_THREADS) throw new IllegalArgumentException("--threads " + threads
+                    + ": expected 1.." + MAX_THREADS);
+            if (depth
+                    > 1) throw new IllegalArgumentException("--threads calls one at a time on each thread: leave out "
+                            + "--depth");
             if (ping2) throw new IllegalArgumentException("--threads sends GR_PING: leave out --ping2");
             if (cpu >= 0) throw new IllegalArgumentException("--threads runs its callers unpinned: leave out --cpu");
-            if (count < threads) throw new IllegalArgumentException("-n " + count + ": at least one call per thread (--threads " + threads + ")");
+            if (count < threads) throw new IllegalArgumentException("-n " + count
+                    + ": at least one call per thread (--threads " + threads + ")");
             return runOneClient(o);
         }
-        String label = o.freeze().send() + "/" + o.freeze().recv() + (depth > 1 ? " depth " + depth + " batch " + batch : "");
-        PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch).everyRequest(latencyEveryRequest) : new SysframePeer(label, o, ping2);
+        String label = o.freeze().send() + "/" + o.freeze().recv()
+                + (depth > 1 ? " depth " + depth + " batch " + batch : "");
+        PingPeer peer = depth > 1 ? new PipelinedPeer(label, o, depth, batch).everyRequest(latencyEveryRequest)
+                : new SysframePeer(label, o, ping2);
         String sampling = peer instanceof PipelinedPeer pp ? pp.latencySampling() : "every call";
         PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
         try {
@@ -204,22 +234,31 @@ final class PingCommand implements Callable<Integer> {
             }
             if (depth == 1) client.timeFirstCall();
             if (transport.equals("shm") && !peer.transport().equals("shm")) {
-                System.err.println("the server did not give a shared-memory channel (it does not offer one, or --backend io_uring): on the socket");
+                System.err.println("the server did not give a shared-memory channel (it does not offer one, or "
+                        + "--backend io_uring): on the socket");
             }
             if (!json) {
                 // One line says what runs, how latency is recorded included.
-                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, wait %s, backend %s%s%s%s%s);"
+                System.out.printf("performing %d %s calls after %d untimed warm-up calls (%d bytes; send %s, recv %s, "
+                        + "wait %s, backend %s%s%s%s%s);"
                                 + " latency recorded for %s%n", count,
-                        ping2 ? "ping2" : "ping", warmup, ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(), o.freeze().recv(),
-                        o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""), peer.transport().equals("shm") ? ", shared memory" : "", cpu >= 0 ? ", client pinned to CPU " + cpu : "",
-                        depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "", limits(), sampling);
+                        ping2 ? "ping2" : "ping", warmup, ping2 ? GroutApi.PING2_SIZE : len, o.freeze().send(),
+                                o.freeze().recv(),
+                        o.freeze().waitMode(), peer.backend() + (sqpoll ? " (sqpoll)" : ""),
+                                peer.transport().equals("shm") ? ", shared memory" : "", cpu >= 0
+                                ? ", client pinned to CPU " + cpu : "",
+                        depth > 1 ? ", " + depth + " in flight, refilled " + batch + " at a time" : "", limits(),
+                                sampling);
             }
             // A server elsewhere on this machine is measured by its process (every thread).
             ServerProcess sp = serverProcess(peer);
-            ServerSample.Source server = sp.pid > 0 ? ServerSample.Source.ofProcess(sp.pid) : ServerSample.Source.unknown(sp.unknown);
-            Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, warmup, new ClientThreadsProbe(List.of(client), server));
+            ServerSample.Source server = sp.pid > 0 ? ServerSample.Source.ofProcess(sp.pid)
+                    : ServerSample.Source.unknown(sp.unknown);
+            Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, warmup,
+                    new ClientThreadsProbe(List.of(client), server));
             // SIGINT prints how far the run got; a failure says it in its own line (the hook goes first).
-            Thread partial = new Thread(() -> System.out.println("interrupted: " + progress(client)), "ping-interrupted");
+            Thread partial = new Thread(() -> System.out.println("interrupted: " + progress(client)),
+                    "ping-interrupted");
             Runtime.getRuntime().addShutdownHook(partial);
             interruptedHook = partial;
             Measurement r;
@@ -260,7 +299,9 @@ final class PingCommand implements Callable<Integer> {
                 firstInJvm ? "in a fresh JVM" : "this JVM connected before");
     }
 
-    /** --threads N [--virtual]: N callers on one GroutClient (the options' backend and transport), measured together. */
+    /**
+     * --threads N [--virtual]: N callers on one GroutClient (the options' backend and transport), measured together.
+     */
     private Integer runOneClient(ClientOptions o) throws Exception {
         GroutClient client;
         try {
@@ -269,23 +310,29 @@ final class PingCommand implements Callable<Integer> {
             throw withRemedy(e);
         }
         if (transport.equals("shm") && !client.sharedMemory()) {
-            System.err.println("the server did not give a shared-memory channel (it does not offer one, or --backend io_uring): on the socket");
+            System.err.println("the server did not give a shared-memory channel (it does not offer one, or --backend "
+                    + "io_uring): on the socket");
         }
         String what = threads + (virtual ? " virtual" : " platform") + (threads == 1 ? " thread" : " threads");
         String name = "one client " + what;
         String backendName = client.backend() + (sqpoll ? " (sqpoll)" : "");
         PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
         LongAdder timedOut = new LongAdder();
-        try (client; CallersProbe probe = new CallersProbe(threads, virtual, i -> new OneClientPeer(name, client, timedOut),
+        try (client; CallersProbe probe = new CallersProbe(threads, virtual, i ->
+                new OneClientPeer(name, client, timedOut),
                 OneClientPeer.counts(client), serverSource(client), Set::of)) {
             probe.kernelKinds(OneClientPeer.kernelKinds(client));
             if (!json) {
-                System.out.printf("performing %d ping calls after %d untimed warm-up calls (%d bytes; %s, each calling one at a time on one"
-                                + " client; send %s, recv %s, wait %s, backend %s%s%s); latency recorded for every call%n", count, warmup, len, what,
-                        o.freeze().send(), o.freeze().recv(), o.freeze().waitMode(), backendName, client.sharedMemory() ? ", shared memory" : "",
+                System.out.printf("performing %d ping calls after %d untimed warm-up calls (%d bytes; %s, each calling "
+                        + "one at a time on one"
+                                + " client; send %s, recv %s, wait %s, backend %s%s%s); latency recorded for every "
+                                        + "call%n", count, warmup, len, what,
+                        o.freeze().send(), o.freeze().recv(), o.freeze().waitMode(), backendName, client.sharedMemory()
+                                ? ", shared memory" : "",
                         limits());
             }
-            Cell cell = new Cell(name, len, "one client, " + o.freeze().send() + " / " + o.freeze().recv() + ", backend " + backendName
+            Cell cell = new Cell(name, len, "one client, " + o.freeze().send() + " / " + o.freeze().recv()
+                    + ", backend " + backendName
                     + (client.sharedMemory() ? ", shared memory" : "") + limits(), count, warmup, probe);
             var s0 = client.stats();
             long sends0 = sends(client);
@@ -295,13 +342,15 @@ final class PingCommand implements Callable<Integer> {
             } catch (IOException | RuntimeException e) {
                 // A caller stops at its first failure; the others may still be waiting for theirs.
                 long n = timedOut.sum();
-                throw new IOException("one client, " + what + ": " + (n == 0 ? "" : n + (n == 1 ? " call" : " calls") + " timed out; ")
+                throw new IOException("one client, " + what + ": "
+                        + (n == 0 ? "" : n + (n == 1 ? " call" : " calls") + " timed out; ")
                         + e.getMessage(), e);
             } finally {
                 KernelCounters.closeAll();
             }
             var s1 = client.stats();
-            long calls = s1.calls() - s0.calls(), batches = s1.batches() - s0.batches(), sends = sends0 < 0 ? -1 : sends(client) - sends0;
+            long calls = s1.calls() - s0.calls(), batches = s1.batches() - s0.batches(), sends = sends0 < 0 ? -1
+                    : sends(client) - sends0;
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("label", r.cell());
@@ -320,9 +369,13 @@ final class PingCommand implements Callable<Integer> {
             } else {
                 print(r);
                 String perSend = sends > 0 ? String.format(Locale.ROOT, "%.2f calls per send, ", (double) calls / sends)
-                        : sends < 0 ? "calls per send not known (io_uring: the client counts the SQEs of its first connection only), "
+                        : sends < 0
+                                ? "calls per send not known (io_uring: the client counts the SQEs of its first "
+                                        + "connection only), "
                         : "no send syscall (the shared-memory channel), ";
-                System.out.printf(Locale.ROOT, "batching (warm-up included): %s%,d batches of requests queued while another caller did the I/O,"
+                System.out.printf(Locale.ROOT,
+                        "batching (warm-up included): %s%,d batches of requests queued while another caller did the "
+                        + "I/O,"
                         + " largest %d%n", perSend, batches, s1.largestBatch());
                 System.out.printf(Locale.ROOT, "timed out (warm-up included): %d calls%n", timedOut.sum());
             }
@@ -348,12 +401,17 @@ final class PingCommand implements Callable<Integer> {
             return u.sqes(UringOp.SEND) + u.sqes(UringOp.SENDMSG);
         }
         SyscallCounts c = client.counters().snapshot();
-        return c.get(SyscallKind.SENDTO) + c.get(SyscallKind.SENDMSG) + c.get(SyscallKind.WRITEV) + c.get(SyscallKind.WRITE);
+        return c.get(SyscallKind.SENDTO) + c.get(SyscallKind.SENDMSG) + c.get(SyscallKind.WRITEV)
+                + c.get(SyscallKind.WRITE);
     }
 
-    /** What --max-in-flight and --connections change, e.g. {@code , at most 1 in flight per connection, 4 connections}; "" for the defaults. */
+    /**
+     * What --max-in-flight and --connections change, e.g. {@code , at most 1 in flight per connection, 4 connections};
+     * "" for the defaults.
+     */
     private String limits() {
-        return (maxInFlight != ClientOptions.MAX_IN_FLIGHT ? ", at most " + maxInFlight + " in flight per connection" : "")
+        return (maxInFlight != ClientOptions.MAX_IN_FLIGHT ? ", at most " + maxInFlight + " in flight per connection"
+                : "")
                 + (connections != 1 ? ", " + connections + " connections" : "");
     }
 
@@ -365,12 +423,15 @@ final class PingCommand implements Callable<Integer> {
         } catch (ErrnoException e) {
             return ServerSample.Source.unknown("SO_PEERCRED failed: " + e.getMessage());
         }
-        if (pid <= 0) return ServerSample.Source.unknown("SO_PEERCRED gave no pid: the server runs in another PID namespace (a container?)");
+        if (pid <= 0) return ServerSample.Source.unknown("SO_PEERCRED gave no pid: the server runs in another PID "
+                + "namespace (a container?)");
         if (pid == ProcessHandle.current().pid()) {
-            return ServerSample.Source.unknown("the server runs in this process (pid " + pid + "), where its threads are not told apart from the client's");
+            return ServerSample.Source.unknown("the server runs in this process (pid " + pid
+                    + "), where its threads are not told apart from the client's");
         }
         if (!Files.isReadable(Path.of("/proc/" + pid + "/task"))) {
-            return ServerSample.Source.unknown("the server is pid " + pid + ", whose /proc/" + pid + "/task uid " + Self.uid() + " cannot read");
+            return ServerSample.Source.unknown("the server is pid " + pid + ", whose /proc/" + pid + "/task uid "
+                    + Self.uid() + " cannot read");
         }
         return ServerSample.Source.ofProcess(pid);
     }
@@ -393,7 +454,8 @@ final class PingCommand implements Callable<Integer> {
         boolean warmingUp = warmup > 0 && run.number == 1;
         long done = run.completedAbout();
         double s = ((run.endNanos != 0 ? run.endNanos : System.nanoTime()) - run.startNanos) / 1e9;
-        return String.format(Locale.ROOT, "%sabout %,d of %,d %scalls completed in %.3f s (%,.0f calls/s)", warmingUp ? "in the warm-up: " : "",
+        return String.format(Locale.ROOT, "%sabout %,d of %,d %scalls completed in %.3f s (%,.0f calls/s)", warmingUp
+                ? "in the warm-up: " : "",
                 done, warmingUp ? warmup : count, warmingUp ? "warm-up " : "", s, done / s);
     }
 
@@ -405,7 +467,8 @@ final class PingCommand implements Callable<Integer> {
     static IOException withRemedy(ErrnoException e) {
         if (e.errno() != Errno.EACCES || !e.call().startsWith("connect(")) return e;
         int uid = Self.uid();
-        return new IOException(e.getMessage() + ": run ping as the server's uid, or start the server with --mode 0660 and a group that uid "
+        return new IOException(e.getMessage()
+                + ": run ping as the server's uid, or start the server with --mode 0660 and a group that uid "
                 + uid + " is in", e);
     }
 
@@ -421,13 +484,16 @@ final class PingCommand implements Callable<Integer> {
             return new ServerProcess(-1, "SO_PEERCRED failed: " + e.getMessage());
         }
         if (pid < 0) return new ServerProcess(-1, "this client does not learn its server's pid");
-        if (pid == 0) return new ServerProcess(-1, "SO_PEERCRED gave no pid: the server runs in another PID namespace (a container?)");
+        if (pid == 0) return new ServerProcess(-1,
+                "SO_PEERCRED gave no pid: the server runs in another PID namespace (a container?)");
         if (pid == ProcessHandle.current().pid()) {
-            return new ServerProcess(-1, "the server runs in this process (pid " + pid + "), where its threads are not told apart from the client's");
+            return new ServerProcess(-1, "the server runs in this process (pid " + pid
+                    + "), where its threads are not told apart from the client's");
         }
         Path task = Path.of("/proc/" + pid + "/task");
         if (!Files.isReadable(task)) {
-            return new ServerProcess(-1, "the server is pid " + pid + ", whose " + task + " uid " + Self.uid() + " cannot read");
+            return new ServerProcess(-1, "the server is pid " + pid + ", whose " + task + " uid " + Self.uid()
+                    + " cannot read");
         }
         return new ServerProcess(pid, null);
     }
@@ -437,14 +503,19 @@ final class PingCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
                 r.p50Nanos() / 1e3, r.p90Nanos() / 1e3, r.p99Nanos() / 1e3, r.p999Nanos() / 1e3, r.maxNanos() / 1e3);
         ThreadCpu c = r.clientCpu();
-        System.out.printf(Locale.ROOT, "client cpu: %.2f us/call on-CPU (user %.2f, sys %.2f from 10 ms ticks), busy %.0f %% of the run,"
+        System.out.printf(Locale.ROOT,
+                "client cpu: %.2f us/call on-CPU (user %.2f, sys %.2f from 10 ms ticks), busy %.0f %% of the run,"
                         + " %.3f voluntary + %.3f involuntary ctx switches/call%n",
-                c.cpuNanos() / 1e3 / r.calls(), (double) c.userMicros() / r.calls(), (double) c.systemMicros() / r.calls(),
-                100.0 * c.cpuNanos() / (r.seconds() * 1e9), (double) c.voluntarySwitches() / r.calls(), (double) c.involuntarySwitches() / r.calls());
+                c.cpuNanos() / 1e3 / r.calls(), (double) c.userMicros() / r.calls(),
+                        (double) c.systemMicros() / r.calls(),
+                100.0 * c.cpuNanos() / (r.seconds() * 1e9), (double) c.voluntarySwitches() / r.calls(),
+                        (double) c.involuntarySwitches() / r.calls());
         ThreadCpu sc = r.serverCpu();
         if (sc != null) {
-            System.out.printf(Locale.ROOT, "server cpu: %.2f us/call on-CPU, whole server process (user %.2f, sys %.2f from 10 ms ticks)%n",
-                    sc.cpuNanos() / 1e3 / r.calls(), (double) sc.userMicros() / r.calls(), (double) sc.systemMicros() / r.calls());
+            System.out.printf(Locale.ROOT,
+                    "server cpu: %.2f us/call on-CPU, whole server process (user %.2f, sys %.2f from 10 ms ticks)%n",
+                    sc.cpuNanos() / 1e3 / r.calls(), (double) sc.userMicros() / r.calls(),
+                            (double) sc.systemMicros() / r.calls());
         }
         if (r.cpus() != null) System.out.println("ran on: " + r.cpus());
         System.out.println("client syscalls per call:   library    kernel   of them empty (EAGAIN)");
@@ -455,12 +526,15 @@ final class PingCommand implements Callable<Integer> {
             if (lib == 0 && (kc == null || ker == 0)) continue;
             double empty = r.clientEmpty() == null ? 0 : r.clientEmpty().perCall(k, r.calls());
             System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s %9s%n", k.kernelName(), lib,
-                    kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker), empty == 0 ? "" : String.format(Locale.ROOT, "%.3f", empty));
+                    kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker), empty == 0 ? ""
+                    : String.format(Locale.ROOT, "%.3f", empty));
         }
         if (r.kernelAboveByJvmFutex()) {
             // A shared-memory client's kernel futex count has the JVM's own futex calls on its thread too.
-            System.out.printf(Locale.ROOT, "futex: library %d, kernel %d over the run: kernel >= library: the JVM's own futex calls"
-                    + " (every other kind: kernel == library)%n", r.clientLibrary().get(SyscallKind.FUTEX), r.clientKernel().get(SyscallKind.FUTEX));
+            System.out.printf(Locale.ROOT,
+                    "futex: library %d, kernel %d over the run: kernel >= library: the JVM's own futex calls"
+                    + " (every other kind: kernel == library)%n", r.clientLibrary().get(SyscallKind.FUTEX),
+                            r.clientKernel().get(SyscallKind.FUTEX));
         }
         if (r.clientUring() != null) {
             System.out.printf(Locale.ROOT, "client io_uring per call:   %s SQEs, %.3f CQEs%n",

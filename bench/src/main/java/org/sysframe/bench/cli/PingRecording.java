@@ -19,8 +19,10 @@ import java.util.TreeSet;
  */
 final class PingRecording {
     /** The transport's events (docs/observability.md); enabled by name, so also before their classes load. */
-    static final List<String> EVENTS = List.of("org.sysframe.RoundTrip", "org.sysframe.PipelineBatch", "org.sysframe.ServerRequest",
-            "org.sysframe.ConnectionOpened", "org.sysframe.ConnectionClosed", "org.sysframe.ClientClosed", "org.sysframe.ConnectionSyscalls");
+    static final List<String> EVENTS = List.of("org.sysframe.RoundTrip", "org.sysframe.PipelineBatch",
+            "org.sysframe.ServerRequest",
+            "org.sysframe.ConnectionOpened", "org.sysframe.ConnectionClosed", "org.sysframe.ClientClosed",
+                    "org.sysframe.ConnectionSyscalls");
     static final String PERIODIC = "org.sysframe.ConnectionSyscalls";
 
     private final Recording recording;
@@ -31,11 +33,15 @@ final class PingRecording {
         this.file = file;
     }
 
-    /** Starts the recording; a FILE that cannot be written is refused (IllegalArgumentException) before anything runs. */
+    /**
+     * Starts the recording; a FILE that cannot be written is refused (IllegalArgumentException) before anything runs.
+     */
     static PingRecording start(Path file) {
         Path dir = file.toAbsolutePath().getParent();
-        if (Files.isDirectory(file)) throw new IllegalArgumentException("--jfr " + file + ": is a directory; give a file name");
-        if (dir == null || !Files.isDirectory(dir)) throw new IllegalArgumentException("--jfr " + file + ": the directory " + dir + " does not exist");
+        if (Files.isDirectory(file)) throw new IllegalArgumentException("--jfr " + file
+                + ": is a directory; give a file name");
+        if (dir == null || !Files.isDirectory(dir)) throw new IllegalArgumentException("--jfr " + file
+                + ": the directory " + dir + " does not exist");
         Recording r = new Recording();
         r.setName("sysframe ping");
         r.setToDisk(true);
@@ -67,7 +73,8 @@ final class PingRecording {
     String finish() {
         try {
             recording.stop(); // writes the destination
-            return "flight recording written to " + file + " (read it with: jfr print --events 'org.sysframe.*' " + file + ")";
+            return "flight recording written to " + file + " (read it with: jfr print --events 'org.sysframe.*' "
+                    + file + ")";
         } catch (RuntimeException e) {
             return "flight recording NOT written to " + file + ": " + e.getMessage();
         } finally {

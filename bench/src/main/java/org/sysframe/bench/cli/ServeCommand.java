@@ -30,11 +30,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** {@code sysframe serve}: a server until SIGINT/SIGTERM, then per-connection totals (the first {@value #LISTED}, and the totals of all). */
+/**
+ * {@code sysframe serve}: a server until SIGINT/SIGTERM, then per-connection totals (the first {@value #LISTED}, and
+ * the totals of all).
+ */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Serve the Grout API (GR_HELLO, GR_PING, GR_PING2, events) until SIGINT or SIGTERM.")
 final class ServeCommand implements Callable<Integer> {
-    @Option(names = {"-s", "--socket"}, description = "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock; @NAME: abstract)")
+    @Option(names = {"-s", "--socket"}, description =
+            "socket path (default: $GROUT_SOCK_PATH, else /run/grout.sock; @NAME: abstract)")
     String socket = GroutApi.defaultSocketPath();
 
     @Mixin
@@ -49,46 +53,65 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--mode", description = "socket file mode, octal (default: ${DEFAULT-VALUE})")
     String mode = "0600";
 
-    @Option(names = "--empty-hello", description = "answer GR_HELLO without max_ifaces, as older Grout servers did (their clients need it)")
+    @Option(names = "--empty-hello", description =
+            "answer GR_HELLO without max_ifaces, as older Grout servers did (their clients need it)")
     boolean emptyHello;
 
-    @Option(names = "--allow-uid", description = "let these uids connect (repeatable). Socket file: only these (default: whoever the file mode"
-            + " lets in). Abstract @NAME, which has no file mode: these besides this server's own uid (default: its own uid only)")
+    @Option(names = "--allow-uid", description =
+            "let these uids connect (repeatable). Socket file: only these (default: whoever the file mode"
+            + " lets in). Abstract @NAME, which has no file mode: these besides this server's own uid (default: its "
+                    + "own uid only)")
     List<Integer> allowUids = new ArrayList<>();
 
-    @Option(names = "--loops", description = "event-loop threads; loop 0 also accepts, each connection goes to the least-loaded loop (default: ${DEFAULT-VALUE})")
+    @Option(names = "--loops", description =
+            "event-loop threads; loop 0 also accepts, each connection goes to the least-loaded loop (default: "
+            + "${DEFAULT-VALUE})")
     int loops = 1;
 
-    @Option(names = "--wait", description = "how each loop waits for events: block | spin | spin:DURATION (e.g. spin:50us) | yield (default: ${DEFAULT-VALUE})")
+    @Option(names = "--wait", description =
+            "how each loop waits for events: block | spin | spin:DURATION (e.g. spin:50us) | yield (default: "
+            + "${DEFAULT-VALUE})")
     String waitMode = "block";
 
-    @Option(names = "--cpu", split = ",", description = "pin loop i to the i-th of these CPUs, repeating (e.g. --cpu 0 or --cpu 0,1; default: not pinned)")
+    @Option(names = "--cpu", split = ",", description =
+            "pin loop i to the i-th of these CPUs, repeating (e.g. --cpu 0 or --cpu 0,1; default: not pinned)")
     int[] cpus = new int[0];
 
-    @Option(names = "--backend", description = "epoll | io_uring | auto: how the loops move bytes (io_uring: multishot accept and receive,"
-            + " one io_uring_enter per loop turn; auto falls back to epoll where io_uring is unavailable, saying why) (default: ${DEFAULT-VALUE})")
+    @Option(names = "--backend", description =
+            "epoll | io_uring | auto: how the loops move bytes (io_uring: multishot accept and receive,"
+            + " one io_uring_enter per loop turn; auto falls back to epoll where io_uring is unavailable, saying why) "
+                    + "(default: ${DEFAULT-VALUE})")
     String backend = "epoll";
 
-    @Option(names = "--transport", description = "socket | shm: shm also offers sysframe clients a shared-memory channel, served by a"
-            + " thread of its own per channel (on the CPU of its socket's loop) that waits as --wait says, the loops then"
+    @Option(names = "--transport", description =
+            "socket | shm: shm also offers sysframe clients a shared-memory channel, served by a"
+            + " thread of its own per channel (on the CPU of its socket's loop) that waits as --wait says, the loops "
+                    + "then"
             + " blocking (epoll backend only: refused with --backend io_uring; default: ${DEFAULT-VALUE})")
     String transport = "socket";
 
-    @Option(names = "--allow-any-uid", description = "let every uid connect to an abstract @NAME (default: only this server's uid)")
+    @Option(names = "--allow-any-uid", description =
+            "let every uid connect to an abstract @NAME (default: only this server's uid)")
     boolean allowAnyUid;
 
-    @Option(names = "--request-timeout", description = "close a connection whose started request is not whole after this long, e.g. 500ms, 10s, 2m (default: ${DEFAULT-VALUE})")
+    @Option(names = "--request-timeout", description =
+            "close a connection whose started request is not whole after this long, e.g. 500ms, 10s, 2m (default: "
+            + "${DEFAULT-VALUE})")
     String requestTimeout = "10s";
 
-    @Option(names = "--idle-timeout", description = "close a connection from which nothing came for this long; 0: never (default: ${DEFAULT-VALUE}: a client"
+    @Option(names = "--idle-timeout", description =
+            "close a connection from which nothing came for this long; 0: never (default: ${DEFAULT-VALUE}: a client"
             + " subscribed to events may rightly stay silent)")
     String idleTimeout = "0";
 
-    @Option(names = "--memory-budget", description = "bytes, across all connections, for large requests (128 KiB each) and unsent output, e.g. 64M;"
-            + " at the budget a large request waits, unread, until memory is freed or its request timeout (default: ${DEFAULT-VALUE})")
+    @Option(names = "--memory-budget", description =
+            "bytes, across all connections, for large requests (128 KiB each) and unsent output, e.g. 64M;"
+            + " at the budget a large request waits, unread, until memory is freed or its request timeout (default: "
+                    + "${DEFAULT-VALUE})")
     String memoryBudget = "64M";
 
-    @Option(names = "--log-limit", description = "at most LINES warnings of one kind (refused uid, bad hello, over-size request, timeouts, slow reader)"
+    @Option(names = "--log-limit", description =
+            "at most LINES warnings of one kind (refused uid, bad hello, over-size request, timeouts, slow reader)"
             + " per INTERVAL, then one line counting the rest: LINES/INTERVAL (default: ${DEFAULT-VALUE})")
     String logLimit = "10/10s";
 
@@ -124,7 +147,8 @@ final class ServeCommand implements Callable<Integer> {
                 }
             }
         }
-        throw new IllegalArgumentException(option + " " + v + ": expected a whole number of ms, s or m" + (zeroAllowed ? ", or 0 for never" : "")
+        throw new IllegalArgumentException(option + " " + v + ": expected a whole number of ms, s or m"
+                + (zeroAllowed ? ", or 0 for never" : "")
                 + ", e.g. 500ms or 10s");
     }
 
@@ -136,7 +160,8 @@ final class ServeCommand implements Callable<Integer> {
             long n = Long.parseLong(m.group(1));
             if (n <= (Long.MAX_VALUE >> shift)) return n << shift;
         }
-        throw new IllegalArgumentException(option + " " + v + ": expected bytes or a whole number of K, M or G, e.g. 64M");
+        throw new IllegalArgumentException(option + " " + v
+                + ": expected bytes or a whole number of K, M or G, e.g. 64M");
     }
 
     /** How many connections the stop report lists one per line; past it, totals and a count of the rest. */
@@ -147,10 +172,10 @@ final class ServeCommand implements Callable<Integer> {
      * of them, one line each after a header; with more, the header gives the totals of all of them and a
      * last line says how many were not listed, e.g.
      * <pre>
-     * stopped; 9026 connection(s) (9020 closed, 6 open at the stop): 1234567 requests, sendto=... recvfrom=...; the first 10:
+     * stopped; 26 connection(s) (20 closed, 6 open at the stop): 4567 requests, sendto=... recvfrom=...; the first 10:
      *   pid 4242 uid 0: 137 requests, sendto=137 recvfrom=138 (peer closed)
      *   ...
-     *   ... and 9016 more connection(s), not listed
+     *   ... and 16 more connection(s), not listed
      * </pre>
      */
     static List<String> stopReport(List<ConnectionStats> closed, List<ConnectionStats> open, int listed) {
@@ -168,7 +193,8 @@ final class ServeCommand implements Callable<Integer> {
             requests += c.requests();
             syscalls = syscalls.plus(c.syscalls());
         }
-        lines.add("stopped; " + all.size() + " connection(s) (" + closed.size() + " closed, " + open.size() + " open at the stop): "
+        lines.add("stopped; " + all.size() + " connection(s) (" + closed.size() + " closed, " + open.size()
+                + " open at the stop): "
                 + requests + " requests, " + syscalls + "; the first " + listed + ":");
         for (ConnectionStats c : all.subList(0, listed)) lines.add("  " + c);
         lines.add("  ... and " + (all.size() - listed) + " more connection(s), not listed");
@@ -186,12 +212,16 @@ final class ServeCommand implements Callable<Integer> {
         } catch (ErrnoException e) {
             String missing = e.errno() == Errno.ENOENT ? missingDirectory(socket) : null;
             if (missing == null) throw e;
-            throw new IOException("-s " + socket + ": the directory " + missing + " does not exist: create it (mkdir -p " + missing
+            throw new IOException("-s " + socket + ": the directory " + missing
+                    + " does not exist: create it (mkdir -p " + missing
                     + ") or choose a path in an existing directory", e);
         }
     }
 
-    /** The directory a socket file path names when it does not exist, else null (an abstract name, an existing directory). */
+    /**
+     * The directory a socket file path names when it does not exist, else null (an abstract name, an existing
+     * directory).
+     */
     static String missingDirectory(String socket) {
         if (socket.isEmpty() || socket.startsWith("@")) return null;
         Path dir = Path.of(socket).toAbsolutePath().getParent();
@@ -201,24 +231,28 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ServerOptions o = ServerOptions.defaults().socketPath(socket).send(sendOption.framing())
-                .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion).mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
+                .flush(OptionValues.parse("--flush", flush, FlushMode::parse)).apiVersion(apiVersion)
+                        .mode(octalMode(mode)).emptyHelloResponse(emptyHello).loops(loops)
                 .waitMode(OptionValues.parse("--wait", waitMode, WaitMode::parse)).cpus(cpus)
                 .backend(OptionValues.parse("--backend", backend, Backend::parse));
         OptionValues.parse("--requests-per-read", String.valueOf(requestsPerRead),
                 v -> o.requestsPerRead(requestsPerRead));
         if (OptionValues.sharedMemory(transport)) {
             if (o.freeze().backend() == Backend.IO_URING) {
-                throw new IllegalArgumentException("--transport shm and --backend io_uring: shared memory is served on the epoll backend only"
+                throw new IllegalArgumentException("--transport shm and --backend io_uring: shared memory is served on "
+                        + "the epoll backend only"
                         + " (io_uring answers a client's request for it ENOTSUP): leave out --backend io_uring");
             }
             // The channels wait as --wait says; the loops then only accept and watch the sockets: they block.
             o.sharedMemory(true).sharedMemoryWaitMode(o.freeze().waitMode()).waitMode(WaitMode.BLOCK);
         }
-        o.requestTimeout(duration("--request-timeout", requestTimeout, false)).idleTimeout(duration("--idle-timeout", idleTimeout, true));
+        o.requestTimeout(duration("--request-timeout", requestTimeout, false))
+                .idleTimeout(duration("--idle-timeout", idleTimeout, true));
         long budget = size("--memory-budget", memoryBudget);
         OptionValues.parse("--memory-budget", memoryBudget, v -> o.memoryBudget(budget));
         int slash = logLimit.indexOf('/');
-        if (slash < 0) throw new IllegalArgumentException("--log-limit " + logLimit + ": expected LINES/INTERVAL, e.g. 10/10s");
+        if (slash < 0) throw new IllegalArgumentException("--log-limit " + logLimit
+                + ": expected LINES/INTERVAL, e.g. 10/10s");
         int lines;
         try {
             lines = Integer.parseInt(logLimit.substring(0, slash).trim());
@@ -238,13 +272,16 @@ final class ServeCommand implements Callable<Integer> {
         String moved = server.socketFileProblem();
         if (moved != null) {
             server.close();
-            throw new IOException(moved + ": stopped (another user who can write the directory may have moved the socket)");
+            throw new IOException(moved
+                    + ": stopped (another user who can write the directory may have moved the socket)");
         }
         StringBuilder tids = new StringBuilder();
         for (int i = 0; i < server.loopCount(); i++) tids.append(i == 0 ? "" : ", ").append(server.loopThreadId(i));
-        System.out.println("serving " + server.config() + " (loop thread" + (server.loopCount() > 1 ? "s " : " ") + tids + "); SIGINT or SIGTERM stops");
+        System.out.println("serving " + server.config() + " (loop thread" + (server.loopCount() > 1 ? "s " : " ")
+                + tids + "); SIGINT or SIGTERM stops");
         if (transport.equals("shm") && server.backend() == Backend.IO_URING) {
-            System.err.println("shared memory is off: --backend auto chose io_uring, which does not serve it (--backend epoll does)");
+            System.err.println("shared memory is off: --backend auto chose io_uring, which does not serve it "
+                    + "(--backend epoll does)");
         }
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -30,7 +30,8 @@ import java.util.concurrent.Callable;
  * the values over the sizes; the same terminal table, CSV, JSON and HTML report as {@code matrix}.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
-        description = "Sweep one parameter (others held) over payload sizes, in interleaved rounds, and find where two values cross.")
+        description =
+        "Sweep one parameter (others held) over payload sizes, in interleaved rounds, and find where two values cross.")
 public final class SweepCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -42,13 +43,16 @@ public final class SweepCommand implements Callable<Integer> {
     @Option(names = "--payloads", description = "payload sizes; A,...,B doubles A up to B (default: ${DEFAULT-VALUE})")
     String payloads = "32,...,65536";
 
-    @Option(names = "--base", description = "the held pairing, as --pairing of matrix takes it (default: the library's defaults, sysframe)")
+    @Option(names = "--base", description =
+            "the held pairing, as --pairing of matrix takes it (default: the library's defaults, sysframe)")
     String base = "sysframe";
 
-    @Option(names = "--crossover", description = "two values whose crossover over the sizes to find, e.g. 8192,256 (default: the first and last)")
+    @Option(names = "--crossover", description =
+            "two values whose crossover over the sizes to find, e.g. 8192,256 (default: the first and last)")
     String crossover;
 
-    @Option(names = "--bisect", paramLabel = "STEPS", description = "measure up to STEPS more sizes, each halfway (log2) between the"
+    @Option(names = "--bisect", paramLabel = "STEPS", description =
+            "measure up to STEPS more sizes, each halfway (log2) between the"
             + " two the crossover's medians change side at (default: ${DEFAULT-VALUE})")
     int bisect = 0;
 
@@ -66,14 +70,16 @@ public final class SweepCommand implements Callable<Integer> {
         roundsOption.check();
         if (bisect < 0 || bisect > 8) throw new IllegalArgumentException("--bisect " + bisect + ": accepted 0..8");
         SweepSpec s = SweepSpec.parse(sweep);
-        Sweep.Plan plan = new Sweep.Plan(s, OptionValues.parse("--base", base, PairingSpec::parse), OptionValues.parse("--payloads", payloads, Payloads::parse),
+        Sweep.Plan plan = new Sweep.Plan(s, OptionValues.parse("--base", base, PairingSpec::parse),
+                OptionValues.parse("--payloads", payloads, Payloads::parse),
                 OptionValues.parse("--crossover", crossover == null ? "" : crossover, c -> pair(s, c)),
                 roundsOption.rounds, quickOption.quick);
         plan.pairings(); // a value the held pairing cannot take fails here, before anything runs
         if (out == null) out = ResultFiles.defaultDir(Sweep.NAME);
         ResultFiles.checkWritable("--out", out);
         long started = System.nanoTime();
-        String reproduce = MachineInfo.reproduction("./sysframe " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
+        String reproduce = MachineInfo.reproduction("./sysframe "
+                + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
         BenchRun run = Progress.during(Progress.toStderr("sweep", 1, List.of()),
                 () -> Bisection.refine(plan, run(plan, reproduce, started), bisect, started));
         System.out.print(TerminalReport.of(run));
@@ -84,25 +90,31 @@ public final class SweepCommand implements Callable<Integer> {
     /** Runs the plan's table and finds its crossover. */
     static BenchRun run(Sweep.Plan plan, String reproduce, long startedNanos) throws IOException {
         SweepParameter p = plan.spec().parameter();
-        BenchTable t = PairingTable.run(Sweep.NAME, "sweep of " + p.id + ", held " + plan.held().name() + " (" + plan.held().framing() + ")",
-                p.id, plan.pairings(), plan.spec().reference(plan.held()), plan.payloads(), plan.rounds(), plan.quick(), 1, Sweep.CALLS_SCALE);
-        return BenchRun.of(MachineInfo.describe(), plan.rounds(), plan.quick(), (System.nanoTime() - startedNanos) / 1e9, 1, List.of(t),
+        BenchTable t = PairingTable.run(Sweep.NAME, "sweep of " + p.id + ", held " + plan.held().name() + " ("
+                + plan.held().framing() + ")",
+                p.id, plan.pairings(), plan.spec().reference(plan.held()), plan.payloads(), plan.rounds(),
+                        plan.quick(), 1, Sweep.CALLS_SCALE);
+        return BenchRun.of(MachineInfo.describe(), plan.rounds(), plan.quick(),
+                (System.nanoTime() - startedNanos) / 1e9, 1, List.of(t),
                 KernelCounters.unavailable(), reproduce).withCrossovers(List.of(plan.crossover()));
     }
 
     /** The two rows of --crossover A,B (values of the sweep), or its first and last values when empty. */
     public static List<String> pair(SweepSpec s, String text) {
         List<String> values = s.values();
-        if (text.isBlank()) return List.of(s.parameter().given(values.get(0)), s.parameter().given(values.get(values.size() - 1)));
+        if (text.isBlank()) return List.of(s.parameter().given(values.get(0)),
+                s.parameter().given(values.get(values.size() - 1)));
         String[] v = text.split(",", -1);
         if (v.length != 2) throw new IllegalArgumentException("'" + text + "': expected two swept values, A,B");
         List<String> out = new ArrayList<>();
         for (String x : v) {
             String c = s.parameter().check(x.trim());
-            if (!values.contains(c)) throw new IllegalArgumentException(c + " is not a swept value (" + String.join(", ", values) + ")");
+            if (!values.contains(c)) throw new IllegalArgumentException(c + " is not a swept value ("
+                    + String.join(", ", values) + ")");
             out.add(s.parameter().given(c));
         }
-        if (out.get(0).equals(out.get(1))) throw new IllegalArgumentException("'" + text + "': two different values, please");
+        if (out.get(0).equals(out.get(1))) throw new IllegalArgumentException("'" + text
+                + "': two different values, please");
         return out;
     }
 }

@@ -30,7 +30,9 @@ import java.util.concurrent.Callable;
  * {@link TuneDecision} says per parameter what to use, or that there is no clear winner.
  */
 @Command(name = "tune", mixinStandardHelpOptions = true,
-        description = "Recommend settings for this machine and a workload (payload sizes or a size histogram), with gains and spreads.")
+        description =
+        "Recommend settings for this machine and a workload (payload sizes or a size histogram), with gains and "
+                + "spreads.")
 public final class TuneCommand implements Callable<Integer> {
     public static final String NAME = "tune";
     public static final String DEFAULTS = "default";
@@ -44,7 +46,8 @@ public final class TuneCommand implements Callable<Integer> {
     /** The workload's sizes without --payloads or --histogram. */
     static final String DEFAULT_PAYLOADS = "32,1024,8192";
 
-    @Option(names = "--payloads", description = "the workload's sizes, equally often; A,...,B doubles A up to B (default: " + DEFAULT_PAYLOADS + ")")
+    @Option(names = "--payloads", description =
+            "the workload's sizes, equally often; A,...,B doubles A up to B (default: " + DEFAULT_PAYLOADS + ")")
     String payloads;
 
     @Option(names = "--histogram", description = "the workload as a file of SIZE COUNT lines (instead of --payloads)")
@@ -59,11 +62,14 @@ public final class TuneCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the decisions as JSON (for scripts) instead of text")
     boolean json;
 
-    @Option(names = "--try", paramLabel = "PARAM=V1,...", description = "candidates instead of the built-in ones (repeatable, one"
-            + " parameter each, at most " + MAX_CANDIDATES + " values in all besides the defaults'): copy-threshold=256,4096")
+    @Option(names = "--try", paramLabel = "PARAM=V1,...", description =
+            "candidates instead of the built-in ones (repeatable, one"
+            + " parameter each, at most " + MAX_CANDIDATES
+                    + " values in all besides the defaults'): copy-threshold=256,4096")
     List<String> tries = new ArrayList<>();
 
-    @Option(names = "--base", paramLabel = "SPEC", description = "the settings to improve on, as --pairing of matrix takes them"
+    @Option(names = "--base", paramLabel = "SPEC", description =
+            "the settings to improve on, as --pairing of matrix takes them"
             + " (default: the library's defaults)")
     String base = "sysframe";
 
@@ -74,16 +80,21 @@ public final class TuneCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         roundsOption.check();
         if (payloads != null && histogram != null) {
-            throw new IllegalArgumentException("--payloads and --histogram: choose one (the histogram's sizes are the workload's)");
+            throw new IllegalArgumentException("--payloads and --histogram: choose one (the histogram's sizes are the "
+                    + "workload's)");
         }
-        Pairing held = OptionValues.parse("--base", base, PairingSpec::parse).renamed(DEFAULTS, "the settings to improve on");
+        Pairing held = OptionValues.parse("--base", base, PairingSpec::parse).renamed(DEFAULTS,
+                "the settings to improve on");
         List<SweepSpec> specs = specs(tries, held);
         Workload w = histogram != null ? Workload.histogram(histogram)
-                : Workload.of(OptionValues.parse("--payloads", payloads == null ? DEFAULT_PAYLOADS : payloads, Payloads::parse));
-        List<Pairing> rows = candidates(held, specs); // a value the held settings cannot take fails here, before anything runs
+                : Workload.of(OptionValues.parse("--payloads", payloads == null ? DEFAULT_PAYLOADS : payloads,
+                        Payloads::parse));
+        // a value the held settings cannot take fails here, before anything runs
+        List<Pairing> rows = candidates(held, specs);
         long started = System.nanoTime();
         // Twice the matrix's calls a cell: within the ~5 minutes with every candidate.
-        BenchTable t = Progress.during(Progress.toStderr(NAME, 1, List.of()), () -> PairingTable.run(NAME, "tune: candidates beside the defaults",
+        BenchTable t = Progress.during(Progress.toStderr(NAME, 1, List.of()), () ->
+                PairingTable.run(NAME, "tune: candidates beside the defaults",
                 "setting", rows, DEFAULTS, w.sizes(), roundsOption.rounds, quickOption.quick, 1, 2));
         List<TuneDecision> decisions = decide(t, w, held, specs);
         double seconds = (System.nanoTime() - started) / 1e9;
@@ -100,16 +111,21 @@ public final class TuneCommand implements Callable<Integer> {
         for (String t : tries) {
             SweepSpec s = OptionValues.parse("--try", t, x -> candidateSpec(x, defaults));
             if (out.stream().anyMatch(o -> o.parameter() == s.parameter())) {
-                throw new IllegalArgumentException("--try: " + s.parameter().id + " given twice; list its values in one --try");
+                throw new IllegalArgumentException("--try: " + s.parameter().id
+                        + " given twice; list its values in one --try");
             }
             out.add(s);
             values += s.values().size() - (s.values().contains(s.parameter().held(defaults)) ? 1 : 0);
         }
-        if (values > MAX_CANDIDATES) throw new IllegalArgumentException("--try: " + values + " candidate values; at most " + MAX_CANDIDATES);
+        if (values > MAX_CANDIDATES) throw new IllegalArgumentException("--try: " + values
+                + " candidate values; at most " + MAX_CANDIDATES);
         return List.copyOf(out);
     }
 
-    /** Whether every value of s can be set on held (a copy threshold needs a copying send, a high-water mark a deferred flush). */
+    /**
+     * Whether every value of s can be set on held (a copy threshold needs a copying send, a high-water mark a deferred
+     * flush).
+     */
     private static boolean applies(SweepSpec s, Pairing held) {
         try {
             s.pairings(held);
@@ -128,7 +144,8 @@ public final class TuneCommand implements Callable<Integer> {
         List<String> given = new ArrayList<>();
         for (String v : text.substring(eq + 1).split(",", -1)) given.add(v.isBlank() ? v : p.check(v.trim()));
         if (given.stream().allMatch(held::equals)) {
-            throw new IllegalArgumentException(text + ": nothing but the defaults' own value (" + held + "); name another");
+            throw new IllegalArgumentException(text + ": nothing but the defaults' own value (" + held
+                    + "); name another");
         }
         return SweepSpec.parse(given.contains(held) ? text : text + "," + held);
     }
@@ -162,7 +179,8 @@ public final class TuneCommand implements Callable<Integer> {
     /** The defaults' seconds per workload call over the row's, round by round. */
     public static Spread gain(BenchTable t, Workload w, String row) {
         double[] g = new double[t.rounds()];
-        for (int r = 0; r < g.length; r++) g[r] = w.secondsPerCall(callsPerSecond(t, w, DEFAULTS, r)) / w.secondsPerCall(callsPerSecond(t, w, row, r));
+        for (int r = 0; r < g.length; r++) g[r] =
+                w.secondsPerCall(callsPerSecond(t, w, DEFAULTS, r)) / w.secondsPerCall(callsPerSecond(t, w, row, r));
         return Spread.of(g);
     }
 

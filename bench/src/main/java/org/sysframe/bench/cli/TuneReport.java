@@ -20,15 +20,20 @@ import java.util.Map;
 final class TuneReport {
     private TuneReport() {}
 
-    static String text(Workload w, BenchTable t, List<TuneDecision> decisions, Pairing held, double seconds, boolean quick) {
+    static String text(Workload w, BenchTable t, List<TuneDecision> decisions, Pairing held, double seconds,
+            boolean quick) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "tune on %s: %s; %d candidates beside the held settings (%s), %d interleaved rounds%s, %.0f s%n",
-                MachineInfo.describe(), w.description(), t.names().size() - 1, held.framing(), t.rounds(), quick ? " (quick)" : "", seconds));
-        sb.append("gain = the held settings' time per call of the workload over the candidate's, per round: median [min to max]\n");
+        sb.append(String.format(Locale.ROOT,
+                "tune on %s: %s; %d candidates beside the held settings (%s), %d interleaved rounds%s, %.0f s%n",
+                MachineInfo.describe(), w.description(), t.names().size() - 1, held.framing(), t.rounds(), quick
+                        ? " (quick)" : "", seconds));
+        sb.append("gain = the held settings' time per call of the workload over the candidate's, per round: median "
+                + "[min to max]\n");
         for (TuneDecision d : decisions) {
             sb.append(d.text()).append('\n');
             for (Map.Entry<String, Spread> c : d.candidates().entrySet()) {
-                sb.append(String.format(Locale.ROOT, "  %s=%-10s %s%n", d.parameter(), c.getKey(), TuneDecision.percent(c.getValue())));
+                sb.append(String.format(Locale.ROOT, "  %s=%-10s %s%n", d.parameter(), c.getKey(),
+                        TuneDecision.percent(c.getValue())));
             }
         }
         Pairing tuned = TuneCommand.tuned(held, decisions);
@@ -37,7 +42,8 @@ final class TuneReport {
         return sb.toString();
     }
 
-    static String json(Workload w, BenchTable t, List<TuneDecision> decisions, Pairing held, double seconds, boolean quick) {
+    static String json(Workload w, BenchTable t, List<TuneDecision> decisions, Pairing held, double seconds,
+            boolean quick) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("machine", MachineInfo.describe());
         m.put("sizes", Arrays.stream(w.sizes()).boxed().toList());

@@ -37,10 +37,12 @@ public record BenchRun(String machine, int rounds, boolean quick, double seconds
         List<Crossover> found = new ArrayList<>(crossovers);
         for (List<String> pair : pairs) {
             for (BenchTable t : tables) {
-                if (t.names().contains(pair.get(0)) && t.names().contains(pair.get(1))) found.add(Crossover.in(t, pair.get(0), pair.get(1)));
+                if (t.names().contains(pair.get(0)) && t.names().contains(pair.get(1))) found.add(Crossover.in(t,
+                        pair.get(0), pair.get(1)));
             }
         }
-        return new BenchRun(machine, rounds, quick, seconds, serverLoops, tables, goals, kernelUnavailable, reproduce, List.copyOf(found));
+        return new BenchRun(machine, rounds, quick, seconds, serverLoops, tables, goals, kernelUnavailable, reproduce,
+                List.copyOf(found));
     }
 
     /** The crossovers found in the table of that name. */

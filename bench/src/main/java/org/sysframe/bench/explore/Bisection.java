@@ -19,7 +19,9 @@ import java.util.List;
 public final class Bisection {
     private Bisection() {}
 
-    /** The size halfway between lo and hi on a log2 axis, rounded to 8 bytes; 0 when none lies strictly between them. */
+    /**
+     * The size halfway between lo and hi on a log2 axis, rounded to 8 bytes; 0 when none lies strictly between them.
+     */
     static int midpoint(int lo, int hi) {
         long mid = Math.round(Math.sqrt((double) Math.max(lo, 1) * hi) / 8) * 8;
         if (mid <= lo || mid >= hi) mid = (lo + hi) / 2;
@@ -34,8 +36,8 @@ public final class Bisection {
 
     /** Each row on an embedded server of its own, in the plan's rounds. */
     static Measure embedded(Sweep.Plan plan, String title, String rowKind) {
-        return (rows, reference, payload) -> PairingTable.run(Sweep.NAME, title, rowKind, rows, reference, new int[] {payload},
-                plan.rounds(), plan.quick(), 1, Sweep.CALLS_SCALE);
+        return (rows, reference, payload) -> PairingTable.run(Sweep.NAME, title, rowKind, rows, reference,
+                new int[] {payload}, plan.rounds(), plan.quick(), 1, Sweep.CALLS_SCALE);
     }
 
     /** The plan's run with up to steps sizes measured between the medians' bracket, and its crossover found again. */
@@ -44,7 +46,8 @@ public final class Bisection {
         return refine(plan, run, steps, startedNanos, embedded(plan, t.title(), t.rowKind()));
     }
 
-    static BenchRun refine(Sweep.Plan plan, BenchRun run, int steps, long startedNanos, Measure measure) throws IOException {
+    static BenchRun refine(Sweep.Plan plan, BenchRun run, int steps, long startedNanos,
+            Measure measure) throws IOException {
         for (int i = 0; i < steps; i++) {
             BenchTable t = run.table(Sweep.NAME);
             Crossover c = run.crossovers(Sweep.NAME).get(0);
@@ -56,9 +59,12 @@ public final class Bisection {
                 if (p.name().equals(c.a()) || p.name().equals(c.b()) || p.name().equals(t.reference())) rows.add(p);
             }
             BenchTable more = measure.at(rows, t.reference(), mid);
-            BenchTable merged = merge(t, more, "bisection step " + (i + 1) + ": " + Limits.size(mid) + " measured afterwards, for "
-                    + String.join(", ", rows.stream().map(Pairing::name).toList()) + " only (their own interleaved rounds)");
-            run = new BenchRun(run.machine(), run.rounds(), run.quick(), (System.nanoTime() - startedNanos) / 1e9, run.serverLoops(), List.of(merged), run.goals(),
+            BenchTable merged = merge(t, more, "bisection step " + (i + 1) + ": " + Limits.size(mid)
+                    + " measured afterwards, for "
+                    + String.join(", ", rows.stream().map(Pairing::name).toList())
+                            + " only (their own interleaved rounds)");
+            run = new BenchRun(run.machine(), run.rounds(), run.quick(), (System.nanoTime() - startedNanos) / 1e9,
+                    run.serverLoops(), List.of(merged), run.goals(),
                     run.kernelUnavailable(), run.reproduce(), List.of()).withCrossovers(List.of(List.of(c.a(), c.b())));
         }
         return run;
@@ -73,6 +79,7 @@ public final class Bisection {
         runs.addAll(more.runs());
         List<String> notes = new ArrayList<>(t.notes());
         notes.add(note);
-        return BenchTable.of(t.name(), t.title(), t.rowKind(), t.reference(), t.referenceOverRow(), t.rounds(), cells, runs, notes);
+        return BenchTable.of(t.name(), t.title(), t.rowKind(), t.reference(), t.referenceOverRow(), t.rounds(), cells,
+                runs, notes);
     }
 }

@@ -68,15 +68,18 @@ public record Crossover(String table, String a, String b, Outcome outcome, Strin
         p.sort(Comparator.comparingInt(Point::payload));
         int changes = 0;
         for (int i = 1; i < p.size(); i++) {
-            if (Math.signum(p.get(i).ratio().median() - 1) * Math.signum(p.get(i - 1).ratio().median() - 1) < 0) changes++;
+            if (Math.signum(p.get(i).ratio().median() - 1) * Math.signum(p.get(i - 1).ratio().median() - 1)
+                    < 0) changes++;
         }
         int first = -1;
         for (int i = 0; i < p.size() && first < 0; i++) if (p.get(i).side() != 0) first = i;
-        if (first < 0) return new Crossover(table, a, b, Outcome.UNSETTLED, null, null, -1, -1, 0, -1, -1, Double.NaN, false, changes);
+        if (first < 0) return new Crossover(table, a, b, Outcome.UNSETTLED, null, null, -1, -1, 0, -1, -1, Double.NaN,
+                false, changes);
         int side = p.get(first).side();
         int to = -1;
         for (int i = first + 1; i < p.size() && to < 0; i++) if (p.get(i).side() == -side) to = i;
-        if (to < 0) return new Crossover(table, a, b, Outcome.NO_CROSSING, side > 0 ? a : b, null, -1, -1, 0, -1, -1, Double.NaN, false, changes);
+        if (to < 0) return new Crossover(table, a, b, Outcome.NO_CROSSING, side > 0 ? a : b, null, -1, -1, 0, -1, -1,
+                Double.NaN, false, changes);
         int from = to - 1;
         while (p.get(from).side() != side) from--;
         // The medians are on the leader's side at from and on the follower's at to: find where they change side.
@@ -88,7 +91,8 @@ public record Crossover(String table, String a, String b, Outcome outcome, Strin
         boolean recrosses = false;
         for (int i = to + 1; i < p.size(); i++) recrosses |= p.get(i).side() == side;
         return new Crossover(table, a, b, Outcome.CROSSES, side > 0 ? a : b, side > 0 ? b : a,
-                p.get(from).payload(), p.get(to).payload(), to - from - 1, p.get(k).payload(), p.get(k + 1).payload(), estimate, recrosses, changes);
+                p.get(from).payload(), p.get(to).payload(), to - from - 1, p.get(k).payload(), p.get(k + 1).payload(),
+                estimate, recrosses, changes);
     }
 
     /** +1 when the median is strictly on side's side of 1, else -1. */
@@ -97,7 +101,8 @@ public record Crossover(String table, String a, String b, Outcome outcome, Strin
     private static double log2(int payload) { return Math.log(Math.max(1, payload)) / Math.log(2); }
 
     private String medians() {
-        return " (the medians change side " + medianChanges + (medianChanges == 1 ? " time" : " times") + " between sizes)";
+        return " (the medians change side " + medianChanges + (medianChanges == 1 ? " time" : " times")
+                + " between sizes)";
     }
 
     /**
@@ -107,10 +112,13 @@ public record Crossover(String table, String a, String b, Outcome outcome, Strin
     public String text() {
         return switch (outcome) {
             case UNSETTLED -> a + " vs " + b + ": no crossover, the spreads overlap at every size measured" + medians();
-            case NO_CROSSING -> a + " vs " + b + ": no crossover, " + leader + " is ahead wherever the spreads do not overlap" + medians();
-            case CROSSES -> String.format(Locale.ROOT, "%s stops paying off against %s between %s and %s here (%s); medians cross near %s",
+            case NO_CROSSING -> a + " vs " + b + ": no crossover, " + leader
+                    + " is ahead wherever the spreads do not overlap" + medians();
+            case CROSSES -> String.format(Locale.ROOT,
+                    "%s stops paying off against %s between %s and %s here (%s); medians cross near %s",
                     leader, follower, Limits.size(clearFrom), Limits.size(clearTo),
-                    ties == 0 ? "no size measured in between" : "spreads overlap at " + ties + (ties == 1 ? " size" : " sizes") + " in between",
+                    ties == 0 ? "no size measured in between" : "spreads overlap at " + ties
+                            + (ties == 1 ? " size" : " sizes") + " in between",
                     Limits.size(estimate)) + (recrosses ? "; " + leader + " wins clearly again at a larger size" : "");
         };
     }

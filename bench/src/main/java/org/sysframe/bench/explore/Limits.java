@@ -25,7 +25,8 @@ public final class Limits {
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(given + ": not a whole number; accepted " + accepted());
             }
-            if (v < min || v > max) throw new IllegalArgumentException(given + ": " + what + " out of range; accepted " + accepted());
+            if (v < min || v > max) throw new IllegalArgumentException(given + ": " + what + " out of range; accepted "
+                    + accepted());
             return (int) v;
         }
     }
@@ -45,8 +46,10 @@ public final class Limits {
     public static String size(double bytes) {
         if (bytes < 1024) return String.format(Locale.ROOT, "%.0f B", bytes);
         double k = bytes / 1024;
-        if (k < 1024) return (k == Math.rint(k) ? String.format(Locale.ROOT, "%.0f", k) : String.format(Locale.ROOT, "%.1f", k)) + " KiB";
+        if (k < 1024) return (k == Math.rint(k) ? String.format(Locale.ROOT, "%.0f", k)
+                : String.format(Locale.ROOT, "%.1f", k)) + " KiB";
         double m = k / 1024;
-        return (m == Math.rint(m) ? String.format(Locale.ROOT, "%.0f", m) : String.format(Locale.ROOT, "%.1f", m)) + " MiB";
+        return (m == Math.rint(m) ? String.format(Locale.ROOT, "%.0f", m) : String.format(Locale.ROOT, "%.1f", m))
+                + " MiB";
     }
 }

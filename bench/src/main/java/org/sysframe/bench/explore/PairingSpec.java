@@ -22,24 +22,28 @@ public final class PairingSpec {
     private PairingSpec() {}
 
     /** The keys, in the order the help gives them. */
-    public static final List<String> KEYS = List.of("name", "base", "client-send", "client-recv", "server-send", "flush",
-            "high-water", "wait", "cpu", "server-cpu", "depth", "backend", "client-backend", "server-backend");
+    public static final List<String> KEYS = List.of("name", "base", "client-send", "client-recv", "server-send",
+            "flush", "high-water", "wait", "cpu", "server-cpu", "depth", "backend", "client-backend", "server-backend");
 
-    static final String SEND_FORMS = "split, copy[:SIZE], gather or copygather[:SIZE] (SIZE " + Limits.COPY_THRESHOLD.accepted() + ")";
+    static final String SEND_FORMS = "split, copy[:SIZE], gather or copygather[:SIZE] (SIZE "
+            + Limits.COPY_THRESHOLD.accepted() + ")";
     static final String RECV_FORMS = "exact or readahead[:SIZE] (SIZE " + Limits.READAHEAD.accepted() + ")";
 
     /** The pairing a spec describes. */
     public static Pairing parse(String spec) {
         String s = spec.trim();
-        if (s.isEmpty()) throw new IllegalArgumentException("empty; expected name=NAME[,KEY=VALUE...] with keys " + String.join(", ", KEYS));
+        if (s.isEmpty()) throw new IllegalArgumentException("empty; expected name=NAME[,KEY=VALUE...] with keys "
+                + String.join(", ", KEYS));
         if (!s.contains("=")) return builtIn(s);
         Map<String, String> kv = new LinkedHashMap<>();
         for (String part : s.split(",", -1)) {
             int eq = part.indexOf('=');
-            if (eq < 0) throw new IllegalArgumentException("'" + part + "' is not KEY=VALUE; keys: " + String.join(", ", KEYS));
+            if (eq < 0) throw new IllegalArgumentException("'" + part + "' is not KEY=VALUE; keys: "
+                    + String.join(", ", KEYS));
             String key = part.substring(0, eq).trim().toLowerCase(Locale.ROOT);
             String value = part.substring(eq + 1).trim();
-            if (!KEYS.contains(key)) throw new IllegalArgumentException("unknown key '" + key + "'; keys: " + String.join(", ", KEYS));
+            if (!KEYS.contains(key)) throw new IllegalArgumentException("unknown key '" + key + "'; keys: "
+                    + String.join(", ", KEYS));
             if (value.isEmpty()) throw new IllegalArgumentException(key + "=: empty value");
             if (kv.put(key, value) != null) throw new IllegalArgumentException("key '" + key + "' given twice");
         }
@@ -54,10 +58,12 @@ public final class PairingSpec {
                 kv.containsKey("client-recv") ? recv("client-recv", kv.get("client-recv")) : p.clientRecv(),
                 kv.containsKey("server-send") ? send("server-send", kv.get("server-send")) : p.serverSend(),
                 kv.containsKey("flush") ? flush("flush", kv.get("flush")) : p.serverFlush(),
-                kv.containsKey("high-water") ? Limits.HIGH_WATER.parse("high-water=" + kv.get("high-water"), kv.get("high-water")) : p.highWater(),
+                kv.containsKey("high-water") ? Limits.HIGH_WATER.parse("high-water=" + kv.get("high-water"),
+                        kv.get("high-water")) : p.highWater(),
                 kv.containsKey("wait") ? wait("wait", kv.get("wait")) : p.clientWait(),
                 kv.containsKey("cpu") ? Limits.CPU.parse("cpu=" + kv.get("cpu"), kv.get("cpu")) : p.clientCpu(),
-                kv.containsKey("server-cpu") ? Limits.CPU.parse("server-cpu=" + kv.get("server-cpu"), kv.get("server-cpu")) : p.serverCpu(),
+                kv.containsKey("server-cpu") ? Limits.CPU.parse("server-cpu=" + kv.get("server-cpu"),
+                        kv.get("server-cpu")) : p.serverCpu(),
                 kv.containsKey("depth") ? Limits.DEPTH.parse("depth=" + kv.get("depth"), kv.get("depth")) : p.depth(),
                 backend(kv, "client-backend", p.clientBackend()), backend(kv, "server-backend", p.serverBackend()));
     }
@@ -95,7 +101,8 @@ public final class PairingSpec {
     /** A receive framing whose read-ahead is in {@link Limits#READAHEAD}. */
     static RecvFraming recv(String key, String value) {
         String[] p = value.toLowerCase(Locale.ROOT).split(":", 2);
-        if (p[0].equals("readahead") && p.length == 2) return RecvFraming.readAhead(Limits.READAHEAD.parse(key + "=" + value, p[1]));
+        if (p[0].equals("readahead") && p.length == 2) return RecvFraming.readAhead(Limits.READAHEAD.parse(key + "="
+                + value, p[1]));
         if (p.length == 1 && (p[0].equals("readahead") || p[0].equals("exact"))) return RecvFraming.parse(value);
         throw new IllegalArgumentException(key + "=" + value + ": unknown recv framing; accepted " + RECV_FORMS);
     }
@@ -104,7 +111,8 @@ public final class PairingSpec {
         try {
             return FlushMode.parse(value);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(key + "=" + value + ": unknown flush mode; accepted immediate or deferred");
+            throw new IllegalArgumentException(key + "=" + value
+                    + ": unknown flush mode; accepted immediate or deferred");
         }
     }
 
@@ -118,8 +126,10 @@ public final class PairingSpec {
 
     /** The spec that gives p back, naming every key but base (e.g. for {@code tune}'s recommendation). */
     public static String format(Pairing p) {
-        return "name=" + p.name() + ",client-send=" + p.clientSend() + ",client-recv=" + p.clientRecv() + ",server-send=" + p.serverSend()
-                + ",flush=" + p.serverFlush().name().toLowerCase(Locale.ROOT) + ",high-water=" + p.highWater() + ",wait=" + p.clientWait()
+        return "name=" + p.name() + ",client-send=" + p.clientSend() + ",client-recv=" + p.clientRecv()
+                + ",server-send=" + p.serverSend()
+                + ",flush=" + p.serverFlush().name().toLowerCase(Locale.ROOT) + ",high-water=" + p.highWater()
+                        + ",wait=" + p.clientWait()
                 + ",cpu=" + p.clientCpu() + ",server-cpu=" + p.serverCpu() + ",depth=" + p.depth()
                 + ",client-backend=" + p.clientBackend() + ",server-backend=" + p.serverBackend();
     }

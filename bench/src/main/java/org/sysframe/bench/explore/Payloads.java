@@ -21,13 +21,16 @@ public final class Payloads {
         for (int i = 0; i < parts.length; i++) {
             String s = parts[i].trim();
             if (s.equals("...")) {
-                if (i == 0 || i == parts.length - 1) throw new IllegalArgumentException("'" + text + "': '...' needs a size on each side, as in 32,...,65536");
+                if (i == 0 || i == parts.length - 1) throw new IllegalArgumentException("'" + text
+                        + "': '...' needs a size on each side, as in 32,...,65536");
                 int from = out.get(out.size() - 1), to = SIZE.parse(parts[i + 1].trim(), parts[i + 1]);
-                if (from <= 0 || to <= from) throw new IllegalArgumentException("'" + text + "': A,...,B doubles A up to B, so it needs 0 < A < B");
+                if (from <= 0 || to <= from) throw new IllegalArgumentException("'" + text
+                        + "': A,...,B doubles A up to B, so it needs 0 < A < B");
                 for (long v = 2L * from; v < to; v *= 2) out.add((int) v);
                 continue;
             }
-            if (s.isEmpty()) throw new IllegalArgumentException("'" + text + "': an empty size; accepted " + SIZE.accepted());
+            if (s.isEmpty()) throw new IllegalArgumentException("'" + text + "': an empty size; accepted "
+                    + SIZE.accepted());
             out.add(SIZE.parse(s, s));
         }
         return out.stream().distinct().sorted().mapToInt(Integer::intValue).toArray();

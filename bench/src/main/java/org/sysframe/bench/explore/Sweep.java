@@ -23,7 +23,8 @@ public final class Sweep {
     public static final int CALLS_SCALE = 5;
 
     /** Everything a sweep run needs, checked before anything runs. */
-    public record Plan(SweepSpec spec, Pairing held, int[] payloads, List<String> crossover, int rounds, boolean quick) {
+    public record Plan(SweepSpec spec, Pairing held, int[] payloads, List<String> crossover, int rounds,
+            boolean quick) {
         public List<Pairing> pairings() { return spec.pairings(held); }
     }
 }

@@ -15,19 +15,22 @@ public record SweepSpec(SweepParameter parameter, List<String> values) {
     public static SweepSpec parse(String arg) {
         int eq = arg.indexOf('=');
         if (eq < 0) {
-            throw new IllegalArgumentException("'" + arg + "': expected PARAM=V1,V2,...; sweepable: " + SweepParameter.all());
+            throw new IllegalArgumentException("'" + arg + "': expected PARAM=V1,V2,...; sweepable: "
+                    + SweepParameter.all());
         }
         SweepParameter p = SweepParameter.named(arg.substring(0, eq).trim());
         String list = arg.substring(eq + 1).trim();
         if (list.isEmpty()) throw new IllegalArgumentException(p.id + "=: empty list; accepted " + p.accepted);
         List<String> values = new ArrayList<>();
         for (String v : list.split(",", -1)) {
-            if (v.isBlank()) throw new IllegalArgumentException(p.id + "=" + list + ": an empty value in the list; accepted " + p.accepted);
+            if (v.isBlank()) throw new IllegalArgumentException(p.id + "=" + list
+                    + ": an empty value in the list; accepted " + p.accepted);
             String c = p.check(v.trim());
             if (values.contains(c)) throw new IllegalArgumentException(p.id + "=" + list + ": " + c + " listed twice");
             values.add(c);
         }
-        if (values.size() < 2) throw new IllegalArgumentException(p.id + "=" + list + ": a sweep needs at least two values");
+        if (values.size() < 2) throw new IllegalArgumentException(p.id + "=" + list
+                + ": a sweep needs at least two values");
         return new SweepSpec(p, List.copyOf(values));
     }
 

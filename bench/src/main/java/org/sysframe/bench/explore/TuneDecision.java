@@ -44,8 +44,8 @@ public record TuneDecision(String parameter, String held, Verdict verdict, Strin
         Map<String, Spread> copy = new LinkedHashMap<>(gains);
         if (b.min() <= 1) {
             boolean allSlower = gains.values().stream().allMatch(s -> s.max() < 1);
-            return new TuneDecision(parameter, held, allSlower ? Verdict.KEEP_DEFAULT : Verdict.NO_CLEAR_WINNER, null, best, b,
-                    allSlower ? List.of() : List.of(held, best), copy);
+            return new TuneDecision(parameter, held, allSlower ? Verdict.KEEP_DEFAULT : Verdict.NO_CLEAR_WINNER, null,
+                    best, b, allSlower ? List.of() : List.of(held, best), copy);
         }
         List<String> overlapping = new ArrayList<>();
         for (Map.Entry<String, Spread> e : gains.entrySet()) {
@@ -54,7 +54,8 @@ public record TuneDecision(String parameter, String held, Verdict verdict, Strin
         }
         if (!overlapping.isEmpty()) {
             overlapping.add(0, best);
-            return new TuneDecision(parameter, held, Verdict.NO_CLEAR_WINNER, null, best, b, List.copyOf(overlapping), copy);
+            return new TuneDecision(parameter, held, Verdict.NO_CLEAR_WINNER, null, best, b, List.copyOf(overlapping),
+                    copy);
         }
         return new TuneDecision(parameter, held, Verdict.RECOMMEND, best, best, b, List.of(), copy);
     }
@@ -62,18 +63,24 @@ public record TuneDecision(String parameter, String held, Verdict verdict, Strin
     /** One line, e.g. {@code copy-threshold: use 4096 instead of 1024, +6.1 % calls/s [+2.0 % to +9.3 %]}. */
     public String text() {
         return switch (verdict) {
-            case RECOMMEND -> String.format(Locale.ROOT, "%s: use %s instead of %s, %s", parameter, recommended, held, percent(gain));
-            case KEEP_DEFAULT -> String.format(Locale.ROOT, "%s: keep %s, every other value is clearly slower (best: %s, %s)",
+            case RECOMMEND -> String.format(Locale.ROOT, "%s: use %s instead of %s, %s", parameter, recommended, held,
+                    percent(gain));
+            case KEEP_DEFAULT -> String.format(Locale.ROOT,
+                    "%s: keep %s, every other value is clearly slower (best: %s, %s)",
                     parameter, held, best, percent(gain));
             case NO_CLEAR_WINNER -> contenders.contains(held)
-                    ? String.format(Locale.ROOT, "%s: no clear winner, keep %s: the best, %s, gains %s, inside the spread", parameter, held, best, percent(gain))
-                    : String.format(Locale.ROOT, "%s: no clear winner among %s: each beats %s, but their spreads overlap (best %s, %s)",
+                    ? String.format(Locale.ROOT,
+                            "%s: no clear winner, keep %s: the best, %s, gains %s, inside the spread", parameter, held,
+                            best, percent(gain))
+                    : String.format(Locale.ROOT,
+                            "%s: no clear winner among %s: each beats %s, but their spreads overlap (best %s, %s)",
                     parameter, String.join(", ", contenders), held, best, percent(gain));
         };
     }
 
     /** e.g. {@code +6.1 % calls/s [+2.0 % to +9.3 %]}. */
     public static String percent(Spread g) {
-        return String.format(Locale.ROOT, "%+.1f %% calls/s [%+.1f %% to %+.1f %%]", (g.median() - 1) * 100, (g.min() - 1) * 100, (g.max() - 1) * 100);
+        return String.format(Locale.ROOT, "%+.1f %% calls/s [%+.1f %% to %+.1f %%]", (g.median() - 1) * 100,
+                (g.min() - 1) * 100, (g.max() - 1) * 100);
     }
 }

@@ -21,7 +21,8 @@ public record Workload(int[] sizes, double[] weights, String description) {
 
     /** Equal weights. */
     public static Workload of(int[] sizes) {
-        if (sizes.length > MAX_SIZES) throw new IllegalArgumentException(sizes.length + " sizes; at most " + MAX_SIZES + " (each is measured for every candidate)");
+        if (sizes.length > MAX_SIZES) throw new IllegalArgumentException(sizes.length + " sizes; at most " + MAX_SIZES
+                + " (each is measured for every candidate)");
         double[] w = new double[sizes.length];
         Arrays.fill(w, 1.0 / sizes.length);
         return new Workload(sizes, w, "sizes " + join(sizes) + ", equally often");
@@ -29,7 +30,8 @@ public record Workload(int[] sizes, double[] weights, String description) {
 
     /** A histogram file's sizes and counts; a bad line fails naming the file and the line. */
     public static Workload histogram(Path file) throws IOException {
-        if (!Files.isReadable(file)) throw new IllegalArgumentException("--histogram " + file + ": no such readable file");
+        if (!Files.isReadable(file)) throw new IllegalArgumentException("--histogram " + file
+                + ": no such readable file");
         List<String> lines = Files.readAllLines(file);
         TreeMap<Integer, Long> counts = new TreeMap<>();
         for (int i = 0; i < lines.size(); i++) {
@@ -45,18 +47,21 @@ public record Workload(int[] sizes, double[] weights, String description) {
             } catch (NumberFormatException e) {
                 n = -1;
             }
-            if (n < 1) throw new IllegalArgumentException(at + ": count " + f[1] + ": expected a whole number of at least 1");
+            if (n < 1) throw new IllegalArgumentException(at + ": count " + f[1]
+                    + ": expected a whole number of at least 1");
             counts.merge(size, n, Long::sum);
         }
         if (counts.isEmpty()) throw new IllegalArgumentException(file + ": no SIZE COUNT lines");
         if (counts.size() > MAX_SIZES) {
-            throw new IllegalArgumentException(file + ": " + counts.size() + " sizes; at most " + MAX_SIZES + " (bin them: each is measured for every candidate)");
+            throw new IllegalArgumentException(file + ": " + counts.size() + " sizes; at most " + MAX_SIZES
+                    + " (bin them: each is measured for every candidate)");
         }
         long total = counts.values().stream().mapToLong(Long::longValue).sum();
         int[] sizes = counts.keySet().stream().mapToInt(Integer::intValue).toArray();
         double[] w = counts.values().stream().mapToDouble(c -> (double) c / total).toArray();
         StringBuilder d = new StringBuilder("histogram " + file.getFileName() + ":");
-        for (int i = 0; i < sizes.length; i++) d.append(String.format(Locale.ROOT, " %d B %.1f %%", sizes[i], 100 * w[i]));
+        for (int i = 0; i < sizes.length; i++) d.append(String.format(Locale.ROOT, " %d B %.1f %%", sizes[i],
+                100 * w[i]));
         return new Workload(sizes, w, d.toString());
     }
 

@@ -38,7 +38,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class DowncallBenchmark {
     private static final int MSG_DONTWAIT = 0x40;
-    private static final FunctionDescriptor IO = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
+    private static final FunctionDescriptor IO =
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
     private static final Linker L = Linker.nativeLinker();
     private static final MemorySegment SEND = L.defaultLookup().find("send").orElseThrow();
     private static final MemorySegment RECV = L.defaultLookup().find("recv").orElseThrow();

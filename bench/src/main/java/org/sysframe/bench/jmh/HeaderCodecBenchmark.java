@@ -12,7 +12,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.sysframe.transport.wire.GroutApi;
-import org.sysframe.transport.wire.EventHeader;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 

@@ -17,7 +17,8 @@ import java.util.Map;
  * @param notes            what the run could not do (e.g. a server setting this build refuses)
  */
 public record BenchTable(String name, String title, String rowKind, String reference, boolean referenceOverRow,
-                         int rounds, List<Cell> cells, List<Measurement> runs, List<CellSummary> rows, List<String> notes) {
+                         int rounds, List<Cell> cells, List<Measurement> runs, List<CellSummary> rows,
+                         List<String> notes) {
 
     /** Summarises runs (as returned by {@link RoundRunner}) cell by cell, in the cells' order. */
     public static BenchTable of(String name, String title, String rowKind, String reference, boolean referenceOverRow,
@@ -34,10 +35,11 @@ public record BenchTable(String name, String title, String rowKind, String refer
         List<String> all = new ArrayList<>(notes);
         for (CellSummary r : rows) {
             String why = r.kernelFutexNote();
-            if (why != null) all.add(r.name() + " (" + r.payload() + " B), " + CellSummary.KERNEL_FUTEX_ABOVE + ": " + why);
+            if (why != null) all.add(r.name() + " (" + r.payload() + " B), " + CellSummary.KERNEL_FUTEX_ABOVE + ": "
+                    + why);
         }
-        return new BenchTable(name, title, rowKind, reference, referenceOverRow, rounds, List.copyOf(cells), List.copyOf(runs),
-                rows, List.copyOf(all));
+        return new BenchTable(name, title, rowKind, reference, referenceOverRow, rounds, List.copyOf(cells),
+                List.copyOf(runs), rows, List.copyOf(all));
     }
 
     /** Every round's run of one cell, in round order; empty when the table has no such cell. */

@@ -36,10 +36,12 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                           Map<SyscallKind, Double> clientSyscalls, boolean clientSyscallsFromKernel,
                           Map<SyscallKind, Double> serverSyscalls,
                           boolean kernelAgrees, boolean kernelMeasured, boolean kernelFutexAbove,
-                          long clientLibraryFutex, long clientKernelFutex, long serverLibraryFutex, long serverKernelFutex,
+                          long clientLibraryFutex, long clientKernelFutex, long serverLibraryFutex,
+                                  long serverKernelFutex,
                           long futexCalls, String cpus,
                           Map<SyscallKind, Double> clientEmpty, Map<SyscallKind, Double> serverEmpty,
-                          Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches, Spread serverSwitches,
+                          Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches,
+                                  Spread serverSwitches,
                           String uringMix, Interval ratioCi, Interval referenceRatioCi, Spread serverRssPerConnection) {
 
     /** Summarises the rounds of one cell against the reference cell's rounds of the same payload. */
@@ -56,8 +58,10 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         }
         Spread ratio = Spread.perRound(own, ref, (r, b) -> r.callsPerSecond() / b.callsPerSecond());
         Spread referenceRatio = Spread.perRound(own, ref, (r, b) -> b.callsPerSecond() / r.callsPerSecond());
-        Interval ratioCi = Interval.ofRatiosInBatches(perRound(own, ref, (r, b) -> r.callsPerSecond() / b.callsPerSecond()));
-        Interval referenceRatioCi = Interval.ofRatiosInBatches(perRound(own, ref, (r, b) -> b.callsPerSecond() / r.callsPerSecond()));
+        Interval ratioCi = Interval.ofRatiosInBatches(perRound(own, ref, (r, b) ->
+                r.callsPerSecond() / b.callsPerSecond()));
+        Interval referenceRatioCi = Interval.ofRatiosInBatches(perRound(own, ref, (r, b) ->
+                b.callsPerSecond() / r.callsPerSecond()));
         boolean measured = runs.stream().allMatch(Measurement::kernelMeasured);
         boolean fromKernel = runs.stream().anyMatch(r -> r.clientLibrary() == null);
         return new CellSummary(name, payload, runs.size(), runs.isEmpty() ? 0 : runs.get(0).clients(),
@@ -68,7 +72,8 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 Spread.over(runs, r -> r.p50Nanos() / 1e3), Spread.over(runs, r -> r.p99Nanos() / 1e3),
                 Spread.over(runs, Measurement::clientCpuMicrosPerCall),
                 Spread.over(runs, Measurement::serverCpuMicrosPerCall),
-                Spread.medianPerCall(runs, fromKernel ? Measurement::clientKernel : Measurement::clientLibrary, Measurement::calls),
+                Spread.medianPerCall(runs, fromKernel ? Measurement::clientKernel : Measurement::clientLibrary,
+                        Measurement::calls),
                 fromKernel,
                 Spread.medianPerCall(runs, Measurement::serverLibrary, Measurement::calls),
                 measured && runs.stream().allMatch(Measurement::kernelAgrees), measured,
@@ -78,8 +83,10 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 futexSum(runs, Measurement::serverLibrary), futexSum(runs, Measurement::serverKernel),
                 runs.stream().mapToLong(Measurement::calls).sum(),
                 placement(runs),
-                runs.stream().allMatch(r -> r.clientEmpty() != null) ? Spread.medianPerCall(runs, Measurement::clientEmpty, Measurement::calls) : Map.of(),
-                runs.stream().allMatch(r -> r.serverEmpty() != null) ? Spread.medianPerCall(runs, Measurement::serverEmpty, Measurement::calls) : Map.of(),
+                runs.stream().allMatch(r -> r.clientEmpty() != null)
+                        ? Spread.medianPerCall(runs, Measurement::clientEmpty, Measurement::calls) : Map.of(),
+                runs.stream().allMatch(r -> r.serverEmpty() != null)
+                        ? Spread.medianPerCall(runs, Measurement::serverEmpty, Measurement::calls) : Map.of(),
                 Spread.over(runs, r -> busy(r.clientCpu(), r)), Spread.over(runs, r -> busy(r.serverCpu(), r)),
                 Spread.over(runs, r -> switches(r.clientCpu(), r)), Spread.over(runs, r -> switches(r.serverCpu(), r)),
                 uringMix(runs), ratioCi, referenceRatioCi, Spread.over(runs, Measurement::serverRssPerConnection));
@@ -127,9 +134,11 @@ public record CellSummary(String name, int payload, int rounds, int clients,
      * client 5.82 recvfrom, server 12.26 epoll_wait; busy: client 99 %, server 98 %; switches/call: ...}.
      */
     public String tradeLine() {
-        return String.format(Locale.ROOT, "empty calls/call: client %s, server %s; busy: client %.0f %%, server %.0f %%;"
+        return String.format(Locale.ROOT,
+                "empty calls/call: client %s, server %s; busy: client %.0f %%, server %.0f %%;"
                         + " context switches/call: client %.2f, server %.2f",
-                orNone(describe(clientEmpty)), orNone(describe(serverEmpty)), clientBusyPercent.median(), serverBusyPercent.median(),
+                orNone(describe(clientEmpty)), orNone(describe(serverEmpty)), clientBusyPercent.median(),
+                        serverBusyPercent.median(),
                 clientSwitches.median(), serverSwitches.median());
     }
 
@@ -141,8 +150,10 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         for (Measurement r : runs) if (r.cpus() != null) count.merge(r.cpus(), 1, Integer::sum);
         if (count.isEmpty()) return "?";
         Map.Entry<String, Integer> most = null;
-        for (Map.Entry<String, Integer> e : count.entrySet()) if (most == null || e.getValue() > most.getValue()) most = e;
-        return most.getValue() == runs.size() ? most.getKey() : most.getKey() + " (" + most.getValue() + "/" + runs.size() + ")";
+        for (Map.Entry<String, Integer> e : count.entrySet()) if (most == null
+                || e.getValue() > most.getValue()) most = e;
+        return most.getValue() == runs.size() ? most.getKey() : most.getKey() + " (" + most.getValue() + "/"
+                + runs.size() + ")";
     }
 
     /** Client + server on-CPU microseconds per call (median of each). */
@@ -168,8 +179,10 @@ public record CellSummary(String name, int payload, int rounds, int clients,
      */
     public String kernelFutexNote() {
         if (!kernelMeasured || kernelAgrees || !kernelFutexAbove) return null;
-        String server = serverKernelFutex < 0 ? "" : String.format(Locale.ROOT, ", server library %d, kernel %d", serverLibraryFutex, serverKernelFutex);
-        return String.format(Locale.ROOT, "futex calls in %d calls: client library %d, kernel %d%s; kernel >= library: the JVM's own futex calls",
+        String server = serverKernelFutex < 0 ? ""
+                : String.format(Locale.ROOT, ", server library %d, kernel %d", serverLibraryFutex, serverKernelFutex);
+        return String.format(Locale.ROOT,
+                "futex calls in %d calls: client library %d, kernel %d%s; kernel >= library: the JVM's own futex calls",
                 futexCalls, clientLibraryFutex, clientKernelFutex, server);
     }
 
@@ -215,14 +228,16 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         spread(m, "server_cpu_us_per_call", serverCpuMicros);
         String client = clientSyscallsFromKernel ? "client_kernel_" : "client_";
         for (SyscallKind k : SyscallKind.values()) m.put(client + k.kernelName() + "_per_call", clientSyscalls.get(k));
-        for (SyscallKind k : SyscallKind.values()) m.put("server_" + k.kernelName() + "_per_call", serverSyscalls.get(k));
+        for (SyscallKind k : SyscallKind.values()) m.put("server_" + k.kernelName() + "_per_call",
+                serverSyscalls.get(k));
         if (!uringMix.isEmpty()) m.put("io_uring_sqes_per_call", uringMix);
         m.put("kernel_counts_measured", kernelMeasured);
         m.put("library_equals_kernel", kernelAgrees);
         m.put("kernel_above_library_by_jvm_futex", kernelFutexAbove);
         if (clientKernelFutex >= 0) m.put("client_futex_kernel_per_call", (double) clientKernelFutex / futexCalls);
         if (serverKernelFutex >= 0) m.put("server_futex_kernel_per_call", (double) serverKernelFutex / futexCalls);
-        if (!Double.isNaN(serverRssPerConnection.median())) spread(m, "server_rss_bytes_per_connection", serverRssPerConnection);
+        if (!Double.isNaN(serverRssPerConnection.median())) spread(m, "server_rss_bytes_per_connection",
+                serverRssPerConnection);
         m.put("clients", clients);
         m.put("cpus", cpus);
         return m;

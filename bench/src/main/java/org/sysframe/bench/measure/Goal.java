@@ -7,8 +7,9 @@ import java.util.Locale;
  * taken round by round, whose 95 % interval ({@link Interval}) must lie on the good side of a
  * threshold, or for a "level with" goal inside 1 &plusmn; margin.
  *
- * <p>A row of a table's goals ({@link org.sysframe.bench.table.Table#goals()}) is one constructor call: {@code new Goal(name, table, subject,
- * versus, payload, metric, atLeast, threshold)}, or {@link #level} for a "level with" goal.
+ * <p>A row of a table's goals ({@link org.sysframe.bench.table.Table#goals()}) is one constructor call:
+ * {@code new Goal(name, table, subject, versus, payload, metric, atLeast, threshold)}, or {@link #level} for a "level
+ * with" goal.
  *
  * @param name      what the goal stands for, e.g. {@code seed patch: +10 % calls/s}
  * @param table     the {@link BenchTable#name()} it is measured in
@@ -22,7 +23,8 @@ public record Goal(String name, String table, String subject, String versus, int
                    boolean atLeast, double threshold, double margin) {
 
     public Goal {
-        if (margin < 0 || margin >= 1) throw new IllegalArgumentException("margin " + margin + ": expected 0 <= margin < 1");
+        if (margin < 0 || margin >= 1) throw new IllegalArgumentException("margin " + margin
+                + ": expected 0 <= margin < 1");
         if (margin > 0 && (!atLeast || Math.abs(threshold - (1 - margin)) > 1e-12)) {
             throw new IllegalArgumentException("a level goal is at least 1 - margin: use Goal.level");
         }
@@ -39,7 +41,8 @@ public record Goal(String name, String table, String subject, String versus, int
      * {@link Status#MET} when it lies wholly above 1 + margin (better than level), missed when it
      * lies wholly below 1 - margin; anything else is not settled.
      */
-    public static Goal level(String name, String table, String subject, String versus, int payload, Metric metric, double margin) {
+    public static Goal level(String name, String table, String subject, String versus, int payload, Metric metric,
+            double margin) {
         return new Goal(name, table, subject, versus, payload, metric, true, 1 - margin, margin);
     }
 
@@ -58,7 +61,9 @@ public record Goal(String name, String table, String subject, String versus, int
         CLIENT_SYSCALLS_PER_CALL("client syscalls per call"),
         /** The subject's own server syscalls per request (library counts, else kernel); versus is not used. */
         SERVER_SYSCALLS_PER_CALL("server syscalls per request"),
-        /** The subject's own median round trip (p50 latency) in microseconds, an absolute figure; versus is not used. */
+        /**
+         * The subject's own median round trip (p50 latency) in microseconds, an absolute figure; versus is not used.
+         */
         P50_MICROS("p50 latency"),
         /**
          * The subject's server's resident memory per connection in KiB (the scale table: RSS growth from
@@ -97,7 +102,8 @@ public record Goal(String name, String table, String subject, String versus, int
                 case SERVER_CPU_RATIO -> subject.serverCpuMicrosPerCall() / versus.serverCpuMicrosPerCall();
                 case P99_RATIO -> (double) subject.p99Nanos() / versus.p99Nanos();
                 case CLIENT_SYSCALLS_PER_CALL -> (double) subject.clientSyscalls().total() / subject.calls();
-                case SERVER_SYSCALLS_PER_CALL -> subject.serverSyscalls() == null ? Double.NaN : (double) subject.serverSyscalls().total() / subject.calls();
+                case SERVER_SYSCALLS_PER_CALL -> subject.serverSyscalls() == null ? Double.NaN
+                        : (double) subject.serverSyscalls().total() / subject.calls();
                 case P50_MICROS -> subject.p50Nanos() / 1e3;
                 case SERVER_RSS_KIB_PER_CONNECTION -> subject.serverRssPerConnection() / 1024;
             };

@@ -50,7 +50,8 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
         int needed = status == Goal.Status.NOT_SETTLED ? goal.roundsNeeded(ci) : perRound.length;
         boolean good = status == Goal.Status.MET || status == Goal.Status.LEVEL;
         String why = good || !explain ? null : explain(goal, perRound, ci, status, s, v);
-        return new GoalVerdict(goal, perRound, value, ci, status, needed, why, beside ? Spread.of(versusOwn).median() : Double.NaN);
+        return new GoalVerdict(goal, perRound, value, ci, status, needed, why, beside ? Spread.of(versusOwn).median()
+                : Double.NaN);
     }
 
     /** The interval a goal on metric is judged on, of its per-round figures in round order. */
@@ -62,7 +63,8 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
      * The interval of metric of subject against versus at payload, paired by round, as a goal on them
      * would be judged on it; null when they share no round.
      */
-    public static Interval interval(Goal.Metric metric, List<Measurement> runs, String subject, String versus, int payload) {
+    public static Interval interval(Goal.Metric metric, List<Measurement> runs, String subject, String versus,
+            int payload) {
         List<Measurement[]> pairs = pairs(runs, subject, versus, payload);
         if (pairs.isEmpty()) return null;
         double[] perRound = new double[pairs.size()];
@@ -100,14 +102,18 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
      * verdict; a goal NOT SETTLED adds the rounds it would need.
      */
     public String line() {
-        String against = goal.subject().equals(goal.versus()) ? goal.subject() : goal.subject() + " vs " + goal.versus();
+        String against = goal.subject().equals(goal.versus()) ? goal.subject() : goal.subject() + " vs "
+                + goal.versus();
         String tail = status == Goal.Status.NOT_SETTLED
-                ? "; budget or round cap reached, " + (roundsNeeded == Integer.MAX_VALUE ? "the estimate lies on the bound: no number of rounds settles it"
+                ? "; budget or round cap reached, " + (roundsNeeded == Integer.MAX_VALUE
+                        ? "the estimate lies on the bound: no number of rounds settles it"
                         : "about " + roundsNeeded + " rounds would settle it")
                 : "";
-        String versus = Double.isNaN(versusFigure) ? "" : "; " + goal.versus() + ": " + number(versusFigure) + goal.metric().unit();
+        String versus = Double.isNaN(versusFigure) ? "" : "; " + goal.versus() + ": " + number(versusFigure)
+                + goal.metric().unit();
         return String.format(Locale.ROOT, "goal %s (%s at %d B): %s %s%s (want %s): %s%s",
-                goal.name(), against, goal.payload(), goal.metric().label(), figure(), versus, goal.want(), status.label(), tail);
+                goal.name(), against, goal.payload(), goal.metric().label(), figure(), versus, goal.want(),
+                status.label(), tail);
     }
 
     /** e.g. {@code 1.200x [1.150-1.250], 9 rounds}: the estimate and its 95 % interval. */
@@ -133,18 +139,20 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
             rounds = "per round " + j;
         } else {
             Spread s = Spread.of(perRound);
-            rounds = String.format(Locale.ROOT, "%d rounds, min %.3f, median %.3f, max %.3f", perRound.length, s.min(), s.median(), s.max());
+            rounds = String.format(Locale.ROOT, "%d rounds, min %.3f, median %.3f, max %.3f", perRound.length, s.min(),
+                    s.median(), s.max());
         }
         String where = switch (status) {
             case MISSED -> goal.isLevel() || goal.atLeast() ? "lies wholly below " + Goal.number(goal.threshold())
                     : "lies wholly above " + Goal.number(goal.threshold());
-            default -> goal.isLevel() ? "straddles " + Goal.number(goal.threshold()) + " (or 1 ± " + Goal.number(goal.margin()) + ")"
+            default -> goal.isLevel() ? "straddles " + Goal.number(goal.threshold()) + " (or 1 ± "
+                    + Goal.number(goal.margin()) + ")"
                     : "straddles " + Goal.number(goal.threshold());
         };
         Side a = Side.of(subject), b = Side.of(versus);
         String diff = goal.subject().equals(goal.versus()) ? ""
-                : String.format(Locale.ROOT, " Difference %s - %s: %+.2f us CPU per call%s.", goal.subject(), goal.versus(),
-                        a.cpu - b.cpu, split(a, b));
+                : String.format(Locale.ROOT, " Difference %s - %s: %+.2f us CPU per call%s.", goal.subject(),
+                        goal.versus(), a.cpu - b.cpu, split(a, b));
         return String.format(Locale.ROOT, "why, from this run: %s; the 95 %% interval [%s-%s] %s. %s: %s. %s%s",
                 rounds, number(ci.lo()), number(ci.hi()), where, goal.subject(), a.describe(),
                 goal.subject().equals(goal.versus()) ? "" : goal.versus() + ": " + b.describe() + ".", diff);
@@ -158,12 +166,14 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
      */
     static String split(Side a, Side b) {
         if (a.ticks < MIN_TICKS_FOR_SPLIT || b.ticks < MIN_TICKS_FOR_SPLIT) {
-            return String.format(Locale.ROOT, " (total on-CPU time, exact; no user/kernel split: %d and %d ticks of 10 ms, too few)",
+            return String.format(Locale.ROOT,
+                    " (total on-CPU time, exact; no user/kernel split: %d and %d ticks of 10 ms, too few)",
                     a.ticks, b.ticks);
         }
         double kernel = a.kernel() - b.kernel();
         double u = Math.hypot(a.kernelUncertainty(), b.kernelUncertainty());
-        return String.format(Locale.ROOT, ", of it %+.2f ± %.2f us in the kernel (system share from %d and %d ticks of 10 ms)",
+        return String.format(Locale.ROOT,
+                ", of it %+.2f ± %.2f us in the kernel (system share from %d and %d ticks of 10 ms)",
                 kernel, u, a.ticks, b.ticks);
     }
 
@@ -200,7 +210,8 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
 
         String describe() {
             return String.format(Locale.ROOT,
-                    "round trip %.1f us, CPU per call %.2f us client + %.2f us server (medians); syscalls per call: client %s, server %s",
+                    "round trip %.1f us, CPU per call %.2f us client + %.2f us server (medians); syscalls per call: "
+                    + "client %s, server %s",
                     roundTrip, clientCpu, serverCpu, clientSyscalls, serverSyscalls);
         }
     }

@@ -100,7 +100,9 @@ public record Interval(double estimate, double lo, double hi, int n, boolean log
         return new Interval(estimate, walshSmallest(x, k), walshSmallest(x, walsh + 1 - k), n, false);
     }
 
-    private static Interval empty(int n, boolean log) { return new Interval(Double.NaN, Double.NaN, Double.NaN, n, log); }
+    private static Interval empty(int n, boolean log) {
+        return new Interval(Double.NaN, Double.NaN, Double.NaN, n, log);
+    }
 
     /** True when the interval could be computed (no missing figure). */
     public boolean known() { return !Double.isNaN(estimate); }

@@ -32,8 +32,8 @@ public record Measurement(String cell, int payload, int round, int clients, long
                        SyscallCounts clientEmpty, SyscallCounts serverEmpty,
                        UringCounts clientUring, UringCounts serverUring) {
         this(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos, maxNanos,
-                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty, serverEmpty,
-                clientUring, serverUring, Double.NaN);
+                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty,
+                serverEmpty, clientUring, serverUring, Double.NaN);
     }
 
     /** Without io_uring counts (epoll sides, and peers that keep none). */
@@ -44,7 +44,8 @@ public record Measurement(String cell, int payload, int round, int clients, long
                        ThreadCpu clientCpu, ThreadCpu serverCpu, String cpus,
                        SyscallCounts clientEmpty, SyscallCounts serverEmpty) {
         this(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos, maxNanos,
-                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty, serverEmpty, null, null);
+                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty,
+                serverEmpty, null, null);
     }
 
     /** Without empty-call counts (peers that keep none). */
@@ -63,8 +64,10 @@ public record Measurement(String cell, int payload, int round, int clients, long
      * table).
      */
     public Measurement withServerRss(double serverRssPerConnection) {
-        return new Measurement(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos, maxNanos,
-                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty, serverEmpty,
+        return new Measurement(cell, payload, round, clients, calls, seconds, p50Nanos, p90Nanos, p99Nanos, p999Nanos,
+                maxNanos,
+                clientLibrary, clientKernel, serverLibrary, serverKernel, clientCpu, serverCpu, cpus, clientEmpty,
+                        serverEmpty,
                 clientUring, serverUring, serverRssPerConnection);
     }
 
@@ -89,7 +92,10 @@ public record Measurement(String cell, int payload, int round, int clients, long
     /** The client's syscalls: the library's count when it has one, else the kernel's. */
     public SyscallCounts clientSyscalls() { return clientLibrary != null ? clientLibrary : clientKernel; }
 
-    /** The server side's syscalls: library counts where the server keeps them, else the kernel's; null when not measured. */
+    /**
+     * The server side's syscalls: library counts where the server keeps them, else the kernel's; null when not
+     * measured.
+     */
     public SyscallCounts serverSyscalls() { return serverLibrary != null ? serverLibrary : serverKernel; }
 
     /** Whether every count present has a kernel count beside it. */
@@ -105,13 +111,14 @@ public record Measurement(String cell, int payload, int round, int clients, long
 
     /**
      * Whether the kernel's counts equal the library's on every kind but futex, where a side's
-     * kernel count is higher (the client's thread, or a shared-memory channel's): the JVM's own futex calls on that thread (a method queued for the
-     * JIT, a safepoint), which no library counts. A shared-memory client's futex calls are its wait's,
-     * so the kernel's count of them is at least the library's, never exactly it by design.
+     * kernel count is higher (the client's thread, or a shared-memory channel's): the JVM's own futex calls on that
+     * thread (a method queued for the JIT, a safepoint), which no library counts. A shared-memory client's futex calls
+     * are its wait's, so the kernel's count of them is at least the library's, never exactly it by design.
      */
     public boolean kernelAboveByJvmFutex() {
         if (!kernelMeasured() || clientLibrary == null || kernelAgrees()) return false;
-        return aboveByFutexOnly(clientLibrary, clientKernel) && (serverLibrary == null || aboveByFutexOnly(serverLibrary, serverKernel));
+        return aboveByFutexOnly(clientLibrary, clientKernel)
+                && (serverLibrary == null || aboveByFutexOnly(serverLibrary, serverKernel));
     }
 
     /** Every kind equal but futex, where kernel has at least library's. */

@@ -78,7 +78,9 @@ public final class Progress {
 
     private static final ThreadLocal<Progress> CURRENT = new ThreadLocal<>();
 
-    /** Runs body with progress reported to p from every {@link RoundRunner} run of this thread; then clears its line. */
+    /**
+     * Runs body with progress reported to p from every {@link RoundRunner} run of this thread; then clears its line.
+     */
     public static <T> T during(Progress p, Callable<T> body) throws Exception {
         Progress before = CURRENT.get();
         CURRENT.set(p);
@@ -103,7 +105,10 @@ public final class Progress {
     /** The goals of table among those counted. */
     List<Goal> goals(String table) { return goals.stream().filter(g -> g.table().equals(table)).toList(); }
 
-    /** A set of rounds of table begins: cells in rounds, warmUps of them warmed up first; a new table name is the next table. */
+    /**
+     * A set of rounds of table begins: cells in rounds, warmUps of them warmed up first; a new table name is the next
+     * table.
+     */
     void set(String table, int cells, int rounds, int warmUps) {
         long now = clock.getAsLong();
         setStart = now;
@@ -122,9 +127,13 @@ public final class Progress {
     void warmUp(Cell c) { show("warm-up: " + c.name() + ", " + c.payload() + " B"); }
 
     /** A cell's run in round r of rounds begins. */
-    void round(Cell c, int r, int rounds) { show("round " + r + "/" + rounds + ": " + c.name() + ", " + c.payload() + " B"); }
+    void round(Cell c, int r, int rounds) {
+        show("round " + r + "/" + rounds + ": " + c.name() + ", " + c.payload() + " B");
+    }
 
-    /** A cell's run in added round r begins, for cells cells of unsettled goals, secondsLeft of the table's budget left. */
+    /**
+     * A cell's run in added round r begins, for cells cells of unsettled goals, secondsLeft of the table's budget left.
+     */
     void added(Cell c, int r, int cells, double secondsLeft) {
         budgetLeft = Math.max(0, secondsLeft);
         show("added round " + r + " (" + cells + " cells): " + c.name() + ", " + c.payload() + " B");
@@ -158,8 +167,10 @@ public final class Progress {
 
     /** The line of a table that begins, off a terminal. */
     String tableLine(String table, int cells, int rounds) {
-        StringBuilder sb = new StringBuilder("sysframe ").append(command).append(": table ").append(begun.size()).append('/').append(tables)
-                .append(", ").append(table).append(" (").append(cells).append(cells == 1 ? " cell x " : " cells x ").append(rounds)
+        StringBuilder sb = new StringBuilder("sysframe ").append(command).append(": table ").append(begun.size())
+                .append('/').append(tables)
+                .append(", ").append(table).append(" (").append(cells).append(cells == 1 ? " cell x " : " cells x ")
+                        .append(rounds)
                 .append(rounds == 1 ? " round); " : " rounds); ")
                 .append(duration(seconds(clock.getAsLong() - start))).append(" so far");
         String left = left();
@@ -169,16 +180,21 @@ public final class Progress {
             Map<Goal.Status, Integer> n = new EnumMap<>(Goal.Status.class);
             for (Goal.Status s : Goal.Status.values()) n.put(s, 0);
             for (Goal g : counted) n.merge(verdicts.getOrDefault(g, Goal.Status.NOT_SETTLED), 1, Integer::sum);
-            sb.append(String.format(Locale.ROOT, "; goals so far: %d met, %d missed, %d level, %d not settled (of %d)", n.get(Goal.Status.MET),
-                    n.get(Goal.Status.MISSED), n.get(Goal.Status.LEVEL), n.get(Goal.Status.NOT_SETTLED), counted.size()));
+            sb.append(String.format(Locale.ROOT, "; goals so far: %d met, %d missed, %d level, %d not settled (of %d)",
+                    n.get(Goal.Status.MET),
+                    n.get(Goal.Status.MISSED), n.get(Goal.Status.LEVEL), n.get(Goal.Status.NOT_SETTLED),
+                            counted.size()));
         }
         return sb.toString();
     }
 
-    private List<Goal> goals(List<String> tableNames) { return goals.stream().filter(g -> tableNames.contains(g.table())).toList(); }
+    private List<Goal> goals(List<String> tableNames) {
+        return goals.stream().filter(g -> tableNames.contains(g.table())).toList();
+    }
 
     private long settled() {
-        return goals(begun).stream().filter(g -> verdicts.getOrDefault(g, Goal.Status.NOT_SETTLED) != Goal.Status.NOT_SETTLED).count();
+        return goals(begun).stream().filter(g ->
+                verdicts.getOrDefault(g, Goal.Status.NOT_SETTLED) != Goal.Status.NOT_SETTLED).count();
     }
 
     /** The estimate of the time left, e.g. {@code 3 min 10 s}; empty when there is none yet. */
@@ -209,7 +225,8 @@ public final class Progress {
     static boolean stderrIsTerminal() {
         if ("dumb".equals(System.getenv("TERM"))) return false;
         try {
-            MethodHandle isatty = Linker.nativeLinker().downcallHandle(Linker.nativeLinker().defaultLookup().find("isatty").orElseThrow(),
+            MethodHandle isatty = Linker.nativeLinker()
+                    .downcallHandle(Linker.nativeLinker().defaultLookup().find("isatty").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, JAVA_INT));
             return (int) isatty.invokeExact(2) == 1;
         } catch (Throwable e) {

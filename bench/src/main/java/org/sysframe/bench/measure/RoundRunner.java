@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 
 /**
@@ -46,7 +45,8 @@ public final class RoundRunner {
     public record Plan(List<Goal> goals, double secondsPerTable, int maxRounds, double lengthScale) {
         public Plan {
             goals = List.copyOf(goals);
-            if (!(secondsPerTable >= 0)) throw new IllegalArgumentException("budget " + secondsPerTable + " s: expected >= 0");
+            if (!(secondsPerTable >= 0)) throw new IllegalArgumentException("budget " + secondsPerTable
+                    + " s: expected >= 0");
             if (maxRounds < 1) throw new IllegalArgumentException("round cap " + maxRounds + ": expected >= 1");
             if (!(lengthScale > 0) || lengthScale > 10) {
                 throw new IllegalArgumentException("round length " + lengthScale + ": expected a factor in (0, 10]");
@@ -76,12 +76,17 @@ public final class RoundRunner {
     static final double MIN_WARM_UP_SECONDS = 0.15;
     static final int MAX_WARM_UP_RUNS = 200;
 
-    /** Every measured run (warm-ups left out) in the order it ran, no rounds added: round 1's cells, then round 2's... */
+    /**
+     * Every measured run (warm-ups left out) in the order it ran, no rounds added: round 1's cells, then round 2's...
+     */
     public static List<Measurement> run(String table, List<Cell> cells, int rounds) throws IOException {
         return run(table, cells, rounds, null, System::nanoTime);
     }
 
-    /** As {@link #run(String, List, int)}, with rounds added and runs scaled under plan (null: none, the cells' own length). */
+    /**
+     * As {@link #run(String, List, int)}, with rounds added and runs scaled under plan (null: none, the cells' own
+     * length).
+     */
     public static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan) throws IOException {
         return run(table, cells, rounds, plan, System::nanoTime);
     }
@@ -93,9 +98,11 @@ public final class RoundRunner {
      * with one of the other: in one set, the connections and backends tables' rounds with their C
      * processes in them read the io_uring goals 10-20 % apart from the rounds added without them.
      */
-    public static List<Measurement> runApart(String table, List<Cell> cells, Predicate<Cell> apart, int rounds, Plan plan)
+    public static List<Measurement> runApart(String table, List<Cell> cells, Predicate<Cell> apart, int rounds,
+            Plan plan)
             throws IOException {
-        List<Measurement> runs = new ArrayList<>(run(table, cells.stream().filter(apart.negate()).toList(), rounds, plan));
+        List<Measurement> runs = new ArrayList<>(run(table, cells.stream().filter(apart.negate()).toList(), rounds,
+                plan));
         List<Cell> second = cells.stream().filter(apart).toList();
         if (!second.isEmpty()) runs.addAll(run(table, second, rounds, plan));
         return runs;
@@ -103,7 +110,8 @@ public final class RoundRunner {
 
     /** The table note of {@link #runApart}: what a ratio against reference means for the second set's rows. */
     public static String apartNote(String first, String second, String reference) {
-        return "the " + first + " rows' rounds, then the " + second + " rows': their ratio to " + reference + " pairs rounds that did not run side by side";
+        return "the " + first + " rows' rounds, then the " + second + " rows': their ratio to " + reference
+                + " pairs rounds that did not run side by side";
     }
 
     /** A clock in nanoseconds (the tests' is a counter: no timing in them). */
@@ -121,7 +129,8 @@ public final class RoundRunner {
      * As {@link #run(String, List, int)}, with rounds added under plan (null: none added), reported to
      * the installed {@link Progress} (or, with none, to one of its own that shows on a terminal only).
      */
-    static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, Clock clock) throws IOException {
+    static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan,
+            Clock clock) throws IOException {
         Progress installed = Progress.current();
         Progress progress = installed != null ? installed : Progress.unplanned(table);
         try {
@@ -131,9 +140,11 @@ public final class RoundRunner {
         }
     }
 
-    private static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, Clock clock, Progress progress)
+    private static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, Clock clock,
+            Progress progress)
             throws IOException {
-        List<Cell> warmed = cells.stream().filter(c -> (plan == null ? c.warmUpCalls() : plan.scaled(c.warmUpCalls())) > 0).toList();
+        List<Cell> warmed = cells.stream().filter(c ->
+                (plan == null ? c.warmUpCalls() : plan.scaled(c.warmUpCalls())) > 0).toList();
         progress.set(table, cells.size(), rounds, warmed.size());
         for (Cell c : warmed) {
             long warm = plan == null ? c.warmUpCalls() : plan.scaled(c.warmUpCalls());
@@ -156,14 +167,15 @@ public final class RoundRunner {
             }
         }
         // The goals judged: the plan's, whose unsettled cells get rounds; without a plan the reporter's, for it alone.
-        List<Goal> goals = (plan != null ? plan.goals() : progress.goals(table)).stream().filter(g -> g.table().equals(table)).toList();
+        List<Goal> goals = (plan != null ? plan.goals() : progress.goals(table)).stream().filter(g ->
+                g.table().equals(table)).toList();
         Set<String> need = look(goals, out, progress);
         if (plan != null) addRounds(table, cells, rounds, plan, clock, out, goals, need, progress);
         return out;
     }
 
-    private static void addRounds(String table, List<Cell> cells, int rounds, Plan plan, Clock clock, List<Measurement> out,
-                                  List<Goal> goals, Set<String> need, Progress progress) throws IOException {
+    private static void addRounds(String table, List<Cell> cells, int rounds, Plan plan, Clock clock,
+            List<Measurement> out, List<Goal> goals, Set<String> need, Progress progress) throws IOException {
         long end = clock.nanos() + (long) (plan.secondsPerTable() * 1e9);
         int round = rounds;
         long longest = 0;

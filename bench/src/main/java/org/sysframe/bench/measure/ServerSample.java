@@ -22,8 +22,8 @@ import java.util.TreeSet;
  * epoll_wait or io_uring_enter, where the two counts
  * agree (see {@link ThreadSyscall}); subtract two samples to get what the loops spent in between.
  */
-public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty,
-                    UringCounts uring) {
+public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus,
+        SyscallCounts empty, UringCounts uring) {
 
     ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus) {
         this(library, kernel, cpu, cpus, null, null);
@@ -37,19 +37,23 @@ public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCp
     static ServerSample take(GroutServer server) throws IOException {
         int n = server.loopCount();
         boolean parks = server.config().waitMode().blocks();
-        if (parks) for (int i = 0; i < n; i++) ThreadSyscall.awaitParked(server.loopThreadId(i), Duration.ofSeconds(10));
+        if (parks) for (int i = 0; i < n; i++) ThreadSyscall.awaitParked(server.loopThreadId(i),
+                Duration.ofSeconds(10));
         List<ServerSample> loops = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int tid = server.loopThreadId(i);
             KernelSyscallCounter k = parks ? KernelCounters.of(tid, SyscallKind.LIBRARY) : null;
-            loops.add(new ServerSample(server.loopCounters(i).snapshot(), k == null ? null : k.read(), ThreadCpu.of(tid),
+            loops.add(new ServerSample(server.loopCounters(i).snapshot(), k == null ? null : k.read(),
+                    ThreadCpu.of(tid),
                     new TreeSet<>(List.of(ThreadCpu.lastCpu(tid))), server.loopCounters(i).emptySnapshot(),
                     server.backend() == Backend.IO_URING ? server.loopUringCounts(i) : null));
         }
         return sum(loops);
     }
 
-    /** Every thread of a server in another process: CPU, and the CPUs of its loop threads (its counts are out of reach). */
+    /**
+     * Every thread of a server in another process: CPU, and the CPUs of its loop threads (its counts are out of reach).
+     */
     static ServerSample ofProcess(long pid) {
         return new ServerSample(null, null, ThreadCpu.ofProcess(pid), ThreadCpu.loopCpus(pid));
     }
@@ -75,8 +79,8 @@ public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCp
         SortedSet<Integer> seen = new TreeSet<>(cpus);
         seen.addAll(earlier.cpus);
         return new ServerSample(library == null || earlier.library == null ? null : library.minus(earlier.library),
-                kernel == null || earlier.kernel == null ? null : kernel.minus(earlier.kernel), cpu.minus(earlier.cpu), seen,
-                empty == null || earlier.empty == null ? null : empty.minus(earlier.empty),
+                kernel == null || earlier.kernel == null ? null : kernel.minus(earlier.kernel), cpu.minus(earlier.cpu),
+                seen, empty == null || earlier.empty == null ? null : empty.minus(earlier.empty),
                 uring == null || earlier.uring == null ? null : uring.minus(earlier.uring));
     }
 
@@ -92,7 +96,10 @@ public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCp
 
         Source NONE = () -> null;
 
-        /** Why the server is out of reach, for the CPU line ({@code server cpu unknown (WHY)}); null when it is not, or unsaid. */
+        /**
+         * Why the server is out of reach, for the CPU line ({@code server cpu unknown (WHY)}); null when it is not, or
+         * unsaid.
+         */
         default String unknown() { return null; }
 
         /** No server side, for the reason given (e.g. {@code the server runs in this process ...}). */

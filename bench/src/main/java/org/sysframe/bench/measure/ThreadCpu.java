@@ -14,7 +14,8 @@ import java.util.stream.Stream;
  * (schedstat, exact), user and system time (stat, in clock ticks of 10 ms: meaningful over long runs
  * only), and voluntary and involuntary context switches (status).
  */
-public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long voluntarySwitches, long involuntarySwitches) {
+public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long voluntarySwitches,
+        long involuntarySwitches) {
     static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
 
     public static ThreadCpu of(int tid) {
@@ -96,12 +97,14 @@ public record ThreadCpu(long cpuNanos, long userMicros, long systemMicros, long 
 
     /** The sum of two threads' figures. */
     public ThreadCpu plus(ThreadCpu other) {
-        return new ThreadCpu(cpuNanos + other.cpuNanos, userMicros + other.userMicros, systemMicros + other.systemMicros,
+        return new ThreadCpu(cpuNanos + other.cpuNanos, userMicros + other.userMicros, systemMicros
+                + other.systemMicros,
                 voluntarySwitches + other.voluntarySwitches, involuntarySwitches + other.involuntarySwitches);
     }
 
     public ThreadCpu minus(ThreadCpu earlier) {
-        return new ThreadCpu(cpuNanos - earlier.cpuNanos, userMicros - earlier.userMicros, systemMicros - earlier.systemMicros,
+        return new ThreadCpu(cpuNanos - earlier.cpuNanos, userMicros - earlier.userMicros, systemMicros
+                - earlier.systemMicros,
                 voluntarySwitches - earlier.voluntarySwitches, involuntarySwitches - earlier.involuntarySwitches);
     }
 }

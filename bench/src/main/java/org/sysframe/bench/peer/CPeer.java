@@ -32,8 +32,8 @@ import java.util.regex.Pattern;
  * <p>Two modes: <b>timed</b> reads the clock around every request for latency percentiles (and, when
  * pipelining, refills a whole batch at a time); <b>lean</b> ({@code -L}, {@link Options#lean}) is the
  * least a C client can do for the workload, the anchor the goals compare against: no clock read per
- * request (its latency figures are 0, which the report shows as -), frames built once, the slots freed by each receive refilled
- * with one send, a 1 MiB read-ahead.
+ * request (its latency figures are 0, which the report shows as -), frames built once, the slots freed by each receive
+ * refilled with one send, a 1 MiB read-ahead.
  *
  * <p>A third, the many-connections mode ({@link #many}, {@code -M N -A K}), is the scale table's load
  * generator: one process holding N connections, set up when it starts (each its GR_HELLO and one
@@ -55,10 +55,15 @@ public final class CPeer {
         }
 
         public Options {
-            if (waitMode == null || !waitMode.matches("block|spin|spin:[0-9]+|yield")) throw new IllegalArgumentException("wait mode " + waitMode);
+            if (waitMode == null || !waitMode.matches("block|spin|spin:[0-9]+|yield")) {
+                throw new IllegalArgumentException("wait mode " + waitMode);
+            }
             if (cpu < -1) throw new IllegalArgumentException("cpu " + cpu);
-            if (depth < 1 || batch < 1 || batch > depth) throw new IllegalArgumentException("depth " + depth + ", batch " + batch);
-            if (lean && waitMode.startsWith("spin:")) throw new IllegalArgumentException("lean mode reads no clock per request: wait " + waitMode);
+            if (depth < 1 || batch < 1 || batch > depth) throw new IllegalArgumentException("depth " + depth
+                    + ", batch " + batch);
+            if (lean
+                    && waitMode.startsWith("spin:")) throw new IllegalArgumentException("lean mode reads no clock per "
+                            + "request: wait " + waitMode);
         }
 
         /** The lean mode: depth in flight (1: one call at a time), waiting as waitMode says (block, spin, yield). */
@@ -90,7 +95,8 @@ public final class CPeer {
     }
 
     private CPeer(String name, String framing, Options options, int connections, int active) {
-        if (options.depth() > 1 && framing.equals("split")) throw new IllegalArgumentException("split framing is for depth 1 only");
+        if (options.depth() > 1
+                && framing.equals("split")) throw new IllegalArgumentException("split framing is for depth 1 only");
         if (options.lean() && framing.equals("split")) throw new IllegalArgumentException("split framing is not lean");
         if (connections < 0 || active < 0 || active > connections || (connections > 0 && active < 1)) {
             throw new IllegalArgumentException(connections + " connections, " + active + " active");
@@ -119,16 +125,20 @@ public final class CPeer {
     public String describe() {
         if (connections > 0) {
             return "C load generator, gcc -O2: " + connections + " connections from one process (-M), " + active
-                    + " of them active with one request in flight each (-A), one send() and one recv() per call, level-triggered"
-                    + " epoll over the active ones; each idle one said GR_HELLO and made one GR_PING before the first run";
+                    + " of them active with one request in flight each (-A), one send() and one recv() per call, "
+                            + "level-triggered"
+                    + " epoll over the active ones; each idle one said GR_HELLO and made one GR_PING before the first "
+                            + "run";
         }
         if (options.lean()) {
             return "C lean, gcc -O2, " + (options.depth() > 1 ? "depth " + options.depth() + ", " : "")
-                    + "one send() per refill as answers come, read-ahead 1 MiB, no clock per request (latency not measured)"
+                    + "one send() per refill as answers come, read-ahead 1 MiB, no clock per request (latency not "
+                            + "measured)"
                     + (options.waitMode().equals("block") ? "" : ", wait " + options.waitMode())
                     + (options.cpu() < 0 ? "" : ", pinned to cpu " + options.cpu());
         }
-        String send = options.depth() > 1 ? "depth " + options.depth() + ", batches of " + options.batch() + " in one send"
+        String send = options.depth() > 1 ? "depth " + options.depth() + ", batches of " + options.batch()
+                + " in one send"
                 : framing.equals("split") ? "two send()" : "one sendmsg()";
         return "C timed (clock per request, for latency), gcc -O2, " + send + ", read-ahead 8192"
                 + (options.waitMode().equals("block") ? "" : ", wait " + options.waitMode())
@@ -167,7 +177,8 @@ public final class CPeer {
 
     /** The command line of this peer's process: runs on command ({@code -R}) of len-byte pings against socket. */
     List<String> command(String socket, int payload) {
-        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "-s", socket, "-l", Integer.toString(payload), "-R", "-j"));
+        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "-s", socket, "-l", Integer.toString(payload),
+                "-R", "-j"));
         if (connections > 0) {
             cmd.addAll(List.of("-M", Integer.toString(connections), "-A", Integer.toString(active)));
             return cmd;
@@ -250,7 +261,8 @@ public final class CPeer {
             stop();
             payload = len;
             for (int i = 0; i < count; i++) {
-                Process p = new ProcessBuilder(command(socket, len)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                Process p = new ProcessBuilder(command(socket, len)).redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
                 live.add(new Live(p, new BufferedReader(new InputStreamReader(p.getInputStream())), p.getOutputStream(),
                         KernelCounters.openOnce((int) p.pid(), PeerThread.ALL_KINDS)));
             }
@@ -276,7 +288,8 @@ public final class CPeer {
             SyscallCounts kernel = SyscallCounts.ZERO;
             for (int i = 0; i < k; i++) {
                 KernelSyscallCounter c = live.get(i).kernel;
-                kernel = kernel == null || c == null || k0.get(i) == null ? null : kernel.plus(c.read().minus(k0.get(i)));
+                kernel = kernel == null || c == null || k0.get(i) == null ? null
+                        : kernel.plus(c.read().minus(k0.get(i)));
             }
             // The server's side of the run: every client is still connected, so no EOF in it.
             ServerSample s1 = server.sample();
@@ -302,29 +315,36 @@ public final class CPeer {
                 in.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
                 in.flush();
             } catch (IOException e) {
-                throw new IOException("the C client (pid " + process.pid() + ") took no command: " + ChildLines.exitOf(process), e);
+                throw new IOException("the C client (pid " + process.pid() + ") took no command: "
+                        + ChildLines.exitOf(process), e);
             }
         }
 
-        /** The next line, waiting at most {@value #ANSWER_SECONDS} s; IOException when the process ended or took longer. */
+        /**
+         * The next line, waiting at most {@value #ANSWER_SECONDS} s; IOException when the process ended or took longer.
+         */
         String line() throws IOException {
             String line = ChildLines.next(out, process, ANSWER_SECONDS, "the C client (pid " + process.pid() + ")");
-            if (line == null) throw new IOException("the C client (pid " + process.pid() + ") ended: " + ChildLines.exitOf(process));
+            if (line == null) throw new IOException("the C client (pid " + process.pid() + ") ended: "
+                    + ChildLines.exitOf(process));
             return line;
         }
 
         void expect(String want) throws IOException {
             String got = line();
-            if (!got.equals(want)) throw new IOException("the C client (pid " + process.pid() + ") said '" + got + "', not '" + want + "'");
+            if (!got.equals(want)) throw new IOException("the C client (pid " + process.pid() + ") said '" + got
+                    + "', not '" + want + "'");
         }
 
         void close() { ChildLines.end(process, in, out, kernel, 5); }
     }
 
     /** The figures of a run from its processes' JSON lines, kernel counts and server sample. */
-    private Measurement measurement(Cell cell, long n, int round, List<String> jsons, SyscallCounts kernel, ServerSample sd) throws IOException {
+    private Measurement measurement(Cell cell, long n, int round, List<String> jsons, SyscallCounts kernel,
+            ServerSample sd) throws IOException {
         int k = jsons.size();
-        long cpuNanos = 0, user = 0, sys = 0, nvcsw = 0, nivcsw = 0, empty = 0, first = Long.MAX_VALUE, last = Long.MIN_VALUE;
+        long cpuNanos = 0, user = 0, sys = 0, nvcsw = 0, nivcsw = 0, empty = 0, first = Long.MAX_VALUE, last =
+                Long.MIN_VALUE;
         long[] lat = new long[5];
         String[] latKeys = {"p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"};
         SortedSet<Integer> cpus = new TreeSet<>();

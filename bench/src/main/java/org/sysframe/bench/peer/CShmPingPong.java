@@ -44,7 +44,8 @@ public final class CShmPingPong implements Cell.Probe {
 
     /** The program: beside the C client ({@code sysframe.cpeer}), in bench/target. */
     static Path program() {
-        return Path.of(System.getProperty("sysframe.cpeer", "bench/target/sysframe_ping")).resolveSibling("shm_pingpong");
+        return Path.of(System.getProperty("sysframe.cpeer", "bench/target/sysframe_ping"))
+                .resolveSibling("shm_pingpong");
     }
 
     /** Whether the program is built. */
@@ -52,16 +53,19 @@ public final class CShmPingPong implements Cell.Probe {
 
     /** What the row is, for the settings line. */
     public String describe() {
-        return "C shared-memory ping-pong, gcc -O2: two processes, one shared page, both spinning, client on CPU " + clientCpu
+        return "C shared-memory ping-pong, gcc -O2: two processes, one shared page, both spinning, client on CPU "
+                + clientCpu
                 + ", server on CPU " + serverCpu + ", a clock read per call";
     }
 
     @Override
     public Measurement measure(Cell cell, long calls, int round) throws IOException {
-        Process p = new ProcessBuilder(program.toString(), "-b", "-n", Long.toString(calls), "-l", Integer.toString(cell.payload()),
-                "-c", Integer.toString(clientCpu), "-s", Integer.toString(serverCpu)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(program.toString(), "-b", "-n", Long.toString(calls), "-l",
+                Integer.toString(cell.payload()), "-c", Integer.toString(clientCpu), "-s", Integer.toString(serverCpu))
+                        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         KernelSyscallCounter ck = null, sk = null;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream())); OutputStream in = p.getOutputStream()) {
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream())); OutputStream in =
+                p.getOutputStream()) {
             String ready = out.readLine();
             Matcher m = ready == null ? null : READY.matcher(ready);
             if (m == null || !m.matches()) throw new IOException("shm_pingpong did not get ready: " + ready);
@@ -73,12 +77,15 @@ public final class CShmPingPong implements Cell.Probe {
             String json = out.readLine();
             if (json == null || !json.startsWith("{")) throw new IOException("shm_pingpong failed: " + json);
             // Both processes are past their timed calls once the line is out (the server exited before it).
-            SyscallCounts client = ck == null ? null : ck.read().minus(c0), server = sk == null ? null : sk.read().minus(s0);
+            SyscallCounts client = ck == null ? null : ck.read().minus(c0), server = sk == null ? null
+                    : sk.read().minus(s0);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IOException("shm_pingpong failed (exit " + (p.isAlive() ? "timeout" : p.exitValue()) + ") after its summary");
+                throw new IOException("shm_pingpong failed (exit " + (p.isAlive() ? "timeout" : p.exitValue())
+                        + ") after its summary");
             }
             return new Measurement(cell.name(), cell.payload(), round, 1, calls, CPeer.num(json, "seconds"),
-                    (long) CPeer.num(json, "p50_ns"), (long) CPeer.num(json, "p90_ns"), (long) CPeer.num(json, "p99_ns"),
+                    (long) CPeer.num(json, "p50_ns"), (long) CPeer.num(json, "p90_ns"),
+                    (long) CPeer.num(json, "p99_ns"),
                     (long) CPeer.num(json, "p999_ns"), (long) CPeer.num(json, "max_ns"),
                     null, client, null, server, cpu(json, ""), cpu(json, "server_"),
                     "client cpu " + clientCpu + "; server cpu " + serverCpu);
@@ -94,6 +101,7 @@ public final class CShmPingPong implements Cell.Probe {
 
     private static ThreadCpu cpu(String json, String prefix) throws IOException {
         long user = (long) CPeer.num(json, prefix + "cpu_user_us"), sys = (long) CPeer.num(json, prefix + "cpu_sys_us");
-        return new ThreadCpu((user + sys) * 1000, user, sys, (long) CPeer.num(json, prefix + "nvcsw"), (long) CPeer.num(json, prefix + "nivcsw"));
+        return new ThreadCpu((user + sys) * 1000, user, sys, (long) CPeer.num(json, prefix + "nvcsw"),
+                (long) CPeer.num(json, prefix + "nivcsw"));
     }
 }

@@ -33,8 +33,10 @@ final class CallerTimes {
      * (kernel null: not comparable), and the server's (sd null: not read; serverUnknown: why its CPUs
      * are not known, or null).
      */
-    Measurement measurement(Cell cell, int round, int clients, long calls, SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu,
-                            SortedSet<Integer> clientCpus, ServerSample sd, String serverUnknown, SyscallCounts empty, UringCounts uring) {
+    Measurement measurement(Cell cell, int round, int clients, long calls, SyscallCounts library, SyscallCounts kernel,
+            ThreadCpu cpu,
+                            SortedSet<Integer> clientCpus, ServerSample sd, String serverUnknown, SyscallCounts empty,
+                            UringCounts uring) {
         return new Measurement(cell.name(), cell.payload(), round, clients, calls, seconds(),
                 latency.getValueAtPercentile(50), latency.getValueAtPercentile(90), latency.getValueAtPercentile(99),
                 latency.getValueAtPercentile(99.9), latency.getMaxValue(),

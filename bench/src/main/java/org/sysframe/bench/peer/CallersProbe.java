@@ -212,7 +212,8 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             }
             for (Run r : runs) {
                 try {
-                    if (!r.ready.await(300, TimeUnit.SECONDS)) throw new IOException("a caller did not get ready within 300 s");
+                    if (!r.ready.await(300,
+                            TimeUnit.SECONDS)) throw new IOException("a caller did not get ready within 300 s");
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted", e);
@@ -229,8 +230,10 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
             CallerTimes times = new CallerTimes();
             for (Run r : runs) times.add(r.latency, r.startNanos, r.endNanos);
-            return times.measurement(cell, round, k, calls, minus(c1.library, c0.library), c1.sameThreads ? minus(c1.kernel, c0.kernel) : null,
-                    c1.cpu.minus(c0.cpu), ClientThreadsProbe.union(c0.cpus, c1.cpus), sd, server.unknown(), minus(c1.empty, c0.empty),
+            return times.measurement(cell, round, k, calls, minus(c1.library, c0.library), c1.sameThreads
+                    ? minus(c1.kernel, c0.kernel) : null,
+                    c1.cpu.minus(c0.cpu), ClientThreadsProbe.union(c0.cpus, c1.cpus), sd, server.unknown(),
+                            minus(c1.empty, c0.empty),
                     c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring));
         } finally {
             go.countDown();
@@ -242,10 +245,11 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     }
 
     /** The client side at one instant: counts, and the kernel's counts and CPU of every client thread of the JVM. */
-    private record Side(SyscallCounts library, SyscallCounts empty, UringCounts uring, SyscallCounts kernel, ThreadCpu cpu,
-                        SortedSet<Integer> cpus, Set<Integer> tids, Set<Integer> kernelTids, boolean sameThreads) {
+    private record Side(SyscallCounts library, SyscallCounts empty, UringCounts uring, SyscallCounts kernel,
+            ThreadCpu cpu, SortedSet<Integer> cpus, Set<Integer> tids, Set<Integer> kernelTids, boolean sameThreads) {
         static Side read(CallersProbe p, Set<Integer> excluded, Side first) throws IOException {
-            Set<Integer> before = first == null ? null : first.tids, kernelBefore = first == null ? null : first.kernelTids;
+            Set<Integer> before = first == null ? null : first.tids, kernelBefore = first == null ? null
+                    : first.kernelTids;
             SyscallCounts library, empty;
             UringCounts uring = null;
             if (p.counts != null) {
@@ -264,7 +268,8 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                     uring = uring == null || u == null ? null : uring.plus(u);
                 }
             }
-            // The JVM's poller waits for every virtual caller (and a full socket): its epoll_wait calls are the client's.
+            // The JVM's poller waits for every virtual caller (and a full socket): its epoll_wait calls are the
+            // client's.
             if (library != null) library = library.plus(GroutClient.pollerCounts());
             Set<Integer> tids = new TreeSet<>();
             try (var tasks = Files.list(Path.of("/proc/self/task"))) {
@@ -322,10 +327,14 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             }
         }
 
-        /** Whether thread tid of this JVM may make the library's calls: a carrier of virtual threads, the poller, a client's own thread. */
+        /**
+         * Whether thread tid of this JVM may make the library's calls: a carrier of virtual threads, the poller, a
+         * client's own thread.
+         */
         private static boolean libraryThread(int tid) {
             String comm = SchedulerThreads.comm(tid); // "" once ended since the listing
-            return comm.startsWith("ForkJoinPool-") || comm.equals("sysframe-poller") || comm.startsWith("sysframe-client");
+            return comm.startsWith("ForkJoinPool-") || comm.equals("sysframe-poller")
+                    || comm.startsWith("sysframe-client");
         }
     }
 

@@ -49,7 +49,8 @@ public final class ChannelPeer implements PingPeer {
     }
 
     public static ChannelPeer jdk(String name, Send send, boolean readAhead) {
-        return new ChannelPeer(name, "JDK SocketChannel", p -> SocketChannel.open(UnixDomainSocketAddress.of(p)), send, readAhead);
+        return new ChannelPeer(name, "JDK SocketChannel", p -> SocketChannel.open(UnixDomainSocketAddress.of(p)), send,
+                readAhead);
     }
 
     public static ChannelPeer jnr(String name, Send send, boolean readAhead) {
@@ -77,7 +78,8 @@ public final class ChannelPeer implements PingPeer {
         byte[] v = "sysframe-peer".getBytes(StandardCharsets.US_ASCII);
         hello.put(4, v);
         int got = roundTrip(GroutApi.HELLO, hello, GroutApi.HELLO_REQUEST_SIZE);
-        if (got != GroutApi.HELLO_RESPONSE_SIZE) throw new ErrnoException("GR_HELLO", Errno.EBADMSG, got + " byte response");
+        if (got != GroutApi.HELLO_RESPONSE_SIZE) throw new ErrnoException("GR_HELLO", Errno.EBADMSG, got
+                + " byte response");
     }
 
     @Override
@@ -139,7 +141,8 @@ public final class ChannelPeer implements PingPeer {
         in.compact(); // unread bytes to the front, ready to fill
         in.limit(readAhead ? Math.max(n, 8192) : n);
         while (in.position() < n) {
-            if (channel.read(in) < 0) throw new ErrnoException("read", Errno.ECONNRESET, "server closed the connection");
+            if (channel.read(in) < 0) throw new ErrnoException("read", Errno.ECONNRESET,
+                    "server closed the connection");
         }
         in.flip();
     }

@@ -59,7 +59,9 @@ public final class ChannelSide implements ServerSample.Source {
         return mine;
     }
 
-    /** The Linux thread ids of this server's channels now (threads of this JVM that are the server's, not a client's). */
+    /**
+     * The Linux thread ids of this server's channels now (threads of this JVM that are the server's, not a client's).
+     */
     public Set<Integer> threadIds() {
         Set<Integer> out = new TreeSet<>();
         for (ServerLoop<?> l : channels()) out.add(l.threadId());
@@ -70,7 +72,8 @@ public final class ChannelSide implements ServerSample.Source {
     public ServerSample sample() throws IOException {
         List<ServerLoop<?>> mine = channels();
         if (mine.size() != 1) {
-            throw new IOException("expected the one shared-memory channel of the server on " + server.config().socketPath() + ", found " + mine.size());
+            throw new IOException("expected the one shared-memory channel of the server on "
+                    + server.config().socketPath() + ", found " + mine.size());
         }
         ServerLoop<?> channel = mine.getFirst();
         int tid = channel.threadId();
@@ -100,10 +103,13 @@ public final class ChannelSide implements ServerSample.Source {
         }
     }
 
-    /** The thread's CPU as {@link ThreadCpu#of} reads it, its on-CPU time from its clock (exact even while it spins). */
+    /**
+     * The thread's CPU as {@link ThreadCpu#of} reads it, its on-CPU time from its clock (exact even while it spins).
+     */
     static ThreadCpu cpu(int tid) {
         ThreadCpu t = ThreadCpu.of(tid);
-        return new ThreadCpu(ThreadClock.cpuNanos(tid), t.userMicros(), t.systemMicros(), t.voluntarySwitches(), t.involuntarySwitches());
+        return new ThreadCpu(ThreadClock.cpuNanos(tid), t.userMicros(), t.systemMicros(), t.voluntarySwitches(),
+                t.involuntarySwitches());
     }
 
     private static boolean inFutex(int tid) throws IOException { return ThreadSyscall.current(tid) == NR_FUTEX; }

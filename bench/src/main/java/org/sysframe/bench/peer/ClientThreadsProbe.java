@@ -49,7 +49,8 @@ public final class ClientThreadsProbe implements Cell.Probe {
             ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
             CallerTimes times = new CallerTimes();
             for (PeerThread.Run r : runs) times.add(r.latency, r.startNanos, r.endNanos);
-            return times.measurement(cell, round, k, calls, minus(c1.library, c0.library), withTimedFutex(minus(c1.kernel, c0.kernel), runs),
+            return times.measurement(cell, round, k, calls, minus(c1.library, c0.library),
+                    withTimedFutex(minus(c1.kernel, c0.kernel), runs),
                     c1.cpu.minus(c0.cpu), union(c0.cpus, c1.cpus), sd, server.unknown(), minus(c1.empty, c0.empty),
                     c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring));
         } finally {
@@ -101,7 +102,8 @@ public final class ClientThreadsProbe implements Cell.Probe {
      * {@code client cpu 1; server cpu unknown (the server runs in this process ...)}.
      */
     public static String cpus(SortedSet<Integer> client, SortedSet<Integer> server, String serverUnknown) {
-        if (server == null && serverUnknown != null) return "client cpu " + join(client) + "; server cpu unknown (" + serverUnknown + ")";
+        if (server == null && serverUnknown != null) return "client cpu " + join(client) + "; server cpu unknown ("
+                + serverUnknown + ")";
         String s = server == null ? "?" : join(server);
         return "client cpu " + join(client) + (s.equals("?") ? "" : "; server cpu " + s);
     }
@@ -119,8 +121,8 @@ public final class ClientThreadsProbe implements Cell.Probe {
     }
 
     /** The client threads together at one instant. */
-    private record Side(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty,
-                        UringCounts uring) {
+    private record Side(SyscallCounts library, SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus,
+            SyscallCounts empty, UringCounts uring) {
         static Side read(List<PeerThread> clients) throws IOException {
             SyscallCounts library = SyscallCounts.ZERO, kernel = SyscallCounts.ZERO, empty = SyscallCounts.ZERO;
             ThreadCpu cpu = new ThreadCpu(0, 0, 0, 0, 0);

@@ -30,8 +30,10 @@ public record FileLimit(long before, long soft, long hard, String failure) {
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final FunctionDescriptor RLIMIT_CALL = FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS);
-    private static final MethodHandle GETRLIMIT = LINKER.downcallHandle(LINKER.defaultLookup().find("getrlimit").orElseThrow(), RLIMIT_CALL);
-    private static final MethodHandle SETRLIMIT = LINKER.downcallHandle(LINKER.defaultLookup().find("setrlimit").orElseThrow(), RLIMIT_CALL);
+    private static final MethodHandle GETRLIMIT =
+            LINKER.downcallHandle(LINKER.defaultLookup().find("getrlimit").orElseThrow(), RLIMIT_CALL);
+    private static final MethodHandle SETRLIMIT =
+            LINKER.downcallHandle(LINKER.defaultLookup().find("setrlimit").orElseThrow(), RLIMIT_CALL);
 
     /** The limits as they are: {cur, max}. */
     static long[] read() {
@@ -77,12 +79,16 @@ public record FileLimit(long before, long soft, long hard, String failure) {
 
     /**
      * e.g. {@code open files (RLIMIT_NOFILE): 20000 per process (the soft limit was the hard one already:
-     * HotSpot raises it at start, -XX:+MaxFDLimit); ...}, or {@code ... (soft raised from 1024 to the hard limit); ...}.
+     * HotSpot raises it at start, -XX:+MaxFDLimit); ...}, or
+     * {@code ... (soft raised from 1024 to the hard limit); ...}.
      */
     public String describe() {
-        String how = failure != null ? "soft " + number(before) + ", not raised to the hard " + number(hard) + ": " + failure
-                : before == soft ? "the soft limit was the hard one already: HotSpot raises it at start, -XX:+MaxFDLimit"
+        String how = failure != null ? "soft " + number(before) + ", not raised to the hard " + number(hard) + ": "
+                + failure
+                : before == soft
+                        ? "the soft limit was the hard one already: HotSpot raises it at start, -XX:+MaxFDLimit"
                 : "soft raised from " + number(before) + " to the hard limit";
-        return "open files (RLIMIT_NOFILE): " + number(soft) + " per process (" + how + "); the processes the bench starts inherit it";
+        return "open files (RLIMIT_NOFILE): " + number(soft) + " per process (" + how
+                + "); the processes the bench starts inherit it";
     }
 }

@@ -50,14 +50,16 @@ public final class JavaShmPingPong implements Cell.Probe {
 
     /** What the row is, for the settings line. */
     public String describe() {
-        return "the C ping-pong's loop in Java: two threads of this JVM, one off-heap segment, both spinning, client on CPU " + clientCpu
+        return "the C ping-pong's loop in Java: two threads of this JVM, one off-heap segment, both spinning, client "
+                + "on CPU " + clientCpu
                 + ", server on CPU " + serverCpu + ", a clock read per call";
     }
 
     @Override
     public Measurement measure(Cell cell, long calls, int round) throws IOException {
         int len = cell.payload();
-        if (len < 0 || len > SLOT) throw new IOException("the Java ping-pong carries 0.." + SLOT + " bytes, not " + len);
+        if (len < 0 || len > SLOT) throw new IOException("the Java ping-pong carries 0.." + SLOT + " bytes, not "
+                + len);
         try (Arena arena = Arena.ofShared()) {
             MemorySegment page = arena.allocate(ANSWER + SLOT, 4096);
             Side server = new Side("java ping-pong server", serverCpu, page, ANSWER_SEQ);
@@ -87,12 +89,16 @@ public final class JavaShmPingPong implements Cell.Probe {
                 client.awaitDone();
                 server.awaitDone();
                 // Both threads are parked on their latches now: the counts hold the timed calls only.
-                SyscallCounts cc = ck == null ? null : ck.read().minus(c0), sc = sk == null ? null : sk.read().minus(s0);
-                ThreadCpu cpu = ChannelSide.cpu(client.tid()).minus(cpu0), scpu = ChannelSide.cpu(server.tid()).minus(scpu0);
+                SyscallCounts cc = ck == null ? null : ck.read().minus(c0), sc = sk == null ? null
+                        : sk.read().minus(s0);
+                ThreadCpu cpu = ChannelSide.cpu(client.tid()).minus(cpu0), scpu =
+                        ChannelSide.cpu(server.tid()).minus(scpu0);
                 String where = "client cpu " + client.lastCpu() + "; server cpu " + server.lastCpu();
                 return new Measurement(cell.name(), cell.payload(), round, 1, calls, (took[1] - took[0]) / 1e9,
-                        latency.getValueAtPercentile(50), latency.getValueAtPercentile(90), latency.getValueAtPercentile(99),
-                        latency.getValueAtPercentile(99.9), latency.getMaxValue(), null, cc, null, sc, cpu, scpu, where);
+                        latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
+                        latency.getValueAtPercentile(99),
+                        latency.getValueAtPercentile(99.9), latency.getMaxValue(), null, cc, null, sc, cpu, scpu,
+                                where);
             } finally {
                 if (ck != null) ck.close();
                 if (sk != null) sk.close();

@@ -36,7 +36,10 @@ public final class OneClientPeer implements PingPeer {
         this(name, client, new LongAdder());
     }
 
-    /** A caller that adds each of its calls that timed out (ETIMEDOUT, which still fails the call) to timedOut, shared by its row's callers. */
+    /**
+     * A caller that adds each of its calls that timed out (ETIMEDOUT, which still fails the call) to timedOut, shared
+     * by its row's callers.
+     */
     public OneClientPeer(String name, GroutClient client, LongAdder timedOut) {
         this.name = name;
         this.client = client;
@@ -73,7 +76,8 @@ public final class OneClientPeer implements PingPeer {
             throw e;
         }
         // Every byte compared in place: no copy, no allocation.
-        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len) >= 0) {
+        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len)
+                >= 0) {
             throw SysframePeer.echoFailure(GroutApi.PING, payload, len, r.buffer(), r.offset(), r.length());
         }
     }
@@ -98,7 +102,10 @@ public final class OneClientPeer implements PingPeer {
         };
     }
 
-    /** The kinds for {@link CallersProbe#kernelKinds}: over a shared-memory channel the library's and futex (its wait's call), else the library's. */
+    /**
+     * The kinds for {@link CallersProbe#kernelKinds}: over a shared-memory channel the library's and futex (its wait's
+     * call), else the library's.
+     */
     public static Set<SyscallKind> kernelKinds(GroutClient client) {
         return client.sharedMemory() ? CallersProbe.LIBRARY_AND_FUTEX : SyscallKind.LIBRARY;
     }

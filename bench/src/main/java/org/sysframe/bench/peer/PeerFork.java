@@ -54,7 +54,8 @@ public final class PeerFork implements AutoCloseable {
                 case PEER_TABLE -> {
                     Pairing best = Pairing.named("sysframe");
                     yield List.of(
-                            new SysframePeer("sysframe", ClientOptions.defaults().send(best.clientSend()).recv(best.clientRecv())),
+                            new SysframePeer("sysframe", ClientOptions.defaults().send(best.clientSend())
+                            .recv(best.clientRecv())),
                             ChannelPeer.jdk("jdk-gather", ChannelPeer.Send.GATHER, true),
                             ChannelPeer.jdk("jdk-2write", ChannelPeer.Send.TWO_WRITES, false),
                             ChannelPeer.jnr("jnr", ChannelPeer.Send.COPY_ONE_WRITE, true));
@@ -84,12 +85,17 @@ public final class PeerFork implements AutoCloseable {
     static List<String> command(Peers peers, String socket, int cpu) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         return List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
-                "-cp", System.getProperty("java.class.path"), PeerFork.class.getName(), peers.name(), socket, Integer.toString(cpu));
+                "-cp", System.getProperty("java.class.path"), PeerFork.class.getName(), peers.name(), socket,
+                Integer.toString(cpu));
     }
 
-    /** Starts fork number (1, 2, ...) of peers against socket, pinned to cpu (-1: not pinned), and waits until it is connected. */
+    /**
+     * Starts fork number (1, 2, ...) of peers against socket, pinned to cpu (-1: not pinned), and waits until it is
+     * connected.
+     */
     public static PeerFork start(Peers peers, String socket, int cpu, int number) throws IOException {
-        Process p = new ProcessBuilder(command(peers, socket, cpu)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(command(peers, socket, cpu)).redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         List<String> names = peers.create().stream().map(PingPeer::name).toList();
         PeerFork f = new PeerFork(p, names, number);
         try {
@@ -111,17 +117,20 @@ public final class PeerFork implements AutoCloseable {
     /** A probe of the peer of that name in this fork, its server side read from server in this process. */
     public Cell.Probe probe(String peer, ServerSample.Source server) {
         int index = names.indexOf(peer);
-        if (index < 0) throw new IllegalArgumentException("no peer " + peer + " in a fork (" + String.join(", ", names) + ")");
+        if (index < 0) throw new IllegalArgumentException("no peer " + peer + " in a fork (" + String.join(", ", names)
+                + ")");
         return (cell, calls, round) -> measure(index, cell, calls, round, server);
     }
 
-    private synchronized Measurement measure(int index, Cell cell, long calls, int round, ServerSample.Source server) throws IOException {
+    private synchronized Measurement measure(int index, Cell cell, long calls, int round,
+            ServerSample.Source server) throws IOException {
         ServerSample s0 = server.sample();
         in.write("measure " + index + " " + cell.payload() + " " + calls + " " + round + "\n");
         in.flush();
         String line = answer(ANSWER_SECONDS);
         ServerSample s1 = server.sample();
-        if (line.startsWith("error ")) throw new IOException("fork " + number + ", " + cell.name() + ": " + line.substring(6));
+        if (line.startsWith("error ")) throw new IOException("fork " + number + ", " + cell.name() + ": "
+                + line.substring(6));
         ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
         return ClientSide.parse(line).measurement(cell, round, sd, server.unknown());
     }
@@ -153,16 +162,21 @@ public final class PeerFork implements AutoCloseable {
      * The client side of one run as the child sends it: one line of space-separated fields, counts
      * in {@link SyscallKind} order, {@code -} for a null set.
      */
-    record ClientSide(int clients, long calls, double seconds, long[] latency, SyscallCounts library, SyscallCounts kernel,
-                      ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty) {
+    record ClientSide(int clients, long calls, double seconds, long[] latency, SyscallCounts library,
+            SyscallCounts kernel, ThreadCpu cpu, SortedSet<Integer> cpus, SyscallCounts empty) {
 
         static ClientSide of(Measurement m) {
-            if (m.clientUring() != null) throw new IllegalArgumentException(m.cell() + ": io_uring counts do not cross a fork");
-            return new ClientSide(m.clients(), m.calls(), m.seconds(), new long[] {m.p50Nanos(), m.p90Nanos(), m.p99Nanos(), m.p999Nanos(), m.maxNanos()},
+            if (m.clientUring() != null) throw new IllegalArgumentException(m.cell()
+                    + ": io_uring counts do not cross a fork");
+            return new ClientSide(m.clients(), m.calls(), m.seconds(),
+                    new long[] {m.p50Nanos(), m.p90Nanos(), m.p99Nanos(), m.p999Nanos(), m.maxNanos()},
                     m.clientLibrary(), m.clientKernel(), m.clientCpu(), clientCpus(m.cpus()), m.clientEmpty());
         }
 
-        /** The client CPUs of a {@link ClientThreadsProbe#cpus} text ({@code client cpu 1; server cpu ...}, or {@code client cpu 1}). */
+        /**
+         * The client CPUs of a {@link ClientThreadsProbe#cpus} text ({@code client cpu 1; server cpu ...}, or
+         * {@code client cpu 1}).
+         */
         static SortedSet<Integer> clientCpus(String cpus) {
             SortedSet<Integer> set = new TreeSet<>();
             int end = cpus.indexOf(';');
@@ -178,7 +192,8 @@ public final class PeerFork implements AutoCloseable {
             counts(sb, library);
             counts(sb, kernel);
             counts(sb, empty);
-            sb.append(' ').append(cpu.cpuNanos()).append(' ').append(cpu.userMicros()).append(' ').append(cpu.systemMicros())
+            sb.append(' ').append(cpu.cpuNanos()).append(' ').append(cpu.userMicros()).append(' ')
+                    .append(cpu.systemMicros())
                     .append(' ').append(cpu.voluntarySwitches()).append(' ').append(cpu.involuntarySwitches());
             sb.append(' ').append(cpus.isEmpty() ? "?" : String.join(",", cpus.stream().map(String::valueOf).toList()));
             return sb.toString();
@@ -213,7 +228,8 @@ public final class PeerFork implements AutoCloseable {
         private static SyscallCounts counts(String field) throws IOException {
             if (field.equals("-")) return null;
             String[] v = field.split(",");
-            if (v.length != SyscallKind.values().length) throw new IOException("a fork's counts have " + v.length + " kinds, not " + SyscallKind.values().length);
+            if (v.length != SyscallKind.values().length) throw new IOException("a fork's counts have " + v.length
+                    + " kinds, not " + SyscallKind.values().length);
             SyscallCounts.Builder b = SyscallCounts.builder();
             for (SyscallKind k : SyscallKind.values()) b.count(k, Long.parseLong(v[k.ordinal()]));
             return b.build();
@@ -223,7 +239,8 @@ public final class PeerFork implements AutoCloseable {
             return new Measurement(cell.name(), cell.payload(), round, clients, calls, seconds,
                     latency[0], latency[1], latency[2], latency[3], latency[4],
                     library, kernel, sd == null ? null : sd.library(), sd == null ? null : sd.kernel(),
-                    cpu, sd == null ? null : sd.cpu(), ClientThreadsProbe.cpus(cpus, sd == null ? null : sd.cpus(), serverUnknown),
+                    cpu, sd == null ? null : sd.cpu(), ClientThreadsProbe.cpus(cpus, sd == null ? null : sd.cpus(),
+                            serverUnknown),
                     empty, sd == null ? null : sd.empty(), null, sd == null ? null : sd.uring());
         }
     }

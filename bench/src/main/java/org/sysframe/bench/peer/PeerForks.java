@@ -79,7 +79,8 @@ public final class PeerForks implements AutoCloseable {
                 List<Double> ratios = new ArrayList<>();
                 for (var e : ref.entrySet()) {
                     Measurement v = vs.get(e.getKey());
-                    if (v != null && forkOf(e.getKey(), count) == k) ratios.add(e.getValue().callsPerSecond() / v.callsPerSecond());
+                    if (v != null && forkOf(e.getKey(), count) == k) ratios.add(e.getValue().callsPerSecond()
+                            / v.callsPerSecond());
                 }
                 sb.append(' ').append(ratios.isEmpty() ? "-" : String.format(Locale.ROOT, "%.3f", median(ratios)));
             }

@@ -28,7 +28,8 @@ public final class PeerThread implements AutoCloseable {
      * the JVM enters it on any thread for its own reasons (see {@link SyscallKind}), so the kernel's
      * count of it would not be the peer's; a shared-memory client's futex calls are the library's count.
      */
-    static final Set<SyscallKind> ALL_KINDS = Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(SyscallKind.FUTEX)));
+    static final Set<SyscallKind> ALL_KINDS =
+            Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(SyscallKind.FUTEX)));
 
     /**
      * A shared-memory client's kinds: {@link #ALL_KINDS} and futex, its wait's own call. Its futex count
@@ -117,7 +118,8 @@ public final class PeerThread implements AutoCloseable {
 
         void awaitReady() throws IOException {
             try {
-                if (!ready.await(300, TimeUnit.SECONDS)) throw new IOException(peer.name() + " did not get ready within 300 s");
+                if (!ready.await(300, TimeUnit.SECONDS)) throw new IOException(peer.name()
+                        + " did not get ready within 300 s");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted", e);
@@ -215,7 +217,8 @@ public final class PeerThread implements AutoCloseable {
             if (e.getCause() instanceof RuntimeException re) throw re; // a bug in the peer: keep its stack
             throw new IOException(e.getCause());
         } catch (TimeoutException e) {
-            throw new IOException("peer did not finish within " + (waitMillis >= 1000 ? waitMillis / 1000 + " s" : waitMillis + " ms"), e);
+            throw new IOException("peer did not finish within "
+                    + (waitMillis >= 1000 ? waitMillis / 1000 + " s" : waitMillis + " ms"), e);
         }
     }
 

@@ -50,7 +50,10 @@ public interface PingPeer extends AutoCloseable {
     /** The kernel interface it moves bytes with once open: epoll (readiness syscalls) unless it says io_uring. */
     default String backend() { return "epoll"; }
 
-    /** What carries its calls once open: {@code socket}, or {@code shm} for a sysframe client on a shared-memory channel. */
+    /**
+     * What carries its calls once open: {@code socket}, or {@code shm} for a sysframe client on a shared-memory
+     * channel.
+     */
     default String transport() { return "socket"; }
 
     /** With the io_uring backend, the SQEs by opcode and CQEs of this client, cumulative; null otherwise. */

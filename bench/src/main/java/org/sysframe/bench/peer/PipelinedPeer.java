@@ -52,7 +52,9 @@ public final class PipelinedPeer implements PingPeer {
     private long echoed;        // of them, right answers
     private long timedOut;      // of them, ETIMEDOUT (past the request timeout)
     private ErrnoException wrong; // the first wrong answer, as one line
-    /** Answers per latency recorded by default: the histogram costs about as much as the rest of an answer's handling. */
+    /**
+     * Answers per latency recorded by default: the histogram costs about as much as the rest of an answer's handling.
+     */
     public static final int SAMPLE_EVERY = 16;
     private int sampleEvery = SAMPLE_EVERY;
     private long lastLatency;     // of the last right answer: stands for the answers since the last sample
@@ -61,9 +63,13 @@ public final class PipelinedPeer implements PingPeer {
         this(name, options, depth, batch, PipelineOptions.window(depth).copyThreshold());
     }
 
-    /** With the pipeline copying requests of up to copyThreshold payload bytes into its batch (larger ones are gathered). */
+    /**
+     * With the pipeline copying requests of up to copyThreshold payload bytes into its batch (larger ones are
+     * gathered).
+     */
     PipelinedPeer(String name, ClientOptions options, int depth, int batch, int copyThreshold) {
-        if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.." + depth + " (the depth)");
+        if (batch < 1 || batch > depth) throw new IllegalArgumentException("--batch " + batch + ": expected 1.."
+                + depth + " (the depth)");
         this.name = name;
         this.options = options;
         this.depth = depth;
@@ -89,7 +95,8 @@ public final class PipelinedPeer implements PingPeer {
         }
         echoed++;
         lastLatency = latencyNanos;
-        if (echoed % sampleEvery == 0) latency.recordValueWithCount(Math.min(latencyNanos, latency.getHighestTrackableValue()), sampleEvery);
+        if (echoed % sampleEvery == 0) latency.recordValueWithCount(Math.min(latencyNanos,
+                latency.getHighestTrackableValue()), sampleEvery);
     };
 
     /** Records the latency of every answer instead of one in {@link #SAMPLE_EVERY}; returns this. */
@@ -100,14 +107,17 @@ public final class PipelinedPeer implements PingPeer {
 
     /** e.g. {@code one answer in 16 (weighted by 16)} or {@code every answer}. */
     public String latencySampling() {
-        return sampleEvery == 1 ? "every answer" : "one answer in " + sampleEvery + " (weighted by " + sampleEvery + ")";
+        return sampleEvery == 1 ? "every answer" : "one answer in " + sampleEvery + " (weighted by " + sampleEvery
+                + ")";
     }
 
     @Override public String name() { return name; }
 
     @Override public String framing() {
-        return "FFM pipeline, depth " + depth + " (fewer above " + BYTES_IN_FLIGHT / 1024 + " KiB in flight), batch " + batch
-                + ", copies up to " + copyThreshold + " B, " + options.freeze().send() + " / " + options.freeze().recv();
+        return "FFM pipeline, depth " + depth + " (fewer above " + BYTES_IN_FLIGHT / 1024 + " KiB in flight), batch "
+                + batch
+                + ", copies up to " + copyThreshold + " B, " + options.freeze().send() + " / "
+                        + options.freeze().recv();
     }
 
     @Override
@@ -115,7 +125,8 @@ public final class PipelinedPeer implements PingPeer {
         arena = Arena.ofConfined();
         payload = arena.allocate(GroutApi.MAX_MSG_LEN);
         client = GroutClient.connect(options.socketPath(path));
-        pipeline = client.pipeline(PipelineOptions.window(depth).copyThreshold(copyThreshold).requestTimeoutMillis(requestTimeoutMillis));
+        pipeline = client.pipeline(PipelineOptions.window(depth).copyThreshold(copyThreshold)
+                .requestTimeoutMillis(requestTimeoutMillis));
     }
 
     @Override
@@ -125,7 +136,10 @@ public final class PipelinedPeer implements PingPeer {
         for (int i = 0; i < len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
     }
 
-    /** The requests kept in flight for payloads of len bytes: depth, or fewer when their bytes would pass {@link #BYTES_IN_FLIGHT}. */
+    /**
+     * The requests kept in flight for payloads of len bytes: depth, or fewer when their bytes would pass
+     * {@link #BYTES_IN_FLIGHT}.
+     */
     static int windowFor(int depth, int len) {
         return Math.max(1, Math.min(depth, BYTES_IN_FLIGHT / (len + RequestHeader.SIZE)));
     }
@@ -147,19 +161,22 @@ public final class PipelinedPeer implements PingPeer {
             // The answers since the last sample, counted with the last latency: the histogram's count is
             // then exactly the right answers, which the run's summary reports (also when it failed).
             long unsampled = echoed % sampleEvery;
-            if (unsampled > 0) latency.recordValueWithCount(Math.min(lastLatency, latency.getHighestTrackableValue()), unsampled);
+            if (unsampled > 0) latency.recordValueWithCount(Math.min(lastLatency, latency.getHighestTrackableValue()),
+                    unsampled);
         }
     }
 
     private void pingUntilAnswered(long n, long lastAnswer) throws IOException {
         long sent = 0;
-        boolean held = false; // the client's in-flight cap (--max-in-flight) took fewer than the refill: poll before the next
+        // the client's in-flight cap (--max-in-flight) took fewer than the refill: poll before the next
+        boolean held = false;
         while (answered < n) {
             int free = window - pipeline.inFlight();
             int refill = Math.min(batch, window);
             if (!held && sent < n && (free >= refill || n - sent <= free)) {
                 long k = Math.min(Math.min(refill, free), n - sent), queued = 0;
-                while (queued < k && pipeline.queue(GroutApi.PING, payload, 0, len) != Pipeline.BACK_PRESSURED) queued++;
+                while (queued < k && pipeline.queue(GroutApi.PING, payload, 0, len)
+                        != Pipeline.BACK_PRESSURED) queued++;
                 sent += queued;
                 held = queued < k;
                 pipeline.flush();
@@ -178,7 +195,8 @@ public final class PipelinedPeer implements PingPeer {
     private ErrnoException stalled(long sent, long quietNanos) {
         return new ErrnoException("pipelined ping", Errno.ETIMEDOUT, String.format(Locale.ROOT,
                 "the server stopped answering: %d sent, %d answered, then nothing came for %.3f s (--timeout %d ms);"
-                        + " a server that answers one request per read (as Grout's api.c does) cannot be pipelined: try --depth 1",
+                        + " a server that answers one request per read (as Grout's api.c does) cannot be pipelined: "
+                                + "try --depth 1",
                 sent, echoed, quietNanos / 1e9, requestTimeoutMillis));
     }
 

@@ -48,7 +48,8 @@ public final class ServerFork {
             System.err.println("usage: ServerFork SOCKET BACKEND LOOPS");
             System.exit(2);
         }
-        ServerOptions o = ServerOptions.defaults().socketPath(args[0]).backend(Backend.parse(args[1])).loops(Integer.parseInt(args[2]));
+        ServerOptions o = ServerOptions.defaults().socketPath(args[0]).backend(Backend.parse(args[1]))
+                .loops(Integer.parseInt(args[2]));
         try (GroutServer server = GroutServer.start(o)) {
             ServerSample.Source source = ServerSample.Source.of(server);
             protocol.println("ready " + ProcessHandle.current().pid());
@@ -76,7 +77,8 @@ public final class ServerFork {
     static String stats(int open, ServerSample s) {
         StringBuilder cpus = new StringBuilder();
         for (int c : s.cpus()) cpus.append(cpus.isEmpty() ? "" : ",").append(c);
-        return String.format(Locale.ROOT, "{\"open\":%d,\"cpu_ns\":%d,\"cpu_user_us\":%d,\"cpu_sys_us\":%d,\"nvcsw\":%d,\"nivcsw\":%d,"
+        return String.format(Locale.ROOT,
+                "{\"open\":%d,\"cpu_ns\":%d,\"cpu_user_us\":%d,\"cpu_sys_us\":%d,\"nvcsw\":%d,\"nivcsw\":%d,"
                         + "\"library\":\"%s\",\"kernel\":\"%s\",\"empty\":\"%s\",\"cpus\":\"%s\"}",
                 open, s.cpu().cpuNanos(), s.cpu().userMicros(), s.cpu().systemMicros(), s.cpu().voluntarySwitches(),
                 s.cpu().involuntarySwitches(), counts(s.library()), counts(s.kernel()), counts(s.empty()),

@@ -90,7 +90,8 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /** What a C server row says of its server. */
-    public static final String C_DESCRIPTION = "the C server (sysframe_serve, gcc -O2: one thread, one level-triggered epoll loop,"
+    public static final String C_DESCRIPTION =
+            "the C server (sysframe_serve, gcc -O2: one thread, one level-triggered epoll loop,"
             + " one recv per readiness, a connection's answers of a turn in one writev, no buffer while idle)";
 
     /**
@@ -101,10 +102,12 @@ public final class ServerProcess implements AutoCloseable {
     public static ServerProcess java(String socket, Backend backend, int loops) throws IOException {
         String heap = System.getenv().getOrDefault("SYSFRAME_SERVE_HEAP", "256m");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx" + heap,
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
+                "-Xmx" + heap,
                 "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), ServerFork.class.getName(),
                 socket, backend.toString(), Integer.toString(loops)));
-        return new ServerProcess(cmd, "sysframe's server in a child JVM (" + backend + ", " + loops + (loops == 1 ? " loop" : " loops")
+        return new ServerProcess(cmd, "sysframe's server in a child JVM (" + backend + ", " + loops
+                + (loops == 1 ? " loop" : " loops")
                 + ", the library's defaults; -XX:+UseSerialGC -Xmx" + heap + ", as ./sysframe serve)", false);
     }
 
@@ -135,13 +138,15 @@ public final class ServerProcess implements AutoCloseable {
             SortedSet<Integer> cpus = new TreeSet<>();
             int last = lastCpu(pid);
             if (last >= 0) cpus.add(last);
-            return new Stats(open, rssKb(pid), new ServerSample(library, k, ThreadCpu.ofProcess(pid), cpus, null, null));
+            return new Stats(open, rssKb(pid), new ServerSample(library, k, ThreadCpu.ofProcess(pid), cpus, null,
+                    null));
         }
         SortedSet<Integer> cpus = CPeer.cpuSet(CPeer.str(json, "cpus"));
         ThreadCpu cpu = new ThreadCpu((long) CPeer.num(json, "cpu_ns"), (long) CPeer.num(json, "cpu_user_us"),
-                (long) CPeer.num(json, "cpu_sys_us"), (long) CPeer.num(json, "nvcsw"), (long) CPeer.num(json, "nivcsw"));
-        return new Stats(open, rssKb(pid), new ServerSample(counts(CPeer.str(json, "library")), counts(CPeer.str(json, "kernel")), cpu, cpus,
-                counts(CPeer.str(json, "empty")), null));
+                (long) CPeer.num(json, "cpu_sys_us"), (long) CPeer.num(json, "nvcsw"),
+                (long) CPeer.num(json, "nivcsw"));
+        return new Stats(open, rssKb(pid), new ServerSample(counts(CPeer.str(json, "library")),
+                counts(CPeer.str(json, "kernel")), cpu, cpus, counts(CPeer.str(json, "empty")), null));
     }
 
     /** A source of samples for the probes (every sample is a {@code stats} command). */
@@ -200,7 +205,8 @@ public final class ServerProcess implements AutoCloseable {
     static SyscallCounts counts(String field) throws IOException {
         if (field.equals("-")) return null;
         String[] v = field.split(",");
-        if (v.length != SyscallKind.values().length) throw new IOException("counts of " + v.length + " kinds, not " + SyscallKind.values().length + ": " + field);
+        if (v.length != SyscallKind.values().length) throw new IOException("counts of " + v.length + " kinds, not "
+                + SyscallKind.values().length + ": " + field);
         SyscallCounts.Builder b = SyscallCounts.builder();
         for (SyscallKind k : SyscallKind.values()) b.count(k, Long.parseLong(v[k.ordinal()]));
         return b.build();

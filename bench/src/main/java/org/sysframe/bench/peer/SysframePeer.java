@@ -65,7 +65,9 @@ public final class SysframePeer implements PingPeer {
 
     @Override public String name() { return name; }
 
-    @Override public String framing() { return "FFM send/recv, " + options.freeze().send() + " / " + options.freeze().recv(); }
+    @Override public String framing() {
+        return "FFM send/recv, " + options.freeze().send() + " / " + options.freeze().recv();
+    }
 
     @Override
     public void open(String path) throws IOException {
@@ -98,7 +100,8 @@ public final class SysframePeer implements PingPeer {
     public void ping() throws IOException {
         Response r = client.call(type, payload, 0, len);
         // Every byte compared in place: no copy, no allocation.
-        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len) >= 0) {
+        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len)
+                >= 0) {
             throw echoFailure(type, payload, len, r.buffer(), r.offset(), r.length());
         }
     }
@@ -108,15 +111,19 @@ public final class SysframePeer implements PingPeer {
      * line: a GR_PING answered with fewer bytes does not echo (Grout's own GR_PING of some revisions
      * answers with no payload), more bytes or other bytes differ.
      */
-    static ErrnoException echoFailure(int type, MemorySegment sent, int len, MemorySegment buffer, long offset, long length) {
+    static ErrnoException echoFailure(int type, MemorySegment sent, int len, MemorySegment buffer, long offset,
+            long length) {
         String what = GroutApi.typeName(type);
         if (length < len) {
-            return new ErrnoException("ping", Errno.EBADMSG, "the server's " + what + " does not echo (answered " + length + " of " + len
+            return new ErrnoException("ping", Errno.EBADMSG, "the server's " + what + " does not echo (answered "
+                    + length + " of " + len
                     + " bytes): use -l 0" + (type == GroutApi.PING ? " or --ping2" : ""));
         }
-        if (length > len) return new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + what + " answered " + length + " bytes for " + len + " sent");
+        if (length > len) return new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + what + " answered "
+                + length + " bytes for " + len + " sent");
         long at = MemorySegment.mismatch(sent, 0, len, buffer, offset, offset + len);
-        return new ErrnoException("ping", Errno.EBADMSG, String.format(Locale.ROOT, "echo differs at byte %d of %d: sent 0x%02x, answered 0x%02x",
+        return new ErrnoException("ping", Errno.EBADMSG,
+                String.format(Locale.ROOT, "echo differs at byte %d of %d: sent 0x%02x, answered 0x%02x",
                 at, len, sent.get(JAVA_BYTE, at) & 0xff, buffer.get(JAVA_BYTE, offset + at) & 0xff));
     }
 

@@ -23,7 +23,10 @@ final class ThreadClock {
             Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
 
-    /** Linux's clock id of thread tid's CPU time: CPUCLOCK_SCHED (2) | CPUCLOCK_PERTHREAD_MASK (4), tid complemented above. */
+    /**
+     * Linux's clock id of thread tid's CPU time: CPUCLOCK_SCHED (2) | CPUCLOCK_PERTHREAD_MASK (4), tid complemented
+     * above.
+     */
     static int clockOf(int tid) { return (~tid << 3) | 6; }
 
     /** Thread tid's on-CPU nanoseconds so far; IllegalStateException when it is gone. */
@@ -31,7 +34,8 @@ final class ThreadClock {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ts = a.allocate(16, 8);
             int rc = (int) CLOCK_GETTIME.invokeExact(clockOf(tid), ts);
-            if (rc != 0) throw new IllegalStateException("clock_gettime(CPU clock of thread " + tid + ") failed: the thread is gone");
+            if (rc != 0) throw new IllegalStateException("clock_gettime(CPU clock of thread " + tid
+                    + ") failed: the thread is gone");
             return ts.get(JAVA_LONG, 0) * 1_000_000_000L + ts.get(JAVA_LONG, 8);
         } catch (RuntimeException | Error e) {
             throw e;

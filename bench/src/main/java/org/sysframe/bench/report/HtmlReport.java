@@ -50,25 +50,33 @@ final class HtmlReport {
           .append(" details.goal p{margin:4px 1.5em} .fig{color:#444}")
           .append(" .vm{background:#f6f8fa;border-left:4px solid #b35900;padding:.3em 1em;max-width:60em}")
           .append("</style></head><body>\n")
-          .append("<h1>sysframe benchmark").append(r.quick() ? " (quick run: fewer calls per cell; make bench runs the full one)" : "")
+          .append("<h1>sysframe benchmark").append(r.quick()
+                  ? " (quick run: fewer calls per cell; make bench runs the full one)" : "")
           .append("</h1>\n<p>").append(esc(r.machine())).append("<br>")
           .append(r.rounds()).append(" interleaved rounds").append(r.quick() ? " (quick)" : "")
           .append(r.serverLoops() == 1 ? "" : ", " + r.serverLoops() + " server loops")
-          .append(String.format(Locale.ROOT, ", %.0f s. Medians over rounds; ratios taken per round. A goal is judged on the"
-                  + " 95 %% interval of its per-round figure (Hodges-Lehmann estimate, Wilcoxon signed-rank interval, ratios on"
-                  + " their logarithm): met when all of it clears the threshold, missed when none of it does, level when a"
-                  + " \"level with\" goal's interval lies inside 1 ± its margin; rounds are added to the cells of a goal"
+          .append(String.format(Locale.ROOT,
+                  ", %.0f s. Medians over rounds; ratios taken per round. A goal is judged on the"
+                  + " 95 %% interval of its per-round figure (Hodges-Lehmann estimate, Wilcoxon signed-rank interval, "
+                          + "ratios on"
+                  + " their logarithm): met when all of it clears the threshold, missed when none of it does, level "
+                          + "when a"
+                  + " \"level with\" goal's interval lies inside 1 ± its margin; rounds are added to the cells of a "
+                          + "goal"
                   + " not settled until it settles or its table's time budget is spent.</p>%n", r.seconds()));
-        if (r.reproduce() != null) sb.append("<p class=reproduce>To reproduce: ").append(esc(r.reproduce())).append("</p>\n");
+        if (r.reproduce() != null) sb.append("<p class=reproduce>To reproduce: ").append(esc(r.reproduce()))
+                .append("</p>\n");
         if (!r.goals().isEmpty()) {
-            sb.append("<h2>Verdict</h2>\n<p class=overall><b>").append(esc(TerminalReport.tally(r))).append("</b></p>\n");
+            sb.append("<h2>Verdict</h2>\n<p class=overall><b>").append(esc(TerminalReport.tally(r)))
+                    .append("</b></p>\n");
             sb.append(ON_A_VM);
             goals(sb, r, null);
             sb.append(GoalChart.svg(GoalChart.rows(r.goals()),
                     "Every goal of this run: estimate (dot) and 95 % interval (bar) against its threshold"));
         }
         for (BenchTable t : r.tables()) table(sb, r, t);
-        if (r.kernelUnavailable() != null) sb.append("<p>kernel counts unavailable: ").append(esc(r.kernelUnavailable())).append("</p>\n");
+        if (r.kernelUnavailable() != null) sb.append("<p>kernel counts unavailable: ")
+                .append(esc(r.kernelUnavailable())).append("</p>\n");
         sb.append("</body></html>\n");
         return sb.toString();
     }
@@ -106,7 +114,8 @@ final class HtmlReport {
             long met = goals.stream().filter(g -> g.status() == Goal.Status.MET).count();
             long level = goals.stream().filter(g -> g.status() == Goal.Status.LEVEL).count();
             long missed = goals.stream().filter(g -> g.status() == Goal.Status.MISSED).count();
-            return "Verdict: " + met + " of " + goals.size() + " goals met, " + level + " level, " + missed + " missed, "
+            return "Verdict: " + met + " of " + goals.size() + " goals met, " + level + " level, " + missed
+                    + " missed, "
                     + (goals.size() - met - level - missed) + " not settled. " + goals.get(0).line();
         }
         CellSummary best = null;
@@ -117,8 +126,8 @@ final class HtmlReport {
         }
         if (best == null) return "One row: nothing to compare.";
         Interval x = t.referenceOverRow() ? best.referenceRatioCi() : best.ratioCi();
-        return String.format(Locale.ROOT, "Best against %s: %s at %d B, %.3fx [%.3f-%.3f] (95 %% interval).", t.reference(), best.name(),
-                best.payload(), x.estimate(), x.lo(), x.hi());
+        return String.format(Locale.ROOT, "Best against %s: %s at %d B, %.3fx [%.3f-%.3f] (95 %% interval).",
+                t.reference(), best.name(), best.payload(), x.estimate(), x.lo(), x.hi());
     }
 
     /**
@@ -133,14 +142,18 @@ final class HtmlReport {
                 case NOT_SETTLED -> "open";
                 case MISSED -> "miss";
             };
-            String against = g.goal().subject().equals(g.goal().versus()) ? g.goal().subject() : g.goal().subject() + " vs " + g.goal().versus();
-            sb.append("<details class=goal><summary><span class=").append(cls).append('>').append(esc(g.status().label()))
+            String against = g.goal().subject().equals(g.goal().versus()) ? g.goal().subject() : g.goal().subject()
+                    + " vs " + g.goal().versus();
+            sb.append("<details class=goal><summary><span class=").append(cls).append('>')
+                    .append(esc(g.status().label()))
               .append("</span> ").append(esc(GoalChart.label(g.goal().name(), g.goal().payload())))
               .append(" <span class=fig>").append(esc(g.goal().metric().label()))
-              .append(' ').append(esc(g.figure())).append(", want ").append(esc(g.goal().want())).append("</span></summary>")
+              .append(' ').append(esc(g.figure())).append(", want ").append(esc(g.goal().want()))
+                      .append("</span></summary>")
               .append("<p>").append(esc(g.line())).append("</p>");
             if (g.explanation() != null) sb.append("<p class=why>").append(esc(g.explanation())).append("</p>");
-            else sb.append(String.format(Locale.ROOT, "<p class=why>%s at %d B; per round: min %s, median %s, max %s.</p>", esc(against),
+            else sb.append(String.format(Locale.ROOT,
+                    "<p class=why>%s at %d B; per round: min %s, median %s, max %s.</p>", esc(against),
                     g.goal().payload(), GoalVerdict.number(g.value().min()), GoalVerdict.number(g.value().median()),
                     GoalVerdict.number(g.value().max())));
             sb.append("</details>\n");
@@ -150,18 +163,23 @@ final class HtmlReport {
 
     private static void table(StringBuilder sb, BenchRun run, BenchTable t) throws IOException {
         sb.append("<h2>").append(esc(t.title())).append("</h2>\n<p>").append(t.rounds()).append(" interleaved rounds. ")
-          .append(t.referenceOverRow() ? "Ratios are " + esc(t.reference()) + "'s client over the peer, per round. Peer syscalls come"
-                  + " from the kernel's counters of the peer's thread (or process)." : "Ratios vs " + esc(t.reference()) + ", per round.")
+          .append(t.referenceOverRow() ? "Ratios are " + esc(t.reference())
+                  + "'s client over the peer, per round. Peer syscalls come"
+                  + " from the kernel's counters of the peer's thread (or process)." : "Ratios vs "
+                          + esc(t.reference()) + ", per round.")
           .append("</p>\n");
         sb.append("<p class=headline><b>").append(esc(headline(run, t))).append("</b></p>\n");
         for (String note : t.notes()) sb.append("<p>note: ").append(esc(note)).append("</p>\n");
-        for (Crossover c : run.crossovers(t.name())) sb.append("<p class=crossover><b>crossover:</b> ").append(esc(c.text())).append("</p>\n");
+        for (Crossover c : run.crossovers(t.name())) sb.append("<p class=crossover><b>crossover:</b> ")
+                .append(esc(c.text())).append("</p>\n");
         if (t.name().equals(Sweep.NAME)) sweep(sb, run, t);
         else charts(sb, t);
         sb.append("<table><tr><th class=l>").append(esc(t.rowKind())).append("</th><th>bytes</th><th>calls/s</th><th>")
-          .append(t.referenceOverRow() ? esc(t.reference()) + "/" + esc(t.rowKind()) : "ratio").append(" [95 % interval]</th><th>rounds</th>")
+          .append(t.referenceOverRow() ? esc(t.reference()) + "/" + esc(t.rowKind()) : "ratio")
+                  .append(" [95 % interval]</th><th>rounds</th>")
           .append("<th>CPU ratio</th><th>p50 us</th><th>p99 us</th><th>client us/call</th><th>server us/call</th>")
-          .append("<th class=l>client syscalls/call</th><th class=l>client, kernel's count</th><th class=l>server syscalls/call</th>")
+          .append("<th class=l>client syscalls/call</th><th class=l>client, kernel's count</th><th class=l>server "
+                  + "syscalls/call</th>")
           .append("<th class=l>server, kernel's count</th><th>library = kernel</th><th class=l>cpus</th></tr>\n");
         for (int payload : t.payloads()) {
             for (String name : t.names()) {
@@ -171,8 +189,12 @@ final class HtmlReport {
                 double cpuRatio = t.referenceOverRow() ? x.clientCpuReferenceRatio().median() : x.cpuRatio().median();
                 List<Measurement> runs = t.runs(name, payload);
                 sb.append(String.format(Locale.ROOT,
-                        "<tr><td class=l>%s</td><td>%d</td><td>%.0f</td><td>%.3f [%.3f-%.3f]</td><td>%d</td><td>%.3f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td><td class=l>%s</td><td class=l>%s</td><td class=l>%s</td><td class=l>%s</td><td>%s</td><td class=l>%s</td></tr>%n",
-                        esc(name), payload, x.callsPerSec().median(), ratio.estimate(), ratio.lo(), ratio.hi(), x.rounds(),
+                        "<tr><td class=l>%s</td><td>%d</td><td>%.0f</td><td>%.3f "
+                        + "[%.3f-%.3f]</td><td>%d</td><td>%.3f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td>"
+                        + "<td class=l>%s</td><td class=l>%s</td><td class=l>%s</td><td class=l>%s</td><td>%s</td>"
+                        + "<td class=l>%s</td></tr>%n",
+                        esc(name), payload, x.callsPerSec().median(), ratio.estimate(), ratio.lo(), ratio.hi(),
+                                x.rounds(),
                         cpuRatio, x.p50Micros().median(), x.p99Micros().median(), x.clientCpuMicros().median(),
                         x.serverCpuMicros().median(), esc(CellSummary.describe(x.clientSyscalls())),
                         esc(kernel(runs, Measurement::clientKernel)), esc(CellSummary.describe(x.serverSyscalls())),
@@ -183,9 +205,11 @@ final class HtmlReport {
         for (String n : t.names()) {
             StringBuilder calls = new StringBuilder();
             for (Cell c : t.cells()) {
-                if (c.name().equals(n)) calls.append(calls.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d at %d B", c.calls(), c.payload()));
+                if (c.name().equals(n)) calls.append(calls.isEmpty() ? "" : ", ")
+                        .append(String.format(Locale.ROOT, "%,d at %d B", c.calls(), c.payload()));
             }
-            sb.append("<li><b>").append(esc(n)).append("</b>: ").append(esc(t.settings(n))).append("; calls per run: ").append(calls).append("</li>");
+            sb.append("<li><b>").append(esc(n)).append("</b>: ").append(esc(t.settings(n))).append("; calls per run: ")
+                    .append(calls).append("</li>");
         }
         sb.append("</ul>\n");
         if (!run.goals(t.name()).isEmpty()) {
@@ -209,11 +233,16 @@ final class HtmlReport {
                 List<Measurement> runs = t.runs(row.name(), row.payload());
                 if (runs.isEmpty()) continue;
                 calls.add(runs.stream().map(Measurement::callsPerSecond).toList(), row.payload() + " B", row.name());
-                client.add(runs.stream().map(Measurement::clientCpuMicrosPerCall).toList(), row.payload() + " B", row.name());
+                client.add(runs.stream().map(Measurement::clientCpuMicrosPerCall).toList(), row.payload() + " B",
+                        row.name());
             }
-            sb.append(img(boxes(t.title() + ": calls per second over the rounds (box: quartiles, line: median, whiskers: min-max)",
+            sb.append(
+                    img(boxes(t.title()
+                    + ": calls per second over the rounds (box: quartiles, line: median, whiskers: min-max)",
                     t.rowKind(), "calls/s", calls, false), 1100, 420));
-            sb.append(img(boxes(t.title() + ": client CPU per call over the rounds (us on-CPU; box: quartiles, whiskers: min-max)",
+            sb.append(
+                    img(boxes(t.title()
+                    + ": client CPU per call over the rounds (us on-CPU; box: quartiles, whiskers: min-max)",
                     t.rowKind(), "us per call", client, false), 1100, 420));
             return;
         }
@@ -229,11 +258,15 @@ final class HtmlReport {
         for (String name : t.names()) {
             for (int payload : t.payloads()) {
                 List<Measurement> runs = t.runs(name, payload); // not every row runs at every payload
-                if (!runs.isEmpty()) cpuBoxes.add(runs.stream().map(Measurement::totalCpuMicrosPerCall).toList(), name, payload + " B");
+                if (!runs.isEmpty()) cpuBoxes.add(runs.stream().map(Measurement::totalCpuMicrosPerCall).toList(), name,
+                        payload + " B");
             }
         }
         sb.append(img(ratioBoxes(t), 1100, 480));
-        sb.append(img(boxes("CPU per call, client + server, over the rounds (us on-CPU; box: quartiles, whiskers: min-max)", "payload",
+        sb.append(
+                img(
+                boxes("CPU per call, client + server, over the rounds (us on-CPU; box: quartiles, whiskers: min-max)",
+                        "payload",
                 "us per call", cpuBoxes, false), 1100, 450));
         sb.append(img(syscalls(t, true), 1100, 520));
         sb.append(img(syscalls(t, false), 1100, 520));
@@ -261,7 +294,8 @@ final class HtmlReport {
                 d.add(ratios, name, payload + " B");
             }
         }
-        JFreeChart c = boxes(t.title() + ": calls/s over " + t.reference() + "'s, per round (log axis; box: quartiles, whiskers: min-max)",
+        JFreeChart c = boxes(t.title() + ": calls/s over " + t.reference()
+                + "'s, per round (log axis; box: quartiles, whiskers: min-max)",
                 "payload", "ratio", d, true);
         RatioAxis axis = new RatioAxis("ratio (log scale)");
         // Every round's ratio inside the axis, whiskers and outliers included (the automatic range cut off the top).
@@ -271,7 +305,8 @@ final class HtmlReport {
     }
 
     /** A box-and-whisker chart without mean dots (they hid the boxes): median line, quartile box, min-max whiskers. */
-    static JFreeChart boxes(String title, String category, String value, DefaultBoxAndWhiskerCategoryDataset d, boolean legend) {
+    static JFreeChart boxes(String title, String category, String value, DefaultBoxAndWhiskerCategoryDataset d,
+            boolean legend) {
         JFreeChart c = ChartFactory.createBoxAndWhiskerChart(title, category, value, d, legend);
         if (c.getCategoryPlot().getRenderer() instanceof BoxAndWhiskerRenderer r) {
             r.setMeanVisible(false);
@@ -296,13 +331,16 @@ final class HtmlReport {
                 CellSummary c = t.row(name, payload);
                 if (c == null) continue;
                 for (SyscallKind k : SyscallKind.values()) {
-                    sys.addValue((client ? c.clientSyscalls() : c.serverSyscalls()).get(k), k.kernelName(), name + " " + payload + " B");
+                    sys.addValue((client ? c.clientSyscalls() : c.serverSyscalls()).get(k), k.kernelName(), name + " "
+                            + payload + " B");
                 }
             }
         }
         ChartImages.removeEmptyRows(sys);
-        JFreeChart c = ChartFactory.createStackedBarChart((client ? "Client syscalls per call" : "Server syscalls per request")
-                + " by kind (library counts)", "", "syscalls per call", sys, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart c = ChartFactory.createStackedBarChart((client ? "Client syscalls per call"
+                : "Server syscalls per request")
+                + " by kind (library counts)", "", "syscalls per call", sys, PlotOrientation.VERTICAL, true, false,
+                        false);
         c.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
         return c;
     }
@@ -318,7 +356,8 @@ final class HtmlReport {
             d.addValue(Spread.over(runs, m -> m.p99Nanos() / 1e3).median(), name, "p99");
             d.addValue(Spread.over(runs, m -> m.p999Nanos() / 1e3).median(), name, "p99.9");
         }
-        return ChartFactory.createLineChart(t.title() + ": round-trip latency percentiles at " + payload + " B (median over rounds)",
+        return ChartFactory.createLineChart(t.title() + ": round-trip latency percentiles at " + payload
+                + " B (median over rounds)",
                 "percentile", "us", d, PlotOrientation.VERTICAL, true, false, false);
     }
 
@@ -338,9 +377,13 @@ final class HtmlReport {
                 }
             }
         }
-        sb.append(img(ChartFactory.createLineChart(t.title() + ": calls per second (median) against requests in flight", "depth",
+        sb.append(img(ChartFactory.createLineChart(t.title()
+                + ": calls per second (median) against requests in flight", "depth",
                 "calls/s", cps, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
-        sb.append(img(ChartFactory.createLineChart("Per-request latency (median of the rounds' p50 and p99) against requests in flight", "depth",
+        sb.append(
+                img(
+                ChartFactory.createLineChart("Per-request latency (median of the rounds' p50 and p99) against requests "
+                        + "in flight", "depth",
                 "us", lat, PlotOrientation.VERTICAL, true, false, false), 1100, 450));
     }
 
@@ -363,9 +406,11 @@ final class HtmlReport {
             cpu.add(micros, "CPU us per call", name);
         }
         for (var chart : List.of(
-                boxes(t.title() + ": calls per second over the rounds (box: quartiles, line: median, whiskers: min-max)", t.rowKind(),
-                        "calls/s", cps, false),
-                boxes(t.title() + ": CPU per call, client + server, over the rounds", t.rowKind(), "us per call", cpu, false))) {
+                boxes(t.title()
+                + ": calls per second over the rounds (box: quartiles, line: median, whiskers: min-max)", t.rowKind(),
+                "calls/s", cps, false),
+                boxes(t.title() + ": CPU per call, client + server, over the rounds", t.rowKind(), "us per call", cpu,
+                        false))) {
             chart.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
             sb.append(img(chart, 1100, 480));
         }

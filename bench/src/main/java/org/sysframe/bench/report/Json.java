@@ -44,7 +44,9 @@ public final class Json {
             }
             sb.append(']');
         } else if (v instanceof Double d) {
-            sb.append(d.isNaN() || d.isInfinite() ? "null" : String.format(Locale.ROOT, "%.6g", d).replaceAll("(\\.\\d*?)0+(e|$)", "$1$2").replaceAll("\\.(e|$)", "$1"));
+            sb.append(d.isNaN() || d.isInfinite() ? "null"
+                    : String.format(Locale.ROOT, "%.6g", d).replaceAll("(\\.\\d*?)0+(e|$)", "$1$2")
+                            .replaceAll("\\.(e|$)", "$1"));
         } else if (v instanceof Float f) {
             append(sb, (double) f);
         } else if (v instanceof Number || v instanceof Boolean) {

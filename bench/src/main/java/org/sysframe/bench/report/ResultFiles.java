@@ -56,8 +56,10 @@ public final class ResultFiles {
         Path at = dir.toAbsolutePath().normalize();
         while (!Files.exists(at) && at.getParent() != null) at = at.getParent();
         String where = at.equals(dir.toAbsolutePath().normalize()) ? "" : " (at " + at + ")";
-        if (!Files.isDirectory(at)) throw new IllegalArgumentException(option + " " + dir + ": not a directory" + where);
-        if (!Files.isWritable(at)) throw new IllegalArgumentException(option + " " + dir + ": not writable by this user" + where);
+        if (!Files.isDirectory(at)) throw new IllegalArgumentException(option + " " + dir + ": not a directory"
+                + where);
+        if (!Files.isWritable(at)) throw new IllegalArgumentException(option + " " + dir
+                + ": not writable by this user" + where);
     }
 
     /**
@@ -65,7 +67,8 @@ public final class ResultFiles {
      * and a CSV and a JSON per table (9 tables)}; a run of one table names its two files.
      */
     public static String wroteLine(Path dir, List<String> files) {
-        List<String> whole = files.stream().filter(f -> !f.endsWith(".csv") && !f.endsWith(".json") || f.equals("run.json")).toList();
+        List<String> whole = files.stream().filter(f -> !f.endsWith(".csv") && !f.endsWith(".json")
+                || f.equals("run.json")).toList();
         List<String> perTable = files.stream().filter(f -> !whole.contains(f)).toList();
         List<String> named = new ArrayList<>(whole.reversed()); // report.html first
         if (perTable.size() <= 2) named.addAll(perTable);
@@ -231,7 +234,8 @@ public final class ResultFiles {
         m.put("ci_level", Interval.LEVEL);
         m.put("status", g.status().label());
         if (!Double.isNaN(g.versusFigure())) m.put("versus_figure", g.versusFigure());
-        m.put("rounds_needed", g.status() == Goal.Status.NOT_SETTLED && g.roundsNeeded() != Integer.MAX_VALUE ? g.roundsNeeded() : null);
+        m.put("rounds_needed", g.status() == Goal.Status.NOT_SETTLED && g.roundsNeeded() != Integer.MAX_VALUE
+                ? g.roundsNeeded() : null);
         m.put("line", g.line());
         m.put("explanation", g.explanation());
         return m;

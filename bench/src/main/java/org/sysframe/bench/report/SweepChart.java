@@ -35,21 +35,25 @@ final class SweepChart {
 
     /** calls/s of every row over payload size. */
     static JFreeChart callsPerSecond(BenchTable t, List<Crossover> crossovers) {
-        return chart(t, crossovers, CellSummary::callsPerSec, t.title() + ": calls per second (median, band: min-max over rounds)", "calls/s");
+        return chart(t, crossovers, CellSummary::callsPerSec, t.title()
+                + ": calls per second (median, band: min-max over rounds)", "calls/s");
     }
 
     /** Every row's calls/s over the reference's, per round, over payload size. */
     static JFreeChart ratio(BenchTable t, List<Crossover> crossovers) {
-        return chart(t, crossovers, CellSummary::ratio, "calls/s over " + t.reference() + "'s, per round (median, band: min-max)", "ratio");
+        return chart(t, crossovers, CellSummary::ratio, "calls/s over " + t.reference()
+                + "'s, per round (median, band: min-max)", "ratio");
     }
 
-    private static JFreeChart chart(BenchTable t, List<Crossover> crossovers, Function<CellSummary, Spread> figure, String title, String unit) {
+    private static JFreeChart chart(BenchTable t, List<Crossover> crossovers, Function<CellSummary, Spread> figure,
+            String title, String unit) {
         YIntervalSeriesCollection d = new YIntervalSeriesCollection();
         for (String name : t.names()) {
             YIntervalSeries s = new YIntervalSeries(name);
             for (int payload : t.payloads()) {
                 CellSummary c = t.row(name, payload);
-                if (c != null) s.add(x(payload), figure.apply(c).median(), figure.apply(c).min(), figure.apply(c).max());
+                if (c != null) s.add(x(payload), figure.apply(c).median(), figure.apply(c).min(),
+                        figure.apply(c).max());
             }
             d.addSeries(s);
         }
@@ -74,8 +78,8 @@ final class SweepChart {
         range.setLabelAnchor(RectangleAnchor.TOP_LEFT);
         range.setLabelTextAnchor(TextAnchor.TOP_LEFT);
         plot.addDomainMarker(range, Layer.BACKGROUND);
-        ValueMarker at = new ValueMarker(Math.max(1, c.estimate()), Color.BLACK, new BasicStroke(1.5f, BasicStroke.CAP_BUTT,
-                BasicStroke.JOIN_MITER, 1, new float[] {6, 4}, 0));
+        ValueMarker at = new ValueMarker(Math.max(1, c.estimate()), Color.BLACK,
+                new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1, new float[] {6, 4}, 0));
         at.setLabel("medians cross near " + Limits.size(c.estimate()));
         at.setLabelAnchor(RectangleAnchor.BOTTOM_RIGHT);
         at.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);

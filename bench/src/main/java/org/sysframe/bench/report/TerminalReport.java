@@ -41,14 +41,18 @@ public final class TerminalReport {
                 for (GoalVerdict g : run.goals()) if (g.status() == s) wrap(sb, "  " + notMet(g), "      ");
             }
         }
-        wrap(sb, String.format(Locale.ROOT, "%d interleaved rounds per cell%s, more for unsettled goals' cells; medians over rounds;"
+        wrap(sb,
+                String.format(Locale.ROOT,
+                "%d interleaved rounds per cell%s, more for unsettled goals' cells; medians over rounds;"
                         + " ratios per round, estimate and 95 %% interval (min-max: the JSON)%s",
-                run.rounds(), run.quick() ? " (quick)" : "", run.serverLoops() == 1 ? "" : "; " + run.serverLoops() + " server loops"), "  ");
+                run.rounds(), run.quick() ? " (quick)" : "", run.serverLoops() == 1 ? "" : "; " + run.serverLoops()
+                        + " server loops"), "  ");
         for (BenchTable t : run.tables()) {
             sb.append('\n');
             wrap(sb, String.format(Locale.ROOT, "%s (%d interleaved rounds; %s):", t.title(), t.rounds(),
                     t.referenceOverRow() ? "syscalls of each peer from the kernel's counters"
-                            : t.name().equals(ScaleTable.NAME) ? "each connection count a set of rounds of its own; server CPU per"
+                            : t.name().equals(ScaleTable.NAME)
+                                    ? "each connection count a set of rounds of its own; server CPU per"
                                     + " request vs the C server's at the same count, per round"
                             : "ratio vs " + t.reference() + " per round"), "  ");
             if (t.referenceOverRow()) peerRows(sb, t);
@@ -76,15 +80,19 @@ public final class TerminalReport {
         for (Goal.Status s : Goal.Status.values()) n.put(s, 0);
         for (GoalVerdict g : run.goals()) n.merge(g.status(), 1, Integer::sum);
         long s = Math.round(run.seconds());
-        return String.format(Locale.ROOT, "goals: %d met, %d missed, %d level, %d not settled (of %d), in %d min %02d s",
-                n.get(Goal.Status.MET), n.get(Goal.Status.MISSED), n.get(Goal.Status.LEVEL), n.get(Goal.Status.NOT_SETTLED),
+        return String.format(Locale.ROOT,
+                "goals: %d met, %d missed, %d level, %d not settled (of %d), in %d min %02d s",
+                n.get(Goal.Status.MET), n.get(Goal.Status.MISSED), n.get(Goal.Status.LEVEL),
+                        n.get(Goal.Status.NOT_SETTLED),
                 run.goals().size(), s / 60, s % 60);
     }
 
     /** e.g. {@code MISSED       peers: +20 % over jnr-unixsocket, 32 B: 0.962x [0.785-1.091], want >= 1.20x}. */
     static String notMet(GoalVerdict g) {
-        return String.format(Locale.ROOT, "%-12s %s: %s, %d B: %s%s [%s-%s], want %s", g.status().label(), g.goal().table(), g.goal().name(),
-                g.goal().payload(), GoalVerdict.number(g.ci().estimate()), g.goal().metric().unit(), GoalVerdict.number(g.ci().lo()),
+        return String.format(Locale.ROOT, "%-12s %s: %s, %d B: %s%s [%s-%s], want %s", g.status().label(),
+                g.goal().table(), g.goal().name(),
+                g.goal().payload(), GoalVerdict.number(g.ci().estimate()), g.goal().metric().unit(),
+                        GoalVerdict.number(g.ci().lo()),
                 GoalVerdict.number(g.ci().hi()), g.goal().want());
     }
 
@@ -97,8 +105,10 @@ public final class TerminalReport {
                 CellSummary c = t.row(name, payload);
                 if (c == null) continue;
                 rows.add(new String[] {name, String.valueOf(payload), f("%.0f", c.callsPerSec().median()),
-                        f("%.1f", c.callsPerSec().halfRangePercent()), ci(c.ratioCi()), latency(c.p50Micros()), latency(c.p99Micros()),
-                        f("%.2f", c.cpuMicrosPerCall()), total(c.clientSyscalls()), total(c.serverSyscalls()), c.kernelColumn()});
+                        f("%.1f", c.callsPerSec().halfRangePercent()), ci(c.ratioCi()), latency(c.p50Micros()),
+                        latency(c.p99Micros()),
+                        f("%.2f", c.cpuMicrosPerCall()), total(c.clientSyscalls()), total(c.serverSyscalls()),
+                                c.kernelColumn()});
             }
         }
         columns(sb, rows, 1);
@@ -111,7 +121,8 @@ public final class TerminalReport {
      */
     private static void scaleRows(StringBuilder sb, BenchTable t) {
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {t.rowKind(), "calls/s", "±%", "p99 us", "cpu us/req", "cpu vs C [95 % CI]", "RSS/conn", "server sys/req", "k=l"});
+        rows.add(new String[] {t.rowKind(), "calls/s", "±%", "p99 us", "cpu us/req", "cpu vs C [95 % CI]", "RSS/conn",
+                "server sys/req", "k=l"});
         for (int payload : t.payloads()) {
             for (String name : t.names()) {
                 CellSummary c = t.row(name, payload);
@@ -119,7 +130,8 @@ public final class TerminalReport {
                 String beside = ScaleTable.cRowBeside(name);
                 Interval vsC = beside == null || beside.equals(name) ? null
                         : GoalVerdict.interval(Goal.Metric.SERVER_CPU_RATIO, t.runs(), name, beside, payload);
-                rows.add(new String[] {name, f("%.0f", c.callsPerSec().median()), f("%.1f", c.callsPerSec().halfRangePercent()),
+                rows.add(new String[] {name, f("%.0f", c.callsPerSec().median()),
+                        f("%.1f", c.callsPerSec().halfRangePercent()),
                         latency(c.p99Micros()), f("%.2f", c.serverCpuMicros().median()), vsC == null ? "-" : ci(vsC),
                         bytes(c.serverRssPerConnection().median()), total(c.serverSyscalls()), c.kernelColumn()});
             }
@@ -129,15 +141,17 @@ public final class TerminalReport {
 
     private static void peerRows(StringBuilder sb, BenchTable t) {
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {t.rowKind(), "bytes", "calls/s", t.reference() + "/" + t.rowKind() + " [95 % CI]", "cpu s/p", "p50 us", "p99 us",
-                "client us", "server us", "client sys/call", "server sys/call"});
+        rows.add(new String[] {t.rowKind(), "bytes", "calls/s", t.reference() + "/" + t.rowKind() + " [95 % CI]",
+                "cpu s/p", "p50 us", "p99 us", "client us", "server us", "client sys/call", "server sys/call"});
         for (int payload : t.payloads()) {
             for (String name : t.names()) {
                 CellSummary r = t.row(name, payload);
                 if (r == null) continue;
-                rows.add(new String[] {name, String.valueOf(payload), f("%.0f", r.callsPerSec().median()), ci(r.referenceRatioCi()),
+                rows.add(new String[] {name, String.valueOf(payload), f("%.0f", r.callsPerSec().median()),
+                        ci(r.referenceRatioCi()),
                         f("%.3f", r.clientCpuReferenceRatio().median()), latency(r.p50Micros()), latency(r.p99Micros()),
-                        f("%.2f", r.clientCpuMicros().median()), f("%.2f", r.serverCpuMicros().median()), total(r.clientSyscalls()),
+                        f("%.2f", r.clientCpuMicros().median()), f("%.2f", r.serverCpuMicros().median()),
+                                total(r.clientSyscalls()),
                         total(r.serverSyscalls())});
             }
         }
@@ -150,15 +164,18 @@ public final class TerminalReport {
      */
     private static void details(StringBuilder sb, BenchTable t) {
         int w = nameWidth(t);
-        sb.append(t.referenceOverRow() ? "syscalls per call by kind (the client's: the kernel's count), and the CPUs the threads ran on:\n"
-                : t.name().equals(ScaleTable.NAME) ? "the server's syscalls per request by kind, and the CPUs the threads ran on:\n"
+        sb.append(t.referenceOverRow()
+                ? "syscalls per call by kind (the client's: the kernel's count), and the CPUs the threads ran on:\n"
+                : t.name().equals(ScaleTable.NAME)
+                        ? "the server's syscalls per request by kind, and the CPUs the threads ran on:\n"
                 : "syscalls per call by kind, and the CPUs the threads ran on:\n");
         for (int payload : t.payloads()) {
             for (String n : t.names()) {
                 CellSummary c = t.row(n, payload);
                 if (c == null) continue;
                 StringBuilder d = new StringBuilder();
-                if (!t.name().equals(ScaleTable.NAME)) d.append("client ").append(kinds(c.clientSyscalls())).append("; server ");
+                if (!t.name().equals(ScaleTable.NAME)) d.append("client ").append(kinds(c.clientSyscalls()))
+                        .append("; server ");
                 d.append(kinds(c.serverSyscalls())).append("; ").append(c.cpus());
                 if (t.name().equals(WaitTable.NAME)) d.append("; ").append(c.tradeLine());
                 if (!c.uringMix().isEmpty()) d.append("; io_uring SQEs per call: ").append(c.uringMix());
@@ -216,11 +233,14 @@ public final class TerminalReport {
 
     private static String pad(String s, int width) { return s + " ".repeat(Math.max(0, width - s.length())); }
 
-    private static String f(String format, double v) { return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, format, v); }
+    private static String f(String format, double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, format, v);
+    }
 
     /** e.g. {@code 1.250 [1.200-1.310]}; {@code -} when not known. */
     private static String ci(Interval i) {
-        return i == null || !i.known() ? "-" : String.format(Locale.ROOT, "%5.3f [%5.3f-%5.3f]", i.estimate(), i.lo(), i.hi());
+        return i == null || !i.known() ? "-" : String.format(Locale.ROOT, "%5.3f [%5.3f-%5.3f]", i.estimate(), i.lo(),
+                i.hi());
     }
 
     /** A latency in us; {@code -} when not measured (0: no round trip takes no time; a C lean peer reports 0). */
@@ -249,6 +269,7 @@ public final class TerminalReport {
     /** e.g. {@code 64 B}, {@code 37.5 KiB}; {@code -} when not measured. */
     static String bytes(double b) {
         if (Double.isNaN(b)) return "-";
-        return Math.abs(b) < 1024 ? String.format(Locale.ROOT, "%.0f B", b) : String.format(Locale.ROOT, "%.1f KiB", b / 1024);
+        return Math.abs(b) < 1024 ? String.format(Locale.ROOT, "%.0f B", b)
+                : String.format(Locale.ROOT, "%.1f KiB", b / 1024);
     }
 }

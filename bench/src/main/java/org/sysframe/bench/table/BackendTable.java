@@ -66,25 +66,30 @@ public final class BackendTable implements Table {
     private static final String URING = name(Backend.IO_URING, Backend.IO_URING);
 
     private static final List<Goal> GOALS = List.of(
-            new Goal("io_uring client: 1 syscall per call", NAME, URING, URING, 32, CLIENT_SYSCALLS_PER_CALL, false, 1.0),
-            new Goal("io_uring server: at most 1 syscall per request", NAME, URING, URING, 32, SERVER_SYSCALLS_PER_CALL, false, 1.0),
+            new Goal("io_uring client: 1 syscall per call", NAME, URING, URING, 32, CLIENT_SYSCALLS_PER_CALL, false,
+            1.0), new Goal("io_uring server: at most 1 syscall per request", NAME, URING, URING, 32,
+                    SERVER_SYSCALLS_PER_CALL, false, 1.0),
             // No calls/s goal one call at a time: io_uring's receive completes through task work on the waiting
             // thread and cannot beat epoll there; where it should win (many connections), the connections goals
             // judge it.
-            new Goal("io_uring both sides: less CPU per call than epoll", NAME, URING, BASELINE, 32, CPU_RATIO, false, 1.0));
+            new Goal("io_uring both sides: less CPU per call than epoll", NAME, URING, BASELINE, 32, CPU_RATIO, false,
+                    1.0));
 
     @Override
     public String name() { return NAME; }
 
     @Override
-    public String about() { return "epoll and io_uring, client x server, one call at a time, at depth 64 and spinning"; }
+    public String about() {
+        return "epoll and io_uring, client x server, one call at a time, at depth 64 and spinning";
+    }
 
     @Override
     public Set<String> cells() {
         Set<String> out = new LinkedHashSet<>();
         for (Backend s : BOTH) {
             for (Backend c : BOTH) out.add(name(c, s));
-            out.addAll(List.of(C_PREFIX + name(Backend.EPOLL, s), C_LEAN_PREFIX + name(Backend.EPOLL, s), deep(s), spinning(s)));
+            out.addAll(List.of(C_PREFIX + name(Backend.EPOLL, s), C_LEAN_PREFIX + name(Backend.EPOLL, s), deep(s),
+                    spinning(s)));
         }
         return out;
     }
@@ -92,7 +97,10 @@ public final class BackendTable implements Table {
     @Override
     public List<Goal> goals() { return GOALS; }
 
-    /** With --full every client x server combination at every payload; else all four at the first payload, same-backend pairs at the others. */
+    /**
+     * With --full every client x server combination at every payload; else all four at the first payload, same-backend
+     * pairs at the others.
+     */
     @Override
     public BenchTable run(TableRun run) throws IOException {
         int[] payloads = PAYLOADS;
@@ -100,8 +108,8 @@ public final class BackendTable implements Table {
         boolean quick = run.quick(), full = run.full();
         String unavailable = UringSupport.unavailableReason();
         if (unavailable != null) {
-            return BenchTable.of(NAME, "backends: epoll and io_uring", "pair", BASELINE, false, rounds, List.of(), List.of(),
-                    List.of("not measured: " + unavailable));
+            return BenchTable.of(NAME, "backends: epoll and io_uring", "pair", BASELINE, false, rounds, List.of(),
+                    List.of(), List.of("not measured: " + unavailable));
         }
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();
@@ -121,20 +129,28 @@ public final class BackendTable implements Table {
                 for (int s = 0; s < BOTH.length; s++) {
                     for (Backend c : BOTH) {
                         if (!full && k > 0 && c != BOTH[s]) continue;
-                        PeerThread t = f.peer(new SysframePeer(name(c, BOTH[s]), p.client(sockets[s]).backend(c).cpu(PeerTable.CLIENT_CPU)), sockets[s]);
-                        cells.add(new Cell(name(c, BOTH[s]), payload, c + " client on CPU " + PeerTable.CLIENT_CPU + ", " + BOTH[s] + " server on CPU "
+                        PeerThread t = f.peer(new SysframePeer(name(c, BOTH[s]),
+                                p.client(sockets[s]).backend(c).cpu(PeerTable.CLIENT_CPU)), sockets[s]);
+                        cells.add(new Cell(name(c, BOTH[s]), payload, c + " client on CPU " + PeerTable.CLIENT_CPU
+                                + ", " + BOTH[s] + " server on CPU "
                                 + PeerTable.SERVER_CPU + ", blocking (" + p.framing() + ")",
-                                calls, calls / 4, new ClientThreadsProbe(List.of(t), ServerSample.Source.of(servers[s]))));
+                                calls, calls / 4, new ClientThreadsProbe(List.of(t),
+                                        ServerSample.Source.of(servers[s]))));
                     }
                     if (cPeer && (full || k == 0)) {
-                        CPeer cp = new CPeer("c-" + BOTH[s], "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, 1, 1));
+                        CPeer cp = new CPeer("c-" + BOTH[s], "sendmsg",
+                                new CPeer.Options("block", PeerTable.CLIENT_CPU, 1, 1));
                         cells.add(new Cell(C_PREFIX + name(Backend.EPOLL, BOTH[s]), payload,
-                                "C client timed (ping_perf workload, a clock read per call, one sendmsg, read-ahead 8192) on CPU " + PeerTable.CLIENT_CPU + ", "
+                                "C client timed (ping_perf workload, a clock read per call, one sendmsg, read-ahead "
+                                + "8192) on CPU " + PeerTable.CLIENT_CPU + ", "
                                         + BOTH[s] + " server",
                                 calls, calls / 4, f.closing(cp.probe(sockets[s], ServerSample.Source.of(servers[s])))));
-                        CPeer lean = new CPeer("c-lean-" + BOTH[s], "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, 1));
-                        cells.add(new Cell(C_LEAN_PREFIX + name(Backend.EPOLL, BOTH[s]), payload, lean.describe() + ", " + BOTH[s] + " server",
-                                calls, calls / 4, f.closing(lean.probe(sockets[s], ServerSample.Source.of(servers[s])))));
+                        CPeer lean = new CPeer("c-lean-" + BOTH[s], "sendmsg",
+                                CPeer.Options.lean("block", PeerTable.CLIENT_CPU, 1));
+                        cells.add(new Cell(C_LEAN_PREFIX + name(Backend.EPOLL, BOTH[s]), payload, lean.describe()
+                                + ", " + BOTH[s] + " server",
+                                calls, calls / 4, f.closing(lean.probe(sockets[s],
+                                        ServerSample.Source.of(servers[s])))));
                     }
                 }
             }
@@ -142,17 +158,23 @@ public final class BackendTable implements Table {
             for (int s = 0; s < BOTH.length; s++) {
                 Backend b = BOTH[s];
                 long deepCalls = calls * 64;
-                PeerThread t = f.peer(new PipelinedPeer(deep(b), p.client(sockets[s]).backend(b).cpu(PeerTable.CLIENT_CPU), 64, 64), sockets[s]);
-                cells.add(new Cell(deep(b), first, b + " client and server, 64 in flight, one send per refill, client on CPU " + PeerTable.CLIENT_CPU, deepCalls, deepCalls / 4,
+                PeerThread t = f.peer(new PipelinedPeer(deep(b),
+                        p.client(sockets[s]).backend(b).cpu(PeerTable.CLIENT_CPU), 64, 64), sockets[s]);
+                cells.add(new Cell(deep(b), first, b
+                        + " client and server, 64 in flight, one send per refill, client on CPU "
+                                + PeerTable.CLIENT_CPU, deepCalls, deepCalls / 4,
                         new ClientThreadsProbe(List.of(t), ServerSample.Source.of(servers[s]))));
             }
             for (Backend b : BOTH) {
-                // Spinning servers run only while their cell runs (WaitProbe): they would burn a core during the others.
+                // Spinning servers run only while their cell runs (WaitProbe): they would burn a core during the
+                // others.
                 ServerOptions so = p.server("").backend(b).waitMode(WaitMode.SPIN).cpus(0);
-                WaitProbe probe = WaitProbe.sysframe(spinning(b), p.client("").backend(b).waitMode(WaitMode.SPIN).cpu(1), so,
+                WaitProbe probe = WaitProbe.sysframe(spinning(b),
+                        p.client("").backend(b).waitMode(WaitMode.SPIN).cpu(1), so,
                         dir.resolve("spin-" + b + ".sock").toString());
                 probes.add(probe);
-                cells.add(new Cell(spinning(b), first, b + " client spinning on CPU 1, " + b + " server loop spinning on CPU 0",
+                cells.add(new Cell(spinning(b), first, b + " client spinning on CPU 1, " + b
+                        + " server loop spinning on CPU 0",
                         calls * 4, calls, probe));
             }
             // The C rows in a set of rounds of their own: no goal pairs a sysframe row with a C row.
@@ -160,7 +182,8 @@ public final class BackendTable implements Table {
             List<String> notes = new ArrayList<>();
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
             else notes.add(RoundRunner.apartNote("sysframe", "C", BASELINE));
-            notes.add("pair: client backend/server backend; C rows: the C client (blocking send/recv) against that server, timed or lean (no latency measured)");
+            notes.add("pair: client backend/server backend; C rows: the C client (blocking send/recv) against that "
+                    + "server, timed or lean (no latency measured)");
             return BenchTable.of(NAME, "backends: epoll and io_uring, client x server", "pair", BASELINE, false,
                     rounds, cells, runs, notes);
         } finally {

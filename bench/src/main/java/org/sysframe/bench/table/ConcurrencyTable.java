@@ -58,8 +58,8 @@ public final class ConcurrencyTable implements Table {
     static final int OTHER_TRANSPORTS_CALLERS = 64;
 
     /**
-     * Row names: e.g. {@code one client 64 virtual}, {@code one client io_uring 64 virtual}, {@code one client shm 64 virtual},
-     * {@code clients 64 platform}, {@code jdk 64 virtual}, {@code C lean 64}.
+     * Row names: e.g. {@code one client 64 virtual}, {@code one client io_uring 64 virtual},
+     * {@code one client shm 64 virtual}, {@code clients 64 platform}, {@code jdk 64 virtual}, {@code C lean 64}.
      */
     static String oneClient(int n, boolean virtual) { return "one client " + n + (virtual ? " virtual" : " platform"); }
 
@@ -88,13 +88,19 @@ public final class ConcurrencyTable implements Table {
     static int[] cPools(boolean full) { return full ? new int[] {1, 4} : new int[] {4}; }
 
     /** e.g. {@code one-per-read: 64 virtual, 4 connections}. */
-    static String onePerRead(int n, int connections) { return "one-per-read: " + n + " virtual, " + connections(connections); }
+    static String onePerRead(int n, int connections) {
+        return "one-per-read: " + n + " virtual, " + connections(connections);
+    }
 
     /** e.g. {@code one-per-read: C lean 4 clients}: a process and a connection each. */
-    static String cOnePerRead(int clients) { return "one-per-read: C lean " + clients + (clients == 1 ? " client" : " clients"); }
+    static String cOnePerRead(int clients) {
+        return "one-per-read: C lean " + clients + (clients == 1 ? " client" : " clients");
+    }
 
     /** e.g. {@code one-per-read: C lean 1 thread, 4 connections}: the load generator's epoll over them. */
-    static String cOnePerReadOneThread(int connections) { return "one-per-read: C lean 1 thread, " + connections(connections); }
+    static String cOnePerReadOneThread(int connections) {
+        return "one-per-read: C lean 1 thread, " + connections(connections);
+    }
 
     private static String connections(int k) { return k + (k == 1 ? " connection" : " connections"); }
 
@@ -148,10 +154,12 @@ public final class ConcurrencyTable implements Table {
                     oneClientUring(N), clients(N, false), PAYLOAD, CALLS_RATIO, true, 3.0),
             new Goal("64 virtual callers on one io_uring client: at most 0.2 client syscalls per call", NAME,
                     oneClientUring(N), oneClientUring(N), PAYLOAD, CLIENT_SYSCALLS_PER_CALL, false, 0.2),
-            new Goal("64 virtual callers on one client over shared memory: 3x 64 platform threads with a GroutClient each", NAME,
+            new Goal("64 virtual callers on one client over shared memory: 3x 64 platform threads with a GroutClient "
+                    + "each", NAME,
                     oneClientShm(N), clients(N, false), PAYLOAD, CALLS_RATIO, true, 3.0),
             // Against a server that answers one request per read (Grout's api.c): one client with maxInFlight(1).
-            new Goal("one request per read: 64 callers over a pool of 4 >= 0.9x the calls/s of 4 C lean clients, a connection each", NAME,
+            new Goal("one request per read: 64 callers over a pool of 4 >= 0.9x the calls/s of 4 C lean clients, a "
+                    + "connection each", NAME,
                     onePerRead(64, 4), cOnePerRead(4), PAYLOAD, CALLS_RATIO, true, 0.9),
             new Goal("one request per read: 64 callers, a pool of 4 makes more calls/s than one connection", NAME,
                     onePerRead(64, 4), onePerRead(64, 1), PAYLOAD, CALLS_RATIO, true, 1.0));
@@ -161,7 +169,8 @@ public final class ConcurrencyTable implements Table {
 
     @Override
     public String about() {
-        return "1, 8 and 64 callers on one client, a client each, JDK channels and C; a pool against a server answering one request per read";
+        return "1, 8 and 64 callers on one client, a client each, JDK channels and C; a pool against a server "
+                + "answering one request per read";
     }
 
     /** Every row of --full, the io_uring row whether io_uring is available or not. */
@@ -201,7 +210,8 @@ public final class ConcurrencyTable implements Table {
             for (GroutServer s : List.of(server, shmServer, onePerReadServer)) {
                 for (int i = 0; i < s.loopCount(); i++) loops.add(s.loopThreadId(i));
             }
-            // The servers' threads of this JVM: their loops, and the channel's thread once the shm row's client opened it.
+            // The servers' threads of this JVM: their loops, and the channel's thread once the shm row's client opened
+            // it.
             Supplier<Set<Integer>> notClient = () -> {
                 Set<Integer> out = new HashSet<>(loops);
                 out.addAll(channel.threadIds());
@@ -215,26 +225,34 @@ public final class ConcurrencyTable implements Table {
                     for (boolean virtual : new boolean[] {false, true}) {
                         String threads = virtual ? "virtual" : "platform";
                         GroutClient client = f.closing(GroutClient.connect(p.client(socket)));
-                        CallersProbe one = oneClientProbe(oneClient(n, virtual), n, virtual, client, side, notClient, open);
+                        CallersProbe one = oneClientProbe(oneClient(n, virtual), n, virtual, client, side, notClient,
+                                open);
                         long oneCalls = virtual && n == N ? calls * FAST_ROWS_LONGER : calls;
-                        cells.add(new Cell(oneClient(n, virtual), PAYLOAD, where + "one GroutClient, " + threads + " threads, " + p.framing(),
+                        cells.add(new Cell(oneClient(n, virtual), PAYLOAD, where + "one GroutClient, " + threads
+                                + " threads, " + p.framing(),
                                 oneCalls, calls / 4, one));
                         if (virtual && n == OTHER_TRANSPORTS_CALLERS) {
                             if (uringUnavailable == null) {
-                                GroutClient uring = f.closing(GroutClient.connect(p.client(socket).backend(Backend.IO_URING)));
-                                CallersProbe u = oneClientProbe(oneClientUring(n), n, true, uring, side, notClient, open);
-                                cells.add(new Cell(oneClientUring(n), PAYLOAD, where + "one GroutClient on io_uring, virtual threads, "
+                                GroutClient uring = f.closing(GroutClient.connect(p.client(socket)
+                                        .backend(Backend.IO_URING)));
+                                CallersProbe u = oneClientProbe(oneClientUring(n), n, true, uring, side, notClient,
+                                        open);
+                                cells.add(new Cell(oneClientUring(n), PAYLOAD, where
+                                        + "one GroutClient on io_uring, virtual threads, "
                                         + p.framing(), calls * FAST_ROWS_LONGER, calls / 4, u));
                             } else {
                                 notes.add("row " + oneClientUring(n) + " left out: " + uringUnavailable);
                             }
                             GroutClient shm = f.closing(GroutClient.connect(p.client(shmSocket).sharedMemory(true)));
                             if (!shm.sharedMemory()) {
-                                throw new IOException("the server on " + shmSocket + " gave no shared-memory channel (see its log)");
+                                throw new IOException("the server on " + shmSocket
+                                        + " gave no shared-memory channel (see its log)");
                             }
                             CallersProbe s = oneClientProbe(oneClientShm(n), n, true, shm, channel, notClient, open);
-                            cells.add(new Cell(oneClientShm(n), PAYLOAD, callers + "a server's shared-memory channel (server figures: the"
-                                    + " channel's thread); one GroutClient over it, virtual threads, " + p.framing(), calls * FAST_ROWS_LONGER,
+                            cells.add(new Cell(oneClientShm(n), PAYLOAD, callers
+                                    + "a server's shared-memory channel (server figures: the"
+                                    + " channel's thread); one GroutClient over it, virtual threads, " + p.framing(),
+                                            calls * FAST_ROWS_LONGER,
                                     calls / 4, s));
                         }
                         CallersProbe own = new CallersProbe(n, virtual, i -> {
@@ -252,15 +270,18 @@ public final class ConcurrencyTable implements Table {
                         return peer;
                     }, null, side, notClient).kernelKinds(EnumSet.allOf(SyscallKind.class));
                     open.add(channels);
-                    cells.add(new Cell(jdk(n), PAYLOAD, where + "a JDK SocketChannel per virtual thread, gathering write, read-ahead 8192",
+                    cells.add(new Cell(jdk(n), PAYLOAD, where
+                            + "a JDK SocketChannel per virtual thread, gathering write, read-ahead 8192",
                             calls, calls / 4, channels));
                     if (cPeer) {
                         CPeer c = new CPeer("c-lean-" + n, "sendmsg", CPeer.Options.lean("block", -1, 1));
-                        cells.add(new Cell(cLean(n), PAYLOAD, where + c.describe() + ", a process each", calls, calls / 4, f.closing(c.probe(socket, side, n))));
+                        cells.add(new Cell(cLean(n), PAYLOAD, where + c.describe() + ", a process each", calls,
+                                calls / 4, f.closing(c.probe(socket, side, n))));
                     }
                 }
                 // The one-per-read rows: each counts its calls that timed out (a timed-out call still ends the run).
-                String onePerReadWhere = "virtual callers, one 32 B ping at a time each, epoll server answering one request per read"
+                String onePerReadWhere =
+                        "virtual callers, one 32 B ping at a time each, epoll server answering one request per read"
                         + " (requestsPerRead(1), Grout's api.c; 1 loop); one GroutClient, maxInFlight(1), ";
                 Map<String, LongAdder> timedOut = new LinkedHashMap<>();
                 for (int n : onePerReadCallers(full)) {
@@ -268,19 +289,24 @@ public final class ConcurrencyTable implements Table {
                         String name = onePerRead(n, k);
                         LongAdder t = new LongAdder();
                         timedOut.put(name, t);
-                        GroutClient client = f.closing(GroutClient.connect(p.client(onePerReadSocket).maxInFlight(1).connections(k)));
-                        CallersProbe probe = new CallersProbe(n, true, i -> new OneClientPeer(name, client, t), OneClientPeer.counts(client),
+                        GroutClient client = f.closing(GroutClient.connect(p.client(onePerReadSocket).maxInFlight(1)
+                                .connections(k)));
+                        CallersProbe probe = new CallersProbe(n, true, i -> new OneClientPeer(name, client, t),
+                                OneClientPeer.counts(client),
                                 onePerReadSide, notClient).kernelKinds(OneClientPeer.kernelKinds(client));
                         open.add(probe);
-                        // A warm-up run as long as a round's: these calls are slow, and a warm-up lasts 0.15 s however many runs it takes.
-                        cells.add(new Cell(name, PAYLOAD, n + " " + onePerReadWhere + connections(k) + ", " + p.framing(), calls, calls, probe));
+                        // A warm-up run as long as a round's: these calls are slow, and a warm-up lasts 0.15 s however
+                        // many runs it takes.
+                        cells.add(new Cell(name, PAYLOAD, n + " " + onePerReadWhere + connections(k) + ", "
+                                + p.framing(), calls, calls, probe));
                     }
                 }
                 if (cPeer) {
                     String server1 = "epoll server answering one request per read (requestsPerRead(1)); ";
                     for (int k : cPools(full)) {
                         CPeer each = new CPeer("c-one-per-read-" + k, "sendmsg", CPeer.Options.lean("block", -1, 1));
-                        cells.add(new Cell(cOnePerRead(k), PAYLOAD, server1 + each.describe() + ", a process and a connection each", calls,
+                        cells.add(new Cell(cOnePerRead(k), PAYLOAD, server1 + each.describe()
+                                + ", a process and a connection each", calls,
                                 calls / 4, f.closing(each.probe(onePerReadSocket, onePerReadSide, k))));
                         if (!full || k == 1) continue;
                         CPeer one = CPeer.many("c-one-per-read-mux-" + k, k, k);
@@ -288,23 +314,34 @@ public final class ConcurrencyTable implements Table {
                                 f.closing(one.probe(onePerReadSocket, onePerReadSide, 1))));
                     }
                 }
-                if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
-                notes.add("client syscalls and CPU: every thread of this JVM but the servers' loops and channel (JIT and GC included), or the"
-                        + " C processes; C lean rows measure no latency (p50/p99 read -); jdk rows: the kernel's count of every kind, read and"
-                        + " write included; the JVM poller's epoll_ctl calls are not a counted kind; " + oneClientShm(OTHER_TRANSPORTS_CALLERS)
-                        + ": the server side is the channel's thread, and the kernel counts futex too (the carriers' own parking in it)");
+                if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds "
+                        + "it)");
+                notes.add("client syscalls and CPU: every thread of this JVM but the servers' loops and channel (JIT "
+                        + "and GC included), or the"
+                        + " C processes; C lean rows measure no latency (p50/p99 read -); jdk rows: the kernel's count "
+                                + "of every kind, read and"
+                        + " write included; the JVM poller's epoll_ctl calls are not a counted kind; "
+                                + oneClientShm(OTHER_TRANSPORTS_CALLERS)
+                        + ": the server side is the channel's thread, and the kernel counts futex too (the carriers' "
+                                + "own parking in it)");
                 List<Measurement> runs;
                 try {
                     runs = run.measure(NAME, cells);
                 } catch (IOException e) {
                     String t = timedOut(timedOut, false);
-                    throw t.isEmpty() ? e : new IOException(NAME + " table: calls timed out on the one-per-read rows (" + t + "): " + e.getMessage(), e);
+                    throw t.isEmpty() ? e : new IOException(NAME + " table: calls timed out on the one-per-read rows ("
+                            + t + "): " + e.getMessage(), e);
                 }
-                notes.add("calls timed out on the one-per-read rows, every run (warm-up included): " + timedOut(timedOut, true)
-                        + "; a call that times out ends the table with its error; the C client waits without a timeout (one request in flight per connection)");
-                return BenchTable.of(NAME, "1, 8 and 64 callers: one client (at 64 virtual callers also on io_uring and over shared memory),"
+                notes.add("calls timed out on the one-per-read rows, every run (warm-up included): "
+                        + timedOut(timedOut, true)
+                        + "; a call that times out ends the table with its error; the C client waits without a timeout "
+                                + "(one request in flight per connection)");
+                return BenchTable.of(NAME,
+                        "1, 8 and 64 callers: one client (at 64 virtual callers also on io_uring and over shared "
+                        + "memory),"
                         + " a client per caller, JDK channels, C clients; " + (full ? "8 and 64 callers" : "64 callers")
-                        + " against a server answering one request per read, on one client with maxInFlight(1) over 1, 2 and 4 connections,"
+                        + " against a server answering one request per read, on one client with maxInFlight(1) over 1, "
+                                + "2 and 4 connections,"
                         + " beside the C client on " + (full ? "1 and 4" : "4"), "caller", REFERENCE,
                         false, rounds, cells, runs, notes);
             } finally {
@@ -319,7 +356,10 @@ public final class ConcurrencyTable implements Table {
         }
     }
 
-    /** e.g. {@code one-per-read: 8 virtual, 1 connection 0, ...}: every row's count (all), or only the rows with timeouts. */
+    /**
+     * e.g. {@code one-per-read: 8 virtual, 1 connection 0, ...}: every row's count (all), or only the rows with
+     * timeouts.
+     */
     static String timedOut(Map<String, LongAdder> timedOut, boolean all) {
         List<String> out = new ArrayList<>();
         timedOut.forEach((row, n) -> {
@@ -329,9 +369,12 @@ public final class ConcurrencyTable implements Table {
     }
 
     /** n callers (virtual or platform threads) on client, its counts the client's own; added to open. */
-    private static CallersProbe oneClientProbe(String name, int n, boolean virtual, GroutClient client, ServerSample.Source server,
-                                               Supplier<Set<Integer>> notClient, List<AutoCloseable> open) throws IOException {
-        CallersProbe probe = new CallersProbe(n, virtual, i -> new OneClientPeer(name, client), OneClientPeer.counts(client), server, notClient)
+    private static CallersProbe oneClientProbe(String name, int n, boolean virtual, GroutClient client,
+            ServerSample.Source server,
+                                               Supplier<Set<Integer>> notClient,
+                                               List<AutoCloseable> open) throws IOException {
+        CallersProbe probe = new CallersProbe(n, virtual, i -> new OneClientPeer(name, client),
+                OneClientPeer.counts(client), server, notClient)
                 .kernelKinds(OneClientPeer.kernelKinds(client));
         open.add(probe);
         return probe;

@@ -60,7 +60,8 @@ public final class ConnectionsTable implements Table {
         String cell() { return backend + " " + loops + (loops == 1 ? " loop" : " loops"); }
     }
 
-    static final List<Server> SERVERS = List.of(new Server(Backend.EPOLL, 1), new Server(Backend.EPOLL, 2), new Server(Backend.IO_URING, 1));
+    static final List<Server> SERVERS = List.of(new Server(Backend.EPOLL, 1), new Server(Backend.EPOLL, 2),
+            new Server(Backend.IO_URING, 1));
 
     static final String REFERENCE = SERVERS.get(0).cell();
 
@@ -82,17 +83,21 @@ public final class ConnectionsTable implements Table {
                     C_LEAN_PREFIX + URING, C_LEAN_PREFIX + REFERENCE, PAYLOAD, SERVER_CPU_RATIO, false, 0.8),
             new Goal("32 C lean connections: io_uring server at most 0.25 syscalls per request", NAME,
                     C_LEAN_PREFIX + URING, C_LEAN_PREFIX + URING, PAYLOAD, SERVER_SYSCALLS_PER_CALL, false, 0.25),
-            // The server-side anchor: sysframe's server against the C server (sysframe_serve), both under the lean C clients.
+            // The server-side anchor: sysframe's server against the C server (sysframe_serve), both under the lean C
+            // clients.
             new Goal("32 C lean connections: sysframe server CPU per request <= 1.10x the C server's", NAME,
                     C_LEAN_PREFIX + REFERENCE, C_LEAN_PREFIX + C_SERVER, PAYLOAD, SERVER_CPU_RATIO, false, 1.10),
             new Goal("1 C lean connection: sysframe server CPU per request <= 1.10x the C server's", NAME,
-                    C_LEAN_PREFIX + REFERENCE + ONE, C_LEAN_PREFIX + C_SERVER + ONE, PAYLOAD, SERVER_CPU_RATIO, false, 1.10));
+                    C_LEAN_PREFIX + REFERENCE + ONE, C_LEAN_PREFIX + C_SERVER + ONE, PAYLOAD, SERVER_CPU_RATIO, false,
+                    1.10));
 
     @Override
     public String name() { return NAME; }
 
     @Override
-    public String about() { return CLIENTS + " connections at depth 1 on epoll (1 and 2 loops), io_uring and C servers; and 1 connection"; }
+    public String about() {
+        return CLIENTS + " connections at depth 1 on epoll (1 and 2 loops), io_uring and C servers; and 1 connection";
+    }
 
     @Override
     public Set<String> cells() {
@@ -139,32 +144,42 @@ public final class ConnectionsTable implements Table {
                     epoll1 = side;
                     epoll1Socket = socket;
                 }
-                addCells(f, cells, s.cell(), s.cell() + " " + s.backend + " server", socket, side, CLIENTS, calls, p, cPeer);
+                addCells(f, cells, s.cell(), s.cell() + " " + s.backend + " server", socket, side, CLIENTS, calls, p,
+                        cPeer);
             }
             if (cServer) {
                 String socket = f.socket("c-server");
                 ServerProcess c = ServerProcess.c(socket);
                 try {
-                    addCells(f, cells, C_SERVER, ServerProcess.C_DESCRIPTION, socket, c.source(), CLIENTS, calls, p, cPeer);
+                    addCells(f, cells, C_SERVER, ServerProcess.C_DESCRIPTION, socket, c.source(), CLIENTS, calls, p,
+                            cPeer);
                     if (epoll1 != null) {
-                        addCells(f, cells, REFERENCE + ONE, REFERENCE + " epoll server", epoll1Socket, epoll1, 1, calls, p, cPeer);
-                        addCells(f, cells, C_SERVER + ONE, ServerProcess.C_DESCRIPTION, socket, c.source(), 1, calls, p, cPeer);
+                        addCells(f, cells, REFERENCE + ONE, REFERENCE + " epoll server", epoll1Socket, epoll1, 1,
+                                calls, p, cPeer);
+                        addCells(f, cells, C_SERVER + ONE, ServerProcess.C_DESCRIPTION, socket, c.source(), 1, calls,
+                                p, cPeer);
                     }
                 } finally {
                     f.closing(c); // closed after the C processes connected to it, which the fixture closes first
                 }
             }
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
-            else if (!cServer) notes.add("C server rows left out: bench/target/sysframe_serve is not built (make builds it)");
-            notes.add("C lean rows measure no latency (p50/p99 read -); server syscalls and CPU are summed over the server's loops");
+            else if (
+                    !cServer) notes.add("C server rows left out: bench/target/sysframe_serve is not built (make builds "
+                    + "it)");
+            notes.add("C lean rows measure no latency (p50/p99 read -); server syscalls and CPU are summed over the "
+                    + "server's loops");
             if (cServer) {
-                notes.add("C server rows: " + ServerProcess.C_DESCRIPTION + ", in a process of its own; its CPU is its thread's, its"
-                        + " syscalls its own counts (the kernel's beside them), the epoll_wait that brought each stats command taken out;"
+                notes.add("C server rows: " + ServerProcess.C_DESCRIPTION
+                        + ", in a process of its own; its CPU is its thread's, its"
+                        + " syscalls its own counts (the kernel's beside them), the epoll_wait that brought each stats "
+                                + "command taken out;"
                         + " the (1 conn) rows: one client, on the epoll 1 loop server and on the C server");
             }
             if (cPeer) notes.add(RoundRunner.apartNote("sysframe", "C lean", REFERENCE));
             List<Measurement> runs = run.measureApart(NAME, cells, c -> c.name().startsWith(C_LEAN_PREFIX));
-            return BenchTable.of(NAME, CLIENTS + " connections at depth 1: epoll (1 and 2 loops), io_uring and C servers; 1 connection:"
+            return BenchTable.of(NAME, CLIENTS
+                    + " connections at depth 1: epoll (1 and 2 loops), io_uring and C servers; 1 connection:"
                             + " epoll 1 loop and C servers", "server", REFERENCE, false, rounds, cells, runs, notes);
         }
     }
@@ -173,8 +188,8 @@ public final class ConnectionsTable implements Table {
      * The two cells of one server and connection count: n sysframe clients on threads of their own, and
      * (the C client built) n lean C processes.
      */
-    private static void addCells(BenchFixture f, List<Cell> cells, String name, String server, String socket, ServerSample.Source side,
-                                 int n, long calls, Pairing p, boolean cPeer) throws IOException {
+    private static void addCells(BenchFixture f, List<Cell> cells, String name, String server, String socket,
+            ServerSample.Source side, int n, long calls, Pairing p, boolean cPeer) throws IOException {
         String where = n + (n == 1 ? " connection" : " connections") + " at depth 1, 32 B, " + server;
         List<PeerThread> clients = new ArrayList<>();
         for (int i = 0; i < n; i++) clients.add(f.peer(new SysframePeer("client " + i, p.client(socket)), socket));

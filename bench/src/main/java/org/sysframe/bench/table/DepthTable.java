@@ -55,7 +55,10 @@ public final class DepthTable implements Table {
     /** The wait of both sides in the spinning pair. */
     public static final String SPINNING_WAIT = "spin:50us";
 
-    /** The name of the socket row of the spinning pair, e.g. {@code depth 64 spin:50us}; {@link #SHM_PREFIX} before it names the channel's. */
+    /**
+     * The name of the socket row of the spinning pair, e.g. {@code depth 64 spin:50us}; {@link #SHM_PREFIX} before it
+     * names the channel's.
+     */
     public static String spinning(int depth) { return name(depth) + " " + SPINNING_WAIT; }
 
     /** The payloads of the table's rows. */
@@ -63,10 +66,12 @@ public final class DepthTable implements Table {
 
     private static final List<Goal> GOALS = List.of(
             new Goal("depth 64: 8x depth 1", NAME, name(64), name(1), 32, CALLS_RATIO, true, 8.0),
-            new Goal("depth 64: at least 0.95x C lean at depth 64", NAME, name(64), C_LEAN_PREFIX + name(64), 32, CALLS_RATIO, true, 0.95),
+            new Goal("depth 64: at least 0.95x C lean at depth 64", NAME, name(64), C_LEAN_PREFIX + name(64), 32,
+                    CALLS_RATIO, true, 0.95),
             new Goal("depth 64: at most 2/64 + 0.01 client syscalls per call", NAME, name(64), name(64), 32,
                     CLIENT_SYSCALLS_PER_CALL, false, 2.0 / 64 + 0.01),
-            // Both rows wait spin:50us: blocking, each window pays two wake-ups on either transport (see the class comment).
+            // Both rows wait spin:50us: blocking, each window pays two wake-ups on either transport (see the class
+            // comment).
             new Goal("shared memory depth 64: 1.5x the socket at depth 64, both waiting spin:50us", NAME,
                     SHM_PREFIX + spinning(SPINNING_DEPTH), spinning(SPINNING_DEPTH), 32, CALLS_RATIO, true, 1.5));
 
@@ -74,12 +79,15 @@ public final class DepthTable implements Table {
     public String name() { return NAME; }
 
     @Override
-    public String about() { return "pipelining depth 1 to 64 over the socket and the shared-memory channel, beside the C client"; }
+    public String about() {
+        return "pipelining depth 1 to 64 over the socket and the shared-memory channel, beside the C client";
+    }
 
     @Override
     public Set<String> cells() {
         Set<String> out = new LinkedHashSet<>();
-        for (int d : DEPTHS) out.addAll(List.of(name(d), SHM_PREFIX + name(d), C_PREFIX + name(d), C_LEAN_PREFIX + name(d)));
+        for (int d : DEPTHS) out.addAll(List.of(name(d), SHM_PREFIX + name(d), C_PREFIX + name(d), C_LEAN_PREFIX
+                + name(d)));
         out.addAll(List.of(spinning(SPINNING_DEPTH), SHM_PREFIX + spinning(SPINNING_DEPTH)));
         return out;
     }
@@ -104,32 +112,46 @@ public final class DepthTable implements Table {
             for (int payload : payloads) {
                 for (int depth : DEPTHS) {
                     long calls = (quick ? 600L : 3_000L) * depth;
-                    PeerThread t = f.peer(depth == 1 ? new SysframePeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU))
-                            : new PipelinedPeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU), depth, depth), socket);
+                    PeerThread t = f.peer(depth == 1 ? new SysframePeer(name(depth),
+                            p.client(socket).cpu(PeerTable.CLIENT_CPU))
+                            : new PipelinedPeer(name(depth), p.client(socket).cpu(PeerTable.CLIENT_CPU), depth, depth),
+                                    socket);
                     cells.add(new Cell(name(depth), payload, "sysframe client, " + t.peer().framing(), calls, calls / 4,
                             new ClientThreadsProbe(List.of(t), side)));
                     // The same depth over a shared-memory channel, on a server of its own, so that the
                     // server figures are those of the cell's one channel thread (which blocks as the loop does).
                     String shmSocket = f.socket("depth-shm-" + depth + "-" + payload);
                     GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true).cpus(PeerTable.SERVER_CPU));
-                    PeerThread shm = f.peer(depth == 1 ? new SysframePeer(SHM_PREFIX + name(depth), p.client(shmSocket).sharedMemory(true).cpu(PeerTable.CLIENT_CPU))
-                            : new PipelinedPeer(SHM_PREFIX + name(depth), p.client(shmSocket).sharedMemory(true).cpu(PeerTable.CLIENT_CPU), depth, depth), shmSocket);
-                    cells.add(new Cell(SHM_PREFIX + name(depth), payload, "sysframe client over a shared-memory channel, " + shm.peer().framing()
-                            + " (server figures: the channel's thread)", calls, calls / 4, new ClientThreadsProbe(List.of(shm), new ChannelSide(shmServer))));
+                    PeerThread shm = f.peer(depth == 1 ? new SysframePeer(SHM_PREFIX + name(depth),
+                            p.client(shmSocket).sharedMemory(true).cpu(PeerTable.CLIENT_CPU))
+                            : new PipelinedPeer(SHM_PREFIX + name(depth),
+                                    p.client(shmSocket).sharedMemory(true).cpu(PeerTable.CLIENT_CPU), depth, depth),
+                                    shmSocket);
+                    cells.add(new Cell(SHM_PREFIX + name(depth), payload,
+                            "sysframe client over a shared-memory channel, " + shm.peer().framing()
+                            + " (server figures: the channel's thread)", calls, calls / 4,
+                                    new ClientThreadsProbe(List.of(shm), new ChannelSide(shmServer))));
                     if (!cPeer) continue;
-                    CPeer c = new CPeer("c-depth-" + depth, "sendmsg", new CPeer.Options("block", PeerTable.CLIENT_CPU, depth, depth));
-                    cells.add(new Cell(C_PREFIX + name(depth), payload, "C client timed (a clock read per request, for latency), depth " + depth
-                            + ", refilled " + depth + " at a time", calls, calls / 4, f.closing(c.probe(socket, side))));
-                    CPeer lean = new CPeer("c-lean-depth-" + depth, "sendmsg", CPeer.Options.lean("block", PeerTable.CLIENT_CPU, depth));
-                    cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4, f.closing(lean.probe(socket, side))));
+                    CPeer c = new CPeer("c-depth-" + depth, "sendmsg",
+                            new CPeer.Options("block", PeerTable.CLIENT_CPU, depth, depth));
+                    cells.add(new Cell(C_PREFIX + name(depth), payload,
+                            "C client timed (a clock read per request, for latency), depth " + depth
+                            + ", refilled " + depth + " at a time", calls, calls / 4,
+                                    f.closing(c.probe(socket, side))));
+                    CPeer lean = new CPeer("c-lean-depth-" + depth, "sendmsg",
+                            CPeer.Options.lean("block", PeerTable.CLIENT_CPU, depth));
+                    cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4,
+                            f.closing(lean.probe(socket, side))));
                 }
                 addSpinningPair(f, p, payload, quick, cells);
             }
             List<Measurement> runs = run.measure(NAME, cells);
-            List<String> notes = cPeer ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 read -)")
+            List<String> notes = cPeer
+                    ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 "
+                            + "read -)")
                     : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
-            return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1), false,
-                    rounds, cells, runs, notes);
+            return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1),
+                    false, rounds, cells, runs, notes);
         }
     }
 
@@ -139,22 +161,29 @@ public final class DepthTable implements Table {
      * only watches the socket then); both clients wait so too, and refill a whole window, as the rows
      * above.
      */
-    private static void addSpinningPair(BenchFixture f, Pairing p, int payload, boolean quick, List<Cell> cells) throws IOException {
+    private static void addSpinningPair(BenchFixture f, Pairing p, int payload, boolean quick,
+            List<Cell> cells) throws IOException {
         int depth = SPINNING_DEPTH;
         long calls = (quick ? 600L : 3_000L) * depth;
         WaitMode wait = WaitMode.parse(SPINNING_WAIT);
         String socket = f.socket("depth-spin-" + payload);
         GroutServer server = f.server(p.server(socket).waitMode(wait).cpus(PeerTable.SERVER_CPU));
-        PeerThread t = f.peer(new PipelinedPeer(spinning(depth), p.client(socket).waitMode(wait).cpu(PeerTable.CLIENT_CPU), depth, depth), socket);
-        cells.add(new Cell(spinning(depth), payload, "sysframe client, " + t.peer().framing() + ", client and server loop wait " + SPINNING_WAIT,
+        PeerThread t = f.peer(new PipelinedPeer(spinning(depth),
+                p.client(socket).waitMode(wait).cpu(PeerTable.CLIENT_CPU), depth, depth), socket);
+        cells.add(new Cell(spinning(depth), payload, "sysframe client, " + t.peer().framing()
+                + ", client and server loop wait " + SPINNING_WAIT,
                 calls, calls / 4, new ClientThreadsProbe(List.of(t), ServerSample.Source.of(server))));
         String shmSocket = f.socket("depth-spin-shm-" + payload);
-        GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true).sharedMemoryWaitMode(wait).waitMode(WaitMode.BLOCK)
+        GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true).sharedMemoryWaitMode(wait)
+                .waitMode(WaitMode.BLOCK)
                 .cpus(PeerTable.SERVER_CPU));
         PeerThread shm = f.peer(new PipelinedPeer(SHM_PREFIX + spinning(depth),
-                p.client(shmSocket).sharedMemory(true).waitMode(wait).cpu(PeerTable.CLIENT_CPU), depth, depth), shmSocket);
-        cells.add(new Cell(SHM_PREFIX + spinning(depth), payload, "sysframe client over a shared-memory channel, " + shm.peer().framing()
-                + ", client and channel thread wait " + SPINNING_WAIT + " (server figures: the channel's thread)", calls, calls / 4,
+                p.client(shmSocket).sharedMemory(true).waitMode(wait).cpu(PeerTable.CLIENT_CPU), depth, depth),
+                shmSocket);
+        cells.add(new Cell(SHM_PREFIX + spinning(depth), payload, "sysframe client over a shared-memory channel, "
+                + shm.peer().framing()
+                + ", client and channel thread wait " + SPINNING_WAIT + " (server figures: the channel's thread)",
+                        calls, calls / 4,
                 new ClientThreadsProbe(List.of(shm), new ChannelSide(shmServer))));
     }
 }

@@ -67,9 +67,11 @@ public final class LoopsTable implements Table {
                     continue;
                 }
                 List<PeerThread> clients = new ArrayList<>();
-                for (int i = 0; i < CLIENTS; i++) clients.add(f.peer(new SysframePeer("client " + i, p.client(socket)), socket));
+                for (int i = 0; i < CLIENTS; i++) clients.add(f.peer(new SysframePeer("client " + i, p.client(socket)),
+                        socket));
                 cells.add(new Cell(cellName(loops), PAYLOAD,
-                        CLIENTS + " clients on their own threads, " + p.framing() + ", " + loops + " server loop" + (loops == 1 ? "" : "s"),
+                        CLIENTS + " clients on their own threads, " + p.framing() + ", " + loops + " server loop"
+                        + (loops == 1 ? "" : "s"),
                         calls, calls / 2, new ClientThreadsProbe(clients, ServerSample.Source.of(server))));
             }
             List<Measurement> runs = run.measure(NAME, cells);

@@ -38,7 +38,9 @@ public final class PairingTable implements Table {
     public String name() { return NAME; }
 
     @Override
-    public String about() { return "framing pairings over the payload sizes, a server each (--pairing, --baseline, --payloads)"; }
+    public String about() {
+        return "framing pairings over the payload sizes, a server each (--pairing, --baseline, --payloads)";
+    }
 
     /** The built-in pairings' names: a --pairing names its own cells, which no goal names. */
     @Override
@@ -54,8 +56,8 @@ public final class PairingTable implements Table {
     @Override
     public BenchTable run(TableRun run) throws IOException {
         try {
-            return run(NAME, "framing pairings", "pairing", run.pairings(), run.reference(), run.payloads(), run.rounds(), run.quick(),
-                    run.serverLoops(), 1, run.plan());
+            return run(NAME, "framing pairings", "pairing", run.pairings(), run.reference(), run.payloads(),
+                    run.rounds(), run.quick(), run.serverLoops(), 1, run.plan());
         } catch (UnsupportedOperationException e) {
             throw run.serverLoopsRefused(e);
         }
@@ -69,8 +71,8 @@ public final class PairingTable implements Table {
 
     /**
      * A table named name of every pairing at every payload, each pairing on a server of its own, with
-     * ratios against the pairing named reference; also what a sweep runs ({@link org.sysframe.bench.cli.SweepCommand}). Each
-     * cell makes {@link #callsFor} x scale calls, x the pairing's depth (a pipelined cell is that much
+     * ratios against the pairing named reference; also what a sweep runs ({@link org.sysframe.bench.cli.SweepCommand}).
+     * Each cell makes {@link #callsFor} x scale calls, x the pairing's depth (a pipelined cell is that much
      * faster per call): sweeps measure smaller differences than the matrix and run longer cells. No
      * rounds are added.
      */
@@ -80,7 +82,8 @@ public final class PairingTable implements Table {
     }
 
     private static BenchTable run(String name, String title, String rowKind, List<Pairing> pairings, String reference,
-                          int[] payloads, int rounds, boolean quick, int serverLoops, int scale, RoundRunner.Plan plan) throws IOException {
+                          int[] payloads, int rounds, boolean quick, int serverLoops, int scale,
+                          RoundRunner.Plan plan) throws IOException {
         try (BenchFixture f = new BenchFixture(name)) {
             List<Cell.Probe> probes = new ArrayList<>();
             for (Pairing p : pairings) {
@@ -94,7 +97,8 @@ public final class PairingTable implements Table {
                 for (int i = 0; i < pairings.size(); i++) {
                     Pairing p = pairings.get(i);
                     long calls = callsFor(payload, quick) * scale * p.depth();
-                    cells.add(new Cell(p.name(), payload, p.description() + " (" + p.framing() + loops(serverLoops) + ")",
+                    cells.add(new Cell(p.name(), payload, p.description() + " (" + p.framing() + loops(serverLoops)
+                            + ")",
                             calls, calls / 2, probes.get(i)));
                 }
             }

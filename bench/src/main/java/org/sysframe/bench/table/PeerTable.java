@@ -49,10 +49,14 @@ public final class PeerTable implements Table {
     private static List<Goal> declareGoals() {
         List<Goal> out = new ArrayList<>();
         for (int payload : PAYLOADS) {
-            out.add(new Goal("one at a time: at least 0.97x C lean", NAME, REFERENCE, C_LEAN, payload, CALLS_RATIO, true, 0.97));
-            out.add(new Goal("client CPU within 10 % of C lean", NAME, REFERENCE, C_LEAN, payload, CLIENT_CPU_RATIO, false, 1.10));
-            out.add(new Goal("at least the tuned JDK's throughput", NAME, REFERENCE, JDK_GATHER, payload, CALLS_RATIO, true, 1.00));
-            out.add(new Goal("10 % less client CPU than the tuned JDK", NAME, REFERENCE, JDK_GATHER, payload, CLIENT_CPU_RATIO, false, 0.90));
+            out.add(new Goal("one at a time: at least 0.97x C lean", NAME, REFERENCE, C_LEAN, payload, CALLS_RATIO,
+                    true, 0.97));
+            out.add(new Goal("client CPU within 10 % of C lean", NAME, REFERENCE, C_LEAN, payload, CLIENT_CPU_RATIO,
+                    false, 1.10));
+            out.add(new Goal("at least the tuned JDK's throughput", NAME, REFERENCE, JDK_GATHER, payload, CALLS_RATIO,
+                    true, 1.00));
+            out.add(new Goal("10 % less client CPU than the tuned JDK", NAME, REFERENCE, JDK_GATHER, payload,
+                    CLIENT_CPU_RATIO, false, 0.90));
             out.add(new Goal("+20 % over jnr-unixsocket", NAME, REFERENCE, JNR, payload, CALLS_RATIO, true, 1.20));
         }
         return List.copyOf(out);
@@ -62,7 +66,9 @@ public final class PeerTable implements Table {
     public String name() { return NAME; }
 
     @Override
-    public String about() { return "sysframe's client beside the JDK's SocketChannel, jnr-unixsocket and C clients on one server (--forks)"; }
+    public String about() {
+        return "sysframe's client beside the JDK's SocketChannel, jnr-unixsocket and C clients on one server (--forks)";
+    }
 
     @Override
     public Set<String> cells() {
@@ -111,10 +117,15 @@ public final class PeerTable implements Table {
      */
     static final double OWN_LENGTH = 1.0;
 
-    /** The Java peers of the table (in this JVM or in a fork: the same list, by name); the first is {@value #REFERENCE}. */
+    /**
+     * The Java peers of the table (in this JVM or in a fork: the same list, by name); the first is {@value #REFERENCE}.
+     */
     public static List<PingPeer> javaPeers() { return PeerFork.Peers.PEER_TABLE.create(); }
 
-    /** The forks a command's {@code --forks} asks for (null: not given, {@link #DEFAULT_FORKS}, none with quick), checked: 0..16. */
+    /**
+     * The forks a command's {@code --forks} asks for (null: not given, {@link #DEFAULT_FORKS}, none with quick),
+     * checked: 0..16.
+     */
     public static int forks(Integer asked, boolean quick) {
         if (asked == null) return quick ? 0 : DEFAULT_FORKS;
         if (asked < 0 || asked > 16) throw new IllegalArgumentException("--forks " + asked + ": expected 0..16");
@@ -129,11 +140,13 @@ public final class PeerTable implements Table {
         Pairing best = Pairing.named("sysframe");
         try (BenchFixture f = new BenchFixture("compare")) {
             String socket = f.socket("compare");
-            GroutServer server = f.server(best.server(socket).loops(serverLoops).cpus(serverLoops == 1 ? new int[] {SERVER_CPU} : new int[0]));
+            GroutServer server = f.server(best.server(socket).loops(serverLoops).cpus(serverLoops == 1
+                    ? new int[] {SERVER_CPU} : new int[0]));
             ServerSample.Source side = ServerSample.Source.of(server);
             List<PingPeer> javaPeers = javaPeers();
             List<Cell.Probe> probes = new ArrayList<>();
-            PeerForks forked = forks == 0 ? null : f.closing(PeerForks.start(forks, PeerFork.Peers.PEER_TABLE, socket, CLIENT_CPU));
+            PeerForks forked = forks == 0 ? null : f.closing(PeerForks.start(forks, PeerFork.Peers.PEER_TABLE, socket,
+                    CLIENT_CPU));
             for (PingPeer p : javaPeers) {
                 if (forked != null) {
                     probes.add(forked.probe(p.name(), side));
@@ -146,20 +159,26 @@ public final class PeerTable implements Table {
             List<CPeer> cPeers = List.of(new CPeer(C_SPLIT, "split", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
                     new CPeer(C_SENDMSG, "sendmsg", new CPeer.Options("block", CLIENT_CPU, 1, 1)),
                     new CPeer(C_LEAN, "sendmsg", CPeer.Options.lean("block", CLIENT_CPU, 1)));
-            String serverSettings = "; server " + best.serverSend() + "/" + best.serverFlush().name().toLowerCase(Locale.ROOT)
-                    + PairingTable.loops(serverLoops) + (serverLoops == 1 ? " on CPU " + SERVER_CPU : "") + ", client on CPU " + CLIENT_CPU;
+            String serverSettings = "; server " + best.serverSend() + "/"
+                    + best.serverFlush().name().toLowerCase(Locale.ROOT)
+                    + PairingTable.loops(serverLoops) + (serverLoops == 1 ? " on CPU " + SERVER_CPU : "")
+                            + ", client on CPU " + CLIENT_CPU;
             String forkSettings = forks == 0 ? "" : "; in " + forks + " JVM forks, rounds spread over them";
             List<Cell> cells = new ArrayList<>();
             for (int payload : PAYLOADS) {
                 for (int i = 0; i < javaPeers.size(); i++) {
-                    cells.add(new Cell(javaPeers.get(i).name(), payload, javaPeers.get(i).framing() + serverSettings + forkSettings, calls, calls,
+                    cells.add(new Cell(javaPeers.get(i).name(), payload, javaPeers.get(i).framing() + serverSettings
+                            + forkSettings, calls, calls,
                             probes.get(i)));
                 }
-                for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls, calls, f.closing(c.probe(socket, side))));
+                for (CPeer c : cPeers) cells.add(new Cell(c.name(), payload, c.describe() + serverSettings, calls,
+                        calls, f.closing(c.probe(socket, side))));
             }
             List<Measurement> runs = run.measure(NAME, cells, OWN_LENGTH);
-            List<String> notes = forks == 0 ? List.of() : List.of(PeerForks.spread(runs, forks, REFERENCE, C_LEAN, PAYLOADS));
-            return BenchTable.of(NAME, "Peers on one sysframe server", "peer", REFERENCE, true, rounds, cells, runs, notes);
+            List<String> notes = forks == 0 ? List.of()
+                    : List.of(PeerForks.spread(runs, forks, REFERENCE, C_LEAN, PAYLOADS));
+            return BenchTable.of(NAME, "Peers on one sysframe server", "peer", REFERENCE, true, rounds, cells, runs,
+                    notes);
         }
     }
 }

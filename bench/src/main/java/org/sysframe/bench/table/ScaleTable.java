@@ -68,7 +68,9 @@ public final class ScaleTable implements Table {
     record Server(Backend backend, int loops) {
         static final Server C = new Server(null, 1);
 
-        String label() { return backend == null ? C_SERVER : backend + " " + loops + (loops == 1 ? " loop" : " loops"); }
+        String label() {
+            return backend == null ? C_SERVER : backend + " " + loops + (loops == 1 ? " loop" : " loops");
+        }
 
         ServerProcess start(String socket) throws IOException {
             return backend == null ? ServerProcess.c(socket) : ServerProcess.java(socket, backend, loops);
@@ -76,8 +78,8 @@ public final class ScaleTable implements Table {
     }
 
     static final List<Server> SHORT = List.of(new Server(Backend.EPOLL, 1), Server.C);
-    static final List<Server> FULL = List.of(new Server(Backend.EPOLL, 1), new Server(Backend.EPOLL, 2), new Server(Backend.IO_URING, 1),
-            new Server(Backend.IO_URING, 2), Server.C);
+    static final List<Server> FULL = List.of(new Server(Backend.EPOLL, 1), new Server(Backend.EPOLL, 2),
+            new Server(Backend.IO_URING, 1), new Server(Backend.IO_URING, 2), Server.C);
 
     /** Idle: one connection active; active: min(N, most), most {@value #MOST_ACTIVE} in the bench. */
     enum Mode {
@@ -118,7 +120,9 @@ public final class ScaleTable implements Table {
     public String name() { return NAME; }
 
     @Override
-    public String about() { return "one server holding 1 to 10,000 connections, idle and active, sysframe's beside the C server"; }
+    public String about() {
+        return "one server holding 1 to 10,000 connections, idle and active, sysframe's beside the C server";
+    }
 
     @Override
     public Set<String> cells() {
@@ -134,15 +138,16 @@ public final class ScaleTable implements Table {
     @Override
     public BenchTable run(TableRun run) throws IOException {
         boolean full = run.full();
-        return run(run.rounds(), run.quick(), full ? FULL : SHORT, full ? FULL_COUNTS : COUNTS, MOST_ACTIVE, FileLimit.raise(), run.plan());
+        return run(run.rounds(), run.quick(), full ? FULL : SHORT, full ? FULL_COUNTS : COUNTS, MOST_ACTIVE,
+                FileLimit.raise(), run.plan());
     }
 
     /**
      * The table of servers at counts, an active cell with min(N, mostActive) active connections, within
      * limit, rounds added under plan (null: none).
      */
-    static BenchTable run(int rounds, boolean quick, List<Server> servers, int[] counts, int mostActive, FileLimit limit,
-                          RoundRunner.Plan plan) throws IOException {
+    static BenchTable run(int rounds, boolean quick, List<Server> servers, int[] counts, int mostActive,
+            FileLimit limit, RoundRunner.Plan plan) throws IOException {
         List<String> notes = new ArrayList<>();
         notes.add(limit.describe());
         List<Cell> cells = new ArrayList<>();
@@ -174,9 +179,12 @@ public final class ScaleTable implements Table {
                     }
                 }
                 if (!skipped.isEmpty()) {
-                    notes.add(String.format(Locale.ROOT, "skipped, not measured: %s: %d connections need %d descriptors and more in"
-                                    + " one process (the client's, and the server's), over the open-files limit of %d here (raise the hard"
-                                    + " limit as root: ulimit -Hn, or LimitNOFILE)", String.join(", ", skipped), n, n, limit.descriptors()));
+                    notes.add(String.format(Locale.ROOT,
+                            "skipped, not measured: %s: %d connections need %d descriptors and more in"
+                                    + " one process (the client's, and the server's), over the open-files limit of %d "
+                                            + "here (raise the hard"
+                                    + " limit as root: ulimit -Hn, or LimitNOFILE)", String.join(", ", skipped), n, n,
+                                            limit.descriptors()));
                 }
                 if (set.isEmpty()) continue;
                 setUp(set);
@@ -185,12 +193,16 @@ public final class ScaleTable implements Table {
                 cells.addAll(set);
             }
         }
-        notes.add("server CPU and syscalls per request: sysframe's summed over its loops (kernel counts of the loop threads beside"
-                + " the library's), the C server's thread; calls/s and p99 are the load generator's over its active connections");
-        notes.add("resident memory per connection: the server's RSS growth from before the load generator connected to once every"
-                + " connection had made its GR_HELLO and GR_PING, over N (below some 1,000 connections mostly the process's own drift)");
-        return BenchTable.of(NAME, title(counts, mostActive), "server", cells.isEmpty() ? "" : cells.get(0).name(), false, rounds, cells,
-                runs, notes);
+        notes.add("server CPU and syscalls per request: sysframe's summed over its loops (kernel counts of the loop "
+                + "threads beside"
+                + " the library's), the C server's thread; calls/s and p99 are the load generator's over its active "
+                        + "connections");
+        notes.add("resident memory per connection: the server's RSS growth from before the load generator connected to "
+                + "once every"
+                + " connection had made its GR_HELLO and GR_PING, over N (below some 1,000 connections mostly the "
+                        + "process's own drift)");
+        return BenchTable.of(NAME, title(counts, mostActive), "server", cells.isEmpty() ? "" : cells.get(0).name(),
+                false, rounds, cells, runs, notes);
     }
 
     /**
@@ -227,12 +239,14 @@ public final class ScaleTable implements Table {
     static String title(int[] counts, int mostActive) {
         StringBuilder n = new StringBuilder();
         for (int c : counts) n.append(n.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d", c));
-        return "Scale: one server holding " + n + " connections, idle (one of them active) and active (min(N, " + mostActive
+        return "Scale: one server holding " + n + " connections, idle (one of them active) and active (min(N, "
+                + mostActive
                 + ") active), C load generator, 32 B";
     }
 
     private static String describe(Server s, int n, int k) {
-        String server = s.backend() == null ? ServerProcess.C_DESCRIPTION : "sysframe's server, " + s.label() + ", in a child JVM";
+        String server = s.backend() == null ? ServerProcess.C_DESCRIPTION : "sysframe's server, " + s.label()
+                + ", in a child JVM";
         return n + " connections, " + k + " active; " + server + "; " + CPeer.many("", n, k).describe();
     }
 
@@ -280,9 +294,11 @@ public final class ScaleTable implements Table {
         /** The warm-up run of the server: the load generator's own, to its end, its connections closed. */
         private void warm(int payload) throws IOException {
             List<String> cmd = List.of(CPeer.binaryPath(), "-s", socket, "-M", Integer.toString(WARM_CONNECTIONS),
-                    "-A", Integer.toString(WARM_CONNECTIONS), "-n", Integer.toString(WARM_PINGS), "-l", Integer.toString(payload));
+                    "-A", Integer.toString(WARM_CONNECTIONS), "-n", Integer.toString(WARM_PINGS), "-l",
+                    Integer.toString(payload));
             Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .start();
             try {
                 if (!p.waitFor(120, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
@@ -293,16 +309,23 @@ public final class ScaleTable implements Table {
                 p.destroyForcibly();
                 throw new IOException("interrupted", e);
             }
-            if (p.exitValue() != 0) throw new IOException("the warm-up run against " + process + " failed: exit " + p.exitValue());
+            if (p.exitValue() != 0) throw new IOException("the warm-up run against " + process + " failed: exit "
+                    + p.exitValue());
         }
 
-        /** The requests the server answered since it started (its warm-up's, the set-up's and every run's); -1 before. */
+        /**
+         * The requests the server answered since it started (its warm-up's, the set-up's and every run's); -1 before.
+         */
         long serverRequests() throws IOException { return process == null ? -1 : process.requests(); }
 
-        /** e.g. {@code epoll 1 loop 10000 idle: server RSS 61234 KiB before, 452345 KiB with 10000 connections: 40050 B each}. */
+        /**
+         * e.g. {@code epoll 1 loop 10000 idle: server RSS 61234 KiB before, 452345 KiB with 10000 connections:
+         * 40050 B each}.
+         */
         String memoryNote(String name) {
             if (rssBefore < 0) return name + ": server RSS not read (the cell did not run)";
-            return String.format(Locale.ROOT, "%s: server RSS %d KiB before its connections, %d KiB with %d: %.0f B each",
+            return String.format(Locale.ROOT,
+                    "%s: server RSS %d KiB before its connections, %d KiB with %d: %.0f B each",
                     name, rssBefore, rssAfter, n, perConnection);
         }
 

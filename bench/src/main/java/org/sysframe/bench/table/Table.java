@@ -13,7 +13,10 @@ import java.util.Set;
  * writing its class and adding it there.
  */
 public interface Table {
-    /** The short id: the {@link BenchTable#name()} of its result, what {@code --tables} and {@code --skip} take and goals name. */
+    /**
+     * The short id: the {@link BenchTable#name()} of its result, what {@code --tables} and {@code --skip} take and
+     * goals name.
+     */
     String name();
 
     /** One line for {@code --help}: what the table measures. */

@@ -22,7 +22,8 @@ import java.util.function.Predicate;
  * @param pairings    the pairing table's rows, the reference first or named by reference
  * @param reference   the pairing the pairing table's ratios are taken against
  * @param forks       child JVMs of the peer table's Java peers (0: in this JVM)
- * @param plan        rounds added while a goal is not settled and the length of a run; null: none added, each cell's own length
+ * @param plan        rounds added while a goal is not settled and the length of a run; null: none added, each cell's
+ * own length
  */
 public record TableRun(int rounds, boolean quick, boolean full, int serverLoops, int[] payloads, List<Pairing> pairings,
                        String reference, int forks, RoundRunner.Plan plan) {
@@ -49,13 +50,14 @@ public record TableRun(int rounds, boolean quick, boolean full, int serverLoops,
     /** As {@link #of(int, boolean, boolean)}, with servers of serverLoops loops and the Java peers in forks JVMs. */
     public static TableRun of(int rounds, boolean quick, boolean full, int serverLoops, int forks) {
         List<Pairing> standard = Pairing.standard();
-        return new TableRun(rounds, quick, full, serverLoops, new int[] {0, 32, 1024, 8192, 65536}, standard, standard.get(0).name(),
-                forks, null);
+        return new TableRun(rounds, quick, full, serverLoops, new int[] {0, 32, 1024, 8192, 65536}, standard,
+                standard.get(0).name(), forks, null);
     }
 
     /** The refusal of a server build that cannot run {@link #serverLoops} loops, naming the option. */
     IllegalArgumentException serverLoopsRefused(UnsupportedOperationException e) {
-        return new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it (" + e.getMessage() + ")", e);
+        return new IllegalArgumentException("--server-loops " + serverLoops + ": this server build refuses it ("
+                + e.getMessage() + ")", e);
     }
 
     /** Every measured run of cells, in rounds (see {@link RoundRunner}), under this run's plan. */
@@ -68,7 +70,10 @@ public record TableRun(int rounds, boolean quick, boolean full, int serverLoops,
         return RoundRunner.run(table, cells, rounds, plan == null ? null : plan.atLeast(lengthAtLeast));
     }
 
-    /** As {@link #measure(String, List)}, the cells that are not apart first, then those that are ({@link RoundRunner#runApart}). */
+    /**
+     * As {@link #measure(String, List)}, the cells that are not apart first, then those that are
+     * ({@link RoundRunner#runApart}).
+     */
     public List<Measurement> measureApart(String table, List<Cell> cells, Predicate<Cell> apart) throws IOException {
         return RoundRunner.runApart(table, cells, apart, rounds, plan);
     }

@@ -32,16 +32,19 @@ public final class Tables {
     public Tables(List<Table> tables) {
         Set<String> names = new HashSet<>();
         for (Table t : tables) {
-            if (!t.name().matches("[a-z][a-z0-9-]*")) throw new IllegalArgumentException("table name '" + t.name() + "': expected [a-z][a-z0-9-]*");
+            if (!t.name().matches("[a-z][a-z0-9-]*")) throw new IllegalArgumentException("table name '" + t.name()
+                    + "': expected [a-z][a-z0-9-]*");
             if (!names.add(t.name())) throw new IllegalArgumentException("table " + t.name() + " registered twice");
             Set<String> cells = t.cells();
             for (Goal g : t.goals()) {
                 if (!g.table().equals(t.name())) {
-                    throw new IllegalArgumentException("goal '" + g.name() + "' of table " + t.name() + " names table " + g.table());
+                    throw new IllegalArgumentException("goal '" + g.name() + "' of table " + t.name() + " names table "
+                            + g.table());
                 }
                 for (String cell : List.of(g.subject(), g.versus())) {
                     if (!cells.contains(cell)) {
-                        throw new IllegalArgumentException("goal '" + g.name() + "' of table " + t.name() + " names cell '" + cell
+                        throw new IllegalArgumentException("goal '" + g.name() + "' of table " + t.name()
+                                + " names cell '" + cell
                                 + "', which the table does not declare");
                     }
                 }
@@ -71,14 +74,17 @@ public final class Tables {
         if (!only.isEmpty() && !skip.isEmpty()) throw new IllegalArgumentException("--tables and --skip: choose one");
         check("--tables", only);
         check("--skip", skip);
-        List<Table> out = tables.stream().filter(t -> (only.isEmpty() || only.contains(t.name())) && !skip.contains(t.name())).toList();
-        if (out.isEmpty()) throw new IllegalArgumentException("--skip " + String.join(",", skip) + ": no table left to run");
+        List<Table> out = tables.stream().filter(t -> (only.isEmpty() || only.contains(t.name()))
+                && !skip.contains(t.name())).toList();
+        if (out.isEmpty()) throw new IllegalArgumentException("--skip " + String.join(",", skip)
+                + ": no table left to run");
         return out;
     }
 
     private void check(String option, List<String> given) {
         for (String n : given) {
-            if (!names().contains(n)) throw new IllegalArgumentException(option + " " + n + ": no such table (" + String.join(", ", names()) + ")");
+            if (!names().contains(n)) throw new IllegalArgumentException(option + " " + n + ": no such table ("
+                    + String.join(", ", names()) + ")");
         }
     }
 }

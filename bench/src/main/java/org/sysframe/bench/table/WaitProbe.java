@@ -38,7 +38,8 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
     private WaitProbe(ServerOptions serverOptions, String socket, SysframePeer sysframe, CPeer c) {
         this.serverOptions = serverOptions;
         ServerConfig config = serverOptions.freeze();
-        this.serverPerRun = !config.waitMode().blocks() || (config.sharedMemory() && !config.channelWaitMode().blocks());
+        this.serverPerRun = !config.waitMode().blocks()
+                || (config.sharedMemory() && !config.channelWaitMode().blocks());
         this.channel = config.sharedMemory() && sysframe != null;
         this.socket = socket;
         this.sysframe = sysframe;
@@ -47,7 +48,8 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
 
     /** sysframe's client with clientOptions against a server with serverOptions on socket. */
     static WaitProbe sysframe(String name, ClientOptions clientOptions, ServerOptions serverOptions, String socket) {
-        return new WaitProbe(serverOptions.socketPath(socket), socket, new SysframePeer(name, clientOptions.socketPath(socket)), null);
+        return new WaitProbe(serverOptions.socketPath(socket), socket,
+                new SysframePeer(name, clientOptions.socketPath(socket)), null);
     }
 
     /** The C client c against a server with serverOptions on socket. */

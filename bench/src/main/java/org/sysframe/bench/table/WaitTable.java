@@ -11,8 +11,6 @@ import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.CShmPingPong;
 import org.sysframe.bench.peer.JavaShmPingPong;
 import org.sysframe.bench.peer.Pairing;
-import org.sysframe.transport.ClientOptions;
-import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
 
@@ -57,7 +55,8 @@ public final class WaitTable implements Table {
         List<Setting> all = new ArrayList<>();
         for (boolean same : new boolean[] {false, true}) {
             for (String server : new String[] {"block", "spin"}) {
-                for (String client : new String[] {"block", "spin", "spin:50us", "yield"}) all.add(new Setting(client, server, same));
+                for (String client : new String[] {"block", "spin", "spin:50us", "yield"}) all.add(new Setting(client,
+                        server, same));
             }
         }
         return all;
@@ -67,7 +66,10 @@ public final class WaitTable implements Table {
         return client + "/" + server + (sameCore ? " 1 core" : " 2 cores");
     }
 
-    /** Row-name prefix of the shared-memory channel's cells (same client wait, server wait and placement over the channel). */
+    /**
+     * Row-name prefix of the shared-memory channel's cells (same client wait, server wait and placement over the
+     * channel).
+     */
     static final String SHM_PREFIX = "shm ";
 
     /** The settings that get a shared-memory row too: across cores, the client waiting as the channel does. */
@@ -90,7 +92,10 @@ public final class WaitTable implements Table {
     /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
     static final String C_PREFIX = "C ";
 
-    /** Row-name prefix of the lean C client's cells (no clock per request), for the settings whose client wait it has (not spin:N). */
+    /**
+     * Row-name prefix of the lean C client's cells (no clock per request), for the settings whose client wait it has
+     * (not spin:N).
+     */
     static final String C_LEAN_PREFIX = "C lean ";
 
     private static final String BLOCK = BASELINE, SPIN = name("spin", "spin", false), SHM_SPIN = SHM_PREFIX + SPIN;
@@ -98,23 +103,33 @@ public final class WaitTable implements Table {
     private static final List<Goal> GOALS = List.of(
             // Spinning's calls/s over blocking's is the machine's price of two wake-ups (17.6x on an Intel guest,
             // 2.3-9.5x on an AMD one with halt polling, the C lean client alike): judged against C lean spinning below.
-            new Goal("spinning both sides: no more CPU per call than blocking across cores", NAME, SPIN, BLOCK, 32, CPU_RATIO, false, 1.0),
+            new Goal("spinning both sides: no more CPU per call than blocking across cores", NAME, SPIN, BLOCK, 32,
+                    CPU_RATIO, false, 1.0),
             new Goal("spinning both sides: half the p99 latency", NAME, SPIN, BLOCK, 32, P99_RATIO, false, 0.5),
-            Goal.level("spin:50us within 10 % of spinning", NAME, name("spin:50us", "spin", false), SPIN, 32, CALLS_RATIO, 0.10),
-            new Goal("spinning: at least 0.95x C lean spinning", NAME, SPIN, C_LEAN_PREFIX + SPIN, 32, CALLS_RATIO, true, 0.95),
-            new Goal("shared memory spinning: 5x the socket spinning", NAME, SHM_SPIN, SPIN, 32, CALLS_RATIO, true, 5.0),
-            new Goal("shared memory spinning: no syscall per call", NAME, SHM_SPIN, SHM_SPIN, 32, CLIENT_SYSCALLS_PER_CALL, false, 0.0005),
+            Goal.level("spin:50us within 10 % of spinning", NAME, name("spin:50us", "spin", false), SPIN, 32,
+                    CALLS_RATIO, 0.10),
+            new Goal("spinning: at least 0.95x C lean spinning", NAME, SPIN, C_LEAN_PREFIX + SPIN, 32, CALLS_RATIO,
+                    true, 0.95),
+            new Goal("shared memory spinning: 5x the socket spinning", NAME, SHM_SPIN, SPIN, 32, CALLS_RATIO, true,
+                    5.0),
+            new Goal("shared memory spinning: no syscall per call", NAME, SHM_SPIN, SHM_SPIN, 32,
+                    CLIENT_SYSCALLS_PER_CALL, false, 0.0005),
             new Goal("shared memory spinning: p50 at most 1 us", NAME, SHM_SPIN, SHM_SPIN, 32, P50_MICROS, false, 1.0),
-            new Goal("shared memory spinning: at least 0.5x the C shared-memory ping-pong", NAME, SHM_SPIN, C_SHM, 32, CALLS_RATIO, true, 0.5),
-            new Goal("shared memory blocking: no slower than the socket blocking", NAME, SHM_PREFIX + BLOCK, BLOCK, 32, CALLS_RATIO, true, 1.0),
-            new Goal("shared memory blocking: at most 2 syscalls per call", NAME, SHM_PREFIX + BLOCK, SHM_PREFIX + BLOCK, 32,
+            new Goal("shared memory spinning: at least 0.5x the C shared-memory ping-pong", NAME, SHM_SPIN, C_SHM, 32,
+                    CALLS_RATIO, true, 0.5),
+            new Goal("shared memory blocking: no slower than the socket blocking", NAME, SHM_PREFIX + BLOCK, BLOCK, 32,
+                    CALLS_RATIO, true, 1.0),
+            new Goal("shared memory blocking: at most 2 syscalls per call", NAME, SHM_PREFIX + BLOCK, SHM_PREFIX
+                    + BLOCK, 32,
                     CLIENT_SYSCALLS_PER_CALL, false, 2.0));
 
     @Override
     public String name() { return NAME; }
 
     @Override
-    public String about() { return "client and server wait modes, on one core and across two, socket and shared-memory channel, beside C"; }
+    public String about() {
+        return "client and server wait modes, on one core and across two, socket and shared-memory channel, beside C";
+    }
 
     @Override
     public Set<String> cells() {
@@ -146,55 +161,73 @@ public final class WaitTable implements Table {
             for (int payload : payloads) {
                 for (Setting s : settings) {
                     long calls = quick ? 1_500 : 6_000;
-                    String where = "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait " + s.server + " on CPU 0";
+                    String where = "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait "
+                            + s.server + " on CPU 0";
                     ServerOptions so = p.server("").waitMode(WaitMode.parse(s.server)).cpus(0);
                     WaitProbe mine = WaitProbe.sysframe(name(s.client, s.server, s.sameCore),
-                            p.client("").waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s)), so, socket(dir, probes.size()));
+                            p.client("").waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s)), so,
+                            socket(dir, probes.size()));
                     probes.add(mine);
-                    cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")", calls, calls / 4, mine));
+                    cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")",
+                            calls, calls / 4, mine));
                     if (hasShmRow(s)) {
-                        // The channel's thread waits as the server cell says, on the loop's CPU; the loop itself blocks.
-                        ServerOptions shmServer = p.server("").sharedMemory(true).sharedMemoryWaitMode(WaitMode.parse(s.server))
+                        // The channel's thread waits as the server cell says, on the loop's CPU; the loop itself
+                        // blocks.
+                        ServerOptions shmServer = p.server("").sharedMemory(true)
+                                .sharedMemoryWaitMode(WaitMode.parse(s.server))
                                 .waitMode(WaitMode.BLOCK).cpus(0);
                         WaitProbe shm = WaitProbe.sysframe(SHM_PREFIX + name(s.client, s.server, s.sameCore),
-                                p.client("").sharedMemory(true).waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s)), shmServer, socket(dir, probes.size()));
+                                p.client("").sharedMemory(true).waitMode(WaitMode.parse(s.client)).cpu(clientCpu(s)),
+                                shmServer, socket(dir, probes.size()));
                         probes.add(shm);
-                        cells.add(new Cell(SHM_PREFIX + name(s.client, s.server, s.sameCore), payload, "client wait " + s.client + " on CPU "
-                                + clientCpu(s) + ", channel thread wait " + s.server + " on CPU 0 (shared-memory channel; server figures: the"
+                        cells.add(new Cell(SHM_PREFIX + name(s.client, s.server, s.sameCore), payload, "client wait "
+                                + s.client + " on CPU "
+                                + clientCpu(s) + ", channel thread wait " + s.server
+                                        + " on CPU 0 (shared-memory channel; server figures: the"
                                 + " channel's thread)", shmCalls(s, calls, quick), shmWarmUp(s, calls), shm));
                         if (s.client.equals("spin") && s.server.equals("spin")) {
                             if (CShmPingPong.available()) {
                                 CShmPingPong limit = new CShmPingPong(clientCpu(s), 0);
-                                cells.add(new Cell(C_SHM, payload, limit.describe(), shmCalls(s, calls, quick), calls / 4, limit));
+                                cells.add(new Cell(C_SHM, payload, limit.describe(), shmCalls(s, calls, quick),
+                                        calls / 4, limit));
                             }
                             JavaShmPingPong floor = new JavaShmPingPong(clientCpu(s), 0);
-                            cells.add(new Cell(JAVA_SHM, payload, floor.describe(), shmCalls(s, calls, quick), shmWarmUp(s, calls), floor));
+                            cells.add(new Cell(JAVA_SHM, payload, floor.describe(), shmCalls(s, calls, quick),
+                                    shmWarmUp(s, calls), floor));
                         }
                     }
                     if (!cPeer) continue;
-                    CPeer c = new CPeer("c-" + s.client, "sendmsg", new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
-                    WaitProbe theirs = WaitProbe.c(c, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));
+                    CPeer c = new CPeer("c-" + s.client, "sendmsg",
+                            new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
+                    WaitProbe theirs = WaitProbe.c(c, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0),
+                            socket(dir, probes.size()));
                     probes.add(theirs);
                     cells.add(new Cell(C_PREFIX + name(s.client, s.server, s.sameCore), payload,
-                            where + " (C client timed: a clock read per call, one sendmsg, read-ahead 8192; server " + p.serverSend() + "/deferred)",
+                            where + " (C client timed: a clock read per call, one sendmsg, read-ahead 8192; server "
+                            + p.serverSend() + "/deferred)",
                             calls, calls / 4, theirs));
                     if (s.client.startsWith("spin:")) continue; // a spin budget needs a clock per call
-                    CPeer lean = new CPeer("c-lean-" + s.client, "sendmsg", CPeer.Options.lean(s.client, clientCpu(s), 1));
-                    WaitProbe leanProbe = WaitProbe.c(lean, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));
+                    CPeer lean = new CPeer("c-lean-" + s.client, "sendmsg",
+                            CPeer.Options.lean(s.client, clientCpu(s), 1));
+                    WaitProbe leanProbe = WaitProbe.c(lean, p.server("").waitMode(WaitMode.parse(s.server)).cpus(0),
+                            socket(dir, probes.size()));
                     probes.add(leanProbe);
                     cells.add(new Cell(C_LEAN_PREFIX + name(s.client, s.server, s.sameCore), payload,
-                            where + " (" + lean.describe() + "; server " + p.serverSend() + "/deferred)", calls, calls / 4, leanProbe));
+                            where + " (" + lean.describe() + "; server " + p.serverSend() + "/deferred)", calls,
+                            calls / 4, leanProbe));
                 }
             }
             List<Measurement> runs = run.measure(NAME, cells);
             List<String> notes = new ArrayList<>();
             if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
-            if (!CShmPingPong.available()) notes.add("C shared-memory row left out: bench/target/shm_pingpong is not built (make builds it)");
+            if (!CShmPingPong.available()) notes.add("C shared-memory row left out: bench/target/shm_pingpong is not "
+                    + "built (make builds it)");
             for (int payload : payloads) {
                 String floor = floorNote(runs, payload);
                 if (floor != null) notes.add(floor);
             }
-            return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false, run.rounds(), cells, runs, notes);
+            return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false,
+                    run.rounds(), cells, runs, notes);
         } finally {
             for (WaitProbe w : probes) w.close();
             KernelCounters.closeAll();
@@ -236,12 +269,15 @@ public final class WaitTable implements Table {
         Interval language = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, JAVA_SHM, C_SHM, payload);
         Interval library = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, shm, JAVA_SHM, payload);
         if (language == null || library == null) return null;
-        return String.format(Locale.ROOT, "%d B: the C ping-pong's loop in Java runs at %s of the C one; the shared-memory channel at %s of"
-                + " the Java loop (calls/s, estimate [95 %% interval] over the rounds)", payload, figure(language), figure(library));
+        return String.format(Locale.ROOT,
+                "%d B: the C ping-pong's loop in Java runs at %s of the C one; the shared-memory channel at %s of"
+                + " the Java loop (calls/s, estimate [95 %% interval] over the rounds)", payload, figure(language),
+                        figure(library));
     }
 
     private static String figure(Interval i) {
-        return GoalVerdict.number(i.estimate()) + "x [" + GoalVerdict.number(i.lo()) + "-" + GoalVerdict.number(i.hi()) + "]";
+        return GoalVerdict.number(i.estimate()) + "x [" + GoalVerdict.number(i.lo()) + "-" + GoalVerdict.number(i.hi())
+                + "]";
     }
 
     /**
@@ -257,7 +293,9 @@ public final class WaitTable implements Table {
     }
 
     /** Whether both sides of the setting may sleep (block, spin:N), so that a call lasts a wake-up, not a spin. */
-    static boolean bothSleep(Setting s) { return WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks(); }
+    static boolean bothSleep(Setting s) {
+        return WaitMode.parse(s.client).blocks() && WaitMode.parse(s.server).blocks();
+    }
 
     static final long SHM_SPIN_CALLS = 100_000;
 }

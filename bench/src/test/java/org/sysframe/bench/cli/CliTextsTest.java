@@ -102,7 +102,8 @@ class CliTextsTest {
         String sock = missing.resolve("x.sock").toString();
         Run r = cli("serve", "-s", sock);
         assertEquals(1, r.rc);
-        assertEquals("sysframe serve: -s " + sock + ": the directory " + missing + " does not exist: create it (mkdir -p " + missing
+        assertEquals("sysframe serve: -s " + sock + ": the directory " + missing
+                + " does not exist: create it (mkdir -p " + missing
                 + ") or choose a path in an existing directory\n", r.err);
         assertFalse(Files.exists(missing), "nothing was created");
         assertEquals(null, ServeCommand.missingDirectory(dir.resolve("x.sock").toString()), "an existing directory");
@@ -111,9 +112,12 @@ class CliTextsTest {
 
     @Test
     void pingsEaccesLineSaysWhatToDo() {
-        ErrnoException e = new ErrnoException("connect(/run/x.sock)", Errno.EACCES, "the socket file's mode does not let uid " + Self.uid() + " connect");
-        assertEquals("connect(/run/x.sock): EACCES (13) Permission denied: the socket file's mode does not let uid " + Self.uid()
-                + " connect: run ping as the server's uid, or start the server with --mode 0660 and a group that uid " + Self.uid() + " is in",
+        ErrnoException e = new ErrnoException("connect(/run/x.sock)", Errno.EACCES,
+                "the socket file's mode does not let uid " + Self.uid() + " connect");
+        assertEquals("connect(/run/x.sock): EACCES (13) Permission denied: the socket file's mode does not let uid "
+                + Self.uid()
+                + " connect: run ping as the server's uid, or start the server with --mode 0660 and a group that uid "
+                        + Self.uid() + " is in",
                 PingCommand.withRemedy(e).getMessage());
         ErrnoException other = new ErrnoException("recv(/run/x.sock)", Errno.EACCES);
         assertEquals(other, PingCommand.withRemedy(other), "only connect's EACCES is about the file's mode");
@@ -160,21 +164,25 @@ class CliTextsTest {
         }
         try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(sock))) {
             List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED",
                     "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xmx64m",
                     "-cp", String.join(File.pathSeparator, cp), Main.class.getName(), "ping", "-s", sock, "-n", "1"));
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "exited");
             assertEquals(1, p.exitValue(), out);
-            assertEquals("sysframe ping: connect(" + sock + "): EACCES (13) Permission denied: the socket file's mode does not let uid 65534"
-                    + " connect: run ping as the server's uid, or start the server with --mode 0660 and a group that uid 65534 is in\n", out);
+            assertEquals("sysframe ping: connect(" + sock
+                    + "): EACCES (13) Permission denied: the socket file's mode does not let uid 65534"
+                    + " connect: run ping as the server's uid, or start the server with --mode 0660 and a group that "
+                            + "uid 65534 is in\n", out);
             assertEquals(0, server.closedConnections().size() + server.openConnections().size(), "nothing connected");
         }
     }
 
     private static ConnectionStats conn(int pid, long requests) {
-        return new ConnectionStats(pid, 0, requests, SyscallCounts.builder().sendto(requests).recvfrom(requests + 1).build(), "peer closed");
+        return new ConnectionStats(pid, 0, requests,
+                SyscallCounts.builder().sendto(requests).recvfrom(requests + 1).build(), "peer closed");
     }
 
     @Test
@@ -185,13 +193,15 @@ class CliTextsTest {
         List<String> lines = ServeCommand.stopReport(closed, open, 3);
         // 10 + 11 + ... + 22 = 208, plus the open one's 5
         assertEquals(List.of(
-                "stopped; 14 connection(s) (13 closed, 1 open at the stop): 213 requests, sendto=213 recvfrom=227; the first 3:",
+                "stopped; 14 connection(s) (13 closed, 1 open at the stop): 213 requests, sendto=213 recvfrom=227; the "
+                + "first 3:",
                 "  pid 1000 uid 0: 10 requests, sendto=10 recvfrom=11 (peer closed)",
                 "  pid 1001 uid 0: 11 requests, sendto=11 recvfrom=12 (peer closed)",
                 "  pid 1002 uid 0: 12 requests, sendto=12 recvfrom=13 (peer closed)",
                 "  ... and 11 more connection(s), not listed"), lines);
         assertEquals(10, ServeCommand.LISTED);
-        assertEquals(ServeCommand.LISTED + 2, ServeCommand.stopReport(closed, open, ServeCommand.LISTED).size(), "bounded");
+        assertEquals(ServeCommand.LISTED + 2, ServeCommand.stopReport(closed, open, ServeCommand.LISTED).size(),
+                "bounded");
     }
 
     @Test
@@ -200,6 +210,7 @@ class CliTextsTest {
                         "  pid 7 uid 0: 1 requests, sendto=1 recvfrom=2 (peer closed)",
                         "  pid 8 uid 0: 2 requests, sendto=2 recvfrom=3 (peer closed)"),
                 ServeCommand.stopReport(List.of(conn(7, 1)), List.of(conn(8, 2)), ServeCommand.LISTED));
-        assertEquals(List.of("stopped; 0 connection(s):"), ServeCommand.stopReport(List.of(), List.of(), ServeCommand.LISTED));
+        assertEquals(List.of("stopped; 0 connection(s):"),
+                ServeCommand.stopReport(List.of(), List.of(), ServeCommand.LISTED));
     }
 }

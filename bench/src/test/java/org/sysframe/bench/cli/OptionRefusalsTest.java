@@ -51,15 +51,18 @@ class OptionRefusalsTest {
     @Test
     void anOutputThatIsNotAWritableDirectoryIsRefusedAtTheStart() throws Exception {
         Path file = Files.writeString(dir.resolve("file"), "x");
-        assertEquals("sysframe compare: --out " + file + ": not a directory", refused("compare", "--out", file.toString(), "--quick"));
+        assertEquals("sysframe compare: --out " + file + ": not a directory",
+                refused("compare", "--out", file.toString(), "--quick"));
         assertEquals("sysframe matrix: --out " + file.resolve("run") + ": not a directory (at " + file + ")",
                 refused("matrix", "--out", file.resolve("run").toString(), "--quick"));
-        assertEquals("sysframe sweep: --out " + file + ": not a directory", refused("sweep", "copy-threshold=256,4096", "--out", file.toString()));
+        assertEquals("sysframe sweep: --out " + file + ": not a directory",
+                refused("sweep", "copy-threshold=256,4096", "--out", file.toString()));
     }
 
     @Test
     void tooFewRoundsAreRefusedAlikeByTheCommandsSharingTheOption() {
-        assertEquals("sysframe compare: --rounds 4: at least 5 (medians need them)", refused("compare", "--rounds", "4"));
+        assertEquals("sysframe compare: --rounds 4: at least 5 (medians need them)",
+                refused("compare", "--rounds", "4"));
         assertEquals("sysframe sweep: --rounds 4: at least 5 (medians need them)",
                 refused("sweep", "copy-threshold=256,4096", "--rounds", "4"));
         assertEquals("sysframe tune: --rounds 4: at least 5 (medians need them)", refused("tune", "--rounds", "4"));
@@ -67,7 +70,8 @@ class OptionRefusalsTest {
 
     @Test
     void quickAndFullTogetherAreRefused() {
-        assertEquals("sysframe matrix: --quick and --full: choose one (--quick shortens every table, --full runs its whole grid)",
+        assertEquals("sysframe matrix: --quick and --full: choose one (--quick shortens every table, --full runs its "
+                + "whole grid)",
                 refused("matrix", "--quick", "--full"));
     }
 
@@ -80,16 +84,19 @@ class OptionRefusalsTest {
 
     @Test
     void sharedMemoryOnIoUringIsRefusedByServe() {
-        assertEquals("sysframe serve: --transport shm and --backend io_uring: shared memory is served on the epoll backend only"
+        assertEquals("sysframe serve: --transport shm and --backend io_uring: shared memory is served on the epoll "
+                + "backend only"
                         + " (io_uring answers a client's request for it ENOTSUP): leave out --backend io_uring",
-                refused("serve", "-s", dir.resolve("s.sock").toString(), "--transport", "shm", "--backend", "io_uring"));
+                refused("serve", "-s", dir.resolve("s.sock").toString(), "--transport", "shm", "--backend",
+                        "io_uring"));
     }
 
     @Test
     void resultsRefusesATableJsonInOneLine() throws Exception {
         ResultFiles.writeAll(ReportsTest.known(), dir);
         Path table = dir.resolve("results.json");
-        assertEquals("sysframe results: --from " + table + ": not a matrix run.json (it is the JSON of the table matrix; run.json lies beside it)",
+        assertEquals("sysframe results: --from " + table
+                + ": not a matrix run.json (it is the JSON of the table matrix; run.json lies beside it)",
                 refused("results", "--from", table.toString()));
     }
 }

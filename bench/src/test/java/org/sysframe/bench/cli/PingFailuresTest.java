@@ -35,7 +35,8 @@ class PingFailuresTest {
     private PingRuns.Outcome ping(String path, String... args) throws Exception {
         PingRuns.Outcome o = PingRuns.run(path, List.of(args));
         if (o.command().interruptedHook != null) {
-            assertFalse(Runtime.getRuntime().removeShutdownHook(o.command().interruptedHook), "the interrupted line's hook is gone: no second line");
+            assertFalse(Runtime.getRuntime().removeShutdownHook(o.command().interruptedHook),
+                    "the interrupted line's hook is gone: no second line");
         }
         if (o.error() != null) assertFalse(o.error().contains("\n"), "one line: " + o.error());
         return o;
@@ -47,18 +48,24 @@ class PingFailuresTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"epoll", "io_uring"})
-    void pipeliningAgainstAServerThatAnswersOneRequestPerReadEndsAtTheTimeoutWithOneLine(String backend) throws Exception {
+    void pipeliningAgainstAServerThatAnswersOneRequestPerReadEndsAtTheTimeoutWithOneLine(
+            String backend) throws Exception {
         String path = dir.resolve("api-c.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.ONE_REQUEST_PER_READ)) {
-            PingRuns.Outcome o = ping(path, "-n", "100", "-l", "32", "--depth", "4", "--warmup", "0", "--timeout", "300", "--backend", backend);
+            PingRuns.Outcome o = ping(path, "-n", "100", "-l", "32", "--depth", "4", "--warmup", "0", "--timeout",
+                    "300", "--backend", backend);
             assertMatches(Pattern.quote("about 1 of 100 calls completed in ") + S + " s \\(" + RATE + " calls/s\\): "
-                    + Pattern.quote("pipelined ping: ETIMEDOUT (110) Connection timed out: the server stopped answering: 4 sent, 1 answered,"
-                    + " then nothing came for ") + S + Pattern.quote(" s (--timeout 300 ms); a server that answers one request per read"
+                    + Pattern.quote("pipelined ping: ETIMEDOUT (110) Connection timed out: the server stopped "
+                            + "answering: 4 sent, 1 answered,"
+                    + " then nothing came for ") + S
+                    + Pattern.quote(" s (--timeout 300 ms); a server that answers one request per read"
                     + " (as Grout's api.c does) cannot be pipelined: try --depth 1"), o.error());
             assertEquals(1, o.out().size(), "only the line saying what runs: " + o.out());
-            assertTrue(o.out().get(0).startsWith("performing 100 ping calls after 0 untimed warm-up calls"), o.out().get(0));
+            assertTrue(o.out().get(0).startsWith("performing 100 ping calls after 0 untimed warm-up calls"),
+                    o.out().get(0));
             // What it suggests works.
-            PingRuns.Outcome one = ping(path, "-n", "100", "-l", "32", "--depth", "1", "--warmup", "0", "--timeout", "300", "--backend", backend);
+            PingRuns.Outcome one = ping(path, "-n", "100", "-l", "32", "--depth", "1", "--warmup", "0", "--timeout",
+                    "300", "--backend", backend);
             assertEquals(null, one.error());
         }
     }
@@ -67,8 +74,10 @@ class PingFailuresTest {
     void aFailureInTheWarmUpSaysSo() throws Exception {
         String path = dir.resolve("warm.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.ONE_REQUEST_PER_READ)) {
-            PingRuns.Outcome o = ping(path, "-n", "100", "-l", "32", "--depth", "4", "--warmup", "10", "--timeout", "300");
-            assertMatches(Pattern.quote("in the warm-up: about 1 of 10 warm-up calls completed in ") + S + " s \\(" + RATE
+            PingRuns.Outcome o = ping(path, "-n", "100", "-l", "32", "--depth", "4", "--warmup", "10", "--timeout",
+                    "300");
+            assertMatches(Pattern.quote("in the warm-up: about 1 of 10 warm-up calls completed in ") + S + " s \\("
+                    + RATE
                     + " calls/s\\): pipelined ping: ETIMEDOUT .*: try --depth 1", o.error());
         }
     }
@@ -78,8 +87,10 @@ class PingFailuresTest {
     void aGrPingThatDoesNotEchoGetsItsOwnLineAndDashL0Works(String depth) throws Exception {
         String path = dir.resolve("empty-ping.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.EMPTY_PING)) {
-            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--depth", depth, "--warmup", "0", "--timeout", "2000");
-            assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S + Pattern.quote(" s (0 calls/s): ping: EBADMSG (74) Bad message:"
+            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--depth", depth, "--warmup", "0", "--timeout",
+                    "2000");
+            assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S
+                    + Pattern.quote(" s (0 calls/s): ping: EBADMSG (74) Bad message:"
                     + " the server's GR_PING does not echo (answered 0 of 32 bytes): use -l 0 or --ping2"), o.error());
             assertEquals(null, ping(path, "-n", "10", "-l", "0", "--depth", depth, "--warmup", "0").error());
         }
@@ -93,7 +104,8 @@ class PingFailuresTest {
             // The payload is (i * 31 + 7): byte 5 is 0xa2, and the server answers ~0xa2 there, the rest right.
             PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--depth", depth, "--warmup", "0");
             assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S
-                    + Pattern.quote(" s (0 calls/s): ping: EBADMSG (74) Bad message: echo differs at byte 5 of 32: sent 0xa2, answered 0x5d"), o.error());
+                    + Pattern.quote(" s (0 calls/s): ping: EBADMSG (74) Bad message: echo differs at byte 5 of 32: "
+                            + "sent 0xa2, answered 0x5d"), o.error());
         }
     }
 
@@ -102,8 +114,10 @@ class PingFailuresTest {
     void aServerThatNeverAnswersEndsTheRunAtTheTimeout(String backend) throws Exception {
         String path = dir.resolve("silent.sock").toString();
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.SILENT)) {
-            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--warmup", "0", "--timeout", "200", "--backend", backend);
-            assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S + Pattern.quote(" s (0 calls/s): GR_PING: ETIMEDOUT (110)"
+            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--warmup", "0", "--timeout", "200", "--backend",
+                    backend);
+            assertMatches(Pattern.quote("about 0 of 10 calls completed in ") + S
+                    + Pattern.quote(" s (0 calls/s): GR_PING: ETIMEDOUT (110)"
                     + " Connection timed out: no answer to request 2 within the receive timeout of 200 ms"
                     + " (the client stays usable; a late answer is dropped)"), o.error());
         }
@@ -127,9 +141,11 @@ class PingFailuresTest {
 
     @Test
     void badTimeoutAndUidOptionsAreRefused() throws Exception {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ping("/nonexistent", "--timeout", "-1"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
+                ping("/nonexistent", "--timeout", "-1"));
         assertEquals("--timeout -1: expected a number of ms >= 0 (0: forever)", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> ping("/nonexistent", "--server-uid", "5", "--any-server-uid"));
+        e = assertThrows(IllegalArgumentException.class, () ->
+                ping("/nonexistent", "--server-uid", "5", "--any-server-uid"));
         assertEquals("--any-server-uid and --server-uid [5]: choose one", e.getMessage());
     }
 }

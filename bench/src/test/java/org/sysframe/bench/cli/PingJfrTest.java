@@ -44,12 +44,16 @@ class PingJfrTest {
         try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path))) {
             PingRuns.Outcome o = ping(path, "-n", "300", "-l", "32", "--warmup", "20", "--jfr", file.toString());
             assertEquals(null, o.error());
-            assertEquals("flight recording written to " + file + " (read it with: jfr print --events 'org.sysframe.*' " + file + ")",
+            assertEquals("flight recording written to " + file + " (read it with: jfr print --events 'org.sysframe.*' "
+                    + file + ")",
                     o.out().get(o.out().size() - 1));
             assertEquals(1, o.out().stream().filter(l -> l.startsWith("flight recording")).count(), o.out().toString());
             String ranOn = o.out().stream().filter(l -> l.startsWith("ran on: ")).findFirst().orElseThrow();
-            assertTrue(ranOn.matches("ran on: client cpu [0-9,]+; server cpu unknown \\(the server runs in this process \\(pid "
-                    + ProcessHandle.current().pid() + "\\), where its threads are not told apart from the client's\\)"), ranOn);
+            assertTrue(
+                    ranOn.matches("ran on: client cpu [0-9,]+; server cpu unknown \\(the server runs in this process "
+                    + "\\(pid "
+                    + ProcessHandle.current().pid()
+                            + "\\), where its threads are not told apart from the client's\\)"), ranOn);
         }
         List<RecordedEvent> trips = events(file, "org.sysframe.RoundTrip");
         assertEquals(300 + 20, trips.size(), "one per call, the warm-up's included");
@@ -58,7 +62,8 @@ class PingJfrTest {
             assertEquals(32, e.getLong("requestBytes"));
             assertEquals(0, e.getInt("status"));
         }
-        assertEquals(300 + 20 + 1, events(file, "org.sysframe.ServerRequest").size(), "the embedded server's: every ping and GR_HELLO");
+        assertEquals(300 + 20 + 1, events(file, "org.sysframe.ServerRequest").size(),
+                "the embedded server's: every ping and GR_HELLO");
         assertEquals(1, events(file, "org.sysframe.ConnectionOpened").size());
         assertEquals(1, events(file, "org.sysframe.ClientClosed").size());
     }
@@ -68,9 +73,13 @@ class PingJfrTest {
         String path = dir.resolve("silent.sock").toString();
         Path file = dir.resolve("failed.jfr");
         try (ScriptedServer s = new ScriptedServer(path, ScriptedServer.Mode.SILENT)) {
-            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--warmup", "0", "--timeout", "200", "--jfr", file.toString());
-            assertTrue(o.error() != null && o.error().endsWith("no answer to request 2 within the receive timeout of 200 ms (the client stays usable; a late answer is dropped)"), o.error());
-            assertEquals("flight recording written to " + file + " (read it with: jfr print --events 'org.sysframe.*' " + file + ")",
+            PingRuns.Outcome o = ping(path, "-n", "10", "-l", "32", "--warmup", "0", "--timeout", "200", "--jfr",
+                    file.toString());
+            assertTrue(o.error() != null && o.error()
+                    .endsWith("no answer to request 2 within the receive timeout of 200 ms (the client stays usable; a "
+                            + "late answer is dropped)"), o.error());
+            assertEquals("flight recording written to " + file + " (read it with: jfr print --events 'org.sysframe.*' "
+                    + file + ")",
                     o.out().get(o.out().size() - 1));
         }
         List<RecordedEvent> trips = events(file, "org.sysframe.RoundTrip");
@@ -83,8 +92,10 @@ class PingJfrTest {
         Path missing = dir.resolve("no-such-dir");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ping(dir.resolve("none.sock").toString(), "--jfr", missing.resolve("x.jfr").toString()));
-        assertEquals("--jfr " + missing.resolve("x.jfr") + ": the directory " + missing + " does not exist", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> ping(dir.resolve("none.sock").toString(), "--jfr", dir.toString()));
+        assertEquals("--jfr " + missing.resolve("x.jfr") + ": the directory " + missing + " does not exist",
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () ->
+                ping(dir.resolve("none.sock").toString(), "--jfr", dir.toString()));
         assertEquals("--jfr " + dir + ": is a directory; give a file name", e.getMessage());
         assertFalse(Files.exists(missing));
     }

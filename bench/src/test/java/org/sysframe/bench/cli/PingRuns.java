@@ -14,7 +14,10 @@ final class PingRuns {
     /** A run: the command (for its hooks), its one error line (null when it succeeded), and the lines it printed. */
     record Outcome(PingCommand command, String error, List<String> out) {}
 
-    /** Runs ping with args; an IOException becomes the outcome's error line, a refused argument (IllegalArgumentException) is thrown. */
+    /**
+     * Runs ping with args; an IOException becomes the outcome's error line, a refused argument
+     * (IllegalArgumentException) is thrown.
+     */
     static Outcome run(String... args) throws Exception {
         PingCommand cmd = new PingCommand();
         new picocli.CommandLine(cmd).parseArgs(args);

@@ -46,14 +46,17 @@ class PingSharedMemoryKernelTest {
     }
 
     static final Pattern FUTEX_ROW = Pattern.compile("(?m)^  futex +([0-9.]+) +([0-9.]+)");
-    static final Pattern WHY = Pattern.compile("(?m)^futex: library (\\d+), kernel (\\d+) over the run: kernel >= library:"
+    static final Pattern WHY =
+            Pattern.compile("(?m)^futex: library (\\d+), kernel (\\d+) over the run: kernel >= library:"
             + " the JVM's own futex calls \\(every other kind: kernel == library\\)$");
 
     @Test
     void aBlockingSharedMemoryClientsFutexCallsAreInTheKernelColumn() throws Exception {
         String sock = dir.resolve("ping-shm.sock").toString();
-        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(sock).sharedMemory(true).waitMode(WaitMode.BLOCK))) {
-            String out = ping("-s", sock, "-l", "32", "-n", "2000", "--warmup", "200", "--transport", "shm", "--wait", "block");
+        try (GroutServer server = GroutServer.start(ServerOptions.defaults().socketPath(sock).sharedMemory(true)
+                .waitMode(WaitMode.BLOCK))) {
+            String out = ping("-s", sock, "-l", "32", "-n", "2000", "--warmup", "200", "--transport", "shm", "--wait",
+                    "block");
             assertTrue(out.contains(", shared memory"), out);
             Matcher row = FUTEX_ROW.matcher(out);
             assertTrue(row.find(), out);
@@ -67,13 +70,15 @@ class PingSharedMemoryKernelTest {
             }
 
             @SuppressWarnings("unchecked")
-            Map<String, Object> m = (Map<String, Object>) Json.parse(ping("-s", sock, "-l", "32", "-n", "2000", "--warmup", "200", "--transport", "shm",
-                    "--wait", "block", "--json").trim());
+            Map<String, Object> m = (Map<String, Object>) Json.parse(ping("-s", sock, "-l", "32", "-n", "2000",
+                    "--warmup", "200", "--transport", "shm", "--wait", "block", "--json").trim());
             assertEquals("shm", m.get("transport"));
             long calls = ((Number) m.get("calls")).longValue();
             for (SyscallKind k : SyscallKind.values()) {
-                long lib = Math.round(((Number) m.get("client_lib_" + k.kernelName() + "_per_call")).doubleValue() * calls);
-                long ker = Math.round(((Number) m.get("client_kernel_" + k.kernelName() + "_per_call")).doubleValue() * calls);
+                long lib = Math.round(((Number) m.get("client_lib_" + k.kernelName() + "_per_call")).doubleValue()
+                        * calls);
+                long ker = Math.round(((Number) m.get("client_kernel_" + k.kernelName() + "_per_call")).doubleValue()
+                        * calls);
                 if (k == SyscallKind.FUTEX) {
                     assertTrue(lib > 0 && ker >= lib, "futex: library " + lib + ", kernel " + ker);
                 } else {

@@ -49,27 +49,36 @@ class PingThreadsTest {
         assertEquals("--threads 0: expected 1..10000", refused("-s", s, "--threads", "0"));
         assertEquals("--threads 10001: expected 1..10000", refused("-s", s, "--threads", "10001"));
         assertEquals("--virtual needs --threads N (the callers it makes virtual)", refused("-s", s, "--virtual"));
-        assertEquals("--threads calls one at a time on each thread: leave out --depth", refused("-s", s, "--threads", "4", "--depth", "8"));
+        assertEquals("--threads calls one at a time on each thread: leave out --depth",
+                refused("-s", s, "--threads", "4", "--depth", "8"));
         assertEquals("--threads sends GR_PING: leave out --ping2", refused("-s", s, "--threads", "4", "--ping2"));
-        assertEquals("--threads runs its callers unpinned: leave out --cpu", refused("-s", s, "--threads", "4", "--cpu", "0"));
+        assertEquals("--threads runs its callers unpinned: leave out --cpu",
+                refused("-s", s, "--threads", "4", "--cpu", "0"));
         assertEquals("-n 3: at least one call per thread (--threads 4)", refused("-s", s, "--threads", "4", "-n", "3"));
-        assertEquals("--max-in-flight: maxInFlight 0: expected 1..65535 (request ids are 16-bit)", refused("-s", s, "--threads", "4", "--max-in-flight", "0"));
-        assertEquals("--max-in-flight: maxInFlight 65536: expected 1..65535 (request ids are 16-bit)", refused("-s", s, "--max-in-flight", "65536"));
+        assertEquals("--max-in-flight: maxInFlight 0: expected 1..65535 (request ids are 16-bit)",
+                refused("-s", s, "--threads", "4", "--max-in-flight", "0"));
+        assertEquals("--max-in-flight: maxInFlight 65536: expected 1..65535 (request ids are 16-bit)",
+                refused("-s", s, "--max-in-flight", "65536"));
         assertEquals("--connections: connections 0: expected 1..64", refused("-s", s, "--connections", "0"));
-        assertEquals("--connections: connections 65: expected 1..64", refused("-s", s, "--depth", "4", "--connections", "65"));
+        assertEquals("--connections: connections 65: expected 1..64",
+                refused("-s", s, "--depth", "4", "--connections", "65"));
         // Through the command line: the one line on stderr, nothing else.
         StringWriter out = new StringWriter(), err = new StringWriter();
-        int rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "x");
+        int rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads",
+                "x");
         assertEquals(Main.USAGE, rc);
-        assertEquals("sysframe ping: Invalid value for option '--threads': 'x' is not an int (see ./sysframe ping --help)\n", err.toString());
+        assertEquals("sysframe ping: Invalid value for option '--threads': 'x' is not an int (see ./sysframe ping "
+                + "--help)\n", err.toString());
         err.getBuffer().setLength(0);
         rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "0");
         assertEquals(Main.USAGE, rc, "a bad value is a usage error");
         assertEquals("sysframe ping: --threads 0: expected 1..10000\n", err.toString());
         err.getBuffer().setLength(0);
-        rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "8", "--max-in-flight", "0");
+        rc = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "ping", "-s", s, "--threads", "8",
+                "--max-in-flight", "0");
         assertEquals(Main.USAGE, rc);
-        assertEquals("sysframe ping: --max-in-flight: maxInFlight 0: expected 1..65535 (request ids are 16-bit)\n", err.toString());
+        assertEquals("sysframe ping: --max-in-flight: maxInFlight 0: expected 1..65535 (request ids are 16-bit)\n",
+                err.toString());
     }
 
     /**
@@ -92,23 +101,30 @@ class PingThreadsTest {
                 assertEquals(1, ((Number) m.get("max_in_flight")).intValue());
                 assertEquals(4, ((Number) m.get("connections")).intValue());
                 assertEquals(2000, ((Number) m.get("calls")).longValue());
-                assertEquals(1.0, ((Number) m.get("client_lib_sendto_per_call")).doubleValue(), "one request per send: " + printed);
+                assertEquals(1.0, ((Number) m.get("client_lib_sendto_per_call")).doubleValue(),
+                        "one request per send: " + printed);
             }
-            String text = ping("-s", sock, "--threads", "8", "-n", "2000", "--warmup", "0", "--max-in-flight", "1", "--connections", "4");
-            assertTrue(text.contains(", at most 1 in flight per connection, 4 connections); latency recorded for every call\n"), text);
+            String text = ping("-s", sock, "--threads", "8", "-n", "2000", "--warmup", "0", "--max-in-flight", "1",
+                    "--connections", "4");
+            assertTrue(
+                    text.contains(", at most 1 in flight per connection, 4 connections); latency recorded for every "
+                    + "call\n"), text);
             assertTrue(text.endsWith("\ntimed out (warm-up included): 0 calls\n"), text);
             ping("-s", sock, "-l", "32", "-n", "2000", "--warmup", "0", "--depth", "8", "--max-in-flight", "1");
         }
     }
 
-    /** The server in a child JVM (./sysframe serve), so that every thread of this JVM the kernel counts is the client's. */
+    /**
+     * The server in a child JVM (./sysframe serve), so that every thread of this JVM the kernel counts is the client's.
+     */
     @Test
     void callersOnOneClientReportPingsFiguresSummedWithThreadsAndVirtual() throws Exception {
         String sock = dir.resolve("threads.sock").toString();
         try (ChildProcess serve = new ChildProcess(ChildProcess.javaCommand(Main.class, "serve", "-s", sock))) {
             serve.awaitLine(l -> l.startsWith("serving "));
             for (boolean virtual : new boolean[] {false, true}) {
-                List<String> args = new ArrayList<>(List.of("-s", sock, "-l", "32", "-n", "4000", "--warmup", "400", "--threads", "8", "--json"));
+                List<String> args = new ArrayList<>(List.of("-s", sock, "-l", "32", "-n", "4000", "--warmup", "400",
+                        "--threads", "8", "--json"));
                 if (virtual) args.add("--virtual");
                 String printed = ping(args.toArray(String[]::new));
                 @SuppressWarnings("unchecked")
@@ -119,7 +135,8 @@ class PingThreadsTest {
                 assertEquals(4000, ((Number) m.get("calls")).longValue());
                 assertEquals("one client 8 " + (virtual ? "virtual" : "platform") + " threads", m.get("label"));
                 assertEquals("socket", m.get("transport"));
-                for (String key : new String[] {"calls_per_sec", "p50_us", "p99_us", "client_cpu_us_per_call", "server_cpu_us_per_call", "calls_per_send"}) {
+                for (String key : new String[] {"calls_per_sec", "p50_us", "p99_us", "client_cpu_us_per_call",
+                        "server_cpu_us_per_call", "calls_per_send"}) {
                     assertTrue(((Number) m.get(key)).doubleValue() > 0, key + " in " + printed);
                 }
                 double sends = ((Number) m.get("client_lib_sendto_per_call")).doubleValue();
@@ -127,26 +144,32 @@ class PingThreadsTest {
                 assertTrue(sends > 0 && sends <= 1, "at most one send per call: " + sends);
                 assertTrue(recvs > 0 && recvs <= 1, "at most one recv per call (read-ahead): " + recvs);
                 if (KernelSyscallCounter.unavailableReason() == null) {
-                    // The callers, the client's own thread and the poller together, as the kernel counted them on every thread of this JVM.
-                    assertEquals(sends, ((Number) m.get("client_kernel_sendto_per_call")).doubleValue(), "sendto: library == kernel");
-                    assertEquals(recvs, ((Number) m.get("client_kernel_recvfrom_per_call")).doubleValue(), "recvfrom: library == kernel");
+                    // The callers, the client's own thread and the poller together, as the kernel counted them on every
+                    // thread of this JVM.
+                    assertEquals(sends, ((Number) m.get("client_kernel_sendto_per_call")).doubleValue(),
+                            "sendto: library == kernel");
+                    assertEquals(recvs, ((Number) m.get("client_kernel_recvfrom_per_call")).doubleValue(),
+                            "recvfrom: library == kernel");
                 }
             }
         }
     }
 
-    /** --backend io_uring (where io_uring is available) and --transport shm: the same one client, every caller on it. */
+    /**
+     * --backend io_uring (where io_uring is available) and --transport shm: the same one client, every caller on it.
+     */
     @Test
     void callersOnOneClientOverIoUringAndOverSharedMemory() throws Exception {
         String sock = dir.resolve("threads-other.sock").toString();
-        try (ChildProcess serve = new ChildProcess(ChildProcess.javaCommand(Main.class, "serve", "-s", sock, "--transport", "shm"))) {
+        try (ChildProcess serve = new ChildProcess(ChildProcess.javaCommand(Main.class, "serve", "-s", sock,
+                "--transport", "shm"))) {
             serve.awaitLine(l -> l.startsWith("serving "));
             List<List<String>> runs = new ArrayList<>();
             runs.add(List.of("--transport", "shm"));
             if (UringSupport.unavailableReason() == null) runs.add(List.of("--backend", "io_uring"));
             for (List<String> extra : runs) {
-                List<String> args = new ArrayList<>(List.of("-s", sock, "-l", "32", "-n", "4000", "--warmup", "400", "--threads", "8", "--virtual",
-                        "--json"));
+                List<String> args = new ArrayList<>(List.of("-s", sock, "-l", "32", "-n", "4000", "--warmup", "400",
+                        "--threads", "8", "--virtual", "--json"));
                 args.addAll(extra);
                 String printed = ping(args.toArray(String[]::new));
                 @SuppressWarnings("unchecked")
@@ -156,17 +179,22 @@ class PingThreadsTest {
                 assertEquals(8, ((Number) m.get("clients")).intValue());
                 assertEquals(4000, ((Number) m.get("calls")).longValue());
                 assertEquals("one client 8 virtual threads", m.get("label"));
-                assertEquals(0.0, ((Number) m.get("client_lib_sendto_per_call")).doubleValue(), "no sendto: " + printed);
+                assertEquals(0.0, ((Number) m.get("client_lib_sendto_per_call")).doubleValue(), "no sendto: "
+                        + printed);
                 if (shm) {
-                    // The channel's only socket calls: a look for the server's end after a sleep (recv with MSG_PEEK), which finds nothing.
+                    // The channel's only socket calls: a look for the server's end after a sleep (recv with MSG_PEEK),
+                    // which finds nothing.
                     assertEquals(((Number) m.get("client_empty_recvfrom_per_call")).doubleValue(),
-                            ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue(), "only empty recvfrom: " + printed);
+                            ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue(), "only empty recvfrom: "
+                            + printed);
                     assertTrue(!m.containsKey("calls_per_send"), "no send syscall over the channel: " + printed);
                 } else {
-                    assertEquals(0.0, ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue(), "no recvfrom: " + printed);
+                    assertEquals(0.0, ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue(), "no recvfrom: "
+                            + printed);
                     double enters = ((Number) m.get("client_lib_io_uring_enter_per_call")).doubleValue();
                     assertTrue(enters > 0, "io_uring_enter: " + printed);
-                    assertTrue(((Number) m.get("calls_per_send")).doubleValue() >= 1, "no more send SQEs than calls: " + printed);
+                    assertTrue(((Number) m.get("calls_per_send")).doubleValue() >= 1, "no more send SQEs than calls: "
+                            + printed);
                 }
             }
         }

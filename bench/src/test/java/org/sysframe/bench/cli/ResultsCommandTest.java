@@ -174,19 +174,22 @@ class ResultsCommandTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ResultsCommand.replace("no markers\n", ResultsCommand.BEGIN, ResultsCommand.END, "x",
                         "README.md"));
-        assertEquals("README.md: expected one line '" + ResultsCommand.BEGIN + "' and, after it, one line '" + ResultsCommand.END + "'",
+        assertEquals("README.md: expected one line '" + ResultsCommand.BEGIN + "' and, after it, one line '"
+                + ResultsCommand.END + "'",
                 e.getMessage());
         Path notRun = dir.resolve("x.json");
         Files.writeString(notRun, "{\"goals\":[]}");
         ResultsCommand c = new ResultsCommand();
         c.from = notRun;
         c.readme = dir.resolve("README.md");
-        assertEquals("--from " + notRun + ": not a matrix run.json (it lacks the keys run, machine, rounds, seconds, tally, goals, tables)",
+        assertEquals("--from " + notRun
+                + ": not a matrix run.json (it lacks the keys run, machine, rounds, seconds, tally, goals, tables)",
                 assertThrows(IllegalArgumentException.class, c::call).getMessage());
         // A table's JSON (it has goals too) is no run.json: refused, naming the file to take.
         ResultFiles.writeAll(ReportsTest.known(), dir.resolve("run"));
         c.from = dir.resolve("run").resolve("results.json");
-        assertEquals("--from " + c.from + ": not a matrix run.json (it is the JSON of the table matrix; run.json lies beside it)",
+        assertEquals("--from " + c.from
+                + ": not a matrix run.json (it is the JSON of the table matrix; run.json lies beside it)",
                 assertThrows(IllegalArgumentException.class, c::call).getMessage());
         c.from = dir.resolve("missing.json");
         assertEquals("--from " + c.from + ": no such file (matrix writes run.json into its output directory)",

@@ -103,7 +103,8 @@ final class ScriptedServer implements AutoCloseable {
                     respond(s, out, id, 0);
                 } else {
                     MemorySegment.copy(in, 12, out, 12, len);
-                    if (mode == Mode.ONE_BYTE_WRONG && len > 5) out.set(JAVA_BYTE, 12 + 5, (byte) ~out.get(JAVA_BYTE, 12 + 5));
+                    if (mode == Mode.ONE_BYTE_WRONG && len > 5) out.set(JAVA_BYTE, 12 + 5,
+                            (byte) ~out.get(JAVA_BYTE, 12 + 5));
                     respond(s, out, id, len);
                 }
                 MemorySegment.copy(in, 12 + len, in, 0, have - 12 - len);

@@ -42,11 +42,13 @@ class ServeStartupLineTest {
     void theStartUpLineClaimsTheModeTheFileAtThePathHas() throws Exception {
         for (String mode : new String[] {"0600", "0640", "0666"}) {
             Path sock = dir.resolve("m" + mode + ".sock");
-            Process p = new ProcessBuilder(cli("serve", "-s", sock.toString(), "--mode", mode)).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(cli("serve", "-s", sock.toString(), "--mode", mode))
+                    .redirectErrorStream(true).start();
             try {
                 LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
                 Thread reader = new Thread(() -> {
-                    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                            StandardCharsets.UTF_8))) {
                         for (String l; (l = r.readLine()) != null; ) lines.add(l);
                     } catch (IOException e) {
                         lines.add("(read failed: " + e + ")");
@@ -61,7 +63,8 @@ class ServeStartupLineTest {
                 assertEquals(sock.toString(), m.group(1));
                 int real = (Integer) Files.getAttribute(sock, "unix:mode", LinkOption.NOFOLLOW_LINKS);
                 assertEquals(0140000, real & 0170000, "a socket is at the path");
-                assertEquals(m.group(2), "0" + Integer.toOctalString(real & 07777), "the line's mode is the file's: " + first);
+                assertEquals(m.group(2), "0" + Integer.toOctalString(real & 07777), "the line's mode is the file's: "
+                        + first);
                 assertEquals(mode, m.group(2));
             } finally {
                 p.destroy(); // SIGTERM: serve stops and removes its socket file
@@ -72,8 +75,10 @@ class ServeStartupLineTest {
 
     @Test
     void anEmptySocketPathIsOneClearLineFromServeAndPing() throws Exception {
-        assertEquals("sysframe serve: sockaddr_un(\"\"): EINVAL (22) Invalid argument: empty socket path", runFailing("serve", "-s", ""));
-        assertEquals("sysframe ping: sockaddr_un(\"\"): EINVAL (22) Invalid argument: empty socket path", runFailing("ping", "-s", "", "-n", "1"));
+        assertEquals("sysframe serve: sockaddr_un(\"\"): EINVAL (22) Invalid argument: empty socket path",
+                runFailing("serve", "-s", ""));
+        assertEquals("sysframe ping: sockaddr_un(\"\"): EINVAL (22) Invalid argument: empty socket path",
+                runFailing("ping", "-s", "", "-n", "1"));
     }
 
     /** Runs the CLI, which must exit 1 having printed exactly one line; returns it. */

@@ -43,19 +43,23 @@ class SweepEndToEndTest {
             for (int payload : new int[] {52, 512}) {
                 List<Measurement> runs = t.runs(row, payload);
                 assertEquals(3, runs.size(), row + " " + payload);
-                // The request (12 B header + payload) is copied and sent once when it fits the threshold, else gathered in one
-                // sendmsg; the answer is read ahead in one recvfrom.
+                // The request (12 B header + payload) is copied and sent once when it fits the threshold, else gathered
+                // in one sendmsg; the answer is read ahead in one recvfrom.
                 boolean copies = RequestHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024);
                 for (Measurement m : runs) {
                     assertEquals(calls, m.calls());
-                    assertEquals(copies ? calls : 0, m.clientLibrary().get(SyscallKind.SENDTO), row + " " + payload + " sendto");
-                    assertEquals(copies ? 0 : calls, m.clientLibrary().get(SyscallKind.SENDMSG), row + " " + payload + " sendmsg");
+                    assertEquals(copies ? calls : 0, m.clientLibrary().get(SyscallKind.SENDTO), row + " " + payload
+                            + " sendto");
+                    assertEquals(copies ? 0 : calls, m.clientLibrary().get(SyscallKind.SENDMSG), row + " " + payload
+                            + " sendmsg");
                     assertEquals(calls, m.clientLibrary().get(SyscallKind.RECVFROM), row + " " + payload + " recvfrom");
-                    // The server's deferred batch of one response (12 B header + payload) is copied and sent once under the
-                    // threshold, else written with one writev.
+                    // The server's deferred batch of one response (12 B header + payload) is copied and sent once under
+                    // the threshold, else written with one writev.
                     long serverSends = ResponseHeader.SIZE + payload <= (row.endsWith("=64") ? 64 : 1024) ? calls : 0;
-                    assertEquals(serverSends, m.serverLibrary().get(SyscallKind.SENDTO), row + " " + payload + " server sendto");
-                    assertEquals(calls - serverSends, m.serverLibrary().get(SyscallKind.WRITEV), row + " " + payload + " server writev");
+                    assertEquals(serverSends, m.serverLibrary().get(SyscallKind.SENDTO), row + " " + payload
+                            + " server sendto");
+                    assertEquals(calls - serverSends, m.serverLibrary().get(SyscallKind.WRITEV), row + " " + payload
+                            + " server writev");
                     if (m.kernelMeasured()) {
                         assertEquals(m.clientLibrary(), m.clientKernel(), "client, library vs kernel");
                         assertEquals(m.serverLibrary(), m.serverKernel(), "server, library vs kernel");
@@ -73,18 +77,25 @@ class SweepEndToEndTest {
         List<String> header = List.of(csv.get(0).split(","));
         assertEquals(List.of("copy-threshold", "payload", "rounds", "calls_per_sec_median"), header.subList(0, 4));
         int sendto = header.indexOf("client_sendto_per_call"), sendmsg = header.indexOf("client_sendmsg_per_call");
-        assertEquals(List.of("copy-threshold=64,52,3", "copy-threshold=1024,52,3", "copy-threshold=64,512,3", "copy-threshold=1024,512,3"),
-                csv.subList(1, 5).stream().map(l -> l.split(",")[0] + "," + l.split(",")[1] + "," + l.split(",")[2]).toList());
+        assertEquals(List.of("copy-threshold=64,52,3", "copy-threshold=1024,52,3", "copy-threshold=64,512,3",
+                "copy-threshold=1024,512,3"),
+                csv.subList(1, 5).stream().map(l -> l.split(",")[0] + "," + l.split(",")[1] + "," + l.split(",")[2])
+                        .toList());
         assertEquals(List.of("1.00000/0.00000", "1.00000/0.00000", "0.00000/1.00000", "1.00000/0.00000"),
                 csv.subList(1, 5).stream().map(l -> l.split(",")[sendto] + "/" + l.split(",")[sendmsg]).toList());
         String json = Files.readString(dir.resolve("sweep.json"));
         assertTrue(json.contains("\"table\":\"sweep\",\"title\":\"sweep of copy-threshold, held sysframe"), json);
         assertTrue(json.contains("{\"copy-threshold\":\"copy-threshold=64\",\"payload\":512,\"rounds\":3,"), json);
-        assertTrue(json.contains("\"client_sendto_per_call\":0,\"client_recvfrom_per_call\":1,\"client_sendmsg_per_call\":1,"), json);
-        assertTrue(json.contains("\"crossovers\":[{\"a\":\"copy-threshold=64\",\"b\":\"copy-threshold=1024\",\"outcome\":\""), json);
+        assertTrue(
+                json.contains("\"client_sendto_per_call\":0,\"client_recvfrom_per_call\":1,"
+                + "\"client_sendmsg_per_call\":1,"), json);
+        assertTrue(
+                json.contains("\"crossovers\":[{\"a\":\"copy-threshold=64\",\"b\":\"copy-threshold=1024\","
+                + "\"outcome\":\""), json);
         String html = Files.readString(dir.resolve("report.html"));
         assertEquals(2, html.split("src=\"data:image/png;base64,", -1).length - 1, "two sweep charts");
         // Which threshold leads depends on the timings; the report holds the crossover's own sentence, whichever it is.
-        assertTrue(html.contains("<p class=crossover><b>crossover:</b> " + ChartImages.esc(run.crossovers().get(0).text()) + "</p>"), html);
+        assertTrue(html.contains("<p class=crossover><b>crossover:</b> "
+                + ChartImages.esc(run.crossovers().get(0).text()) + "</p>"), html);
     }
 }

@@ -13,7 +13,9 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** Bisection steps on a synthetic sweep whose two rows cross at 3000 B: where it measures, and the bracket it ends with. */
+/**
+ * Bisection steps on a synthetic sweep whose two rows cross at 3000 B: where it measures, and the bracket it ends with.
+ */
 class BisectionTest {
     static final String A = "copy-threshold=256", B = "copy-threshold=8192";
 
@@ -44,22 +46,28 @@ class BisectionTest {
         BenchRun run = BenchRun.of("m", 5, true, 1, 1, List.of(table(1024, 2048, 4096, 8192)), null, null)
                 .withCrossovers(List.of(plan.crossover()));
         Crossover before = run.crossovers().get(0);
-        assertEquals(List.of(B, 2048, 4096, 2048, 4096), List.of(before.leader(), before.clearFrom(), before.clearTo(), before.below(), before.above()));
+        assertEquals(List.of(B, 2048, 4096, 2048, 4096),
+                List.of(before.leader(), before.clearFrom(), before.clearTo(), before.below(), before.above()));
 
         List<String> measured = new ArrayList<>();
         Bisection.Measure fake = (rows, reference, payload) -> {
-            measured.add(String.join("+", rows.stream().map(Pairing::name).toList()) + " vs " + reference + " at " + payload);
+            measured.add(String.join("+", rows.stream().map(Pairing::name).toList()) + " vs " + reference + " at "
+                    + payload);
             return table(payload);
         };
         BenchRun after = Bisection.refine(plan, run, 2, System.nanoTime(), fake);
-        // sqrt(2048 * 4096) = 2896 (ratio 1.010: B still clear), then sqrt(2896 * 4096) = 3444, rounded to 3448 (0.960: A clear)
+        // sqrt(2048 * 4096) = 2896 (ratio 1.010: B still clear), then sqrt(2896 * 4096) = 3444, rounded to 3448 (0.960:
+        // A clear)
         assertEquals(List.of(A + "+" + B + " vs " + A + " at 2896", A + "+" + B + " vs " + A + " at 3448"), measured);
         Crossover c = after.crossovers().get(0);
-        assertEquals(List.of(B, 2896, 3448, 0, 2896, 3448), List.of(c.leader(), c.clearFrom(), c.clearTo(), c.ties(), c.below(), c.above()));
+        assertEquals(List.of(B, 2896, 3448, 0, 2896, 3448),
+                List.of(c.leader(), c.clearFrom(), c.clearTo(), c.ties(), c.below(), c.above()));
         BenchTable t = after.table(Sweep.NAME);
         assertEquals(List.of(1024, 2048, 2896, 3448, 4096, 8192), t.payloads());
-        assertEquals(List.of("bisection step 1: 2.8 KiB measured afterwards, for " + A + ", " + B + " only (their own interleaved rounds)",
-                "bisection step 2: 3.4 KiB measured afterwards, for " + A + ", " + B + " only (their own interleaved rounds)"), t.notes());
+        assertEquals(List.of("bisection step 1: 2.8 KiB measured afterwards, for " + A + ", " + B
+                + " only (their own interleaved rounds)",
+                "bisection step 2: 3.4 KiB measured afterwards, for " + A + ", " + B
+                        + " only (their own interleaved rounds)"), t.notes());
         assertEquals(1, after.crossovers().size(), "the crossover is replaced, not added");
     }
 }

@@ -44,13 +44,15 @@ class CrossoverAndTuneRuleTest {
         assertEquals(3072, c.above());
         // log2 interpolation: 11 + log2(1.5) * 0.04 / 0.06
         assertEquals(Math.pow(2, 11 + Math.log(1.5) / Math.log(2) * (0.04 / 0.06)), c.estimate(), 1e-6);
-        assertEquals("copy stops paying off against gather between 1 KiB and 4 KiB here (spreads overlap at 2 sizes in between);"
+        assertEquals("copy stops paying off against gather between 1 KiB and 4 KiB here (spreads overlap at 2 sizes in "
+                + "between);"
                 + " medians cross near 2.6 KiB", c.text());
     }
 
     @Test
     void adjacentClearSidesAndTheOtherDirection() {
-        Crossover c = Crossover.find("t", "a", "b", List.of(at(32, 0.8, 0.7, 0.9), at(64, 1.2, 1.1, 1.3), at(128, 0.9, 0.8, 0.95),
+        Crossover c = Crossover.find("t", "a", "b",
+                List.of(at(32, 0.8, 0.7, 0.9), at(64, 1.2, 1.1, 1.3), at(128, 0.9, 0.8, 0.95),
                 at(256, 1.3, 1.2, 1.4)));
         assertEquals("b", c.leader(), "b wins the small sizes: the ratio a/b is below 1");
         assertEquals(32, c.clearFrom());
@@ -61,61 +63,75 @@ class CrossoverAndTuneRuleTest {
         assertEquals(Math.pow(2, 5.5), c.estimate(), 1e-9, "medians 0.8 and 1.2 cross halfway in log2");
         assertTrue(c.recrosses());
         assertEquals(3, c.medianChanges());
-        assertEquals("b stops paying off against a between 32 B and 64 B here (no size measured in between); medians cross near 45 B;"
+        assertEquals("b stops paying off against a between 32 B and 64 B here (no size measured in between); medians "
+                + "cross near 45 B;"
                 + " b wins clearly again at a larger size", c.text());
-        Crossover exact = Crossover.find("t", "a", "b", List.of(at(0, 1.5, 1.2, 1.6), at(16, 1.0, 0.9, 1.1), at(64, 0.5, 0.4, 0.6)));
+        Crossover exact = Crossover.find("t", "a", "b",
+                List.of(at(0, 1.5, 1.2, 1.6), at(16, 1.0, 0.9, 1.1), at(64, 0.5, 0.4, 0.6)));
         assertEquals(0, exact.below());
         assertEquals(16, exact.above());
-        assertEquals(16, exact.estimate(), 1e-9, "a median of exactly 1 is where they cross; size 0 counts as 1 on the log axis");
+        assertEquals(16, exact.estimate(), 1e-9,
+                "a median of exactly 1 is where they cross; size 0 counts as 1 on the log axis");
     }
 
     @Test
     void noCrossoverWhenOneSideOnlyOrNothingIsClear() {
-        Crossover one = Crossover.find("t", "a", "b", List.of(at(32, 1.2, 1.1, 1.3), at(64, 1.0, 0.9, 1.1), at(128, 1.05, 0.99, 1.1)));
+        Crossover one = Crossover.find("t", "a", "b",
+                List.of(at(32, 1.2, 1.1, 1.3), at(64, 1.0, 0.9, 1.1), at(128, 1.05, 0.99, 1.1)));
         assertEquals(Crossover.Outcome.NO_CROSSING, one.outcome());
         assertEquals("a", one.leader());
-        assertEquals("a vs b: no crossover, a is ahead wherever the spreads do not overlap (the medians change side 0 times between sizes)", one.text());
+        assertEquals("a vs b: no crossover, a is ahead wherever the spreads do not overlap (the medians change side 0 "
+                + "times between sizes)", one.text());
         Crossover none = Crossover.find("t", "a", "b", List.of(at(32, 1.2, 0.9, 1.3), at(64, 0.9, 0.8, 1.0)));
         assertEquals(Crossover.Outcome.UNSETTLED, none.outcome());
         assertNull(none.leader());
-        assertEquals("a vs b: no crossover, the spreads overlap at every size measured (the medians change side 1 time between sizes)", none.text());
+        assertEquals("a vs b: no crossover, the spreads overlap at every size measured (the medians change side 1 time "
+                + "between sizes)", none.text());
     }
 
     private static Map<String, Spread> gains(Object... valueMedianMinMax) {
         Map<String, Spread> m = new LinkedHashMap<>();
         for (int i = 0; i < valueMedianMinMax.length; i += 4) {
-            m.put((String) valueMedianMinMax[i], new Spread((double) valueMedianMinMax[i + 1], (double) valueMedianMinMax[i + 2],
-                    (double) valueMedianMinMax[i + 3], 7));
+            m.put((String) valueMedianMinMax[i], new Spread((double) valueMedianMinMax[i + 1],
+                    (double) valueMedianMinMax[i + 2], (double) valueMedianMinMax[i + 3], 7));
         }
         return m;
     }
 
     @Test
     void tuneRecommendsOnlyAGainWhoseWholeSpreadClearsTheDefault() {
-        TuneDecision d = TuneDecision.decide("copy-threshold", "1024", gains("256", 0.95, 0.90, 0.99, "4096", 1.06, 1.02, 1.09, "16384", 1.01, 0.97, 1.04));
+        TuneDecision d = TuneDecision.decide("copy-threshold", "1024",
+                gains("256", 0.95, 0.90, 0.99, "4096", 1.06, 1.02, 1.09, "16384", 1.01, 0.97, 1.04));
         assertEquals(TuneDecision.Verdict.RECOMMEND, d.verdict());
         assertEquals("4096", d.recommended());
         assertEquals("copy-threshold: use 4096 instead of 1024, +6.0 % calls/s [+2.0 % to +9.0 %]", d.text());
 
-        TuneDecision inside = TuneDecision.decide("readahead", "8192", gains("1024", 0.99, 0.96, 1.01, "65536", 1.03, 0.99, 1.08));
+        TuneDecision inside = TuneDecision.decide("readahead", "8192",
+                gains("1024", 0.99, 0.96, 1.01, "65536", 1.03, 0.99, 1.08));
         assertEquals(TuneDecision.Verdict.NO_CLEAR_WINNER, inside.verdict());
         assertNull(inside.recommended());
         assertEquals("65536", inside.best());
-        assertEquals("readahead: no clear winner, keep 8192: the best, 65536, gains +3.0 % calls/s [-1.0 % to +8.0 %], inside the spread", inside.text());
+        assertEquals("readahead: no clear winner, keep 8192: the best, 65536, gains +3.0 % calls/s [-1.0 % to +8.0 %], "
+                + "inside the spread", inside.text());
 
         TuneDecision edge = TuneDecision.decide("flush", "deferred", gains("immediate", 1.05, 1.00, 1.10));
         assertEquals(TuneDecision.Verdict.NO_CLEAR_WINNER, edge.verdict(), "a min of exactly 1 is inside the spread");
 
         TuneDecision slower = TuneDecision.decide("flush", "deferred", gains("immediate", 0.9, 0.85, 0.95));
         assertEquals(TuneDecision.Verdict.KEEP_DEFAULT, slower.verdict());
-        assertEquals("flush: keep deferred, every other value is clearly slower (best: immediate, -10.0 % calls/s [-15.0 % to -5.0 %])", slower.text());
+        assertEquals("flush: keep deferred, every other value is clearly slower (best: immediate, -10.0 % calls/s "
+                + "[-15.0 % to -5.0 %])", slower.text());
 
-        TuneDecision two = TuneDecision.decide("copy-threshold", "1024", gains("4096", 1.06, 1.02, 1.09, "16384", 1.05, 1.03, 1.07, "256", 1.2, 0.8, 1.3));
-        assertEquals(TuneDecision.Verdict.NO_CLEAR_WINNER, two.verdict(), "256 has the best median but not a clear gain");
+        TuneDecision two = TuneDecision.decide("copy-threshold", "1024",
+                gains("4096", 1.06, 1.02, 1.09, "16384", 1.05, 1.03, 1.07, "256", 1.2, 0.8, 1.3));
+        assertEquals(TuneDecision.Verdict.NO_CLEAR_WINNER, two.verdict(),
+                "256 has the best median but not a clear gain");
         assertNull(two.recommended());
-        TuneDecision rivals = TuneDecision.decide("copy-threshold", "1024", gains("4096", 1.06, 1.02, 1.09, "16384", 1.05, 1.03, 1.07));
+        TuneDecision rivals = TuneDecision.decide("copy-threshold", "1024",
+                gains("4096", 1.06, 1.02, 1.09, "16384", 1.05, 1.03, 1.07));
         assertEquals(List.of("4096", "16384"), rivals.contenders());
-        assertEquals("copy-threshold: no clear winner among 4096, 16384: each beats 1024, but their spreads overlap (best 4096,"
+        assertEquals("copy-threshold: no clear winner among 4096, 16384: each beats 1024, but their spreads overlap "
+                + "(best 4096,"
                 + " +6.0 % calls/s [+2.0 % to +9.0 %])", rivals.text());
     }
 
@@ -153,12 +169,15 @@ class CrossoverAndTuneRuleTest {
         }
         for (int round = 1; round <= 5; round++) {
             for (int size : new int[] {32, 1024}) {
-                // defaults: 10000/s at 32 B, 5000/s at 1 KiB; the candidate 12500/s and 4000/s, and 1 % faster per round
+                // defaults: 10000/s at 32 B, 5000/s at 1 KiB; the candidate 12500/s and 4000/s, and 1 % faster per
+                // round
                 runs.add(ReportsTest.run(TuneCommand.DEFAULTS, size, round, size == 32 ? 1000 : 500, 1, 1, 1));
-                runs.add(ReportsTest.run("readahead=1024", size, round, Math.round((size == 32 ? 1250 : 400) * (1 + 0.01 * round)), 1, 1, 1));
+                runs.add(ReportsTest.run("readahead=1024", size, round,
+                        Math.round((size == 32 ? 1250 : 400) * (1 + 0.01 * round)), 1, 1, 1));
             }
         }
-        BenchTable t = BenchTable.of(TuneCommand.NAME, "t", "setting", TuneCommand.DEFAULTS, false, 5, cells, runs, List.of());
+        BenchTable t = BenchTable.of(TuneCommand.NAME, "t", "setting", TuneCommand.DEFAULTS, false, 5, cells, runs,
+                List.of());
         Workload w = new Workload(new int[] {32, 1024}, new double[] {0.75, 0.25}, "mix");
         Spread g = TuneCommand.gain(t, w, "readahead=1024");
         double base = 0.75 / 10_000 + 0.25 / 5_000;
@@ -176,7 +195,8 @@ class CrossoverAndTuneRuleTest {
         assertEquals(0, Bisection.midpoint(16, 17), "nothing strictly between");
         List<Cell> a = List.of(new Cell("x", 32, "", 1, 0, null), new Cell("x", 64, "", 1, 0, null));
         BenchTable t = BenchTable.of("sweep", "t", "p", "x", false, 5, a, runs("x", 32, 64), List.of());
-        BenchTable more = BenchTable.of("sweep", "t", "p", "x", false, 5, List.of(new Cell("x", 48, "", 1, 0, null)), runs("x", 48), List.of());
+        BenchTable more = BenchTable.of("sweep", "t", "p", "x", false, 5, List.of(new Cell("x", 48, "", 1, 0, null)),
+                runs("x", 48), List.of());
         BenchTable m = Bisection.merge(t, more, "bisected");
         assertEquals(List.of(32, 48, 64), m.payloads());
         assertEquals(15, m.runs().size());

@@ -22,15 +22,18 @@ class BatchIntervalTest {
 
     @Test
     void batchesAreConsecutiveRunsOfAlmostEqualSize() {
-        assertArrayEquals(new double[] {1.5, 3.5, 6}, Interval.batchMeans(new double[] {1, 2, 3, 4, 5, 6, 7}, 3), 1e-12);
+        assertArrayEquals(new double[] {1.5, 3.5, 6}, Interval.batchMeans(new double[] {1, 2, 3, 4, 5, 6, 7}, 3),
+                1e-12);
         assertArrayEquals(new double[] {2, 4}, Interval.batchMeans(new double[] {2, 4}, 2), 1e-12);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Interval.batchMeans(new double[] {1}, 2));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
+                Interval.batchMeans(new double[] {1}, 2));
         assertEquals("2 batches of 1 values", e.getMessage());
     }
 
     @Test
     void belowTwoRoundsPerBatchTheIntervalIsTheRoundsOwn() {
-        double[] v = {0.9, 1.1, 1.0, 1.2, 0.8, 1.05, 0.95, 1.0, 1.1, 0.9, 1.0, 1.02, 0.97, 1.3, 0.7, 1.0, 1.01, 0.99, 1.0};
+        double[] v = {0.9, 1.1, 1.0, 1.2, 0.8, 1.05, 0.95, 1.0, 1.1, 0.9, 1.0, 1.02, 0.97, 1.3, 0.7, 1.0, 1.01, 0.99,
+                1.0};
         assertEquals(Interval.ofRatios(v), Interval.ofRatiosInBatches(v));
     }
 

@@ -26,7 +26,8 @@ class IntervalTest {
         assertEquals(2.0, i.lo(), 1e-9);
         assertEquals(6.0, i.hi(), 1e-9);
         assertEquals(7, i.n());
-        // A bad round moves the estimate by ranks, not by its size: 7 -> 700 leaves it at 4 (the mean goes from 4 to 103).
+        // A bad round moves the estimate by ranks, not by its size: 7 -> 700 leaves it at 4 (the mean goes from 4 to
+        // 103).
         assertEquals(4.0, Interval.ofValues(700, 3, 1, 5, 2, 6, 4).estimate(), 1e-9);
         // Ratios on their logarithm: 2x and 0.5x are symmetric around 1.
         Interval r = Interval.ofRatios(0.5, 2, 1, 1, 0.5, 2, 1);

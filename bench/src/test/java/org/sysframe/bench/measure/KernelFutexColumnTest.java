@@ -15,9 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KernelFutexColumnTest {
     static final ThreadCpu CPU = new ThreadCpu(1_000_000, 1000, 0, 0, 0);
 
-    static Measurement run(int round, SyscallCounts clientLib, SyscallCounts clientKernel, SyscallCounts serverLib, SyscallCounts serverKernel) {
-        return new Measurement("shm", 32, round, 1, 1000, 0.01, 900, 1000, 2000, 3000, 4000, clientLib, clientKernel, serverLib, serverKernel,
-                CPU, CPU, "client cpu 1; server cpu 0");
+    static Measurement run(int round, SyscallCounts clientLib, SyscallCounts clientKernel, SyscallCounts serverLib,
+            SyscallCounts serverKernel) {
+        return new Measurement("shm", 32, round, 1, 1000, 0.01, 900, 1000, 2000, 3000, 4000, clientLib, clientKernel,
+                serverLib, serverKernel, CPU, CPU, "client cpu 1; server cpu 0");
     }
 
     static SyscallCounts futex(long n) { return SyscallCounts.builder().futex(n).build(); }
@@ -33,8 +34,11 @@ class KernelFutexColumnTest {
         assertEquals("k>=l", c.kernelColumn());
         assertEquals("futex calls in 2000 calls: client library 3990, kernel 3994, server library 3988, kernel 3991;"
                 + " kernel >= library: the JVM's own futex calls", c.kernelFutexNote());
-        BenchTable t = BenchTable.of("wait", "t", "wait", "shm", false, 2, List.of(new Cell("shm", 32, "", 1000, 100, null)), List.of(a, b), List.of());
-        assertEquals(List.of("shm (32 B), k>=l: futex calls in 2000 calls: client library 3990, kernel 3994, server library 3988, kernel 3991;"
+        BenchTable t = BenchTable.of("wait", "t", "wait", "shm", false, 2,
+                List.of(new Cell("shm", 32, "", 1000, 100, null)), List.of(a, b), List.of());
+        assertEquals(
+                List.of("shm (32 B), k>=l: futex calls in 2000 calls: client library 3990, kernel 3994, server library "
+                + "3988, kernel 3991;"
                 + " kernel >= library: the JVM's own futex calls"), t.notes());
     }
 
@@ -50,7 +54,8 @@ class KernelFutexColumnTest {
         // Fewer futex calls in the kernel than the library counted: a counting bug, not the JVM.
         Measurement below = run(1, futex(5), futex(4), SyscallCounts.ZERO, SyscallCounts.ZERO);
         // Another kind differing is never excused by futex.
-        Measurement other = run(2, futex(5), SyscallCounts.builder().futex(6).recvfrom(1).build(), SyscallCounts.ZERO, SyscallCounts.ZERO);
+        Measurement other = run(2, futex(5), SyscallCounts.builder().futex(6).recvfrom(1).build(), SyscallCounts.ZERO,
+                SyscallCounts.ZERO);
         for (Measurement m : List.of(below, other)) {
             assertFalse(m.kernelAboveByJvmFutex());
             CellSummary no = CellSummary.of("shm", 32, List.of(m), List.of(m));
@@ -72,6 +77,7 @@ class KernelFutexColumnTest {
         GoalVerdict v = GoalVerdict.of(g, runs);
         assertEquals(0.9, v.value().median(), 1e-12);
         assertEquals(Goal.Status.MET, v.status());
-        assertEquals("goal p50 at most 1 us (shm at 32 B): p50 latency 0.900 us [0.900-0.900], 8 rounds (want <= 1.00 us): met", v.line());
+        assertEquals("goal p50 at most 1 us (shm at 32 B): p50 latency 0.900 us [0.900-0.900], 8 rounds (want <= 1.00 "
+                + "us): met", v.line());
     }
 }

@@ -22,7 +22,8 @@ class ProgressTest {
     private final Cell.Probe probe = (cell, calls, round) -> {
         now[0] += 1_000_000_000L;
         double r = cell.name().equals("a") ? 1.3 : 1;
-        return new Measurement(cell.name(), cell.payload(), round, 1, 1000, 0.1 / r, 1, 1, 1, 1, 1, null, null, null, null, null, null, null);
+        return new Measurement(cell.name(), cell.payload(), round, 1, 1000, 0.1 / r, 1, 1, 1, 1, 1, null, null, null,
+                null, null, null, null);
     };
 
     private final Goal goal = new Goal("+5 %", "t1", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.05);
@@ -46,7 +47,8 @@ class ProgressTest {
         twoTables(progress(false));
         assertEquals("sysframe matrix: table 1/2, t1 (2 cells x 6 rounds); 0 s so far\n"
                 // t1 took 18 s, and its goal was met; t2 is estimated as long as t1 was.
-                + "sysframe matrix: table 2/2, t2 (1 cell x 6 rounds); 18 s so far, about 18 s left; goals so far: 1 met, 0 missed, 0 level,"
+                + "sysframe matrix: table 2/2, t2 (1 cell x 6 rounds); 18 s so far, about 18 s left; goals so far: 1 "
+                        + "met, 0 missed, 0 level,"
                 + " 0 not settled (of 1)\n", out.toString());
     }
 
@@ -55,10 +57,12 @@ class ProgressTest {
         twoTables(progress(true));
         List<String> draws = List.of(out.toString().split("\r", -1));
         assertEquals("", draws.get(0), "every draw starts with a carriage return");
-        assertEquals("[1/2 t1] goals 0/1 settled; round 1/6: b, 32 B\033[K", draws.get(1), "no estimate before a run ended");
+        assertEquals("[1/2 t1] goals 0/1 settled; round 1/6: b, 32 B\033[K", draws.get(1),
+                "no estimate before a run ended");
         // 3 runs of 12 in 3 s: 9 s left in t1, and t2 as long as t1 (12 s) is projected to be.
         assertEquals("[1/2 t1] about 21 s left; goals 0/1 settled; round 2/6: b, 32 B\033[K", draws.get(4));
-        assertTrue(draws.contains("[2/2 t2] about 18 s left; goals 1/1 settled; round 1/6: d, 32 B\033[K"), draws.toString());
+        assertTrue(draws.contains("[2/2 t2] about 18 s left; goals 1/1 settled; round 1/6: d, 32 B\033[K"),
+                draws.toString());
         assertEquals("\033[K", draws.getLast(), "the line cleared at the end");
         for (String d : draws) assertTrue(d.replace("\033[K", "").length() <= Progress.TERMINAL_COLUMNS, d);
     }
@@ -75,7 +79,8 @@ class ProgressTest {
             System.setErr(err);
         }
         assertEquals(1, runs.size());
-        assertEquals("", captured.toString(), "stderr is no terminal here (surefire's pipe): ping's line is for terminals only");
+        assertEquals("", captured.toString(),
+                "stderr is no terminal here (surefire's pipe): ping's line is for terminals only");
     }
 
     @Test

@@ -10,7 +10,10 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-/** The one runner: warm-ups first, then every cell once per round, in the cells' order in odd rounds and reversed in even ones. */
+/**
+ * The one runner: warm-ups first, then every cell once per round, in the cells' order in odd rounds and reversed in
+ * even ones.
+ */
 class RoundRunnerTest {
     @Test
     void roundsAreInterleavedCellByCellInTheCellsOrderThenReversed() throws Exception {
@@ -83,19 +86,25 @@ class RoundRunnerTest {
     void roundsAreAddedOnlyToTheCellsOfUnsettledGoalsStillInterleaved() throws Exception {
         List<String> order = new ArrayList<>();
         // a against b straddles 1.05 in the 6 first rounds, then runs at 1.3x: settled after some added rounds.
-        Cell.Probe p = ratios(order, 1.0, 1.1, 1.0, 1.1, 1.0, 1.1, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3,
-                1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3);
-        List<Cell> cells = List.of(new Cell("b", 32, "", 1000, 0, p), new Cell("c", 32, "", 1000, 0, p), new Cell("a", 32, "", 1000, 0, p));
+        Cell.Probe p = ratios(order, 1.0, 1.1, 1.0, 1.1, 1.0, 1.1, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3,
+                1.3, 1.3, 1.3,
+                1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3,
+                        1.3);
+        List<Cell> cells = List.of(new Cell("b", 32, "", 1000, 0, p), new Cell("c", 32, "", 1000, 0, p),
+                new Cell("a", 32, "", 1000, 0, p));
         Goal g = new Goal("+5 %", "t", "a", "b", 32, Goal.Metric.CALLS_RATIO, true, 1.05);
         long[] tick = {0};
-        List<Measurement> runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 1e9, 256, 1), () -> ++tick[0]);
-        assertEquals(List.of("a r6", "c r6", "b r6", "b r7", "a r7", "a r8", "b r8", "b r9", "a r9"), order.subList(15, 24));
+        List<Measurement> runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 1e9, 256, 1), () ->
+                ++tick[0]);
+        assertEquals(List.of("a r6", "c r6", "b r6", "b r7", "a r7", "a r8", "b r8", "b r9", "a r9"),
+                order.subList(15, 24));
         assertEquals(6, t(runs, "c"), "c is in no unsettled goal: no round added");
         GoalVerdict v = GoalVerdict.of(g, runs);
         assertEquals(Goal.Status.MET, v.status());
         assertEquals(t(runs, "a"), v.perRound().length);
         // Rounds 7.. come in batches of half the rounds so far: looks at 6, 9, 13, 19, ... rounds.
-        assertEquals(0, List.of(9, 13, 19, 28, 42).indexOf(t(runs, "a")) < 0 ? 1 : 0, "stopped at a look: " + t(runs, "a"));
+        assertEquals(0, List.of(9, 13, 19, 28, 42).indexOf(t(runs, "a")) < 0 ? 1 : 0, "stopped at a look: "
+                + t(runs, "a"));
     }
 
     @Test
@@ -109,7 +118,8 @@ class RoundRunnerTest {
         Cell.Probe p = ratios(order, straddling);
         List<Cell> cells = List.of(new Cell("b", 32, "", 1000, 0, p), new Cell("a", 32, "", 1000, 0, p));
         long[] now = {0};
-        List<Measurement> runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 10, 256, 1), () -> now[0] += 1_000_000_000L);
+        List<Measurement> runs = RoundRunner.run("t", cells, 6, new RoundRunner.Plan(List.of(g), 10, 256, 1), () ->
+                now[0] += 1_000_000_000L);
         assertEquals(11, t(runs, "a"), "5 rounds added: the 6th would end past the budget");
         assertEquals(Goal.Status.NOT_SETTLED, GoalVerdict.of(g, runs).status());
         long[] tick = {0};
@@ -160,5 +170,7 @@ class RoundRunnerTest {
         assertEquals(List.of("a r1"), order, "no cell apart: one set");
     }
 
-    private static int t(List<Measurement> runs, String cell) { return (int) runs.stream().filter(m -> m.cell().equals(cell)).count(); }
+    private static int t(List<Measurement> runs, String cell) {
+        return (int) runs.stream().filter(m -> m.cell().equals(cell)).count();
+    }
 }

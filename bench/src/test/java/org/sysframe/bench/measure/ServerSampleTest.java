@@ -33,7 +33,8 @@ class ServerSampleTest {
         assertEquals(new ThreadCpu(1750, 0, 0, 3, 0), sum.cpu());
         assertEquals(List.of(0, 1), List.copyOf(sum.cpus()));
 
-        ServerSample later = ServerSample.sum(List.of(loop(150, SyscallCounts.builder().sendto(150).recvfrom(150).epollWait(150).build(), 2000, 1),
+        ServerSample later = ServerSample.sum(List.of(loop(150,
+                SyscallCounts.builder().sendto(150).recvfrom(150).epollWait(150).build(), 2000, 1),
                 b, loop(9, SyscallCounts.builder().sendto(9).recvfrom(9).epollWait(9).build(), 300, 0)));
         ServerSample d = later.minus(sum);
         assertEquals(SyscallCounts.builder().sendto(52).recvfrom(52).epollWait(52).build(), d.library());
@@ -43,7 +44,8 @@ class ServerSampleTest {
 
     @Test
     void oneLoopWithoutAKernelCounterLeavesTheKernelCountOut() {
-        ServerSample sum = ServerSample.sum(List.of(loop(10, SyscallCounts.builder().sendto(10).recvfrom(10).epollWait(10).build(), 1, 0), loop(5, null, 1, 1)));
+        ServerSample sum = ServerSample.sum(List.of(loop(10,
+                SyscallCounts.builder().sendto(10).recvfrom(10).epollWait(10).build(), 1, 0), loop(5, null, 1, 1)));
         assertEquals(SyscallCounts.builder().sendto(15).recvfrom(15).epollWait(15).build(), sum.library());
         assertNull(sum.kernel());
         assertNull(sum.minus(sum).kernel());
@@ -51,16 +53,20 @@ class ServerSampleTest {
 
     @Test
     void theCpusThreadsRanOnAreNamed() {
-        assertEquals("client cpu 0,1; server cpu 1", ClientThreadsProbe.cpus(new TreeSet<>(List.of(1, 0, -1)), new TreeSet<>(List.of(1))));
-        // A server whose CPU is not known (another process, its loop threads not found): the field is left out, not "?".
+        assertEquals("client cpu 0,1; server cpu 1",
+                ClientThreadsProbe.cpus(new TreeSet<>(List.of(1, 0, -1)), new TreeSet<>(List.of(1))));
+        // A server whose CPU is not known (another process, its loop threads not found): the field is left out, not
+        // "?".
         assertEquals("client cpu ?", ClientThreadsProbe.cpus(new TreeSet<>(), null));
         assertEquals("client cpu 1", ClientThreadsProbe.cpus(new TreeSet<>(List.of(1)), new TreeSet<>()));
-        assertEquals("client cpu 1; server cpu unknown (why)", ClientThreadsProbe.cpus(new TreeSet<>(List.of(1)), null, "why"));
+        assertEquals("client cpu 1; server cpu unknown (why)",
+                ClientThreadsProbe.cpus(new TreeSet<>(List.of(1)), null, "why"));
     }
 
     @Test
     void theServerCpusOfAServerInAnotherProcessAreItsLoopThreads() throws Exception {
-        // This JVM as "another process": a thread named like an event loop (its name reaches /proc before it runs) is found.
+        // This JVM as "another process": a thread named like an event loop (its name reaches /proc before it runs) is
+        // found.
         CountDownLatch running = new CountDownLatch(1);
         Thread loop = new Thread(() -> {
             running.countDown();

@@ -27,7 +27,8 @@ class StatisticsTest {
     }
 
     /** A result with fixed figures: calls in seconds, cpu ns client and server. */
-    static Measurement result(String label, long calls, double seconds, long clientCpuNs, long serverCpuNs, SyscallCounts client, SyscallCounts server) {
+    static Measurement result(String label, long calls, double seconds, long clientCpuNs, long serverCpuNs,
+            SyscallCounts client, SyscallCounts server) {
         return result(label, 1, calls, seconds, clientCpuNs, serverCpuNs, client, server);
     }
 
@@ -35,7 +36,8 @@ class StatisticsTest {
                               SyscallCounts client, SyscallCounts server) {
         return new Measurement(label, 32, round, 1, calls, seconds, 20_000, 30_000, 50_000, 90_000, 100_000,
                 client, client, server, server,
-                new ThreadCpu(clientCpuNs, 0, 0, 0, 0), new ThreadCpu(serverCpuNs, 0, 0, 0, 0), "client cpu 0; server cpu 1");
+                new ThreadCpu(clientCpuNs, 0, 0, 0, 0), new ThreadCpu(serverCpuNs, 0, 0, 0, 0),
+                        "client cpu 0; server cpu 1");
     }
 
     @Test
@@ -49,9 +51,12 @@ class StatisticsTest {
                 result("b", 3, 1000, 0.1, 20_000_000, 10_000_000, split, server));
         // Candidate: 12000, 5500, 13000 calls/s: per-round ratios 1.2, 1.1, 1.3.
         List<Measurement> cand = List.of(
-                result("c", 1, 1200, 0.1, 12_000_000, 6_000_000, SyscallCounts.builder().recvfrom(1200).sendmsg(1200).build(), server),
-                result("c", 2, 1100, 0.2, 11_000_000, 5_500_000, SyscallCounts.builder().recvfrom(1100).sendmsg(1100).build(), server),
-                result("c", 3, 1300, 0.1, 13_000_000, 6_500_000, SyscallCounts.builder().recvfrom(1300).sendmsg(1300).build(), server));
+                result("c", 1, 1200, 0.1, 12_000_000, 6_000_000,
+                SyscallCounts.builder().recvfrom(1200).sendmsg(1200).build(), server),
+                result("c", 2, 1100, 0.2, 11_000_000, 5_500_000,
+                        SyscallCounts.builder().recvfrom(1100).sendmsg(1100).build(), server),
+                result("c", 3, 1300, 0.1, 13_000_000, 6_500_000,
+                        SyscallCounts.builder().recvfrom(1300).sendmsg(1300).build(), server));
         CellSummary c = CellSummary.of("c", 32, cand, base);
         assertEquals(12000.0, c.callsPerSec().median(), 1e-6);
         assertEquals(1.2, c.ratio().median(), 1e-9);

@@ -62,7 +62,8 @@ public class CPeerManyConnectionsTest {
             cmd.addAll(List.of(args));
             Path err = Files.createTempFile(dir, "err", ".txt");
             Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
-            return new Client(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
+            return new Client(p, new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.US_ASCII)),
                     new OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII), err);
         }
 
@@ -70,7 +71,8 @@ public class CPeerManyConnectionsTest {
 
         String line() throws IOException {
             String line = ChildLines.next(out, process, 120, "the C client");
-            if (line == null) throw new AssertionError("the C client ended: " + ChildLines.exitOf(process) + ", stderr " + stderr());
+            if (line == null) throw new AssertionError("the C client ended: " + ChildLines.exitOf(process)
+                    + ", stderr " + stderr());
             return line;
         }
 
@@ -195,7 +197,8 @@ public class CPeerManyConnectionsTest {
         List<ConnectionStats> closed = awaitAllClosed(c.pid(), 200);
         assertEquals(200, closed.size());
         assertEquals(200 * 2 + total, sum(closed));
-        assertEquals(200, closed.stream().filter(s -> s.closeReason().equals("peer closed")).count(), closed.toString());
+        assertEquals(200, closed.stream().filter(s -> s.closeReason().equals("peer closed")).count(),
+                closed.toString());
     }
 
     @Test
@@ -206,7 +209,9 @@ public class CPeerManyConnectionsTest {
         assertEquals(5, d.out().size(), d.out().toString());
         assertEquals("connected 50", d.out().get(0));
         assertTrue(d.out().get(1).startsWith("total time: "), d.out().toString());
-        assertTrue(d.out().get(2).endsWith("(50 connections, 5 active, one request in flight each, epoll level-triggered, framing frame)"),
+        assertTrue(d.out().get(2)
+                .endsWith("(50 connections, 5 active, one request in flight each, epoll level-triggered, framing "
+                        + "frame)"),
                 d.out().get(2));
         assertTrue(d.out().get(3).startsWith("per call: "), d.out().toString());
         String json = d.out().get(4);
@@ -236,7 +241,8 @@ public class CPeerManyConnectionsTest {
         assertEquals(2L * 200 + (long) CPeer.num(json, "sends"), strace.getOrDefault("sendto", 0L));
         assertEquals(2L * 200 + (long) CPeer.num(json, "reads"), strace.getOrDefault("recvfrom", 0L));
         assertEquals(0L, strace.getOrDefault("sendmsg", 0L));
-        // No partial send waited for (polls 0); the 180 idle connections checked with one poll() before the run and one at exit.
+        // No partial send waited for (polls 0); the 180 idle connections checked with one poll() before the run and one
+        // at exit.
         assertEquals(0, (long) CPeer.num(json, "polls"));
         assertEquals(2L, strace.getOrDefault("poll", 0L));
         // (d.pid() is strace's: the client's connections are waited for by the server's count.)
@@ -262,7 +268,8 @@ public class CPeerManyConnectionsTest {
     @Test
     void theSoftFileLimitIsRaisedToTheHardOneAndAHardLimitTooLowFailsInOneLine() throws Exception {
         // 200 connections with a soft limit of 64: only if the process raised it.
-        Done raised = runToEnd(List.of("sh", "-c", "ulimit -Sn 64 && exec \"$0\" \"$@\""), "-M", "200", "-A", "10", "-n", "100", "-j");
+        Done raised = runToEnd(List.of("sh", "-c", "ulimit -Sn 64 && exec \"$0\" \"$@\""), "-M", "200", "-A", "10",
+                "-n", "100", "-j");
         assertEquals(0, raised.exit(), raised.err().toString());
         assertEquals("connected 200", raised.out().get(0));
         assertEquals(100, (long) CPeer.num(raised.out().get(4), "sends"));
@@ -270,7 +277,9 @@ public class CPeerManyConnectionsTest {
 
         Done low = runToEnd(List.of("sh", "-c", "ulimit -n 100 && exec \"$0\" \"$@\""), "-M", "200");
         assertEquals(1, low.exit());
-        assertEquals(List.of("sysframe_ping: -M 200: needs 216 file descriptors, over the hard RLIMIT_NOFILE of 100 (raise it: ulimit -Hn as root)"),
+        assertEquals(
+                List.of("sysframe_ping: -M 200: needs 216 file descriptors, over the hard RLIMIT_NOFILE of 100 (raise "
+                + "it: ulimit -Hn as root)"),
                 low.err());
         assertEquals(List.of(), low.out());
     }
@@ -278,7 +287,8 @@ public class CPeerManyConnectionsTest {
     @Test
     void badOptionsExitTwoWithOneLine() throws Exception {
         List<List<String>> cases = List.of(
-                List.of("-M", "200", "-A", "201"), List.of("-A", "5"), List.of("-M", "0"), List.of("-M", "10", "-A", "x"),
+                List.of("-M", "200", "-A", "201"), List.of("-A", "5"), List.of("-M", "0"),
+                List.of("-M", "10", "-A", "x"),
                 List.of("-M", "10", "-d", "4"), List.of("-M", "10", "-L"), List.of("-M", "10", "-W", "spin"),
                 List.of("-M", "10", "-f", "split"));
         for (List<String> args : cases) {
@@ -287,7 +297,8 @@ public class CPeerManyConnectionsTest {
             assertEquals(1, d.err().size(), args + ": " + d.err());
             assertEquals(List.of(), d.out(), args.toString());
         }
-        assertEquals(List.of("sysframe_ping: -A: invalid value '201' (0..200, at most -M)"), runToEnd("-M", "200", "-A", "201").err());
+        assertEquals(List.of("sysframe_ping: -A: invalid value '201' (0..200, at most -M)"),
+                runToEnd("-M", "200", "-A", "201").err());
         // -R with no active connection: a count is refused, reconnect is not.
         Client c = Client.start("-M", "3", "-A", "0", "-R");
         assertEquals("connected 3", c.line());
@@ -309,7 +320,8 @@ public class CPeerManyConnectionsTest {
             bound.bind(UnixDomainSocketAddress.of(refused));
             Done d = runAt(refused, "-M", "5");
             assertEquals(1, d.exit());
-            assertEquals(List.of("sysframe_ping: connect " + refused + ": Connection refused (connection 1 of 5)"), d.err());
+            assertEquals(List.of("sysframe_ping: connect " + refused + ": Connection refused (connection 1 of 5)"),
+                    d.err());
             assertEquals(List.of(), d.out());
         }
         // A listener that never accepts, backlog 1: its queue fills, the connects find it full for the bounded 10 s.
@@ -318,7 +330,8 @@ public class CPeerManyConnectionsTest {
             Done d = runAt(full, "-M", "5");
             assertEquals(1, d.exit());
             assertEquals(1, d.err().size(), d.err().toString());
-            assertTrue(d.err().get(0).startsWith("sysframe_ping: connect " + full + ": the listen backlog stayed full for 10 s ("),
+            assertTrue(d.err().get(0).startsWith("sysframe_ping: connect " + full
+                    + ": the listen backlog stayed full for 10 s ("),
                     d.err().get(0));
             assertTrue(d.err().get(0).endsWith(" of 5 connected)"), d.err().get(0));
             assertEquals(List.of(), d.out());
@@ -329,11 +342,14 @@ public class CPeerManyConnectionsTest {
     void anIdleConnectionTheServerClosedEndsTheProcessBeforeItsNextRun() throws Exception {
         // A server of its own that closes a connection from which nothing came for 100 ms.
         Path own = dir.resolve("idle-timeout.sock");
-        try (GroutServer strict = GroutServer.start(ServerOptions.defaults().socketPath(own.toString()).idleTimeout(Duration.ofMillis(100)))) {
-            List<String> cmd = new ArrayList<>(List.of(CPeerModesTest.binary().toString(), "-s", own.toString(), "-M", "10", "-A", "2", "-R", "-j"));
+        try (GroutServer strict = GroutServer.start(ServerOptions.defaults().socketPath(own.toString())
+                .idleTimeout(Duration.ofMillis(100)))) {
+            List<String> cmd = new ArrayList<>(List.of(CPeerModesTest.binary().toString(), "-s", own.toString(), "-M",
+                    "10", "-A", "2", "-R", "-j"));
             Path err = Files.createTempFile(dir, "err", ".txt");
             Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
-            Client c = new Client(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
+            Client c = new Client(p, new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.US_ASCII)),
                     new OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII), err);
             assertEquals("connected 10", c.line());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -199,7 +199,8 @@ public class CPeerModesTest {
         try {
             CPeer c = new CPeer("c-pipe", "sendmsg", new CPeer.Options("spin:20", 0, 16, 4));
             List<String> cmd = c.command(socket, 32);
-            assertEquals(List.of("-W", "spin:20", "-d", "16", "-b", "4", "-c", "0"), cmd.subList(cmd.size() - 8, cmd.size()));
+            assertEquals(List.of("-W", "spin:20", "-d", "16", "-b", "4", "-c", "0"),
+                    cmd.subList(cmd.size() - 8, cmd.size()));
             try (CPeer.Runner runner = c.probe(socket, ServerSample.Source.of(server))) {
                 Cell cell = new Cell("c-pipe", 32, c.describe(), 1600, 0, runner);
                 List<Long> pids = null;
@@ -219,7 +220,8 @@ public class CPeerModesTest {
                 }
             }
             assertThrows(IllegalArgumentException.class, () -> new CPeer.Options("block", -1, 4, 5));
-            assertThrows(IllegalArgumentException.class, () -> new CPeer("x", "split", new CPeer.Options("block", -1, 4, 4)));
+            assertThrows(IllegalArgumentException.class, () ->
+                    new CPeer("x", "split", new CPeer.Options("block", -1, 4, 4)));
         } finally {
             if (old == null) System.clearProperty("sysframe.cpeer");
             else System.setProperty("sysframe.cpeer", old);
@@ -268,10 +270,13 @@ public class CPeerModesTest {
     @Test
     void leanRefusesWhatNeedsAClockABatchOrTwoSendsInOneLine() throws Exception {
         Map<List<String>, String> cases = Map.of(
-                List.of("-L", "-d", "8", "-b", "4"), "sysframe_ping: -L: -b: lean mode refills as answers come (leave out -b)",
-                List.of("-L", "-f", "split"), "sysframe_ping: -L: -f: lean mode sends each refill with one send() (leave out -f split)",
+                List.of("-L", "-d", "8", "-b", "4"),
+                "sysframe_ping: -L: -b: lean mode refills as answers come (leave out -b)",
+                List.of("-L", "-f", "split"),
+                        "sysframe_ping: -L: -f: lean mode sends each refill with one send() (leave out -f split)",
                 List.of("-L", "-r", "exact"), "sysframe_ping: -L: -r: lean mode reads ahead (leave out -r exact)",
-                List.of("-L", "-W", "spin:5"), "sysframe_ping: -L: -W: lean mode reads no clock per request: block, spin or yield");
+                List.of("-L", "-W", "spin:5"),
+                        "sysframe_ping: -L: -W: lean mode reads no clock per request: block, spin or yield");
         for (Map.Entry<List<String>, String> c : cases.entrySet()) {
             Run r = run(c.getKey().toArray(String[]::new));
             assertEquals(2, r.exit, c.getKey().toString());
@@ -290,7 +295,8 @@ public class CPeerModesTest {
                 "-n", "1000", "-l", "32", "-L");
         assertEquals(0, r.exit, r.err.toString());
         Map<String, Long> strace = straceCalls(Files.readString(summary));
-        // The timed loop: 1000 send() of a prebuilt frame and 1000 recv(); GR_HELLO before it: one sendmsg, one recvfrom.
+        // The timed loop: 1000 send() of a prebuilt frame and 1000 recv(); GR_HELLO before it: one sendmsg, one
+        // recvfrom.
         assertEquals(1000L, strace.getOrDefault("sendto", 0L));
         assertEquals(1001L, strace.getOrDefault("recvfrom", 0L));
         assertEquals(1L, strace.getOrDefault("sendmsg", 0L));
@@ -307,7 +313,8 @@ public class CPeerModesTest {
             assertEquals(List.of("-R", "-j", "-W", "block", "-d", "1", "-L"), cmd.subList(cmd.size() - 7, cmd.size()));
             assertTrue(c.describe().startsWith("C lean, gcc -O2, one send() per refill as answers come"), c.describe());
             assertThrows(IllegalArgumentException.class, () -> CPeer.Options.lean("spin:20", -1, 1));
-            assertThrows(IllegalArgumentException.class, () -> new CPeer("x", "split", CPeer.Options.lean("block", -1, 1)));
+            assertThrows(IllegalArgumentException.class, () ->
+                    new CPeer("x", "split", CPeer.Options.lean("block", -1, 1)));
             try (CPeer.Runner runner = c.probe(socket, ServerSample.Source.of(server), 4)) {
                 Cell cell = new Cell("c-lean", 32, c.describe(), 4000, 0, runner);
                 for (int round = 1; round <= 2; round++) {
@@ -342,7 +349,8 @@ public class CPeerModesTest {
         for (;;) {
             List<ConnectionStats> mine = server.closedConnections().stream().filter(c -> c.peerPid() == pid).toList();
             if (mine.size() >= nth) return mine.get(nth - 1);
-            if (System.nanoTime() > deadline) throw new AssertionError("connection " + nth + " of pid " + pid + " not closed: " + mine);
+            if (System.nanoTime() > deadline) throw new AssertionError("connection " + nth + " of pid " + pid
+                    + " not closed: " + mine);
             Thread.sleep(10);
         }
     }
@@ -350,14 +358,16 @@ public class CPeerModesTest {
     @Test
     void warmUpCallsAreMadeInWholeChunksButNotReported() throws Exception {
         // lean, one timed call at a time, a pipeline of batches: the JSON counts only the timed calls.
-        Map<List<String>, Long> modes = Map.of(List.of("-L"), 1000L, List.of(), 1000L, List.of("-d", "8", "-b", "8"), 125L);
+        Map<List<String>, Long> modes = Map.of(List.of("-L"), 1000L, List.of(), 1000L, List.of("-d", "8", "-b", "8"),
+                125L);
         for (Map.Entry<List<String>, Long> mode : modes.entrySet()) {
             List<String> args = new ArrayList<>(List.of("-n", "1000", "-l", "32", "-U", "30"));
             args.addAll(mode.getKey());
             Path out = Files.createTempFile(dir, "warm", ".txt");
             List<String> cmd = new ArrayList<>(List.of(binary().toString(), "-s", socket, "-j"));
             cmd.addAll(args);
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "timed out: " + cmd);
             assertEquals(0, p.exitValue(), cmd.toString());
             String json = Files.readAllLines(out).stream().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
@@ -391,7 +401,8 @@ public class CPeerModesTest {
                 in.write("\n");
                 in.flush();
                 String json = null;
-                for (String line; json == null && (line = out.readLine()) != null; ) if (line.startsWith("{")) json = line;
+                for (String line; json == null && (line = out.readLine()) != null; ) if (line.startsWith("{")) json =
+                        line;
                 assertNotNull(json, "no summary for " + command);
                 assertEquals(Long.parseLong(command), (long) CPeer.num(json, "count"));
                 assertEquals(Long.parseLong(command), (long) CPeer.num(json, "sends"));
@@ -415,7 +426,8 @@ public class CPeerModesTest {
         String own = dir.resolve("anew.sock").toString();
         GroutServer first = GroutServer.start(ServerOptions.defaults().socketPath(own));
         GroutServer second = null;
-        try (CPeer.Runner runner = new CPeer("c-lean", "sendmsg", CPeer.Options.lean("block", -1, 1)).probe(own, ServerSample.Source.of(first))) {
+        try (CPeer.Runner runner = new CPeer("c-lean", "sendmsg", CPeer.Options.lean("block", -1, 1)).probe(own,
+                ServerSample.Source.of(first))) {
             Cell cell = new Cell("c-lean", 32, "", 500, 0, runner);
             Measurement m1 = runner.measure(cell, 500, 1);
             List<Long> pids = runner.pids();

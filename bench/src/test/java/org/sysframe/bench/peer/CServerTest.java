@@ -206,18 +206,23 @@ public class CServerTest {
         public void close() throws IOException { ch.close(); }
     }
 
-    static ByteBuffer frames(int capacity) { return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder()); }
+    static ByteBuffer frames(int capacity) {
+        return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
+    }
 
     static ByteBuffer request(ByteBuffer b, int id, int type, byte[] payload) {
         return b.putInt(id).putInt(type).putInt(payload.length).put(payload);
     }
 
     static byte[] helloPayload(int apiVersion) {
-        ByteBuffer b = ByteBuffer.allocate(132).order(ByteOrder.nativeOrder()).putInt(apiVersion).put("raw".getBytes(StandardCharsets.US_ASCII));
+        ByteBuffer b = ByteBuffer.allocate(132).order(ByteOrder.nativeOrder()).putInt(apiVersion)
+                .put("raw".getBytes(StandardCharsets.US_ASCII));
         return b.array();
     }
 
-    static byte[] u16(int v) { return ByteBuffer.allocate(2).order(ByteOrder.nativeOrder()).putShort((short) v).array(); }
+    static byte[] u16(int v) {
+        return ByteBuffer.allocate(2).order(ByteOrder.nativeOrder()).putShort((short) v).array();
+    }
 
     static byte[] u32(int v) { return ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(v).array(); }
 
@@ -410,7 +415,8 @@ public class CServerTest {
                 new Object[] {GroutApi.PING, new byte[0], new Resp(1, EBADMSG, new byte[0])}, // before GR_HELLO
                 new Object[] {UNKNOWN, new byte[0], new Resp(2, EBADMSG, new byte[0])},
                 new Object[] {GroutApi.HELLO, u32(11), new Resp(3, EMSGSIZE, new byte[0])}, // shorter than 132 bytes
-                new Object[] {GroutApi.HELLO, helloPayload(10), new Resp(4, EBADMSG, u32(11))}, // the server's version with it
+                // the server's version with it
+                new Object[] {GroutApi.HELLO, helloPayload(10), new Resp(4, EBADMSG, u32(11))},
                 new Object[] {GroutApi.PING, new byte[0], new Resp(5, EBADMSG, new byte[0])}, // still no GR_HELLO
                 new Object[] {GroutApi.HELLO, helloPayload(11), new Resp(6, 0, u16(1024))},
                 new Object[] {GroutApi.PING, new byte[0], new Resp(7, 0, new byte[0])},
@@ -440,7 +446,8 @@ public class CServerTest {
             s.reset();
             try (Raw c = new Raw(s.socket)) {
                 ByteBuffer all = frames(2000);
-                for (int i = 0; i < cases.size(); i++) request(all, i + 1, (int) cases.get(i)[0], (byte[]) cases.get(i)[1]);
+                for (int i = 0; i < cases.size(); i++) request(all, i + 1, (int) cases.get(i)[0],
+                        (byte[]) cases.get(i)[1]);
                 c.send(all);
                 for (Object[] k : cases) assertResp((Resp) k[2], c.read());
                 String json = s.stats();
@@ -486,7 +493,9 @@ public class CServerTest {
             assertEquals(0, s.quit());
             List<String> err = s.errLines();
             assertEquals(1, err.size(), err.toString());
-            assertTrue(err.get(0).contains("request payload_len 131073 over GR_API_MAX_MSG_LEN 131072: closing the connection"), err.get(0));
+            assertTrue(err.get(0)
+                    .contains("request payload_len 131073 over GR_API_MAX_MSG_LEN 131072: closing the connection"),
+                            err.get(0));
         }
     }
 
@@ -534,7 +543,8 @@ public class CServerTest {
                 }
                 long after = s.stat("rss_kb");
                 // Each holds its struct (64 bytes with malloc's own); its buffers went back to the free list.
-                assertTrue((after - before) * 1024 / 1000 <= 1024, "resident memory " + before + " KiB, with 1,000 idle connections " + after + " KiB");
+                assertTrue((after - before) * 1024 / 1000 <= 1024, "resident memory " + before
+                        + " KiB, with 1,000 idle connections " + after + " KiB");
             } finally {
                 for (Raw c : conns) c.close();
             }
@@ -564,7 +574,8 @@ public class CServerTest {
             assertEquals(0, s.quit());
             List<String> err = s.errLines();
             assertEquals(1, err.size(), "one line for the episode: " + err);
-            assertTrue(err.get(0).startsWith("sysframe_serve: accept4: Too many open files (" + room + " connections open)"), err.get(0));
+            assertTrue(err.get(0).startsWith("sysframe_serve: accept4: Too many open files (" + room
+                    + " connections open)"), err.get(0));
             assertFalse(Files.exists(Path.of(socket)));
         }
     }
@@ -573,7 +584,8 @@ public class CServerTest {
     void commandsAndTheWaysItEnds() throws Exception {
         Path sock = dir.resolve("c.sock");
         try (Serve s = new Serve(dir)) {
-            assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE), Files.getPosixFilePermissions(sock));
+            assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
+                    Files.getPosixFilePermissions(sock));
             assertEquals("error: unknown command 'bogus' (stats, reset, quit)", s.command("bogus"));
             assertEquals("error: command longer than 255 bytes", s.command("x".repeat(300)));
             assertEquals(0, s.stat("requests"));

@@ -25,7 +25,8 @@ class ClientThreadsProbeTest {
             GroutServer server = f.server(p.server(socket).loops(1));
             List<PeerThread> clients = new ArrayList<>();
             for (int i = 0; i < 3; i++) clients.add(f.peer(new SysframePeer("client " + i, p.client(socket)), socket));
-            Cell cell = new Cell("1 loop", 32, "", 301, 30, new ClientThreadsProbe(clients, ServerSample.Source.of(server)));
+            Cell cell = new Cell("1 loop", 32, "", 301, 30,
+                    new ClientThreadsProbe(clients, ServerSample.Source.of(server)));
             List<Measurement> runs = RoundRunner.run("test", List.of(cell), 2);
             assertEquals(2, runs.size());
             for (Measurement m : runs) {

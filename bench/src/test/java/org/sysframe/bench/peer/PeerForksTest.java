@@ -22,7 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The peers table's Java peers in child JVMs against a real embedded server of this JVM: exact counts, rounds spread over forks. */
+/**
+ * The peers table's Java peers in child JVMs against a real embedded server of this JVM: exact counts, rounds spread
+ * over forks.
+ */
 class PeerForksTest {
     @Test
     void roundsGoToTheForksInTurn() {
@@ -37,7 +40,8 @@ class PeerForksTest {
         SyscallCounts lib = SyscallCounts.builder().sendmsg(600).recvfrom(600).build();
         SyscallCounts kernel = SyscallCounts.builder().sendmsg(600).recvfrom(601).futex(3).build();
         SortedSet<Integer> cpus = new TreeSet<>(List.of(1, 3));
-        PeerFork.ClientSide side = new PeerFork.ClientSide(1, 600, 0.041234567, new long[] {50_000, 60_000, 90_000, 120_000, 700_000},
+        PeerFork.ClientSide side = new PeerFork.ClientSide(1, 600, 0.041234567,
+                new long[] {50_000, 60_000, 90_000, 120_000, 700_000},
                 lib, kernel, new ThreadCpu(12_345_678, 1_000, 11_000, 601, 2), cpus, null);
         PeerFork.ClientSide back = PeerFork.ClientSide.parse(side.format());
         assertEquals(1, back.clients());
@@ -63,7 +67,8 @@ class PeerForksTest {
             ServerSample.Source side = ServerSample.Source.of(server);
             PeerForks forks = f.closing(PeerForks.start(2, PeerFork.Peers.PEER_TABLE, socket, -1));
             assertEquals(2, forks.count());
-            IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> forks.probe("nobody", side));
+            IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () ->
+                    forks.probe("nobody", side));
             assertEquals("no peer nobody in a fork (sysframe, jdk-gather, jdk-2write, jnr)", unknown.getMessage());
             Cell sysframe = new Cell("sysframe", 32, "", 301, 10, forks.probe("sysframe", side));
             Cell jdk = new Cell("jdk-gather", 1024, "", 200, 0, forks.probe("jdk-gather", side));
@@ -86,7 +91,8 @@ class PeerForksTest {
                 assertTrue(m.clientCpu().cpuNanos() > 0, "client CPU from the fork");
                 assertNotNull(m.serverCpu());
                 assertTrue(m.cpus().startsWith("client cpu "), m.cpus());
-                if (m.clientKernel() != null && m.clientLibrary() != null) assertEquals(m.clientLibrary(), m.clientKernel());
+                if (m.clientKernel() != null && m.clientLibrary() != null) assertEquals(m.clientLibrary(),
+                        m.clientKernel());
             }
             // A bad request fails in the fork with one line, and the fork answers the next one.
             Cell tooBig = new Cell("sysframe", 200_000, "", 1, 0, forks.probe("sysframe", side));

@@ -4,7 +4,10 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The pipelined peer keeps at most 96 KiB of requests in flight, so that a deep window of large messages cannot deadlock. */
+/**
+ * The pipelined peer keeps at most 96 KiB of requests in flight, so that a deep window of large messages cannot
+ * deadlock.
+ */
 class PipelinedPeerWindowTest {
     @Test
     void theWindowShrinksOnlyWhereTheBytesInFlightWouldPassTheCap() {

@@ -44,10 +44,13 @@ class SharedMemoryRowCountsTest {
         Pairing p = Pairing.named("sysframe");
         try (BenchFixture f = new BenchFixture("shm-row-test")) {
             String socket = f.socket("shm");
-            GroutServer server = f.server(p.server(socket).sharedMemory(true).sharedMemoryWaitMode(mode).waitMode(WaitMode.BLOCK));
-            PeerThread client = f.peer(new SysframePeer("shm", p.client(socket).sharedMemory(true).waitMode(mode)), socket);
+            GroutServer server = f.server(p.server(socket).sharedMemory(true).sharedMemoryWaitMode(mode)
+                    .waitMode(WaitMode.BLOCK));
+            PeerThread client = f.peer(new SysframePeer("shm", p.client(socket).sharedMemory(true).waitMode(mode)),
+                    socket);
             assertEquals("shm", client.peer().transport());
-            Cell cell = new Cell("shm " + mode, 32, "", CALLS, 300, new ClientThreadsProbe(List.of(client), new ChannelSide(server)));
+            Cell cell = new Cell("shm " + mode, 32, "", CALLS, 300,
+                    new ClientThreadsProbe(List.of(client), new ChannelSide(server)));
             return RoundRunner.run("test", List.of(cell), 2);
         }
     }
@@ -57,7 +60,8 @@ class SharedMemoryRowCountsTest {
         assertNotNull(kernel, side + ": kernel counts");
         for (SyscallKind k : SyscallKind.values()) {
             if (k == SyscallKind.FUTEX) {
-                assertTrue(kernel.get(k) >= library.get(k), side + " futex: kernel " + kernel.get(k) + ", library " + library.get(k));
+                assertTrue(kernel.get(k) >= library.get(k), side + " futex: kernel " + kernel.get(k) + ", library "
+                        + library.get(k));
             } else {
                 assertEquals(library.get(k), kernel.get(k), side + " " + k.kernelName() + ": kernel vs library");
             }
@@ -70,7 +74,8 @@ class SharedMemoryRowCountsTest {
             assertEquals(CALLS, m.calls());
             // The spinning client makes no futex call; its only calls are its rare looks at the socket.
             assertEquals(0, m.clientLibrary().get(SyscallKind.FUTEX));
-            assertEquals(m.clientLibrary().get(SyscallKind.RECVFROM), m.clientLibrary().total(), "client: " + m.clientLibrary());
+            assertEquals(m.clientLibrary().get(SyscallKind.RECVFROM), m.clientLibrary().total(), "client: "
+                    + m.clientLibrary());
             // The channel's thread, not the socket loop: it spins, so no syscall of the library's at all.
             assertEquals(SyscallCounts.ZERO, m.serverLibrary(), "channel thread");
             kernelIsLibraryButFutex("client", m.clientLibrary(), m.clientKernel());
@@ -84,11 +89,14 @@ class SharedMemoryRowCountsTest {
     @Test
     void blockingBothSidesTheFutexCallsOfClientAndChannelAreCountedByTheKernelToo() throws Exception {
         for (Measurement m : rows(WaitMode.parse("block"))) {
-            long clientFutex = m.clientLibrary().get(SyscallKind.FUTEX), channelFutex = m.serverLibrary().get(SyscallKind.FUTEX);
-            // Each side sleeps for the other at most once a call and wakes the other at most once: at most 2 per call and side.
+            long clientFutex = m.clientLibrary().get(SyscallKind.FUTEX), channelFutex =
+                    m.serverLibrary().get(SyscallKind.FUTEX);
+            // Each side sleeps for the other at most once a call and wakes the other at most once: at most 2 per call
+            // and side.
             assertTrue(clientFutex > 0 && clientFutex <= 2L * CALLS, "client futex " + clientFutex);
             assertTrue(channelFutex > 0 && channelFutex <= 2L * CALLS, "channel futex " + channelFutex);
-            assertEquals(clientFutex, m.clientLibrary().total() - m.clientLibrary().get(SyscallKind.RECVFROM), "client: " + m.clientLibrary());
+            assertEquals(clientFutex, m.clientLibrary().total() - m.clientLibrary().get(SyscallKind.RECVFROM),
+                    "client: " + m.clientLibrary());
             assertEquals(channelFutex, m.serverLibrary().total(), "channel: " + m.serverLibrary());
             kernelIsLibraryButFutex("client", m.clientLibrary(), m.clientKernel());
             kernelIsLibraryButFutex("channel", m.serverLibrary(), m.serverKernel());
@@ -104,7 +112,8 @@ class SharedMemoryRowCountsTest {
         for (int i = 0; i < 5_000_000; i++) x += i ^ (x >>> 3); // some CPU of this thread
         long b = ThreadClock.cpuNanos(tid);
         assertTrue(b > a, a + " then " + b + " (" + x + ")");
-        IllegalStateException gone = Assertions.assertThrows(IllegalStateException.class, () -> ThreadClock.cpuNanos(999_999_999));
+        IllegalStateException gone = Assertions.assertThrows(IllegalStateException.class, () ->
+                ThreadClock.cpuNanos(999_999_999));
         assertEquals("clock_gettime(CPU clock of thread 999999999) failed: the thread is gone", gone.getMessage());
     }
 
@@ -125,7 +134,8 @@ class SharedMemoryRowCountsTest {
         assertEquals(SyscallCounts.ZERO, m.clientKernel(), "client process");
         assertEquals(SyscallCounts.ZERO, m.serverKernel(), "server process");
         assertTrue(m.kernelAgrees());
-        assertTrue(m.p50Nanos() > 0 && m.p50Nanos() <= m.p99Nanos() && m.p99Nanos() <= m.maxNanos(), m.p50Nanos() + " " + m.p99Nanos());
+        assertTrue(m.p50Nanos() > 0 && m.p50Nanos() <= m.p99Nanos() && m.p99Nanos() <= m.maxNanos(), m.p50Nanos() + " "
+                + m.p99Nanos());
         assertTrue(m.seconds() > 0);
         assertEquals("client cpu 1; server cpu 0", m.cpus());
     }
@@ -140,12 +150,15 @@ class SharedMemoryRowCountsTest {
             assertEquals(SyscallCounts.ZERO, m.clientKernel(), "client thread");
             assertEquals(SyscallCounts.ZERO, m.serverKernel(), "server thread");
             assertTrue(m.kernelAgrees());
-            assertTrue(m.p50Nanos() > 0 && m.p50Nanos() <= m.p99Nanos() && m.p99Nanos() <= m.maxNanos(), m.p50Nanos() + " " + m.p99Nanos());
+            assertTrue(m.p50Nanos() > 0 && m.p50Nanos() <= m.p99Nanos() && m.p99Nanos() <= m.maxNanos(), m.p50Nanos()
+                    + " " + m.p99Nanos());
             // Both threads spin through the whole run: their CPU clocks advanced in it.
-            assertTrue(m.clientCpu().cpuNanos() > 0 && m.serverCpu().cpuNanos() > 0, m.clientCpu() + " / " + m.serverCpu());
+            assertTrue(m.clientCpu().cpuNanos() > 0 && m.serverCpu().cpuNanos() > 0, m.clientCpu() + " / "
+                    + m.serverCpu());
             assertEquals("client cpu 1; server cpu 0", m.cpus());
         }
-        IOException big = assertThrows(IOException.class, () -> floor.measure(new Cell("Java shm", 4097, "", 10, 1, floor), 10, 1));
+        IOException big = assertThrows(IOException.class, () ->
+                floor.measure(new Cell("Java shm", 4097, "", 10, 1, floor), 10, 1));
         assertEquals("the Java ping-pong carries 0..4096 bytes, not 4097", big.getMessage());
     }
 
@@ -157,7 +170,8 @@ class SharedMemoryRowCountsTest {
             IOException server = assertThrows(IOException.class, () -> JavaShmPingPong.serve(page, 32, 10));
             assertEquals("java ping-pong: the client gave up", server.getMessage());
             page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.ANSWER_SEQ, JavaShmPingPong.GAVE_UP);
-            IOException client = assertThrows(IOException.class, () -> JavaShmPingPong.call(page, 32, 10, new Histogram(1_000_000L, 2)));
+            IOException client = assertThrows(IOException.class, () ->
+                    JavaShmPingPong.call(page, 32, 10, new Histogram(1_000_000L, 2)));
             assertEquals("java ping-pong: the server gave up", client.getMessage());
         }
     }

@@ -43,7 +43,8 @@ class ConnectionsTableTest {
             assertTrue(new ConnectionsTable().cells().containsAll(t.names()), "every cell it ran is declared");
             assertEquals(List.of("epoll 1 loop", "C lean epoll 1 loop", "epoll 2 loops", "C lean epoll 2 loops",
                     "io_uring 1 loop", "C lean io_uring 1 loop", "C server", "C lean C server",
-                    "epoll 1 loop (1 conn)", "C lean epoll 1 loop (1 conn)", "C server (1 conn)", "C lean C server (1 conn)"), t.names());
+                    "epoll 1 loop (1 conn)", "C lean epoll 1 loop (1 conn)", "C server (1 conn)",
+                            "C lean C server (1 conn)"), t.names());
             // Two sets of rounds, one after the other: every run of a sysframe row before any of a C row.
             List<Measurement> all = t.runs();
             int lastSysframe = -1, firstC = Integer.MAX_VALUE;
@@ -52,7 +53,8 @@ class ConnectionsTableTest {
                 if (all.get(i).cell().startsWith(ConnectionsTable.C_LEAN_PREFIX)) firstC = Math.min(firstC, i);
                 else lastSysframe = i;
             }
-            assertTrue(lastSysframe >= 0 && lastSysframe < firstC, "sysframe runs up to " + lastSysframe + ", C runs from " + firstC);
+            assertTrue(lastSysframe >= 0 && lastSysframe < firstC, "sysframe runs up to " + lastSysframe
+                    + ", C runs from " + firstC);
             long calls = 100L * ConnectionsTable.CLIENTS;
             for (String name : names) {
                 List<Measurement> runs = t.runs(name, ConnectionsTable.PAYLOAD);
@@ -70,13 +72,15 @@ class ConnectionsTableTest {
                 assertEquals(control, client.get(SyscallKind.WRITE), name);
                 assertEquals(2 * calls + 2 * control, client.total(), name + ": " + client);
                 if (m.clientKernel() != null) {
-                    assertTrue(m.kernelAgrees(), name + ": library " + m.serverLibrary() + ", kernel " + m.serverKernel());
+                    assertTrue(m.kernelAgrees(), name + ": library " + m.serverLibrary() + ", kernel "
+                            + m.serverKernel());
                     assertEquals(client, m.clientKernel(), name);
                 }
                 boolean uring = name.contains(Backend.IO_URING.toString());
                 long enters = m.serverSyscalls().get(SyscallKind.IO_URING_ENTER);
                 assertEquals(uring, enters > 0, name + ": " + m.serverSyscalls());
-                if (uring) assertEquals(enters, m.serverSyscalls().total(), name + ": io_uring_enter only, " + m.serverSyscalls());
+                if (uring) assertEquals(enters, m.serverSyscalls().total(), name + ": io_uring_enter only, "
+                        + m.serverSyscalls());
                 else if (name.contains(ConnectionsTable.C_SERVER)) {
                     // The C server: one recv() and one writev() per request (one in flight per connection); with one
                     // connection one epoll_wait each too (the wakes of its stats commands taken out).
@@ -84,9 +88,11 @@ class ConnectionsTableTest {
                     assertEquals(calls, server.get(SyscallKind.RECVFROM), name + ": " + server);
                     assertEquals(calls, server.get(SyscallKind.WRITEV), name + ": " + server);
                     if (clients == 1) assertEquals(3 * calls, server.total(), name + ": " + server);
-                    else assertEquals(2 * calls + server.get(SyscallKind.EPOLL_WAIT), server.total(), name + ": " + server);
+                    else assertEquals(2 * calls + server.get(SyscallKind.EPOLL_WAIT), server.total(), name + ": "
+                            + server);
                 } else {
-                    assertEquals(calls, m.serverSyscalls().get(SyscallKind.RECVFROM) - m.serverEmpty().get(SyscallKind.RECVFROM), name);
+                    assertEquals(calls, m.serverSyscalls().get(SyscallKind.RECVFROM)
+                            - m.serverEmpty().get(SyscallKind.RECVFROM), name);
                 }
             }
         } finally {

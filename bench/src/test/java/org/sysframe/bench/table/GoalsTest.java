@@ -38,7 +38,8 @@ class GoalsTest {
         assertEquals(Goal.Status.MET, AT_MOST.judge(ci(0.70, 0.60, 0.85)));
         assertEquals(Goal.Status.NOT_SETTLED, AT_MOST.judge(ci(0.70, 0.60, 0.86)));
         assertEquals(Goal.Status.MISSED, AT_MOST.judge(ci(0.90, 0.851, 1.0)));
-        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(new Interval(Double.NaN, Double.NaN, Double.NaN, 3, true)));
+        assertEquals(Goal.Status.NOT_SETTLED, AT_LEAST.judge(new Interval(Double.NaN, Double.NaN, Double.NaN, 3,
+                true)));
         assertEquals(">= 1.10x", AT_LEAST.want());
         assertEquals("<= 0.85x", AT_MOST.want());
     }
@@ -49,7 +50,8 @@ class GoalsTest {
     void aLevelGoalIsLevelInsideItsBandMetAboveItAndMissedBelow() {
         assertEquals(Goal.Status.LEVEL, LEVEL.judge(ci(1.00, 0.97, 1.03)));
         assertEquals(Goal.Status.LEVEL, LEVEL.judge(ci(0.99, 0.98, 1.01)));
-        assertEquals(Goal.Status.NOT_SETTLED, LEVEL.judge(ci(1.10, 0.98, 1.20)), "level or better: which is not known yet");
+        assertEquals(Goal.Status.NOT_SETTLED, LEVEL.judge(ci(1.10, 0.98, 1.20)),
+                "level or better: which is not known yet");
         assertEquals(Goal.Status.MET, LEVEL.judge(ci(1.30, 1.20, 1.40)));
         assertEquals(Goal.Status.NOT_SETTLED, LEVEL.judge(ci(1.00, 0.96, 1.02)));
         assertEquals(Goal.Status.MISSED, LEVEL.judge(ci(0.90, 0.85, 0.969)));
@@ -68,7 +70,8 @@ class GoalsTest {
         Interval i = new Interval(Math.sqrt(1.2), 1.0, 1.2, 10, true);
         assertEquals(Goal.Status.NOT_SETTLED, g.judge(i));
         assertEquals(47, g.roundsNeeded(i));
-        assertEquals(Integer.MAX_VALUE, g.roundsNeeded(new Interval(1.05, 1.0, 1.1, 10, true)), "an estimate on the bound never settles");
+        assertEquals(Integer.MAX_VALUE, g.roundsNeeded(new Interval(1.05, 1.0, 1.1, 10, true)),
+                "an estimate on the bound never settles");
     }
 
     /**
@@ -85,8 +88,8 @@ class GoalsTest {
         return BenchTable.of("t", "t", "pairing", "b", false, aCalls.length, cells, runs, List.of());
     }
 
-    static Measurement run(String cell, int round, long calls, long clientUs, long clientSysUs, long serverUs, long serverSysUs,
-                           int clientSends) {
+    static Measurement run(String cell, int round, long calls, long clientUs, long clientSysUs, long serverUs,
+            long serverSysUs, int clientSends) {
         SyscallCounts client = SyscallCounts.builder().sendto(clientSends * calls).recvfrom(calls).build();
         SyscallCounts server = SyscallCounts.builder().sendto(calls).recvfrom(calls).epollWait(calls).build();
         return new Measurement(cell, 32, round, 1, calls, 0.1, 1, 1, 1, 1, 1, client, client, server, server,
@@ -104,8 +107,10 @@ class GoalsTest {
             runs.add(run(WaitTable.JAVA_SHM, r, c / 2, 1, 0, 1, 0, 0));
             runs.add(run(WaitTable.SHM_PREFIX + WaitTable.name("spin", "spin", false), r, c / 8, 1, 0, 1, 0, 0));
         }
-        assertEquals("32 B: the C ping-pong's loop in Java runs at 0.500x [0.500-0.500] of the C one; the shared-memory channel at"
-                + " 0.250x [0.250-0.250] of the Java loop (calls/s, estimate [95 % interval] over the rounds)", WaitTable.floorNote(runs, 32));
+        assertEquals("32 B: the C ping-pong's loop in Java runs at 0.500x [0.500-0.500] of the C one; the "
+                + "shared-memory channel at"
+                + " 0.250x [0.250-0.250] of the Java loop (calls/s, estimate [95 % interval] over the rounds)",
+                        WaitTable.floorNote(runs, 32));
         // Without the Java row (or the C one: the program not built) there is no note.
         assertNull(WaitTable.floorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.JAVA_SHM)).toList(), 32));
         assertNull(WaitTable.floorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.C_SHM)).toList(), 32));
@@ -119,13 +124,15 @@ class GoalsTest {
         assertEquals(1.205, met.value().median(), 1e-9);
         assertEquals(1.15, met.value().min(), 1e-9);
         assertEquals(8, met.ci().n());
-        assertTrue(met.ci().lo() >= 1.15 && met.ci().hi() <= 1.25 && met.ci().lo() < met.ci().estimate(), met.ci().toString());
+        assertTrue(met.ci().lo() >= 1.15 && met.ci().hi() <= 1.25 && met.ci().lo() < met.ci().estimate(),
+                met.ci().toString());
         assertNull(met.explanation());
         assertEquals("goal +10 % (a vs b at 32 B): calls/s " + met.figure() + " (want >= 1.10x): met", met.text());
-        assertEquals(String.format(Locale.ROOT, "%.3fx [%.3f-%.3f], 8 rounds", met.ci().estimate(), met.ci().lo(), met.ci().hi()),
-                met.figure());
+        assertEquals(String.format(Locale.ROOT, "%.3fx [%.3f-%.3f], 8 rounds", met.ci().estimate(), met.ci().lo(),
+                met.ci().hi()), met.figure());
 
-        assertEquals(Goal.Status.MISSED, GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090, 1020, 1060, 1040, 1010, 1070)).status());
+        assertEquals(Goal.Status.MISSED, GoalVerdict.of(AT_LEAST,
+                table(1000, 1050, 1090, 1020, 1060, 1040, 1010, 1070)).status());
         // CPU per call: a 18 us, b 21 us every round: 0.857, above 0.85; an interval of width 0.
         GoalVerdict cpu = GoalVerdict.of(AT_MOST, table(1000, 1000, 1000, 1000, 1000, 1000));
         assertEquals(Goal.Status.MISSED, cpu.status());
@@ -148,19 +155,26 @@ class GoalsTest {
     void aGoalNotMetIsExplainedWithThisRunsFiguresAndTotalCpuWhenTicksAreFew() {
         GoalVerdict v = GoalVerdict.of(AT_LEAST, table(1000, 1050, 1090, 1020, 1060, 1040, 1010, 1070));
         assertEquals("goal +10 % (a vs b at 32 B): calls/s " + v.figure() + " (want >= 1.10x): MISSED", v.line());
-        assertEquals("why, from this run: per round 1.000 1.050 1.090 1.020 1.060 1.040 1.010 1.070; the 95 % interval ["
+        assertEquals("why, from this run: per round 1.000 1.050 1.090 1.020 1.060 1.040 1.010 1.070; the 95 % interval "
+                + "["
                 + GoalVerdict.number(v.ci().lo()) + "-" + GoalVerdict.number(v.ci().hi()) + "] lies wholly below 1.10. "
-                + "a: round trip 95.7 us, CPU per call 10.00 us client + 8.00 us server (medians); syscalls per call: client 1 sendto"
+                + "a: round trip 95.7 us, CPU per call 10.00 us client + 8.00 us server (medians); syscalls per call: "
+                        + "client 1 sendto"
                 + " + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
-                + "b: round trip 100.0 us, CPU per call 12.00 us client + 9.00 us server (medians); syscalls per call: client 2 sendto"
+                + "b: round trip 100.0 us, CPU per call 12.00 us client + 9.00 us server (medians); syscalls per call: "
+                        + "client 2 sendto"
                 + " + 1 recvfrom, server 1 sendto + 1 recvfrom + 1 epoll_wait. "
-                + "Difference a - b: -3.00 us CPU per call (total on-CPU time, exact; no user/kernel split: 8 and 9 ticks of 10 ms, too few).",
+                + "Difference a - b: -3.00 us CPU per call (total on-CPU time, exact; no user/kernel split: 8 and 9 "
+                        + "ticks of 10 ms, too few).",
                 v.explanation());
         GoalVerdict w = GoalVerdict.of(AT_LEAST, table(1040, 1060, 1120, 1200, 1090, 1150));
         assertEquals(Goal.Status.NOT_SETTLED, w.status());
-        assertTrue(w.explanation().startsWith("why, from this run: per round 1.040 1.060 1.120 1.200 1.090 1.150; the 95 % interval [1.040-1.200]"
+        assertTrue(w.explanation()
+                .startsWith("why, from this run: per round 1.040 1.060 1.120 1.200 1.090 1.150; the 95 % interval "
+                        + "[1.040-1.200]"
                 + " straddles 1.10. a: round trip 90.5 us,"), w.explanation());
-        assertTrue(w.line().endsWith("NOT SETTLED; budget or round cap reached, about " + w.roundsNeeded() + " rounds would settle it"), w.line());
+        assertTrue(w.line().endsWith("NOT SETTLED; budget or round cap reached, about " + w.roundsNeeded()
+                + " rounds would settle it"), w.line());
         assertTrue(w.text().endsWith("\n  " + w.explanation()), w.text());
     }
 
@@ -172,11 +186,13 @@ class GoalsTest {
             runs.add(ticks("a", r, 10_000, 0.4));
             runs.add(ticks("b", r, 12_000, 0.5));
         }
-        GoalVerdict v = GoalVerdict.of(new Goal("less CPU", "t", "a", "b", 32, Goal.Metric.CPU_RATIO, false, 0.5), runs);
+        GoalVerdict v = GoalVerdict.of(new Goal("less CPU", "t", "a", "b", 32, Goal.Metric.CPU_RATIO, false, 0.5),
+                runs);
         assertEquals(Goal.Status.MISSED, v.status());
         // a: 800 ticks, kernel 4000 us per call; b: 960 ticks, kernel 6000 us per call. Uncertainty:
         // 10000 sqrt(0.24/800) = 173.2, 12000 sqrt(0.25/960) = 193.6; together 259.8.
-        assertTrue(v.explanation().endsWith("Difference a - b: -2000.00 us CPU per call, of it -2000.00 ± 259.81 us in the kernel"
+        assertTrue(v.explanation()
+                .endsWith("Difference a - b: -2000.00 us CPU per call, of it -2000.00 ± 259.81 us in the kernel"
                 + " (system share from 800 and 960 ticks of 10 ms)."), v.explanation());
     }
 
@@ -184,7 +200,8 @@ class GoalsTest {
     static Measurement ticks(String cell, int round, long cpuUs, double share) {
         long total = cpuUs * 100;
         return new Measurement(cell, 32, round, 1, 100, 1.0, 1, 1, 1, 1, 1, SyscallCounts.ZERO, null, null, null,
-                new ThreadCpu(total * 1000, Math.round(total * (1 - share)), Math.round(total * share), 0, 0), null, null);
+                new ThreadCpu(total * 1000, Math.round(total * (1 - share)), Math.round(total * share), 0, 0), null,
+                null);
     }
 
     /** A scale-table run of one cell at 10,000 connections: its server's RSS per connection, the same every round. */
@@ -194,7 +211,8 @@ class GoalsTest {
 
     @Test
     void theMemoryGoalJudgesTheSysframeServersFigureAndShowsTheCServersBesideIt() {
-        Goal g = Tables.MATRIX.goals().stream().filter(x -> x.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION).findFirst().orElseThrow();
+        Goal g = Tables.MATRIX.goals().stream().filter(x -> x.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION)
+                .findFirst().orElseThrow();
         assertEquals("scale", g.table());
         assertEquals("epoll 1 loop 10000 idle", g.subject());
         assertEquals("C server 10000 idle", g.versus());
@@ -210,39 +228,46 @@ class GoalsTest {
         assertEquals(39.0, missed.ci().estimate(), 1e-9);
         assertEquals(39.0, missed.ci().lo(), 1e-9);
         assertEquals(0.0625, missed.versusFigure(), 1e-12);
-        assertEquals("goal idle connection memory <= 4 KiB per connection (epoll 1 loop 10000 idle vs C server 10000 idle at 32 B):"
-                + " server resident memory per connection 39.000 KiB [39.000-39.000], 8 rounds; C server 10000 idle: 0.063 KiB"
+        assertEquals("goal idle connection memory <= 4 KiB per connection (epoll 1 loop 10000 idle vs C server 10000 "
+                + "idle at 32 B):"
+                + " server resident memory per connection 39.000 KiB [39.000-39.000], 8 rounds; C server 10000 idle: "
+                        + "0.063 KiB"
                 + " (want <= 4.00 KiB): MISSED", missed.line());
         runs.replaceAll(m -> m.cell().equals(g.subject()) ? m.withServerRss(3_000) : m);
         GoalVerdict met = GoalVerdict.of(g, runs);
         assertEquals(Goal.Status.MET, met.status());
         assertTrue(met.line().endsWith("; C server 10000 idle: 0.063 KiB (want <= 4.00 KiB): met"), met.line());
         // A goal on a cell's own figure against itself shows no second figure (the syscall goals).
-        GoalVerdict own = GoalVerdict.of(new Goal("x", "scale", g.subject(), g.subject(), 32, Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION,
-                false, 4.0), runs);
+        GoalVerdict own = GoalVerdict.of(new Goal("x", "scale", g.subject(), g.subject(), 32,
+                Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION, false, 4.0), runs);
         assertTrue(Double.isNaN(own.versusFigure()));
         assertFalse(own.line().contains("; C server"), own.line());
         // Every other table's runs carry no memory figure: the metric reads NaN there, not judged.
-        assertTrue(Double.isNaN(Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION.of(run("a", 1, 1000, 10, 4, 8, 6, 1), run("a", 1, 1000, 10, 4, 8, 6, 1))));
+        assertTrue(Double.isNaN(Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION.of(run("a", 1, 1000, 10, 4, 8, 6, 1),
+                run("a", 1, 1000, 10, 4, 8, 6, 1))));
     }
 
     @Test
     void theServerSideGoalsCompareSysframesServerWithTheCServerUnderTheSameClients() {
-        List<Goal> anchor = Tables.MATRIX.goals().stream().filter(x -> x.versus().contains(ConnectionsTable.C_SERVER) && x.table().equals("connections")).toList();
+        List<Goal> anchor = Tables.MATRIX.goals().stream().filter(x -> x.versus().contains(ConnectionsTable.C_SERVER)
+                && x.table().equals("connections")).toList();
         assertEquals(2, anchor.size());
         for (Goal g : anchor) {
             assertEquals(Goal.Metric.SERVER_CPU_RATIO, g.metric());
             assertFalse(g.atLeast());
             assertEquals(1.10, g.threshold(), 1e-12);
-            assertEquals(g.subject().replace(ConnectionsTable.REFERENCE, ConnectionsTable.C_SERVER), g.versus(), "the same clients and connections");
+            assertEquals(g.subject().replace(ConnectionsTable.REFERENCE, ConnectionsTable.C_SERVER), g.versus(),
+                    "the same clients and connections");
             assertTrue(g.subject().startsWith(ConnectionsTable.C_LEAN_PREFIX), g.toString());
         }
-        assertEquals(List.of("C lean epoll 1 loop", "C lean epoll 1 loop (1 conn)"), anchor.stream().map(Goal::subject).toList());
+        assertEquals(List.of("C lean epoll 1 loop", "C lean epoll 1 loop (1 conn)"),
+                anchor.stream().map(Goal::subject).toList());
     }
 
     @Test
     void theOnePerReadGoalsPutThePoolOfFourBesideTheCClientAndBesideOneConnection() {
-        List<Goal> pool = Tables.MATRIX.goals().stream().filter(x -> x.subject().equals(ConcurrencyTable.onePerRead(64, 4))).toList();
+        List<Goal> pool = Tables.MATRIX.goals().stream().filter(x ->
+                x.subject().equals(ConcurrencyTable.onePerRead(64, 4))).toList();
         assertEquals(2, pool.size());
         assertEquals(ConcurrencyTable.cOnePerRead(4), pool.get(0).versus());
         assertEquals(">= 0.90x", pool.get(0).want());

@@ -69,7 +69,8 @@ class ScaleTableTest {
                     ScaleTable.Probe p = f.closing(new ScaleTable.Probe(s, N, active, f.socket("s" + cells.size())));
                     probes.add(p);
                     long calls = active == 1 ? 300 : 1000;
-                    cells.add(new Cell(s.label() + " " + N + " " + (active == 1 ? "idle" : "active"), ScaleTable.PAYLOAD, "", calls, calls / 2, p));
+                    cells.add(new Cell(s.label() + " " + N + " " + (active == 1 ? "idle" : "active"),
+                            ScaleTable.PAYLOAD, "", calls, calls / 2, p));
                 }
             }
             List<Measurement> runs = RoundRunner.run(ScaleTable.NAME, cells, 2);
@@ -95,8 +96,9 @@ class ScaleTableTest {
                     }
                     SyscallCounts server = m.serverLibrary();
                     if (c) {
-                        // One readiness, one recv() and one writev() per request (one request in flight per connection);
-                        // with one active connection, one epoll_wait each too (the stats commands' wakes taken out).
+                        // One readiness, one recv() and one writev() per request (one request in flight per
+                        // connection); with one active connection, one epoll_wait each too (the stats commands' wakes
+                        // taken out).
                         assertEquals(m.calls(), server.get(SyscallKind.RECVFROM), what + ": " + server);
                         assertEquals(m.calls(), server.get(SyscallKind.WRITEV), what + ": " + server);
                         long waits = server.get(SyscallKind.EPOLL_WAIT);
@@ -108,7 +110,8 @@ class ScaleTableTest {
                         assertEquals(m.calls(), server.get(SyscallKind.RECVFROM) - empty, what + ": " + server);
                     }
                     if (m.serverKernel() != null) {
-                        assertTrue(m.kernelAgrees(), what + ": library " + m.serverLibrary() + ", kernel " + m.serverKernel());
+                        assertTrue(m.kernelAgrees(), what + ": library " + m.serverLibrary() + ", kernel "
+                                + m.serverKernel());
                     }
                 }
                 // Every request the server answered: the warm-up run's 8 connections (GR_HELLO, one GR_PING, then
@@ -120,7 +123,8 @@ class ScaleTableTest {
             }
             // The C server's idle connections hold a small struct each and no buffer.
             for (Measurement m : runs) {
-                if (m.cell().startsWith(ScaleTable.C_SERVER)) assertTrue(m.serverRssPerConnection() <= 1024, m.cell() + ": " + m.serverRssPerConnection());
+                if (m.cell().startsWith(ScaleTable.C_SERVER)) assertTrue(m.serverRssPerConnection() <= 1024, m.cell()
+                        + ": " + m.serverRssPerConnection());
             }
         }
     }
@@ -139,22 +143,28 @@ class ScaleTableTest {
         assertEquals(List.of("epoll 1 loop 1 active", "C server 1 active", "epoll 1 loop 30 idle", "C server 30 idle",
                 "epoll 1 loop 30 active", "C server 30 active"), t.names());
         assertEquals(limit.describe(), t.notes().get(0));
-        assertTrue(t.notes().contains("skipped, not measured: epoll 1 loop 1000 idle, C server 1000 idle, epoll 1 loop 1000 active,"
-                + " C server 1000 active: 1000 connections need 1000 descriptors and more in one process (the client's, and the server's),"
-                + " over the open-files limit of 300 here (raise the hard limit as root: ulimit -Hn, or LimitNOFILE)"), t.notes().toString());
+        assertTrue(t.notes()
+                .contains("skipped, not measured: epoll 1 loop 1000 idle, C server 1000 idle, epoll 1 loop 1000 active,"
+                + " C server 1000 active: 1000 connections need 1000 descriptors and more in one process (the client's,"
+                        + " and the server's),"
+                + " over the open-files limit of 300 here (raise the hard limit as root: ulimit -Hn, or LimitNOFILE)"),
+                t.notes().toString());
         for (String name : t.names()) {
             CellSummary row = t.row(name, ScaleTable.PAYLOAD);
             assertEquals(1, row.rounds(), name);
             assertFalse(Double.isNaN(row.serverRssPerConnection().median()), name);
             assertTrue(row.toMap("server", t.reference()).containsKey("server_rss_bytes_per_connection_median"), name);
             assertTrue(t.notes().stream().anyMatch(n -> n.startsWith(name + ": server RSS ")), name);
-            assertEquals(name.startsWith(ScaleTable.C_SERVER) ? name : ScaleTable.C_SERVER + name.substring("epoll 1 loop".length()),
+            assertEquals(name.startsWith(ScaleTable.C_SERVER) ? name : ScaleTable.C_SERVER
+                    + name.substring("epoll 1 loop".length()),
                     ScaleTable.cRowBeside(name));
-            assertEquals(name.endsWith("idle") || name.endsWith(" 1 active") ? 1 : 5, t.runs(name, ScaleTable.PAYLOAD).get(0).clients(), name);
+            assertEquals(name.endsWith("idle") || name.endsWith(" 1 active") ? 1 : 5,
+                    t.runs(name, ScaleTable.PAYLOAD).get(0).clients(), name);
         }
         assertNull(ScaleTable.cRowBeside("1 loop"));
         // No 10,000 cell: the memory goal is left out, not judged.
-        Goal memory = new ScaleTable().goals().stream().filter(g -> g.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION).findFirst().orElseThrow();
+        Goal memory = new ScaleTable().goals().stream().filter(g ->
+                g.metric() == Goal.Metric.SERVER_RSS_KIB_PER_CONNECTION).findFirst().orElseThrow();
         assertNull(GoalVerdict.of(memory, t));
         assertTrue(t.title().startsWith("Scale: one server holding 1, 30, 1,000 connections"), t.title());
     }

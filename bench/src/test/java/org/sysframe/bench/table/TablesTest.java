@@ -41,17 +41,21 @@ class TablesTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new Tables(List.of(new Dummy("dummy", List.of(goal("dummy", "a", "c"))))));
         assertEquals("goal 'g' of table dummy names cell 'c', which the table does not declare", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new Tables(List.of(new Dummy("dummy", List.of(goal("other", "a", "b"))))));
+        e = assertThrows(IllegalArgumentException.class, () ->
+                new Tables(List.of(new Dummy("dummy", List.of(goal("other", "a", "b"))))));
         assertEquals("goal 'g' of table dummy names table other", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new Tables(List.of(new Dummy("d", List.of()), new Dummy("d", List.of()))));
+        e = assertThrows(IllegalArgumentException.class, () ->
+                new Tables(List.of(new Dummy("d", List.of()), new Dummy("d", List.of()))));
         assertEquals("table d registered twice", e.getMessage());
-        assertEquals(List.of(goal("dummy", "a", "b")), new Tables(List.of(new Dummy("dummy", List.of(goal("dummy", "a", "b"))))).goals());
+        assertEquals(List.of(goal("dummy", "a", "b")),
+                new Tables(List.of(new Dummy("dummy", List.of(goal("dummy", "a", "b"))))).goals());
     }
 
     @Test
     void theMatrixRegistersEveryTableOnceWithGoalsOnItsOwnCells() {
         Tables m = Tables.MATRIX;
-        assertEquals(List.of("matrix", "peers", "server-loops", "depth", "backends", "connections", "concurrency", "scale", "wait"), m.names());
+        assertEquals(List.of("matrix", "peers", "server-loops", "depth", "backends", "connections", "concurrency",
+                "scale", "wait"), m.names());
         int goals = 0;
         for (Table t : m.all()) {
             for (Goal g : t.goals()) {
@@ -67,15 +71,18 @@ class TablesTest {
     @Test
     void tablesAndSkipSelectInTheRegistrysOrderAndRefuseUnknownNames() {
         Tables m = Tables.MATRIX;
-        assertEquals(List.of("peers", "wait"), m.select(List.of("wait", "peers"), List.of()).stream().map(Table::name).toList());
-        assertEquals(m.names().subList(0, m.names().size() - 1), m.select(List.of(), List.of("wait")).stream().map(Table::name).toList());
+        assertEquals(List.of("peers", "wait"), m.select(List.of("wait", "peers"), List.of()).stream().map(Table::name)
+                .toList());
+        assertEquals(m.names().subList(0, m.names().size() - 1),
+                m.select(List.of(), List.of("wait")).stream().map(Table::name).toList());
         assertEquals(m.names(), m.select(List.of(), List.of()).stream().map(Table::name).toList());
         assertEquals("--tables waits: no such table (" + String.join(", ", m.names()) + ")",
                 assertThrows(IllegalArgumentException.class, () -> m.select(List.of("waits"), List.of())).getMessage());
         assertEquals("--skip x: no such table (" + String.join(", ", m.names()) + ")",
                 assertThrows(IllegalArgumentException.class, () -> m.select(List.of(), List.of("x"))).getMessage());
         assertEquals("--tables and --skip: choose one",
-                assertThrows(IllegalArgumentException.class, () -> m.select(List.of("wait"), List.of("peers"))).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> m.select(List.of("wait"), List.of("peers")))
+                .getMessage());
         assertEquals("--skip " + String.join(",", m.names()) + ": no table left to run",
                 assertThrows(IllegalArgumentException.class, () -> m.select(List.of(), m.names())).getMessage());
     }

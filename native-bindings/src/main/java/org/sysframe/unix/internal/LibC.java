@@ -62,85 +62,116 @@ public final class LibC {
 
     private static final class Socket { static final MethodHandle H = errnoCall("socket", ints(3)); }
     private static final class Socketpair {
-        static final MethodHandle H = errnoCall("socketpair", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+        static final MethodHandle H = errnoCall("socketpair",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
     }
     private static final class Bind {
         static final MethodHandle H = errnoCall("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     }
     private static final class Listen { static final MethodHandle H = errnoCall("listen", ints(2)); }
     private static final class Accept4 {
-        static final MethodHandle H = errnoCall("accept4", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        static final MethodHandle H = errnoCall("accept4",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     }
     private static final class Connect {
-        static final MethodHandle H = errnoCall("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+        static final MethodHandle H = errnoCall("connect",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     }
     private static final class Close { static final MethodHandle H = errnoCall("close", ints(1)); }
     private static final class Shutdown { static final MethodHandle H = errnoCall("shutdown", ints(2)); }
-    private static final class Unlink { static final MethodHandle H = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+    private static final class Unlink {
+        static final MethodHandle H = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
     private static final class Renameat2 {
-        static final MethodHandle H = errnoCall("renameat2", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
+        static final MethodHandle H = errnoCall("renameat2",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
     }
     private static final class Fchmodat {
-        static final MethodHandle H = errnoCall("fchmodat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+        static final MethodHandle H = errnoCall("fchmodat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     }
-    private static final class Mkdtemp { static final MethodHandle H = errnoCall("mkdtemp", FunctionDescriptor.of(ADDRESS, ADDRESS)); }
+    private static final class Mkdtemp {
+        static final MethodHandle H = errnoCall("mkdtemp", FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
     // openat(int, const char *, int, ...): the mode is the first variadic argument.
     private static final class Openat {
-        static final MethodHandle H = errnoCall("openat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(3));
+        static final MethodHandle H = errnoCall("openat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+                Linker.Option.firstVariadicArg(3));
     }
     private static final class Fstatat {
-        static final MethodHandle H = errnoCall("fstatat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        static final MethodHandle H = errnoCall("fstatat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     }
     private static final class Unlinkat {
-        static final MethodHandle H = errnoCall("unlinkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+        static final MethodHandle H = errnoCall("unlinkat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     }
     private static final class Send {
-        static final MethodHandle H = errnoCall("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+        static final MethodHandle H = errnoCall("send",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     }
     private static final class Recv {
-        static final MethodHandle H = errnoCall("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+        static final MethodHandle H = errnoCall("recv",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     }
     private static final class Sendmsg {
-        static final MethodHandle H = errnoCall("sendmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+        static final MethodHandle H = errnoCall("sendmsg",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
     }
     private static final class Writev {
-        static final MethodHandle H = errnoCall("writev", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+        static final MethodHandle H = errnoCall("writev",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     }
     private static final class Read {
         static final MethodHandle H = errnoCall("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     }
     private static final class Write {
-        static final MethodHandle H = errnoCall("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+        static final MethodHandle H = errnoCall("write",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     }
     private static final class Eventfd { static final MethodHandle H = errnoCall("eventfd", ints(2)); }
-    // fcntl(int, int, ...) and ioctl(int, unsigned long, ...) are variadic: the third argument is the first variadic one.
-    private static final class Fcntl { static final MethodHandle H = errnoCall("fcntl", ints(3), Linker.Option.firstVariadicArg(2)); }
+    // fcntl(int, int, ...) and ioctl(int, unsigned long, ...) are variadic: the third argument is the first variadic
+    // one.
+    private static final class Fcntl {
+        static final MethodHandle H = errnoCall("fcntl", ints(3), Linker.Option.firstVariadicArg(2));
+    }
     private static final class Ioctl {
-        static final MethodHandle H = errnoCall("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
+        static final MethodHandle H = errnoCall("ioctl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
     }
     private static final class Getsockopt {
-        static final MethodHandle H = errnoCall("getsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle H = errnoCall("getsockopt",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     }
     private static final class Setsockopt {
-        static final MethodHandle H = errnoCall("setsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+        static final MethodHandle H = errnoCall("setsockopt",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     }
     private static final class EpollCreate1 { static final MethodHandle H = errnoCall("epoll_create1", ints(1)); }
     private static final class EpollCtl {
-        static final MethodHandle H = errnoCall("epoll_ctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+        static final MethodHandle H = errnoCall("epoll_ctl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
     }
     private static final class EpollWait {
-        static final MethodHandle H = errnoCall("epoll_wait", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+        static final MethodHandle H = errnoCall("epoll_wait",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     }
     // long syscall(long number, ...): all six possible arguments passed as longs, as the kernel reads registers.
     private static final class Syscall6 {
-        static final MethodHandle H = errnoCall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
+        static final MethodHandle H = errnoCall("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                Linker.Option.firstVariadicArg(1));
     }
     // long syscall(long number, ...) with six arguments (io_uring_enter takes six).
     private static final class Syscall7 {
-        static final MethodHandle H = errnoCall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
+        static final MethodHandle H = errnoCall("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG), Linker.Option.firstVariadicArg(1));
     }
     private static final class Mmap {
-        static final MethodHandle H = errnoCall("mmap", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+        static final MethodHandle H = errnoCall("mmap",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
     }
     private static final class MemfdCreate {
         static final MethodHandle H = errnoCall("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
@@ -149,17 +180,23 @@ public final class LibC {
         static final MethodHandle H = errnoCall("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
     }
     private static final class Lseek {
-        static final MethodHandle H = errnoCall("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+        static final MethodHandle H = errnoCall("lseek",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     }
     private static final class Recvmsg {
-        static final MethodHandle H = errnoCall("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+        static final MethodHandle H = errnoCall("recvmsg",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
     }
-    private static final class Munmap { static final MethodHandle H = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG)); }
+    private static final class Munmap {
+        static final MethodHandle H = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
     private static final class SchedSetaffinity {
-        static final MethodHandle H = errnoCall("sched_setaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+        static final MethodHandle H = errnoCall("sched_setaffinity",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
     }
     private static final class SchedGetaffinity {
-        static final MethodHandle H = errnoCall("sched_getaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+        static final MethodHandle H = errnoCall("sched_getaffinity",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
     }
     private static final class SchedYield {
         static final MethodHandle H = LINKER.downcallHandle(symbol("sched_yield"), FunctionDescriptor.of(JAVA_INT));
@@ -167,12 +204,21 @@ public final class LibC {
     private static final class SchedGetcpu {
         static final MethodHandle H = LINKER.downcallHandle(symbol("sched_getcpu"), FunctionDescriptor.of(JAVA_INT));
     }
-    private static final class Gettid { static final MethodHandle H = LINKER.downcallHandle(symbol("gettid"), FunctionDescriptor.of(JAVA_INT)); }
-    private static final class Getpid { static final MethodHandle H = LINKER.downcallHandle(symbol("getpid"), FunctionDescriptor.of(JAVA_INT)); }
-    private static final class Getuid { static final MethodHandle H = LINKER.downcallHandle(symbol("getuid"), FunctionDescriptor.of(JAVA_INT)); }
-    private static final class Geteuid { static final MethodHandle H = LINKER.downcallHandle(symbol("geteuid"), FunctionDescriptor.of(JAVA_INT)); }
+    private static final class Gettid {
+        static final MethodHandle H = LINKER.downcallHandle(symbol("gettid"), FunctionDescriptor.of(JAVA_INT));
+    }
+    private static final class Getpid {
+        static final MethodHandle H = LINKER.downcallHandle(symbol("getpid"), FunctionDescriptor.of(JAVA_INT));
+    }
+    private static final class Getuid {
+        static final MethodHandle H = LINKER.downcallHandle(symbol("getuid"), FunctionDescriptor.of(JAVA_INT));
+    }
+    private static final class Geteuid {
+        static final MethodHandle H = LINKER.downcallHandle(symbol("geteuid"), FunctionDescriptor.of(JAVA_INT));
+    }
     private static final class Strerror {
-        static final MethodHandle H = LINKER.downcallHandle(symbol("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        static final MethodHandle H = LINKER.downcallHandle(symbol("strerror"),
+                FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
 
     public static int socket(MemorySegment cs, int domain, int type, int protocol) {
@@ -180,7 +226,11 @@ public final class LibC {
     }
 
     public static int socketpair(MemorySegment cs, int domain, int type, int protocol, MemorySegment sv) {
-        try { return (int) Socketpair.H.invokeExact(cs, domain, type, protocol, sv); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) Socketpair.H.invokeExact(cs, domain, type, protocol, sv);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     public static int bind(MemorySegment cs, int fd, MemorySegment addr, int len) {
@@ -192,7 +242,11 @@ public final class LibC {
     }
 
     public static int accept4(MemorySegment cs, int fd, MemorySegment addr, MemorySegment addrLen, int flags) {
-        try { return (int) Accept4.H.invokeExact(cs, fd, addr, addrLen, flags); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) Accept4.H.invokeExact(cs, fd, addr, addrLen, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     public static int connect(MemorySegment cs, int fd, MemorySegment addr, int len) {
@@ -212,27 +266,48 @@ public final class LibC {
     }
 
     /** renameat2(2): flags such as RENAME_NOREPLACE (1) make the rename fail rather than replace. */
-    public static int renameat2(MemorySegment cs, int oldDirFd, MemorySegment oldPath, int newDirFd, MemorySegment newPath, int flags) {
-        try { return (int) Renameat2.H.invokeExact(cs, oldDirFd, oldPath, newDirFd, newPath, flags); } catch (Throwable t) { throw rethrow(t); }
+    public static int renameat2(MemorySegment cs, int oldDirFd, MemorySegment oldPath, int newDirFd,
+            MemorySegment newPath, int flags) {
+        try {
+            return (int) Renameat2.H.invokeExact(cs, oldDirFd, oldPath, newDirFd, newPath, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
-    /** fchmodat(2): the mode of name relative to the directory dirFd (flags 0: Linux has no AT_SYMLINK_NOFOLLOW here). */
+    /**
+     * fchmodat(2): the mode of name relative to the directory dirFd (flags 0: Linux has no AT_SYMLINK_NOFOLLOW here).
+     */
     public static int fchmodat(MemorySegment cs, int dirFd, MemorySegment name, int mode, int flags) {
-        try { return (int) Fchmodat.H.invokeExact(cs, dirFd, name, mode, flags); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) Fchmodat.H.invokeExact(cs, dirFd, name, mode, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
-    /** mkdtemp(3): turns the template's trailing XXXXXX into a fresh directory of mode 0700, in place; NULL on failure. */
+    /**
+     * mkdtemp(3): turns the template's trailing XXXXXX into a fresh directory of mode 0700, in place; NULL on failure.
+     */
     public static MemorySegment mkdtemp(MemorySegment cs, MemorySegment template) {
         try { return (MemorySegment) Mkdtemp.H.invokeExact(cs, template); } catch (Throwable t) { throw rethrow(t); }
     }
 
     public static int openat(MemorySegment cs, int dirFd, MemorySegment path, int flags, int mode) {
-        try { return (int) Openat.H.invokeExact(cs, dirFd, path, flags, mode); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) Openat.H.invokeExact(cs, dirFd, path, flags, mode);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** fstatat(2) into a {@code struct stat} ({@code FileStat.LAYOUT}). */
     public static int fstatat(MemorySegment cs, int dirFd, MemorySegment path, MemorySegment stat, int flags) {
-        try { return (int) Fstatat.H.invokeExact(cs, dirFd, path, stat, flags); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) Fstatat.H.invokeExact(cs, dirFd, path, stat, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** unlinkat(2); flags AT_REMOVEDIR (0x200) removes an empty directory. */
@@ -278,11 +353,19 @@ public final class LibC {
     }
 
     public static int getsockopt(MemorySegment cs, int fd, int level, int name, MemorySegment val, MemorySegment len) {
-        try { return (int) Getsockopt.H.invokeExact(cs, fd, level, name, val, len); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) Getsockopt.H.invokeExact(cs, fd, level, name, val, len);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     public static int setsockopt(MemorySegment cs, int fd, int level, int name, MemorySegment val, int len) {
-        try { return (int) Setsockopt.H.invokeExact(cs, fd, level, name, val, len); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) Setsockopt.H.invokeExact(cs, fd, level, name, val, len);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     public static int epollCreate1(MemorySegment cs, int flags) {
@@ -294,21 +377,37 @@ public final class LibC {
     }
 
     public static int epollWait(MemorySegment cs, int epfd, MemorySegment events, int max, int timeoutMs) {
-        try { return (int) EpollWait.H.invokeExact(cs, epfd, events, max, timeoutMs); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) EpollWait.H.invokeExact(cs, epfd, events, max, timeoutMs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     public static long syscall(MemorySegment cs, long nr, long a1, long a2, long a3, long a4, long a5) {
-        try { return (long) Syscall6.H.invokeExact(cs, nr, a1, a2, a3, a4, a5); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (long) Syscall6.H.invokeExact(cs, nr, a1, a2, a3, a4, a5);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** syscall(2) with six arguments, for io_uring_enter; the hot path of the io_uring backends. */
     public static long syscall(MemorySegment cs, long nr, long a1, long a2, long a3, long a4, long a5, long a6) {
-        try { return (long) Syscall7.H.invokeExact(cs, nr, a1, a2, a3, a4, a5, a6); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (long) Syscall7.H.invokeExact(cs, nr, a1, a2, a3, a4, a5, a6);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** mmap(2): the mapped address, or -1 (MAP_FAILED) with errno set. */
     public static long mmap(MemorySegment cs, long addr, long len, int prot, int flags, int fd, long offset) {
-        try { return (long) Mmap.H.invokeExact(cs, addr, len, prot, flags, fd, offset); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (long) Mmap.H.invokeExact(cs, addr, len, prot, flags, fd, offset);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** memfd_create(2): an anonymous file's descriptor, or -1. */
@@ -334,11 +433,19 @@ public final class LibC {
 
     /** sched_setaffinity(2); pid 0 is the calling thread. */
     public static int schedSetaffinity(MemorySegment cs, int pid, long size, MemorySegment mask) {
-        try { return (int) SchedSetaffinity.H.invokeExact(cs, pid, size, mask); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) SchedSetaffinity.H.invokeExact(cs, pid, size, mask);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     public static int schedGetaffinity(MemorySegment cs, int pid, long size, MemorySegment mask) {
-        try { return (int) SchedGetaffinity.H.invokeExact(cs, pid, size, mask); } catch (Throwable t) { throw rethrow(t); }
+        try {
+            return (int) SchedGetaffinity.H.invokeExact(cs, pid, size, mask);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** sched_yield(2): always succeeds on Linux. */

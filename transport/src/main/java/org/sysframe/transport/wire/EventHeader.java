@@ -7,8 +7,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
- * {@code struct gr_api_event {u32 ev_type; [4 bytes padding]; size_t payload_len;}}: 16 bytes. Read and written in place, host byte order,
- * unaligned (a header may start anywhere in a read-ahead buffer); nothing is allocated.
+ * {@code struct gr_api_event {u32 ev_type; [4 bytes padding]; size_t payload_len;}}: 16 bytes. Read and written in
+ * place, host byte order, unaligned (a header may start anywhere in a read-ahead buffer); nothing is allocated.
  */
 public final class EventHeader {
     private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED;
@@ -22,6 +22,7 @@ public final class EventHeader {
     /** Offset of {@code size_t payload_len}, after 4 bytes of padding. */
     public static final long PAYLOAD_LEN = 8;
 
+    /** ev_type: the event's type. */
     public static int evType(MemorySegment s, long at) { return s.get(U32, at + EV_TYPE); }
 
     /** payload_len (a u64 on the wire); values over Long.MAX_VALUE read as negative: reject them. */

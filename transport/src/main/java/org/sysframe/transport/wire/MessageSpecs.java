@@ -41,7 +41,8 @@ public final class MessageSpecs {
     public MessageSpecs name(int type, String name) {
         Objects.requireNonNull(name);
         Spec old = specs.get(type);
-        specs.put(type, old == null ? new Spec(0, 0, false, name) : new Spec(old.minRequest(), old.minResponse(), old.stream(), name));
+        specs.put(type, old == null ? new Spec(0, 0, false, name)
+                : new Spec(old.minRequest(), old.minResponse(), old.stream(), name));
         return this;
     }
 

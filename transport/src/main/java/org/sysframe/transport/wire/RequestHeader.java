@@ -6,8 +6,8 @@ import java.lang.foreign.ValueLayout;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
- * {@code struct gr_api_request {u32 id; u32 type; u32 payload_len;}}: 12 bytes. Read and written in place, host byte order,
- * unaligned (a header may start anywhere in a read-ahead buffer); nothing is allocated.
+ * {@code struct gr_api_request {u32 id; u32 type; u32 payload_len;}}: 12 bytes. Read and written in place, host byte
+ * order, unaligned (a header may start anywhere in a read-ahead buffer); nothing is allocated.
  */
 public final class RequestHeader {
     private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED;
@@ -23,12 +23,16 @@ public final class RequestHeader {
     /** Offset of {@code u32 payload_len}. */
     public static final long PAYLOAD_LEN = 8;
 
+    /** id: the request's id, which its response carries back. */
     public static int id(MemorySegment s, long at) { return s.get(U32, at + ID); }
 
+    /** type: the request's message type. */
     public static int type(MemorySegment s, long at) { return s.get(U32, at + TYPE); }
 
     /** payload_len as an unsigned value. */
-    public static long payloadLen(MemorySegment s, long at) { return Integer.toUnsignedLong(s.get(U32, at + PAYLOAD_LEN)); }
+    public static long payloadLen(MemorySegment s, long at) {
+        return Integer.toUnsignedLong(s.get(U32, at + PAYLOAD_LEN));
+    }
 
     /** Writes id, type and payloadLen as a header at offset at of s. */
     public static void write(MemorySegment s, long at, int id, int type, int payloadLen) {

@@ -95,19 +95,25 @@ final class RawChannel implements AutoCloseable {
         while (done < 12 + len) {
             done += segment.requests().put(buf, done, 12 + len - done);
             segment.requests().publish();
-            if (System.nanoTime() > end) throw new AssertionError("the server took " + done + " of " + (12 + len) + " bytes in 20 s");
+            if (System.nanoTime() > end) throw new AssertionError("the server took " + done + " of " + (12 + len)
+                    + " bytes in 20 s");
             Thread.onSpinWait();
         }
         wake();
     }
 
-    /** Wakes the channel's thread if it sleeps on the request ring, as the library's publish would (its word is cleared by publish). */
+    /**
+     * Wakes the channel's thread if it sleeps on the request ring, as the library's publish would (its word is cleared
+     * by publish).
+     */
     void wake() throws ErrnoException {
         new Futex(new SyscallCounters("raw"), Arena.ofAuto())
                 .wake(segment.memory(), 64 + 128, 1);
     }
 
-    /** Reads one answer's header and payload from the answer ring (spinning up to 20 s); returns {for_id, status, len}. */
+    /**
+     * Reads one answer's header and payload from the answer ring (spinning up to 20 s); returns {for_id, status, len}.
+     */
     int[] answer() throws ErrnoException {
         read(12);
         int[] h = {ResponseHeader.forId(buf, 0), ResponseHeader.status(buf, 0), buf.get(JAVA_INT_UNALIGNED, 8)};
@@ -120,7 +126,8 @@ final class RawChannel implements AutoCloseable {
         long end = System.nanoTime() + 20_000_000_000L;
         while (done < n) {
             done += segment.answers().take(buf, done, n - done);
-            if (System.nanoTime() > end) throw new AssertionError("no answer within 20 s (" + done + " of " + n + " bytes)");
+            if (System.nanoTime() > end) throw new AssertionError("no answer within 20 s (" + done + " of " + n
+                    + " bytes)");
             Thread.onSpinWait();
         }
     }

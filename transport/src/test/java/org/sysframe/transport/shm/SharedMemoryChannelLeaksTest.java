@@ -37,7 +37,8 @@ class SharedMemoryChannelLeaksTest {
     @TempDir Path dir;
 
     private static long channelThreads() {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("sysframe-shm-")).count();
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("sysframe-shm-"))
+                .count();
     }
 
     /** Mappings of channel segments in this process (the server's, and the raw peer's of the same memfd). */
@@ -73,14 +74,16 @@ class SharedMemoryChannelLeaksTest {
                 }
                 awaitNoChannels();
             }
-            assertEquals(fds, ProcessProbe.openFds(), "descriptors after " + rounds + " connections, each asking twice");
+            assertEquals(fds, ProcessProbe.openFds(), "descriptors after " + rounds
+                    + " connections, each asking twice");
             List<String> lines = logs.lines(l -> l.contains("its connection has one already"));
             assertFalse(lines.isEmpty(), logs.lines().toString());
             // Every place and byte came back: the server's whole cap opens again at once.
             List<GroutClient> all = new ArrayList<>();
             try {
                 for (int i = 0; i < 4; i++) {
-                    GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true));
+                    GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                            .backend(Backend.EPOLL).sharedMemory(true));
                     all.add(c);
                     assertTrue(c.sharedMemory(), "channel " + (i + 1) + " of 4 after " + rounds + " rounds");
                     Pings.ping(c, i, 100);
@@ -101,7 +104,8 @@ class SharedMemoryChannelLeaksTest {
              GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
                      .sharedMemoryRing(4096).sharedMemoryChannels(8).sharedMemoryChannelsPerUid(2))) {
             ClientOptions o = ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true);
-            try (GroutClient a = GroutClient.connect(o); GroutClient b = GroutClient.connect(o); GroutClient c = GroutClient.connect(o)) {
+            try (GroutClient a = GroutClient.connect(o); GroutClient b = GroutClient.connect(o); GroutClient c =
+                    GroutClient.connect(o)) {
                 assertTrue(a.sharedMemory());
                 assertTrue(b.sharedMemory());
                 assertFalse(c.sharedMemory(), "the uid's third channel is refused: it stays on the socket");
@@ -119,7 +123,8 @@ class SharedMemoryChannelLeaksTest {
     void channelsAskedToSpinBeyondTheServersCpusSpinThenSleepAndNewClientsAreServed() throws Exception {
         String path = dir.resolve("spin.sock").toString();
         ServerOptions options = ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
-                .sharedMemoryRing(4096).sharedMemoryWaitMode(WaitMode.SPIN).sharedMemoryChannels(8).sharedMemoryChannelsPerUid(8);
+                .sharedMemoryRing(4096).sharedMemoryWaitMode(WaitMode.SPIN).sharedMemoryChannels(8)
+                        .sharedMemoryChannelsPerUid(8);
         int spinning = ServerLimits.spinningChannelLimit(options.freeze());
         int open = Math.min(8, spinning + 3);
         try (ServerLogs logs = new ServerLogs(); GroutServer s = GroutServer.start(options)) {
@@ -132,11 +137,14 @@ class SharedMemoryChannelLeaksTest {
                     assertTrue(c.sharedMemory());
                 }
                 List<String> lines = logs.lines(l -> l.contains("shared-memory channel waits"));
-                assertEquals(open - spinning, lines.size(), "channels beyond the " + spinning + " that may spin: " + logs.lines());
-                assertTrue(lines.getFirst().endsWith("waits spin:50us, not spin: as many channels spin as the server's CPUs allow"),
+                assertEquals(open - spinning, lines.size(), "channels beyond the " + spinning + " that may spin: "
+                        + logs.lines());
+                assertTrue(lines.getFirst()
+                        .endsWith("waits spin:50us, not spin: as many channels spin as the server's CPUs allow"),
                         lines.getFirst());
                 // The loop that accepts still has a CPU: a client on the socket connects and is served.
-                try (GroutClient plain = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL))) {
+                try (GroutClient plain = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                        .backend(Backend.EPOLL))) {
                     Pings.ping(plain, 9, 100);
                 }
                 for (GroutClient c : channels) Pings.ping(c, 3, 100);

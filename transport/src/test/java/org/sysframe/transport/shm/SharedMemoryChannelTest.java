@@ -53,9 +53,11 @@ class SharedMemoryChannelTest {
 
     @Test
     void pingsGoOverTheChannelInEveryWaitModeOfEitherSide() throws Exception {
-        // A side that never sleeps (spin, yield) is published to with no fence and no wake; one that may sleep is woken:
-        // every pairing of a sleeping and a never-sleeping side must go on, none waiting for a wake that does not come.
-        WaitMode[] modes = {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.spinThenBlock(Duration.ofNanos(50_000)), WaitMode.YIELD};
+        // A side that never sleeps (spin, yield) is published to with no fence and no wake; one that may sleep is
+        // woken: every pairing of a sleeping and a never-sleeping side must go on, none waiting for a wake that does
+        // not come.
+        WaitMode[] modes = {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.spinThenBlock(Duration.ofNanos(50_000)),
+                WaitMode.YIELD};
         for (WaitMode serverMode : new WaitMode[] {WaitMode.BLOCK, WaitMode.SPIN}) {
             String path = dir.resolve("shm-" + serverMode.toString().replace(':', '-') + ".sock").toString();
             try (GroutServer s = GroutServer.start(server(path).sharedMemoryWaitMode(serverMode))) {
@@ -121,7 +123,8 @@ class SharedMemoryChannelTest {
                 int items = 0;
                 try (ResponseStream st = c.stream(STREAM, n, 0, 4)) {
                     while (st.next()) {
-                        assertEquals(items, st.current().buffer().get(JAVA_INT_UNALIGNED, st.current().offset()), mode.toString());
+                        assertEquals(items, st.current().buffer().get(JAVA_INT_UNALIGNED, st.current().offset()),
+                                mode.toString());
                         items++;
                     }
                 }

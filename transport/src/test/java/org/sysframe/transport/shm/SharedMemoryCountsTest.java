@@ -67,14 +67,17 @@ class SharedMemoryCountsTest {
 
     Run run(WaitMode mode) throws Exception {
         String path = dir.resolve("counts.sock").toString();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(mode));
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(mode));
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                .sharedMemory(true).waitMode(mode));
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                     .sharedMemory(true).waitMode(mode));
              Arena a = Arena.ofConfined()) {
             assertTrue(c.sharedMemory());
             ServerLoop<?> channel = ShmServer.channels().getFirst();
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
-            for (int i = 0; i < 200; i++) c.call(GroutApi.PING, payload, 0, PAYLOAD); // the channel's thread is up and warm
+            // the channel's thread is up and warm
+            for (int i = 0; i < 200; i++) c.call(GroutApi.PING, payload, 0, PAYLOAD);
             try (KernelSyscallCounter ck = KernelSyscallCounter.forThread(Self.tid(), KINDS);
                  KernelSyscallCounter sk = KernelSyscallCounter.forThread(channel.threadId(), KINDS)) {
                 SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
@@ -91,9 +94,12 @@ class SharedMemoryCountsTest {
                 // The channel's thread wakes the client before it sleeps again: sampled once it does.
                 SyscallCounts[] s1 = serverSample(channel, sk, mode);
                 SyscallCounts sl1 = s1[0], sk1 = s1[1];
-                Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)), elapsed);
-                System.out.printf("shared memory, %s, %d x %d B: client library %s kernel %s | server library %s kernel %s%n",
-                        mode, CALLS, PAYLOAD, run.client.library, run.client.kernel, run.server.library, run.server.kernel);
+                Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)),
+                        elapsed);
+                System.out.printf("shared memory, %s, %d x %d B: client library %s kernel %s | server library %s "
+                        + "kernel %s%n",
+                        mode, CALLS, PAYLOAD, run.client.library, run.client.kernel, run.server.library,
+                                run.server.kernel);
                 assertLibraryIsKernel("client", run.client);
                 assertLibraryIsKernel("server", run.server);
                 return run;
@@ -123,7 +129,8 @@ class SharedMemoryCountsTest {
                     return new SyscallCounts[] {lib, kernel};
                 }
             }
-            if (System.nanoTime() - until > 0) throw new AssertionError("the channel's thread " + tid + " is not parked in futex after 10 s");
+            if (System.nanoTime() - until > 0) throw new AssertionError("the channel's thread " + tid
+                    + " is not parked in futex after 10 s");
             Thread.sleep(1);
         }
     }
@@ -144,7 +151,8 @@ class SharedMemoryCountsTest {
         // server's thread did not run: a loaded machine); on an idle one there is no such wait.
         long peeks = r.client.library.get(SyscallKind.RECVFROM);
         assertEquals(SyscallCounts.builder().recvfrom(peeks).build(), r.client.library);
-        assertTrue(peeks <= r.elapsedNanos / 50_000_000L, peeks + " looks at the socket in " + r.elapsedNanos / 1_000_000 + " ms");
+        assertTrue(peeks <= r.elapsedNanos / 50_000_000L, peeks + " looks at the socket in "
+                + r.elapsedNanos / 1_000_000 + " ms");
         assertEquals(SyscallCounts.ZERO, r.server.library);
     }
 
@@ -156,7 +164,8 @@ class SharedMemoryCountsTest {
         // one look at the socket (recvfrom MSG_PEEK): one per slice at most, never per call.
         long peeks = r.client.library.get(SyscallKind.RECVFROM);
         assertEquals(futex + peeks, r.client.library.total(), "nothing but futex and peeks: " + r.client.library);
-        assertTrue(peeks <= r.elapsedNanos / 20_000_000L + 1, peeks + " peeks in " + r.elapsedNanos / 1_000_000 + " ms");
+        assertTrue(peeks <= r.elapsedNanos / 20_000_000L + 1, peeks + " peeks in " + r.elapsedNanos / 1_000_000
+                + " ms");
         assertTrue(futex >= CALLS && futex <= 2L * CALLS, "client futex calls: " + futex);
         long served = r.server.library.get(SyscallKind.FUTEX);
         assertEquals(served, r.server.library.total(), "nothing but futex: " + r.server.library);
@@ -167,8 +176,10 @@ class SharedMemoryCountsTest {
     void aSpinningCallAllocatesNothing() throws Exception {
         String path = dir.resolve("alloc.sock").toString();
         ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(WaitMode.SPIN));
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(WaitMode.SPIN));
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                .sharedMemory(true).waitMode(WaitMode.SPIN));
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                     .sharedMemory(true).waitMode(WaitMode.SPIN));
              Arena a = Arena.ofConfined()) {
             MemorySegment payload = a.allocate(1024);
             long bytes = -1;

@@ -57,7 +57,8 @@ class SharedMemoryHostilePeerTest {
     }
 
     static GroutClient good(String path) throws Exception {
-        GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true));
+        GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                .sharedMemory(true));
         assertTrue(c.sharedMemory());
         return c;
     }
@@ -69,7 +70,8 @@ class SharedMemoryHostilePeerTest {
             while (true) {
                 long n = s.recv(b, 0, 64, 0);
                 if (n == 0) return;
-                if (n == UnixSocket.WOULD_BLOCK) throw new AssertionError("the server did not close the connection within the receive timeout");
+                if (n == UnixSocket.WOULD_BLOCK) throw new AssertionError("the server did not close the connection "
+                        + "within the receive timeout");
             }
         }
     }
@@ -98,7 +100,8 @@ class SharedMemoryHostilePeerTest {
     @Test
     void aBadIndexClosesThatChannelWithOneLineAndNoOtherClient() throws Exception {
         String path = dir.resolve("index.sock").toString();
-        try (ServerLogs logs = new ServerLogs(); GroutServer s = start(path, 4096); GroutClient c = good(path); RawChannel raw = RawChannel.open(path)) {
+        try (ServerLogs logs = new ServerLogs(); GroutServer s = start(path, 4096); GroutClient c =
+                good(path); RawChannel raw = RawChannel.open(path)) {
             Pings.ping(c, 1, 100);
             // The request ring's tail (offset 64) moved past what the ring can hold.
             raw.segment.memory().set(JAVA_LONG, 64, 4096 + 1);
@@ -107,8 +110,10 @@ class SharedMemoryHostilePeerTest {
             awaitEof(raw.socket);
             List<String> lines = logs.lines(l -> l.contains("shared-memory channel closed"));
             assertEquals(1, lines.size(), logs.lines().toString());
-            assertTrue(lines.getFirst().endsWith("shared-memory channel closed: shared memory: EPROTO (71) Protocol error: "
-                    + "the request ring's tail is 4097, 4097 bytes from this side's 0 (capacity 4096): the peer wrote a bad index"), lines.getFirst());
+            assertTrue(lines.getFirst()
+                    .endsWith("shared-memory channel closed: shared memory: EPROTO (71) Protocol error: "
+                    + "the request ring's tail is 4097, 4097 bytes from this side's 0 (capacity 4096): the peer wrote "
+                            + "a bad index"), lines.getFirst());
             for (int i = 0; i < 100; i++) Pings.ping(c, i, 1 + i * 40);
             Awaits.awaitEquals(1, () -> ShmServer.channels().size(), Duration.ofSeconds(10), "channels open");
         }
@@ -145,7 +150,8 @@ class SharedMemoryHostilePeerTest {
                 fuzzer.join();
             }
             // At most one line per fuzzed channel, none about the good one, and it still answers.
-            assertTrue(logs.lines(l -> l.contains("shared-memory channel closed")).size() <= 20, logs.lines().toString());
+            assertTrue(logs.lines(l -> l.contains("shared-memory channel closed")).size() <= 20,
+                    logs.lines().toString());
             Pings.ping(c, 99, GroutApi.MAX_MSG_LEN);
             Awaits.awaitEquals(1, () -> ShmServer.channels().size(), Duration.ofSeconds(20), "channels open");
         }
@@ -191,7 +197,8 @@ class SharedMemoryHostilePeerTest {
         String path = dir.resolve("stuck.sock").toString();
         int stuck = GroutApi.type(0x7a7a, 2);
         CountDownLatch release = new CountDownLatch(1);
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemoryRing(65536)
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                .sharedMemoryRing(65536)
                 .handle(stuck, 0, (req, reply) -> {
                     try {
                         release.await();
@@ -200,7 +207,8 @@ class SharedMemoryHostilePeerTest {
                     }
                     reply.ok();
                 }));
-             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true)
+             GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                     .sharedMemory(true)
                      .sendTimeoutMillis(200).waitMode(WaitMode.spinThenBlock(Duration.ofNanos(50_000))));
              Arena a = Arena.ofConfined()) {
             assertTrue(c.sharedMemory());
@@ -221,7 +229,9 @@ class SharedMemoryHostilePeerTest {
             }
             assertFalse(c.isUsable(), "a send cut short leaves the stream out of step");
             assertEquals(Errno.ETIMEDOUT, e.errno());
-            assertTrue(e.getMessage().matches("send\\(.*, shared memory\\): ETIMEDOUT \\(110\\) Connection timed out: the server took \\d+ of 32780 bytes"
+            assertTrue(e.getMessage()
+                    .matches("send\\(.*, shared memory\\): ETIMEDOUT \\(110\\) Connection timed out: the server took "
+                            + "\\d+ of 32780 bytes"
                     + " within the send timeout of 200 ms \\(it does not read\\)"), e.getMessage());
         }
     }

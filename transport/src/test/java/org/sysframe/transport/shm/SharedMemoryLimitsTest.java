@@ -2,14 +2,12 @@ package org.sysframe.transport.shm;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.sysframe.testsupport.Awaits;
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.internal.shm.ShmSegment;
-import org.sysframe.transport.internal.shm.ShmServer;
 import org.sysframe.transport.support.Pings;
 import org.sysframe.transport.support.ServerLogs;
 
@@ -47,7 +45,9 @@ class SharedMemoryLimitsTest {
             for (GroutClient x : List.of(a, b, c)) Pings.ping(x, 7, 100);
             List<String> lines = logs.lines(l -> l.contains("shared-memory channel refused"));
             assertEquals(1, lines.size(), logs.lines().toString());
-            assertTrue(lines.getFirst().endsWith("shared-memory channel refused: 2 channels open, the limit: the client stays on the socket"), lines.getFirst());
+            assertTrue(lines.getFirst()
+                    .endsWith("shared-memory channel refused: 2 channels open, the limit: the client stays on the "
+                            + "socket"), lines.getFirst());
             a.close();
             // The place comes back once the channel's segment is unmapped, after its thread ended: soon, not at once.
             GroutClient d = null;
@@ -68,7 +68,8 @@ class SharedMemoryLimitsTest {
     @Test
     void aSegmentTheMemoryBudgetCannotHoldIsRefusedTheSameWay() throws Exception {
         String path = dir.resolve("budget.sock").toString();
-        long segment = ShmSegment.sizeFor(65536); // 132 KiB: a budget of 1.5 of them still holds a large request (the least it may be)
+        // 132 KiB: a budget of 1.5 of them still holds a large request (the least it may be)
+        long segment = ShmSegment.sizeFor(65536);
         try (ServerLogs logs = new ServerLogs();
              GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
                      .sharedMemoryRing(65536).memoryBudget(segment + segment / 2));
@@ -79,8 +80,10 @@ class SharedMemoryLimitsTest {
             Pings.ping(b, 2, 100);
             List<String> lines = logs.lines(l -> l.contains("shared-memory channel refused"));
             assertEquals(1, lines.size(), logs.lines().toString());
-            assertTrue(lines.getFirst().endsWith("shared-memory channel refused: its " + segment + " bytes do not fit the memory budget ("
-                    + segment + " of " + (segment + segment / 2) + " bytes used): the client stays on the socket"), lines.getFirst());
+            assertTrue(lines.getFirst().endsWith("shared-memory channel refused: its " + segment
+                    + " bytes do not fit the memory budget ("
+                    + segment + " of " + (segment + segment / 2) + " bytes used): the client stays on the socket"),
+                    lines.getFirst());
         }
     }
 
@@ -89,6 +92,7 @@ class SharedMemoryLimitsTest {
         assertThrows(IllegalArgumentException.class, () -> ServerOptions.defaults().sharedMemoryChannels(0));
         assertThrows(IllegalArgumentException.class, () -> ServerOptions.defaults().sharedMemoryChannels(4097));
         assertEquals("shared-memory channels 0: 1 to 4096",
-                assertThrows(IllegalArgumentException.class, () -> ServerOptions.defaults().sharedMemoryChannels(0)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> ServerOptions.defaults().sharedMemoryChannels(0))
+                .getMessage());
     }
 }

@@ -7,7 +7,6 @@ import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.internal.shm.ShmProtocol;
 import org.sysframe.transport.internal.shm.ShmSegment;
-import org.sysframe.transport.support.RawConn;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.wire.GroutApi;
@@ -121,18 +120,21 @@ class SharedMemoryRefusalTest {
     @Test
     void aSizeOtherThanAnnouncedIsRefused() throws Exception {
         ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY * 2), ShmSegment.MAGIC, true));
-        assertEquals("shared memory: EPROTO (71) Protocol error: the segment is 12288 bytes, the server announced 20480", e.getMessage());
+        assertEquals("shared memory: EPROTO (71) Protocol error: the segment is 12288 bytes, the server announced "
+                + "20480", e.getMessage());
     }
 
     @Test
     void aBadMagicIsRefused() throws Exception {
         ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), 0x12345678, true));
-        assertEquals("shared memory: EPROTO (71) Protocol error: bad magic 0x12345678 (want 0x53485346)", e.getMessage());
+        assertEquals("shared memory: EPROTO (71) Protocol error: bad magic 0x12345678 (want 0x53485346)",
+                e.getMessage());
     }
 
     @Test
     void anAnswerWithoutADescriptorIsRefused() throws Exception {
         ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC, false));
-        assertEquals("shared memory: EPROTO (71) Protocol error: the answer to SHM_OPEN came without a descriptor", e.getMessage());
+        assertEquals("shared memory: EPROTO (71) Protocol error: the answer to SHM_OPEN came without a descriptor",
+                e.getMessage());
     }
 }

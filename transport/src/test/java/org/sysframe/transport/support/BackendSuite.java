@@ -43,7 +43,9 @@ public final class BackendSuite implements ClassTemplateInvocationContextProvide
     /** Set ("true") while an {@code epoll+shm} invocation runs. */
     public static final String SHARED_MEMORY = "sysframe.test.sharedMemory";
 
-    /** Whether the running invocation is the shared-memory one: its clients ask for the channel, its servers offer it. */
+    /**
+     * Whether the running invocation is the shared-memory one: its clients ask for the channel, its servers offer it.
+     */
     public static boolean overSharedMemory() { return Boolean.getBoolean(SHARED_MEMORY); }
 
     @Override
@@ -75,8 +77,8 @@ public final class BackendSuite implements ClassTemplateInvocationContextProvide
         public List<Extension> getAdditionalExtensions() { return List.of(new OnBackend(backend, sharedMemory)); }
     }
 
-    private static final class OnBackend implements BeforeClassTemplateInvocationCallback, AfterClassTemplateInvocationCallback,
-            ExecutionCondition, ParameterResolver {
+    private static final class OnBackend implements BeforeClassTemplateInvocationCallback,
+            AfterClassTemplateInvocationCallback, ExecutionCondition, ParameterResolver {
         private final Backend backend;
         private final boolean sharedMemory;
         private String before;
@@ -106,12 +108,17 @@ public final class BackendSuite implements ClassTemplateInvocationContextProvide
             else System.setProperty(property, value);
         }
 
-        /** Each test of the invocation is skipped with the reason when its backend is unavailable (the invocation itself runs). */
+        /**
+         * Each test of the invocation is skipped with the reason when its backend is unavailable (the invocation itself
+         * runs).
+         */
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            if (context.getTestMethod().isEmpty()) return ConditionEvaluationResult.enabled("the " + backend + " invocation");
+            if (context.getTestMethod().isEmpty()) return ConditionEvaluationResult.enabled("the " + backend
+                    + " invocation");
             String why = skipReason(backend, backend == Backend.IO_URING ? UringSupport.unavailableReason() : null);
-            return why == null ? ConditionEvaluationResult.enabled(backend + " available") : ConditionEvaluationResult.disabled(why);
+            return why == null ? ConditionEvaluationResult.enabled(backend + " available")
+                    : ConditionEvaluationResult.disabled(why);
         }
 
         @Override

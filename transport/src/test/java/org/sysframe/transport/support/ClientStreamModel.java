@@ -4,7 +4,10 @@ import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.Errno;
 
-/** What a GroutClient awaiting an id makes of a byte stream from a server (docs/wire-format.md and the client's documented rules). */
+/**
+ * What a GroutClient awaiting an id makes of a byte stream from a server (docs/wire-format.md and the client's
+ * documented rules).
+ */
 public final class ClientStreamModel {
     private ClientStreamModel() {}
 
@@ -29,7 +32,8 @@ public final class ClientStreamModel {
             if (p + hlen > g.length) break;
             long len = event ? WireBytes.u64(g, p + 8) : Integer.toUnsignedLong(WireBytes.u32(g, p + 8));
             if (len < 0 || len > GroutApi.MAX_MSG_LEN) {
-                return new Outcome(Errno.EMSGSIZE, event ? "event header" : "response header", len, unmatched, events, p);
+                return new Outcome(Errno.EMSGSIZE, event ? "event header" : "response header", len, unmatched, events,
+                        p);
             }
             if (p + hlen + len > g.length) break;
             if (!event && first == awaited) return new Outcome(0, "response", len, unmatched, events, p);

@@ -32,7 +32,8 @@ public final class DescriptorLimits {
         try (Stream<Path> s = Files.list(Path.of("/proc/" + pid + "/fdinfo"))) {
             for (Path p : s.toList()) {
                 try {
-                    for (String line : Files.readAllLines(p)) if (line.startsWith("tfd:")) sb.append("\n  ").append(line);
+                    for (String line : Files.readAllLines(p)) if (line.startsWith("tfd:")) sb.append("\n  ")
+                            .append(line);
                 } catch (IOException gone) {
                     // closed meanwhile
                 }

@@ -25,8 +25,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
- * The child process of the fault tests (a peer killed mid-request, descriptor exhaustion): a separate JVM, so that the test can SIGKILL it or start it
- * with a low descriptor limit. It reports on stdout, one line per fact, and reads commands on stdin.
+ * The child process of the fault tests (a peer killed mid-request, descriptor exhaustion): a separate JVM, so that the
+ * test can SIGKILL it or start it with a low descriptor limit. It reports on stdout, one line per fact, and reads
+ * commands on stdin.
  *
  * <ul>
  *   <li>{@code partial PATH UNREAD}: connects to PATH with a raw socket, says GR_HELLO and reads the answer;
@@ -75,7 +76,8 @@ public final class FaultChild {
         MemorySegment answer = arena.allocate(ResponseHeader.SIZE + GroutApi.HELLO_RESPONSE_SIZE);
         s.recvFully(answer, 0, answer.byteSize());
         int status = ResponseHeader.status(answer, 0);
-        if (ResponseHeader.forId(answer, 0) != 1 || status != 0) throw new IllegalStateException("hello answered with status " + status);
+        if (ResponseHeader.forId(answer, 0) != 1
+                || status != 0) throw new IllegalStateException("hello answered with status " + status);
 
         if (leaveAResponseUnread) {
             MemorySegment ping = arena.allocate(RequestHeader.SIZE + 100);
@@ -112,7 +114,8 @@ public final class FaultChild {
             String line;
             while ((line = in.readLine()) != null) {
                 switch (line.trim()) {
-                    case "count" -> System.out.println("COUNT " + server.connectionCount() + " " + server.closedConnections().size());
+                    case "count" -> System.out.println("COUNT " + server.connectionCount() + " "
+                            + server.closedConnections().size());
                     case "hog" -> {
                         // Descriptors taken by something else in the process than the server's connections.
                         try {

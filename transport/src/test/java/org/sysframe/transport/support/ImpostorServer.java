@@ -47,7 +47,10 @@ public final class ImpostorServer implements AutoCloseable {
                 if (strcmp(mode, "exit") == 0) return 0;
                 if (strcmp(mode, "hello") == 0) {
                     unsigned char req[12 + 132];
-                    if (recv(fd, req, sizeof(req), MSG_WAITALL) != (ssize_t)sizeof(req)) { printf("no hello\\n"); return 3; }
+                    if (recv(fd, req, sizeof(req), MSG_WAITALL) != (ssize_t)sizeof(req)) {
+                        printf("no hello\\n");
+                        return 3;
+                    }
                     uint32_t resp[3] = {0, 0, 0};
                     memcpy(resp, req, 4); /* for_id = the hello's id, status 0, no payload */
                     send(fd, resp, sizeof(resp), MSG_NOSIGNAL);
@@ -72,7 +75,8 @@ public final class ImpostorServer implements AutoCloseable {
         Path src = dir.resolve("impostor.c");
         Path exe = dir.resolve("impostor");
         Files.writeString(src, SOURCE);
-        Process p = new ProcessBuilder("gcc", "-O1", "-o", exe.toString(), src.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("gcc", "-O1", "-o", exe.toString(), src.toString()).redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "gcc did not finish");
         assertEquals(0, p.exitValue(), "gcc: " + out);

@@ -19,7 +19,8 @@ public final class JfrChild {
     private JfrChild() {}
 
     public static void main(String[] args) throws Exception {
-        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(args[0])); Arena a = Arena.ofConfined()) {
+        try (GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(args[0])); Arena a =
+                Arena.ofConfined()) {
             MemorySegment p = a.allocate(8);
             for (int i = 0; i < 5; i++) c.call(GroutApi.PING, p);
             CompletableFuture<?>[] fs = new CompletableFuture<?>[3];

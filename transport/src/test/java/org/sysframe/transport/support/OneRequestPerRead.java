@@ -22,7 +22,10 @@ public final class OneRequestPerRead implements RawServer.Script {
 
     public int answered() { return answered; }
 
-    /** The most whole requests one read left buffered (answered one by one, a read at a time): 1 for a client that never had two on the wire. */
+    /**
+     * The most whole requests one read left buffered (answered one by one, a read at a time): 1 for a client that never
+     * had two on the wire.
+     */
     public int mostInOneRead() { return mostInOneRead; }
 
     @Override

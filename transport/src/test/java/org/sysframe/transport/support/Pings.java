@@ -21,7 +21,8 @@ public final class Pings {
             Response r = c.call(GroutApi.PING, p, 0, len);
             assertEquals(0, r.status());
             assertEquals(len, r.length());
-            assertEquals(-1, MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + len, p, 0, len), "echo differs");
+            assertEquals(-1, MemorySegment.mismatch(r.buffer(), r.offset(), r.offset() + len, p, 0, len),
+                    "echo differs");
         }
     }
 }

@@ -38,6 +38,7 @@ public record PipelinedPings(UnixSocket raw, MemorySegment out, MemorySegment in
     public void sendAllAndCheckAnswers() throws ErrnoException {
         assertEquals(bytes, raw.send(out, 0, bytes, 0), "one send: the server finds all " + n + " in one recv");
         raw.recvFully(in, 0, (long) n * (ResponseHeader.SIZE + payload));
-        for (int i = 0; i < n; i++) assertEquals(2 + i, ResponseHeader.forId(in, i * ((long) ResponseHeader.SIZE + payload)));
+        for (int i = 0; i < n; i++) assertEquals(2 + i,
+                ResponseHeader.forId(in, i * ((long) ResponseHeader.SIZE + payload)));
     }
 }

@@ -21,7 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * one (the socket then carries nothing, and closing it ends the connection for the client).
  */
 public final class RawConn {
-    /** The connection; scripts may send on it directly (e.g. a megabyte of garbage from a native segment), or close it. */
+    /**
+     * The connection; scripts may send on it directly (e.g. a megabyte of garbage from a native segment), or close it.
+     */
     public final UnixSocket socket;
     private final MemorySegment in;
     private final MemorySegment out;
@@ -80,7 +82,10 @@ public final class RawConn {
         respond(r.id(), 0, answer);
     }
 
-    /** Grants the shared-memory channel the client asks for next (SHM_OPEN); from then on the script's bytes go through its rings. */
+    /**
+     * Grants the shared-memory channel the client asks for next (SHM_OPEN); from then on the script's bytes go through
+     * its rings.
+     */
     void openChannel() throws ErrnoException {
         rings = RawRings.grant(socket, readRequest());
     }

@@ -51,9 +51,13 @@ final class RawRings implements AutoCloseable {
         this.answers = segment.answers();
     }
 
-    /** Answers the client's SHM_OPEN (request open) as a sysframe server does: a sealed segment of the default rings, passed with the answer. */
+    /**
+     * Answers the client's SHM_OPEN (request open) as a sysframe server does: a sealed segment of the default rings,
+     * passed with the answer.
+     */
     static RawRings grant(UnixSocket socket, RawRequest open) throws ErrnoException {
-        assertEquals(ShmProtocol.OPEN, open.type(), "raw server: the request after the hello (the suite's client asks for the channel)");
+        assertEquals(ShmProtocol.OPEN, open.type(),
+                "raw server: the request after the hello (the suite's client asks for the channel)");
         byte[] versionAndFlags = new byte[ShmProtocol.REQUEST_SIZE];
         MemorySegment.ofArray(versionAndFlags).set(JAVA_INT_UNALIGNED, 0, ShmSegment.VERSION);
         assertArrayEquals(versionAndFlags, open.payload(), "raw server: SHM_OPEN's version and flags");
@@ -108,7 +112,8 @@ final class RawRings implements AutoCloseable {
             if (answers.producerSleeps() == 0) futex.await(segment.memory(), ANSWERS_PRODUCER, 1, SLICE_NANOS);
             answers.producerAwake();
             if (answers.room() == 0 && clientGone()) {
-                throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.EPIPE, len + " bytes not taken");
+                throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.EPIPE, len
+                        + " bytes not taken");
             }
         }
     }
@@ -125,7 +130,10 @@ final class RawRings implements AutoCloseable {
         }
     }
 
-    /** Whether the client closed its socket; a byte on the socket is a failure (it carries nothing once the channel is open). */
+    /**
+     * Whether the client closed its socket; a byte on the socket is a failure (it carries nothing once the channel is
+     * open).
+     */
     private boolean clientGone() throws ErrnoException {
         long n;
         try {
@@ -134,7 +142,8 @@ final class RawRings implements AutoCloseable {
             if (e.errno() == Errno.ECONNRESET) return true;
             throw e;
         }
-        if (n > 0) throw new AssertionError("raw server: the client sent a byte on the socket after the channel opened");
+        if (n > 0) throw new AssertionError("raw server: the client sent a byte on the socket after the channel "
+                + "opened");
         return n == 0;
     }
 

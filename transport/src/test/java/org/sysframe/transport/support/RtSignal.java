@@ -28,7 +28,8 @@ public final class RtSignal {
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
     private static final MethodHandle SIGACTION = LINKER.downcallHandle(LIBC.find("sigaction").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle SIGRTMIN = LINKER.downcallHandle(LIBC.find("__libc_current_sigrtmin").orElseThrow(),
+    private static final MethodHandle SIGRTMIN =
+            LINKER.downcallHandle(LIBC.find("__libc_current_sigrtmin").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT));
     public static final MemorySegment NO_OP_HANDLER = LIBC.find("abs").orElseThrow();
     public static final MemorySegment SIG_IGN = MemorySegment.ofAddress(1);

@@ -93,7 +93,10 @@ public final class ServerFixture implements BeforeEachCallback, AfterEachCallbac
         assertTimeoutPreemptively(HANG_GUARD, body);
     }
 
-    /** Client options for path with the test clients' receive timeout, over the suite's transport ({@link TestClients#options}). */
+    /**
+     * Client options for path with the test clients' receive timeout, over the suite's transport
+     * ({@link TestClients#options}).
+     */
     public static ClientOptions clientOptions(String path) {
         return TestClients.options(path).receiveTimeoutMillis(CLIENT_RECV_TIMEOUT_MS);
     }

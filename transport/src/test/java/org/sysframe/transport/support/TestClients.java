@@ -40,7 +40,8 @@ public final class TestClients {
         boolean wanted = options.freeze().sharedMemory() && c.backend() == Backend.EPOLL;
         if (c.sharedMemory() != wanted) {
             c.close();
-            throw new AssertionError("client of " + options.freeze().socketPath() + (wanted ? " stayed on the socket" : " is over shared memory")
+            throw new AssertionError("client of " + options.freeze().socketPath()
+                    + (wanted ? " stayed on the socket" : " is over shared memory")
                     + " (sharedMemory " + options.freeze().sharedMemory() + ", backend " + c.backend() + ")");
         }
         return c;

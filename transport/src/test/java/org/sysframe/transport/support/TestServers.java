@@ -38,7 +38,10 @@ public final class TestServers {
         return GroutServer.start(overSuiteTransport(options));
     }
 
-    /** Channels a server of the {@code epoll+shm} invocation offers at once, in all and per uid: more than any test's clients. */
+    /**
+     * Channels a server of the {@code epoll+shm} invocation offers at once, in all and per uid: more than any test's
+     * clients.
+     */
     public static final int CHANNELS = 64;
 
     /**
@@ -53,9 +56,11 @@ public final class TestServers {
         ServerConfig c = options.freeze();
         if (!c.sharedMemory()) options.sharedMemory(true);
         if (c.sharedMemoryChannels() == defaults.sharedMemoryChannels()) options.sharedMemoryChannels(CHANNELS);
-        if (c.sharedMemoryChannelsPerUid() == defaults.sharedMemoryChannelsPerUid()) options.sharedMemoryChannelsPerUid(CHANNELS);
+        if (c.sharedMemoryChannelsPerUid() == defaults.sharedMemoryChannelsPerUid()) options.sharedMemoryChannelsPerUid(
+                CHANNELS);
         ServerConfig shm = options.freeze();
-        return options.memoryBudget(c.memoryBudget() + shm.sharedMemoryChannels() * ShmSegment.sizeFor(shm.sharedMemoryRing()));
+        return options.memoryBudget(c.memoryBudget()
+                + shm.sharedMemoryChannels() * ShmSegment.sizeFor(shm.sharedMemoryRing()));
     }
 
     /**

@@ -10,19 +10,25 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** A thread of this process seen from /proc: the syscall it is blocked in, its blocked signals; and a way to keep it alive. */
+/**
+ * A thread of this process seen from /proc: the syscall it is blocked in, its blocked signals; and a way to keep it
+ * alive.
+ */
 public final class ThreadStates {
     private ThreadStates() {}
 
     /**
      * The syscall a client of this run's default backend blocks in while it waits for an answer:
-     * "45" (recvfrom) with epoll, "426" (io_uring_enter) with io_uring (the default backend: {@link EachBackend}'s invocation, or {@code -Dsysframe.backend}).
+     * "45" (recvfrom) with epoll, "426" (io_uring_enter) with io_uring (the default backend: {@link EachBackend}'s
+     * invocation, or {@code -Dsysframe.backend}).
      */
     public static String clientReceiveSyscall() {
         return Backend.configuredDefault() == Backend.EPOLL ? "45" : "426";
     }
 
-    /** The kernel's name of what thread tid is blocked in ({@code /proc/self/task/TID/syscall}), e.g. "45" for recvfrom. */
+    /**
+     * The kernel's name of what thread tid is blocked in ({@code /proc/self/task/TID/syscall}), e.g. "45" for recvfrom.
+     */
     public static String blockedIn(int tid) throws IOException {
         String s = Files.readString(Path.of("/proc/self/task/" + tid + "/syscall")).trim();
         int sp = s.indexOf(' ');

@@ -37,7 +37,8 @@ public final class BufferRing implements AutoCloseable {
 
     /** Registers a ring of count (a power of two, at most 32768) buffers of size bytes as group. */
     public BufferRing(IoUring uring, int group, int count, int size) throws ErrnoException {
-        if (Integer.bitCount(count) != 1 || count > 32768) throw new IllegalArgumentException("buffer count " + count + ": a power of two up to 32768");
+        if (Integer.bitCount(count) != 1 || count > 32768) throw new IllegalArgumentException("buffer count " + count
+                + ": a power of two up to 32768");
         this.uring = uring;
         this.count = count;
         this.size = size;

@@ -6,7 +6,6 @@ import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.internal.LibC;
 import org.sysframe.unix.uring.UringCounters;
-import org.sysframe.unix.uring.UringSupport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -74,12 +73,14 @@ public final class IoUring implements AutoCloseable {
     private static final int MAP_SHARED_POPULATE = 0x01 | 0x8000;
 
     private static final VarHandle INT = JAVA_INT.varHandle();
-    private static final long WAIT_ARG_TS = UringLayouts.offset(UringLayouts.GETEVENTS_ARG, "ts"); // once: a timed wait allocates nothing
+    // once: a timed wait allocates nothing
+    private static final long WAIT_ARG_TS = UringLayouts.offset(UringLayouts.GETEVENTS_ARG, "ts");
 
     /** Returned by {@link #submit(int, long)} when its wait timed out (ETIME). */
     public static final int TIMED_OUT = -1;
 
-    private final Arena arena = Arena.ofShared(); // closed by close(), possibly from another thread once the owner stopped
+    // closed by close(), possibly from another thread once the owner stopped
+    private final Arena arena = Arena.ofShared();
     private final MemorySegment callState = Errno.newCallState(arena);
     private final MemorySegment waitArg = arena.allocate(UringLayouts.GETEVENTS_ARG);
     private final MemorySegment timespec = arena.allocate(UringLayouts.TIMESPEC);
@@ -108,7 +109,7 @@ public final class IoUring implements AutoCloseable {
     /**
      * Sets up a ring of sqEntries submissions (a power of two), cqEntries completions (0: twice
      * sqEntries) and the {@code SETUP_*} flags given. Fails naming the cause when io_uring is
-     * unavailable (see {@link UringSupport#unavailableReason()}).
+     * unavailable (see {@link org.sysframe.unix.uring.UringSupport#unavailableReason()}).
      */
     public IoUring(int sqEntries, int cqEntries, int setupFlags, SyscallCounters counters, UringCounters uringCounters)
             throws ErrnoException {
@@ -130,7 +131,8 @@ public final class IoUring implements AutoCloseable {
         try {
             if ((features & FEAT_SINGLE_MMAP) == 0 || (features & FEAT_NODROP) == 0) {
                 throw new ErrnoException("io_uring_setup", Errno.ENOTSUP,
-                        "this kernel's io_uring lacks " + ((features & FEAT_NODROP) == 0 ? "IORING_FEAT_NODROP" : "IORING_FEAT_SINGLE_MMAP")
+                        "this kernel's io_uring lacks " + ((features & FEAT_NODROP) == 0 ? "IORING_FEAT_NODROP"
+                        : "IORING_FEAT_SINGLE_MMAP")
                                 + " (needs Linux 5.5)");
             }
             this.sqEntries = param(params, "sq_entries");
@@ -184,7 +186,8 @@ public final class IoUring implements AutoCloseable {
 
     private long map(long len, long offset) throws ErrnoException {
         long a = LibC.mmap(callState, 0, len, PROT_READ_WRITE, MAP_SHARED_POPULATE, ringFd, offset);
-        if (a == -1) throw new ErrnoException("mmap(io_uring " + (offset == 0 ? "rings" : "SQEs") + ")", Errno.read(callState));
+        if (a == -1) throw new ErrnoException("mmap(io_uring " + (offset == 0 ? "rings" : "SQEs") + ")",
+                Errno.read(callState));
         return a;
     }
 
@@ -275,7 +278,6 @@ public final class IoUring implements AutoCloseable {
         }
     }
 
-    /** Completions in the CQ not consumed yet. */
     /**
      * With {@link #SETUP_COOP_TASKRUN} | {@link #SETUP_TASKRUN_FLAG}: whether the kernel has work queued
      * for this thread (a completion to post) that runs on its next io_uring_enter; a spinning owner
@@ -312,7 +314,8 @@ public final class IoUring implements AutoCloseable {
     private void flushOverflow() throws ErrnoException {
         long r = LibC.syscall(callState, NR_ENTER, enterFd, 0, 0, enterFlags | ENTER_GETEVENTS, 0, 0);
         counters.increment(SyscallKind.IO_URING_ENTER);
-        if (r < 0 && Errno.read(callState) != Errno.EINTR) throw new ErrnoException("io_uring_enter(flush overflow)", Errno.read(callState));
+        if (r < 0 && Errno.read(callState) != Errno.EINTR) throw new ErrnoException("io_uring_enter(flush overflow)",
+                Errno.read(callState));
     }
 
     /** Consumes the completion {@link #peek()} returned. */

@@ -80,7 +80,9 @@ public final class Sqe {
         return this;
     }
 
-    /** SEND of len bytes at the native address addr on socket fd, with msg_flags (MSG_NOSIGNAL is the caller's to add). */
+    /**
+     * SEND of len bytes at the native address addr on socket fd, with msg_flags (MSG_NOSIGNAL is the caller's to add).
+     */
     public Sqe prepSend(int fd, long addr, int len, int msgFlags) {
         return op(UringOp.SEND, fd, addr, len, msgFlags);
     }
@@ -118,12 +120,18 @@ public final class Sqe {
         return op(UringOp.POLL_ADD, fd, 0, multishot ? POLL_ADD_MULTI : 0, pollEvents);
     }
 
-    /** ASYNC_CANCEL of the request whose user data is target (cancelFlags 0), or of every request on fd (ASYNC_CANCEL_FD | ALL, target ignored). */
+    /**
+     * ASYNC_CANCEL of the request whose user data is target (cancelFlags 0), or of every request on fd (ASYNC_CANCEL_FD
+     * | ALL, target ignored).
+     */
     public Sqe prepCancel(long target, int fd, int cancelFlags) {
         return op(UringOp.ASYNC_CANCEL, (cancelFlags & ASYNC_CANCEL_FD) != 0 ? fd : -1, target, 0, cancelFlags);
     }
 
-    /** LINK_TIMEOUT for the SQE before it (which must carry {@link #IO_LINK}): the {@code __kernel_timespec} at timespecAddr. */
+    /**
+     * LINK_TIMEOUT for the SQE before it (which must carry {@link #IO_LINK}): the {@code __kernel_timespec} at
+     * timespecAddr.
+     */
     public Sqe prepLinkTimeout(long timespecAddr) {
         return op(UringOp.LINK_TIMEOUT, -1, timespecAddr, 1, 0);
     }

@@ -44,7 +44,8 @@ public final class UringLayouts {
             JAVA_LONG.withName("off"),            // union: off, addr2
             JAVA_LONG.withName("addr"),           // union: addr, splice_off_in
             JAVA_INT.withName("len"),
-            JAVA_INT.withName("op_flags"),        // union: rw_flags, msg_flags, accept_flags, poll32_events, timeout_flags, cancel_flags ...
+            // union: rw_flags, msg_flags, accept_flags, poll32_events, timeout_flags, cancel_flags ...
+            JAVA_INT.withName("op_flags"),
             JAVA_LONG.withName("user_data"),
             JAVA_SHORT.withName("buf_index"),     // union: buf_index, buf_group
             JAVA_SHORT.withName("personality"),

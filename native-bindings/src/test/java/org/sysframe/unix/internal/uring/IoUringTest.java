@@ -174,7 +174,8 @@ class IoUringTest {
             UringProbe none = UringProbe.read(a.allocate(UringLayouts.PROBE.byteSize() + 8L * 64, 8));
             ErrnoException e = assertThrows(ErrnoException.class, () -> none.require(UringOp.SEND, UringOp.RECV));
             assertEquals(Errno.ENOTSUP, e.errno());
-            assertTrue(e.getMessage().endsWith("does not support IORING_OP_SEND, which needs Linux 5.6"), e.getMessage());
+            assertTrue(e.getMessage().endsWith("does not support IORING_OP_SEND, which needs Linux 5.6"),
+                    e.getMessage());
         }
     }
 
@@ -182,11 +183,14 @@ class IoUringTest {
     void setupFailuresAreExplained() throws Exception {
         // This machine runs with kernel.io_uring_disabled = 0, so EPERM can only come from a filter.
         assertEquals("0", Files.readString(Path.of("/proc/sys/kernel/io_uring_disabled")).trim());
-        assertEquals("refused although kernel.io_uring_disabled = 0: a seccomp filter or security module denies io_uring_setup to this process",
+        assertEquals("refused although kernel.io_uring_disabled = 0: a seccomp filter or security module denies "
+                + "io_uring_setup to this process",
                 SetupFailure.explain(Errno.EPERM, 0));
-        assertEquals("this kernel (" + UringSupport.kernelRelease() + ") has no io_uring (Linux 5.1+ built with CONFIG_IO_URING)",
+        assertEquals("this kernel (" + UringSupport.kernelRelease()
+                + ") has no io_uring (Linux 5.1+ built with CONFIG_IO_URING)",
                 SetupFailure.explain(Errno.ENOSYS, 0));
-        assertEquals("setup flags refused by this kernel (" + UringSupport.kernelRelease() + "): IORING_SETUP_SINGLE_ISSUER (Linux 6.0),"
+        assertEquals("setup flags refused by this kernel (" + UringSupport.kernelRelease()
+                + "): IORING_SETUP_SINGLE_ISSUER (Linux 6.0),"
                 + " IORING_SETUP_DEFER_TASKRUN (Linux 6.1)", SetupFailure.explain(Errno.EINVAL, FLAGS));
         ErrnoException e = assertThrows(ErrnoException.class, () -> ring(4, 0, FLAGS | (1 << 30)));
         assertEquals(Errno.EINVAL, e.errno());

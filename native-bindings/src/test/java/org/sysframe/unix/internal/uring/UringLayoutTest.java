@@ -20,19 +20,27 @@ class UringLayoutTest {
             #define O(t, f) printf("%s.%s=%zu\\n", #t, #f, offsetof(struct t, f))
             int main(void) {
                 S(io_uring_params); O(io_uring_params, sq_entries); O(io_uring_params, cq_entries);
-                O(io_uring_params, flags); O(io_uring_params, features); O(io_uring_params, sq_off); O(io_uring_params, cq_off);
-                S(io_sqring_offsets); O(io_sqring_offsets, head); O(io_sqring_offsets, tail); O(io_sqring_offsets, ring_mask);
-                O(io_sqring_offsets, ring_entries); O(io_sqring_offsets, flags); O(io_sqring_offsets, dropped); O(io_sqring_offsets, array);
-                S(io_cqring_offsets); O(io_cqring_offsets, head); O(io_cqring_offsets, tail); O(io_cqring_offsets, ring_mask);
-                O(io_cqring_offsets, ring_entries); O(io_cqring_offsets, overflow); O(io_cqring_offsets, cqes); O(io_cqring_offsets, flags);
-                S(io_uring_sqe); O(io_uring_sqe, opcode); O(io_uring_sqe, flags); O(io_uring_sqe, ioprio); O(io_uring_sqe, fd);
+                O(io_uring_params, flags); O(io_uring_params, features); O(io_uring_params, sq_off);
+                O(io_uring_params, cq_off);
+                S(io_sqring_offsets); O(io_sqring_offsets, head); O(io_sqring_offsets, tail);
+                O(io_sqring_offsets, ring_mask);
+                O(io_sqring_offsets, ring_entries); O(io_sqring_offsets, flags); O(io_sqring_offsets, dropped);
+                O(io_sqring_offsets, array);
+                S(io_cqring_offsets); O(io_cqring_offsets, head); O(io_cqring_offsets, tail);
+                O(io_cqring_offsets, ring_mask);
+                O(io_cqring_offsets, ring_entries); O(io_cqring_offsets, overflow); O(io_cqring_offsets, cqes);
+                O(io_cqring_offsets, flags);
+                S(io_uring_sqe); O(io_uring_sqe, opcode); O(io_uring_sqe, flags); O(io_uring_sqe, ioprio);
+                O(io_uring_sqe, fd);
                 O(io_uring_sqe, off); O(io_uring_sqe, addr); O(io_uring_sqe, len); O(io_uring_sqe, msg_flags);
-                O(io_uring_sqe, user_data); O(io_uring_sqe, buf_group); O(io_uring_sqe, personality); O(io_uring_sqe, file_index);
+                O(io_uring_sqe, user_data); O(io_uring_sqe, buf_group); O(io_uring_sqe, personality);
+                O(io_uring_sqe, file_index);
                 O(io_uring_sqe, addr3);
                 S(io_uring_cqe); O(io_uring_cqe, user_data); O(io_uring_cqe, res); O(io_uring_cqe, flags);
                 S(io_uring_buf); O(io_uring_buf, addr); O(io_uring_buf, len); O(io_uring_buf, bid);
                 S(io_uring_buf_ring); O(io_uring_buf_ring, tail);
-                S(io_uring_buf_reg); O(io_uring_buf_reg, ring_addr); O(io_uring_buf_reg, ring_entries); O(io_uring_buf_reg, bgid);
+                S(io_uring_buf_reg); O(io_uring_buf_reg, ring_addr); O(io_uring_buf_reg, ring_entries);
+                O(io_uring_buf_reg, bgid);
                 S(io_uring_probe); O(io_uring_probe, ops); S(io_uring_probe_op); O(io_uring_probe_op, flags);
                 S(io_uring_getevents_arg); O(io_uring_getevents_arg, ts);
                 S(io_uring_rsrc_update); O(io_uring_rsrc_update, data);
@@ -43,10 +51,14 @@ class UringLayoutTest {
     @Test
     void layoutsMatchTheKernelsUapiHeader(@TempDir Path dir) throws Exception {
         Map<String, Long> c = GccLayouts.of(dir, PROBE, 59);
-        GccLayouts.assertStruct(c, "io_uring_params", UringLayouts.PARAMS, "sq_entries", "cq_entries", "flags", "features", "sq_off", "cq_off");
-        GccLayouts.assertStruct(c, "io_sqring_offsets", UringLayouts.SQ_OFFSETS, "head", "tail", "ring_mask", "ring_entries", "flags", "dropped", "array");
-        GccLayouts.assertStruct(c, "io_cqring_offsets", UringLayouts.CQ_OFFSETS, "head", "tail", "ring_mask", "ring_entries", "overflow", "cqes", "flags");
-        GccLayouts.assertStruct(c, "io_uring_sqe", UringLayouts.SQE, "opcode", "flags", "ioprio", "fd", "off", "addr", "len", "user_data", "personality", "file_index", "addr3");
+        GccLayouts.assertStruct(c, "io_uring_params", UringLayouts.PARAMS, "sq_entries", "cq_entries", "flags",
+                "features", "sq_off", "cq_off");
+        GccLayouts.assertStruct(c, "io_sqring_offsets", UringLayouts.SQ_OFFSETS, "head", "tail", "ring_mask",
+                "ring_entries", "flags", "dropped", "array");
+        GccLayouts.assertStruct(c, "io_cqring_offsets", UringLayouts.CQ_OFFSETS, "head", "tail", "ring_mask",
+                "ring_entries", "overflow", "cqes", "flags");
+        GccLayouts.assertStruct(c, "io_uring_sqe", UringLayouts.SQE, "opcode", "flags", "ioprio", "fd", "off", "addr",
+                "len", "user_data", "personality", "file_index", "addr3");
         // Union members under our names: msg_flags shares op_flags, buf_group shares buf_index.
         assertEquals(c.get("io_uring_sqe.msg_flags"), UringLayouts.SQE.byteOffset(groupElement("op_flags")));
         assertEquals(c.get("io_uring_sqe.buf_group"), UringLayouts.SQE.byteOffset(groupElement("buf_index")));

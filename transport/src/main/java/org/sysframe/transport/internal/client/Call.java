@@ -40,8 +40,8 @@ public final class Call {
     long unsentOffset, unsentLength;
     boolean unsent;
     /**
-     * A caller that never does the I/O (a virtual thread on the shared-memory channel, or on a connection with an in-flight
-     * cap): the client's own thread does it for it.
+     * A caller that never does the I/O (a virtual thread on the shared-memory channel, or on a connection with an
+     * in-flight cap): the client's own thread does it for it.
      */
     boolean passenger;
     /** Waiting in the {@link Gate} for room under the in-flight cap (a future's request: the unsent copy). */

@@ -100,7 +100,10 @@ final class CallTable {
         return new Call(kind);
     }
 
-    /** A pipeline's placeholder back to the pool (the others: a thread's own call, a future's or a stream's, are not pooled). */
+    /**
+     * A pipeline's placeholder back to the pool (the others: a thread's own call, a future's or a stream's, are not
+     * pooled).
+     */
     void recycle(Call c) {
         if (c.kind != Call.Kind.PIPELINE) return;
         c.waiter = null;

@@ -2,7 +2,6 @@ package org.sysframe.transport.internal.client;
 
 import org.sysframe.transport.ApiException;
 import org.sysframe.transport.ClientConfig;
-import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.unix.CpuPlacement;
@@ -41,7 +40,8 @@ public final class ClientConnect {
             checkServer(options, s.peerCredentials());
             if (options.cpu() >= 0) CpuPlacement.pinCurrentThread(options.cpu());
             if (options.receiveTimeoutMillis() > 0) s.setReceiveTimeout(options.receiveTimeoutMillis());
-            if (options.sendTimeoutMillis() != options.connectTimeoutMillis()) s.setSendTimeout(options.sendTimeoutMillis());
+            if (options.sendTimeoutMillis() != options.connectTimeoutMillis()) s.setSendTimeout(
+                    options.sendTimeoutMillis());
             if (options.socketBufferSize() > 0) {
                 s.setSendBufferSize(options.socketBufferSize());
                 s.setReceiveBufferSize(options.socketBufferSize());
@@ -58,9 +58,11 @@ public final class ClientConnect {
         int own = Self.uid();
         if (options.acceptsServer(server.uid(), own)) return;
         String path = options.socketPath();
-        throw new ErrnoException("connect(" + path + ")", Errno.EPERM, "the server of " + path + " is uid " + server.uid()
+        throw new ErrnoException("connect(" + path + ")", Errno.EPERM, "the server of " + path + " is uid "
+                + server.uid()
                 + " (pid " + server.pid() + "), and this client accepts " + options.acceptedServers(own)
-                + " (ClientOptions.serverUids or anyServerUid; ping --server-uid " + server.uid() + " or --any-server-uid)");
+                + " (ClientOptions.serverUids or anyServerUid; ping --server-uid " + server.uid()
+                        + " or --any-server-uid)");
     }
 
     /** connect(2) failed on path: say whether anything, or a socket, is there. */
@@ -97,9 +99,11 @@ public final class ClientConnect {
     public static ErrnoException hello(int apiVersion, ErrnoException e, PeerCredentials server) {
         if (e.errno() == Errno.ECONNRESET || e.errno() == Errno.EPIPE) {
             if (server != null && server.pid() > 0 && goneWithin(server.pid(), 50)) {
-                return new ErrnoException("GR_HELLO", e.errno(), "the server (pid " + server.pid() + ") went away during GR_HELLO");
+                return new ErrnoException("GR_HELLO", e.errno(), "the server (pid " + server.pid()
+                        + ") went away during GR_HELLO");
             }
-            return new ErrnoException("GR_HELLO", e.errno(), "the server closed the connection right after connect: is uid "
+            return new ErrnoException("GR_HELLO", e.errno(),
+                    "the server closed the connection right after connect: is uid "
                     + Self.uid() + " allowed (the server's allowed uids)?");
         }
         return e;

@@ -67,7 +67,8 @@ final class CloseProtocol {
     }
 
     ErrnoException closedError() {
-        return new ErrnoException("client(" + conduit.name + ")", Errno.ENOTCONN, "the client was closed while the call waited");
+        return new ErrnoException("client(" + conduit.name + ")", Errno.ENOTCONN,
+                "the client was closed while the call waited");
     }
 
     /**

@@ -64,8 +64,8 @@ public final class Conduit {
     long bytesSent, bytesReceived;
 
     /** onLastExit: frees the client's memory once close() happened and no thread uses it any more. */
-    public Conduit(String name, ClientLink link, MessageWriter writer, MessagePump pump, Arena arena, long receiveTimeoutMillis,
-                   int maxInFlight, MessageSpecs specs, Runnable onLastExit) {
+    public Conduit(String name, ClientLink link, MessageWriter writer, MessagePump pump, Arena arena,
+            long receiveTimeoutMillis, int maxInFlight, MessageSpecs specs, Runnable onLastExit) {
         this.name = name;
         this.link = link;
         this.pump = pump;
@@ -83,7 +83,10 @@ public final class Conduit {
         this.stall = new StallWatch(receiveTimeoutMillis);
     }
 
-    /** Calls on the wire or about to be, and calls waiting under the in-flight cap (a racy read: a hint for picking a connection). */
+    /**
+     * Calls on the wire or about to be, and calls waiting under the in-flight cap (a racy read: a hint for picking a
+     * connection).
+     */
     public int load() { return table.inFlight() + gate.waiting(); }
 
     /** The in-flight cap (ClientOptions.maxInFlight). */
@@ -138,38 +141,44 @@ public final class Conduit {
     public void send(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
         Thread me = Thread.currentThread();
         c.waiter = me;
-        // A virtual thread on the channel does no I/O: its carrier would spin or nap there. Under an in-flight cap neither: the
-        // thread that reads an answer sends the next request at once, no caller's wake-up between them. The client's own thread.
+        // A virtual thread on the channel does no I/O: its carrier would spin or nap there. Under an in-flight cap
+        // neither: the thread that reads an answer sends the next request at once, no caller's wake-up between them.
+        // The client's own thread.
         c.passenger = (channel || gate.capped()) && me.isVirtual() && c.kind != Call.Kind.FUTURE;
         if (c.passenger) standby.start();
         c.startNanos = System.nanoTime();
-        if (gate.capped() && !gate.waitForRoom(c, type, payload, offset, length)) return; // a future's request, held in the gate
+        // a future's request, held in the gate
+        if (gate.capped() && !gate.waitForRoom(c, type, payload, offset, length)) return;
         boolean direct;
         lock.lock();
         try {
-            gate.registered(c); // the place waitForRoom kept for c is its id's from here (or free again if c is refused)
+            // the place waitForRoom kept for c is its id's from here (or free again if c is refused)
+            gate.registered(c);
             refuseUnusable(me);
             table.register(c, type);
             calls++;
             bytesSent += RequestHeader.SIZE + length;
             c.unsent = false;
-            // A future's caller sends it itself only when nothing else is in flight: with answers on their way, a write that
-            // waits for room would wait for a server that waits for its answers to be read, and nobody would read them.
+            // A future's caller sends it itself only when nothing else is in flight: with answers on their way, a write
+            // that waits for room would wait for a server that waits for its answers to be read, and nobody would read
+            // them.
             boolean holds = holder == me;
             if (holder == null && !c.passenger && (c.kind != Call.Kind.FUTURE || table.inFlight() == 1)) {
                 take(me, CALLER);
                 holds = true;
-                // Requests queued before it (a passenger's, or one queued as the last holder left) go first: a caller that
-                // takes the role with the queue not empty queues its own behind them and sends them all in one send.
+                // Requests queued before it (a passenger's, or one queued as the last holder left) go first: a caller
+                // that takes the role with the queue not empty queues its own behind them and sends them all in one
+                // send.
                 direct = c.kind == Call.Kind.FUTURE || queue.isEmpty() && outbox.unsent.isEmpty();
             } else {
                 direct = holds;
             }
             if (!direct) {
                 if (!queue.append(c.id, type, payload, offset, length)) {
-                    // Too big for the queue: its caller writes it once it holds the role and the queue is sent, or the holder
-                    // (a future's or a passenger's) from a copy: a future's caller goes on at once and may change the
-                    // payload; a passenger's may be confined to its thread. Over 64 KiB only: rare, allocated.
+                    // Too big for the queue: its caller writes it once it holds the role and the queue is sent, or the
+                    // holder (a future's or a passenger's) from a copy: a future's caller goes on at once and may
+                    // change the payload; a passenger's may be confined to its thread. Over 64 KiB only: rare,
+                    // allocated.
                     c.unsent = true;
                     c.unsentPayload = payload;
                     c.unsentOffset = offset;
@@ -205,17 +214,23 @@ public final class Conduit {
         }
     }
 
-    /** Under lock: fails a call the client cannot take (closed, broken, no id free, or from the thread receiving for it). */
+    /**
+     * Under lock: fails a call the client cannot take (closed, broken, no id free, or from the thread receiving for
+     * it).
+     */
     private void refuseUnusable(Thread me) throws ErrnoException {
         try {
             usable();
             if (holder == me && holderMode != EXCLUSIVE) {
-                throw new IllegalStateException("GroutClient(" + name + "): a call from the thread receiving for the client"
-                        + " (a future's completion or an event listener) would wait for itself: use the *Async stages, or another thread");
+                throw new IllegalStateException("GroutClient(" + name
+                        + "): a call from the thread receiving for the client"
+                        + " (a future's completion or an event listener) would wait for itself: use the *Async stages, "
+                                + "or another thread");
             }
             if (table.full()) {
                 throw new ErrnoException("client(" + name + ")", Errno.EAGAIN, "all " + CallTable.MAX_ID
-                        + " request ids are in use (calls waiting, or timed out with no answer yet): no call can be sent until answers come");
+                        + " request ids are in use (calls waiting, or timed out with no answer yet): no call can be "
+                                + "sent until answers come");
             }
         } catch (ErrnoException | RuntimeException e) {
             if (gate.capped()) gate.admitRoom(); // the place it had goes to the next waiting
@@ -300,10 +315,14 @@ public final class Conduit {
 
     /** Whether someone other than an idle holder needs the role (under lock). */
     boolean roleWanted() {
-        return waiting.firstDriver() != null || waiting.passengers() > 0 || !queue.isEmpty() || table.futures() > 0 || closed || broken != null;
+        return waiting.firstDriver() != null || waiting.passengers() > 0 || !queue.isEmpty() || table.futures() > 0
+                || closed || broken != null;
     }
 
-    /** Marks a waiting call abandoned (its id stays taken until its answer comes, then dropped); false if it was answered or failed first. */
+    /**
+     * Marks a waiting call abandoned (its id stays taken until its answer comes, then dropped); false if it was
+     * answered or failed first.
+     */
     public boolean abandon(Call c) {
         lock.lock();
         try {
@@ -342,8 +361,10 @@ public final class Conduit {
             lock.unlock();
         }
         if (c.id == 0) {
-            return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no room under maxInFlight " + gate.cap()
-                    + " within the receive timeout of " + receiveTimeoutMillis + " ms: the calls in flight were not answered (the request was not sent)");
+            return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no room under maxInFlight "
+                    + gate.cap()
+                    + " within the receive timeout of " + receiveTimeoutMillis
+                            + " ms: the calls in flight were not answered (the request was not sent)");
         }
         String hint;
         lock.lock();
@@ -352,7 +373,8 @@ public final class Conduit {
         } finally {
             lock.unlock();
         }
-        return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id + " within the receive timeout of "
+        return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id
+                + " within the receive timeout of "
                 + receiveTimeoutMillis + " ms (the client stays usable; a late answer is dropped)" + hint);
     }
 
@@ -367,7 +389,10 @@ public final class Conduit {
         return new ErrnoException(router.typeName(c.type), Errno.EINTR, why);
     }
 
-    /** The holder's receive failed: the error breaks the client, unless it is the holder's own interrupt (its caller throws EINTR). */
+    /**
+     * The holder's receive failed: the error breaks the client, unless it is the holder's own interrupt (its caller
+     * throws EINTR).
+     */
     void receiveFailed(ErrnoException e) {
         if (e.errno() != Errno.EINTR || !Thread.currentThread().isInterrupted()) failAll(e);
     }
@@ -409,7 +434,8 @@ public final class Conduit {
     /** Under lock: fails when the client was closed or broken. */
     void usable() throws ErrnoException {
         if (closed) throw new ErrnoException("client(" + name + ")", Errno.ENOTCONN, "the client was closed");
-        if (broken != null) throw new ErrnoException("client(" + name + ")", Errno.ENOTCONN, "unusable since: " + broken.getMessage());
+        if (broken != null) throw new ErrnoException("client(" + name + ")", Errno.ENOTCONN, "unusable since: "
+                + broken.getMessage());
     }
 
     /** Breaks the connection with e: every call in flight fails with it. */

@@ -1,6 +1,5 @@
 package org.sysframe.transport.internal.client;
 
-import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 
 import java.util.concurrent.locks.LockSupport;
@@ -26,7 +25,8 @@ final class Driver {
         while (!c.ready()) {
             if (me.isInterrupted()) {
                 leaveRole(me); // a caller that sent its request itself still holds the role
-                if (conduit.abandon(c)) throw conduit.interrupted(c, "interrupted while waiting for the answer to request " + c.id);
+                if (conduit.abandon(c)) throw conduit.interrupted(c,
+                        "interrupted while waiting for the answer to request " + c.id);
                 continue;
             }
             if (deadline != 0 && deadline - System.nanoTime() <= 0) {
@@ -49,7 +49,8 @@ final class Driver {
                     c.deadline = deadline;
                     conduit.waiting.add(c);
                     if (deadline != 0) conduit.sweep.cover(deadline);
-                    conduit.wantIo(!c.passenger); // a passenger: the client's thread does the I/O; a caller: the role is to be left to it
+                    // a passenger: the client's thread does the I/O; a caller: the role is to be left to it
+                    conduit.wantIo(!c.passenger);
                 }
             } finally {
                 conduit.lock.unlock();
@@ -71,7 +72,9 @@ final class Driver {
      * never slices its wait: its counts stay one receive per answer.
      */
     long slice(long deadline) {
-        if (conduit.waiting.head() == null && conduit.queue.isEmpty() && conduit.outbox.unsent.isEmpty()) return deadline; // a racy look: a hint
+        // a racy look: a hint
+        if (conduit.waiting.head() == null && conduit.queue.isEmpty()
+                && conduit.outbox.unsent.isEmpty()) return deadline;
         return sliced(deadline);
     }
 
@@ -83,12 +86,17 @@ final class Driver {
 
     static final long SLICE_MILLIS = 20;
 
-    /** Leaves the role if me holds it as a caller (not a pipeline's thread, which keeps it until the pipeline closes). */
+    /**
+     * Leaves the role if me holds it as a caller (not a pipeline's thread, which keeps it until the pipeline closes).
+     */
     private void leaveRole(Thread me) {
         if (conduit.holder == me && conduit.holderMode == Conduit.CALLER) conduit.release();
     }
 
-    /** The holder: sends what waits, receives and routes until c is ready or the deadline passed; then leaves the role (not a pipeline's). */
+    /**
+     * The holder: sends what waits, receives and routes until c is ready or the deadline passed; then leaves the role
+     * (not a pipeline's).
+     */
     private void drive(Call c, long deadline) {
         boolean keep = conduit.holderMode == Conduit.EXCLUSIVE;
         try {
@@ -105,13 +113,15 @@ final class Driver {
                 boolean got = conduit.pump.pumpBy(conduit.router, by, conduit.receiveTimeoutNanos());
                 if (by != deadline && !c.ready()) {
                     conduit.pump.drainBuffered(conduit.router);
-                    if (!c.ready()) conduit.pump.drainAvailable(conduit.router); // others wait: read all there is before writing more
+                    // others wait: read all there is before writing more
+                    if (!c.ready()) conduit.pump.drainAvailable(conduit.router);
                 }
                 if (!got && by == deadline) break;
             }
             if (c.ready() && !conduit.closed) conduit.pump.drainBuffered(conduit.router);
         } catch (ErrnoException e) {
-            conduit.receiveFailed(e); // a virtual receiver's interrupt ends its wait in the poller: its own call's business
+            // a virtual receiver's interrupt ends its wait in the poller: its own call's business
+            conduit.receiveFailed(e);
         } catch (RuntimeException | Error e) {
             conduit.receiveCrashed(e);
             throw e;

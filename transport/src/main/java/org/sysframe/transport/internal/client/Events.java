@@ -116,7 +116,8 @@ public final class Events {
             }
             if (me.isInterrupted()) {
                 drop(me);
-                throw new ErrnoException("client(" + conduit.name + ")", Errno.EINTR, "interrupted while waiting for an event");
+                throw new ErrnoException("client(" + conduit.name + ")", Errno.EINTR,
+                        "interrupted while waiting for an event");
             }
             if (idle) {
                 idleWait(deadline);

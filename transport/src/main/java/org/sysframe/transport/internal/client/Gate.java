@@ -97,10 +97,10 @@ final class Gate {
     }
 
     /**
-     * Under the in-flight cap: keeps a place for c and returns at once while there is room (nothing waits before c); else the
-     * request of a future (a copy) or of a passenger (into its call's own buffer: nothing allocated once it is big enough) is
-     * held in the gate (false: it is sent when room comes, and the caller waits as for a sent call), and any other
-     * caller parks in the gate until an answer lets it through (true), within the receive timeout
+     * Under the in-flight cap: keeps a place for c and returns at once while there is room (nothing waits before c);
+     * else the request of a future (a copy) or of a passenger (into its call's own buffer: nothing allocated once it is
+     * big enough) is held in the gate (false: it is sent when room comes, and the caller waits as for a sent call), and
+     * any other caller parks in the gate until an answer lets it through (true), within the receive timeout
      * (ETIMEDOUT, EINTR, or the failure that broke the client).
      */
     boolean waitForRoom(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
@@ -115,7 +115,8 @@ final class Gate {
             }
             if (conduit.holder == me && c.kind != Call.Kind.FUTURE) {
                 if (conduit.holderMode != Conduit.EXCLUSIVE) return true; // a completion's call: refused below
-                throw new ErrnoException("client(" + conduit.name + ")", Errno.EAGAIN, "maxInFlight " + cap() + ": every place is taken"
+                throw new ErrnoException("client(" + conduit.name + ")", Errno.EAGAIN, "maxInFlight " + cap()
+                        + ": every place is taken"
                         + " and this thread's pipeline does the client's I/O: poll its answers first");
             }
             c.type = type;
@@ -123,7 +124,8 @@ final class Gate {
             c.state = Call.WAITING;
             add(c);
             if (c.kind == Call.Kind.FUTURE || c.passenger) {
-                c.unsentPayload = c.passenger ? c.hold(payload, offset, length) : Outbox.copyOf(payload, offset, length);
+                c.unsentPayload = c.passenger ? c.hold(payload, offset, length)
+                        : Outbox.copyOf(payload, offset, length);
                 c.unsentOffset = 0;
                 c.unsentLength = length;
                 return false;

@@ -29,10 +29,13 @@ public final class MainModulePayloads {
 
     /** {@code u16 max_ifaces} of a GR_HELLO answer; -1 when the server answered without it (older servers). */
     public static int maxIfaces(Response r) {
-        return r.length() >= GroutApi.HELLO_RESPONSE_SIZE ? Short.toUnsignedInt(r.buffer().get(JAVA_SHORT_UNALIGNED, r.offset())) : -1;
+        return r.length() >= GroutApi.HELLO_RESPONSE_SIZE
+                ? Short.toUnsignedInt(r.buffer().get(JAVA_SHORT_UNALIGNED, r.offset())) : -1;
     }
 
-    /** The api_version a sysframe server puts in its refusal of GR_HELLO; -1 when absent (Grout's servers send none). */
+    /**
+     * The api_version a sysframe server puts in its refusal of GR_HELLO; -1 when absent (Grout's servers send none).
+     */
     public static int serverVersion(Response r) {
         return r.length() >= 4 ? r.buffer().get(JAVA_INT_UNALIGNED, r.offset()) : -1;
     }

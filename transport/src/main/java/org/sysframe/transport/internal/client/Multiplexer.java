@@ -76,7 +76,8 @@ public final class Multiplexer {
                 epoll = new Epoll(held.length + 1, counters);
                 epoll.add(wakeUp.fd(), Epoll.EPOLLIN, WAKE_TAG);
             } catch (ErrnoException e) {
-                throw new IllegalStateException("client(" + name + "): cannot start its I/O thread: " + e.getMessage(), e);
+                throw new IllegalStateException("client(" + name + "): cannot start its I/O thread: " + e.getMessage(),
+                        e);
             }
             thread = Thread.ofPlatform().daemon().name("sysframe-client(" + name + ")").unstarted(this::run);
             thread.start();
@@ -110,8 +111,8 @@ public final class Multiplexer {
                 if (stopped && !any) return;
                 sleeping = true;
                 int n = 0;
-                // Holding roles, a look at least every slice (a wake-up is what ends a wait early; the slice bounds what a
-                // missed one could cost); holding none, nothing to look at until a wake-up.
+                // Holding roles, a look at least every slice (a wake-up is what ends a wait early; the slice bounds
+                // what a missed one could cost); holding none, nothing to look at until a wake-up.
                 if (!pending) n = epoll.await(any ? (int) Driver.SLICE_MILLIS : -1);
                 sleeping = false;
                 for (int k = 0; k < n; k++) {

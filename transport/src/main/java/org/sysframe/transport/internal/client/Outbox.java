@@ -86,8 +86,8 @@ final class Outbox {
             } finally {
                 conduit.lock.unlock();
             }
-            // io_uring: the writer's iovec and copy buffer, and the payload's copy, must stay as they are until the SEND
-            // went out: what is queued goes first, and this one before the next write (epoll: no-ops).
+            // io_uring: the writer's iovec and copy buffer, and the payload's copy, must stay as they are until the
+            // SEND went out: what is queued goes first, and this one before the next write (epoll: no-ops).
             if (written == RequestHeader.SIZE + c.unsentLength) conduit.link.flush();
             write(c.id, c.type, c.unsentPayload, c.unsentOffset, c.unsentLength);
             conduit.link.flush();
@@ -95,7 +95,10 @@ final class Outbox {
         }
     }
 
-    /** A request's payload copied off the caller (a future's, which goes on at once). Allocates: a future allocates anyway. */
+    /**
+     * A request's payload copied off the caller (a future's, which goes on at once). Allocates: a future allocates
+     * anyway.
+     */
     static MemorySegment copyOf(MemorySegment payload, long offset, long length) {
         MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length), 8);
         MemorySegment.copy(payload, offset, copy, 0, length);

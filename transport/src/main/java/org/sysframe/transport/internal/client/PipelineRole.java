@@ -28,7 +28,8 @@ public final class PipelineRole {
             conduit.lock.lock();
             try {
                 conduit.usable();
-                if (conduit.holder == me) throw new IllegalStateException("GroutClient(" + conduit.name + "): one pipeline at a time");
+                if (conduit.holder == me) throw new IllegalStateException("GroutClient(" + conduit.name
+                        + "): one pipeline at a time");
                 if (conduit.holder == null) {
                     conduit.take(me, Conduit.EXCLUSIVE);
                     return;
@@ -38,7 +39,8 @@ public final class PipelineRole {
                 conduit.lock.unlock();
             }
             if (deadline != 0 && deadline - System.nanoTime() <= 0) {
-                throw new ErrnoException("client(" + conduit.name + ")", Errno.ETIMEDOUT, "the connection stayed busy for the receive timeout of "
+                throw new ErrnoException("client(" + conduit.name + ")", Errno.ETIMEDOUT,
+                        "the connection stayed busy for the receive timeout of "
                         + conduit.receiveTimeoutMillis() + " ms: no pipeline could start");
             }
             LockSupport.parkNanos(this, 50_000);
@@ -54,7 +56,8 @@ public final class PipelineRole {
         try {
             conduit.usable();
             if (!conduit.gate.room(conduit.table) || conduit.gate.waiting() > 0) return -1;
-            if (conduit.table.full()) throw new ErrnoException("pipeline", Errno.ENOBUFS, "no free request id: every id is in flight or abandoned");
+            if (conduit.table.full()) throw new ErrnoException("pipeline", Errno.ENOBUFS,
+                    "no free request id: every id is in flight or abandoned");
             Call c = conduit.table.take(Call.Kind.PIPELINE); // a placeholder holding the id
             conduit.table.register(c, type);
             c.state = Call.ABANDONED;                // outside the pipeline, its answer is late

@@ -87,7 +87,10 @@ public final class Router implements MessagePump.Sink {
         }
     }
 
-    /** A future's call is done or failed: its future completes (a future's call is its own, not pooled: nothing to give back). */
+    /**
+     * A future's call is done or failed: its future completes (a future's call is its own, not pooled: nothing to give
+     * back).
+     */
     void complete(Call c) {
         completion.complete(c);
     }

@@ -45,9 +45,12 @@ final class StallWatch {
         if (!timed || maxInFlight == 1 || c.startNanos - lastAnswerNanos >= 0) return "";
         long quiet = System.nanoTime() - lastAnswerNanos;
         if (quiet < boundNanos) return "";
-        String hint = String.format(Locale.ROOT, "; other requests were on the wire with it, one was answered after it was sent, then"
-                + " nothing came for %.1f s: the server looks like one that answers one request per read (as Grout's api.c does):"
-                + " use ClientOptions.maxInFlight(1), with connections(n) for callers in parallel (ping: --max-in-flight 1 --connections n)",
+        String hint = String.format(Locale.ROOT,
+                "; other requests were on the wire with it, one was answered after it was sent, then"
+                + " nothing came for %.1f s: the server looks like one that answers one request per read (as Grout's "
+                        + "api.c does):"
+                + " use ClientOptions.maxInFlight(1), with connections(n) for callers in parallel (ping: "
+                        + "--max-in-flight 1 --connections n)",
                 quiet / 1e9);
         if (!warned) {
             warned = true;

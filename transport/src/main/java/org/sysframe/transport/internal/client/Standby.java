@@ -12,8 +12,8 @@ import java.util.function.Consumer;
  * in-flight cap: it holds the I/O role while futures or such virtual threads (passengers: on the channel
  * a virtual thread would spin or nap on its carrier; under a cap, the thread that reads an answer sends
  * the next held request at once, so no caller's wake-up stands between them) wait and no caller that
- * may do the I/O holds it, and, with an event listener, waits idly for events and hands each to the listener, in arrival order, on
- * this thread. It leaves the role as soon as a blocking caller waits (which then receives for all).
+ * may do the I/O holds it, and, with an event listener, waits idly for events and hands each to the listener, in
+ * arrival order, on this thread. It leaves the role as soon as a blocking caller waits (which then receives for all).
  */
 public final class Standby {
     private static final long IDLE_SLICE_NANOS = 1_000_000_000L;
@@ -22,7 +22,9 @@ public final class Standby {
     private Thread thread;                 // under the conduit's lock
     private volatile int tid;
     private volatile Consumer<Events.Kept> listener;
-    /** A pool's I/O thread, which takes this connection's role for its futures and passengers (null: this thread does). */
+    /**
+     * A pool's I/O thread, which takes this connection's role for its futures and passengers (null: this thread does).
+     */
     volatile Multiplexer mux;
 
     Standby(Conduit conduit) {
@@ -90,12 +92,14 @@ public final class Standby {
             try {
                 if (conduit.closed || conduit.broken != null) {
                     if (listener == null || conduit.events.keptUnlocked() == 0) return;
-                } else if (mux == null && conduit.holder == null && hasWork() && conduit.waiting.firstDriver() == null) {
+                } else if (mux == null && conduit.holder == null && hasWork()
+                        && conduit.waiting.firstDriver() == null) {
                     // (A caller that may do the I/O waits: it was offered the role and takes it. Taking it back here
                     // would leave it to a receive that breaks off at once for it, round after round, while it waits.)
                     conduit.holder = me;
                     conduit.holderMode = mode = Conduit.STANDBY;
-                } else if (conduit.holder == null && listener != null && conduit.events.keptUnlocked() == 0 && !conduit.roleWanted()) {
+                } else if (conduit.holder == null && listener != null && conduit.events.keptUnlocked() == 0
+                        && !conduit.roleWanted()) {
                     conduit.holder = me;
                     conduit.holderMode = mode = Conduit.IDLE;
                     conduit.events.nudged = false;
@@ -127,7 +131,8 @@ public final class Standby {
 
     /** Under the conduit's lock: futures wait, or passengers, or requests queued that nobody else will send. */
     boolean hasWork() {
-        return conduit.table.futures() > 0 || conduit.waiting.passengers() > 0 || !conduit.queue.isEmpty() || !conduit.outbox.unsent.isEmpty();
+        return conduit.table.futures() > 0 || conduit.waiting.passengers() > 0 || !conduit.queue.isEmpty()
+                || !conduit.outbox.unsent.isEmpty();
     }
 
     /** Receives for the futures and passengers while they wait and no caller that may do the I/O waits. */
@@ -137,14 +142,17 @@ public final class Standby {
             while (true) {
                 conduit.lock.lock();
                 try {
-                    if (!hasWork() || conduit.closed || conduit.broken != null || conduit.waiting.firstDriver() != null) break;
+                    if (!hasWork() || conduit.closed || conduit.broken != null
+                            || conduit.waiting.firstDriver() != null) break;
                 } finally {
                     conduit.lock.unlock();
                 }
                 conduit.flushQueue();
-                // Always sliced: this thread receives for others (futures, passengers), and a caller that comes meanwhile, whose
-                // request it does not send before its next turn, takes the role from it between two receives.
-                conduit.pump.pumpBy(conduit.router, Driver.sliced(timeout > 0 ? System.nanoTime() + timeout : 0), timeout);
+                // Always sliced: this thread receives for others (futures, passengers), and a caller that comes
+                // meanwhile, whose request it does not send before its next turn, takes the role from it between two
+                // receives.
+                conduit.pump.pumpBy(conduit.router, Driver.sliced(timeout > 0 ? System.nanoTime() + timeout : 0),
+                        timeout);
                 conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
                 if (listener != null) deliver();
             }

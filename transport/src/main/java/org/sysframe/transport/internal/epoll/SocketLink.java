@@ -54,7 +54,9 @@ public final class SocketLink implements ClientLink {
         return n;
     }
 
-    /** A virtual thread's send: MSG_DONTWAIT, and a park in the poller while the socket is full, until the send timeout. */
+    /**
+     * A virtual thread's send: MSG_DONTWAIT, and a park in the poller while the socket is full, until the send timeout.
+     */
     private long sendParking(MemorySegment seg, long off, long len) throws ErrnoException {
         long deadline = sendDeadline();
         long done = 0;
@@ -71,7 +73,8 @@ public final class SocketLink implements ClientLink {
 
     /** The send timeout from now (0: none, a deadline far away). */
     private long sendDeadline() {
-        return sendTimeoutMillis == 0 ? System.nanoTime() + Long.MAX_VALUE / 2 : System.nanoTime() + sendTimeoutMillis * 1_000_000L;
+        return sendTimeoutMillis == 0 ? System.nanoTime() + Long.MAX_VALUE / 2 : System.nanoTime()
+                + sendTimeoutMillis * 1_000_000L;
     }
 
     /** Parks until the socket takes bytes again; false when the deadline passed first. EINTR when interrupted. */
@@ -85,12 +88,15 @@ public final class SocketLink implements ClientLink {
     }
 
     private ErrnoException sendTimedOut(long sent, long len) {
-        return new ErrnoException("send(" + socket.name() + ")", Errno.ETIMEDOUT, "the server took " + sent + " of " + len
+        return new ErrnoException("send(" + socket.name() + ")", Errno.ETIMEDOUT, "the server took " + sent + " of "
+                + len
                 + " bytes within the send timeout of " + sendTimeoutMillis + " ms (it does not read)");
     }
 
     @Override
-    public long recv(MemorySegment seg, long off, long len) throws ErrnoException { return receiver.recv(seg, off, len); }
+    public long recv(MemorySegment seg, long off, long len) throws ErrnoException {
+        return receiver.recv(seg, off, len);
+    }
 
     @Override
     public long recvBy(MemorySegment seg, long off, long len, long deadline, long now) throws ErrnoException {

@@ -49,7 +49,10 @@ public final class SocketReceiver {
         this.waiter = new Waiter(mode, socket.counters());
     }
 
-    /** At most len bytes into seg at off: the count, 0 at EOF, or {@link UnixSocket#WOULD_BLOCK} when the timeout expired. */
+    /**
+     * At most len bytes into seg at off: the count, 0 at EOF, or {@link UnixSocket#WOULD_BLOCK} when the timeout
+     * expired.
+     */
     long recv(MemorySegment seg, long off, long len) throws ErrnoException {
         if (timeoutNanos <= 0) return receive(seg, off, len, 0, Waiter.NO_BOUND);
         return receive(seg, off, len, System.nanoTime(), timeoutNanos);
@@ -80,7 +83,10 @@ public final class SocketReceiver {
         timeoNanos = nanos == Long.MAX_VALUE ? nanos : Math.max(1, nanos / 1_000_000L) * 1_000_000L;
     }
 
-    /** A virtual thread's sleep: look, park in the poller up to nanos (NO_BOUND: the receive timeout, or none), look again. */
+    /**
+     * A virtual thread's sleep: look, park in the poller up to nanos (NO_BOUND: the receive timeout, or none), look
+     * again.
+     */
     private int parkUntilReadable(long nanos) throws ErrnoException {
         result = socket.recv(seg, off, len, UnixSocket.MSG_DONTWAIT);
         if (result != UnixSocket.WOULD_BLOCK) return 1;
@@ -111,7 +117,8 @@ public final class SocketReceiver {
             if (nanos == 0) return poll();
             if (Thread.currentThread().isVirtual()) return parkUntilReadable(nanos);
             // Bounds are never above the receive timeout: within the slack of it, the client's own is used.
-            long want = nanos == Waiter.NO_BOUND || defaultTimeoNanos - nanos <= SLACK_NANOS ? defaultTimeoNanos : nanos;
+            long want = nanos == Waiter.NO_BOUND || defaultTimeoNanos - nanos <= SLACK_NANOS ? defaultTimeoNanos
+                    : nanos;
             if (timeoNanos - want > SLACK_NANOS || timeoNanos < want / 2) setTimeo(want);
             result = socket.recv(seg, off, len, 0);
             return result == UnixSocket.WOULD_BLOCK ? 0 : 1;

@@ -41,7 +41,9 @@ public final class ByteFifo {
         this(initialCapacity, limit, budget, 0);
     }
 
-    /** As {@link #ByteFifo(long, long, MemoryBudget)}, the first unbudgeted bytes of capacity not taken from the budget. */
+    /**
+     * As {@link #ByteFifo(long, long, MemoryBudget)}, the first unbudgeted bytes of capacity not taken from the budget.
+     */
     public ByteFifo(long initialCapacity, long limit, MemoryBudget budget, long unbudgeted) {
         this(initialCapacity, limit, budget, unbudgeted, null);
     }
@@ -50,11 +52,15 @@ public final class ByteFifo {
      * As {@link #ByteFifo(long, long, MemoryBudget, long)}, the first mapping lent by firstPool (buffers of
      * initialCapacity bytes, which must not be budgeted: unbudgeted at least initialCapacity).
      */
-    public ByteFifo(long initialCapacity, long limit, MemoryBudget budget, long unbudgeted, Pool<NativeBuffer> firstPool) {
-        if (firstPool != null && unbudgeted < initialCapacity) throw new IllegalArgumentException("a pooled first mapping is not budgeted");
+    public ByteFifo(long initialCapacity, long limit, MemoryBudget budget, long unbudgeted,
+            Pool<NativeBuffer> firstPool) {
+        if (firstPool != null
+                && unbudgeted
+                        < initialCapacity) throw new IllegalArgumentException("a pooled first mapping is not budgeted");
         this.firstPool = firstPool;
         if (initialCapacity < 1 || limit < 1 || unbudgeted < 0) {
-            throw new IllegalArgumentException("capacity " + initialCapacity + ", limit " + limit + ", unbudgeted " + unbudgeted);
+            throw new IllegalArgumentException("capacity " + initialCapacity + ", limit " + limit + ", unbudgeted "
+                    + unbudgeted);
         }
         this.initialCapacity = initialCapacity;
         this.limit = limit;

@@ -15,7 +15,10 @@ import java.lang.foreign.MemorySegment;
  * Owner thread only.
  */
 public interface ClientLink extends ByteSink {
-    /** At most len bytes into seg at off, waiting as the wait mode says: the count, 0 at EOF, or WOULD_BLOCK when the timeout expired. */
+    /**
+     * At most len bytes into seg at off, waiting as the wait mode says: the count, 0 at EOF, or WOULD_BLOCK when the
+     * timeout expired.
+     */
     long recv(MemorySegment seg, long off, long len) throws ErrnoException;
 
     /**
@@ -34,7 +37,9 @@ public interface ClientLink extends ByteSink {
     /** SQEs by opcode and CQEs (zero for a link that is not io_uring's). */
     default UringCounts uringCounts() { return UringCounts.ZERO; }
 
-    /** The descriptor that is readable when bytes wait for {@link #recv} (the socket), or -1 (the shared-memory ring). */
+    /**
+     * The descriptor that is readable when bytes wait for {@link #recv} (the socket), or -1 (the shared-memory ring).
+     */
     default int readableFd() { return -1; }
 
     SyscallCounters counters();

@@ -37,7 +37,10 @@ public final class FdPoller {
     private int freeCount;
     private int used;
 
-    /** One waiter's place: its thread, whether the kernel reported the descriptor ready, a generation against stale reports. */
+    /**
+     * One waiter's place: its thread, whether the kernel reported the descriptor ready, a generation against stale
+     * reports.
+     */
     private static final class Registration {
         final int index;
         volatile Thread thread;
@@ -110,7 +113,8 @@ public final class FdPoller {
                 try {
                     epoll.remove(fd);
                 } catch (ErrnoException gone) {
-                    // already closed (and so removed by the kernel), or the report is on its way: either way no longer watched
+                    // already closed (and so removed by the kernel), or the report is on its way: either way no longer
+                    // watched
                 }
                 r.generation = gen + 1;
                 r.thread = null;
@@ -149,7 +153,8 @@ public final class FdPoller {
             try {
                 n = epoll.await(-1);
             } catch (ErrnoException e) {
-                System.getLogger("org.sysframe.client").log(System.Logger.Level.ERROR, "the poller stopped: " + e.getMessage());
+                System.getLogger("org.sysframe.client").log(System.Logger.Level.ERROR, "the poller stopped: "
+                        + e.getMessage());
                 return;
             }
             for (int i = 0; i < n; i++) {

@@ -22,7 +22,10 @@ public final class Inbox {
     public interface ResponseSink {
         int TAKEN = 1, DROPPED = 0, NOT_MINE = -1;
 
-        /** TAKEN (delivered), DROPPED (a late answer to an abandoned request) or NOT_MINE (the client's router takes it). */
+        /**
+         * TAKEN (delivered), DROPPED (a late answer to an abandoned request) or NOT_MINE (the client's router takes
+         * it).
+         */
         int accept(int forId, int status, MemorySegment buffer, long offset, long length);
     }
 
@@ -55,9 +58,11 @@ public final class Inbox {
                     if (deadline != 0 && n == 0 && System.nanoTime() - deadline >= 0) break;
                     continue;
                 }
-                int r = sink.accept(reader.first, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+                int r = sink.accept(reader.first, reader.status, reader.payloadBuffer, reader.payloadOffset,
+                        reader.payloadLen);
                 if (r == ResponseSink.TAKEN) n++;
-                else if (r == ResponseSink.NOT_MINE) others.response(reader.first, reader.status, reader.payloadBuffer, reader.payloadOffset, reader.payloadLen);
+                else if (r == ResponseSink.NOT_MINE) others.response(reader.first, reader.status, reader.payloadBuffer,
+                        reader.payloadOffset, reader.payloadLen);
             }
         } finally {
             reader.deadline = 0;

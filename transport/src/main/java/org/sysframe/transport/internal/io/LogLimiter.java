@@ -80,7 +80,8 @@ public final class LogLimiter {
 
     private String summary(long now) {
         String s = suppressed == 0 ? null
-                : String.format(Locale.ROOT, "%s: ... and %d more like it in the last %.1f s", kind, suppressed, (now - windowStart) / 1e9);
+                : String.format(Locale.ROOT, "%s: ... and %d more like it in the last %.1f s", kind, suppressed,
+                        (now - windowStart) / 1e9);
         windowOpen = false;
         suppressed = 0;
         pending = false;

@@ -16,8 +16,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
  * Reads the messages a server sends a client (responses and events) with a {@link RecvFraming}, each
- * receive waiting as its {@link ClientLink} says. After {@link #next()}, the fields describe one whole message whose payload stays
- * valid until the following call.
+ * receive waiting as its {@link ClientLink} says. After {@link #next()}, the fields describe one whole message whose
+ * payload stays valid until the following call.
  *
  * <p>Responses and events share the socket. They are told apart by the first header word: a
  * response's {@code for_id} is an id this client chose, always in 1..0xffff; an event's {@code ev_type}
@@ -82,7 +82,8 @@ public final class MessageReader {
         if (!recvExactly(header, 0, ResponseHeader.SIZE, 0, -1)) return false;
         first = header.get(JAVA_INT_UNALIGNED, 0);
         isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
-        if (isEvent) recvExactly(header, ResponseHeader.SIZE, EventHeader.SIZE - ResponseHeader.SIZE, ResponseHeader.SIZE, -1);
+        if (isEvent) recvExactly(header, ResponseHeader.SIZE, EventHeader.SIZE - ResponseHeader.SIZE,
+                ResponseHeader.SIZE, -1);
         parseHeader(header, 0);
         int hlen = isEvent ? EventHeader.SIZE : ResponseHeader.SIZE;
         recvExactly(big, 0, payloadLen, hlen, hlen + payloadLen);
@@ -207,7 +208,8 @@ public final class MessageReader {
         }
         if (payloadLen < 0 || payloadLen > GroutApi.MAX_MSG_LEN) {
             throw new ErrnoException(isEvent ? "event header" : "response header", Errno.EMSGSIZE,
-                    "payload_len " + Long.toUnsignedString(payloadLen) + " over GR_API_MAX_MSG_LEN " + GroutApi.MAX_MSG_LEN);
+                    "payload_len " + Long.toUnsignedString(payloadLen) + " over GR_API_MAX_MSG_LEN "
+                    + GroutApi.MAX_MSG_LEN);
         }
     }
 
@@ -231,7 +233,10 @@ public final class MessageReader {
         return true;
     }
 
-    /** Receives len bytes; before: bytes of the message that came earlier. False only when nothing of a message had come by the deadline. */
+    /**
+     * Receives len bytes; before: bytes of the message that came earlier. False only when nothing of a message had come
+     * by the deadline.
+     */
     private boolean recvExactly(MemorySegment dst, long off, long len, long before, long total) throws ErrnoException {
         long done = 0;
         while (done < len) {
@@ -268,7 +273,8 @@ public final class MessageReader {
         if (n == UnixSocket.WOULD_BLOCK) throw timedOut(have, total, false);
         if (n == 0) {
             throw new ErrnoException("recv(" + link.name() + ")", Errno.ECONNRESET,
-                    have == 0 ? "server closed the connection" : "server closed the connection in the middle of a message");
+                    have == 0 ? "server closed the connection"
+                    : "server closed the connection in the middle of a message");
         }
     }
 
@@ -282,7 +288,8 @@ public final class MessageReader {
     }
 
     private String stopped() {
-        return "a message stopped arriving: " + timedOutHave + (timedOutTotal >= 0 ? " of its " + timedOutTotal + " bytes came" : " bytes of its header came");
+        return "a message stopped arriving: " + timedOutHave
+                + (timedOutTotal >= 0 ? " of its " + timedOutTotal + " bytes came" : " bytes of its header came");
     }
 
 }

@@ -42,7 +42,9 @@ public interface Outlet {
 
     /** An outlet that writes to the kernel within the call: the queue holds what the kernel did not take. */
     interface Direct extends Outlet {
-        /** Writes one message with the server's send framing; returns the bytes taken (fewer when the socket is full). */
+        /**
+         * Writes one message with the server's send framing; returns the bytes taken (fewer when the socket is full).
+         */
         long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException;
 
         /**

@@ -62,7 +62,10 @@ public final class OutputBatch {
         public static Pool<Memory> pool(int keep) { return new Pool<>(Memory::new, Memory::free, keep); }
     }
 
-    /** A batch whose memory comes from pool; highWater: the flush threshold, so that one more message always fits in the large buffer. */
+    /**
+     * A batch whose memory comes from pool; highWater: the flush threshold, so that one more message always fits in the
+     * large buffer.
+     */
     public OutputBatch(Pool<Memory> pool, int highWater) {
         this.pool = pool;
         this.largeSize = highWater + GroutApi.MAX_MSG_LEN + 2L * EventHeader.SIZE;

@@ -34,7 +34,9 @@ public final class UnsentQueue {
         this.outlet = outlet;
         this.direct = outlet instanceof Outlet.Direct d ? d : null;
         this.sender = outlet instanceof Outlet.FromQueue f ? f : null;
-        if ((direct == null) == (sender == null)) throw new IllegalArgumentException("an outlet is either Direct or FromQueue: " + outlet);
+        if ((direct == null)
+                == (sender == null)) throw new IllegalArgumentException("an outlet is either Direct or FromQueue: "
+                        + outlet);
         this.area = sender == null ? 0 : sender.area();
         this.limit = limit;
         this.fifo = new ByteFifo(area > 0 ? area : Math.min(64 * 1024, limit), area + limit, budget, area,
@@ -67,7 +69,8 @@ public final class UnsentQueue {
      * which skip bytes were written already. The caller checked {@link #fits}. False (nothing queued)
      * when the memory for it is not in the server's budget (or not to be had).
      */
-    public boolean append(MemorySegment header, int hlen, MemorySegment payload, long off, long len, long skip) throws ErrnoException {
+    public boolean append(MemorySegment header, int hlen, MemorySegment payload, long off, long len,
+            long skip) throws ErrnoException {
         if (!fifo.reserve(hlen + len - skip)) return false;
         if (skip < hlen) {
             fifo.append(header, skip, hlen - skip);
@@ -80,7 +83,10 @@ public final class UnsentQueue {
         return true;
     }
 
-    /** Queues what a partial gathering write left in iov (all of it when nothing was written). The caller checked {@link #fits}. False as {@link #append}. */
+    /**
+     * Queues what a partial gathering write left in iov (all of it when nothing was written). The caller checked
+     * {@link #fits}. False as {@link #append}.
+     */
     public boolean appendRemaining(IovArray iov) throws ErrnoException {
         long rest = iov.remaining();
         if (!fifo.reserve(rest)) return false;

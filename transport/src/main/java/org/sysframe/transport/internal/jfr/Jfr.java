@@ -30,9 +30,13 @@ public final class Jfr {
 
     public static boolean roundTrip() { return FlightRecorder.isInitialized() && Probes.ROUND_TRIP.isEnabled(); }
 
-    public static boolean pipelineBatch() { return FlightRecorder.isInitialized() && Probes.PIPELINE_BATCH.isEnabled(); }
+    public static boolean pipelineBatch() {
+        return FlightRecorder.isInitialized() && Probes.PIPELINE_BATCH.isEnabled();
+    }
 
-    public static boolean serverRequest() { return FlightRecorder.isInitialized() && Probes.SERVER_REQUEST.isEnabled(); }
+    public static boolean serverRequest() {
+        return FlightRecorder.isInitialized() && Probes.SERVER_REQUEST.isEnabled();
+    }
 
     public static boolean connectionOpened() { return FlightRecorder.isInitialized() && Probes.OPENED.isEnabled(); }
 

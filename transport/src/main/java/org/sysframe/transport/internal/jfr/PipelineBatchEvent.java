@@ -24,5 +24,6 @@ public final class PipelineBatchEvent extends Event {
     @Label("Socket") public String socket;
     @Label("Requests") public int requests;
     @Label("Bytes") @DataAmount public long bytes;
-    @Label("Send Syscalls") @Description("sendto, sendmsg or io_uring_enter calls this flush made") public long syscalls;
+    @Label("Send Syscalls") @Description("sendto, sendmsg or io_uring_enter calls this flush "
+            + "made") public long syscalls;
 }

@@ -8,6 +8,7 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Threshold;
+import jdk.jfr.Timespan;
 
 /**
  * One request of a {@code GroutClient} and its answer, whichever way it was made ({@code call},
@@ -30,7 +31,8 @@ public final class RoundTripEvent extends Event {
     @Label("Backend") public String backend;
     @Label("Transport") @Description("socket or shared memory") public String transport;
     @Label("Type") @Description("The message type, (module << 16) | id, in hex") public String type;
-    @Label("Latency") @jdk.jfr.Timespan @Description("A pipelined request's time from flush to answer (0 otherwise: the event's duration is its time)")
+    @Label("Latency") @Timespan @Description("A pipelined request's time from flush to answer (0 otherwise: the "
+            + "event's duration is its time)")
     public long latency;
     @Label("Type Name") public String typeName;
     @Label("Request Bytes") @DataAmount public long requestBytes;

@@ -24,7 +24,8 @@ public final class ServerRequestEvent extends Event {
     @Label("Type") public int type;
     @Label("Type Name") public String typeName;
     @Label("Request Bytes") @DataAmount public long requestBytes;
-    @Label("Status") @Description("The status answered: 0, or an errno (EIO when the handler failed)") public int status;
+    @Label("Status") @Description("The status answered: 0, or an errno (EIO when the handler "
+            + "failed)") public int status;
     @Label("Peer PID") public int peerPid;
     @Label("Peer UID") public int peerUid;
 }

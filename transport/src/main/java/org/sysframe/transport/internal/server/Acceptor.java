@@ -127,7 +127,8 @@ public final class Acceptor {
             // the server's log limit: a peer that keeps the table full by reconnecting makes a pause each time.
             if (!failureLogged && LOG.isLoggable(Level.WARNING)) {
                 outOfDescriptors.warn(String.format(
-                        "accept failed (%s): pausing accepts, retried every 100 ms and when a connection closes", e.getMessage()));
+                        "accept failed (%s): pausing accepts, retried every 100 ms and when a connection closes",
+                        e.getMessage()));
             }
             failureLogged = true;
         } else {
@@ -152,7 +153,8 @@ public final class Acceptor {
         }
         if (!config.admits(cred.uid())) {
             if (LOG.isLoggable(Level.WARNING)) {
-                refusals.warn(String.format("refused connection from uid %d (pid %d): not an allowed uid", cred.uid(), cred.pid()));
+                refusals.warn(String.format("refused connection from uid %d (pid %d): not an allowed uid", cred.uid(),
+                        cred.pid()));
             }
             s.close();
             return;

@@ -39,9 +39,11 @@ public final class BuiltinHandlers {
         int theirs = req.buffer().get(JAVA_INT_UNALIGNED, req.offset());
         int ours = c.config().apiVersion();
         if (theirs != ours) {
-            c.limits().badHello.warn("pid=" + req.peerPid() + ": GR_HELLO with api_version " + theirs + ", this server speaks " + ours);
+            c.limits().badHello.warn("pid=" + req.peerPid() + ": GR_HELLO with api_version " + theirs
+                    + ", this server speaks " + ours);
             if (c.config().emptyHelloResponse()) {
-                reply.error(Errno.EBADMSG); // as Grout's servers of that generation: no payload their clients do not expect
+                // as Grout's servers of that generation: no payload their clients do not expect
+                reply.error(Errno.EBADMSG);
                 return;
             }
             // The version this server speaks goes with the refusal (a client drains an error's payload), so

@@ -46,7 +46,8 @@ public final class ConnectionLog {
 
     void closed(ServerConnection c, String reason) {
         add(stats(c, reason));
-        if (LOG.isLoggable(Level.DEBUG)) LOG.log(Level.DEBUG, "pid=" + c.peerPid() + ": connection closed (" + reason + ")");
+        if (LOG.isLoggable(Level.DEBUG)) LOG.log(Level.DEBUG, "pid=" + c.peerPid() + ": connection closed (" + reason
+                + ")");
         if (!Jfr.connectionClosed()) return;
         ConnectionEvent.Closed e = new ConnectionEvent.Closed();
         if (e.shouldCommit()) {
@@ -62,7 +63,9 @@ public final class ConnectionLog {
         }
     }
 
-    /** Records what a connection served, e.g. a shared-memory channel's, which its socket's loop records when it ends. */
+    /**
+     * Records what a connection served, e.g. a shared-memory channel's, which its socket's loop records when it ends.
+     */
     public void add(ConnectionStats s) {
         if (closed.size() == MAX_CLOSED) closed.pollFirst();
         closed.add(s);

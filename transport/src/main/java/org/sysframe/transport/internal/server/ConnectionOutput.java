@@ -139,7 +139,10 @@ public final class ConnectionOutput {
 
     private void slowReader(long more) {
         if (LOG.isLoggable(Level.WARNING)) {
-            connection.limits().slowReader.warn(String.format("pid=%d: slow reader, %d bytes unsent over the %d limit: closing the connection",
+            connection.limits()
+                    .slowReader.warn(
+                            String.format("pid=%d: slow reader, %d bytes unsent over the %d limit: closing the "
+                            + "connection",
                     connection.peerPid(), unsent.size() + more, unsent.limit()));
         }
         connection.close("slow reader");
@@ -149,7 +152,8 @@ public final class ConnectionOutput {
         MemoryBudget b = connection.limits().memory;
         if (LOG.isLoggable(Level.WARNING)) {
             connection.limits().overBudget.warn(String.format(
-                    "pid=%d: %d bytes unsent and the server's memory budget (%d of %d bytes used) has no room for them: closing the connection",
+                    "pid=%d: %d bytes unsent and the server's memory budget (%d of %d bytes used) has no room for "
+                    + "them: closing the connection",
                     connection.peerPid(), unsent.size() + more, b.used(), b.limit()));
         }
         connection.close("output over the memory budget");
@@ -187,7 +191,9 @@ public final class ConnectionOutput {
         batch.reset();
     }
 
-    /** Sends the unsent queue; true once nothing waits for room. A failure closes the connection (and returns false). */
+    /**
+     * Sends the unsent queue; true once nothing waits for room. A failure closes the connection (and returns false).
+     */
     boolean drain() {
         try {
             return unsent.drain();

@@ -26,10 +26,12 @@ public final class EventFanout {
 
     void publish(int evType, MemorySegment payload, long off, long len, int causePid) {
         MemorySegment copy = publish(loops, null, evType, payload, off, len, causePid);
-        if (!channels.isEmpty()) publish(channels.toArray(new ServerLoop<?>[0]), copy, evType, payload, off, len, causePid);
+        if (!channels.isEmpty()) publish(channels.toArray(new ServerLoop<?>[0]), copy, evType, payload, off, len,
+                causePid);
     }
 
-    private static MemorySegment publish(ServerLoop<?>[] loops, MemorySegment copy, int evType, MemorySegment payload, long off, long len, int causePid) {
+    private static MemorySegment publish(ServerLoop<?>[] loops, MemorySegment copy, int evType, MemorySegment payload,
+            long off, long len, int causePid) {
         for (ServerLoop<?> loop : loops) {
             if (!loop.hasSubscribers()) continue;
             if (loop.isCurrentThread()) {

@@ -113,7 +113,8 @@ public final class LoopTasks {
     /** Runs what on the loop thread and waits for its result. */
     public <T> T call(Supplier<T> what) throws IOException {
         CompletableFuture<T> f = new CompletableFuture<>();
-        if (!submit(() -> f.complete(what.get()))) throw new IllegalStateException("server closed: its loop runs no more tasks");
+        if (!submit(() ->
+                f.complete(what.get()))) throw new IllegalStateException("server closed: its loop runs no more tasks");
         try {
             return f.get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -152,7 +153,9 @@ public final class LoopTasks {
         return failure;
     }
 
-    public boolean awaitStopped(long seconds) throws InterruptedException { return stopped.await(seconds, TimeUnit.SECONDS); }
+    public boolean awaitStopped(long seconds) throws InterruptedException {
+        return stopped.await(seconds, TimeUnit.SECONDS);
+    }
 
     public synchronized void close() {
         closed = true;

@@ -106,7 +106,9 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     public UnixSocket socketOrNull() { return out instanceof LoopSocket ls ? ls.unixSocket() : null; }
 
     /** Whether the loop should read now: not while output waits for room or the connection is closing. */
-    public boolean wantsInput() { return !closed && !backlogged && !memoryWait && output.caughtUp() && closeWhenSent == null; }
+    public boolean wantsInput() {
+        return !closed && !backlogged && !memoryWait && output.caughtUp() && closeWhenSent == null;
+    }
 
     /** Bytes were received into {@link #input()}: handle every complete request (at most requestsPerRead). */
     public void onInput() {
@@ -121,7 +123,8 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     /** Receiving failed; a peer that died with bytes it never read shows up as ECONNRESET, not EOF: the same end. */
     public void onReadFailed(ErrnoException e) {
         if (e.errno() == Errno.ECONNRESET) {
-            close(input.available() > 0 ? "peer closed in the middle of a request (ECONNRESET)" : "peer closed (ECONNRESET)");
+            close(input.available() > 0 ? "peer closed in the middle of a request (ECONNRESET)"
+                    : "peer closed (ECONNRESET)");
         } else {
             close("recv failed: " + e.getMessage());
         }
@@ -150,7 +153,9 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             int at = input.start();
             long plen = RequestHeader.payloadLen(in, at);
             if (plen > GroutApi.MAX_MSG_LEN) {
-                limits.oversize.warn(String.format("pid=%d: request payload_len %d over GR_API_MAX_MSG_LEN %d: closing the connection",
+                limits.oversize.warn(
+                        String.format("pid=%d: request payload_len %d over GR_API_MAX_MSG_LEN %d: closing the "
+                        + "connection",
                         peerPid, plen, GroutApi.MAX_MSG_LEN));
                 // Answers to the requests before it were produced: they leave first, then the connection closes.
                 closeWhenSent = "payload_len " + plen + " over the maximum";
@@ -241,15 +246,19 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             } else if (now - partialSince >= config.requestTimeout().toNanos()) {
                 int have = input.available();
                 String got = have < RequestHeader.SIZE ? have + " bytes of its header came"
-                        : have + " of " + (RequestHeader.SIZE + RequestHeader.payloadLen(input.segment(), input.start())) + " bytes came";
-                limits.requestTimeout.warn(String.format("pid=%d: request not complete within the %d ms request timeout (%s): closing the connection",
+                        : have + " of " + (RequestHeader.SIZE + RequestHeader.payloadLen(input.segment(),
+                                input.start())) + " bytes came";
+                limits.requestTimeout.warn(
+                        String.format("pid=%d: request not complete within the %d ms request timeout (%s): closing the "
+                        + "connection",
                         peerPid, config.requestTimeout().toMillis(), got));
                 close("request timeout");
                 return;
             }
         }
         if (!config.idleTimeout().isZero() && now - lastInput >= config.idleTimeout().toNanos()) {
-            limits.idleTimeout.warn(String.format("pid=%d: nothing received within the %d ms idle timeout: closing the connection",
+            limits.idleTimeout.warn(
+                    String.format("pid=%d: nothing received within the %d ms idle timeout: closing the connection",
                     peerPid, config.idleTimeout().toMillis()));
             close("idle timeout");
             return;
@@ -295,7 +304,8 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         } catch (Exception | StackOverflowError e) {
             status = Errno.EIO;
             // With its stack trace, as few times as the other warnings a peer can provoke at will.
-            host.limits().handlerFailed.warn(String.format("pid=%d: %s handler failed: %s", peerPid, routes.name(type), e), e);
+            host.limits().handlerFailed.warn(String.format("pid=%d: %s handler failed: %s", peerPid, routes.name(type),
+                    e), e);
         }
         if (!ACCESS.answered(reply) && !closed) {
             if (status == 0) {

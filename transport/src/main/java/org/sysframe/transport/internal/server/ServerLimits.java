@@ -55,7 +55,8 @@ public final class ServerLimits {
         channelRefused = new LogLimiter("shared-memory channel refused", n, interval);
         channelSleeps = new LogLimiter("shared-memory channel spins then sleeps", n, interval);
         acceptFailed = new LogLimiter("accept failed (out of descriptors or memory)", n, interval);
-        all = new LogLimiter[] {refusedUid, badHello, oversize, requestTimeout, idleTimeout, slowReader, overBudget, handlerFailed,
+        all = new LogLimiter[] {refusedUid, badHello, oversize, requestTimeout, idleTimeout, slowReader, overBudget,
+                handlerFailed,
             channelRefused, channelSleeps, acceptFailed};
         spinningChannelLimit = spinningChannelLimit(config);
     }

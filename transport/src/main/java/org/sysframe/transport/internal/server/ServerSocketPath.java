@@ -34,7 +34,8 @@ public final class ServerSocketPath {
         if (stale == null) return;
         try {
             UnixSocket.connect(path).close();
-            throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE, "a live server already answers on this path");
+            throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE,
+                    "a live server already answers on this path");
         } catch (ErrnoException e) {
             if (e.errno() == Errno.ENOENT) return; // gone meanwhile
             if (e.errno() != Errno.ECONNREFUSED) throw e;
@@ -42,7 +43,8 @@ public final class ServerSocketPath {
         if (SocketFile.removeIfSame(path, stale)) {
             LOG.log(Level.INFO, "removed the stale socket file {0} (a socket nobody answered on)", path);
         } else if (SocketFile.socketAt(path) != null) {
-            throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE, "another socket took this path while the stale one was checked");
+            throw new ErrnoException("bind(" + path + ")", Errno.EADDRINUSE,
+                    "another socket took this path while the stale one was checked");
         }
     }
 
@@ -59,12 +61,17 @@ public final class ServerSocketPath {
         shut.remove(0);
         if (shut.isEmpty()) return null;
         String uids = shut.stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return "socket " + config.socketPath() + " has mode 0" + Integer.toOctalString(config.mode()) + ", which lets only its owner (uid " + owner
+        return "socket " + config.socketPath() + " has mode 0" + Integer.toOctalString(config.mode())
+                + ", which lets only its owner (uid " + owner
                 + ") connect: allowed uid" + (shut.size() > 1 ? "s " : " ") + uids + " cannot"
-                + "; give the socket mode 0666 (the allowed uids still decide who is served) or 0660 with a group of theirs";
+                + "; give the socket mode 0666 (the allowed uids still decide who is served) or 0660 with a group of "
+                        + "theirs";
     }
 
-    /** Removes the server's socket file if it is still its own (it may have been deleted and bound again by another server). */
+    /**
+     * Removes the server's socket file if it is still its own (it may have been deleted and bound again by another
+     * server).
+     */
     public static void release(String path, SocketFile.Id file) {
         if (file == null) return;
         try {

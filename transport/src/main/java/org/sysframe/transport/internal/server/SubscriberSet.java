@@ -26,7 +26,8 @@ public final class SubscriberSet {
             ServerConnection c = members.get(i);
             if (c.wants(evType, causePid)) {
                 c.sendEvent(evType, payload, off, len);
-                if (c.isClosed() && (i >= members.size() || members.get(i) != c)) i--; // it left the list: same index again
+                // it left the list: same index again
+                if (c.isClosed() && (i >= members.size() || members.get(i) != c)) i--;
             }
         }
     }

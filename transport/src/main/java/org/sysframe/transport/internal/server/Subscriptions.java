@@ -35,7 +35,8 @@ public final class Subscriptions {
     /** Whether an event of evType caused by causePid goes to this connection, whose peer is peerPid. */
     boolean wants(int evType, int causePid, int peerPid) {
         for (int i = 0; i < types.length; i++) {
-            if ((types[i] == GroutApi.EVENT_ALL || types[i] == evType) && !(suppressSelf[i] && causePid == peerPid)) return true;
+            if ((types[i] == GroutApi.EVENT_ALL || types[i] == evType)
+                    && !(suppressSelf[i] && causePid == peerPid)) return true;
         }
         return false;
     }

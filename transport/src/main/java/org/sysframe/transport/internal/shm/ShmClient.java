@@ -53,20 +53,26 @@ public final class ShmClient {
                 if (plen > GroutApi.MAX_MSG_LEN) throw refused("the answer to SHM_OPEN has a payload_len of " + plen);
                 if (status != 0) {
                     drain(socket, a, plen);
-                    LOG.log(Level.INFO, "the server of " + socket.name() + " answered SHM_OPEN with " + Errno.name(status)
+                    LOG.log(Level.INFO, "the server of " + socket.name() + " answered SHM_OPEN with "
+                            + Errno.name(status)
                             + ": staying on the socket");
                     return null;
                 }
-                if (plen != ShmProtocol.RESPONSE_SIZE) throw refused("the answer to SHM_OPEN has " + plen + " bytes, not " + ShmProtocol.RESPONSE_SIZE);
+                if (plen != ShmProtocol.RESPONSE_SIZE) throw refused("the answer to SHM_OPEN has " + plen
+                        + " bytes, not " + ShmProtocol.RESPONSE_SIZE);
                 while (got < head.byteSize()) got += readWithFd(socket, head, got, head.byteSize() - got, fd);
                 if (fd[0] < 0) throw refused("the answer to SHM_OPEN came without a descriptor");
                 int magic = head.get(JAVA_INT_UNALIGNED, ResponseHeader.SIZE);
                 int version = head.get(JAVA_INT_UNALIGNED, ResponseHeader.SIZE + 4);
                 long size = head.get(JAVA_LONG_UNALIGNED, ResponseHeader.SIZE + 8);
-                if (magic != ShmSegment.MAGIC) throw refused(String.format("the answer to SHM_OPEN says magic 0x%08x (want 0x%08x)", magic, ShmSegment.MAGIC));
-                if (version != ShmSegment.VERSION) throw refused("the answer to SHM_OPEN says version " + version + ", this client speaks " + ShmSegment.VERSION);
+                if (magic != ShmSegment.MAGIC) throw refused(
+                        String.format("the answer to SHM_OPEN says magic 0x%08x (want 0x%08x)", magic,
+                        ShmSegment.MAGIC));
+                if (version != ShmSegment.VERSION) throw refused("the answer to SHM_OPEN says version " + version
+                        + ", this client speaks " + ShmSegment.VERSION);
                 ShmSegment segment = ShmSegment.open(fd[0], size);
-                return new ShmClientLink(segment, socket, options.waitMode(), options.receiveTimeoutMillis(), options.sendTimeoutMillis());
+                return new ShmClientLink(segment, socket, options.waitMode(), options.receiveTimeoutMillis(),
+                        options.sendTimeoutMillis());
             } finally {
                 SharedMemory.close(fd[0]); // the mapping keeps the file
             }
@@ -74,14 +80,16 @@ public final class ShmClient {
     }
 
     /** One recvmsg; keeps the first descriptor that comes (closing any later one). */
-    private static long readWithFd(UnixSocket socket, MemorySegment into, long off, long len, int[] fd) throws ErrnoException {
+    private static long readWithFd(UnixSocket socket, MemorySegment into, long off, long len,
+            int[] fd) throws ErrnoException {
         int[] one = {-1};
         long n = socket.recvFd(into, off, len, one);
         if (one[0] >= 0) {
             if (fd[0] < 0) fd[0] = one[0];
             else SharedMemory.close(one[0]);
         }
-        if (n == UnixSocket.WOULD_BLOCK) throw new ErrnoException("SHM_OPEN", Errno.ETIMEDOUT, "no answer within the receive timeout");
+        if (n == UnixSocket.WOULD_BLOCK) throw new ErrnoException("SHM_OPEN", Errno.ETIMEDOUT,
+                "no answer within the receive timeout");
         if (n == 0) throw new ErrnoException("SHM_OPEN", Errno.ECONNRESET, "the server closed the connection");
         return n;
     }

@@ -60,7 +60,8 @@ public final class ShmClientLink implements ClientLink {
     private MemorySegment seg;
     private long off, len, result;
 
-    public ShmClientLink(ShmSegment segment, UnixSocket socket, WaitMode mode, long timeoutMillis, long sendTimeoutMillis) {
+    public ShmClientLink(ShmSegment segment, UnixSocket socket, WaitMode mode, long timeoutMillis,
+            long sendTimeoutMillis) {
         this.segment = segment;
         this.out = segment.requests();
         this.in = segment.answers();
@@ -112,16 +113,21 @@ public final class ShmClientLink implements ClientLink {
         return System.nanoTime() + (sendTimeoutMillis == 0 ? Long.MAX_VALUE / 2 : sendTimeoutMillis * 1_000_000L);
     }
 
-    /** Waits for room in the request ring until deadline: ETIMEDOUT naming what was taken, EPIPE when the server is gone. */
+    /**
+     * Waits for room in the request ring until deadline: ETIMEDOUT naming what was taken, EPIPE when the server is
+     * gone.
+     */
     private void awaitRoom(long deadline, long sent, long total) throws ErrnoException {
         long now = System.nanoTime();
         emptyLooks = 0;
         lastLook = 0;
         if (deadline - now <= 0 || sendWaiter.await(sendSteps, now, deadline - now) == 0) {
-            throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.ETIMEDOUT, "the server took " + sent + " of " + total
+            throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.ETIMEDOUT, "the server took "
+                    + sent + " of " + total
                     + " bytes within the send timeout of " + sendTimeoutMillis + " ms (it does not read)");
         }
-        if (eof) throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.EPIPE, "the server closed the connection");
+        if (eof) throw new ErrnoException("send(" + socket.name() + ", shared memory)", Errno.EPIPE,
+                "the server closed the connection");
     }
 
     // ---------------------------------------------------------------- receiving
@@ -129,7 +135,8 @@ public final class ShmClientLink implements ClientLink {
     @Override
     public long recv(MemorySegment dst, long dstOff, long n) throws ErrnoException {
         if (timeoutNanos <= 0) return receive(dst, dstOff, n, 0, Waiter.NO_BOUND);
-        return receive(dst, dstOff, n, Waiter.UNSTARTED, timeoutNanos); // the wait's first clock reading starts the timeout
+        // the wait's first clock reading starts the timeout
+        return receive(dst, dstOff, n, Waiter.UNSTARTED, timeoutNanos);
     }
 
     @Override
@@ -247,7 +254,8 @@ public final class ShmClientLink implements ClientLink {
             if (Thread.currentThread().isVirtual()) {
                 LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
             } else if (out.producerSleeps() == 0) {
-                futex.await(out.memory(), out.producerWord(), 1, nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS));
+                futex.await(out.memory(), out.producerWord(), 1, nanos < 0 ? SLICE_NANOS
+                        : Math.min(nanos, SLICE_NANOS));
             }
             out.producerAwake();
             if (out.room() > 0) return 1;

@@ -41,7 +41,9 @@ import java.lang.foreign.MemorySegment;
  * loop's {@code stop()}).
  */
 final class ShmDriver implements LoopDriver<ShmDriver.Channel> {
-    /** Empty looks at the rings per turn while spinning: the turn's own work (clock, timers, tasks) once per so many. */
+    /**
+     * Empty looks at the rings per turn while spinning: the turn's own work (clock, timers, tasks) once per so many.
+     */
     private static final int LOOKS_PER_TURN = 64;
     /** How every error about the segment's contents begins ({@link ShmRing}). */
     private static final String BAD = "shared memory: ";
@@ -228,7 +230,10 @@ final class ShmDriver implements LoopDriver<ShmDriver.Channel> {
         slot.release();
     }
 
-    /** The waiter's steps: a look at the rings and the task queue (no syscall); a sleep on the request ring's futex word. */
+    /**
+     * The waiter's steps: a look at the rings and the task queue (no syscall); a sleep on the request ring's futex
+     * word.
+     */
     private final class Steps implements Waiter.Steps {
         @Override
         public int poll() {
@@ -299,7 +304,8 @@ final class ShmDriver implements LoopDriver<ShmDriver.Channel> {
         public void attach(ServerConnection c) { connection = c; }
 
         @Override
-        public long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException {
+        public long write(MemorySegment header, int hlen, MemorySegment payload, long off,
+                long len) throws ErrnoException {
             long n = out.put(header, 0, hlen);
             if (n == hlen && len > 0) n += out.put(payload, off, len);
             wrote(n == hlen + len);

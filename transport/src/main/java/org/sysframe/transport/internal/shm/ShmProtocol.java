@@ -16,6 +16,8 @@ public final class ShmProtocol {
     public static final int OPEN = GroutApi.type(MODULE, 0x0001);
     /** SHM_OPEN's request: u32 version, u32 flags (0). */
     public static final int REQUEST_SIZE = 8;
-    /** SHM_OPEN's answer: u32 magic, u32 version, u64 segment size; the memfd comes with its first byte (SCM_RIGHTS). */
+    /**
+     * SHM_OPEN's answer: u32 magic, u32 version, u64 segment size; the memfd comes with its first byte (SCM_RIGHTS).
+     */
     public static final int RESPONSE_SIZE = 16;
 }

@@ -103,7 +103,10 @@ public final class ShmRing {
         return n;
     }
 
-    /** Copies at most max of iov's pending bytes from the skip-th on (not yet published); returns how many. iov is not advanced. */
+    /**
+     * Copies at most max of iov's pending bytes from the skip-th on (not yet published); returns how many. iov is not
+     * advanced.
+     */
     public long put(IovArray iov, long skip, long max) throws ErrnoException {
         long want = Math.min(max, iov.remaining() - skip);
         long n = Math.min(want, roomFor(want));
@@ -127,11 +130,21 @@ public final class ShmRing {
         return takeSleeper(control + CONSUMER_SLEEPING);
     }
 
-    /** This side, the ring's producer, says whether its wait for room never sleeps (spin, yield); once, before its first write. */
-    public void producerNeverSleeps(boolean never) { INT.setVolatile(memory, control + PRODUCER_NEVER_SLEEPS, never ? 1 : 0); }
+    /**
+     * This side, the ring's producer, says whether its wait for room never sleeps (spin, yield); once, before its first
+     * write.
+     */
+    public void producerNeverSleeps(boolean never) {
+        INT.setVolatile(memory, control + PRODUCER_NEVER_SLEEPS, never ? 1 : 0);
+    }
 
-    /** This side, the ring's consumer, says whether its wait for bytes never sleeps (spin, yield); once, before its first look. */
-    public void consumerNeverSleeps(boolean never) { INT.setVolatile(memory, control + CONSUMER_NEVER_SLEEPS, never ? 1 : 0); }
+    /**
+     * This side, the ring's consumer, says whether its wait for bytes never sleeps (spin, yield); once, before its
+     * first look.
+     */
+    public void consumerNeverSleeps(boolean never) {
+        INT.setVolatile(memory, control + CONSUMER_NEVER_SLEEPS, never ? 1 : 0);
+    }
 
     private boolean saysNeverSleeps(long word) { return (int) INT.getOpaque(memory, word) == 1; }
 
@@ -170,7 +183,10 @@ public final class ShmRing {
         return n;
     }
 
-    /** After a take: whether the producer sleeps for room (the word is cleared: the caller wakes it); false, with no fence, when it said it never sleeps. */
+    /**
+     * After a take: whether the producer sleeps for room (the word is cleared: the caller wakes it); false, with no
+     * fence, when it said it never sleeps.
+     */
     public boolean producerWaits() {
         if (saysNeverSleeps(control + PRODUCER_NEVER_SLEEPS)) return false;
         VarHandle.fullFence();

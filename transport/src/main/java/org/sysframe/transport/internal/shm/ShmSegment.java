@@ -72,7 +72,8 @@ public final class ShmSegment implements AutoCloseable {
      * in fdOut[0], the descriptor to pass (the caller closes it once passed).
      */
     public static ShmSegment create(String name, int capacity, int[] fdOut) throws ErrnoException {
-        if (!validCapacity(capacity)) throw new IllegalArgumentException("ring capacity " + capacity + ": a power of two from 4096 to 64 MiB");
+        if (!validCapacity(capacity)) throw new IllegalArgumentException("ring capacity " + capacity
+                + ": a power of two from 4096 to 64 MiB");
         long size = sizeFor(capacity);
         int fd = SharedMemory.create(name);
         Arena arena = Arena.ofShared();
@@ -109,11 +110,15 @@ public final class ShmSegment implements AutoCloseable {
         }
         int need = SharedMemory.F_SEAL_SHRINK | SharedMemory.F_SEAL_GROW | SharedMemory.F_SEAL_SEAL;
         if ((seals & need) != need) {
-            throw refused(String.format("the segment is not sealed (seals 0x%x, want F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL 0x%x)", seals, need));
+            throw refused(
+                    String.format("the segment is not sealed (seals 0x%x, want F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL "
+                    + "0x%x)", seals, need));
         }
         long size = SharedMemory.size(fd);
-        if (size != announcedSize) throw refused("the segment is " + size + " bytes, the server announced " + announcedSize);
-        if (size < sizeFor(MIN_CAPACITY) || size > sizeFor(MAX_CAPACITY)) throw refused("a segment of " + size + " bytes is out of bounds");
+        if (size != announcedSize) throw refused("the segment is " + size + " bytes, the server announced "
+                + announcedSize);
+        if (size < sizeFor(MIN_CAPACITY) || size > sizeFor(MAX_CAPACITY)) throw refused("a segment of " + size
+                + " bytes is out of bounds");
         Arena arena = Arena.ofShared();
         try {
             MemorySegment m = SharedMemory.map(fd, size, arena);
@@ -125,7 +130,8 @@ public final class ShmSegment implements AutoCloseable {
             int capacity = m.get(JAVA_INT, CAPACITY);
             int dataAt = m.get(JAVA_INT, DATA_AT);
             if (headerSize != size || dataAt != DATA_OFFSET || !validCapacity(capacity) || sizeFor(capacity) != size) {
-                throw refused("inconsistent header: size " + headerSize + ", ring capacity " + capacity + ", data at " + dataAt
+                throw refused("inconsistent header: size " + headerSize + ", ring capacity " + capacity + ", data at "
+                        + dataAt
                         + " in a file of " + size + " bytes");
             }
             return new ShmSegment(arena, m, capacity);

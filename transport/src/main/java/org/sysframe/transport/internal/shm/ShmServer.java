@@ -66,7 +66,10 @@ public final class ShmServer {
         }
         if (c.hasChannel()) {
             // One channel per connection: a second would outlive the connection's close, which ends one.
-            host.limits().channelRefused.warn(String.format("pid=%d: shared-memory channel refused: its connection has one already", c.peerPid()));
+            host.limits()
+                    .channelRefused.warn(
+                            String.format("pid=%d: shared-memory channel refused: its connection has one already",
+                            c.peerPid()));
             c.respond(id, Errno.EALREADY, MemorySegment.NULL, 0, 0, false);
             return;
         }
@@ -86,7 +89,8 @@ public final class ShmServer {
             segment = ShmSegment.create("sysframe-shm", host.config().sharedMemoryRing(), fd);
         } catch (ErrnoException e) {
             slot.release();
-            LOG.log(Level.WARNING, String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
+            LOG.log(Level.WARNING,
+                    String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
                     c.peerPid(), e.getMessage()));
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
@@ -98,7 +102,8 @@ public final class ShmServer {
             segment.close();
             slot.release();
             SharedMemory.close(fd[0]);
-            LOG.log(Level.WARNING, String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
+            LOG.log(Level.WARNING,
+                    String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
                     c.peerPid(), e.getMessage()));
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
@@ -120,13 +125,15 @@ public final class ShmServer {
             answer.set(JAVA_INT_UNALIGNED, ResponseHeader.SIZE + 4, ShmSegment.VERSION);
             answer.set(JAVA_LONG_UNALIGNED, ResponseHeader.SIZE + 8, segment.size());
             long n = socket.sendFd(answer, 0, answer.byteSize(), fd[0]);
-            if (n != answer.byteSize()) c.close("shared-memory answer cut short: " + n + " of " + answer.byteSize() + " bytes sent");
+            if (n != answer.byteSize()) c.close("shared-memory answer cut short: " + n + " of " + answer.byteSize()
+                    + " bytes sent");
         } catch (ErrnoException e) {
             c.close("cannot send the shared-memory segment: " + e.getMessage());
         } finally {
             SharedMemory.close(fd[0]); // the client has its own now; the server keeps the mapping
         }
-        if (LOG.isLoggable(Level.DEBUG)) LOG.log(Level.DEBUG, "pid=" + c.peerPid() + ": shared-memory channel of " + segment.size() + " bytes");
+        if (LOG.isLoggable(Level.DEBUG)) LOG.log(Level.DEBUG, "pid=" + c.peerPid() + ": shared-memory channel of "
+                + segment.size() + " bytes");
     }
 
     /**
@@ -159,7 +166,9 @@ public final class ShmServer {
             int max = config.sharedMemoryChannels();
             if (limits.channels.incrementAndGet() > max) {
                 limits.channels.decrementAndGet();
-                limits.channelRefused.warn(String.format("pid=%d: shared-memory channel refused: %d channels open, the limit: the client stays on the socket",
+                limits.channelRefused.warn(
+                        String.format("pid=%d: shared-memory channel refused: %d channels open, the limit: the client "
+                        + "stays on the socket",
                         peerPid, max));
                 return null;
             }
@@ -167,7 +176,8 @@ public final class ShmServer {
             if (!limits.takeChannelOfUid(peerUid, perUid)) {
                 limits.channels.decrementAndGet();
                 limits.channelRefused.warn(String.format(
-                        "pid=%d: shared-memory channel refused: uid %d has %d channels open, the limit per uid: the client stays on the socket",
+                        "pid=%d: shared-memory channel refused: uid %d has %d channels open, the limit per uid: the "
+                        + "client stays on the socket",
                         peerPid, peerUid, perUid));
                 return null;
             }
@@ -175,7 +185,8 @@ public final class ShmServer {
                 limits.giveChannelOfUid(peerUid);
                 limits.channels.decrementAndGet();
                 limits.channelRefused.warn(String.format(
-                        "pid=%d: shared-memory channel refused: its %d bytes do not fit the memory budget (%d of %d bytes used): the client stays on the socket",
+                        "pid=%d: shared-memory channel refused: its %d bytes do not fit the memory budget (%d of %d "
+                        + "bytes used): the client stays on the socket",
                         peerPid, bytes, limits.memory.used(), limits.memory.limit()));
                 return null;
             }
@@ -185,7 +196,8 @@ public final class ShmServer {
                 spinning = limits.takeSpinning();
                 if (!spinning) {
                     limits.channelSleeps.warn(String.format(
-                            "pid=%d: shared-memory channel waits %s, not %s: as many channels spin as the server's CPUs allow",
+                            "pid=%d: shared-memory channel waits %s, not %s: as many channels spin as the server's "
+                            + "CPUs allow",
                             peerPid, SLEEPER, mode));
                     mode = SLEEPER;
                 }

@@ -236,7 +236,8 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
                 if (s != null) {
                     s.complete(kind, res, flags);
                 } else {
-                    // Cannot happen: a socket stays in the table until its last completion. Keep the books right anyway.
+                    // Cannot happen: a socket stays in the table until its last completion. Keep the books right
+                    // anyway.
                     if (!more) io.lastCompletion();
                     if ((flags & Cqe.F_BUFFER) != 0) {
                         buffers.taken(flags >>> 16);
@@ -290,13 +291,16 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
         }
     }
 
-    /** Cancels everything still armed (the connections cancelled theirs when they closed) and reaps until all completed. */
+    /**
+     * Cancels everything still armed (the connections cancelled theirs when they closed) and reaps until all completed.
+     */
     @Override
     public void shutdown() {
         if (uring == null) return;
         try {
             checkLingering(true);
-            io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | Sqe.ASYNC_CANCEL_ANY).userData(UserData.of(UserData.STOP, 0));
+            io.sqe().prepCancel(0, 0, Sqe.ASYNC_CANCEL_ALL | Sqe.ASYNC_CANCEL_ANY)
+                    .userData(UserData.of(UserData.STOP, 0));
             long deadline = System.nanoTime() + STOP_DRAIN_NANOS;
             while (io.inFlight() > 0 && System.nanoTime() < deadline) {
                 uring.submit(1, 50_000_000L);

@@ -97,9 +97,11 @@ final class UringInput {
 
     /** Keeps n bytes of the completion for later (the connection cannot take them now). */
     private void keep(MemorySegment from, long at, int n) {
-        if (!pending.reserve(n)) throw new OutOfMemoryError("io_uring receive: no memory to keep " + n + " more bytes"); // as Arena.allocate fails
+        // as Arena.allocate fails
+        if (!pending.reserve(n)) throw new OutOfMemoryError("io_uring receive: no memory to keep " + n + " more bytes");
         pending.append(from, at, n);
-        if (pending.size() > PENDING_LIMIT && state == ReceiveState.ARMED) cancel(); // enough kept: stop until they are taken
+        // enough kept: stop until they are taken
+        if (pending.size() > PENDING_LIMIT && state == ReceiveState.ARMED) cancel();
     }
 
     /**

@@ -49,8 +49,9 @@ import java.util.Objects;
  * would pin the carrier (JEP 425): io_uring_enter only submits (no GETEVENTS), and the thread parks in
  * the JVM's {@link FdPoller} on the ring's fd, which is readable when completions are in the CQ; the
  * CQ is then read from user space. A call costs exactly one io_uring_enter (plus the poller's
- * epoll_ctl pair when it had to wait). Such a thread may run on another carrier after each park. A receive the kernel cancelled because the carrier that submitted it
- * exited is submitted again. An interrupt ends the wait with EINTR, the receive cancelled first.
+ * epoll_ctl pair when it had to wait). Such a thread may run on another carrier after each park. A receive the kernel
+ * cancelled because the carrier that submitted it exited is submitted again. An interrupt ends the wait with EINTR, the
+ * receive cancelled first.
  */
 public final class UringLink implements ClientLink {
     private static final long RECV = UserData.of(UserData.RECV, 0);
@@ -73,7 +74,8 @@ public final class UringLink implements ClientLink {
     private int sendErrno;         // the first failed send since the last check
     private long sendShortBy;
 
-    public UringLink(UnixSocket socket, WaitMode mode, long timeoutMillis, long sendTimeoutMillis, boolean sqpoll) throws ErrnoException {
+    public UringLink(UnixSocket socket, WaitMode mode, long timeoutMillis, long sendTimeoutMillis,
+            boolean sqpoll) throws ErrnoException {
         this.socket = socket;
         this.mode = mode;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
@@ -117,7 +119,8 @@ public final class UringLink implements ClientLink {
     @Override
     public long sendUntilFull(MemorySegment seg, long off, long len) throws ErrnoException {
         long addr = address(seg, off, len);
-        nextSend().prepSend(FIXED, addr, (int) len, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_WAITALL).flags(Sqe.FIXED_FILE).userData(UserData.of(UserData.SEND, len));
+        nextSend().prepSend(FIXED, addr, (int) len, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_WAITALL)
+                .flags(Sqe.FIXED_FILE).userData(UserData.of(UserData.SEND, len));
         return len;
     }
 
@@ -144,7 +147,8 @@ public final class UringLink implements ClientLink {
         return receive(seg, off, len, UnixSocket.MSG_DONTWAIT, false, 0, 0);
     }
 
-    private long receive(MemorySegment seg, long off, long len, int flags, boolean wait, long deadline, long now) throws ErrnoException {
+    private long receive(MemorySegment seg, long off, long len, int flags, boolean wait, long deadline,
+            long now) throws ErrnoException {
         long addr = address(seg, off, len);
         lastIsSend = false;
         ring.nextSqe().prepRecv(FIXED, addr, (int) len, flags).flags(Sqe.FIXED_FILE).userData(RECV);
@@ -158,7 +162,8 @@ public final class UringLink implements ClientLink {
         }
         checkSends();
         if (!done && sendsInFlight > 0 && !recvDone && !endedAtDeadline(deadline, now)) {
-            // The request never left in full within the receive timeout: the server does not read. Its answer cannot come.
+            // The request never left in full within the receive timeout: the server does not read. Its answer cannot
+            // come.
             cancelReceive();
             throw cancelSends(timeoutNanos / 1_000_000L);
         }
@@ -181,7 +186,8 @@ public final class UringLink implements ClientLink {
      * The spinning modes submit first without waiting, then the waiter looks at the CQ from user space.
      */
     private boolean awaitCompletions(boolean spin, long deadline, long now) throws ErrnoException {
-        long start = deadline != 0 ? now : timeoutNanos > 0 || mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK ? System.nanoTime() : 0;
+        long start = deadline != 0 ? now : timeoutNanos > 0 || mode.kind() == WaitMode.Kind.SPIN_THEN_BLOCK
+                ? System.nanoTime() : 0;
         // How long this wait may last from start: the receive timeout, or less to end by the deadline.
         long limit = timeoutNanos;
         if (deadline != 0 && (limit == 0 || deadline - start < limit)) limit = Math.max(1, deadline - start);
@@ -201,7 +207,10 @@ public final class UringLink implements ClientLink {
 
     private boolean done() { return recvDone && sendsInFlight == 0; }
 
-    /** The waiter's steps on the ring: a look reads the CQ (running the work the kernel flagged first); a sleep is a waiting enter. */
+    /**
+     * The waiter's steps on the ring: a look reads the CQ (running the work the kernel flagged first); a sleep is a
+     * waiting enter.
+     */
     private final class Steps implements Waiter.Steps {
         @Override
         public int poll() throws ErrnoException {
@@ -248,7 +257,10 @@ public final class UringLink implements ClientLink {
         }
     }
 
-    /** io_uring_enter that submits and waits for min completions up to nanos (0: no limit); on a virtual thread a park instead. */
+    /**
+     * io_uring_enter that submits and waits for min completions up to nanos (0: no limit); on a virtual thread a park
+     * instead.
+     */
     private void submitAndWait(int min, long nanos) throws ErrnoException {
         if (!Thread.currentThread().isVirtual()) {
             ring.submit(min, nanos);

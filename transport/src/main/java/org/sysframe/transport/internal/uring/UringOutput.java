@@ -31,9 +31,13 @@ import java.io.UncheckedIOException;
  * flight; the bytes are the queue's. Loop thread only.
  */
 final class UringOutput {
-    /** Bytes of the output area: the most one SEND takes, and what the queue holds before the connection waits for room. */
+    /**
+     * Bytes of the output area: the most one SEND takes, and what the queue holds before the connection waits for room.
+     */
     static final int AREA = 64 * 1024;
-    /** Linger time of a closed connection's unsent area: what a peer that reads gets, as epoll's socket buffer would. */
+    /**
+     * Linger time of a closed connection's unsent area: what a peer that reads gets, as epoll's socket buffer would.
+     */
     static final long LINGER_NANOS = 10_000_000_000L;
 
     private final UringSocket socket;
@@ -60,7 +64,10 @@ final class UringOutput {
 
     private boolean nothingQueued() { return queue == null || queue.isEmpty(); }
 
-    /** Outlet.FromQueue.queued: bytes wait in the queue: send them at the end of the turn (one SEND for all the turn wrote). */
+    /**
+     * Outlet.FromQueue.queued: bytes wait in the queue: send them at the end of the turn (one SEND for all the turn
+     * wrote).
+     */
     void queued() {
         if (state != SendState.IDLE || nothingQueued() || !socket.isOpen()) return;
         state = state.queued();
@@ -83,7 +90,8 @@ final class UringOutput {
             throw new UncheckedIOException(e);
         }
         ring.sqe().prepSend(socket.fd(), queue.memory().address() + queue.start(), sending,
-                UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT | UnixSocket.MSG_WAITALL).flags(Sqe.IO_LINK).userData(socket.ud(UserData.SEND));
+                UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT | UnixSocket.MSG_WAITALL).flags(Sqe.IO_LINK)
+                .userData(socket.ud(UserData.SEND));
         // No completion when the SEND took everything; one (ECANCELED) when it came back short or failed,
         // so that the enter waiting for "the sends and one more" returns then too.
         ring.sqeUnawaited().prepNop().flags(Sqe.CQE_SKIP_SUCCESS).userData(socket.ud(UserData.SEND_SHORT));
@@ -116,7 +124,8 @@ final class UringOutput {
             return;
         }
         if (res < 0) {
-            connection.close(res == -Errno.EPIPE || res == -Errno.ECONNRESET ? "peer closed (send: " + Errno.name(-res) + ")"
+            connection.close(res == -Errno.EPIPE || res == -Errno.ECONNRESET ? "peer closed (send: " + Errno.name(-res)
+                    + ")"
                     : "send failed: " + Errno.name(-res));
             return;
         }
@@ -155,9 +164,12 @@ final class UringOutput {
         }
     }
 
-    /** The loop's timer: an area with nothing in it goes until the next answer (64 KiB per quiet connection otherwise). */
+    /**
+     * The loop's timer: an area with nothing in it goes until the next answer (64 KiB per quiet connection otherwise).
+     */
     void releaseIdle() {
-        if (!socket.isOpen() || queue == null || queue.capacity() == 0 || !queue.isEmpty() || state != SendState.IDLE) return;
+        if (!socket.isOpen() || queue == null || queue.capacity() == 0 || !queue.isEmpty()
+                || state != SendState.IDLE) return;
         queue.free();
     }
 
@@ -178,7 +190,8 @@ final class UringOutput {
 
     private void lingerSend() {
         startSend();
-        ring.sqe().prepSend(socket.fd(), queue.memory().address() + queue.start(), sending, UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT)
+        ring.sqe().prepSend(socket.fd(), queue.memory().address() + queue.start(), sending,
+                UnixSocket.MSG_NOSIGNAL | UnixSocket.MSG_DONTWAIT)
                 .userData(socket.ud(UserData.SEND));
     }
 
@@ -188,7 +201,8 @@ final class UringOutput {
         gaveUp = true;
         if (state.inFlight()) {
             cancels++;
-            ring.sqe().prepCancel(0, socket.fd(), Sqe.ASYNC_CANCEL_FD | Sqe.ASYNC_CANCEL_ALL).userData(socket.ud(UserData.CANCEL_SEND));
+            ring.sqe().prepCancel(0, socket.fd(), Sqe.ASYNC_CANCEL_FD | Sqe.ASYNC_CANCEL_ALL)
+                    .userData(socket.ud(UserData.CANCEL_SEND));
         }
     }
 

@@ -23,13 +23,17 @@ import org.sysframe.unix.internal.uring.Cqe;
 public final class UringSocket implements LoopSocket, Outlet.FromQueue {
     /** What a socket asks of its loop. */
     interface Host {
-        /** The connection waits for room and no SEND is in flight to bring it: call onWritable at the end of the turn. */
+        /**
+         * The connection waits for room and no SEND is in flight to bring it: call onWritable at the end of the turn.
+         */
         void writableSoon(UringSocket s);
 
         /** Every operation of the closed socket completed: its tag may go. */
         void finished(UringSocket s);
 
-        /** The socket has bytes to send: call {@link #flushSend()} at the end of the turn (after the deferred batches). */
+        /**
+         * The socket has bytes to send: call {@link #flushSend()} at the end of the turn (after the deferred batches).
+         */
         void sendSoon(UringSocket s);
 
         /** The socket closed with bytes left in its area, which it sends until {@link #lingerExpired()}. */

@@ -39,8 +39,10 @@ public final class UserData {
 
     /** The user_data of an operation of kind on data; fails on a kind or data out of range. */
     static long of(int kind, long data) {
-        if (kind < 0 || kind > MAX_KIND) throw new IllegalArgumentException("user_data kind " + kind + ": expected 0 to " + MAX_KIND);
-        if (data < 0 || data > MAX_DATA) throw new IllegalArgumentException("user_data data " + data + ": expected 0 to 2^56 - 1");
+        if (kind < 0 || kind > MAX_KIND) throw new IllegalArgumentException("user_data kind " + kind
+                + ": expected 0 to " + MAX_KIND);
+        if (data < 0 || data > MAX_DATA) throw new IllegalArgumentException("user_data data " + data
+                + ": expected 0 to 2^56 - 1");
         return ((long) kind << DATA_BITS) | data;
     }
 

@@ -12,7 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The one native FIFO: order kept across growth, doubling, its limit, its budget, its memory given back, and pinned memory left in place. */
+/**
+ * The one native FIFO: order kept across growth, doubling, its limit, its budget, its memory given back, and pinned
+ * memory left in place.
+ */
 class ByteFifoTest {
     private static MemorySegment counting(Arena a, int n, int from) {
         MemorySegment s = a.allocate(n);
@@ -22,7 +25,8 @@ class ByteFifoTest {
 
     private static void assertHolds(ByteFifo f, int n, int from) {
         assertEquals(n, f.size());
-        for (int i = 0; i < n; i++) assertEquals((byte) (from + i), f.memory().get(JAVA_BYTE, f.start() + i), "byte " + i);
+        for (int i = 0; i < n; i++) assertEquals((byte) (from + i), f.memory().get(JAVA_BYTE, f.start() + i), "byte "
+                + i);
     }
 
     @Test
@@ -139,7 +143,8 @@ class ByteFifoTest {
             assertTrue(read != f.memory(), "a new mapping");
             assertEquals(8192, budget.used(), "the mapping the kernel reads stays mapped, and in the budget");
             assertHolds(f, 1000, 3000);
-            for (int i = 0; i < 1000; i++) assertEquals((byte) (3000 + i), read.get(JAVA_BYTE, 3000 + i), "the kernel's bytes unchanged");
+            for (int i = 0; i < 1000; i++) assertEquals((byte) (3000 + i), read.get(JAVA_BYTE, 3000 + i),
+                    "the kernel's bytes unchanged");
             f.append(counting(a, 2000, 4000), 0, 2000);
             assertTrue(f.reserve(10_000), "a second growth while pinned");
             assertEquals(16384, f.capacity());

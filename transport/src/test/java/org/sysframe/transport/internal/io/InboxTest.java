@@ -78,23 +78,28 @@ class InboxTest {
 
         @Override
         public void event(int evType, MemorySegment buffer, long offset, long length) {
-            seen.add("event " + (evType == EV ? "EV" : Integer.toHexString(evType)) + " " + ascii(buffer, offset, length));
+            seen.add("event " + (evType == EV ? "EV" : Integer.toHexString(evType)) + " "
+                    + ascii(buffer, offset, length));
         }
     }
 
-    private static final int TAKEN = Inbox.ResponseSink.TAKEN, DROPPED = Inbox.ResponseSink.DROPPED, NOT_MINE = Inbox.ResponseSink.NOT_MINE;
+    private static final int TAKEN = Inbox.ResponseSink.TAKEN, DROPPED = Inbox.ResponseSink.DROPPED, NOT_MINE =
+            Inbox.ResponseSink.NOT_MINE;
 
     @ParameterizedTest
     @ValueSource(strings = {"readahead", "exact"})
-    void eachResponseIsOfferedInPlaceAndWhatTheSinkLeavesAndEveryEventGoToOthersInArrivalOrder(String framing) throws Exception {
+    void eachResponseIsOfferedInPlaceAndWhatTheSinkLeavesAndEveryEventGoToOthersInArrivalOrder(
+            String framing) throws Exception {
         Inbox in = inbox(framing);
-        link.arrive(concat(response(3, 0, b("three")), event(EV, b("ev-1")), response(4, 0, b("late")), response(2, 17, b("two"))))
+        link.arrive(concat(response(3, 0, b("three")), event(EV, b("ev-1")), response(4, 0, b("late")),
+                response(2, 17, b("two"))))
                 .arrive(concat(event(EV, b("ev-2")), response(9, 0, b("nine"))));
         Sink sink = new Sink(NOT_MINE, DROPPED, TAKEN, TAKEN);
         int got = 0;
         while (got < 2) got += in.drain(sink, 8, true, 0, 0);
         assertEquals(2, got);
-        assertEquals(List.of("3 0 three", "4 0 late", "2 17 two", "9 0 nine"), sink.seen, "every response offered, in arrival order");
+        assertEquals(List.of("3 0 three", "4 0 late", "2 17 two", "9 0 nine"), sink.seen,
+                "every response offered, in arrival order");
         assertTrue(sink.allNative, "offered in place (the read buffer), not copied");
         assertEquals(List.of("response 3 0 three", "event EV ev-1", "event EV ev-2"), others.seen,
                 "what the sink left and the events, in arrival order; the dropped answer nowhere");
@@ -144,7 +149,8 @@ class InboxTest {
         byte[] whole = response(2, 0, b("0123456789"));
         link.arrive(Arrays.copyOf(whole, 15));
         ErrnoException e = assertThrows(ErrnoException.class, () -> in.drain(sink, 8, true, past, past));
-        assertEquals("recv(scripted.sock): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 15 of its 22 bytes came,"
+        assertEquals("recv(scripted.sock): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 15 of its "
+                + "22 bytes came,"
                 + " then nothing until the earliest request's deadline", e.getMessage());
         assertEquals(List.of(), sink.seen);
     }
@@ -156,7 +162,8 @@ class InboxTest {
         byte[] whole = response(2, 0, b("0123456789"));
         link.arrive(Arrays.copyOf(whole, 15));
         ErrnoException e = assertThrows(ErrnoException.class, () -> in.drain(new Sink(TAKEN), 8, true, 0, 0));
-        assertEquals("recv(scripted.sock): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 15 of its 22 bytes came,"
+        assertEquals("recv(scripted.sock): ETIMEDOUT (110) Connection timed out: a message stopped arriving: 15 of its "
+                + "22 bytes came,"
                 + " then nothing for 200 ms (the receive timeout)", e.getMessage());
     }
 
@@ -167,7 +174,8 @@ class InboxTest {
         link.arrive(concat(event(EV, b("e1")), event(EV, b("e2")), response(3, 0, b("mine"))));
         Sink sink = new Sink(TAKEN);
         long past = System.nanoTime();
-        assertEquals(0, in.drain(sink, 8, true, past, past), "the deadline had passed: the wait ends after the first event");
+        assertEquals(0, in.drain(sink, 8, true, past, past),
+                "the deadline had passed: the wait ends after the first event");
         assertEquals(List.of("event EV e1"), others.seen);
         int got = 0;
         while (got == 0) got = in.drain(sink, 8, true, 0, 0);
@@ -184,7 +192,8 @@ class InboxTest {
         ErrnoException e = assertThrows(ErrnoException.class, () -> {
             while (true) in.drain(sink, 8, true, 0, 0);
         });
-        assertEquals("response header: EMSGSIZE (90) Message too long: payload_len 131073 over GR_API_MAX_MSG_LEN 131072", e.getMessage());
+        assertEquals("response header: EMSGSIZE (90) Message too long: payload_len 131073 over GR_API_MAX_MSG_LEN "
+                + "131072", e.getMessage());
         assertEquals(List.of("4 0 ok"), sink.seen);
         assertEquals(List.of("response 4 0 ok"), others.seen);
     }
@@ -195,6 +204,7 @@ class InboxTest {
         Inbox in = inbox(framing);
         link.arrive(new byte[0]); // a receive of 0 bytes: EOF
         ErrnoException e = assertThrows(ErrnoException.class, () -> in.drain(new Sink(), 8, true, 0, 0));
-        assertEquals("recv(scripted.sock): ECONNRESET (104) Connection reset by peer: server closed the connection", e.getMessage());
+        assertEquals("recv(scripted.sock): ECONNRESET (104) Connection reset by peer: server closed the connection",
+                e.getMessage());
     }
 }

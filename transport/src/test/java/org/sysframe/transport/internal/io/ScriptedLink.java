@@ -49,13 +49,19 @@ final class ScriptedLink implements ClientLink {
     }
 
     @Override public long recv(MemorySegment seg, long off, long len) { return take(seg, off, len); }
-    @Override public long recvBy(MemorySegment seg, long off, long len, long deadline, long now) { return take(seg, off, len); }
+    @Override public long recvBy(MemorySegment seg, long off, long len, long deadline, long now) {
+        return take(seg, off, len);
+    }
     @Override public long tryRecv(MemorySegment seg, long off, long len) { return take(seg, off, len); }
     @Override public void flush() {}
     @Override public UringCounts uringCounts() { return UringCounts.ZERO; }
     @Override public SyscallCounters counters() { return new SyscallCounters("scripted"); }
     @Override public String name() { return "scripted.sock"; }
     @Override public void close() {}
-    @Override public long sendUntilFull(MemorySegment seg, long off, long len) { throw new UnsupportedOperationException("a scripted link sends nothing"); }
-    @Override public long sendmsg(IovArray iov) { throw new UnsupportedOperationException("a scripted link sends nothing"); }
+    @Override public long sendUntilFull(MemorySegment seg, long off, long len) {
+        throw new UnsupportedOperationException("a scripted link sends nothing");
+    }
+    @Override public long sendmsg(IovArray iov) {
+        throw new UnsupportedOperationException("a scripted link sends nothing");
+    }
 }

@@ -15,7 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The unsent queue against a fake of its one neighbour, the outlet: one that writes to the kernel itself, and one that sends from the queue. */
+/**
+ * The unsent queue against a fake of its one neighbour, the outlet: one that writes to the kernel itself, and one that
+ * sends from the queue.
+ */
 class UnsentQueueTest {
     private static MemorySegment bytes(Arena a, int n, int from) {
         MemorySegment s = a.allocate(n);
@@ -49,7 +52,8 @@ class UnsentQueueTest {
             out.room = 1000;
             assertTrue(q.drain());
             assertTrue(q.isEmpty());
-            assertEquals(List.of("wantWritable true", "send 202 took 150", "send 52 took 52", "wantWritable false"), out.calls);
+            assertEquals(List.of("wantWritable true", "send 202 took 150", "send 52 took 52", "wantWritable false"),
+                    out.calls);
             byte[] want = new byte[202];
             System.arraycopy(range(106, 10), 0, want, 0, 106);
             System.arraycopy(range(96, 20), 0, want, 106, 96);
@@ -145,7 +149,8 @@ class UnsentQueueTest {
             assertTrue(q.fits(2000));
             assertFalse(q.fits(2001));
             q.close();
-            assertEquals(1000, q.size(), "closed: what the area holds lingers, the rest goes (as epoll drops its queue)");
+            assertEquals(1000, q.size(),
+                    "closed: what the area holds lingers, the rest goes (as epoll drops its queue)");
             q.bytes().free();
         }
     }

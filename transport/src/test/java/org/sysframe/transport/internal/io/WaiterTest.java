@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallKind;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,7 +22,9 @@ class WaiterTest {
     static final class FakeSteps implements Waiter.Steps {
         final List<String> log = new ArrayList<>();
         final FakeClock clock;
-        /** Each look or sleep returns the next of these (0 when they ran out); a sleep advances the clock by sleepNanos. */
+        /**
+         * Each look or sleep returns the next of these (0 when they ran out); a sleep advances the clock by sleepNanos.
+         */
         final int[] results;
         long sleepNanos;
         long lookNanos;
@@ -169,7 +170,8 @@ class WaiterTest {
         FakeSteps s = new FakeSteps(clock);
         s.lookNanos = 1_000;
         assertEquals(0, w.await(s, clock.now, 3_500));
-        assertEquals(List.of("poll", "poll", "poll", "poll"), s.log, "looks at 1, 2, 3 and 4 us; the bound passed at 3.5");
+        assertEquals(List.of("poll", "poll", "poll", "poll"), s.log,
+                "looks at 1, 2, 3 and 4 us; the bound passed at 3.5");
         assertEquals(3, counters.snapshot().get(SyscallKind.SCHED_YIELD), "none after the look that found the time up");
         FakeSteps data = new FakeSteps(clock, 0, 0, 7);
         assertEquals(7, w.await(data, clock.now, Waiter.NO_BOUND));
@@ -186,7 +188,8 @@ class WaiterTest {
         assertEquals(9, w.await(s, start, 100_000));
         // Looks at 1 (the budget starts), 2, 3 and 4 us, when 3 us passed: a sleep for the 96 us left,
         // which wakes at 54 us with nothing; a new budget (looks at 55 to 58 us), then a sleep for the 42 us left.
-        assertEquals(List.of("poll", "poll", "poll", "poll", "block 96000", "poll", "poll", "poll", "poll", "block 42000"), s.log);
+        assertEquals(List.of("poll", "poll", "poll", "poll", "block 96000", "poll", "poll", "poll", "poll",
+                "block 42000"), s.log);
     }
 
     @Test
@@ -250,7 +253,8 @@ class WaiterTest {
         assertEquals(9, budget.await(b, Waiter.UNSTARTED, 100_000));
         // Started at the first reading, 1 us in: a sleep at 4 us for the 97 us left, which wakes at
         // 54 us with nothing; a new budget (looks at 55 to 58 us), then a sleep for the 43 us left.
-        assertEquals(List.of("poll", "poll", "poll", "poll", "block 97000", "poll", "poll", "poll", "poll", "block 43000"), b.log);
+        assertEquals(List.of("poll", "poll", "poll", "poll", "block 97000", "poll", "poll", "poll", "poll",
+                "block 43000"), b.log);
 
         FakeSteps sleeps = new FakeSteps(clock);
         sleeps.sleepNanos = 4_000;

@@ -93,8 +93,8 @@ class ConnectionOutputTest {
         out.room = Long.MAX_VALUE;
         assertTrue(o.drain());
         assertTrue(o.caughtUp());
-        assertEquals(List.of("write 44 took 44", "write 52 took 10", "wantWritable true", "send 62 took 30", "send 32 took 32",
-                "wantWritable false"), out.calls);
+        assertEquals(List.of("write 44 took 44", "write 52 took 10", "wantWritable true", "send 62 took 30",
+                "send 32 took 32", "wantWritable false"), out.calls);
         assertArrayEquals(expected.toByteArray(), out.taken());
         assertEquals(List.of(), owner.closes);
         assertEquals(0, owner.limits.memory.used(), "drained: the queue's memory is back in the budget");
@@ -140,7 +140,8 @@ class ConnectionOutputTest {
         assertFalse(o.caughtUp());
         out.room = Long.MAX_VALUE;
         assertTrue(o.drain());
-        assertEquals(List.of("gather 224 took 20", "wantWritable true", "send 204 took 204", "wantWritable false"), out.calls);
+        assertEquals(List.of("gather 224 took 20", "wantWritable true", "send 204 took 204", "wantWritable false"),
+                out.calls);
         assertArrayEquals(expected.toByteArray(), out.taken());
         o.close();
     }
@@ -163,7 +164,9 @@ class ConnectionOutputTest {
             int fit = limit / message; // the message that would pass the limit closes the connection
             assertEquals(fit + 1, sent);
             assertEquals(List.of("slow reader"), owner.closes);
-            assertEquals(List.of(String.format("pid=4242: slow reader, %d bytes unsent over the %d limit: closing the connection",
+            assertEquals(
+                    List.of(
+                    String.format("pid=4242: slow reader, %d bytes unsent over the %d limit: closing the connection",
                     (long) (fit + 1) * message, limit)), logs.lines());
         }
         o.close();

@@ -17,7 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** One ring of a real (sealed, mapped) segment: wrapping, back-pressure, sleeping words, and indices a peer corrupted. */
+/**
+ * One ring of a real (sealed, mapped) segment: wrapping, back-pressure, sleeping words, and indices a peer corrupted.
+ */
 class ShmRingTest {
     static final int CAP = 4096;
 
@@ -131,14 +133,17 @@ class ShmRingTest {
                 m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.TAIL, bad);
                 ErrnoException e = assertThrows(ErrnoException.class, () -> r.take(dst, 0, CAP));
                 assertEquals(Errno.EPROTO, e.errno());
-                assertEquals(String.format("shared memory: EPROTO (71) Protocol error: the request ring's tail is %d, %d bytes from this side's 0"
+                assertEquals(
+                        String.format("shared memory: EPROTO (71) Protocol error: the request ring's tail is %d, %d "
+                        + "bytes from this side's 0"
                         + " (capacity 4096): the peer wrote a bad index", bad, bad), e.getMessage());
             }
             m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.TAIL, 0);
             // The producer's side: a head ahead of the tail, read by the look at the room.
             m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.HEAD, 10);
             ErrnoException e = assertThrows(ErrnoException.class, r::room);
-            assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 10, 10 bytes from this side's 0"
+            assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 10, 10 bytes from this "
+                    + "side's 0"
                     + " (capacity 4096): the peer wrote a bad index", e.getMessage());
             // ... and by a write that needs more room than the head read last left: it writes nothing.
             m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.HEAD, 0);
@@ -146,7 +151,8 @@ class ShmRingTest {
             m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.HEAD, CAP);
             m.set(JAVA_INT, ShmSegment.DATA_OFFSET + CAP - 8, 0);
             e = assertThrows(ErrnoException.class, () -> r.put(dst, 0, 16));
-            assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 4096, 8 bytes from this side's 4088"
+            assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 4096, 8 bytes from "
+                    + "this side's 4088"
                     + " (capacity 4096): the peer wrote a bad index", e.getMessage());
             assertEquals(0, m.get(JAVA_INT, ShmSegment.DATA_OFFSET + CAP - 8), "nothing was written");
         }

@@ -52,7 +52,8 @@ class SocketStatesTest {
 
     @Test
     void theOutputHasOneSendOrPollAtATimeAndALingerMayStartFromTheSendList() {
-        List<Event<SendState>> events = List.of(new Event<>("queue", SendState::queued), new Event<>("start", SendState::started),
+        List<Event<SendState>> events = List.of(new Event<>("queue", SendState::queued),
+                new Event<>("start", SendState::started),
                 new Event<>("unqueue", SendState::unqueued), new Event<>("sent", SendState::sent),
                 new Event<>("poll", SendState::polling), new Event<>("writable", SendState::writable));
         assertEquals(List.of(
@@ -94,6 +95,7 @@ class SocketStatesTest {
     void aShortSendWaitsForRoomThenSendsTheRest() {
         SendState s = SendState.IDLE.queued().started().sent().polling().writable().queued().started().sent();
         assertEquals(SendState.IDLE, s);
-        assertThrows(IllegalStateException.class, () -> SendState.SENDING.polling(), "a poll only once the send came back");
+        assertThrows(IllegalStateException.class, () -> SendState.SENDING.polling(),
+                "a poll only once the send came back");
     }
 }

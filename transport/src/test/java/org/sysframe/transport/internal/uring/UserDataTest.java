@@ -9,8 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class UserDataTest {
     private static final int[] KINDS = {0, 1, UserData.RECV, UserData.SEND, UserData.CANCEL, UserData.POLLOUT,
             UserData.SEND_SHORT, UserData.ACCEPT, UserData.WAKE, UserData.STOP, 0x7f, 0x80, 0xfe, 0xff};
-    private static final long[] DATA = {0, 1, 0xff, 0xffff_ffffL, 1L << 32, (1L << 32) | 0x7fff_ffffL, // slot and generation of a tag
-            Integer.MAX_VALUE, 1L << 55, (1L << 56) - 2, (1L << 56) - 1};
+    // slot and generation of a tag
+    private static final long[] DATA = {0, 1, 0xff, 0xffff_ffffL, 1L << 32, (1L << 32) | 0x7fff_ffffL,
+    Integer.MAX_VALUE, 1L << 55, (1L << 56) - 2, (1L << 56) - 1};
 
     @Test
     void everyKindAndDataAtTheEdgesComesBackAsItWent() {

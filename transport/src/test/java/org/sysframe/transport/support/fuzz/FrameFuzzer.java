@@ -8,7 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-/** The fuzzer: one connection's request frames (random, mutated, truncated, over-size) from a seed alone, with the answers they must get. */
+/**
+ * The fuzzer: one connection's request frames (random, mutated, truncated, over-size) from a seed alone, with the
+ * answers they must get.
+ */
 public final class FrameFuzzer {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;
@@ -21,7 +24,10 @@ public final class FrameFuzzer {
      */
     public enum End { FINAL_PING, SERVER_CLOSES, HALF_CLOSE, CLOSE_MID_HEADER }
 
-    /** The sender stops at {@code at} until {@code responses} answers were read (and, if asked, other clients were served). */
+    /**
+     * The sender stops at {@code at} until {@code responses} answers were read (and, if asked, other clients were
+     * served).
+     */
     record Barrier(int at, int responses, boolean othersServed) {}
 
     public enum Kind {
@@ -29,8 +35,10 @@ public final class FrameFuzzer {
         GARBAGE_AFTER_FRAME, HALF_HEADER_WAIT, OVERSIZE, TRUNCATED_THEN_CLOSE
     }
 
-    static final int[] HANDLED = {GroutApi.HELLO, GroutApi.PING, GroutApi.PING2, GroutApi.EVENT_SUBSCRIBE, GroutApi.EVENT_UNSUBSCRIBE};
-    static final int[] ZERO_LEN_TYPES = {GroutApi.HELLO, GroutApi.PING2, GroutApi.EVENT_SUBSCRIBE, GroutApi.EVENT_UNSUBSCRIBE,
+    static final int[] HANDLED = {GroutApi.HELLO, GroutApi.PING, GroutApi.PING2, GroutApi.EVENT_SUBSCRIBE,
+            GroutApi.EVENT_UNSUBSCRIBE};
+    static final int[] ZERO_LEN_TYPES = {GroutApi.HELLO, GroutApi.PING2, GroutApi.EVENT_SUBSCRIBE,
+            GroutApi.EVENT_UNSUBSCRIBE,
         GroutApi.LOG_PACKETS_SET, GroutApi.LOG_LEVEL_LIST, GroutApi.LOG_LEVEL_SET, 0, 0xffffffff};
 
     /** One connection's bytes, the answers they must get, where the sender pauses, and how it ends. */
@@ -68,7 +76,8 @@ public final class FrameFuzzer {
         switch (r.nextInt(5)) {
             case 0 -> ping(s, r, r.nextInt(300));
             case 1 -> s.header(r.nextInt(), GroutApi.PING2, GroutApi.PING2_SIZE).random(r, GroutApi.PING2_SIZE);
-            case 2 -> s.header(r.nextInt(), GroutApi.EVENT_SUBSCRIBE, 8).put((byte) r.nextInt(2)).zeros(3).u32(r.nextInt());
+            case 2 -> s.header(r.nextInt(), GroutApi.EVENT_SUBSCRIBE, 8).put((byte) r.nextInt(2)).zeros(3)
+                    .u32(r.nextInt());
             case 3 -> s.header(r.nextInt(), GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE)
                     .u32(GroutApi.DEFAULT_API_VERSION).random(r, 127).put((byte) 0);
             default -> s.header(r.nextInt(), GroutApi.EVENT_UNSUBSCRIBE, 0);
@@ -144,17 +153,20 @@ public final class FrameFuzzer {
                 kind = Kind.SHORT_BUILTIN;
                 int which = r.nextInt(3);
                 int type = which == 0 ? GroutApi.HELLO : which == 1 ? GroutApi.PING2 : GroutApi.EVENT_SUBSCRIBE;
-                int min = which == 0 ? GroutApi.HELLO_REQUEST_SIZE : which == 1 ? GroutApi.PING2_SIZE : GroutApi.SUBSCRIBE_REQUEST_SIZE;
+                int min = which == 0 ? GroutApi.HELLO_REQUEST_SIZE : which == 1 ? GroutApi.PING2_SIZE
+                        : GroutApi.SUBSCRIBE_REQUEST_SIZE;
                 int len = r.nextInt(min);
                 s.header(r.nextInt(), type, len).random(r, len);
-                if (type == GroutApi.HELLO && len >= 4) s.u32At(s.n - len, GroutApi.DEFAULT_API_VERSION); // right version, too short
+                // right version, too short
+                if (type == GroutApi.HELLO && len >= 4) s.u32At(s.n - len, GroutApi.DEFAULT_API_VERSION);
             } else if (k < 810) {
                 kind = Kind.OTHER_BUILTIN;
                 switch (r.nextInt(6)) {
                     case 0 -> validFrame(s, r);
                     case 1 -> { // api_version 10, or any other
                         int len = GroutApi.HELLO_REQUEST_SIZE + r.nextInt(40);
-                        s.header(r.nextInt(), GroutApi.HELLO, len).u32(r.nextBoolean() ? 10 : r.nextInt()).random(r, len - 4);
+                        s.header(r.nextInt(), GroutApi.HELLO, len).u32(r.nextBoolean() ? 10 : r.nextInt()).random(r,
+                                len - 4);
                     }
                     case 2 -> {
                         int len = GroutApi.PING2_SIZE + 1 + r.nextInt(200);

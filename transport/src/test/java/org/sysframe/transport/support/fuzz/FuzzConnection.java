@@ -27,9 +27,16 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static org.sysframe.transport.support.fuzz.FrameFuzzer.*;
+import static org.sysframe.transport.support.fuzz.FrameFuzzer.Barrier;
+import static org.sysframe.transport.support.fuzz.FrameFuzzer.End;
+import static org.sysframe.transport.support.fuzz.FrameFuzzer.Kind;
+import static org.sysframe.transport.support.fuzz.FrameFuzzer.Script;
+import static org.sysframe.transport.support.fuzz.FrameFuzzer.generate;
 
-/** Runs fuzzed connections against a live server: sends each script in random chunks, checks every answer and the end of the stream. */
+/**
+ * Runs fuzzed connections against a live server: sends each script in random chunks, checks every answer and the end of
+ * the stream.
+ */
 public final class FuzzConnection {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;
@@ -41,7 +48,8 @@ public final class FuzzConnection {
     private static final byte[] VERSION_ANSWER = new byte[4];
 
     static {
-        MemorySegment.ofArray(HELLO_ANSWER).set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) RawSockets.SERVER_MAX_IFACES);
+        MemorySegment.ofArray(HELLO_ANSWER).set(ValueLayout.JAVA_SHORT_UNALIGNED, 0,
+                (short) RawSockets.SERVER_MAX_IFACES);
         MemorySegment.ofArray(VERSION_ANSWER).set(ValueLayout.JAVA_INT_UNALIGNED, 0, GroutApi.DEFAULT_API_VERSION);
     }
 
@@ -64,19 +72,23 @@ public final class FuzzConnection {
             int status = ResponseHeader.status(in.buf, in.start);
             long len = ResponseHeader.payloadLen(in.buf, in.start);
             if (forId != ex.forId[i] || status != ex.status[i] || len != ex.len[i]) {
-                throw new AssertionError(what + ": got for_id " + hex(forId) + ", status " + status + ", " + len + " bytes");
+                throw new AssertionError(what + ": got for_id " + hex(forId) + ", status " + status + ", " + len
+                        + " bytes");
             }
             if (!in.fill(HDR + (int) len)) throw new AssertionError(what + ": the stream ended inside the payload");
             long p = in.start + HDR;
-            long mismatch = ex.off[i] == ServerModel.HELLO_PAYLOAD ? MemorySegment.mismatch(in.buf, p, p + len, hello, 0, len)
-                    : ex.off[i] == ServerModel.VERSION_PAYLOAD ? MemorySegment.mismatch(in.buf, p, p + len, MemorySegment.ofArray(VERSION_ANSWER), 0, len)
+            long mismatch = ex.off[i] == ServerModel.HELLO_PAYLOAD
+                    ? MemorySegment.mismatch(in.buf, p, p + len, hello, 0, len)
+                    : ex.off[i] == ServerModel.VERSION_PAYLOAD
+                            ? MemorySegment.mismatch(in.buf, p, p + len, MemorySegment.ofArray(VERSION_ANSWER), 0, len)
                     : MemorySegment.mismatch(in.buf, p, p + len, sent, ex.off[i], ex.off[i] + len);
             if (mismatch != -1) throw new AssertionError(what + ": payload differs at byte " + mismatch);
             in.start += HDR + (int) len;
             received.set(i + 1);
         }
         if (sc.end == End.FINAL_PING || sc.end == End.CLOSE_MID_HEADER) {
-            if (in.end != in.start) throw new AssertionError(sc.name() + ": " + (in.end - in.start) + " bytes after the last response");
+            if (in.end != in.start) throw new AssertionError(sc.name() + ": " + (in.end - in.start)
+                    + " bytes after the last response");
             return;
         }
         // SERVER_CLOSES and HALF_CLOSE: the server closes having read everything, so a clean EOF (not ECONNRESET).
@@ -84,9 +96,11 @@ public final class FuzzConnection {
         try {
             more = in.fill(1);
         } catch (ErrnoException e) {
-            throw new AssertionError(sc.name() + " (" + sc.end + "): expected EOF after the last response, got " + e.getMessage(), e);
+            throw new AssertionError(sc.name() + " (" + sc.end + "): expected EOF after the last response, got "
+                    + e.getMessage(), e);
         }
-        if (more) throw new AssertionError(sc.name() + " (" + sc.end + "): bytes after the last response instead of EOF");
+        if (more) throw new AssertionError(sc.name() + " (" + sc.end
+                + "): bytes after the last response instead of EOF");
     }
 
     static int chunk(Random r, int remaining) {
@@ -99,7 +113,8 @@ public final class FuzzConnection {
     }
 
     /** Sends the script's bytes in random chunks, pausing at its barriers; then half-closes if the script says so. */
-    static void send(Script sc, UnixSocket socket, AtomicInteger received, PoliteClient others, AtomicBoolean abort) throws Exception {
+    static void send(Script sc, UnixSocket socket, AtomicInteger received, PoliteClient others,
+            AtomicBoolean abort) throws Exception {
         Random r = new Random(~sc.seed);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment seg = a.allocate(Math.max(1, sc.s.n));
@@ -153,7 +168,8 @@ public final class FuzzConnection {
     }
 
     /** Runs connections with seeds from (runSeed, worker) until the worker has sent quota frames. */
-    public static void fuzzWorker(String path, long runSeed, int worker, int quota, PoliteClient polite, Totals totals) throws Exception {
+    public static void fuzzWorker(String path, long runSeed, int worker, int quota, PoliteClient polite,
+            Totals totals) throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(2L * (HDR + MAX) + 64, 8);
             int sent = 0;
@@ -180,7 +196,8 @@ public final class FuzzConnection {
                     verify(sc, new ResponseReader(socket, buf), received);
                     sender.join(Awaits.HANG_GUARD.toMillis());
                     if (sender.isAlive()) throw new AssertionError(sc.name() + ": sender did not finish");
-                    if (senderFailure.get() != null) throw new AssertionError(sc.name() + ": sender failed", senderFailure.get());
+                    if (senderFailure.get() != null) throw new AssertionError(sc.name() + ": sender failed",
+                            senderFailure.get());
                 } finally {
                     abort.set(true);
                     socket.close();

@@ -12,8 +12,8 @@ import java.util.Arrays;
  * from docs/wire-format.md alone: every 12-byte header is {id, type, payload_len}; payload_len over 128 KiB
  * closes the connection with no response (nothing after that header is sent); unknown types get
  * ENOTSUP; a payload under the declared minimum (GR_HELLO 132, GR_PING2 32, GR_EVENT_SUBSCRIBE 8)
- * gets EMSGSIZE; GR_HELLO with another api_version gets EBADMSG with the server's version (u32); GR_PING echoes everything,
- * GR_PING2 its 32 bytes; subscribe and unsubscribe answer empty successes.
+ * gets EMSGSIZE; GR_HELLO with another api_version gets EBADMSG with the server's version (u32); GR_PING echoes
+ * everything, GR_PING2 its 32 bytes; subscribe and unsubscribe answer empty successes.
  */
 final class ServerModel {
     private static final int HDR = RequestHeader.SIZE;
