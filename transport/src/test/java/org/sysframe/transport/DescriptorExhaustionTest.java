@@ -64,9 +64,11 @@ class DescriptorExhaustionTest {
     }
 
     /**
-     * The child's descriptor count once it is want, or what it is after 10 s: while accepting is paused
-     * the loop takes its spare back every 100 ms to try again, and lets it go at the EMFILE that follows,
-     * so a look can fall in between (64 read once under load, for a table that rests at 63).
+     * The child's descriptor count once it is want, or what it is after 10 s. While accepting is paused
+     * the loop takes its spare back every 100 ms and resumes: with a client waiting in the backlog, the
+     * accept that follows fails with EMFILE at once and the spare goes again, so a look can fall in between;
+     * with nobody waiting, the spare stays taken until a client comes (the table plus the spare: the limit).
+     * The tests so look with a client waiting.
      */
     private static long settledDescriptors(ChildProcess child, long want) throws Exception {
         long n = ProcessProbe.descriptorsOf(child.pid());
@@ -107,22 +109,24 @@ class DescriptorExhaustionTest {
             }
             assertEquals(1, child.count(EMFILE_LINE), "accept failures logged");
             int n = accepted.size();
+            // The next client waits in the backlog: each retry's accept fails, and the spare is let go again.
+            boolean nobodyWaited = pending == null;
+            if (pending == null) {
+                pending = new OwnedClient(o);
+                fx.track(pending);
+            }
             long childFds = settledDescriptors(child, limit - 1);
             System.out.printf(Locale.ROOT,
                     "EMFILE: child pid %d (%s), limit %d, %d clients accepted, child descriptors %d,"
                             + " the warning came %s:%n  %s%n", child.pid(), ready, limit, n, childFds,
-                    pending == null ? "right after the last accept (nobody waiting yet)"
+                    nobodyWaited ? "right after the last accept (nobody waiting yet)"
                             : "when the next client arrived",
                     child.output.stream().filter(EMFILE_LINE).findFirst().orElseThrow());
             // Full but for the one the server's spare held: let go while accepting is paused.
             assertEquals(limit - 1, childFds, "the child's descriptors when accepting pauses");
 
-            // The next client waits in the backlog; the accepted ones are all served meanwhile, and
-            // the paused listener does not make the loop spin on EMFILE (still one warning).
-            if (pending == null) {
-                pending = new OwnedClient(o);
-                fx.track(pending);
-            }
+            // The accepted ones are all served meanwhile, and the paused listener does not make the loop
+            // spin on EMFILE (still one warning).
             for (int i = 0; i < n; i++) accepted.get(i).ping(i, 1 + i * 997 % 20_000);
             assertArrayEquals(new int[] {n, 0}, counts(child));
             assertFalse(pending.client.isDone(), "the client beyond the limit was served");
@@ -136,11 +140,22 @@ class DescriptorExhaustionTest {
             for (int i = 0; i < 2_000 && child.count(EMFILE_LINE) < 2; i++) Thread.sleep(5);
             assertEquals(2, child.count(EMFILE_LINE), "accept failures logged");
             assertArrayEquals(new int[] {n, 1}, counts(child));
+            OwnedClient second = new OwnedClient(o); // waits in the backlog, as pending did
+            fx.track(second);
             assertEquals(limit - 1, settledDescriptors(child, limit - 1));
+            assertFalse(second.client.isDone(), "a client beyond the limit was served");
+
+            // Once more: one closes, the waiting client is taken, the table is full again (a third warning).
+            accepted.remove(0).close();
+            second.awaitConnected();
+            second.ping(104, 64);
+            for (int i = 0; i < 2_000 && child.count(EMFILE_LINE) < 3; i++) Thread.sleep(5);
+            assertEquals(3, child.count(EMFILE_LINE), "accept failures logged");
+            assertArrayEquals(new int[] {n, 2}, counts(child));
 
             // Three more close: a brand-new client is accepted and served straight away.
             for (int i = 0; i < 3; i++) accepted.remove(0).close();
-            int[] want = {n - 3, 4};
+            int[] want = {n - 3, 5};
             int[] got = counts(child);
             for (int i = 0; i < 2_000 && !Arrays.equals(want, got); i++) {
                 Thread.sleep(5);
@@ -152,15 +167,17 @@ class DescriptorExhaustionTest {
             fresh.ping(101, GroutApi.MAX_MSG_LEN);
             for (OwnedClient c : accepted) c.ping(102, 64);
             pending.ping(103, 64);
-            assertArrayEquals(new int[] {n - 2, 4}, counts(child));
-            assertEquals(2, child.count(EMFILE_LINE), "accept failures logged");
+            second.ping(105, 64);
+            assertArrayEquals(new int[] {n - 2, 5}, counts(child));
+            assertEquals(3, child.count(EMFILE_LINE), "accept failures logged");
             System.out.printf(Locale.ROOT,
-                    "EMFILE: after 1 close the backlogged client was accepted (table full again: warning 2);"
-                    + " after 3 more a new client was served at once; child descriptors %d, %s%n",
+                    "EMFILE: after 1 close a backlogged client was accepted (table full again: warning 2), and so"
+                    + " once more (warning 3); after 3 more a new client was served at once; child descriptors %d, %s%n",
                             ProcessProbe.descriptorsOf(child.pid()), countOf(child));
 
             for (OwnedClient c : accepted) c.close();
             pending.close();
+            second.close();
             fresh.close();
             child.command("quit");
             child.awaitLine(l -> l.equals("BYE"));
