@@ -17,8 +17,8 @@ public final class Sweep {
 
     /**
      * A sweep cell makes this many times the matrix's calls: neighbouring settings differ by a few
-     * per cent, and cells of a few tens of milliseconds on this shared 2-core machine are swamped by
-     * scheduling (per-round ratios of 0.1x to 8x were seen at 1,200 calls a cell).
+     * per cent, and cells of a few tens of milliseconds on a shared 2-core machine are swamped by
+     * scheduling (docs/results.md).
      */
     public static final int CALLS_SCALE = 5;
 

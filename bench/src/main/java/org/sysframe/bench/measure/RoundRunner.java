@@ -12,10 +12,9 @@ import java.util.function.Predicate;
  * {@link #MIN_WARM_UP_SECONDS}), then rounds in which every cell is measured
  * once, interleaved so that machine drift hits every cell alike, the odd rounds in the cells' order
  * and the even ones in reverse (A B C, C B A, A B C, ...): a cell then follows each neighbour as often
- * as it precedes it. In one order only, a cell measured right after another was measured in the same
- * state of the machine every round: in the wait table, "block/block 2 cores" ran first after the
- * previous round's one-core cells, and the shared-memory row after it came out at 0.90x and 0.83x of it
- * in two runs, 1.21x and 1.40x in two runs with the order reversed (docs/results.md).
+ * as it precedes it. In one order only, a cell measured right after another meets the machine in the
+ * same state every round, and the ratio of the two measures that state as much as the cells
+ * (docs/results.md).
  *
  * <p>Under a {@link Plan} (what {@code matrix} gives its tables), the runner then adds rounds
  * while a goal of the table is NOT SETTLED: each added round measures, still interleaved and in the
@@ -23,10 +22,10 @@ import java.util.function.Predicate;
  * table's time budget is spent or the round cap is reached. Goals are looked at after each batch of
  * added rounds, a batch being half the rounds so far (8, 12, 18, 27, ... rounds: 13 looks up to
  * 1,024), so that the number of looks grows with the logarithm of the rounds: every look is a chance
- * for a 95 % interval to exclude the truth; with batches of an eighth of the rounds a true 1.10x with
- * 20 % noise was judged missed against a 1.05x goal in 2.1 % of 1,000 simulated runs (cap 256), with
- * halves in 0.7 % (VerdictSimulationTest). A table's code does nothing for this: it measures through
- * its {@code TableRun}, which passes its name (the one its goals give) and the run's plan.
+ * for a 95 % interval to exclude the truth, and batches of half the rounds give a goal fewer false
+ * verdicts than smaller ones (VerdictSimulationTest; docs/results.md). A table's code does nothing for
+ * this: it measures through its {@code TableRun}, which passes its name (the one its goals give) and
+ * the run's plan.
  *
  * <p>Every warm-up, run and look is told to the {@link Progress} a command installed (the table, the
  * cell, the round, the goals' verdicts), which shows them on stderr: the tables print nothing of it.
@@ -68,10 +67,9 @@ public final class RoundRunner {
     /**
      * A cell's warm-up under a {@link Plan} lasts at least this long: its run is repeated until its
      * calls took that much in all (at most {@link #MAX_WARM_UP_RUNS} runs); without one (ping's cell,
-     * whose warm-up is the user's count) it is one run. By calls alone, a cell of fast calls was measured
-     * before the JIT had compiled its path: 1,500 shared-memory calls of about 1 us are 2 ms, and such a
-     * cell came out at 3-8 us a call in its first rounds, at 0.7-1 us once compiled (some 100,000 calls,
-     * which the wait table gives its spinning shared-memory cells). 0.5 s took a make bench to 5 min.
+     * whose warm-up is the user's count) it is one run. By calls alone, a cell of fast calls would be
+     * measured before the JIT has compiled its path (the wait table gives its spinning shared-memory
+     * cells a warm-up by calls of their own); a longer minimum lengthens make bench (docs/results.md).
      */
     static final double MIN_WARM_UP_SECONDS = 0.15;
     static final int MAX_WARM_UP_RUNS = 200;

@@ -194,9 +194,9 @@ public final class CPeer {
     /**
      * The processes of a probe, started at its first run and kept, connected, for every later one
      * (each run one command to each, {@code -R}), as the bench's Java peers keep their threads: a
-     * process started for its run began cold (its first thousand calls ran at 0.2-0.6x the later
-     * ones' rate spinning, 0.5-1.4x blocking, 2026-12-02), where a Java peer had run before; now both
-     * are warmed once, by the cell's warm-up, and both sleep between their runs. The kernel's
+     * process started for its run would begin cold, its first calls at another rate than its later ones
+     * (docs/results.md), where a Java peer has run before; kept, both are warmed once, by the cell's
+     * warm-up, and both sleep between their runs. The kernel's
      * counter of each process stays open with it; what it counts of a run is, besides the timed
      * calls, exactly one read(2) (the go line's byte) and one write(2) (the summary) per process.
      * A process that fails is gone with its run's error; the next run starts the set again.

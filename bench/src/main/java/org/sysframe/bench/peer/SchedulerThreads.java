@@ -15,10 +15,8 @@ import java.util.List;
  * virtual callers. Linux gives
  * a new thread the placement of the thread that started it, and the JDK starts a carrier from
  * whichever thread hands it work: after the depth table, whose server loops are pinned to CPU 0, the
- * carriers and the pollers were all pinned to CPU 0, and the concurrency table's 64 virtual callers on
- * one client ran on one core: 0.285 client syscalls per call there, 0.194 and 0.218 in two runs with
- * them spread, 0.125 with the concurrency table run alone (what else the depth table leaves behind is
- * not found; {@code matrix --tables depth,concurrency}, 2026-12-04).
+ * carriers and the pollers would all be pinned to CPU 0, and the concurrency table's 64 virtual callers
+ * on one client would run on one core, with more client syscalls per call (docs/results.md).
  */
 public final class SchedulerThreads {
     private SchedulerThreads() {}

@@ -38,10 +38,9 @@ import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
  * same-backend pairs. Ratios against epoll client + epoll server at the same payload.
  *
  * <p>Every server loop on CPU 0 and every client (sysframe's threads, the C processes) on CPU 1, as in
- * the peers table: unpinned, the scheduler put a cell's client and server on one core in some rounds
- * (about 100k calls/s here) and on two in others (about 60k), in a share that changed from run to run
- * (4 of 8 rounds in one, 72 of 90 in another), and the io_uring/epoll CPU ratio with it (1.24x, 0.98x,
- * 1.47x in three runs, each with an interval clear of 1).
+ * the peers table: unpinned, the scheduler puts a cell's client and server on one core in some rounds
+ * and on two in others, in a share that changes from run to run, and the io_uring/epoll CPU ratio
+ * with it (docs/results.md).
  */
 public final class BackendTable implements Table {
     static final String NAME = "backends";

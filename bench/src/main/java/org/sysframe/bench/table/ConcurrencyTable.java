@@ -133,13 +133,9 @@ public final class ConcurrencyTable implements Table {
 
     /**
      * The rows of 64 virtual callers on one client (epoll, io_uring, shared memory) make this many times
-     * the calls of the others: they are 3-6x as fast, and at the others' count (1,080 calls a run after
-     * the round length, 5-7 ms) a run was mostly its start (64 callers let go at once) and its tail
-     * (fewer callers left, fewer requests per send). After the depth, backends and connections tables,
-     * the epoll row read 159k calls/s, 37 us of client CPU and 0.37 client syscalls per call at the
-     * others' count, and 204k, 11.6 us and 0.28 with 5x (same build, one run each, {@code ./sysframe
-     * matrix --tables depth,backends,connections,concurrency --budget 5}, 2026-12-04); its 3x goal read
-     * 2.48x and 3.97x.
+     * the calls of the others: they are several times as fast, and at the others' count a run is mostly
+     * its start (64 callers let go at once) and its tail (fewer callers left, fewer requests per send),
+     * which understates them (docs/results.md).
      */
     static final int FAST_ROWS_LONGER = 5;
 
@@ -189,7 +185,7 @@ public final class ConcurrencyTable implements Table {
     public BenchTable run(TableRun run) throws IOException {
         int rounds = run.rounds();
         boolean quick = run.quick(), full = run.full();
-        // 24 rows (29 with --full) where there were 18, then 20: as many calls per row as before.
+        // The calls of a row's run; the fast rows make FAST_ROWS_LONGER times as many.
         long calls = quick ? 2_000L : 10_800L;
         Pairing p = Pairing.named("sysframe");
         boolean cPeer = CPeer.available();

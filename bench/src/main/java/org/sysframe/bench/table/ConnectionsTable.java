@@ -39,14 +39,11 @@ import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
  * either server).
  *
  * <p>The two kinds are measured in two sets of interleaved rounds, one after the other, each with its
- * own added rounds, so that a goal's cells have the same neighbours in every round. In one set, the
- * first 8 rounds (all six cells) read the io_uring server's CPU per request at 0.84-1.03x of epoll's
- * in 11 of 14 runs (2026-12-02), and the rounds added after them (the sysframe cells alone, once the
- * C goals had settled) at 0.70-0.82x, so the goal was met or missed by how many rounds it took; with
- * the sets apart, 0.65-0.75x in the first 8 rounds of three runs. Why the C cells' company raises it
- * is not known: waiting for the server to close their connections before the next cell, pinning the
- * servers and a longer warm-up each left it as it was. The ratio column of the C rows, against the
- * sysframe row of the other set, pairs rounds that did not run side by side.
+ * own added rounds, so that a goal's cells have the same neighbours in every round. In one set, the C
+ * cells' company raises the io_uring server's CPU per request against epoll's in the rounds they
+ * share, and a goal's verdict would depend on how many rounds it takes (why is not known:
+ * docs/results.md). The ratio column of the C rows, against the sysframe row of the other set, pairs
+ * rounds that did not run side by side.
  */
 public final class ConnectionsTable implements Table {
     static final String NAME = "connections";

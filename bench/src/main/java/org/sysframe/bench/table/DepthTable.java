@@ -36,7 +36,7 @@ import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
  * differs: the socket and the shared-memory channel, client and server both waiting
  * {@value #SPINNING_WAIT} (look without sleeping for up to 50 us, then sleep), each on a server of
  * its own. Blocking, each window of the rows above pays two wake-ups (a blocking call at depth 1 pays
- * the same two: some 60 us here), which neither transport changes; spinning between windows, a
+ * the same two), which neither transport changes; spinning between windows, a
  * window costs its framing and, on the socket, its syscalls and empty looks.
  */
 public final class DepthTable implements Table {

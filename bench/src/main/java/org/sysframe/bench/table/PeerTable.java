@@ -90,30 +90,24 @@ public final class PeerTable implements Table {
         }
     }
     /**
-     * Every client on CPU 1, the server on CPU 0: unpinned, a cell's client and server shared a core in
-     * some rounds and not in others, and the calls/s of one cell fell into two groups (about 40k and
-     * 100k calls/s here), which no interval can settle.
+     * Every client on CPU 1, the server on CPU 0: unpinned, a cell's client and server share a core in
+     * some rounds and not in others, and the calls/s of one cell fall into two groups, which no interval
+     * can settle (docs/results.md).
      */
     static final int CLIENT_CPU = 1, SERVER_CPU = 0;
 
     /**
-     * Child JVMs the Java peers run in by default ({@link PeerForks}): in one JVM, sysframe's cells
-     * came out about 12 % apart between runs for a whole run, against every peer, with tight
-     * intervals (a met in one run, a missed in the next); the rounds spread over 3 forks average
+     * Child JVMs the Java peers run in by default ({@link PeerForks}): in one JVM, sysframe's cells can
+     * sit apart from one run to the next for a whole run, against every peer, with tight intervals (a
+     * met in one run, a missed in the next; docs/results.md); the rounds spread over 3 forks average
      * such a JVM's fate out. 0: in the bench's own JVM ({@code --quick}).
      */
     public static final int DEFAULT_FORKS = 3;
 
     /**
      * The table's runs are at least its own length (6,000 calls, 1,200 with {@code --quick}), whatever
-     * {@code --round-length} says. It was set when runs of 600 blocking calls read every Java peer at
-     * 0.71-0.84x of the C lean client's calls/s: a C client was then a new process every run, whose
-     * first tens of milliseconds ran faster (see {@link CPeer.Runner}). With the C processes kept,
-     * runs of 600 calls read sysframe at 0.988x and 1.020x of C lean (32 and 1024 B, 131 and 90 rounds)
-     * and runs of 6,000 at 0.977x and 0.985x (20 and 18 rounds): no bias left, but the 600-call runs'
-     * intervals of the C lean goals were 1.7x and 2.5x as wide for about half the time, so the table
-     * keeps its length (2026-12-02, {@code ./sysframe matrix --payloads 32,1024} without the tables
-     * after this one, one run each).
+     * {@code --round-length} says: shorter runs leave the intervals of the C lean goals wider for the
+     * time they take (docs/results.md).
      */
     static final double OWN_LENGTH = 1.0;
 

@@ -101,8 +101,8 @@ public final class WaitTable implements Table {
     private static final String BLOCK = BASELINE, SPIN = name("spin", "spin", false), SHM_SPIN = SHM_PREFIX + SPIN;
 
     private static final List<Goal> GOALS = List.of(
-            // Spinning's calls/s over blocking's is the machine's price of two wake-ups (17.6x on an Intel guest,
-            // 2.3-9.5x on an AMD one with halt polling, the C lean client alike): judged against C lean spinning below.
+            // Spinning's calls/s over blocking's is the machine's price of two wake-ups, the C lean client's alike
+            // (docs/results.md): judged against C lean spinning below.
             new Goal("spinning both sides: no more CPU per call than blocking across cores", NAME, SPIN, BLOCK, 32,
                     CPU_RATIO, false, 1.0),
             new Goal("spinning both sides: half the p99 latency", NAME, SPIN, BLOCK, 32, P99_RATIO, false, 0.5),
@@ -249,8 +249,8 @@ public final class WaitTable implements Table {
     }
 
     /**
-     * The warm-up calls of a shared-memory cell: a spinning one's calls are about 1 us, and its path is
-     * compiled only after some 100,000 of them (before that, 3-8 us a call), so it warms up with
+     * The warm-up calls of a shared-memory cell: a spinning one's calls are short, and its path is
+     * compiled only after some 100,000 of them (docs/results.md), so it warms up with
      * {@value #SHM_SPIN_WARM_UP} calls; a sleeping one as the other cells, with a quarter of a run.
      */
     static long shmWarmUp(Setting s, long calls) {
@@ -282,11 +282,11 @@ public final class WaitTable implements Table {
 
     /**
      * The calls of a run of a shared-memory cell (the channel's, the C and the Java ping-pong's): a
-     * spinning one's as many as make its run about as long as a spinning socket cell's (6,000 calls at
-     * 130-160k/s, some 40 ms), {@value #SHM_SPIN_CALLS} (a quarter with --quick). With the socket cells'
-     * 6,000, a run of 2-6M calls/s lasted 1-3 ms: one stall of the machine (a tick, a preempted vCPU)
-     * took a large part of it, and the paired ratio of two such runs said more about the stall than
-     * about the rows. A sleeping one runs the socket cells' calls.
+     * spinning one's as many as make its run about as long as a spinning socket cell's,
+     * {@value #SHM_SPIN_CALLS} (a quarter with --quick). With the socket cells' count, its run lasts a
+     * few milliseconds: one stall of the machine (a tick, a preempted vCPU) takes a large part of it, and
+     * the paired ratio of two such runs says more about the stall than about the rows. A sleeping one
+     * runs the socket cells' calls.
      */
     static long shmCalls(Setting s, long calls, boolean quick) {
         return bothSleep(s) ? calls : Math.max(calls, quick ? SHM_SPIN_CALLS / 4 : SHM_SPIN_CALLS);

@@ -100,7 +100,7 @@ public final class MessageWriter {
         SendFraming.Kind kind = framing.kind();
         boolean fitsCopy = copyBuffer != null && plen > 0 && hlen + plen <= copyBuffer.byteSize();
         if (fitsCopy) {
-            // The seed patch copies only when there is a payload and the whole message fits.
+            // Copy only when there is a payload and the whole message fits (the seed patch's rule).
             MemorySegment.copy(header, hoff, copyBuffer, 0, hlen);
             MemorySegment.copy(payload, poff, copyBuffer, hlen, plen);
             return sendAll(copyBuffer, 0, hlen + plen);

@@ -109,9 +109,9 @@ public final class Waiter {
 
     /**
      * How often a client's {@code spin} reads the clock for its bound: once every this many empty looks.
-     * A clock read costs some 28 ns here (clock_gettime through the vDSO), more than a look at a
-     * shared-memory ring, and a spin needs the time for nothing but its bound, which it keeps within
-     * this many looks.
+     * A clock read (clock_gettime through the vDSO) costs more than a look at a shared-memory ring
+     * (docs/shared-memory.md), and a spin needs the time for nothing but its bound, which it keeps
+     * within this many looks.
      */
     static final int LOOKS_PER_CLOCK = 64;
 

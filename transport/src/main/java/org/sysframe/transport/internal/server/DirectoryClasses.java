@@ -51,7 +51,7 @@ final class DirectoryClasses {
                     .filter(n -> !n.endsWith("module-info.class") && !n.endsWith("package-info.class"))
                     .forEach(n -> load(n.substring(0, n.length() - ".class".length()).replace('/', '.'), loader));
         } catch (IOException | RuntimeException e) {
-            // A directory that cannot be listed loads its classes when they are first used, as before.
+            // A directory that cannot be listed loads its classes when they are first used, as without this.
         }
     }
 

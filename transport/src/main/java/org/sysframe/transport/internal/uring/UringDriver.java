@@ -97,8 +97,8 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
     @Override
     public void open() throws ErrnoException {
         // Spinning: COOP_TASKRUN | TASKRUN_FLAG, so that the kernel flags a completion to post instead of
-        // interrupting the spinning thread for it (an IPI each: p50 ~28 us a round trip against ~11 us,
-        // measured with the client's spin); the spin runs the flagged work with one io_uring_enter.
+        // interrupting the spinning thread for it (an IPI each, which multiplies a round trip's latency:
+        // docs/results.md); the spin runs the flagged work with one io_uring_enter.
         int flags = IoUring.SETUP_SINGLE_ISSUER
                 | (spins ? IoUring.SETUP_COOP_TASKRUN | IoUring.SETUP_TASKRUN_FLAG : IoUring.SETUP_DEFER_TASKRUN);
         ServerConfig config = loop.config();

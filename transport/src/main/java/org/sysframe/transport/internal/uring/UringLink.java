@@ -84,8 +84,8 @@ public final class UringLink implements ClientLink {
         // not wake for a send that the kernel must retry in parts (its retry is deferred work that the
         // waiter only runs once as many items are queued as it waits for): a send larger than the
         // socket buffer then stalls (seen on 6.18 with SO_SNDBUF 4096 and 20,000 bytes).
-        // Not COOP_TASKRUN | TASKRUN_FLAG either, though a spinner gains by them (p50 ~11 us instead of
-        // ~28 us against an epoll server: the kernel flags the work instead of interrupting the spinner):
+        // Not COOP_TASKRUN | TASKRUN_FLAG either, though a spinner gains by them (the kernel flags the work
+        // instead of interrupting the spinner: docs/results.md):
         // the work would wait for the thread that submitted, which may have left the role and parked.
         int flags = sqpoll ? IoUring.SETUP_SQPOLL : 0;
         this.ring = new IoUring(64, 0, flags, socket.counters(), uringCounters);
