@@ -55,8 +55,8 @@ final class AsyncCall extends CompletableFuture<Response> {
             if (t == null) return v;
             Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
             if (cause instanceof TimeoutException) {
-                conduit.abandon(call);
-                throw new CompletionException(conduit.timedOut(call));
+                conduit.ends().abandon(call);
+                throw new CompletionException(conduit.ends().timedOut(call));
             }
             throw t instanceof CompletionException ce ? ce : new CompletionException(t);
         });

@@ -50,6 +50,7 @@ public final class Conduit {
     final Gate gate;
     final Driver driver = new Driver(this);
     final StallWatch stall;
+    private final CallEnds ends = new CallEnds(this);
 
     // Under lock.
     Thread holder;
@@ -116,6 +117,9 @@ public final class Conduit {
     public Events events() { return events; }
 
     public Standby standby() { return standby; }
+
+    /** How a call ends without its answer: abandoned, timed out, interrupted. */
+    public CallEnds ends() { return ends; }
 
     // ---------------------------------------------------------------- calls
 
@@ -317,76 +321,6 @@ public final class Conduit {
     boolean roleWanted() {
         return waiting.firstDriver() != null || waiting.passengers() > 0 || !queue.isEmpty() || table.futures() > 0
                 || closed || broken != null;
-    }
-
-    /**
-     * Marks a waiting call abandoned (its id stays taken until its answer comes, then dropped); false if it was
-     * answered or failed first.
-     */
-    public boolean abandon(Call c) {
-        lock.lock();
-        try {
-            waiting.remove(c);
-            if (!c.cas(Call.WAITING, Call.ABANDONED)) return false;
-            if (gate.remove(c)) { // a future's request still in the gate: never registered, never sent
-                c.unsentPayload = null;
-                return true;
-            }
-            table.abandoned(c);
-            if (c.unsent) { // never sent: no answer will come
-                c.unsent = false;
-                c.unsentPayload = null;
-                outbox.unsent.remove(c);
-                removed(c);
-            }
-            if (holder == null) offerRole();
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-
-    /**
-     * A call's ETIMEDOUT, the one text of every entry point: not sent (it waited for room under the
-     * in-flight cap), or unanswered, then saying so when the server looks like one that answers one
-     * request per read ({@link StallWatch}).
-     */
-    public ErrnoException timedOut(Call c) {
-        lock.lock();
-        try {
-            failed++;
-            timedOutCalls++;
-        } finally {
-            lock.unlock();
-        }
-        if (c.id == 0) {
-            return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no room under maxInFlight "
-                    + gate.cap()
-                    + " within the receive timeout of " + receiveTimeoutMillis
-                            + " ms: the calls in flight were not answered (the request was not sent)");
-        }
-        String hint;
-        lock.lock();
-        try {
-            hint = stall.hint(c, name, gate.cap());
-        } finally {
-            lock.unlock();
-        }
-        return new ErrnoException(router.typeName(c.type), Errno.ETIMEDOUT, "no answer to request " + c.id
-                + " within the receive timeout of "
-                + receiveTimeoutMillis + " ms (the client stays usable; a late answer is dropped)" + hint);
-    }
-
-    /** A call interrupted while it waited: EINTR, counted among the failed calls. */
-    ErrnoException interrupted(Call c, String why) {
-        lock.lock();
-        try {
-            failed++;
-        } finally {
-            lock.unlock();
-        }
-        return new ErrnoException(router.typeName(c.type), Errno.EINTR, why);
     }
 
     /**

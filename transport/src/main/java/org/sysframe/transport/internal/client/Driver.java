@@ -25,13 +25,13 @@ final class Driver {
         while (!c.ready()) {
             if (me.isInterrupted()) {
                 leaveRole(me); // a caller that sent its request itself still holds the role
-                if (conduit.abandon(c)) throw conduit.interrupted(c,
+                if (conduit.ends().abandon(c)) throw conduit.ends().interrupted(c,
                         "interrupted while waiting for the answer to request " + c.id);
                 continue;
             }
             if (deadline != 0 && deadline - System.nanoTime() <= 0) {
                 leaveRole(me);
-                if (conduit.abandon(c)) throw conduit.timedOut(c);
+                if (conduit.ends().abandon(c)) throw conduit.ends().timedOut(c);
                 continue;
             }
             boolean role = false;

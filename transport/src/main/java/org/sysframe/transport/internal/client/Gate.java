@@ -155,8 +155,8 @@ final class Gate {
             } finally {
                 conduit.lock.unlock();
             }
-            if (timedOut) throw conduit.timedOut(c);
-            if (why != null) throw conduit.interrupted(c, why);
+            if (timedOut) throw conduit.ends().timedOut(c);
+            if (why != null) throw conduit.ends().interrupted(c, why);
             if (deadline == 0) LockSupport.park(this);
             else LockSupport.parkNanos(this, deadline - System.nanoTime());
         }
