@@ -79,6 +79,21 @@ class DescriptorExhaustionTest {
         return n;
     }
 
+    /**
+     * The oldest accepted client closes: accepting resumes, the waiting one is taken from the backlog and
+     * served, and that fills the table again, so accepting pauses again: warning number warnings, then the
+     * child's counts are want.
+     */
+    private static void oneClosesAndTheWaitingOneIsTaken(ChildProcess child, List<OwnedClient> accepted,
+            OwnedClient waiting, int warnings, int[] want) throws Exception {
+        accepted.remove(0).close();
+        waiting.awaitConnected();
+        waiting.ping(100 + warnings, 30_000);
+        for (int i = 0; i < 2_000 && child.count(EMFILE_LINE) < warnings; i++) Thread.sleep(5);
+        assertEquals(warnings, child.count(EMFILE_LINE), "accept failures logged");
+        assertArrayEquals(want, counts(child));
+    }
+
     @Test
     void serverOutOfDescriptorsPausesAcceptingKeepsServingAndResumesWhenAConnectionCloses(
             Backend backend) throws Exception {
@@ -134,24 +149,14 @@ class DescriptorExhaustionTest {
 
             // One connection closes: accepting resumes and the waiting client is taken from the
             // backlog; that fills the table again, so accepting pauses again (a second warning).
-            accepted.remove(0).close();
-            pending.awaitConnected();
-            pending.ping(100, 30_000);
-            for (int i = 0; i < 2_000 && child.count(EMFILE_LINE) < 2; i++) Thread.sleep(5);
-            assertEquals(2, child.count(EMFILE_LINE), "accept failures logged");
-            assertArrayEquals(new int[] {n, 1}, counts(child));
+            oneClosesAndTheWaitingOneIsTaken(child, accepted, pending, 2, new int[] {n, 1});
             OwnedClient second = new OwnedClient(o); // waits in the backlog, as pending did
             fx.track(second);
             assertEquals(limit - 1, settledDescriptors(child, limit - 1));
             assertFalse(second.client.isDone(), "a client beyond the limit was served");
 
-            // Once more: one closes, the waiting client is taken, the table is full again (a third warning).
-            accepted.remove(0).close();
-            second.awaitConnected();
-            second.ping(104, 64);
-            for (int i = 0; i < 2_000 && child.count(EMFILE_LINE) < 3; i++) Thread.sleep(5);
-            assertEquals(3, child.count(EMFILE_LINE), "accept failures logged");
-            assertArrayEquals(new int[] {n, 2}, counts(child));
+            // Once more, and a third warning.
+            oneClosesAndTheWaitingOneIsTaken(child, accepted, second, 3, new int[] {n, 2});
 
             // Three more close: a brand-new client is accepted and served straight away.
             for (int i = 0; i < 3; i++) accepted.remove(0).close();
@@ -172,7 +177,8 @@ class DescriptorExhaustionTest {
             assertEquals(3, child.count(EMFILE_LINE), "accept failures logged");
             System.out.printf(Locale.ROOT,
                     "EMFILE: after 1 close a backlogged client was accepted (table full again: warning 2), and so"
-                    + " once more (warning 3); after 3 more a new client was served at once; child descriptors %d, %s%n",
+                    + " once more (warning 3); after 3 more a new client was served at once; child descriptors %d,"
+                    + " %s%n",
                             ProcessProbe.descriptorsOf(child.pid()), countOf(child));
 
             for (OwnedClient c : accepted) c.close();
