@@ -80,7 +80,7 @@ test: tracefs c-peer
 	  END { printf "style summary: Checkstyle (config/checkstyle): %d files, %d violations\n", f, e }'; \
 	if [ $$rc = 0 ]; then \
 	  echo "second pass: the transport's tests again, each server with $(TEST_LOOPS) event loops (-Dsysframe.test.loops; @LoopsIndependent ones left out)"; \
-	  $(MVN) -q verify -pl transport -Dsysframe.test.loops=$(TEST_LOOPS) -Dsysframe.soak.seconds=5 -DexcludedGroups=loops-independent \
+	  $(MVN) -q verify -pl transport -Dcheckstyle.skip -Dsysframe.test.loops=$(TEST_LOOPS) -Dsysframe.soak.seconds=5 -DexcludedGroups=loops-independent \
 	    -Dsurefire.reportNameSuffix=loops || rc=$$?; \
 	fi; \
 	awk -v loops=$(TEST_LOOPS) \
