@@ -60,6 +60,9 @@ public final class ClientOptions {
     /** The most connections one client may keep: {@value}. */
     public static final int MAX_CONNECTIONS = 64;
 
+    /** Made by {@link #defaults()}. */
+    private ClientOptions() {}
+
     /** A new builder holding the defaults listed above. */
     public static ClientOptions defaults() { return new ClientOptions(); }
 

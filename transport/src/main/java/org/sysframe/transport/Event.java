@@ -11,6 +11,9 @@ import java.lang.foreign.MemorySegment;
 public final class Event extends ReceivedPayload {
     private int type;
 
+    /** Made by the client, the view its events are handed over in. */
+    Event() {}
+
     /** The client fills this view with each event. */
     void set(int type, MemorySegment buffer, long offset, long length) {
         this.type = type;

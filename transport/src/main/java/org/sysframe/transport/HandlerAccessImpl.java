@@ -8,6 +8,12 @@ import java.lang.foreign.MemorySegment;
 /** The server's access to what handlers may not touch (see {@link HandlerAccess}); installed by {@link Request}. */
 final class HandlerAccessImpl implements HandlerAccess {
     @Override
+    public Request newRequest() { return new Request(); }
+
+    @Override
+    public Reply newReply() { return new Reply(); }
+
+    @Override
     public void set(Request r, int id, int type, MemorySegment buffer, long offset, long length, int peerPid,
             int peerUid) {
         r.set(id, type, buffer, offset, length, peerPid, peerUid);

@@ -19,6 +19,9 @@ public final class Reply {
     private int status;
     private int minResponse;
 
+    /** Made by the server, one per connection ({@link HandlerAccess#newReply}). */
+    Reply() {}
+
     /** The server binds this reply to the request being handled. */
     void bind(Responder connection, Request request, int minResponse) {
         this.connection = connection;

@@ -25,6 +25,9 @@ public final class Request {
         HandlerAccess.install(new HandlerAccessImpl());
     }
 
+    /** Made by the server, one per connection ({@link HandlerAccess#newRequest}). */
+    Request() {}
+
     /** The server fills this view with each request it reads. */
     void set(int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid) {
         this.id = id;

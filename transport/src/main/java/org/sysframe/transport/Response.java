@@ -10,6 +10,9 @@ public final class Response extends ReceivedPayload {
     private int id;
     private int status;
 
+    /** Made by the client, the one view each calling thread gets its answers in. */
+    Response() {}
+
     /** The client fills this view with each answer. */
     void set(int id, int status, MemorySegment buffer, long offset, long length) {
         this.id = id;

@@ -60,6 +60,9 @@ public final class ServerOptions {
     private MessageSpecs specs = MessageSpecs.grout();
     private final TypeTable<Handler> handlers = BuiltinHandlers.table();
 
+    /** Made by {@link #defaults()}. */
+    private ServerOptions() {}
+
     /** A new builder holding the defaults listed above. */
     public static ServerOptions defaults() { return new ServerOptions(); }
 

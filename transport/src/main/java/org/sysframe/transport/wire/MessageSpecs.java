@@ -16,6 +16,9 @@ public final class MessageSpecs {
 
     private TypeTable<Spec> specs = new TypeTable<>();
 
+    /** Made by {@link #grout()} and {@link #copy()}: every table starts from the main module's messages. */
+    private MessageSpecs() {}
+
     /** The main module's messages (docs/wire-format.md). */
     public static MessageSpecs grout() {
         return new MessageSpecs()

@@ -8,11 +8,17 @@ import java.lang.invoke.MethodHandles;
 
 /**
  * What the server's loops do to a handler's {@link Request} and {@link Reply} that a handler may not:
- * fill the request, bind the reply to a connection, read whether and how it was answered. The API
+ * make them, fill the request, bind the reply to a connection, read whether and how it was answered. The API
  * package installs the one implementation when {@link Request} is initialized; the methods stay
  * package-private there, so no application sees them.
  */
 public interface HandlerAccess {
+    /** A request view for a connection to fill (an application cannot make one). */
+    Request newRequest();
+
+    /** A reply for a connection to bind (an application cannot make one). */
+    Reply newReply();
+
     void set(Request r, int id, int type, MemorySegment buffer, long offset, long length, int peerPid, int peerUid);
 
     void bind(Reply r, Responder connection, Request request, int minResponse);

@@ -46,8 +46,8 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     private final InputBuffer input;
     private final ConnectionOutput output;
     private final Subscriptions subscriptions = new Subscriptions();
-    private final Request request = new Request();
-    private final Reply reply = new Reply();
+    private final Request request = ACCESS.newRequest();
+    private final Reply reply = ACCESS.newReply();
     private boolean helloDone;
     private boolean backlogged; // complete requests wait in the input for the next loop turn
     private boolean closed;
