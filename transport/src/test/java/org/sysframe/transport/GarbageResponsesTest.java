@@ -1,6 +1,7 @@
 package org.sysframe.transport;
 
 import org.sysframe.transport.support.EachBackend;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 
@@ -39,6 +40,7 @@ import static org.sysframe.transport.support.Payloads.nativeCopy;
  * receive timeouts on every raw socket, a deadline on every wait, and a preemptive timeout around each test body.
  */
 @EachBackend
+@LoopsIndependent
 class GarbageResponsesTest {
     private static final int HDR = RequestHeader.SIZE;
     private static final int MAX = GroutApi.MAX_MSG_LEN;

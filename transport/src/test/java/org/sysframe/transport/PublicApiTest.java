@@ -2,6 +2,7 @@ package org.sysframe.transport;
 
 import org.junit.jupiter.api.Test;
 import org.sysframe.transport.internal.lookup.TypeTable;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.unix.UnixSocket;
 
 import java.io.IOException;
@@ -38,6 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * package its module does not export: not a parameter, return, field, exception, supertype or type
  * argument. Read by reflection over the compiled classes of the exported packages.
  */
+@LoopsIndependent
 class PublicApiTest {
     private static final List<String> EXPORTED = List.of("org.sysframe.transport", "org.sysframe.transport.wire");
     /**

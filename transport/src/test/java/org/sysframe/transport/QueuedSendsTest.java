@@ -2,6 +2,7 @@ package org.sysframe.transport;
 
 import org.sysframe.testsupport.WireBytes;
 import org.sysframe.transport.support.BackendSuite;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.wire.GroutApi;
@@ -46,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @NeedsKernelCounter
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@LoopsIndependent
 class QueuedSendsTest {
     private static final int CALLERS = 64;
     private static final int NR_RECVFROM = 45;

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sysframe.testsupport.NeedsRoot;
 import org.sysframe.transport.support.ImpostorServer;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 @EachBackend
 @NeedsRoot
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@LoopsIndependent
 class ServerUidCheckTest {
     static final int NOBODY = 65534;
     @TempDir static Path dir;

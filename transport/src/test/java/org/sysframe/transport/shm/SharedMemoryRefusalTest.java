@@ -7,6 +7,7 @@ import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.internal.shm.ShmProtocol;
 import org.sysframe.transport.internal.shm.ShmSegment;
+import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.wire.GroutApi;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * socket): an error answer leaves it on the socket; an unsealed memfd, a size other than announced, a
  * bad magic or no descriptor fail the connect with one line, and leave no descriptor or mapping behind.
  */
+@LoopsIndependent
 class SharedMemoryRefusalTest {
     static final int CAPACITY = 4096;
 
