@@ -10,7 +10,7 @@ public final class Response extends ReceivedPayload {
     private int id;
     private int status;
 
-    /** Made by the client, the one view each calling thread gets its answers in. */
+    /** Made by the client: the view a calling thread, a future or a stream reads its answer in. */
     Response() {}
 
     /** The client fills this view with each answer. */
