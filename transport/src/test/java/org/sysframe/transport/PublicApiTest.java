@@ -98,6 +98,27 @@ class PublicApiTest {
         assertEquals(List.of(), leaks, "public signatures naming a type the module does not export");
     }
 
+    /**
+     * An application makes only what the API means it to make: a public class of an exported package
+     * whose objects the library makes (views, replies, options, message tables, clients, servers) has no
+     * public or protected constructor, so none sneaks back as Java's implicit one (exceptions, records,
+     * enums and interfaces aside). Today no class is meant to be made with {@code new}; one that is
+     * would be listed here, on purpose.
+     */
+    @Test
+    void onlyTheClassesMeantToBeMadeByApplicationsHaveAPublicConstructor() throws Exception {
+        Set<String> withConstructor = new TreeSet<>();
+        int classes = 0;
+        for (Class<?> c : exportedClasses()) {
+            if (!Modifier.isPublic(c.getModifiers()) || c.isInterface() || c.isEnum() || c.isRecord()
+                    || Throwable.class.isAssignableFrom(c) || c.isAnnotation()) continue;
+            classes++;
+            for (var k : c.getDeclaredConstructors()) if (visible(k)) withConstructor.add(c.getSimpleName());
+        }
+        assertTrue(classes > 10, "the exported packages' public classes were found: " + classes);
+        assertEquals(Set.of(), withConstructor, "public classes an application could make with new");
+    }
+
     @Test
     void theCheckSeesAnInternalTypeWhereOneIsNamed() {
         List<String> leaks = new ArrayList<>();
