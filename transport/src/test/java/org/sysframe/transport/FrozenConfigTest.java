@@ -64,13 +64,20 @@ class FrozenConfigTest {
                         .specs(MessageSpecs.grout().put(GroutApi.PING, 0, 64, false));
                 assertEquals(SendFraming.SPLIT, c.config().send());
                 assertEquals(RecvFraming.EXACT, c.config().recv());
-                long sends = c.counters().get(SyscallKind.SENDTO);
-                long recvs = c.counters().get(SyscallKind.RECVFROM);
                 MemorySegment p = a.allocate(32);
-                assertEquals(32, c.call(GroutApi.PING, p).length(),
-                        "a 32-byte echo is not held to the minimum of 64 set after connect");
-                assertEquals(2, c.counters().get(SyscallKind.SENDTO) - sends, "still split");
-                assertEquals(2, c.counters().get(SyscallKind.RECVFROM) - recvs, "still exact");
+                // A signal at a blocked recv (SO_RCVTIMEO is set) is an EINTR and a retry, one more recvfrom: it can
+                // only add. The framing's own cost is the least of a few calls' (GATHER and READAHEAD: 1 each).
+                long leastSends = Long.MAX_VALUE, leastRecvs = Long.MAX_VALUE;
+                for (int i = 0; i < 5; i++) {
+                    long sends = c.counters().get(SyscallKind.SENDTO);
+                    long recvs = c.counters().get(SyscallKind.RECVFROM);
+                    assertEquals(32, c.call(GroutApi.PING, p).length(),
+                            "a 32-byte echo is not held to the minimum of 64 set after connect");
+                    leastSends = Math.min(leastSends, c.counters().get(SyscallKind.SENDTO) - sends);
+                    leastRecvs = Math.min(leastRecvs, c.counters().get(SyscallKind.RECVFROM) - recvs);
+                }
+                assertEquals(2, leastSends, "still split");
+                assertEquals(2, leastRecvs, "still exact");
                 c.config().specs().put(GroutApi.PING, 0, 64, false);
                 assertEquals(32, c.call(GroutApi.PING, p).length(), "the config's sizes are a copy");
             }
