@@ -107,6 +107,9 @@ final class Driver {
                 c.unsentPayload = null;
             }
             while (!c.ready() && !conduit.closed) {
+                // A virtual holder that made callers runnable lets them queue their next requests first, on its
+                // carrier too, so that they leave in its next send rather than in sends of their own.
+                if (conduit.router.tookWoken() && Thread.currentThread().isVirtual()) Thread.yield();
                 conduit.flushQueue();
                 if (Thread.currentThread().isInterrupted()) break;
                 long by = slice(deadline);

@@ -23,6 +23,8 @@ public final class Router implements MessagePump.Sink {
     private final MessageSpecs specs;
     private Completion completion;
     long unmatched, late; // under the conduit's lock
+    /** Whether a caller was unparked since the holder last asked ({@link #tookWoken}); the holder's. */
+    private boolean woken;
 
     Router(Conduit conduit, MessageSpecs specs) {
         this.conduit = conduit;
@@ -58,7 +60,7 @@ public final class Router implements MessagePump.Sink {
                 if (end) c.state = Call.DONE;
                 Thread w = c.waiter;
                 conduit.waiting.remove(c);
-                if (w != Thread.currentThread()) LockSupport.unpark(w);
+                if (w != Thread.currentThread()) wake(w);
                 return;
             }
             conduit.removed(c);
@@ -75,7 +77,7 @@ public final class Router implements MessagePump.Sink {
         Thread w = c.waiter;
         if (c.cas(Call.WAITING, Call.DONE)) {
             if (c.kind == Call.Kind.FUTURE) complete(c);
-            else if (w != Thread.currentThread()) LockSupport.unpark(w); // the holder's own answer: it is awake
+            else if (w != Thread.currentThread()) wake(w); // the holder's own answer: it is awake
             return;
         }
         lock.lock();
@@ -85,6 +87,18 @@ public final class Router implements MessagePump.Sink {
         } finally {
             lock.unlock();
         }
+    }
+
+    private void wake(Thread w) {
+        LockSupport.unpark(w);
+        woken = true;
+    }
+
+    /** Whether the holder made callers runnable since it last asked (and forgets them). */
+    boolean tookWoken() {
+        boolean any = woken;
+        woken = false;
+        return any;
     }
 
     /**
