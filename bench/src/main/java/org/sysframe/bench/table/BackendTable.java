@@ -9,6 +9,7 @@ import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.ConfinedCorePeer;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PipelinedPeer;
@@ -27,6 +28,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
 import static org.sysframe.bench.measure.Goal.Metric.CPU_RATIO;
 import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
@@ -57,6 +59,9 @@ public final class BackendTable implements Table {
 
     static String spinning(Backend b) { return name(b, b) + " spin"; }
 
+    /** The client's I/O core alone on one thread (the confined client), that backend on both sides. */
+    static String confined(Backend b) { return "confined core " + name(b, b); }
+
     static final Backend[] BOTH = {Backend.EPOLL, Backend.IO_URING};
 
     /** The payloads of the table's rows. */
@@ -72,7 +77,12 @@ public final class BackendTable implements Table {
             // thread and cannot beat epoll there; where it should win (many connections), the connections goals
             // judge it.
             new Goal("io_uring both sides: less CPU per call than epoll", NAME, URING, BASELINE, 32, CPU_RATIO, false,
-                    1.0));
+                    1.0),
+            // What sharing the connection among callers costs one caller: the client against its own I/O core.
+            new Goal("one caller: the client at least 0.97x its confined I/O core, epoll", NAME, BASELINE,
+                    confined(Backend.EPOLL), 32, CALLS_RATIO, true, 0.97),
+            new Goal("one caller: the client at least 0.97x its confined I/O core, io_uring", NAME, URING,
+                    confined(Backend.IO_URING), 32, CALLS_RATIO, true, 0.97));
 
     @Override
     public String name() { return NAME; }
@@ -88,7 +98,7 @@ public final class BackendTable implements Table {
         for (Backend s : BOTH) {
             for (Backend c : BOTH) out.add(name(c, s));
             out.addAll(List.of(C_PREFIX + name(Backend.EPOLL, s), C_LEAN_PREFIX + name(Backend.EPOLL, s), deep(s),
-                    spinning(s)));
+                    spinning(s), confined(s)));
         }
         return out;
     }
@@ -154,6 +164,14 @@ public final class BackendTable implements Table {
                 }
             }
             int first = payloads[0];
+            for (int s = 0; s < BOTH.length; s++) {
+                Backend b = BOTH[s];
+                PeerThread core = f.peer(new ConfinedCorePeer(confined(b),
+                        p.client(sockets[s]).backend(b).cpu(PeerTable.CLIENT_CPU)), sockets[s]);
+                cells.add(new Cell(confined(b), first, "the client's I/O core alone (no lock, call table or I/O role), "
+                        + b + ", on CPU " + PeerTable.CLIENT_CPU + ", blocking (" + p.framing() + ")", calls, calls / 4,
+                        new ClientThreadsProbe(List.of(core), ServerSample.Source.of(servers[s]))));
+            }
             for (int s = 0; s < BOTH.length; s++) {
                 Backend b = BOTH[s];
                 long deepCalls = calls * 64;
