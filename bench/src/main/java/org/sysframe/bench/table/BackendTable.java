@@ -106,6 +106,16 @@ public final class BackendTable implements Table {
     @Override
     public List<Goal> goals() { return GOALS; }
 
+    /** The client's I/O core alone against server, on the client's CPU (see {@link ConfinedCorePeer}). */
+    private static Cell confinedCore(BenchFixture f, Pairing p, Backend b, String socket, GroutServer server,
+            long calls) throws IOException {
+        PeerThread core = f.peer(new ConfinedCorePeer(confined(b),
+                p.client(socket).backend(b).cpu(PeerTable.CLIENT_CPU)), socket);
+        return new Cell(confined(b), PAYLOADS[0], "the client's I/O core alone (no lock, call table or I/O role), " + b
+                + ", on CPU " + PeerTable.CLIENT_CPU + ", blocking (" + p.framing() + ")", calls, calls / 4,
+                new ClientThreadsProbe(List.of(core), ServerSample.Source.of(server)));
+    }
+
     /**
      * With --full every client x server combination at every payload; else all four at the first payload, same-backend
      * pairs at the others.
@@ -145,6 +155,8 @@ public final class BackendTable implements Table {
                                 + PeerTable.SERVER_CPU + ", blocking (" + p.framing() + ")",
                                 calls, calls / 4, new ClientThreadsProbe(List.of(t),
                                         ServerSample.Source.of(servers[s]))));
+                        // Right after the client on the same pair, so that a round measures both in the same moment.
+                        if (k == 0 && c == BOTH[s]) cells.add(confinedCore(f, p, c, sockets[s], servers[s], calls));
                     }
                     if (cPeer && (full || k == 0)) {
                         CPeer cp = new CPeer("c-" + BOTH[s], "sendmsg",
@@ -164,14 +176,6 @@ public final class BackendTable implements Table {
                 }
             }
             int first = payloads[0];
-            for (int s = 0; s < BOTH.length; s++) {
-                Backend b = BOTH[s];
-                PeerThread core = f.peer(new ConfinedCorePeer(confined(b),
-                        p.client(sockets[s]).backend(b).cpu(PeerTable.CLIENT_CPU)), sockets[s]);
-                cells.add(new Cell(confined(b), first, "the client's I/O core alone (no lock, call table or I/O role), "
-                        + b + ", on CPU " + PeerTable.CLIENT_CPU + ", blocking (" + p.framing() + ")", calls, calls / 4,
-                        new ClientThreadsProbe(List.of(core), ServerSample.Source.of(servers[s]))));
-            }
             for (int s = 0; s < BOTH.length; s++) {
                 Backend b = BOTH[s];
                 long deepCalls = calls * 64;
