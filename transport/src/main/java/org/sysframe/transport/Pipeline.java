@@ -78,6 +78,9 @@ public final class Pipeline implements AutoCloseable {
     private final int[] typeOf = new int[0x10000];
     private final long[] sentAt = new long[0x10000];
     private final int[] queued;
+    /** Ids answered whose place in the client's call table is still taken: given back together, one lock a poll. */
+    private final int[] freed;
+    private int freedCount;
     private final SendOrder order;
     private final Sink sink = new Sink();
     private long stagedFrom;
@@ -97,6 +100,7 @@ public final class Pipeline implements AutoCloseable {
         this.inbox = new Inbox(reader, conduit.router());
         this.options = options;
         this.queued = new int[options.window()];
+        this.freed = new int[options.window()];
         this.order = options.requestTimeoutMillis() > 0
                 ? new SendOrder((id, time) -> state[id] == SENT && sentAt[id] == time) : null;
     }
@@ -127,6 +131,7 @@ public final class Pipeline implements AutoCloseable {
         long need = RequestHeader.SIZE + (copy ? length : 0);
         if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity()
                 || queuedCount == queued.length) flush();
+        if (freedCount > 0) releaseFreed(); // queued from an answer's handler: the ids and the cap's room first
         int id = role.reserve(type, length);
         if (id < 0) return BACK_PRESSURED; // the client's in-flight cap (ClientOptions.maxInFlight): poll
         RequestHeader.write(staging, stagingUsed, id, type, (int) length);
@@ -230,7 +235,12 @@ public final class Pipeline implements AutoCloseable {
         }
         sink.now = 0; // read again at this poll's first answer
         try {
-            int got = inbox.drain(sink, limit - n, wait && n == 0, deadline, now);
+            int got;
+            try {
+                got = inbox.drain(sink, limit - n, wait && n == 0, deadline, now);
+            } finally {
+                releaseFreed();
+            }
             if (got == 0 && bound != 0 && System.nanoTime() - bound >= 0) {
                 throw failAll(new ErrnoException("pipeline", Errno.ETIMEDOUT, "no answer within the receive timeout of "
                         + conduit.receiveTimeoutNanos() / 1_000_000L + " ms, " + inFlight + " requests in flight"));
@@ -319,12 +329,27 @@ public final class Pipeline implements AutoCloseable {
                     inbox.drain(sink, Integer.MAX_VALUE, true, deadline == 0 ? 1 : deadline, now);
                 } catch (ErrnoException e) {
                     throw failAll(e);
+                } finally {
+                    releaseFreed();
                 }
             }
         } finally {
             if (arena.scope().isAlive()) arena.close();
             role.release();
         }
+    }
+
+    /** Gives the ids answered since the last time back to the client's call table, under one lock. */
+    private void releaseFreed() {
+        if (freedCount == 0) return;
+        role.unreserve(freed, freedCount);
+        freedCount = 0;
+    }
+
+    /** id was answered (or its late answer came): its place in the call table is given back with the poll's others. */
+    private void free(int id) {
+        if (freedCount == freed.length) releaseFreed();
+        freed[freedCount++] = id;
     }
 
     /** Matches each answer read to its request. */
@@ -342,12 +367,12 @@ public final class Pipeline implements AutoCloseable {
             if (s == ABANDONED) {
                 state[id] = FREE;
                 lateAnswers++;
-                role.unreserve(id);
+                free(id);
                 return DROPPED;
             }
             if (s != SENT) return NOT_MINE;
             state[id] = FREE;
-            role.unreserve(id);
+            free(id);
             inFlight--;
             if (now == 0) now = System.nanoTime();
             long latency = now - sentAt[id];

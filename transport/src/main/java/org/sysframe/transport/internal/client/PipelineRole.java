@@ -70,16 +70,20 @@ public final class PipelineRole {
     }
 
     /**
-     * The pipeline got id's answer, or gave the request up and its late answer came: the id is free
-     * again. (An id the pipeline closes with is left reserved: the client drops its late answer.)
+     * The pipeline got the answers of the first n of ids, or gave their requests up and their late answers came: the
+     * ids are free again, given back under one lock. (An id the pipeline closes with is left reserved: the client drops
+     * its late answer.)
      */
-    public void unreserve(int id) {
+    public void unreserve(int[] ids, int n) {
         conduit.lock.lock();
         try {
-            Call c = conduit.table.get(id);
-            if (c == null) return;
-            conduit.removed(c);
-            conduit.table.recycle(c);
+            for (int i = 0; i < n; i++) {
+                Call c = conduit.table.get(ids[i]);
+                // (Not another thread's call: a lying server's second answer to the id may have freed it meanwhile.)
+                if (c == null || c.kind != Call.Kind.PIPELINE) continue;
+                conduit.removed(c);
+                conduit.table.recycle(c);
+            }
         } finally {
             conduit.lock.unlock();
         }
