@@ -102,8 +102,8 @@ public final class ConfinedCorePeer implements PingPeer {
     public void open(String path) throws IOException {
         config = options.socketPath(path).freeze();
         arena = Arena.ofConfined();
-        socket = ClientConnect.open(config, null);
         try {
+            socket = ClientConnect.open(config, null);
             link = config.backend() == Backend.IO_URING
                     ? new UringLink(socket, config.waitMode(), config.receiveTimeoutMillis(),
                             config.sendTimeoutMillis(), config.sqpoll())
