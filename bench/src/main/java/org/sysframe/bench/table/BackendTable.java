@@ -36,8 +36,9 @@ import static org.sysframe.bench.measure.Goal.Metric.SERVER_SYSCALLS_PER_CALL;
 /**
  * The backends table: epoll and io_uring side by side, client x server, with the default pairing.
  * Blocking one call at a time at each payload (every client x server combination, and the C client
- * against both servers: Grout's ping_perf workload), then depth 64 and both sides spinning for the
- * same-backend pairs. Ratios against epoll client + epoll server at the same payload.
+ * against both servers: Grout's ping_perf workload), the client's I/O core alone beside each same-backend
+ * pair ({@link ConfinedCorePeer}: what sharing the connection costs one caller), then depth 64 and both
+ * sides spinning for the same-backend pairs. Ratios against epoll client + epoll server at the same payload.
  *
  * <p>Every server loop on CPU 0 and every client (sysframe's threads, the C processes) on CPU 1, as in
  * the peers table: unpinned, the scheduler puts a cell's client and server on one core in some rounds
