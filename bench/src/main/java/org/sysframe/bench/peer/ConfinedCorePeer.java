@@ -22,8 +22,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 /**
  * The client's I/O core with nothing around it, on one thread: the same connect, link (epoll or
  * io_uring), writer, reader and pump the client uses, driven directly, one request at a time, with no
@@ -135,16 +133,13 @@ public final class ConfinedCorePeer implements PingPeer {
     @Override
     public void prepare(int n) {
         this.len = n;
-        for (int i = 0; i < n; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+        Echo.fill(payload, n);
     }
 
     @Override
     public void ping() throws IOException {
         call(GroutApi.PING, payload, len);
-        if (answer.length != len
-                || MemorySegment.mismatch(payload, 0, len, answer.buffer, answer.offset, answer.offset + len) >= 0) {
-            throw SysframePeer.echoFailure(GroutApi.PING, payload, len, answer.buffer, answer.offset, answer.length);
-        }
+        Echo.check(GroutApi.PING, payload, len, answer.buffer, answer.offset, answer.length);
     }
 
     @Override

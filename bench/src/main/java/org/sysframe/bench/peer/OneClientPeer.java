@@ -16,8 +16,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 /**
  * One caller of a {@link GroutClient} that others call at the same time: its own payload segment
  * (confined to its thread), one {@code call} per ping, the echo checked in place in the answer (the
@@ -63,7 +61,7 @@ public final class OneClientPeer implements PingPeer {
     @Override
     public void prepare(int len) {
         this.len = len;
-        for (int i = 0; i < len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+        Echo.fill(payload, len);
     }
 
     @Override
@@ -75,11 +73,7 @@ public final class OneClientPeer implements PingPeer {
             if (e.errno() == Errno.ETIMEDOUT) timedOut.increment();
             throw e;
         }
-        // Every byte compared in place: no copy, no allocation.
-        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len)
-                >= 0) {
-            throw SysframePeer.echoFailure(GroutApi.PING, payload, len, r.buffer(), r.offset(), r.length());
-        }
+        Echo.check(GroutApi.PING, payload, len, r.buffer(), r.offset(), r.length());
     }
 
     @Override

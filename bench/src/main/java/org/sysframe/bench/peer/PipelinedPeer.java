@@ -18,8 +18,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 /**
  * sysframe's client keeping depth requests in flight through a {@link Pipeline}: it refills batch at
  * a time (each refill one send) as answers come, and records the latency from a request's flush to
@@ -85,11 +83,10 @@ public final class PipelinedPeer implements PingPeer {
             timedOut++;
             return;
         }
-        // Every byte compared in place: no copy, no allocation.
-        if (status != 0 || length != len || MemorySegment.mismatch(payload, 0, len, p, off, off + len) >= 0) {
+        if (status != 0 || !Echo.echoes(payload, len, p, off, length)) {
             if (wrong == null) {
                 wrong = status != 0 ? new ErrnoException("pipelined ping", status, "request " + id + " failed")
-                        : SysframePeer.echoFailure(GroutApi.PING, payload, len, p, off, length);
+                        : Echo.failure(GroutApi.PING, payload, len, p, off, length);
             }
             return;
         }
@@ -133,7 +130,7 @@ public final class PipelinedPeer implements PingPeer {
     public void prepare(int len) {
         this.len = len;
         this.window = windowFor(depth, len);
-        for (int i = 0; i < len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+        Echo.fill(payload, len);
     }
 
     /**

@@ -5,7 +5,6 @@ import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.Response;
-import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.uring.UringCounts;
@@ -13,9 +12,6 @@ import org.sysframe.unix.uring.UringCounts;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Locale;
-
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * sysframe's own client with the given options.
@@ -93,38 +89,13 @@ public final class SysframePeer implements PingPeer {
     @Override
     public void prepare(int len) {
         this.len = type == GroutApi.PING2 ? GroutApi.PING2_SIZE : len;
-        for (int i = 0; i < this.len; i++) payload.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
+        Echo.fill(payload, this.len);
     }
 
     @Override
     public void ping() throws IOException {
         Response r = client.call(type, payload, 0, len);
-        // Every byte compared in place: no copy, no allocation.
-        if (r.length() != len || MemorySegment.mismatch(payload, 0, len, r.buffer(), r.offset(), r.offset() + len)
-                >= 0) {
-            throw echoFailure(type, payload, len, r.buffer(), r.offset(), r.length());
-        }
-    }
-
-    /**
-     * Why an answer of length bytes at buffer[offset] is not the echo of len bytes of sent, as one
-     * line: a GR_PING answered with fewer bytes does not echo (Grout's own GR_PING of some revisions
-     * answers with no payload), more bytes or other bytes differ.
-     */
-    static ErrnoException echoFailure(int type, MemorySegment sent, int len, MemorySegment buffer, long offset,
-            long length) {
-        String what = GroutApi.typeName(type);
-        if (length < len) {
-            return new ErrnoException("ping", Errno.EBADMSG, "the server's " + what + " does not echo (answered "
-                    + length + " of " + len
-                    + " bytes): use -l 0" + (type == GroutApi.PING ? " or --ping2" : ""));
-        }
-        if (length > len) return new ErrnoException("ping", Errno.EBADMSG, "echo differs: " + what + " answered "
-                + length + " bytes for " + len + " sent");
-        long at = MemorySegment.mismatch(sent, 0, len, buffer, offset, offset + len);
-        return new ErrnoException("ping", Errno.EBADMSG,
-                String.format(Locale.ROOT, "echo differs at byte %d of %d: sent 0x%02x, answered 0x%02x",
-                at, len, sent.get(JAVA_BYTE, at) & 0xff, buffer.get(JAVA_BYTE, offset + at) & 0xff));
+        Echo.check(type, payload, len, r.buffer(), r.offset(), r.length());
     }
 
     @Override
