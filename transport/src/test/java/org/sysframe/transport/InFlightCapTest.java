@@ -11,11 +11,11 @@ import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
 import org.sysframe.transport.support.ServerLogs;
 import org.sysframe.transport.support.TestServers;
+import org.sysframe.transport.support.ThreadStates;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.Self;
-import org.sysframe.unix.ThreadSyscall;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -128,9 +128,9 @@ class InFlightCapTest {
             // A blocking caller holds the I/O role while it waits: the futures' requests wait in the send queue behind
             // it.
             CompletableFuture<byte[]> first = new CompletableFuture<>();
-            AtomicInteger firstTid = new AtomicInteger();
+            CompletableFuture<Integer> firstTid = new CompletableFuture<>();
             Thread.ofPlatform().start(() -> {
-                firstTid.set(Self.tid());
+                firstTid.complete(Self.tid());
                 try {
                     first.complete(c.call(GroutApi.PING, MemorySegment.ofArray(pattern(4, 0))).toByteArray());
                 } catch (Throwable x) {
@@ -139,7 +139,7 @@ class InFlightCapTest {
             });
             // Only once it waits in the kernel for its answer: before, its drive loop would send a queued request at
             // once, alone (a cold JVM's caller reaches it late enough for that).
-            awaitBlockedInItsReceive(firstTid);
+            ThreadStates.awaitBlockedIn(firstTid.get(20, TimeUnit.SECONDS), ThreadStates.clientReceiveSyscall());
             CompletableFuture<Response> a = c.callAsync(GroutApi.PING, MemorySegment.ofArray(pattern(4, 1)));
             CompletableFuture<Response> b = c.callAsync(GroutApi.PING, MemorySegment.ofArray(pattern(4, 2)));
             assertArrayEquals(pattern(4, 0), first.get(20, TimeUnit.SECONDS));
@@ -154,20 +154,6 @@ class InFlightCapTest {
                     + logs.lines());
             assertEquals(1, c.stats().batches(), "the two went out in one send");
             assertTrue(c.isUsable(), "a timed-out call leaves the client usable");
-        }
-    }
-
-    private static final int NR_RECVFROM = 45;
-    private static final int NR_IO_URING_ENTER = 426;
-
-    /** Until the thread whose tid is set in tid sits in its receive's syscall (recvfrom, or io_uring_enter). */
-    private static void awaitBlockedInItsReceive(AtomicInteger tid) throws Exception {
-        long until = System.nanoTime() + 10_000_000_000L;
-        while (true) {
-            int nr = tid.get() == 0 ? -1 : ThreadSyscall.current(tid.get());
-            if (nr == NR_RECVFROM || nr == NR_IO_URING_ENTER) return;
-            if (System.nanoTime() - until > 0) throw new AssertionError("the first caller never waited in its receive");
-            Thread.sleep(1);
         }
     }
 
