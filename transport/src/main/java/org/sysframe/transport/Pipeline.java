@@ -117,7 +117,7 @@ public final class Pipeline implements AutoCloseable {
      * is full. A full batch buffer or iovec is flushed first.
      */
     public int queue(int type, MemorySegment payload, long offset, long length) throws ErrnoException {
-        conduit.check();
+        if (conduit.endedHint()) conduit.check(); // (the reserve below checks again, under the lock it takes anyway)
         if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
             throw new ErrnoException(client.specs().name(type), Errno.EMSGSIZE,
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
