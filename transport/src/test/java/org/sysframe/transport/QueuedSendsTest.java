@@ -5,6 +5,7 @@ import org.sysframe.transport.support.BackendSuite;
 import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.RawRequest;
 import org.sysframe.transport.support.RawServer;
+import org.sysframe.transport.support.ThreadStates;
 import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.testsupport.NeedsKernelCounter;
@@ -12,7 +13,6 @@ import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
-import org.sysframe.unix.ThreadSyscall;
 import org.sysframe.unix.uring.UringSupport;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -54,15 +54,6 @@ class QueuedSendsTest {
     private static final int NR_IO_URING_ENTER = 426;
 
     @TempDir Path dir;
-
-    private static void awaitInSyscall(int tid, int nr) throws Exception {
-        long until = System.nanoTime() + 10_000_000_000L;
-        while (ThreadSyscall.current(tid) != nr) {
-            if (System.nanoTime() - until > 0) throw new AssertionError("thread " + tid + " is not parked in syscall "
-                    + nr);
-            Thread.sleep(1);
-        }
-    }
 
     private static void await(BooleanSupplier what, String name) throws InterruptedException {
         long until = System.nanoTime() + 20_000_000_000L;
@@ -124,7 +115,8 @@ class QueuedSendsTest {
             CompletableFuture<Integer> aTid = new CompletableFuture<>();
             CompletableFuture<SyscallCounts> a = call(c, "caller A", -1, 32, aTid, wrong);
             // A holds the role
-            awaitInSyscall(aTid.get(20, TimeUnit.SECONDS), backend == Backend.EPOLL ? NR_RECVFROM : NR_IO_URING_ENTER);
+            ThreadStates.awaitBlockedIn(aTid.get(20, TimeUnit.SECONDS),
+                    backend == Backend.EPOLL ? NR_RECVFROM : NR_IO_URING_ENTER);
 
             List<CompletableFuture<SyscallCounts>> others = new ArrayList<>();
             for (int i = 0; i < CALLERS; i++) others.add(call(c, "caller " + i, i, 4, new CompletableFuture<>(),
@@ -185,7 +177,7 @@ class QueuedSendsTest {
             ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
             CompletableFuture<Integer> aTid = new CompletableFuture<>();
             CompletableFuture<SyscallCounts> a = call(c, "caller A", -1, 32, aTid, wrong);
-            awaitInSyscall(aTid.get(20, TimeUnit.SECONDS), NR_RECVFROM);
+            ThreadStates.awaitBlockedIn(aTid.get(20, TimeUnit.SECONDS), NR_RECVFROM);
             CompletableFuture<SyscallCounts> b = call(c, "big caller", 7, big, new CompletableFuture<>(), wrong);
             List<CompletableFuture<SyscallCounts>> small = new ArrayList<>();
             for (int i = 0; i < 3; i++) small.add(call(c, "small caller " + i, i, 4, new CompletableFuture<>(), wrong));

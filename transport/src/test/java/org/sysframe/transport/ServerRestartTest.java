@@ -38,7 +38,7 @@ import static org.sysframe.transport.support.ServerFixture.awaitConnectionCount;
 @EachBackend
 class ServerRestartTest {
     /** futex(2) on x86_64: where a parked thread waits. */
-    private static final String FUTEX = "202";
+    private static final int FUTEX = 202;
 
     @RegisterExtension
     final ServerFixture fx = new ServerFixture();

@@ -2,6 +2,8 @@ package org.sysframe.transport.support;
 
 import org.sysframe.transport.Backend;
 
+import org.sysframe.unix.ThreadSyscall;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,25 +21,17 @@ public final class ThreadStates {
 
     /**
      * The syscall a client of this run's default backend blocks in while it waits for an answer:
-     * "45" (recvfrom) with epoll, "426" (io_uring_enter) with io_uring (the default backend: {@link EachBackend}'s
+     * 45 (recvfrom) with epoll, 426 (io_uring_enter) with io_uring (the default backend: {@link EachBackend}'s
      * invocation, or {@code -Dsysframe.backend}).
      */
-    public static String clientReceiveSyscall() {
-        return Backend.configuredDefault() == Backend.EPOLL ? "45" : "426";
+    public static int clientReceiveSyscall() {
+        return Backend.configuredDefault() == Backend.EPOLL ? 45 : 426;
     }
 
-    /**
-     * The kernel's name of what thread tid is blocked in ({@code /proc/self/task/TID/syscall}), e.g. "45" for recvfrom.
-     */
-    public static String blockedIn(int tid) throws IOException {
-        String s = Files.readString(Path.of("/proc/self/task/" + tid + "/syscall")).trim();
-        int sp = s.indexOf(' ');
-        return sp < 0 ? s : s.substring(0, sp);
-    }
-
-    public static void awaitBlockedIn(int tid, String syscallNr) throws Exception {
-        for (int i = 0; i < 4_000 && !blockedIn(tid).equals(syscallNr); i++) Thread.sleep(2);
-        assertEquals(syscallNr, blockedIn(tid), "thread " + tid + " is not blocked in syscall " + syscallNr);
+    /** Waits up to 8 s until thread tid is in syscall nr ({@link ThreadSyscall#current}), else fails. */
+    public static void awaitBlockedIn(int tid, int nr) throws Exception {
+        for (int i = 0; i < 4_000 && ThreadSyscall.current(tid) != nr; i++) Thread.sleep(2);
+        assertEquals(nr, ThreadSyscall.current(tid), "thread " + tid + " is not blocked in syscall " + nr);
     }
 
     /** A signalled thread's last step: says it is done, then lives on until the signals have stopped. */
