@@ -31,7 +31,9 @@ class StatsTest {
     @Test
     void bothSidesCountTheSameRequestsAndBytes() throws Exception {
         String path = dir.resolve("stats.sock").toString();
-        try (GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
+        GroutServer server = TestServers.start(ServerOptions.defaults().socketPath(path));
+        ServerStats last;
+        try (server;
              GroutClient c = TestClients.connect(path);
              Arena a = Arena.ofConfined()) {
             ServerStats s0 = server.stats();
@@ -60,6 +62,8 @@ class StatsTest {
             assertEquals(1, server.stats().errors(), "the server's ENOTSUP answer");
             assertEquals(0, c.stats().failed(), "an error answer is an answer, not a failed call");
             assertEquals(0, c.stats().timedOut());
+            last = server.stats();
         }
+        assertEquals(last, server.stats(), "closed, its loops ended: their counts stay in the sums");
     }
 }

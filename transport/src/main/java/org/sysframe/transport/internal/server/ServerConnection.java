@@ -272,7 +272,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         int id = RequestHeader.id(in, at);
         int type = RequestHeader.type(in, at);
         requests++;
-        limits.counts.request(RequestHeader.SIZE + plen);
+        host.counts.request(RequestHeader.SIZE + plen);
         ACCESS.set(request, id, type, in, at + RequestHeader.SIZE, plen, peerPid, peerUid);
         if (!helloDone && type != GroutApi.HELLO) {
             log(Level.DEBUG, "pid=%d: %s before GR_HELLO", peerPid, routes.name(type));
@@ -331,14 +331,14 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     @Override
     public void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest) {
         if (closed) return;
-        limits.counts.answer(status, ResponseHeader.SIZE + len);
+        host.counts.answer(status, ResponseHeader.SIZE + len);
         output.respond(forId, status, payload, off, len, fromRequest);
     }
 
     /** Sends one event (its payload is copied when queued: the publisher's memory is not ours). */
     void sendEvent(int evType, MemorySegment payload, long off, long len) {
         if (closed) return;
-        limits.counts.event(EventHeader.SIZE + len);
+        host.counts.event(EventHeader.SIZE + len);
         output.event(evType, payload, off, len);
     }
 

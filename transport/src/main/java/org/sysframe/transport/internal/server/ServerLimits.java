@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ServerLimits {
     public final MemoryBudget memory;
-    /** The server's requests, error answers and bytes (every loop and channel counts into it). */
+    /** The server's requests, error answers and bytes (every loop and channel thread counts into a cell of its own). */
     public final ServerCounts counts = new ServerCounts();
     /** Shared-memory channels open now (each takes its segment's bytes from {@link #memory} too). */
     public final AtomicInteger channels = new AtomicInteger();

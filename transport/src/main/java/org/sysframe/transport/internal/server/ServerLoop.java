@@ -63,6 +63,8 @@ public final class ServerLoop<S extends LoopSocket> {
     private Acceptor acceptor;
     private EventFanout fanout;
     private Consumer<Throwable> onFailure;
+    /** This thread's requests, error answers and bytes (its connections count into it), from its start to its end. */
+    ServerCounts.Cell counts;
 
     /** Loop index of a server; its driver is made last, by driver (everything is freed when one throws). */
     public ServerLoop(int index, ServerConfig config, Routes routes, ServerLimits limits, LoopDriver.Factory<S> driver)
@@ -135,6 +137,7 @@ public final class ServerLoop<S extends LoopSocket> {
             tasks.failed(e);
             return;
         }
+        counts = limits.counts.cell();
         tasks.started();
         Throwable failure = null;
         try {
@@ -149,6 +152,7 @@ public final class ServerLoop<S extends LoopSocket> {
         if (acceptor != null) failure = step(failure, acceptor::close);
         failure = step(failure, driver::shutdown);
         running = false; // also after a failure: a hand-off still queued closes its socket
+        limits.counts.retire(counts); // its connections are closed: they count no more
         tasks.stopped();
         if (failure != null && onFailure != null) onFailure.accept(failure);
     }
