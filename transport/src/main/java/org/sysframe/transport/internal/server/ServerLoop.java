@@ -128,16 +128,17 @@ public final class ServerLoop<S extends LoopSocket> {
 
     private void run() {
         tid = Self.tid();
+        counts = limits.counts.cell(); // before the driver opens: a channel's connection is made then
         try {
             int cpu = config.cpuOfLoop(index);
             if (cpu >= 0) CpuPlacement.pinCurrentThread(cpu);
             driver.open();
             if (acceptor != null) acceptor.watch();
         } catch (ErrnoException e) {
+            limits.counts.retire(counts);
             tasks.failed(e);
             return;
         }
-        counts = limits.counts.cell();
         tasks.started();
         Throwable failure = null;
         try {
