@@ -11,8 +11,10 @@ import java.util.function.IntConsumer;
 
 /**
  * One loop's clock and timer: request and idle timeouts, memory given back, log summaries, and the
- * connections that wait for the memory budget. The clock is read once per turn ({@link #startOfTurn()},
- * right after the driver's wait): the time of everything the turn does. The timer runs only while
+ * connections that wait for the memory budget. The clock is read at most once per turn, when the
+ * turn first needs it ({@link #now()}): the time of everything the turn does after. A turn that needs
+ * no time (the timer not running, no request in part, no idle timeout: a loop answering whole requests
+ * with the defaults) reads no clock; a spinning loop turns once per request. The timer runs only while
  * needed: a connection has a request in part, a large buffer or a wait for memory, an idle timeout is
  * set, a warning count waits for its line, or many connections closed since malloc was last asked to
  * give memory back. Loop thread only.
@@ -32,6 +34,7 @@ final class LoopTimer {
     private final ArrayDeque<ServerConnection> memoryWaiters = new ArrayDeque<>();
     private final Consumer<LoopSocket> checker = s -> s.connection().checkTimers(this.now);
     private long now = System.nanoTime();
+    private boolean fresh; // now was read in this turn
     private int timedCount;
     private int closedSinceTrim;
     private boolean armed;
@@ -47,18 +50,18 @@ final class LoopTimer {
     }
 
     /**
-     * The start of a turn: reads the clock, gives waiting connections the memory freed meanwhile, and
-     * runs the timer check when it is due.
+     * The start of a turn (right after the driver's wait): the clock is to be read again when needed,
+     * waiting connections get the memory freed meanwhile, and the timer check runs when it is due.
      */
     void startOfTurn() {
-        now = System.nanoTime();
+        fresh = false;
         if (!memoryWaiters.isEmpty()) retryMemoryWaiters();
         if (!needed()) {
             armed = false;
             return;
         }
         arm();
-        if (now - nextCheck >= 0) {
+        if (now() - nextCheck >= 0) {
             table.forEach(checker);
             if (!memoryWaiters.isEmpty()) retryMemoryWaiters();
             limits.flushLogs(false);
@@ -81,7 +84,7 @@ final class LoopTimer {
     private void arm() {
         if (armed) return;
         armed = true;
-        nextCheck = now + checkNanos;
+        nextCheck = now() + checkNanos;
     }
 
     /** How long the loop may sleep for the timer's sake, in ns (-1: as long as it likes). */
@@ -110,8 +113,14 @@ final class LoopTimer {
         return n;
     }
 
-    /** The start time of this turn (System.nanoTime()). */
-    long now() { return now; }
+    /** This turn's time (System.nanoTime()), read at its first use in the turn. */
+    long now() {
+        if (!fresh) {
+            now = System.nanoTime();
+            fresh = true;
+        }
+        return now;
+    }
 
     /** A connection now needs (+1) or no longer needs (-1) the timer. */
     void timed(int delta) {

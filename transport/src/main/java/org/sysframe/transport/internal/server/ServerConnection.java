@@ -61,7 +61,8 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
     private final ServerLimits limits;
     private boolean partial;      // a request has started and is not complete
     private long partialSince;    // when it started (or when the server read again after waiting for the peer)
-    private long lastInput;       // when bytes last came
+    private long lastInput;       // when bytes last came (kept only with an idle timeout)
+    private final boolean idleTimed;
     private boolean memoryWait;   // the large buffer of the request in part waits for the memory budget
     private int memoryNeed;       // the bytes that request needs
     private boolean timed;        // counted in the loop's connections that need its timer
@@ -73,6 +74,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         this.host = host;
         this.perRead = requestsPerRead;
         this.config = config;
+        this.idleTimed = !config.idleTimeout().isZero();
         this.routes = routes;
         this.tag = tag;
         this.out = out;
@@ -112,7 +114,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
 
     /** Bytes were received into {@link #input()}: handle every complete request (at most requestsPerRead). */
     public void onInput() {
-        lastInput = host.now();
+        if (idleTimed) lastInput = host.now(); // (no clock read per input without an idle timeout)
         sinceRead = 0;
         handleRequests();
     }
@@ -256,7 +258,7 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
                 return;
             }
         }
-        if (!config.idleTimeout().isZero() && now - lastInput >= config.idleTimeout().toNanos()) {
+        if (idleTimed && now - lastInput >= config.idleTimeout().toNanos()) {
             limits.idleTimeout.warn(
                     String.format("pid=%d: nothing received within the %d ms idle timeout: closing the connection",
                     peerPid, config.idleTimeout().toMillis()));
