@@ -125,7 +125,7 @@ public final class ConfinedCorePeer implements PingPeer {
     private void call(int type, MemorySegment p, long n) throws ErrnoException {
         RequestHeader.write(header, 0, ID, type, (int) n);
         writer.write(header, 0, RequestHeader.SIZE, p, 0, n);
-        if (!pump.pumpBy(answer, 0, config.receiveTimeoutMillis() * 1_000_000L, 0) || answer.id != ID) {
+        if (!pump.pumpBy(answer, 0, config.receiveTimeoutMillis() * 1_000_000L) || answer.id != ID) {
             throw new ErrnoException("confined core", Errno.EPROTO, "answer for id " + answer.id + ", not " + ID);
         }
     }

@@ -25,7 +25,7 @@ final class Driver {
         // A caller that sent its request itself holds the role: it drives at once, with no lock taken and no clock read
         // before its receive, whose wait keeps to the deadline. The look needs no lock: only this thread gives itself
         // the role and only it leaves it.
-        if (conduit.holder == me && !c.ready() && !me.isInterrupted()) drive(c, deadline, c.startNanos);
+        if (conduit.holder == me && !c.ready() && !me.isInterrupted()) drive(c, deadline);
         while (!c.ready()) {
             if (me.isInterrupted()) {
                 leaveRole(me); // a caller that sent its request itself still holds the role
@@ -60,7 +60,7 @@ final class Driver {
                 conduit.lock.unlock();
             }
             if (role) {
-                drive(c, deadline, 0);
+                drive(c, deadline);
                 continue;
             }
             LockSupport.park(conduit);
@@ -99,10 +99,9 @@ final class Driver {
 
     /**
      * The holder: sends what waits, receives and routes until c is ready or the deadline passed; then leaves the role
-     * (not a pipeline's). now: c's start when it sent its request itself a moment ago (its first receive takes
-     * it for the time, see {@link org.sysframe.transport.internal.io.MessagePump#pumpBy}), else 0.
+     * (not a pipeline's).
      */
-    private void drive(Call c, long deadline, long now) {
+    private void drive(Call c, long deadline) {
         boolean keep = conduit.holderMode == Conduit.EXCLUSIVE;
         try {
             if (c.unsent) {
@@ -118,8 +117,7 @@ final class Driver {
                 conduit.flushQueue();
                 if (Thread.currentThread().isInterrupted()) break;
                 long by = slice(deadline);
-                boolean got = conduit.pump.pumpBy(conduit.router, by, conduit.receiveTimeoutNanos(), now);
-                now = 0; // read again from here
+                boolean got = conduit.pump.pumpBy(conduit.router, by, conduit.receiveTimeoutNanos());
                 if (by != deadline && !c.ready()) {
                     conduit.pump.drainBuffered(conduit.router);
                     // others wait: read all there is before writing more
@@ -152,8 +150,7 @@ final class Driver {
             conduit.lock.unlock();
         }
         conduit.flushQueue();
-        long now = System.nanoTime();
-        return conduit.pump.pumpBy(conduit.router, conduit.deadline(now), conduit.receiveTimeoutNanos(), now);
+        return conduit.pump.pumpBy(conduit.router, conduit.deadline(System.nanoTime()), conduit.receiveTimeoutNanos());
     }
 
 }

@@ -154,7 +154,7 @@ public final class Events {
                 // Readable: a message has started (nobody else reads); the rest of it has the receive timeout to come.
                 long timeout = conduit.receiveTimeoutNanos();
                 long by = fd < 0 || timeout <= 0 ? System.nanoTime() : System.nanoTime() + timeout;
-                boolean got = ready && conduit.pump.pumpBy(conduit.router, by, timeout, 0);
+                boolean got = ready && conduit.pump.pumpBy(conduit.router, by, timeout);
                 if (got) {
                     conduit.pump.drainBuffered(conduit.router);
                     break;

@@ -152,7 +152,7 @@ public final class Standby {
                 // meanwhile, whose request it does not send before its next turn, takes the role from it between two
                 // receives.
                 conduit.pump.pumpBy(conduit.router, Driver.sliced(timeout > 0 ? System.nanoTime() + timeout : 0),
-                        timeout, 0);
+                        timeout);
                 conduit.pump.drainAvailable(conduit.router); // all there is, before it writes more
                 if (listener != null) deliver();
             }

@@ -29,11 +29,9 @@ public final class MessagePump {
      * Reads one whole message and hands it to sink; false when nothing of one came by deadline (a
      * System.nanoTime() instant; 0: none). A message that started (partly buffered
      * already, or starting before the deadline) is given the receive timeout to finish, past the
-     * deadline if need be: a started message is not cut short by one waiter's deadline. now: a
-     * System.nanoTime() reading taken a moment ago, which the first receive by the deadline takes
-     * instead of reading the clock again (its wait then ends later by that moment, never sooner), or 0.
+     * deadline if need be: a started message is not cut short by one waiter's deadline.
      */
-    public boolean pumpBy(Sink sink, long deadline, long timeoutNanos, long now) throws ErrnoException {
+    public boolean pumpBy(Sink sink, long deadline, long timeoutNanos) throws ErrnoException {
         long d = deadline;
         if (d != 0 && reader.buffered() > 0 && !reader.hasCompleteMessage()) {
             long rest = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : 0;
@@ -42,12 +40,7 @@ public final class MessagePump {
         reader.deadline = d;
         reader.finishStarted = true;
         reader.drained = false; // set again only if this message takes a receive (not if it was buffered)
-        reader.clockHint = now;
-        try {
-            if (!reader.next()) return false;
-        } finally {
-            reader.clockHint = 0; // this pump's only
-        }
+        if (!reader.next()) return false;
         dispatch(sink);
         return true;
     }

@@ -41,13 +41,6 @@ public final class MessageReader {
      * deadline): at it, a message not started yet is "nothing came" and one started is ETIMEDOUT.
      */
     long deadline;
-    /**
-     * 0, or a System.nanoTime() reading the caller took a moment ago (a client's, as it sent the request
-     * it now waits for): the next receive that waits by the {@link #deadline} takes it as its "now"
-     * instead of reading the clock, and clears it. Older by the time since it was read, it can only
-     * make that wait end later, by as much, never sooner.
-     */
-    long clockHint;
     /** Whether a message's start may be awaited past the receive timeout (events may be rare). */
     boolean patientStart;
     /**
@@ -173,7 +166,7 @@ public final class MessageReader {
             n = link.tryRecv(ahead, end, capacity - end);
             if (n == UnixSocket.WOULD_BLOCK) return false;
         } else if (deadline != 0) {
-            n = link.recvBy(ahead, end, capacity - end, deadline, now != 0 ? now : clock());
+            n = link.recvBy(ahead, end, capacity - end, deadline, now != 0 ? now : System.nanoTime());
             if (n == UnixSocket.WOULD_BLOCK && System.nanoTime() - deadline >= 0) {
                 if (start == end) return false;
                 // Part of a message came and the rest not by the deadline: the stream is out of step.
@@ -256,18 +249,10 @@ public final class MessageReader {
 
     private static final long NOTHING_BY_DEADLINE = -2;
 
-    /** The {@link #clockHint} once (then cleared), else a reading of the clock. */
-    private long clock() {
-        long h = clockHint;
-        if (h == 0) return System.nanoTime();
-        clockHint = 0;
-        return h;
-    }
-
     /** One receive of the message under way (have of its total bytes came): the count, or NOTHING_BY_DEADLINE. */
     private long recvOnce(MemorySegment dst, long off, long len, long have, long total) throws ErrnoException {
         while (true) {
-            long n = deadline != 0 ? link.recvBy(dst, off, len, deadline, clock()) : link.recv(dst, off, len);
+            long n = deadline != 0 ? link.recvBy(dst, off, len, deadline, System.nanoTime()) : link.recv(dst, off, len);
             if (n == UnixSocket.WOULD_BLOCK) {
                 if (deadline != 0 && System.nanoTime() - deadline >= 0) {
                     if (have == 0) return NOTHING_BY_DEADLINE;
