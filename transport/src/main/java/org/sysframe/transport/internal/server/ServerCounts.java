@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * A server's requests, the answers it gave with an error status, and the bytes of the frames it read
  * and wrote (headers included). Each loop thread (a channel's too) counts into a {@link Cell} of its
- * own, which only it writes: a count is a load and a store, no atomic instruction on the request's
- * path. Any thread reads the sums: the cells' last values, plus those of the loops that ended.
+ * own, which only it writes: each count is a load and a store, not an atomic instruction. Any thread
+ * reads the sums: the cells' last values, plus those of the loops that ended.
  */
 public final class ServerCounts {
     private final List<Cell> live = new ArrayList<>(); // under this
