@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * A server's requests, the answers it gave with an error status, and the bytes of the frames it read
@@ -13,7 +14,7 @@ import java.util.List;
  */
 public final class ServerCounts {
     private final List<Cell> live = new ArrayList<>(); // under this
-    private long retiredRequests, retiredErrors, retiredReceived, retiredSent; // under this
+    private final Cell retired = new Cell(); // the counts of the loops that ended, written under this
 
     /** A cell for the calling loop thread's counts, counted in the sums until {@link #retire} (its thread ended). */
     synchronized Cell cell() {
@@ -24,34 +25,21 @@ public final class ServerCounts {
 
     /** The cell's thread ended (it counts no more): its counts stay in the sums, the cell goes. */
     synchronized void retire(Cell c) {
-        if (!live.remove(c)) return;
-        retiredRequests += c.requests();
-        retiredErrors += c.errors();
-        retiredReceived += c.bytesReceived();
-        retiredSent += c.bytesSent();
+        if (live.remove(c)) retired.add(c);
     }
 
-    public synchronized long requests() {
-        long n = retiredRequests;
-        for (Cell c : live) n += c.requests();
-        return n;
-    }
+    public long requests() { return sum(Cell::requests); }
 
-    public synchronized long errors() {
-        long n = retiredErrors;
-        for (Cell c : live) n += c.errors();
-        return n;
-    }
+    public long errors() { return sum(Cell::errors); }
 
-    public synchronized long bytesReceived() {
-        long n = retiredReceived;
-        for (Cell c : live) n += c.bytesReceived();
-        return n;
-    }
+    public long bytesReceived() { return sum(Cell::bytesReceived); }
 
-    public synchronized long bytesSent() {
-        long n = retiredSent;
-        for (Cell c : live) n += c.bytesSent();
+    public long bytesSent() { return sum(Cell::bytesSent); }
+
+    /** One count of the loops that ended, plus that of every live cell. */
+    private synchronized long sum(ToLongFunction<Cell> count) {
+        long n = count.applyAsLong(retired);
+        for (Cell c : live) n += count.applyAsLong(c);
         return n;
     }
 
@@ -90,6 +78,14 @@ public final class ServerCounts {
 
         /** An event of frameBytes went to the output. */
         void event(long frameBytes) { SENT.setOpaque(this, bytesSent + frameBytes); }
+
+        /** Adds o's counts to this cell's (the retired loops' cell, by the holder of the counts' lock). */
+        void add(Cell o) {
+            REQUESTS.setOpaque(this, requests + o.requests());
+            ERRORS.setOpaque(this, errors + o.errors());
+            RECEIVED.setOpaque(this, bytesReceived + o.bytesReceived());
+            SENT.setOpaque(this, bytesSent + o.bytesSent());
+        }
 
         long requests() { return (long) REQUESTS.getOpaque(this); }
 
