@@ -309,7 +309,7 @@ public final class ServerLoop<S extends LoopSocket> {
 
     // ---------------------------------------------------------------- as a connection sees its loop (loop thread only)
 
-    /** The start time of this loop turn (System.nanoTime(), read once per turn). */
+    /** This turn's time (System.nanoTime(), read at its first use in the turn: see {@link LoopTimer#now()}). */
     public long now() { return timer.now(); }
 
     /** The connection now needs (+1) or no longer needs (-1) the timer (a request in part, a large buffer, ...). */
