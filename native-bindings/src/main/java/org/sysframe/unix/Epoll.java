@@ -36,6 +36,8 @@ public final class Epoll implements AutoCloseable {
     public static final int EPOLLHUP = 0x010;
     /** The stream peer closed its end or shut down its writing half. */
     public static final int EPOLLRDHUP = 0x2000;
+    /** Edge-triggered: an event when the descriptor's state changes (an eventfd: each write), not while it is ready. */
+    public static final int EPOLLET = 1 << 31;
     static final int EPOLL_CLOEXEC = 0x80000;
     static final int EPOLL_CTL_ADD = 1;
     static final int EPOLL_CTL_DEL = 2;

@@ -2,21 +2,28 @@ package org.sysframe.unix;
 
 import org.sysframe.unix.internal.LibC;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An eventfd ({@code eventfd(2)}, non-blocking, close-on-exec): a thread that sleeps in an epoll set
  * with it is woken by another's {@link #signal}. A signal is one {@code write} of 8 bytes, counted as
  * {@link SyscallKind#WRITE}; {@link #take} one {@code read}, counted as {@link SyscallKind#READ}, that
- * takes every signal since the last take. Any thread may signal (give it {@link SyscallCounters#summing}
+ * takes every signal since the last take. A thread watching it with {@link Epoll#EPOLLET} needs no
+ * take: each signal is an event of its own. Any thread may signal (give it {@link SyscallCounters#summing}
  * counters then); one thread takes.
  */
 public final class EventFd implements AutoCloseable {
     private static final int EFD_CLOEXEC = 0x80000;
     private static final int EFD_NONBLOCK = 0x800;
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
+    private static final int O_NONBLOCK = 0x800;
     /** The descriptor, -1 once closed (taken once by {@link #close}). */
     private final AtomicInteger fd;
     private final SyscallCounters counters;
@@ -42,10 +49,45 @@ public final class EventFd implements AutoCloseable {
         }
     }
 
+    /**
+     * An eventfd a peer passed (SCM_RIGHTS), now this object's to close: checked to be an eventfd (a
+     * pipe or a socket in its place could block a signal or take bytes meant for nobody) and made
+     * non-blocking, so that no signal ever waits. On a refusal (EPROTO, saying why) fd is closed.
+     */
+    public static EventFd adopt(int fd, SyscallCounters counters) throws ErrnoException {
+        EventFd e = new EventFd(fd, counters);
+        try {
+            String what;
+            try {
+                what = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+            } catch (IOException | RuntimeException x) {
+                throw new ErrnoException("eventfd", Errno.EPROTO, "descriptor " + fd + " cannot be looked at: " + x);
+            }
+            if (!what.equals("anon_inode:[eventfd]")) {
+                throw new ErrnoException("eventfd", Errno.EPROTO, "the descriptor received is " + what
+                        + ", not an eventfd");
+            }
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment cs = Errno.newCallState(a);
+                int flags = LibC.fcntl(cs, fd, F_GETFL, 0);
+                if (flags < 0 || LibC.fcntl(cs, fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+                    throw new ErrnoException("fcntl(eventfd)", Errno.read(cs));
+                }
+            }
+            return e;
+        } catch (ErrnoException x) {
+            e.close();
+            throw x;
+        }
+    }
+
     /** The descriptor, for an epoll set (-1 once closed). */
     public int fd() { return fd.get(); }
 
-    /** Wakes the thread that waits for it to be readable. False once closed. */
+    /**
+     * Wakes the thread that waits for it to be readable. False once closed. A counter at its maximum
+     * (EAGAIN: signals nobody took) is readable already: that is a signal given.
+     */
     public boolean signal() throws ErrnoException {
         int f = fd();
         if (f < 0) return false;
@@ -54,6 +96,7 @@ public final class EventFd implements AutoCloseable {
         if (n == 8) return true;
         int err = Errno.read(callState);
         if (err == Errno.EBADF) return false; // closed meanwhile
+        if (err == Errno.EAGAIN) return true;
         throw new ErrnoException("write(eventfd)", err);
     }
 

@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
  * Memory two processes share: an anonymous file ({@code memfd_create}) sized with {@code ftruncate},
  * sealed with {@code fcntl(F_ADD_SEALS)} so that neither side can shrink or grow it any more, and
  * mapped {@code MAP_SHARED} by each side; its descriptor goes from one process to the other with
- * {@link UnixSocket#sendFd} / {@link UnixSocket#recvFd}.
+ * {@link UnixSocket#sendFds} / {@link UnixSocket#recvFds}.
  *
  * <p>Why the seals matter: a mapping of a file that the other process truncates faults (SIGBUS) on
  * the next touch of a page past the new end, and a JVM does not survive that. A receiver therefore

@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Reference;
+import java.util.Arrays;
 import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -290,32 +291,37 @@ public final class UnixSocket implements AutoCloseable {
     static final int MSG_CTRUNC = 0x8;
     static final int MSG_CMSG_CLOEXEC = 0x40000000;
     private static final long CMSG_HEADER = 16;       // struct cmsghdr { size_t len; int level; int type; }
-    private static final long CMSG_ONE_FD_LEN = 20;   // CMSG_LEN(sizeof(int))
-    private static final long CMSG_ONE_FD_SPACE = 24; // CMSG_SPACE(sizeof(int))
+    /** The most descriptors {@link #sendFds} passes at once. */
+    public static final int MAX_FDS = 8;
     private static final long CONTROL_ROOM = 128;     // a receiver's room for the descriptors a hostile peer may attach
 
     /**
-     * Sends len bytes of seg at offset (at least 1) with descriptor passFd attached (one sendmsg with
-     * an SCM_RIGHTS control message, MSG_NOSIGNAL), blocking; returns the bytes sent (the descriptor
-     * travels with the first of them). Counted as one sendmsg.
+     * Sends len bytes of seg at offset (at least 1) with the descriptors passFds attached, in their order
+     * (one sendmsg with one SCM_RIGHTS control message, MSG_NOSIGNAL), blocking; returns the bytes sent
+     * (the descriptors travel with the first of them). Counted as one sendmsg.
      */
-    public long sendFd(MemorySegment seg, long offset, long len, int passFd) throws ErrnoException {
+    public long sendFds(MemorySegment seg, long offset, long len, int... passFds) throws ErrnoException {
         if (len < 1) throw new IllegalArgumentException("a descriptor travels with at least one byte");
+        if (passFds.length < 1 || passFds.length > MAX_FDS) {
+            throw new IllegalArgumentException(passFds.length + " descriptors: 1 to " + MAX_FDS + " travel at once");
+        }
         long addr = NativeAddress.of(seg, offset, len);
+        long cmsgLen = CMSG_HEADER + 4L * passFds.length; // CMSG_LEN
+        long cmsgSpace = (cmsgLen + 7) & ~7L;             // CMSG_SPACE
         try (Arena a = Arena.ofConfined()) {
             MemorySegment iov = a.allocate(16, 8);
             iov.set(JAVA_LONG, 0, addr);
             iov.set(JAVA_LONG, 8, len);
-            MemorySegment control = a.allocate(CMSG_ONE_FD_SPACE, 8);
-            control.set(JAVA_LONG, 0, CMSG_ONE_FD_LEN);
+            MemorySegment control = a.allocate(cmsgSpace, 8);
+            control.set(JAVA_LONG, 0, cmsgLen);
             control.set(JAVA_INT, 8, SOL_SOCKET);
             control.set(JAVA_INT, 12, SCM_RIGHTS);
-            control.set(JAVA_INT, CMSG_HEADER, passFd);
+            for (int i = 0; i < passFds.length; i++) control.set(JAVA_INT, CMSG_HEADER + 4L * i, passFds[i]);
             MemorySegment msg = a.allocate(IovArray.MSGHDR);
             msg.set(JAVA_LONG, 16, iov.address());
             msg.set(JAVA_LONG, 24, 1);
             msg.set(JAVA_LONG, 32, control.address());
-            msg.set(JAVA_LONG, 40, CMSG_ONE_FD_SPACE);
+            msg.set(JAVA_LONG, 40, cmsgSpace);
             long n;
             do {
                 n = outcome(LibC.sendmsg(callState, fd(), msg, MSG_NOSIGNAL), SyscallKind.SENDMSG, "sendmsg");
@@ -328,15 +334,15 @@ public final class UnixSocket implements AutoCloseable {
 
     /**
      * Receives at most len bytes into seg at offset with one recvmsg (close-on-exec for descriptors,
-     * blocking as the socket is set), and the descriptor that came with them: fdOut[0] is it, or -1
-     * when none came. Descriptors beyond the first (a peer may attach many) are closed, and so is
-     * every descriptor of a control message the kernel had to cut short (MSG_CTRUNC): then fdOut[0]
-     * is -1 too. Returns the byte count, 0 at EOF, {@link #WOULD_BLOCK}. Counted as one recvmsg (or
-     * more when EINTR restarts it).
+     * blocking as the socket is set), and the descriptors that came with them, in their order: fdOut[i]
+     * is the i-th, -1 where fewer came. Descriptors beyond fdOut's length (a peer may attach many) are
+     * closed, and so is every descriptor of a control message the kernel had to cut short (MSG_CTRUNC):
+     * then fdOut holds -1 only. Returns the byte count, 0 at EOF, {@link #WOULD_BLOCK}. Counted as one
+     * recvmsg (or more when EINTR restarts it).
      */
-    public long recvFd(MemorySegment seg, long offset, long len, int[] fdOut) throws ErrnoException {
+    public long recvFds(MemorySegment seg, long offset, long len, int[] fdOut) throws ErrnoException {
         long addr = NativeAddress.of(seg, offset, len);
-        fdOut[0] = -1;
+        Arrays.fill(fdOut, -1);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment iov = a.allocate(16, 8);
             iov.set(JAVA_LONG, 0, addr);
@@ -356,13 +362,14 @@ public final class UnixSocket implements AutoCloseable {
             long controlLen = Math.min(msg.get(JAVA_LONG, 40), CONTROL_ROOM);
             boolean truncated = (msg.get(JAVA_INT, 48) & MSG_CTRUNC) != 0;
             long at = 0;
+            int kept = 0;
             while (at + CMSG_HEADER <= controlLen) {
                 long clen = control.get(JAVA_LONG, at);
                 if (clen < CMSG_HEADER || at + clen > controlLen) break;
                 if (control.get(JAVA_INT, at + 8) == SOL_SOCKET && control.get(JAVA_INT, at + 12) == SCM_RIGHTS) {
                     for (long p = at + CMSG_HEADER; p + 4 <= at + clen; p += 4) {
                         int got = control.get(JAVA_INT, p);
-                        if (fdOut[0] < 0 && !truncated) fdOut[0] = got;
+                        if (kept < fdOut.length && !truncated) fdOut[kept++] = got;
                         else LibC.close(callState, got);
                     }
                 }

@@ -1,9 +1,16 @@
 package org.sysframe.unix;
 
 import org.junit.jupiter.api.Test;
+import org.sysframe.testsupport.ProcessProbe;
+import org.sysframe.unix.internal.LibC;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** An eventfd in an epoll set: signals wake the waiter, one take takes them all; every call counted exactly. */
@@ -51,5 +58,46 @@ class EventFdTest {
             assertEquals(8000, e.take());
             assertEquals(8000, counters.get(SyscallKind.WRITE));
         }
+    }
+    @Test
+    void edgeTriggeredEverySignalIsAnEventWithoutATake() throws Exception {
+        SyscallCounters counters = new SyscallCounters("eventfd test");
+        try (EventFd e = EventFd.open(counters); Epoll epoll = new Epoll(4, new SyscallCounters("epoll"))) {
+            epoll.add(e.fd(), Epoll.EPOLLIN | Epoll.EPOLLET, 9);
+            for (int i = 0; i < 3; i++) {
+                assertTrue(e.signal());
+                assertEquals(1, epoll.await(1000), "signal " + i + ": an event, though nothing was taken");
+                assertEquals(9, epoll.readyTag(0));
+                assertEquals(0, epoll.await(0), "reported once: no event until the next signal");
+            }
+            assertEquals(0, counters.get(SyscallKind.READ));
+        }
+    }
+
+    @Test
+    void anAdoptedDescriptorMustBeAnEventfdAndSignalsAtAFullCounterAreGiven() throws Exception {
+        long before = ProcessProbe.openFds();
+        UnixSocket[] pair = UnixSocket.pair();
+        int fd = pair[0].fd();
+        ErrnoException e = assertThrows(ErrnoException.class,
+                () -> EventFd.adopt(fd, new SyscallCounters("test")));
+        assertEquals(Errno.EPROTO, e.errno());
+        assertTrue(e.getMessage().contains("not an eventfd"), e.getMessage());
+        pair[1].close();
+        try (EventFd mine = EventFd.open(new SyscallCounters("mine"));
+             Arena a = Arena.ofConfined()) {
+            // the peer's copy of the descriptor, as SCM_RIGHTS would give it
+            MemorySegment cs = Errno.newCallState(a);
+            int dup = LibC.fcntl(cs, mine.fd(), 0 /* F_DUPFD */, 0);
+            assertTrue(dup >= 0);
+            try (EventFd theirs = EventFd.adopt(dup, new SyscallCounters("theirs"))) {
+                MemorySegment max = a.allocate(8);
+                max.set(ValueLayout.JAVA_LONG, 0, 0xfffffffffffffffeL);
+                assertEquals(8, LibC.write(cs, mine.fd(), max, 8), "the counter at its maximum");
+                assertTrue(theirs.signal(), "EAGAIN: the counter is readable, the signal is given");
+                assertEquals(0xfffffffffffffffeL, mine.take());
+            }
+        }
+        assertEquals(before, ProcessProbe.openFds(), "the refused descriptor was closed, the adopted one too");
     }
 }

@@ -93,10 +93,10 @@ class SharedMemoryTest {
             mine.set(JAVA_INT, 0, 0xfeedbeef);
             MemorySegment bytes = arena.allocate(8);
             bytes.set(JAVA_LONG, 0, 42);
-            assertEquals(8, tx.sendFd(bytes, 0, 8, fd));
+            assertEquals(8, tx.sendFds(bytes, 0, 8, fd));
             MemorySegment in = arena.allocate(8);
             int[] got = {-2};
-            assertEquals(8, rx.recvFd(in, 0, 8, got));
+            assertEquals(8, rx.recvFds(in, 0, 8, got));
             assertEquals(42, in.get(JAVA_LONG, 0));
             assertTrue(got[0] >= 0);
             assertNotEquals(fd, got[0]);
@@ -113,10 +113,46 @@ class SharedMemoryTest {
 
             // Bytes without a descriptor: none reported.
             tx.send(bytes, 0, 1, 0);
-            assertEquals(1, rx.recvFd(in, 0, 8, got));
+            assertEquals(1, rx.recvFds(in, 0, 8, got));
             assertEquals(-1, got[0]);
         } finally {
             SharedMemory.close(fd);
+        }
+        assertEquals(fdsBefore, ProcessProbe.openFds());
+    }
+
+    @Test
+    void descriptorsTravelInTheirOrderAndThoseBeyondTheReceiversRoomAreClosed() throws Exception {
+        long fdsBefore = ProcessProbe.openFds();
+        UnixSocket[] pair = UnixSocket.pair();
+        int memfd = SharedMemory.create("sysframe-pass-two");
+        try (UnixSocket tx = pair[0]; UnixSocket rx = pair[1]; Arena arena = Arena.ofConfined();
+             EventFd efd = EventFd.open(new SyscallCounters("test"))) {
+            MemorySegment bytes = arena.allocate(8);
+            assertEquals(8, tx.sendFds(bytes, 0, 8, memfd, efd.fd()));
+            int[] got = {-2, -2, -2};
+            assertEquals(8, rx.recvFds(bytes, 0, 8, got));
+            try {
+                assertTrue(Files.readSymbolicLink(Path.of("/proc/self/fd/" + got[0])).toString().startsWith("/memfd:"),
+                        "the memfd first");
+                assertEquals("anon_inode:[eventfd]", Files.readSymbolicLink(Path.of("/proc/self/fd/" + got[1]))
+                        .toString(), "the eventfd second");
+                assertEquals(-1, got[2], "no third came");
+            } finally {
+                SharedMemory.close(got[0]);
+                SharedMemory.close(got[1]);
+            }
+            // Three sent, room for one: the two others are closed by the receiver, not leaked.
+            long fdsHere = ProcessProbe.openFds();
+            assertEquals(8, tx.sendFds(bytes, 0, 8, memfd, efd.fd(), memfd));
+            int[] one = {-2};
+            assertEquals(8, rx.recvFds(bytes, 0, 8, one));
+            assertTrue(one[0] >= 0);
+            SharedMemory.close(one[0]);
+            assertEquals(fdsHere, ProcessProbe.openFds());
+            assertThrows(IllegalArgumentException.class, () -> tx.sendFds(bytes, 0, 8));
+        } finally {
+            SharedMemory.close(memfd);
         }
         assertEquals(fdsBefore, ProcessProbe.openFds());
     }

@@ -275,9 +275,8 @@ public final class GroutServer implements AutoCloseable {
 
     /**
      * Statistics of the connections that closed (the latest 10,000 per loop), loop by loop. A client on
-     * a shared-memory channel has two: its socket's (GR_HELLO, SHM_OPEN) and, recorded by the socket's
-     * loop soon after the channel ended, its channel's (the rest; the reason starts with
-     * {@code shared-memory channel: }).
+     * a shared-memory channel has two, on the loop that served both: its socket's (GR_HELLO, SHM_OPEN)
+     * and its channel's (the rest; the reason starts with {@code shared-memory channel: }).
      */
     public List<ConnectionStats> closedConnections() throws IOException {
         List<ConnectionStats> out = new ArrayList<>();
@@ -289,7 +288,7 @@ public final class GroutServer implements AutoCloseable {
         return out;
     }
 
-    /** Statistics of the open connections, read on their loops (none once closed). */
+    /** Statistics of the open connections, shared-memory channels included, read on their loops (none once closed). */
     public List<ConnectionStats> openConnections() throws IOException {
         List<ConnectionStats> out = new ArrayList<>();
         for (ServerLoop<?> l : loops) if (!l.tasks().isStopped()) out.addAll(l.tasks().call(l::openStats));

@@ -84,7 +84,7 @@ public record ServerConfig(
     public boolean sharedMemory() { return sharedMemoryRing > 0; }
 
     /**
-     * How a shared-memory channel's thread waits: {@link ServerOptions#sharedMemoryWaitMode}, else the loops' wait
+     * How a shared-memory channel waits: {@link ServerOptions#sharedMemoryWaitMode}, else the loops' wait
      * mode.
      */
     public WaitMode channelWaitMode() { return sharedMemoryWait != null ? sharedMemoryWait : waitMode; }

@@ -291,9 +291,9 @@ public final class ServerOptions {
     /**
      * Offers shared-memory channels (off by default): a sysframe client that asks for one after
      * GR_HELLO gets a sealed memfd holding two rings of ringBytes each (a power of two from 4 KiB to
-     * 64 MiB; {@code true} alone: 512 KiB), served by a thread of its own that waits as
-     * {@link #waitMode} says; see docs/shared-memory.md. Epoll backend only: with io_uring the request
-     * is answered ENOTSUP and the client stays on the socket.
+     * 64 MiB; {@code true} alone: 512 KiB), served by the loop of the client's socket beside its
+     * sockets (no thread per channel); see docs/shared-memory.md. Epoll backend only: with io_uring the
+     * request is answered ENOTSUP and the client stays on the socket.
      */
     public ServerOptions sharedMemory(boolean on) {
         this.sharedMemoryRing = on ? ShmSegment.DEFAULT_CAPACITY : 0;
@@ -301,9 +301,10 @@ public final class ServerOptions {
     }
 
     /**
-     * How each shared-memory channel's thread waits for requests (default: as {@link #waitMode} says
-     * for the loops). A channel's thread runs on the CPU of the loop of its socket: with spinning
-     * channels, let the loops block (they only accept and watch the sockets then).
+     * How each shared-memory channel waits for requests (default: as {@link #waitMode} says for the
+     * loops). A loop serving channels waits as the most eager of its own mode and theirs: a channel that
+     * spins makes its loop spin while it is open, so with spinning channels the loops may block by
+     * themselves.
      */
     public ServerOptions sharedMemoryWaitMode(WaitMode mode) {
         this.sharedMemoryWait = Objects.requireNonNull(mode); return this;

@@ -11,6 +11,7 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +48,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @LoopsIndependent
 class IoRoleTest {
+    /** The library's kinds and write: a client over a shared-memory channel wakes the server's loop with one. */
+    static final Set<SyscallKind> LIBRARY_AND_WRITE = EnumSet.copyOf(SyscallKind.LIBRARY);
+
+    static {
+        LIBRARY_AND_WRITE.add(SyscallKind.WRITE);
+    }
+
     @TempDir Path dir;
 
     /** Waits (bounded) until the client has n calls in flight. */
@@ -62,7 +72,7 @@ class IoRoleTest {
         String path = dir.resolve("alone.sock").toString();
         try (GroutServer server = TestServers.startEpoll(ServerOptions.defaults().socketPath(path));
              GroutClient c = TestClients.connect(path);
-             KernelSyscallCounter mine = KernelSyscallCounter.forCurrentThread();
+             KernelSyscallCounter mine = KernelSyscallCounter.forThread(Self.tid(), LIBRARY_AND_WRITE);
              Arena a = Arena.ofConfined()) {
             assertEquals(backend, c.backend());
             MemorySegment req = a.allocate(32);
@@ -71,8 +81,9 @@ class IoRoleTest {
             for (int i = 0; i < 1000; i++) c.call(GroutApi.PING, req, 0, 32);
             SyscallCounts lib = c.counters().snapshot().minus(lib0), kernel = mine.read().minus(k0);
             if (c.sharedMemory()) {
-                // A call makes futex calls when a side sleeps, and a look at the socket (recvfrom) after a sleep
-                // that brought nothing: how many is the scheduler's (SharedMemoryCountsTest bounds them). Exact:
+                // A call makes futex calls when it sleeps, writes to the channel's eventfd when the server's loop
+                // sleeps, and looks at the socket (recvfrom) after a sleep that brought nothing: how many is the
+                // scheduler's (SharedMemoryCountsTest bounds them). Exact:
                 // nothing is sent on the socket, and the kernel saw this thread make every call the library
                 // counted (futex aside: the kernel's count of it has the JVM's own).
                 long sends = lib.get(SyscallKind.SENDTO) + lib.get(SyscallKind.SENDMSG) + lib.get(SyscallKind.WRITEV);

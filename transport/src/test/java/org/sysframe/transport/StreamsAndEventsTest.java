@@ -1,6 +1,5 @@
 package org.sysframe.transport;
 
-import org.sysframe.transport.support.BackendSuite;
 import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.support.TestClients;
 import org.sysframe.transport.wire.EventHeader;
@@ -8,7 +7,6 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.MessageSpecs;
 
 import org.sysframe.transport.support.TestServers;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -391,10 +389,6 @@ class StreamsAndEventsTest {
      */
     @Test
     void publishStillReachesTheNextSubscriberWhenAnEarlierOneIsClosedAsASlowReader() throws Exception {
-        Assumptions.assumeFalse(BackendSuite.overSharedMemory(),
-                "a subscriber over a channel is served by its channel's thread, which a"
-                + " publish reaches through its task queue: no subscriber can be closed during the loop's publish, "
-                        + "which this pins");
         String path = dir.resolve("slow.sock").toString();
         ServerOptions opts = serverOptions(path, FlushMode.DEFERRED);
         // the least allowed

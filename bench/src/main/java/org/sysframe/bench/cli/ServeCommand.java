@@ -84,10 +84,10 @@ final class ServeCommand implements Callable<Integer> {
     String backend = "epoll";
 
     @Option(names = "--transport", description =
-            "socket | shm: shm also offers sysframe clients a shared-memory channel, served by a"
-            + " thread of its own per channel (on the CPU of its socket's loop) that waits as --wait says, the loops "
-                    + "then"
-            + " blocking (epoll backend only: refused with --backend io_uring; default: ${DEFAULT-VALUE})")
+            "socket | shm: shm also offers sysframe clients a shared-memory channel, served by the loop of its"
+            + " socket and waiting as --wait says; the loops then block by themselves, and a loop serving a"
+            + " spinning channel spins (epoll backend only: refused with --backend io_uring;"
+            + " default: ${DEFAULT-VALUE})")
     String transport = "socket";
 
     @Option(names = "--allow-any-uid", description =

@@ -94,21 +94,23 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     public int callers() { return callers.size(); }
 
     /**
-     * The library's kinds and futex: what a client over a shared-memory channel waits with. Counted
-     * over the same threads as the library's kinds alone; the kernel's futex count then holds the
-     * JVM's own futex calls on those threads too (parking carriers), so it is at least the library's.
+     * The library's kinds, futex and write: what a client over a shared-memory channel waits with
+     * (futex) and wakes the server's loop with (a write to the channel's eventfd). Counted over the
+     * same threads as the library's kinds alone; the kernel's futex count then holds the JVM's own
+     * futex calls on those threads too (parking carriers), so it is at least the library's.
      */
-    public static final Set<SyscallKind> LIBRARY_AND_FUTEX;
+    public static final Set<SyscallKind> SHARED_MEMORY;
 
     static {
         EnumSet<SyscallKind> k = EnumSet.copyOf(SyscallKind.LIBRARY);
         k.add(SyscallKind.FUTEX);
-        LIBRARY_AND_FUTEX = Collections.unmodifiableSet(k);
+        k.add(SyscallKind.WRITE);
+        SHARED_MEMORY = Collections.unmodifiableSet(k);
     }
 
     /**
-     * The kinds the kernel counts on the JVM's threads: the library's (default), the library's and
-     * futex ({@link #LIBRARY_AND_FUTEX}, on the same threads), or every kind for peers that use read
+     * The kinds the kernel counts on the JVM's threads: the library's (default), a shared-memory
+     * client's ({@link #SHARED_MEMORY}, on the same threads), or every kind for peers that use read
      * and write (JDK channels, counted on every client thread; class loading on a JVM thread then
      * counts too).
      */
@@ -279,7 +281,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                 }
             }
             Set<Integer> kernelTids = new TreeSet<>();
-            boolean libraryKinds = p.kinds.equals(SyscallKind.LIBRARY) || p.kinds.equals(LIBRARY_AND_FUTEX);
+            boolean libraryKinds = p.kinds.equals(SyscallKind.LIBRARY) || p.kinds.equals(SHARED_MEMORY);
             if (libraryKinds) settlePoller(tids);
             Set<Integer> platformCallers = new TreeSet<>();
             for (Caller c : p.callers) if (c.tid != 0) platformCallers.add(c.tid);

@@ -4,6 +4,7 @@ import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.internal.server.LoopChannels;
 import org.sysframe.transport.internal.server.ServerLoop;
 import org.sysframe.transport.internal.shm.ShmServer;
 import org.sysframe.unix.KernelSyscallCounter;
@@ -20,17 +21,18 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The server side of a shared-memory row: the channel's own thread (the one that serves the calls),
- * not the server's socket loop, which only watches the socket for its end. Its library counts, the
- * kernel's counts of the library's kinds and futex, its CPU and the CPU it was last on.
+ * The server side of a shared-memory row: the loop that serves the channel (the loop of the socket
+ * connection that opened it). Its library counts, the kernel's counts of the library's kinds and
+ * futex, its CPU and the CPU it was last on.
  *
- * <p>A channel thread that sleeps is sampled while it is parked in {@code futex}: the library counts
- * a futex call when it returns, the kernel when it is entered, so at such an instant the kernel has
- * exactly one more, at both ends of a run, and the difference is exact. One that spins makes no
- * syscall while no call is in flight: it is sampled as it is. Either way the kernel's futex count may
- * hold the JVM's own futex calls on that thread too (see {@link SyscallKind#FUTEX}). Its on-CPU time
- * comes from the thread's CPU clock ({@link ThreadClock}): a spinning thread's schedstat lags by up to
- * a scheduler tick, longer than a short round.
+ * <p>A loop that sleeps is sampled while it is parked in {@code epoll_wait}: the library counts a call
+ * when it returns, the kernel when it is entered, so at such an instant the kernel has exactly one
+ * more, at both ends of a run, and the difference is exact. One that spins looks at its sockets with
+ * an epoll_wait(0) every 20 us, also while its kernel counts would be read: it has no such instant,
+ * and its kernel counts are left out, as {@link ServerSample} does for a spinning loop. The kernel's
+ * futex count may hold the JVM's own futex calls on that thread too (see {@link SyscallKind#FUTEX}).
+ * Its on-CPU time comes from the thread's CPU clock ({@link ThreadClock}): a spinning thread's
+ * schedstat lags by up to a scheduler tick, longer than a short round.
  */
 public final class ChannelSide implements ServerSample.Source {
     /** The kinds the channel's thread is counted for: the library's and futex (its wait's own call). */
@@ -42,9 +44,9 @@ public final class ChannelSide implements ServerSample.Source {
         KINDS = Collections.unmodifiableSet(k);
     }
 
-    /** x86-64's futex syscall number, as /proc/TID/syscall shows it. */
-    private static final int NR_FUTEX = 202;
-    /** How long a sample waits for a sleeping channel thread to be parked in futex. */
+    /** x86-64's epoll_wait syscall number, as /proc/TID/syscall shows it. */
+    private static final int NR_EPOLL_WAIT = 232;
+    /** How long a sample waits for a sleeping loop to be parked in epoll_wait. */
     private static final long PARK_WAIT_NANOS = 10_000_000_000L;
 
     private final GroutServer server;
@@ -52,7 +54,7 @@ public final class ChannelSide implements ServerSample.Source {
     /** The channel of server's one client (a server made for one shared-memory client). */
     public ChannelSide(GroutServer server) { this.server = server; }
 
-    /** The channels' loops of this server now (the server's own config: the channels share it). */
+    /** The loops serving this server's channels now, one entry per channel (the server's own config). */
     List<ServerLoop<?>> channels() {
         List<ServerLoop<?>> mine = new ArrayList<>();
         for (ServerLoop<?> l : ShmServer.channels()) if (l.config() == server.config()) mine.add(l);
@@ -60,7 +62,8 @@ public final class ChannelSide implements ServerSample.Source {
     }
 
     /**
-     * The Linux thread ids of this server's channels now (threads of this JVM that are the server's, not a client's).
+     * The Linux thread ids of the loops serving this server's channels now (threads of this JVM that are
+     * the server's, not a client's).
      */
     public Set<Integer> threadIds() {
         Set<Integer> out = new TreeSet<>();
@@ -77,22 +80,23 @@ public final class ChannelSide implements ServerSample.Source {
         }
         ServerLoop<?> channel = mine.getFirst();
         int tid = channel.threadId();
-        boolean sleeps = server.config().channelWaitMode().blocks();
-        KernelSyscallCounter k = KernelCounters.of(tid, KINDS);
+        boolean sleeps = LoopChannels.eager(server.config().waitMode(), server.config().channelWaitMode()).blocks();
+        KernelSyscallCounter k = sleeps ? KernelCounters.of(tid, KINDS) : null;
         long deadline = System.nanoTime() + PARK_WAIT_NANOS;
         while (true) {
-            boolean parked = !sleeps || inFutex(tid);
+            boolean parked = !sleeps || inEpollWait(tid);
             if (parked) {
                 SyscallCounts lib = channel.counters().snapshot();
                 SyscallCounts kernel = k == null ? null : k.read();
                 // Still parked in the same call: no futex returned (and was counted) between the two readings.
-                if (!sleeps || (inFutex(tid) && channel.counters().snapshot().equals(lib))) {
+                if (!sleeps || (inEpollWait(tid) && channel.counters().snapshot().equals(lib))) {
                     return new ServerSample(lib, kernel, cpu(tid), new TreeSet<>(List.of(ThreadCpu.lastCpu(tid))),
                             channel.counters().emptySnapshot(), null);
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new IOException("shared-memory channel thread " + tid + " not parked in futex after 10 s");
+                throw new IOException("the loop " + tid + " serving a shared-memory channel is not parked in "
+                        + "epoll_wait after 10 s");
             }
             try {
                 Thread.sleep(1);
@@ -112,5 +116,7 @@ public final class ChannelSide implements ServerSample.Source {
                 t.involuntarySwitches());
     }
 
-    private static boolean inFutex(int tid) throws IOException { return ThreadSyscall.current(tid) == NR_FUTEX; }
+    private static boolean inEpollWait(int tid) throws IOException {
+        return ThreadSyscall.current(tid) == NR_EPOLL_WAIT;
+    }
 }

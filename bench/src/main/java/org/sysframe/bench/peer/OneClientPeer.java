@@ -101,7 +101,7 @@ public final class OneClientPeer implements PingPeer {
      * call), else the library's.
      */
     public static Set<SyscallKind> kernelKinds(GroutClient client) {
-        return client.sharedMemory() ? CallersProbe.LIBRARY_AND_FUTEX : SyscallKind.LIBRARY;
+        return client.sharedMemory() ? CallersProbe.SHARED_MEMORY : SyscallKind.LIBRARY;
     }
 
     /** Frees this caller's memory; the client is closed by its owner. */

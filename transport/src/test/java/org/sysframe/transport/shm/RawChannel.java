@@ -6,7 +6,7 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.Futex;
+import org.sysframe.unix.EventFd;
 import org.sysframe.unix.SharedMemory;
 import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
@@ -27,13 +27,15 @@ final class RawChannel implements AutoCloseable {
     final UnixSocket socket;
     final int fd;
     final ShmSegment segment;
+    final EventFd bell; // the server's loop's wake-up
     private final Arena arena = Arena.ofConfined();
     private final MemorySegment buf = arena.allocate(GroutApi.MAX_MSG_LEN + 64L, 8);
 
-    private RawChannel(UnixSocket socket, int fd, ShmSegment segment) {
+    private RawChannel(UnixSocket socket, int fd, ShmSegment segment, EventFd bell) {
         this.socket = socket;
         this.fd = fd;
         this.segment = segment;
+        this.bell = bell;
     }
 
     static RawChannel open(String path) throws ErrnoException {
@@ -51,13 +53,13 @@ final class RawChannel implements AutoCloseable {
             m.set(JAVA_INT_UNALIGNED, 12, ShmSegment.VERSION);
             m.set(JAVA_INT_UNALIGNED, 16, 0);
             s.sendFully(m, 0, 12 + ShmProtocol.REQUEST_SIZE);
-            int[] fd = {-1};
-            long got = s.recvFd(m, 0, 12 + ShmProtocol.RESPONSE_SIZE, fd);
+            int[] fd = {-1, -1};
+            long got = s.recvFds(m, 0, 12 + ShmProtocol.RESPONSE_SIZE, fd);
             if (got < 28) s.recvFully(m, got, 28 - got);
             assertEquals(0, ResponseHeader.status(m, 0), "SHM_OPEN status");
-            assertTrue(fd[0] >= 0, "a descriptor came");
+            assertTrue(fd[0] >= 0 && fd[1] >= 0, "two descriptors came");
             ShmSegment seg = ShmSegment.open(fd[0], m.get(JAVA_LONG_UNALIGNED, 20));
-            return new RawChannel(s, fd[0], seg);
+            return new RawChannel(s, fd[0], seg, EventFd.adopt(fd[1], new SyscallCounters("raw")));
         } catch (ErrnoException | RuntimeException | Error e) {
             s.close();
             throw e;
@@ -74,7 +76,7 @@ final class RawChannel implements AutoCloseable {
         buf.set(JAVA_INT_UNALIGNED, 16, 0);
         socket.sendFully(buf, 0, 12 + ShmProtocol.REQUEST_SIZE);
         int[] got = {-1};
-        long n = socket.recvFd(buf, 0, 12, got);
+        long n = socket.recvFds(buf, 0, 12, got);
         if (n < 12) socket.recvFully(buf, n, 12 - n);
         if (got[0] >= 0) {
             SharedMemory.close(got[0]);
@@ -102,14 +104,8 @@ final class RawChannel implements AutoCloseable {
         wake();
     }
 
-    /**
-     * Wakes the channel's thread if it sleeps on the request ring, as the library's publish would (its word is cleared
-     * by publish).
-     */
-    void wake() throws ErrnoException {
-        new Futex(new SyscallCounters("raw"), Arena.ofAuto())
-                .wake(segment.memory(), 64 + 128, 1);
-    }
+    /** Wakes the server's loop if it sleeps, as the library's publish would (with a write to the channel's eventfd). */
+    void wake() throws ErrnoException { bell.signal(); }
 
     /**
      * Reads one answer's header and payload from the answer ring (spinning up to 20 s); returns {for_id, status, len}.
@@ -136,6 +132,7 @@ final class RawChannel implements AutoCloseable {
     public void close() {
         socket.close();
         segment.close();
+        bell.close();
         SharedMemory.close(fd);
         arena.close();
     }

@@ -16,6 +16,9 @@ import org.sysframe.transport.Backend;
 import org.sysframe.transport.support.Pings;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.internal.shm.ShmServer;
+import org.sysframe.testsupport.Awaits;
+import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.ThreadSyscall;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -103,6 +106,29 @@ class SharedMemoryChannelTest {
                 }, 3, true);
             }
             assertEquals(3, answered[0]);
+        }
+    }
+
+    @Test
+    void aSpinningChannelMakesItsBlockingLoopSpinWhileItIsOpenAndTheLoopSleepsOnceItClosed() throws Exception {
+        String path = dir.resolve("eager.sock").toString();
+        try (GroutServer s = GroutServer.start(server(path).loops(1).waitMode(WaitMode.BLOCK)
+                .sharedMemoryWaitMode(WaitMode.SPIN))) {
+            int loop = s.loopThreadId(0);
+            ThreadSyscall.awaitParked(loop, Duration.ofSeconds(10)); // no channel: the loop sleeps
+            long before = s.loopCounters(0).get(SyscallKind.EPOLL_WAIT);
+            try (GroutClient c = GroutClient.connect(client(path, WaitMode.SPIN))) {
+                assertTrue(c.sharedMemory());
+                Pings.ping(c, 1, 100);
+                // Idle, the loop still looks at its sockets now and then (epoll_wait(0), at most every 20 us)
+                // while it spins for the channel: its count goes on growing, with no call made.
+                long open = s.loopCounters(0).get(SyscallKind.EPOLL_WAIT);
+                Awaits.awaitUntil(() -> s.loopCounters(0).get(SyscallKind.EPOLL_WAIT) > open + 10,
+                        Duration.ofSeconds(20), () -> "the loop serving a spinning channel looks at its sockets");
+                assertTrue(open > before);
+            }
+            Awaits.awaitEquals(0, () -> ShmServer.channels().size(), Duration.ofSeconds(10), "channels open");
+            ThreadSyscall.awaitParked(loop, Duration.ofSeconds(10)); // its channel gone, the loop sleeps again
         }
     }
 

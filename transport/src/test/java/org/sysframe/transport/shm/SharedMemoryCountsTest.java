@@ -34,8 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Syscalls per call over a shared-memory channel, client and server channel thread, each library
- * count checked against the kernel's count of the same thread, and the hot path's allocation.
+ * Syscalls per call over a shared-memory channel, client and the server's loop that serves it, each
+ * library count checked against the kernel's count of the same thread, and the hot path's allocation.
  *
  * <p>futex: the library's count is exact (SharedMemoryTest checks it against the kernel on a thread
  * that does nothing else), but a JVM thread also enters futex for the JVM's own reasons (a method
@@ -51,6 +51,7 @@ class SharedMemoryCountsTest {
     static Set<SyscallKind> kinds() {
         EnumSet<SyscallKind> k = EnumSet.copyOf(SyscallKind.LIBRARY);
         k.add(SyscallKind.FUTEX);
+        k.add(SyscallKind.WRITE); // the client's write to the channel's eventfd
         return k;
     }
 
@@ -67,8 +68,9 @@ class SharedMemoryCountsTest {
 
     Run run(WaitMode mode) throws Exception {
         String path = dir.resolve("counts.sock").toString();
+        // The loop blocks by itself, and waits as its channel asks while it serves one.
         try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
-                .sharedMemory(true).waitMode(mode));
+                .sharedMemory(true).waitMode(WaitMode.BLOCK).sharedMemoryWaitMode(mode));
              GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
                      .sharedMemory(true).waitMode(mode));
              Arena a = Arena.ofConfined()) {
@@ -94,6 +96,18 @@ class SharedMemoryCountsTest {
                 // The channel's thread wakes the client before it sleeps again: sampled once it does.
                 SyscallCounts[] s1 = serverSample(channel, sk, mode);
                 SyscallCounts sl1 = s1[0], sk1 = s1[1];
+                // A spinning loop's epoll_wait(0) calls made while the kernel's count was read: the kernel's
+                // count of the run lies between the library's counts of the shortest and the longest window,
+                // give or take the one call that may be under way at each reading (entered: the kernel
+                // counted it; not yet returned: the library did not), and is taken as the library's then.
+                long kernelWaits = sk1.minus(sk0).get(SyscallKind.EPOLL_WAIT);
+                long least = s1[0].minus(s0[2]).get(SyscallKind.EPOLL_WAIT) - 1;
+                long most = s1[2].minus(s0[0]).get(SyscallKind.EPOLL_WAIT) + 1;
+                assertTrue(kernelWaits >= least && kernelWaits <= most, "server epoll_wait: the kernel's " + kernelWaits
+                        + ", the library's " + least + " to " + most);
+                long over = kernelWaits - sl1.minus(sl0).get(SyscallKind.EPOLL_WAIT);
+                sk1 = over >= 0 ? sk1.minus(SyscallCounts.builder().epollWait(over).build())
+                        : sk1.plus(SyscallCounts.builder().epollWait(-over).build());
                 Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)),
                         elapsed);
                 System.out.printf("shared memory, %s, %d x %d B: client library %s kernel %s | server library %s "
@@ -101,36 +115,40 @@ class SharedMemoryCountsTest {
                         mode, CALLS, PAYLOAD, run.client.library, run.client.kernel, run.server.library,
                                 run.server.kernel);
                 assertLibraryIsKernel("client", run.client);
-                assertLibraryIsKernel("server", run.server);
+                assertLibraryIsKernel("server", run.server); // a spinning loop's epoll_wait checked at each sample
                 return run;
             }
         }
     }
 
-    /** x86-64's futex syscall number, as /proc/TID/syscall shows it. */
-    static final int NR_FUTEX = 202;
+    /** x86-64's epoll_wait syscall number, as /proc/TID/syscall shows it. */
+    static final int NR_EPOLL_WAIT = 232;
 
     /**
-     * The channel thread's library and kernel counts at one instant. One that sleeps is read while it is
-     * parked in futex, its library count the same before and after the kernel's read: the kernel counts
-     * a futex call when it is entered, the library when it returns, so at such an instant the kernel has
-     * exactly one more at both ends of a run (read while the thread was between two futex calls, once a
-     * timer's wake-up, the ends differed by one: a difference of -1). One that spins makes no syscall
-     * while no call is in flight, and is read as it is.
+     * The serving loop's library and kernel counts at one instant. One that sleeps is read while it is
+     * parked in epoll_wait, its library count the same before and after the kernel's read: the kernel
+     * counts a call when it is entered, the library when it returns, so at such an instant the kernel has
+     * exactly one more at both ends of a run. Returns the library's count, the kernel's, and the
+     * library's after the kernel's read (the same for one that sleeps).
      */
     static SyscallCounts[] serverSample(ServerLoop<?> channel, KernelSyscallCounter k, WaitMode mode) throws Exception {
         int tid = channel.threadId();
         long until = System.nanoTime() + 10_000_000_000L;
         while (true) {
-            if (!mode.blocks()) return new SyscallCounts[] {channel.counters().snapshot(), k.read()};
-            if (ThreadSyscall.current(tid) == NR_FUTEX) {
+            if (!mode.blocks()) {
+                // Read as it is: the library's count before and after the kernel's (which takes longer than
+                // the 20 us between two of a spinning loop's epoll_wait(0)).
+                SyscallCounts before = channel.counters().snapshot(), kernel = k.read();
+                return new SyscallCounts[] {before, kernel, channel.counters().snapshot()};
+            }
+            if (ThreadSyscall.current(tid) == NR_EPOLL_WAIT) {
                 SyscallCounts lib = channel.counters().snapshot(), kernel = k.read();
-                if (ThreadSyscall.current(tid) == NR_FUTEX && channel.counters().snapshot().equals(lib)) {
-                    return new SyscallCounts[] {lib, kernel};
+                if (ThreadSyscall.current(tid) == NR_EPOLL_WAIT && channel.counters().snapshot().equals(lib)) {
+                    return new SyscallCounts[] {lib, kernel, lib};
                 }
             }
-            if (System.nanoTime() - until > 0) throw new AssertionError("the channel's thread " + tid
-                    + " is not parked in futex after 10 s");
+            if (System.nanoTime() - until > 0) throw new AssertionError("the serving loop's thread " + tid
+                    + " is not parked in epoll_wait after 10 s");
             Thread.sleep(1);
         }
     }
@@ -145,7 +163,7 @@ class SharedMemoryCountsTest {
     }
 
     @Test
-    void spinningBothSidesCostsNoSyscallAtAll() throws Exception {
+    void spinningBothSidesCostsTheClientNoSyscallAndTheServerAnEpollWaitPer20Us() throws Exception {
         Run r = run(WaitMode.SPIN);
         // None per call. A spinning client looks at the socket once a single wait has lasted 50 ms (the
         // server's thread did not run: a loaded machine); on an idle one there is no such wait.
@@ -153,23 +171,33 @@ class SharedMemoryCountsTest {
         assertEquals(SyscallCounts.builder().recvfrom(peeks).build(), r.client.library);
         assertTrue(peeks <= r.elapsedNanos / 50_000_000L, peeks + " looks at the socket in "
                 + r.elapsedNanos / 1_000_000 + " ms");
-        assertEquals(SyscallCounts.ZERO, r.server.library);
+        // The loop serves the channel with no syscall, and looks at its sockets at most once per 20 us.
+        long looks = r.server.library.get(SyscallKind.EPOLL_WAIT);
+        assertEquals(SyscallCounts.builder().epollWait(looks).build(), r.server.library);
+        assertTrue(looks <= r.elapsedNanos / 20_000 + 2, looks + " epoll_wait(0) in " + r.elapsedNanos / 1000 + " us");
     }
 
     @Test
-    void blockingBothSidesCostsOnlyFutexCallsAtMostTwoPerCallEachSide() throws Exception {
+    void blockingBothSidesCostsAtMostTwoSyscallsPerCallEachSide() throws Exception {
         Run r = run(WaitMode.BLOCK);
+        // The client sleeps on a futex word, and wakes the server's loop with a write to the channel's eventfd.
         long futex = r.client.library.get(SyscallKind.FUTEX);
+        long writes = r.client.library.get(SyscallKind.WRITE);
         // A futex sleep is cut in 20 ms slices; one that brought nothing (a loaded machine) is followed by
         // one look at the socket (recvfrom MSG_PEEK): one per slice at most, never per call.
         long peeks = r.client.library.get(SyscallKind.RECVFROM);
-        assertEquals(futex + peeks, r.client.library.total(), "nothing but futex and peeks: " + r.client.library);
+        assertEquals(futex + writes + peeks, r.client.library.total(), "futex, write and peeks: " + r.client.library);
         assertTrue(peeks <= r.elapsedNanos / 20_000_000L + 1, peeks + " peeks in " + r.elapsedNanos / 1_000_000
                 + " ms");
-        assertTrue(futex >= CALLS && futex <= 2L * CALLS, "client futex calls: " + futex);
-        long served = r.server.library.get(SyscallKind.FUTEX);
-        assertEquals(served, r.server.library.total(), "nothing but futex: " + r.server.library);
-        assertTrue(served >= CALLS && served <= 2L * CALLS + 5, "server futex calls: " + served);
+        assertTrue(writes <= CALLS, "client eventfd writes: " + writes);
+        assertTrue(futex + writes >= CALLS && futex + writes <= 2L * CALLS, "client futex and write calls: "
+                + (futex + writes));
+        // The loop sleeps in epoll_wait and wakes the client with a futex wake.
+        long sleeps = r.server.library.get(SyscallKind.EPOLL_WAIT);
+        long wakes = r.server.library.get(SyscallKind.FUTEX);
+        assertEquals(sleeps + wakes, r.server.library.total(), "nothing but epoll_wait and futex: " + r.server.library);
+        assertTrue(wakes <= CALLS, "server futex wakes: " + wakes);
+        assertTrue(sleeps + wakes >= CALLS && sleeps + wakes <= 2L * CALLS + 5, "server calls: " + (sleeps + wakes));
     }
 
     @Test

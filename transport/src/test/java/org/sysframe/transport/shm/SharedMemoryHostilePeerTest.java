@@ -28,6 +28,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -50,10 +51,14 @@ class SharedMemoryHostilePeerTest {
     @TempDir Path dir;
 
     GroutServer start(String path, int ring) throws Exception {
-        // Caps well above what these tests hold at once: a channel's place comes back only after its thread
-        // ended, and the churn test opens the next one at once (the caps have tests of their own).
-        return GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemoryRing(ring)
-                .sharedMemoryChannels(64).sharedMemoryChannelsPerUid(64));
+        // One loop: every channel and socket of a test on it. Caps well above what these tests hold at once
+        // (the caps have tests of their own).
+        return GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).loops(1)
+                .sharedMemoryRing(ring).sharedMemoryChannels(64).sharedMemoryChannelsPerUid(64));
+    }
+
+    static GroutClient overSocket(String path) throws Exception {
+        return GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL));
     }
 
     static GroutClient good(String path) throws Exception {
@@ -105,7 +110,7 @@ class SharedMemoryHostilePeerTest {
             Pings.ping(c, 1, 100);
             // The request ring's tail (offset 64) moved past what the ring can hold.
             raw.segment.memory().set(JAVA_LONG, 64, 4096 + 1);
-            // ... and woke the channel's thread, as a publish does (asleep, the thread reads nothing).
+            // ... and woke the serving loop, as a publish does (asleep, the loop reads nothing).
             raw.wake();
             awaitEof(raw.socket);
             List<String> lines = logs.lines(l -> l.contains("shared-memory channel closed"));
@@ -117,6 +122,71 @@ class SharedMemoryHostilePeerTest {
             for (int i = 0; i < 100; i++) Pings.ping(c, i, 1 + i * 40);
             Awaits.awaitEquals(1, () -> ShmServer.channels().size(), Duration.ofSeconds(10), "channels open");
         }
+    }
+
+    @Test
+    void aBadIndexOnALoopServingSeveralChannelsAndASocketClosesThatChannelOnly() throws Exception {
+        String path = dir.resolve("shared-loop.sock").toString();
+        try (ServerLogs logs = new ServerLogs(); GroutServer s = start(path, 4096);
+             GroutClient a = good(path); GroutClient b = good(path); GroutClient sock = overSocket(path);
+             RawChannel raw = RawChannel.open(path)) {
+            assertEquals(1, s.loopCount());
+            assertFalse(sock.sharedMemory());
+            Awaits.awaitEquals(3, () -> ShmServer.channels().size(), Duration.ofSeconds(10), "channels open");
+            assertEquals(1, ShmServer.channels().stream().distinct().count(), "the three channels on one loop");
+            // The good ones call while the hostile one breaks its ring.
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread caller = Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; !stop.get(); i++) Pings.ping(b, i, 1 + i % 3000);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            Pings.ping(a, 1, 100);
+            Pings.ping(sock, 1, 100);
+            raw.segment.memory().set(JAVA_LONG, 64, 4096 + 1); // the request ring's tail, past the ring
+            raw.wake();
+            awaitEof(raw.socket);
+            stop.set(true);
+            caller.join();
+            List<String> lines = logs.lines(l -> l.contains("shared-memory channel closed"));
+            assertEquals(1, lines.size(), logs.lines().toString());
+            assertTrue(lines.getFirst().contains("the request ring's tail is 4097"), lines.getFirst());
+            for (int i = 0; i < 100; i++) {
+                Pings.ping(a, i, 1 + i * 40);
+                Pings.ping(b, i, 1 + i * 40);
+                Pings.ping(sock, i, 1 + i * 40);
+            }
+            Awaits.awaitEquals(2, () -> ShmServer.channels().size(), Duration.ofSeconds(10), "channels open");
+            assertEquals(3, s.connectionCount(), "the two good channels' connections and the socket's");
+        }
+    }
+
+    @Test
+    void sixtyFourChannelsCostTheServerNoThread() throws Exception {
+        String path = dir.resolve("threads.sock").toString();
+        List<GroutClient> clients = new ArrayList<>();
+        try (GroutServer s = start(path, 4096)) {
+            try (GroutClient first = good(path)) {
+                Pings.ping(first, 0, 32); // the server's threads and the first client's are up
+            }
+            Awaits.awaitEquals(0, () -> ShmServer.channels().size(), Duration.ofSeconds(10), "channels open");
+            long serverThreads = serverThreads();
+            for (int i = 0; i < 64; i++) clients.add(good(path));
+            assertEquals(64, ShmServer.channels().size());
+            for (int i = 0; i < clients.size(); i++) Pings.ping(clients.get(i), i, 1 + i * 50);
+            assertEquals(serverThreads, serverThreads(), "the server's threads with 64 channels open");
+            System.out.printf("64 channels open: the server has %d threads (%d loop)%n", serverThreads, s.loopCount());
+        } finally {
+            for (GroutClient c : clients) c.close();
+        }
+    }
+
+    /** Threads of this process that are a server's: its loops and acceptor (named sysframe-server...), any other. */
+    static long serverThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("sysframe-server")
+                || t.getName().startsWith("sysframe-shm")).count();
     }
 
     @Test
@@ -164,7 +234,7 @@ class SharedMemoryHostilePeerTest {
             // One first: the server's threads and classes are up before the baseline.
             RawChannel.open(path).close();
             Awaits.awaitEquals(0, () -> ShmServer.channels().size(), Duration.ofSeconds(20), "channels open");
-            // ... and gone: its segment unmapped and its descriptors closed (after its thread ended), as at the end.
+            // ... and gone: its segment unmapped and its descriptors closed, as at the end.
             Awaits.awaitEquals(0, MemfdProbe::mappings, Duration.ofSeconds(20), "memfd mappings");
             Awaits.awaitEquals(0, MemfdProbe::descriptors, Duration.ofSeconds(20), "memfd descriptors");
             long fds = ProcessProbe.openFds();

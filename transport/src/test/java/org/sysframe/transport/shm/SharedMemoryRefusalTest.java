@@ -14,7 +14,9 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.EventFd;
 import org.sysframe.unix.SharedMemory;
+import org.sysframe.unix.SyscallCounters;
 import org.sysframe.testsupport.ProcessProbe;
 
 import java.lang.foreign.Arena;
@@ -29,6 +31,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the client accepts as a channel from a hostile or foreign server (a raw server on a real
@@ -45,8 +48,11 @@ class SharedMemoryRefusalTest {
         return ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true);
     }
 
+    /** What comes with the answer to SHM_OPEN. */
+    enum Attach { NOTHING, SEGMENT_ONLY, SEGMENT_AND_EVENTFD, SEGMENT_AND_SOCKET }
+
     /** A server answering SHM_OPEN with the segment fd, announcing size, then waiting for the client to go. */
-    static RawServer.Script answering(boolean seal, long announce, int magic, boolean attach) {
+    static RawServer.Script answering(boolean seal, long announce, int magic, Attach attach) {
         return c -> {
             RawRequest r = c.readRequest();
             assertEquals(ShmProtocol.OPEN, r.type());
@@ -66,8 +72,16 @@ class SharedMemoryRefusalTest {
                 answer.set(JAVA_INT_UNALIGNED, 12, ShmSegment.MAGIC);
                 answer.set(JAVA_INT_UNALIGNED, 16, ShmSegment.VERSION);
                 answer.set(JAVA_LONG_UNALIGNED, 20, announce);
-                if (attach) c.socket.sendFd(answer, 0, answer.byteSize(), fd);
-                else c.socket.sendFully(answer, 0, answer.byteSize());
+                switch (attach) {
+                    case NOTHING -> c.socket.sendFully(answer, 0, answer.byteSize());
+                    case SEGMENT_ONLY -> c.socket.sendFds(answer, 0, answer.byteSize(), fd);
+                    case SEGMENT_AND_EVENTFD -> {
+                        try (EventFd e = EventFd.open(new SyscallCounters("impostor"))) {
+                            c.socket.sendFds(answer, 0, answer.byteSize(), fd, e.fd());
+                        }
+                    }
+                    case SEGMENT_AND_SOCKET -> c.socket.sendFds(answer, 0, answer.byteSize(), fd, c.socket.fd());
+                }
             } finally {
                 SharedMemory.close(fd);
             }
@@ -114,29 +128,49 @@ class SharedMemoryRefusalTest {
 
     @Test
     void anUnsealedSegmentIsRefused() throws Exception {
-        ErrnoException e = refused(answering(false, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC, true));
+        ErrnoException e = refused(answering(false, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC,
+                Attach.SEGMENT_AND_EVENTFD));
         assertEquals("shared memory: EPROTO (71) Protocol error: the segment is not sealed (seals 0x0, "
                 + "want F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL 0x7)", e.getMessage());
     }
 
     @Test
     void aSizeOtherThanAnnouncedIsRefused() throws Exception {
-        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY * 2), ShmSegment.MAGIC, true));
+        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY * 2), ShmSegment.MAGIC,
+                Attach.SEGMENT_AND_EVENTFD));
         assertEquals("shared memory: EPROTO (71) Protocol error: the segment is 12288 bytes, the server announced "
                 + "20480", e.getMessage());
     }
 
     @Test
     void aBadMagicIsRefused() throws Exception {
-        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), 0x12345678, true));
+        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), 0x12345678,
+                Attach.SEGMENT_AND_EVENTFD));
         assertEquals("shared memory: EPROTO (71) Protocol error: bad magic 0x12345678 (want 0x53485346)",
                 e.getMessage());
     }
 
     @Test
     void anAnswerWithoutADescriptorIsRefused() throws Exception {
-        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC, false));
-        assertEquals("shared memory: EPROTO (71) Protocol error: the answer to SHM_OPEN came without a descriptor",
-                e.getMessage());
+        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC, Attach.NOTHING));
+        assertEquals("shared memory: EPROTO (71) Protocol error: the answer to SHM_OPEN came with no descriptor, "
+                + "not two (the segment, the eventfd)", e.getMessage());
+    }
+
+    @Test
+    void anAnswerWithTheSegmentOnlyIsRefused() throws Exception {
+        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC,
+                Attach.SEGMENT_ONLY));
+        assertEquals("shared memory: EPROTO (71) Protocol error: the answer to SHM_OPEN came with one descriptor, "
+                + "not two (the segment, the eventfd)", e.getMessage());
+    }
+
+    @Test
+    void aWakeUpDescriptorThatIsNoEventfdIsRefused() throws Exception {
+        // A socket in its place could take the client's wake-ups as bytes, or block them.
+        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC,
+                Attach.SEGMENT_AND_SOCKET));
+        assertTrue(e.getMessage().matches("eventfd: EPROTO \\(71\\) Protocol error: the descriptor received is "
+                + "socket:\\[\\d+\\], not an eventfd"), e.getMessage());
     }
 }

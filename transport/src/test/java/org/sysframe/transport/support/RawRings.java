@@ -6,6 +6,7 @@ import org.sysframe.transport.internal.shm.ShmSegment;
 import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.EventFd;
 import org.sysframe.unix.Futex;
 import org.sysframe.unix.SharedMemory;
 import org.sysframe.unix.SyscallCounters;
@@ -69,7 +70,11 @@ final class RawRings implements AutoCloseable {
             answer.set(JAVA_INT_UNALIGNED, ResponseHeader.SIZE, ShmSegment.MAGIC);
             answer.set(JAVA_INT_UNALIGNED, ResponseHeader.SIZE + 4, ShmSegment.VERSION);
             answer.set(JAVA_LONG_UNALIGNED, ResponseHeader.SIZE + 8, segment.size());
-            long sent = socket.sendFd(answer, 0, answer.byteSize(), fd[0]);
+            long sent;
+            try (EventFd bell = EventFd.open(new SyscallCounters("raw test server"))) {
+                // The client writes it to wake this server, which never sleeps longer than a slice: never read.
+                sent = socket.sendFds(answer, 0, answer.byteSize(), fd[0], bell.fd());
+            }
             socket.sendFully(answer, sent, answer.byteSize() - sent);
             return new RawRings(socket, segment);
         } catch (ErrnoException | RuntimeException e) {

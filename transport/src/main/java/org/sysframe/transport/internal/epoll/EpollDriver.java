@@ -3,6 +3,7 @@ package org.sysframe.transport.internal.epoll;
 import org.sysframe.transport.internal.io.MessageWriter;
 import org.sysframe.transport.internal.io.Waiter;
 import org.sysframe.transport.internal.server.Acceptor;
+import org.sysframe.transport.internal.server.LoopChannels;
 import org.sysframe.transport.internal.server.LoopDriver;
 import org.sysframe.transport.internal.server.LoopTasks;
 import org.sysframe.transport.internal.server.ServerConnection;
@@ -16,28 +17,75 @@ import org.sysframe.unix.UnixSocket;
  * The epoll I/O driver of one event loop: waits in epoll_wait as its {@link Waiter} says, and for
  * each ready descriptor has its loop accept (the listener), run its tasks (the task queue's wake-up)
  * or lets the connection's {@link EpollSocket} receive into its input buffer and write again. The
- * sockets switch their read or write interest with epoll_ctl themselves.
+ * sockets switch their read or write interest with epoll_ctl themselves. A loop serving shared-memory
+ * channels ({@link LoopChannels}) looks at their rings too, and its set holds their eventfds.
  */
 public final class EpollDriver implements LoopDriver<EpollSocket> {
     private final ServerLoop<EpollSocket> loop;
     private final Epoll epoll;
     private final Waiter waiter;
+    private final LoopChannels channels;
     private final MessageWriter.Scratch writerScratch;
+    private int events;  // ready in the epoll set's last wait, for handle()
+    private int looks;      // a spinning loop's looks at its channels since it last read the clock
+    private long lastEpoll; // ... and when it last looked at its sockets
     /** The waiter's steps: epoll_wait(0) to look, epoll_wait(ms) to sleep (the bound is whole ms). */
     private final Waiter.Steps steps = new Waiter.Steps() {
         @Override
-        public int poll() throws ErrnoException { return epoll.await(0); }
+        public int poll() throws ErrnoException { return events = epoll.await(0); }
+
+        @Override
+        public int block(long nanos) throws ErrnoException { return events = epoll.await(ms(nanos)); }
+    };
+    /**
+     * The steps of a loop with shared-memory channels: a look at the rings (no syscall), and at the
+     * sockets (epoll_wait(0)) at most once per {@value #EPOLL_EVERY_NANOS} ns, or when a task waits; the
+     * clock is read once per {@value #LOOKS_PER_CLOCK} looks. A sleep says so in each channel first (its
+     * peer then writes its eventfd after it published).
+     */
+    private final Waiter.Steps channelSteps = new Waiter.Steps() {
+        @Override
+        public int poll() throws ErrnoException {
+            if (++looks >= LOOKS_PER_CLOCK || loop.tasks().hasQueued()) {
+                looks = 0;
+                long now = System.nanoTime();
+                if (now - lastEpoll >= EPOLL_EVERY_NANOS || loop.tasks().hasQueued()) {
+                    lastEpoll = now;
+                    if ((events = epoll.await(0)) > 0) return events;
+                }
+            }
+            return channels.ready() ? 1 : 0;
+        }
 
         @Override
         public int block(long nanos) throws ErrnoException {
-            return epoll.await(nanos < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, nanos / 1_000_000L));
+            if (nanos == 0) return poll();
+            if (!channels.sleep()) return 1;
+            try {
+                events = epoll.await(ms(nanos));
+            } finally {
+                channels.awake();
+            }
+            return events > 0 ? events : channels.ready() ? 1 : 0;
         }
     };
+
+    /**
+     * A spinning loop with channels looks at its sockets at most once per so many ns (an epoll_wait(0)
+     * costs more than a hundred looks at a ring): a socket's request waits at most that long, and a
+     * channel's call pays no syscall.
+     */
+    static final long EPOLL_EVERY_NANOS = 20_000;
+    /** A spinning loop with channels reads the clock once per so many looks at their rings. */
+    static final int LOOKS_PER_CLOCK = 64;
+    /** A spinning loop with channels looks this many times per turn before the turn's own work (timers, tasks). */
+    static final int LOOKS_PER_TURN = 64;
 
     /** The driver of loop: its epoll set is made now, counted in the loop's counters. */
     public EpollDriver(ServerLoop<EpollSocket> loop) throws ErrnoException {
         this.loop = loop;
         this.waiter = new Waiter(loop.config().waitMode(), loop.counters());
+        this.channels = loop.channels();
         this.writerScratch = new MessageWriter.Scratch(loop.config().send(), loop.arena());
         this.epoll = new Epoll(256, loop.counters()); // last: nothing after it may throw
     }
@@ -56,16 +104,25 @@ public final class EpollDriver implements LoopDriver<EpollSocket> {
     /** The bound rounded up to whole ms, as epoll_wait takes it. */
     @Override
     public int await(long bound) throws ErrnoException {
-        if (bound <= 0) return waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : 0);
-        long ms = Math.min(Integer.MAX_VALUE, (bound + 999_999) / 1_000_000);
-        return waiter.once(steps, ms * 1_000_000L);
+        events = 0;
+        long b = bound <= 0 ? (bound < 0 ? Waiter.NO_BOUND : 0)
+                : Math.min(Integer.MAX_VALUE, (bound + 999_999) / 1_000_000) * 1_000_000L;
+        if (channels.isEmpty()) return waiter.once(steps, b);
+        return channels.waiter().once(channelSteps, b, LOOKS_PER_TURN);
     }
 
+    private static int ms(long nanos) { return nanos < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, nanos / 1_000_000L); }
+
+    /** What the last wait found in the epoll set (a loop with channels may have found work in their rings only). */
     @Override
     public void handle(int ready) {
-        for (int i = 0; i < ready; i++) {
+        int n = events;
+        events = 0;
+        for (int i = 0; i < n; i++) {
             long tag = epoll.readyTag(i);
-            if (tag == Acceptor.TAG) {
+            if (tag == LoopChannels.TAG) {
+                continue; // a channel's peer woke the loop: the loop serves its channels after this
+            } else if (tag == Acceptor.TAG) {
                 loop.listenerReady();
             } else if (tag == LoopTasks.TAG) {
                 loop.tasks().runAll();
@@ -84,6 +141,15 @@ public final class EpollDriver implements LoopDriver<EpollSocket> {
             }
         }
     }
+
+    /** Edge-triggered: every write of the peer is an event, and the eventfd is never read. */
+    @Override
+    public void watchChannel(int fd) throws ErrnoException {
+        epoll.add(fd, Epoll.EPOLLIN | Epoll.EPOLLET, LoopChannels.TAG);
+    }
+
+    @Override
+    public void unwatchChannel(int fd) throws ErrnoException { epoll.remove(fd); }
 
     @Override
     public EpollSocket newSocket(UnixSocket s, long tag) {

@@ -1,11 +1,12 @@
 package org.sysframe.transport.internal.server;
 
+import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;
 
 /**
  * How one event loop waits and moves bytes: the part of a {@link ServerLoop} that depends on the way
- * the kernel is asked (epoll, io_uring, or a shared-memory channel's rings). The loop owns its thread,
+ * the kernel is asked (epoll, io_uring). The loop owns its thread,
  * its connections and every decision; the driver does what it is asked, on the loop's thread unless
  * said otherwise. One turn of the loop calls, in this order: {@link #waitBound()}, {@link #await(long)},
  * (the loop reads the clock and runs its timer) {@link #handle(int)}, (the loop continues the
@@ -61,6 +62,18 @@ public interface LoopDriver<S extends LoopSocket> {
      * once the last one completed.
      */
     boolean unregister(S s, String reason);
+
+    /**
+     * Watches fd, a shared-memory channel's wake-up descriptor (an eventfd its peer writes to after it
+     * published while the loop sleeps), in the loop's wait, under {@link LoopChannels#TAG}. ENOTSUP from a
+     * driver that cannot.
+     */
+    default void watchChannel(int fd) throws ErrnoException {
+        throw new ErrnoException("watch a shared-memory channel", Errno.ENOTSUP);
+    }
+
+    /** Stops watching fd ({@link #watchChannel}): before it is closed, since its peer holds a copy. */
+    default void unwatchChannel(int fd) throws ErrnoException {}
 
     /** A connection with requests left had its turn (a driver that held bytes back gives them next turn). */
     default void continued(ServerConnection c) {}

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ServerLimits {
     public final MemoryBudget memory;
-    /** The server's requests, error answers and bytes (every loop and channel thread counts into a cell of its own). */
+    /** The server's requests, error answers and bytes (every loop counts into a cell of its own). */
     public final ServerCounts counts = new ServerCounts();
     /** Shared-memory channels open now (each takes its segment's bytes from {@link #memory} too). */
     public final AtomicInteger channels = new AtomicInteger();
@@ -62,9 +62,9 @@ public final class ServerLimits {
     }
 
     /**
-     * How many channel threads may spin at once: one per CPU the loops are pinned to ({@code cpus}), else
-     * one fewer than the CPUs this process may run on (at least 1), so that spinning channels always
-     * leave a CPU to the loops that accept and serve the sockets.
+     * How many channels may spin at once (each makes the loop serving it spin): one per CPU the loops
+     * are pinned to ({@code cpus}), else one fewer than the CPUs this process may run on (at least 1),
+     * so that spinning loops always leave a CPU to the rest of the process.
      */
     public static int spinningChannelLimit(ServerConfig config) {
         int[] cpus = config.cpus();

@@ -29,8 +29,9 @@ import java.util.function.LongFunction;
  * connections (the {@link ConnectionTable}), the deferred-batch and backlog lists, the subscribers,
  * the closed connections' log, the hand-off of new connections from the acceptor and the task queue
  * ({@link LoopTasks}), and its clock and timer ({@link LoopTimer}). How it waits and moves bytes is its
- * {@link LoopDriver}'s (epoll, io_uring, a shared-memory channel's rings), which it drives turn by
- * turn. The syscalls of the loop thread are counted in {@link #counters()}.
+ * {@link LoopDriver}'s (epoll, io_uring), which it drives turn by turn. It also serves the
+ * shared-memory channels its connections opened ({@link LoopChannels}), in the same turns. The
+ * syscalls of the loop thread are counted in {@link #counters()}.
  *
  * @param <S> its driver's socket of a connection
  */
@@ -47,7 +48,8 @@ public final class ServerLoop<S extends LoopSocket> {
     private final MemorySegment scratch = arena.allocate(64, 8);
     private final LoopBuffers buffers;
     private final LoopTasks tasks;
-    private final ConnectionTable<S> table = new ConnectionTable<>();
+    private final ConnectionTable<LoopSocket> table = new ConnectionTable<>(); // the driver's sockets and channels
+    private final LoopChannels channels;
     private final LoopTimer timer;
     private final SubscriberSet subscribers = new SubscriberSet();
     private final List<ServerConnection> dirty = new ArrayList<>();
@@ -77,6 +79,7 @@ public final class ServerLoop<S extends LoopSocket> {
         this.buffers = new LoopBuffers(config.readBuffer());
         this.log = new ConnectionLog(config.socketPath(), index);
         this.timer = new LoopTimer(config, limits, table, this::trimPools);
+        this.channels = new LoopChannels(config.waitMode(), counters);
         this.thread = new Thread(this::run, "sysframe-server-" + index + " " + config.socketPath());
         this.thread.setDaemon(true);
         try {
@@ -115,13 +118,19 @@ public final class ServerLoop<S extends LoopSocket> {
     public ConnectionLog connectionLog() { return log; }
     public LoopDriver<S> driver() { return driver; }
 
+    /** The shared-memory channels this loop serves (its driver waits for them too). */
+    public LoopChannels channels() { return channels; }
+
     /** Memory that lives as long as the loop (freed by {@link #close()}, once its thread ended). */
     public Arena arena() { return arena; }
 
     /** Whether the loop runs (until {@link #stop()}, or until its end after a failure). */
     public boolean isRunning() { return running; }
 
-    /** Open connections of this loop, and ones handed to it not yet taken (the acceptor's measure of its load). */
+    /**
+     * Open connections of this loop, and ones handed to it not yet taken (the acceptor's measure of its
+     * load); a shared-memory channel is its socket connection's, not one more.
+     */
     public int connectionCount() { return load.get(); }
 
     // ---------------------------------------------------------------- the thread
@@ -188,7 +197,9 @@ public final class ServerLoop<S extends LoopSocket> {
         int ready = driver.await(bound);
         timer.startOfTurn();
         driver.handle(ready);
+        if (!channels.isEmpty()) channels.serve();
         endOfTurn();
+        if (!channels.isEmpty()) channels.endOfTurn();
         driver.endOfTurn();
     }
 
@@ -222,8 +233,12 @@ public final class ServerLoop<S extends LoopSocket> {
 
     // ---------------------------------------------------------------- as the driver sees its loop
 
-    /** The driver's socket of the connection of tag, or null when it left the table. */
-    public S socket(long tag) { return table.get(tag); }
+    /** The driver's socket of the connection of tag, or null when it left the table (or is a channel's). */
+    @SuppressWarnings("unchecked")
+    public S socket(long tag) {
+        LoopSocket s = table.get(tag);
+        return s instanceof HostedChannel ? null : (S) s;
+    }
 
     /** A socket its driver kept past its connection's close leaves the table (see {@link LoopDriver#unregister}). */
     public void release(long tag) { table.remove(tag); }
@@ -269,7 +284,7 @@ public final class ServerLoop<S extends LoopSocket> {
             return;
         }
         long tag = table.add(t -> driver.newSocket(s, t));
-        S ls = table.get(tag);
+        S ls = socket(tag);
         ServerConnection c = new ServerConnection(this, config, routes, tag, ls, cred.pid(), cred.uid(),
                 config.requestsPerRead());
         ls.attach(c);
@@ -283,18 +298,18 @@ public final class ServerLoop<S extends LoopSocket> {
     }
 
     /**
-     * On the loop thread: a connection whose bytes come another way than an accepted socket (a
-     * shared-memory channel of a connection that said GR_HELLO on its socket already), served by the
-     * same protocol code as every other.
+     * On the loop thread: a connection whose bytes come through a shared-memory channel (of a connection
+     * of this loop that said GR_HELLO on its socket already), served in this loop's turns by the same
+     * protocol code as every other; channelOf makes the channel for its tag.
      */
-    public ServerConnection adoptChannel(LongFunction<S> socketOf, int peerPid, int peerUid) {
-        load.incrementAndGet();
-        long tag = table.add(socketOf);
-        S ls = table.get(tag);
+    public ServerConnection adoptChannel(LongFunction<HostedChannel> channelOf, int peerPid, int peerUid) {
+        long tag = table.add(channelOf::apply);
+        HostedChannel ch = (HostedChannel) table.get(tag);
         // requestsPerRead emulates Grout's socket reads: a channel's ring handles every request.
-        ServerConnection c = new ServerConnection(this, config, routes, tag, ls, peerPid, peerUid, 0);
-        ls.attach(c);
+        ServerConnection c = new ServerConnection(this, config, routes, tag, ch, peerPid, peerUid, 0);
+        ch.attach(c);
         c.helloDone();
+        channels.add(ch);
         return c;
     }
 
@@ -329,15 +344,24 @@ public final class ServerLoop<S extends LoopSocket> {
 
     /** The connection closed (socket and buffers freed): forget it and record why. */
     public void closed(ServerConnection c, String reason) {
-        S s = table.get(c.tag);
-        if (s != null && driver.unregister(s, reason)) table.remove(c.tag);
-        if (load.get() == 1) trimPools(0); // its last: a loop with no connection keeps no buffer for one
-        load.decrementAndGet();
+        LoopSocket s = table.get(c.tag);
+        boolean channel = s instanceof HostedChannel;
+        if (channel) {
+            table.remove(c.tag);
+            channels.remove((HostedChannel) s);
+            ((HostedChannel) s).closed(reason);
+        } else if (s != null && driver.unregister(socket(c.tag), reason)) {
+            table.remove(c.tag);
+        }
+        if (!channel) {
+            if (load.get() == 1) trimPools(0); // its last: a loop with no connection keeps no buffer for one
+            load.decrementAndGet();
+        }
         if (c.hasSubscriptions()) {
             subscribers.remove(c);
             subscribed = !subscribers.isEmpty();
         }
-        log.closed(c, reason);
+        log.closed(c, channel ? "shared-memory channel: " + reason : reason);
         timer.connectionClosed();
         if (acceptor != null) acceptor.connectionClosed();
     }

@@ -7,6 +7,7 @@ import org.sysframe.transport.wire.ResponseHeader;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.EventFd;
 import org.sysframe.unix.SharedMemory;
 import org.sysframe.unix.UnixSocket;
 
@@ -20,7 +21,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * The client's side of SHM_OPEN, right after GR_HELLO while nothing else is in flight: the request on
- * the socket, the answer read with recvmsg (the memfd comes with its first byte), the segment checked
+ * the socket, the answer read with recvmsg (the memfd and the eventfd come with its first byte), the segment checked
  * ({@link ShmSegment#open}: sealed, of the size announced, the right magic and version) and mapped.
  * An error answer (ENOTSUP from a server that does not offer channels or does not know the type)
  * leaves the client on the socket; a segment that fails the checks fails the connect.
@@ -39,7 +40,7 @@ public final class ShmClient {
             socket.sendFully(req, 0, req.byteSize());
 
             MemorySegment head = a.allocate(ResponseHeader.SIZE + ShmProtocol.RESPONSE_SIZE, 8);
-            int[] fd = {-1};
+            int[] fd = {-1, -1}; // the segment's memfd, the eventfd that wakes the server's loop
             long got = 0;
             try {
                 while (got < ResponseHeader.SIZE) {
@@ -61,7 +62,8 @@ public final class ShmClient {
                 if (plen != ShmProtocol.RESPONSE_SIZE) throw refused("the answer to SHM_OPEN has " + plen
                         + " bytes, not " + ShmProtocol.RESPONSE_SIZE);
                 while (got < head.byteSize()) got += readWithFd(socket, head, got, head.byteSize() - got, fd);
-                if (fd[0] < 0) throw refused("the answer to SHM_OPEN came without a descriptor");
+                if (fd[0] < 0 || fd[1] < 0) throw refused("the answer to SHM_OPEN came with "
+                        + (fd[0] < 0 ? "no descriptor" : "one descriptor") + ", not two (the segment, the eventfd)");
                 int magic = head.get(JAVA_INT_UNALIGNED, ResponseHeader.SIZE);
                 int version = head.get(JAVA_INT_UNALIGNED, ResponseHeader.SIZE + 4);
                 long size = head.get(JAVA_LONG_UNALIGNED, ResponseHeader.SIZE + 8);
@@ -71,27 +73,43 @@ public final class ShmClient {
                 if (version != ShmSegment.VERSION) throw refused("the answer to SHM_OPEN says version " + version
                         + ", this client speaks " + ShmSegment.VERSION);
                 ShmSegment segment = ShmSegment.open(fd[0], size);
-                return new ShmClientLink(segment, socket, options.waitMode(), options.receiveTimeoutMillis(),
+                EventFd bell;
+                try {
+                    bell = EventFd.adopt(fd[1], socket.counters());
+                } catch (ErrnoException e) {
+                    segment.close();
+                    throw e; // EPROTO, saying what came instead
+                } finally {
+                    fd[1] = -1; // adopted, or closed by the refusal
+                }
+                return new ShmClientLink(segment, bell, socket, options.waitMode(), options.receiveTimeoutMillis(),
                         options.sendTimeoutMillis());
             } finally {
                 SharedMemory.close(fd[0]); // the mapping keeps the file
+                if (fd[1] >= 0) SharedMemory.close(fd[1]);
             }
         }
     }
 
-    /** One recvmsg; keeps the first descriptor that comes (closing any later one). */
+    /** One recvmsg; keeps the first descriptors that come, as many as fd holds (closing any later one). */
     private static long readWithFd(UnixSocket socket, MemorySegment into, long off, long len,
             int[] fd) throws ErrnoException {
-        int[] one = {-1};
-        long n = socket.recvFd(into, off, len, one);
-        if (one[0] >= 0) {
-            if (fd[0] < 0) fd[0] = one[0];
-            else SharedMemory.close(one[0]);
+        int[] came = new int[fd.length];
+        long n = socket.recvFds(into, off, len, came);
+        if (came[0] >= 0) {
+            if (fd[0] < 0) System.arraycopy(came, 0, fd, 0, fd.length);
+            else closeAll(came);
         }
         if (n == UnixSocket.WOULD_BLOCK) throw new ErrnoException("SHM_OPEN", Errno.ETIMEDOUT,
                 "no answer within the receive timeout");
         if (n == 0) throw new ErrnoException("SHM_OPEN", Errno.ECONNRESET, "the server closed the connection");
         return n;
+    }
+
+    private static void closeAll(int[] fds) {
+        for (int f : fds) {
+            if (f >= 0) SharedMemory.close(f);
+        }
     }
 
     private static void drain(UnixSocket socket, Arena a, long plen) throws ErrnoException {

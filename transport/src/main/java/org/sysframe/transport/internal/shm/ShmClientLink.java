@@ -6,6 +6,7 @@ import org.sysframe.transport.internal.io.Waiter;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.EventFd;
 import org.sysframe.unix.Futex;
 import org.sysframe.unix.IovArray;
 import org.sysframe.unix.SyscallCounters;
@@ -17,13 +18,14 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A client's byte path over a shared segment: a send copies into the request ring, a receive copies
- * out of the answer ring, and neither makes a syscall unless a side sleeps: the wait mode's sleep is
- * a futex wait on the ring's sleeping word (in slices of {@value #SLICE_MILLIS} ms), and a side wakes
- * the other (futex wake) only when that word says it sleeps. The socket carries no data any more: a
- * look at it ({@code recv(MSG_PEEK | MSG_DONTWAIT)}, counted) after each sleep slice that brought
- * nothing, and every {@value #LOOK_MILLIS} ms of one wait while spinning (the clock read every
- * {@value #SPINS_PER_LOOK} empty looks: a call answered sooner costs none), says whether the server is
- * gone (EOF).
+ * out of the answer ring, and neither makes a syscall unless a side sleeps: the client's sleep is a
+ * futex wait on the ring's sleeping word (in slices of {@value #SLICE_MILLIS} ms), which the server
+ * wakes; the server's loop sleeps in its epoll set, which the client wakes with a write to the
+ * channel's eventfd; each side wakes the other only when the ring's word says it sleeps. The socket
+ * carries no data any more: a look at it ({@code recv(MSG_PEEK | MSG_DONTWAIT)}, counted) after each
+ * sleep slice that brought nothing, and every {@value #LOOK_MILLIS} ms of one wait while spinning (the
+ * clock read every {@value #SPINS_PER_LOOK} empty looks: a call answered sooner costs none), says
+ * whether the server is gone (EOF).
  * A full request ring is back-pressure: the send waits for room within the send timeout, then fails
  * with ETIMEDOUT. A virtual thread never waits in a futex (it would pin its carrier): its sleep is a
  * park of at most {@value #VIRTUAL_NAP_NANOS} ns, then a look. One thread at a time; nothing
@@ -48,6 +50,7 @@ public final class ShmClientLink implements ClientLink {
     private final long sendTimeoutMillis;
     private final Arena arena = Arena.ofShared();
     private final Futex futex;
+    private final EventFd bell; // the server's loop sleeps in its epoll set: a write here wakes it
     private final MemorySegment peek;
     private final Waiter recvWaiter;
     private final Waiter sendWaiter;
@@ -60,9 +63,10 @@ public final class ShmClientLink implements ClientLink {
     private MemorySegment seg;
     private long off, len, result;
 
-    public ShmClientLink(ShmSegment segment, UnixSocket socket, WaitMode mode, long timeoutMillis,
+    public ShmClientLink(ShmSegment segment, EventFd bell, UnixSocket socket, WaitMode mode, long timeoutMillis,
             long sendTimeoutMillis) {
         this.segment = segment;
+        this.bell = bell;
         this.out = segment.requests();
         this.in = segment.answers();
         this.socket = socket;
@@ -88,7 +92,7 @@ public final class ShmClientLink implements ClientLink {
         long deadline = 0;
         while (true) {
             done += out.put(src, srcOff + done, n - done);
-            if (out.publish()) futex.wake(out.memory(), out.consumerWord(), 1);
+            if (out.publish()) bell.signal();
             if (done == n) return n;
             if (deadline == 0) deadline = sendDeadline();
             awaitRoom(deadline, done, n);
@@ -102,7 +106,7 @@ public final class ShmClientLink implements ClientLink {
         long deadline = 0;
         while (true) {
             done += out.put(iov, done, total - done);
-            if (out.publish()) futex.wake(out.memory(), out.consumerWord(), 1);
+            if (out.publish()) bell.signal();
             if (done == total) return total;
             if (deadline == 0) deadline = sendDeadline();
             awaitRoom(deadline, done, total);
@@ -169,7 +173,7 @@ public final class ShmClientLink implements ClientLink {
 
     private long take(MemorySegment dst, long dstOff, long n) throws ErrnoException {
         long got = in.take(dst, dstOff, n);
-        if (got > 0 && in.producerWaits()) futex.wake(in.memory(), in.producerWord(), 1);
+        if (got > 0 && in.producerWaits()) bell.signal();
         return got;
     }
 
@@ -269,10 +273,11 @@ public final class ShmClientLink implements ClientLink {
     @Override
     public String name() { return socket.name(); }
 
-    /** Unmaps the segment and frees the link's memory (not the socket). */
+    /** Unmaps the segment, closes the eventfd and frees the link's memory (not the socket). */
     @Override
     public void close() {
         segment.close();
+        bell.close();
         if (arena.scope().isAlive()) arena.close();
     }
 }

@@ -32,7 +32,7 @@ import java.lang.invoke.VarHandle;
  * ({@link #consumerNeverSleeps}, {@link #producerNeverSleeps}); the other side then publishes without
  * the full fence and the look at the sleeping word, which nobody would set. The fence drains the
  * store buffer, so it waits for the store of the index to reach the line the peer reads, a cost a
- * spinning channel thread's profile shows (docs/shared-memory.md). A word holding anything but 1 means
+ * spinning channel's profile shows (docs/shared-memory.md). A word holding anything but 1 means
  * "may sleep" (the fence and the look): a peer that says it never sleeps and then sleeps misses its own
  * wake-ups, and delays only its own calls.
  */

@@ -16,7 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <pre>
  * offset  size  field
  *      0     4  magic 0x53485346 ("FSHS" little-endian: "SFSH" in a hex dump)
- *      4     4  version (1)
+ *      4     4  version (2: the server's loop is woken through the eventfd passed with the segment)
  *      8     8  segment size in bytes
  *     16     4  ring capacity in bytes (each ring; a power of two)
  *     20     4  data offset (4096)
@@ -32,7 +32,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class ShmSegment implements AutoCloseable {
     public static final int MAGIC = 0x53485346;
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     static final long SIZE = 8;
     static final long CAPACITY = 16;
     static final long DATA_AT = 20;

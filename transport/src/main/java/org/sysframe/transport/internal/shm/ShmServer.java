@@ -11,7 +11,9 @@ import org.sysframe.transport.wire.ResponseHeader;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.EventFd;
 import org.sysframe.unix.SharedMemory;
+import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.UnixSocket;
 
 import java.lang.System.Logger;
@@ -19,26 +21,25 @@ import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
- * The server's side of SHM_OPEN, on the loop thread of the connection that asked: a sealed segment,
- * a loop of its own ({@link ShmDriver}: its own thread) serving it with the server's routes, and the answer sent with
- * the memfd attached (one sendmsg, SCM_RIGHTS) on the connection's socket. The channel ends with the
- * socket's connection, and the connection with the channel.
+ * The server's side of SHM_OPEN, on the loop thread of the connection that asked: a sealed segment and
+ * an eventfd, a channel ({@link ShmChannel}) that this same loop serves with the server's routes beside
+ * its sockets, and the answer sent with the memfd and the eventfd attached (one sendmsg, SCM_RIGHTS) on
+ * the connection's socket. The channel ends with the socket's connection, and the connection with the
+ * channel.
  */
 public final class ShmServer {
     private static final Logger LOG = SafeLogger.of("org.sysframe.server");
-    private static final AtomicInteger CHANNELS = new AtomicInteger();
-
-    private static final Set<ServerLoop<?>> OPEN = ConcurrentHashMap.newKeySet();
+    private static final Set<ShmChannel> OPEN = ConcurrentHashMap.newKeySet();
 
     private ShmServer() {}
 
@@ -51,10 +52,17 @@ public final class ShmServer {
         public void open(ServerConnection c, ServerLoop<?> host, int id) { ShmServer.open(c, host, id); }
     };
 
-    /** The channels' loops serving now, in this process (their thread ids and counters, for measurements). */
-    public static List<ServerLoop<?>> channels() { return List.copyOf(OPEN); }
+    /**
+     * The loops serving the channels open now in this process, one entry per channel (their thread ids
+     * and counters, for measurements).
+     */
+    public static List<ServerLoop<?>> channels() {
+        List<ServerLoop<?>> loops = new ArrayList<>();
+        for (ShmChannel ch : OPEN) loops.add(ch.host());
+        return loops;
+    }
 
-    static void ended(ServerLoop<?> loop) { OPEN.remove(loop); }
+    static void ended(ShmChannel channel) { OPEN.remove(channel); }
 
     /** Answers SHM_OPEN request id of c (after GR_HELLO, with the server offering channels). */
     public static void open(ServerConnection c, ServerLoop<?> host, int id) {
@@ -95,9 +103,15 @@ public final class ShmServer {
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        ServerLoop<ShmDriver.Channel> loop;
+        EventFd bell;
         try {
-            loop = ShmDriver.newLoop(CHANNELS.incrementAndGet(), host, segment, c, slot);
+            bell = EventFd.open(new SyscallCounters("shared-memory wake-up (its client)"));
+            try {
+                host.driver().watchChannel(bell.fd());
+            } catch (ErrnoException e) {
+                bell.close();
+                throw e;
+            }
         } catch (ErrnoException e) {
             segment.close();
             slot.release();
@@ -108,23 +122,18 @@ public final class ShmServer {
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
         }
-        c.onClose(loop::stop); // from here on the channel ends with the connection, whatever happens next
+        ShmChannel channel = new ShmChannel(host, segment, bell, c, slot);
+        OPEN.add(channel);
+        ServerConnection served = host.adoptChannel(tag -> channel, c.peerPid(), c.peerUid());
+        // from here on the channel ends with the connection, whatever happens next
+        c.onClose(() -> served.close("its connection closed"));
         try (Arena a = Arena.ofConfined()) {
-            OPEN.add(loop);
-            if (!ShmDriver.begin(loop)) {
-                OPEN.remove(loop);
-                c.onClose(null);
-                slot.release();
-                SharedMemory.close(fd[0]);
-                c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
-                return;
-            }
             MemorySegment answer = a.allocate(ResponseHeader.SIZE + ShmProtocol.RESPONSE_SIZE, 8);
             ResponseHeader.write(answer, 0, id, 0, ShmProtocol.RESPONSE_SIZE);
             answer.set(JAVA_INT_UNALIGNED, ResponseHeader.SIZE, ShmSegment.MAGIC);
             answer.set(JAVA_INT_UNALIGNED, ResponseHeader.SIZE + 4, ShmSegment.VERSION);
             answer.set(JAVA_LONG_UNALIGNED, ResponseHeader.SIZE + 8, segment.size());
-            long n = socket.sendFd(answer, 0, answer.byteSize(), fd[0]);
+            long n = socket.sendFds(answer, 0, answer.byteSize(), fd[0], bell.fd());
             if (n != answer.byteSize()) c.close("shared-memory answer cut short: " + n + " of " + answer.byteSize()
                     + " bytes sent");
         } catch (ErrnoException e) {
@@ -205,7 +214,7 @@ public final class ShmServer {
             return new Slot(limits, bytes, peerUid, mode, spinning);
         }
 
-        /** How the channel's thread waits: as configured, or {@link #SLEEPER} past the spinning channels' limit. */
+        /** How the channel waits: as configured, or {@link #SLEEPER} past the spinning channels' limit. */
         WaitMode waitMode() { return waitMode; }
 
         /** Gives the channel, its uid's share, its bytes and its spinning place back (idempotent). */

@@ -1,0 +1,236 @@
+package org.sysframe.transport.internal.shm;
+
+import org.sysframe.transport.FlushMode;
+import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.io.InputBuffer;
+import org.sysframe.transport.internal.io.Outlet;
+import org.sysframe.transport.internal.io.OutputBatch;
+import org.sysframe.transport.internal.server.HostedChannel;
+import org.sysframe.transport.internal.server.ServerConnection;
+import org.sysframe.transport.internal.server.ServerLoop;
+
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.EventFd;
+import org.sysframe.unix.Futex;
+import org.sysframe.unix.IovArray;
+import org.sysframe.unix.SyscallCounters;
+
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The server's side of one shared-memory channel, served by the loop of the socket connection that
+ * opened it ({@link HostedChannel}): its connection is a {@link ServerConnection} like any other (the
+ * same routes, handlers, limits, subscriptions and events), whose bytes come from the request ring and
+ * whose answers and events go into the answer ring.
+ *
+ * <p>The loop looks at the rings in its turns with no syscall. Before it sleeps in its epoll set it
+ * says so in the ring's sleeping word; the client, when it published and sees the word, writes the
+ * channel's eventfd, which the loop's set watches edge-triggered (every write an event, the eventfd
+ * never read). The client sleeps on a futex word, which the loop wakes after it published.
+ *
+ * <p>Why no thread per channel: a loop polls every channel it owns, as VPP's main thread polls its
+ * clients' queues, so that 64 channels cost no thread at all. The price of a loop sleeping in epoll_wait
+ * rather than on the ring's futex is the client's wake-up, a write to an eventfd instead of a futex
+ * wake: one syscall either way.
+ *
+ * <p>A bad index or length read from the segment closes the channel and its socket's connection with
+ * one logged line (WARNING, {@code org.sysframe.server}); the loop goes on serving the rest.
+ */
+final class ShmChannel implements HostedChannel, Outlet.Direct {
+    /** How every error about the segment's contents begins ({@link ShmRing}). */
+    private static final String BAD = "shared memory: ";
+
+    private final ServerLoop<?> host;
+    private final ShmServer.Slot slot; // its share of the server's channels and memory budget
+    private final ShmSegment segment;
+    private final ShmRing in;
+    private final ShmRing out;
+    private final EventFd bell;  // the client writes it to wake the loop; watched by the loop's set
+    private final ServerConnection socketSide;
+    private final SyscallCounters counters;
+    private final Arena arena = Arena.ofConfined(); // on the loop's thread, as every use
+    private final Futex futex;
+    private final boolean perTurn;
+    private ServerConnection connection;
+    private ErrnoException corrupt;
+    private boolean writable;
+    private boolean inputPaused;
+    private boolean unpublished;
+    private boolean ended;
+
+    ShmChannel(ServerLoop<?> host, ShmSegment segment, EventFd bell, ServerConnection socketSide, ShmServer.Slot slot) {
+        this.host = host;
+        this.slot = slot;
+        this.segment = segment;
+        this.in = segment.requests();
+        this.out = segment.answers();
+        this.bell = bell;
+        this.socketSide = socketSide;
+        this.counters = host.newConnectionCounters();
+        this.futex = new Futex(counters, arena);
+        this.perTurn = host.config().flush() == FlushMode.DEFERRED;
+        boolean neverSleeps = !slot.waitMode().blocks(); // spin, yield: the loop spins while this channel is open
+        in.consumerNeverSleeps(neverSleeps);
+        out.producerNeverSleeps(neverSleeps);
+    }
+
+    /** The loop that serves it. */
+    ServerLoop<?> host() { return host; }
+
+    @Override
+    public WaitMode waitMode() { return slot.waitMode(); }
+
+    // ---------------------------------------------------------------- as its loop sees it
+
+    @Override
+    public boolean ready() {
+        if (corrupt != null) return true;
+        try {
+            if (writable) return out.room() > 0;
+            return in.available() > 0 && !inputPaused;
+        } catch (ErrnoException e) {
+            corrupt = e;
+            return true;
+        }
+    }
+
+    @Override
+    public boolean sleeping() {
+        try {
+            if (writable) return out.producerSleeps() > 0;
+            return in.consumerSleeps() > 0 && !inputPaused;
+        } catch (ErrnoException e) {
+            corrupt = e;
+            return true;
+        }
+    }
+
+    @Override
+    public void awake() {
+        in.consumerAwake();
+        out.producerAwake();
+    }
+
+    /** Gives the connection the ring's bytes, and room to write when the answer ring has it. */
+    @Override
+    public void serve() {
+        ServerConnection c = connection;
+        if (c.isClosed()) return;
+        try {
+            if (corrupt != null) throw corrupt;
+            if (writable && out.room() > 0) c.onWritable();
+            if (!c.isClosed() && c.wantsInput() && !inputPaused) {
+                InputBuffer input = c.input();
+                input.ready();
+                long n = in.take(input.segment(), input.end(), input.free());
+                if (n > 0) {
+                    if (in.producerWaits()) futex.wake(in.memory(), in.producerWord(), 1);
+                    input.produced(n);
+                    c.onInput();
+                }
+            }
+        } catch (ErrnoException e) {
+            c.close(e.getMessage()); // logged by closed()
+        }
+    }
+
+    /** Publishes what the turn wrote. */
+    @Override
+    public void endOfTurn() {
+        if (!unpublished || connection.isClosed()) return;
+        try {
+            publish();
+        } catch (ErrnoException e) {
+            connection.close(e.getMessage());
+        }
+    }
+
+    /**
+     * The channel's connection closed: its eventfd leaves the loop's set and is closed, the segment is
+     * unmapped, its share of the limits given back, and the connection of its socket ends too. A close
+     * for a bad value read from the segment (on whichever path it was read) is logged, once.
+     */
+    @Override
+    public void closed(String reason) {
+        if (ended) return;
+        ended = true;
+        int at = reason.indexOf(BAD);
+        if (at >= 0) ServerLoop.LOG.log(Level.WARNING, "pid=" + connection.peerPid()
+                + ": shared-memory channel closed: " + reason.substring(at));
+        try {
+            host.driver().unwatchChannel(bell.fd());
+        } catch (ErrnoException e) {
+            ServerLoop.LOG.log(Level.ERROR, "cannot unwatch a shared-memory channel: " + e.getMessage());
+        }
+        bell.close();
+        segment.close();
+        arena.close();
+        slot.release();
+        ShmServer.ended(this);
+        socketSide.close("its shared-memory channel ended");
+    }
+
+    // ---------------------------------------------------------------- as its connection's outlet
+
+    @Override
+    public boolean batchesTurns() { return perTurn; }
+
+    @Override
+    public ServerConnection connection() { return connection; }
+
+    @Override
+    public void attach(ServerConnection c) { connection = c; }
+
+    @Override
+    public long write(MemorySegment header, int hlen, MemorySegment payload, long off, long len) throws ErrnoException {
+        long n = out.put(header, 0, hlen);
+        if (n == hlen && len > 0) n += out.put(payload, off, len);
+        wrote(n == hlen + len);
+        return n;
+    }
+
+    @Override
+    public void gather(OutputBatch batch) throws ErrnoException {
+        IovArray iov = batch.iov();
+        long want = iov.remaining();
+        long n = out.put(iov, 0, want);
+        wrote(n == want);
+        iov.advance(n);
+    }
+
+    @Override
+    public long send(MemorySegment seg, long off, long len) throws ErrnoException {
+        long n = out.put(seg, off, len);
+        wrote(n == len);
+        return n;
+    }
+
+    /**
+     * After a put: published at the end of the turn (deferred flush mode), else now; now too when the ring
+     * is full, so that the client starts making room while the rest waits in the connection's queue.
+     */
+    private void wrote(boolean all) throws ErrnoException {
+        if (perTurn && all) unpublished = true;
+        else publish();
+    }
+
+    private void publish() throws ErrnoException {
+        unpublished = false;
+        if (out.publish()) futex.wake(out.memory(), out.consumerWord(), 1);
+    }
+
+    @Override
+    public void wantWritable(boolean on) { writable = on; }
+
+    @Override
+    public void pauseInput(boolean paused) { inputPaused = paused; }
+
+    @Override
+    public SyscallCounters counters() { return counters; }
+
+    /** Its connection's close: everything is freed by {@link #closed}, which knows why. */
+    @Override
+    public void close() {}
+}
