@@ -2,6 +2,9 @@ package org.sysframe.transport.shm;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutClient;
@@ -23,6 +26,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -126,43 +130,28 @@ class SharedMemoryRefusalTest {
         }
     }
 
-    @Test
-    void anUnsealedSegmentIsRefused() throws Exception {
-        ErrnoException e = refused(answering(false, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC,
-                Attach.SEGMENT_AND_EVENTFD));
-        assertEquals("shared memory: EPROTO (71) Protocol error: the segment is not sealed (seals 0x0, "
-                + "want F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL 0x7)", e.getMessage());
+    /** A bad answer to SHM_OPEN, and the one line the client's refusal says. */
+    static Stream<Arguments> badAnswers() {
+        long size = ShmSegment.sizeFor(CAPACITY);
+        String p = "shared memory: EPROTO (71) Protocol error: ";
+        return Stream.of(
+                Arguments.of("unsealed", answering(false, size, ShmSegment.MAGIC, Attach.SEGMENT_AND_EVENTFD),
+                        p + "the segment is not sealed (seals 0x0, want F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL 0x7)"),
+                Arguments.of("another size", answering(true, ShmSegment.sizeFor(CAPACITY * 2), ShmSegment.MAGIC,
+                        Attach.SEGMENT_AND_EVENTFD), p + "the segment is 12288 bytes, the server announced 20480"),
+                Arguments.of("bad magic", answering(true, size, 0x12345678, Attach.SEGMENT_AND_EVENTFD),
+                        p + "bad magic 0x12345678 (want 0x53485346)"),
+                Arguments.of("no descriptor", answering(true, size, ShmSegment.MAGIC, Attach.NOTHING),
+                        p + "the answer to SHM_OPEN came with no descriptor, not two (the segment, the eventfd)"),
+                Arguments.of("the segment only", answering(true, size, ShmSegment.MAGIC, Attach.SEGMENT_ONLY),
+                        p + "the answer to SHM_OPEN came with one descriptor, not two (the segment, the eventfd)"));
     }
 
-    @Test
-    void aSizeOtherThanAnnouncedIsRefused() throws Exception {
-        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY * 2), ShmSegment.MAGIC,
-                Attach.SEGMENT_AND_EVENTFD));
-        assertEquals("shared memory: EPROTO (71) Protocol error: the segment is 12288 bytes, the server announced "
-                + "20480", e.getMessage());
-    }
-
-    @Test
-    void aBadMagicIsRefused() throws Exception {
-        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), 0x12345678,
-                Attach.SEGMENT_AND_EVENTFD));
-        assertEquals("shared memory: EPROTO (71) Protocol error: bad magic 0x12345678 (want 0x53485346)",
-                e.getMessage());
-    }
-
-    @Test
-    void anAnswerWithoutADescriptorIsRefused() throws Exception {
-        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC, Attach.NOTHING));
-        assertEquals("shared memory: EPROTO (71) Protocol error: the answer to SHM_OPEN came with no descriptor, "
-                + "not two (the segment, the eventfd)", e.getMessage());
-    }
-
-    @Test
-    void anAnswerWithTheSegmentOnlyIsRefused() throws Exception {
-        ErrnoException e = refused(answering(true, ShmSegment.sizeFor(CAPACITY), ShmSegment.MAGIC,
-                Attach.SEGMENT_ONLY));
-        assertEquals("shared memory: EPROTO (71) Protocol error: the answer to SHM_OPEN came with one descriptor, "
-                + "not two (the segment, the eventfd)", e.getMessage());
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badAnswers")
+    void aBadAnswerIsRefusedWithOneLineAndNothingLeft(String what, RawServer.Script answer, String line)
+            throws Exception {
+        assertEquals(line, refused(answer).getMessage());
     }
 
     @Test

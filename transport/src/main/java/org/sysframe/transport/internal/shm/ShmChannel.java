@@ -85,22 +85,20 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
     // ---------------------------------------------------------------- as its loop sees it
 
     @Override
-    public boolean ready() {
-        if (corrupt != null) return true;
-        try {
-            if (writable) return out.room() > 0;
-            return in.available() > 0 && !inputPaused;
-        } catch (ErrnoException e) {
-            corrupt = e;
-            return true;
-        }
-    }
+    public boolean ready() { return corrupt != null || look(false); }
 
     @Override
-    public boolean sleeping() {
+    public boolean sleeping() { return look(true); }
+
+    /**
+     * Whether there is work: the room the channel waits for, else requests (none while its input is
+     * paused); before a sleep (sleep true) the ring's word first says that the loop sleeps. A bad index
+     * read is work too: the turn closes the channel.
+     */
+    private boolean look(boolean sleep) {
         try {
-            if (writable) return out.producerSleeps() > 0;
-            return in.consumerSleeps() > 0 && !inputPaused;
+            if (writable) return (sleep ? out.producerSleeps() : out.room()) > 0;
+            return !inputPaused && (sleep ? in.consumerSleeps() : in.available()) > 0;
         } catch (ErrnoException e) {
             corrupt = e;
             return true;
