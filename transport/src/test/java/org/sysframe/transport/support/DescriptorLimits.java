@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /** Running a child process under a low descriptor limit, and reading its epoll registrations. */
@@ -39,6 +41,23 @@ public final class DescriptorLimits {
                 }
             }
         }
+        return sb.toString();
+    }
+
+    /** What each descriptor of process pid is, by target ("/dev/null x44, pipe:[...]"), for messages. */
+    public static String targets(long pid) throws IOException {
+        Map<String, Integer> byTarget = new TreeMap<>();
+        try (Stream<Path> s = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+            for (Path p : s.toList()) {
+                try {
+                    byTarget.merge(Files.readSymbolicLink(p).toString(), 1, Integer::sum);
+                } catch (IOException gone) {
+                    // closed meanwhile
+                }
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        byTarget.forEach((t, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(t).append(n > 1 ? " x" + n : ""));
         return sb.toString();
     }
 }
