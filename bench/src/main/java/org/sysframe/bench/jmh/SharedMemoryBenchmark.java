@@ -1,0 +1,130 @@
+package org.sysframe.bench.jmh;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.sysframe.transport.Backend;
+import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.GroutClient;
+import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.Response;
+import org.sysframe.transport.ServerOptions;
+import org.sysframe.transport.WaitMode;
+import org.sysframe.transport.internal.shm.ShmRing;
+import org.sysframe.transport.internal.shm.ShmSegment;
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SharedMemory;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The shared-memory channel's hot paths. {@code ring}: one message through one ring on one thread
+ * (put, publish, take: the ring's bookkeeping and its two copies, with no other core's cache line to
+ * wait for), with the peer saying it never sleeps (a publish is a release store) or that it may (a
+ * full fence and a look at its sleeping word). {@code channelCall}: one GR_PING over a channel to a
+ * server in this JVM, both sides spinning (the server's loop on another core). Run with
+ * {@code -prof gc}: both should show 0 B/op.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class SharedMemoryBenchmark {
+    /** One ring of a segment of this process, and a message to send through it. */
+    @State(Scope.Thread)
+    public static class Ring {
+        @Param({"32", "1024"})
+        public int payload;
+
+        @Param({"true", "false"})
+        public boolean neverSleeps;
+
+        ShmSegment segment;
+        ShmRing ring;
+        Arena arena;
+        MemorySegment message;
+        MemorySegment into;
+
+        @Setup(Level.Trial)
+        public void setup() throws ErrnoException {
+            int[] fd = {-1};
+            segment = ShmSegment.create("sysframe-jmh", 64 * 1024, fd);
+            SharedMemory.close(fd[0]); // the mapping keeps the file
+            ring = segment.requests();
+            ring.consumerNeverSleeps(neverSleeps);
+            arena = Arena.ofConfined();
+            message = arena.allocate(payload, 8);
+            into = arena.allocate(payload, 8);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            segment.close();
+            arena.close();
+        }
+    }
+
+    /** A server offering channels and a client on one, both spinning. */
+    @State(Scope.Thread)
+    public static class Channel {
+        @Param({"32", "1024"})
+        public int payload;
+
+        Path dir;
+        GroutServer server;
+        GroutClient client;
+        Arena arena;
+        MemorySegment body;
+
+        @Setup(Level.Trial)
+        public void setup() throws IOException {
+            dir = Files.createTempDirectory("sysframe-jmh");
+            String path = dir.resolve("shm.sock").toString();
+            server = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).loops(1)
+                    .sharedMemory(true).waitMode(WaitMode.BLOCK).sharedMemoryWaitMode(WaitMode.SPIN));
+            client = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+                    .sharedMemory(true).waitMode(WaitMode.SPIN));
+            if (!client.sharedMemory()) throw new IllegalStateException("the server gave no channel");
+            arena = Arena.ofConfined();
+            body = arena.allocate(payload);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws IOException {
+            client.close();
+            server.close();
+            arena.close();
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    @Benchmark
+    public long ring(Ring s) throws ErrnoException {
+        s.ring.put(s.message, 0, s.payload);
+        s.ring.publish();
+        return s.ring.take(s.into, 0, s.payload);
+    }
+
+    @Benchmark
+    public long channelCall(Channel s) throws IOException {
+        Response r = s.client.call(GroutApi.PING, s.body, 0, s.payload);
+        return r.length();
+    }
+}
