@@ -39,7 +39,7 @@ import java.util.function.Supplier;
  * last finish, and the client side's syscalls and CPU: library counts from {@link Counts} (the one
  * client's, whichever caller made them) or else the peers' sum, plus the JVM poller's epoll_wait
  * calls. CPU is summed over every thread of this JVM but the ones named not to be the client (an
- * in-process server's loops and channels). Kernel counts of the library's kinds are summed over the
+ * in-process server's loops). Kernel counts of the library's kinds are summed over the
  * threads that can make the library's calls: the platform callers, the virtual-thread carriers
  * ({@code ForkJoinPool-*}), the JVM's poller and the client's own thread
  * ({@code sysframe-client(<socket>)}; a virtual caller runs on whichever carrier; one client's sends

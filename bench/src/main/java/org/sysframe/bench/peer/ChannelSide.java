@@ -35,7 +35,7 @@ import java.util.TreeSet;
  * schedstat lags by up to a scheduler tick, longer than a short round.
  */
 public final class ChannelSide implements ServerSample.Source {
-    /** The kinds the channel's thread is counted for: the library's and futex (its wait's own call). */
+    /** The kinds the loop serving a channel is counted for: the library's and futex (its wake-ups of the client). */
     static final Set<SyscallKind> KINDS;
 
     static {

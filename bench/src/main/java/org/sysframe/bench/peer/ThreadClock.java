@@ -13,7 +13,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * The on-CPU time of a thread of this process, exact to the call: {@code clock_gettime} on its
  * thread CPU clock, which brings a thread running on another CPU up to date first. {@code
- * /proc/TID/schedstat} does not: for a thread that never leaves its CPU (a channel thread spinning) it
+ * /proc/TID/schedstat} does not: for a thread that never leaves its CPU (a loop spinning for a channel) it
  * only advances at scheduler ticks, so a run shorter than a few ticks reads 0 there.
  */
 final class ThreadClock {

@@ -38,7 +38,7 @@ import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
  * The concurrency table: 1, 8 and 64 callers at once, each calling one 32 B ping at a time, against
  * one epoll server of this JVM. Rows: the callers on one {@link GroutClient} (platform and virtual
  * threads), and at 64 virtual callers also one client on io_uring (same server) and one over a
- * shared-memory channel (a server of its own, whose channel's thread is the server side); a
+ * shared-memory channel (a server of its own, whose loop serving the channel is the server side); a
  * GroutClient per caller (platform and virtual); a JDK SocketChannel per virtual thread; N lean C
  * clients, a process each. Then the one-per-read rows, against a server of their own that answers one
  * request per socket read ({@code requestsPerRead(1)}, as Grout's api.c): 64 virtual callers (8 too
@@ -46,7 +46,7 @@ import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
  * the C load generator with one GR_PING in flight on each of its 4 connections (and on 1 with
  * {@code --full}); each sysframe row counts its calls that timed out (the table's note; a timed-out
  * call ends the table with its error, naming the row). Client syscalls and CPU are summed over every
- * thread of this JVM but the servers' loops and channels (a virtual caller runs on any carrier; one
+ * thread of this JVM but the servers' loops (a virtual caller runs on any carrier; one
  * client's calls are made by whichever caller does its I/O, its own thread and the JVM's poller), or
  * over the C processes. Ratios against one GroutClient on one platform thread.
  */
@@ -206,8 +206,8 @@ public final class ConcurrencyTable implements Table {
             for (GroutServer s : List.of(server, shmServer, onePerReadServer)) {
                 for (int i = 0; i < s.loopCount(); i++) loops.add(s.loopThreadId(i));
             }
-            // The servers' threads of this JVM: their loops, and the channel's thread once the shm row's client opened
-            // it.
+            // The servers' threads of this JVM: their loops, the shm row's server's among them once its client opened
+            // the channel.
             Supplier<Set<Integer>> notClient = () -> {
                 Set<Integer> out = new HashSet<>(loops);
                 out.addAll(channel.threadIds());
@@ -247,7 +247,7 @@ public final class ConcurrencyTable implements Table {
                             CallersProbe s = oneClientProbe(oneClientShm(n), n, true, shm, channel, notClient, open);
                             cells.add(new Cell(oneClientShm(n), PAYLOAD, callers
                                     + "a server's shared-memory channel (server figures: the"
-                                    + " channel's thread); one GroutClient over it, virtual threads, " + p.framing(),
+                                    + " loop serving it); one GroutClient over it, virtual threads, " + p.framing(),
                                             calls * FAST_ROWS_LONGER,
                                     calls / 4, s));
                         }
@@ -312,13 +312,14 @@ public final class ConcurrencyTable implements Table {
                 }
                 if (!cPeer) notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds "
                         + "it)");
-                notes.add("client syscalls and CPU: every thread of this JVM but the servers' loops and channel (JIT "
+                notes.add("client syscalls and CPU: every thread of this JVM but the servers' loops (JIT "
                         + "and GC included), or the"
                         + " C processes; C lean rows measure no latency (p50/p99 read -); jdk rows: the kernel's count "
                                 + "of every kind, read and"
                         + " write included; the JVM poller's epoll_ctl calls are not a counted kind; "
                                 + oneClientShm(OTHER_TRANSPORTS_CALLERS)
-                        + ": the server side is the channel's thread, and the kernel counts futex too (the carriers' "
+                        + ": the server side is the loop serving the channel, and the kernel counts futex too (the "
+                        + "carriers' "
                                 + "own parking in it)");
                 List<Measurement> runs;
                 try {

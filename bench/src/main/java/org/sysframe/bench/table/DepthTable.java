@@ -119,7 +119,7 @@ public final class DepthTable implements Table {
                     cells.add(new Cell(name(depth), payload, "sysframe client, " + t.peer().framing(), calls, calls / 4,
                             new ClientThreadsProbe(List.of(t), side)));
                     // The same depth over a shared-memory channel, on a server of its own, so that the
-                    // server figures are those of the cell's one channel thread (which blocks as the loop does).
+                    // server figures are those of the loop serving the cell's one channel.
                     String shmSocket = f.socket("depth-shm-" + depth + "-" + payload);
                     GroutServer shmServer = f.server(p.server(shmSocket).sharedMemory(true).cpus(PeerTable.SERVER_CPU));
                     PeerThread shm = f.peer(depth == 1 ? new SysframePeer(SHM_PREFIX + name(depth),
@@ -129,7 +129,7 @@ public final class DepthTable implements Table {
                                     shmSocket);
                     cells.add(new Cell(SHM_PREFIX + name(depth), payload,
                             "sysframe client over a shared-memory channel, " + shm.peer().framing()
-                            + " (server figures: the channel's thread)", calls, calls / 4,
+                            + " (server figures: the loop serving the channel)", calls, calls / 4,
                                     new ClientThreadsProbe(List.of(shm), new ChannelSide(shmServer))));
                     if (!cPeer) continue;
                     CPeer c = new CPeer("c-depth-" + depth, "sendmsg",
@@ -157,9 +157,9 @@ public final class DepthTable implements Table {
 
     /**
      * The spinning pair at {@link #SPINNING_DEPTH}: the socket row on a server whose loop waits
-     * {@link #SPINNING_WAIT}, the channel's on a server whose channel thread does (its loop blocks: it
-     * only watches the socket then); both clients wait so too, and refill a whole window, as the rows
-     * above.
+     * {@link #SPINNING_WAIT}, the channel's on a server whose channel does (its loop blocks by itself and
+     * waits as its channel while it serves it); both clients wait so too, and refill a whole window, as
+     * the rows above.
      */
     private static void addSpinningPair(BenchFixture f, Pairing p, int payload, boolean quick,
             List<Cell> cells) throws IOException {
@@ -182,7 +182,7 @@ public final class DepthTable implements Table {
                 shmSocket);
         cells.add(new Cell(SHM_PREFIX + spinning(depth), payload, "sysframe client over a shared-memory channel, "
                 + shm.peer().framing()
-                + ", client and channel thread wait " + SPINNING_WAIT + " (server figures: the channel's thread)",
+                + ", client and channel wait " + SPINNING_WAIT + " (server figures: the loop serving the channel)",
                         calls, calls / 4,
                 new ClientThreadsProbe(List.of(shm), new ChannelSide(shmServer))));
     }

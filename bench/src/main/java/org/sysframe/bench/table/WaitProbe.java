@@ -21,7 +21,7 @@ import java.util.List;
  * (or, with a {@link CPeer}, the C client) in its own. A server whose loop sleeps when idle is started
  * once and kept; one that spins is started for each run and stopped after it, so that it burns no CPU
  * while other cells are measured (its kernel counts are not read: see {@link ServerSample#take}). A
- * server offering shared-memory channels is measured by its channel's thread ({@link ChannelSide}).
+ * server offering shared-memory channels is measured by the loop serving its channel ({@link ChannelSide}).
  * Either client is kept across runs (the C client's process as the sysframe client's thread) and
  * connects anew to a server started anew.
  */
@@ -31,7 +31,7 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
     private final String socket;
     private final SysframePeer sysframe;
     private final CPeer.Runner c; // its processes kept across runs, reconnected to a server started anew
-    private final boolean channel; // a shared-memory server: its side is the channel's thread
+    private final boolean channel; // a shared-memory server: its side is the loop serving the channel
     private PeerThread client;
     private GroutServer server;
 

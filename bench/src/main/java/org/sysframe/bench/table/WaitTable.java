@@ -171,8 +171,8 @@ public final class WaitTable implements Table {
                     cells.add(new Cell(name(s.client, s.server, s.sameCore), payload, where + " (" + p.framing() + ")",
                             calls, calls / 4, mine));
                     if (hasShmRow(s)) {
-                        // The channel's thread waits as the server cell says, on the loop's CPU; the loop itself
-                        // blocks.
+                        // The channel waits as the server cell says; the loop blocks by itself, and waits as
+                        // its channel while it serves it.
                         ServerOptions shmServer = p.server("").sharedMemory(true)
                                 .sharedMemoryWaitMode(WaitMode.parse(s.server))
                                 .waitMode(WaitMode.BLOCK).cpus(0);
@@ -182,9 +182,9 @@ public final class WaitTable implements Table {
                         probes.add(shm);
                         cells.add(new Cell(SHM_PREFIX + name(s.client, s.server, s.sameCore), payload, "client wait "
                                 + s.client + " on CPU "
-                                + clientCpu(s) + ", channel thread wait " + s.server
-                                        + " on CPU 0 (shared-memory channel; server figures: the"
-                                + " channel's thread)", shmCalls(s, calls, quick), shmWarmUp(s, calls), shm));
+                                + clientCpu(s) + ", channel wait " + s.server
+                                        + ", its loop on CPU 0 (shared-memory channel; server figures: the"
+                                + " loop serving it)", shmCalls(s, calls, quick), shmWarmUp(s, calls), shm));
                         if (s.client.equals("spin") && s.server.equals("spin")) {
                             if (CShmPingPong.available()) {
                                 CShmPingPong limit = new CShmPingPong(clientCpu(s), 0);

@@ -137,7 +137,7 @@ class SharedMemoryChannelTest {
         // One request whose handler writes 5,000 items (24 bytes each, 120,000 bytes) in one turn into a
         // ring of 4,096: what a turn writes is published at its end (at once when the ring is full), the
         // rest waits in the connection's queue and follows as the client makes room, in order, none lost.
-        // Every wait mode of the channel's thread.
+        // Every wait mode of the channel (its loop waits so).
         for (WaitMode mode : new WaitMode[] {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.parse("spin:50us")}) {
             String path = dir.resolve("small-" + mode.toString().replace(':', '-') + ".sock").toString();
             try (GroutServer s = GroutServer.start(server(path).sharedMemoryRing(4096).sharedMemoryWaitMode(mode));

@@ -78,7 +78,7 @@ class SharedMemoryCountsTest {
             ServerLoop<?> channel = ShmServer.channels().getFirst();
             MemorySegment payload = a.allocate(PAYLOAD);
             for (int i = 0; i < PAYLOAD; i++) payload.set(JAVA_BYTE, i, (byte) (i * 7));
-            // the channel's thread is up and warm
+            // the loop serving the channel is up and warm
             for (int i = 0; i < 200; i++) c.call(GroutApi.PING, payload, 0, PAYLOAD);
             try (KernelSyscallCounter ck = KernelSyscallCounter.forThread(Self.tid(), KINDS);
                  KernelSyscallCounter sk = KernelSyscallCounter.forThread(channel.threadId(), KINDS)) {
@@ -93,7 +93,7 @@ class SharedMemoryCountsTest {
                 }
                 SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
                 long elapsed = System.nanoTime() - t0;
-                // The channel's thread wakes the client before it sleeps again: sampled once it does.
+                // The loop wakes the client before it sleeps again: sampled once it does.
                 SyscallCounts[] s1 = serverSample(channel, sk, mode);
                 SyscallCounts sl1 = s1[0], sk1 = s1[1];
                 // A spinning loop's epoll_wait(0) calls made while the kernel's count was read: the kernel's

@@ -287,7 +287,7 @@ class SharedMemoryHostilePeerTest {
             // A pipeline sends without waiting for answers: each flush is one send of one request.
             try (Pipeline pl = c.pipeline(PipelineOptions.window(128))) {
                 pl.queue(stuck, MemorySegment.NULL, 0, 0);
-                pl.flush(); // the channel's thread now waits in the handler
+                pl.flush(); // the loop serving the channel now waits in the handler
                 e = assertThrows(ErrnoException.class, () -> {
                     for (int i = 0; i < 100; i++) {
                         pl.queue(GroutApi.PING, p, 0, p.byteSize());
