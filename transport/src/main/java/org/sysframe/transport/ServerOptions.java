@@ -292,8 +292,7 @@ public final class ServerOptions {
      * Offers shared-memory channels (off by default): a sysframe client that asks for one after
      * GR_HELLO gets a sealed memfd holding two rings of ringBytes each (a power of two from 4 KiB to
      * 64 MiB; {@code true} alone: 512 KiB), served by the loop of the client's socket beside its
-     * sockets (no thread per channel); see docs/shared-memory.md. Epoll backend only: with io_uring the
-     * request is answered ENOTSUP and the client stays on the socket.
+     * sockets (no thread per channel), on either backend; see docs/shared-memory.md.
      */
     public ServerOptions sharedMemory(boolean on) {
         this.sharedMemoryRing = on ? ShmSegment.DEFAULT_CAPACITY : 0;

@@ -86,8 +86,7 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--transport", description =
             "socket | shm: shm also offers sysframe clients a shared-memory channel, served by the loop of its"
             + " socket and waiting as --wait says; the loops then block by themselves, and a loop serving a"
-            + " spinning channel spins (epoll backend only: refused with --backend io_uring;"
-            + " default: ${DEFAULT-VALUE})")
+            + " spinning channel spins, on either backend (default: ${DEFAULT-VALUE})")
     String transport = "socket";
 
     @Option(names = "--allow-any-uid", description =
@@ -238,12 +237,8 @@ final class ServeCommand implements Callable<Integer> {
         OptionValues.parse("--requests-per-read", String.valueOf(requestsPerRead),
                 v -> o.requestsPerRead(requestsPerRead));
         if (OptionValues.sharedMemory(transport)) {
-            if (o.freeze().backend() == Backend.IO_URING) {
-                throw new IllegalArgumentException("--transport shm and --backend io_uring: shared memory is served on "
-                        + "the epoll backend only"
-                        + " (io_uring answers a client's request for it ENOTSUP): leave out --backend io_uring");
-            }
-            // The channels wait as --wait says; the loops then only accept and watch the sockets: they block.
+            // The channels wait as --wait says; the loops block by themselves, and wait as their channels while they
+            // serve them.
             o.sharedMemory(true).sharedMemoryWaitMode(o.freeze().waitMode()).waitMode(WaitMode.BLOCK);
         }
         o.requestTimeout(duration("--request-timeout", requestTimeout, false))
@@ -279,10 +274,6 @@ final class ServeCommand implements Callable<Integer> {
         for (int i = 0; i < server.loopCount(); i++) tids.append(i == 0 ? "" : ", ").append(server.loopThreadId(i));
         System.out.println("serving " + server.config() + " (loop thread" + (server.loopCount() > 1 ? "s " : " ")
                 + tids + "); SIGINT or SIGTERM stops");
-        if (transport.equals("shm") && server.backend() == Backend.IO_URING) {
-            System.err.println("shared memory is off: --backend auto chose io_uring, which does not serve it "
-                    + "(--backend epoll does)");
-        }
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

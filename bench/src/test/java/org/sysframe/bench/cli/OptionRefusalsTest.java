@@ -83,15 +83,6 @@ class OptionRefusalsTest {
     }
 
     @Test
-    void sharedMemoryOnIoUringIsRefusedByServe() {
-        assertEquals("sysframe serve: --transport shm and --backend io_uring: shared memory is served on the epoll "
-                + "backend only"
-                        + " (io_uring answers a client's request for it ENOTSUP): leave out --backend io_uring",
-                refused("serve", "-s", dir.resolve("s.sock").toString(), "--transport", "shm", "--backend",
-                        "io_uring"));
-    }
-
-    @Test
     void resultsRefusesATableJsonInOneLine() throws Exception {
         ResultFiles.writeAll(ReportsTest.known(), dir);
         Path table = dir.resolve("results.json");

@@ -2,6 +2,8 @@ package org.sysframe.transport.shm;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.Event;
 import org.sysframe.transport.GroutClient;
@@ -19,11 +21,13 @@ import org.sysframe.transport.internal.shm.ShmServer;
 import org.sysframe.testsupport.Awaits;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -37,8 +41,16 @@ class SharedMemoryChannelTest {
 
     @TempDir Path dir;
 
-    ServerOptions server(String path) {
-        return ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true)
+    /** The server backends a channel is served on: epoll, and io_uring where this kernel has it. */
+    static List<Backend> serverBackends() {
+        return UringSupport.unavailableReason() == null ? List.of(Backend.EPOLL, Backend.IO_URING)
+                : List.of(Backend.EPOLL);
+    }
+
+    ServerOptions server(String path) { return server(path, Backend.EPOLL); }
+
+    ServerOptions server(String path, Backend backend) {
+        return ServerOptions.defaults().socketPath(path).backend(backend).sharedMemory(true)
                 .handle(STREAM, 4, (req, reply) -> {
                     int n = req.buffer().get(JAVA_INT_UNALIGNED, req.offset());
                     MemorySegment item = Arena.ofAuto().allocate(8);
@@ -54,8 +66,9 @@ class SharedMemoryChannelTest {
         return ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true).waitMode(mode);
     }
 
-    @Test
-    void pingsGoOverTheChannelInEveryWaitModeOfEitherSide() throws Exception {
+    @ParameterizedTest
+    @MethodSource("serverBackends")
+    void pingsGoOverTheChannelInEveryWaitModeOfEitherSide(Backend backend) throws Exception {
         // A side that never sleeps (spin, yield) is published to with no fence and no wake; one that may sleep is
         // woken: every pairing of a sleeping and a never-sleeping side must go on, none waiting for a wake that does
         // not come.
@@ -63,10 +76,11 @@ class SharedMemoryChannelTest {
                 WaitMode.YIELD};
         for (WaitMode serverMode : new WaitMode[] {WaitMode.BLOCK, WaitMode.SPIN}) {
             String path = dir.resolve("shm-" + serverMode.toString().replace(':', '-') + ".sock").toString();
-            try (GroutServer s = GroutServer.start(server(path).sharedMemoryWaitMode(serverMode))) {
+            try (GroutServer s = GroutServer.start(server(path, backend).sharedMemoryWaitMode(serverMode))) {
+                assertEquals(backend, s.backend());
                 for (WaitMode mode : modes) {
                     try (GroutClient c = GroutClient.connect(client(path, mode))) {
-                        assertTrue(c.sharedMemory(), mode + " client, " + serverMode + " server");
+                        assertTrue(c.sharedMemory(), mode + " client, " + serverMode + " server on " + backend);
                         for (int i = 0; i < 500; i++) Pings.ping(c, i, i % 3 == 0 ? 0 : 1 + (i * 37) % 2000);
                         Pings.ping(c, 7, GroutApi.MAX_MSG_LEN); // larger than nothing, smaller than the ring
                     }
@@ -109,21 +123,25 @@ class SharedMemoryChannelTest {
         }
     }
 
-    @Test
-    void aSpinningChannelMakesItsBlockingLoopSpinWhileItIsOpenAndTheLoopSleepsOnceItClosed() throws Exception {
+    @ParameterizedTest
+    @MethodSource("serverBackends")
+    void aSpinningChannelMakesItsBlockingLoopSpinWhileItIsOpenAndTheLoopSleepsOnceItClosed(Backend backend)
+            throws Exception {
         String path = dir.resolve("eager.sock").toString();
-        try (GroutServer s = GroutServer.start(server(path).loops(1).waitMode(WaitMode.BLOCK)
+        // Its look at its sockets: epoll_wait(0), or io_uring_enter for the completions its ring defers.
+        SyscallKind look = backend == Backend.EPOLL ? SyscallKind.EPOLL_WAIT : SyscallKind.IO_URING_ENTER;
+        try (GroutServer s = GroutServer.start(server(path, backend).loops(1).waitMode(WaitMode.BLOCK)
                 .sharedMemoryWaitMode(WaitMode.SPIN))) {
             int loop = s.loopThreadId(0);
             ThreadSyscall.awaitParked(loop, Duration.ofSeconds(10)); // no channel: the loop sleeps
-            long before = s.loopCounters(0).get(SyscallKind.EPOLL_WAIT);
+            long before = s.loopCounters(0).get(look);
             try (GroutClient c = GroutClient.connect(client(path, WaitMode.SPIN))) {
                 assertTrue(c.sharedMemory());
                 Pings.ping(c, 1, 100);
-                // Idle, the loop still looks at its sockets now and then (epoll_wait(0), at most every 20 us)
-                // while it spins for the channel: its count goes on growing, with no call made.
-                long open = s.loopCounters(0).get(SyscallKind.EPOLL_WAIT);
-                Awaits.awaitUntil(() -> s.loopCounters(0).get(SyscallKind.EPOLL_WAIT) > open + 10,
+                // Idle, the loop still looks at its sockets now and then (at most every 20 us) while it
+                // spins for the channel: its count goes on growing, with no call made.
+                long open = s.loopCounters(0).get(look);
+                Awaits.awaitUntil(() -> s.loopCounters(0).get(look) > open + 10,
                         Duration.ofSeconds(20), () -> "the loop serving a spinning channel looks at its sockets");
                 assertTrue(open > before);
             }

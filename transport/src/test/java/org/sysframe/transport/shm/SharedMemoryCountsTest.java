@@ -20,6 +20,7 @@ import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
+import org.sysframe.unix.uring.UringSupport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -32,6 +33,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Syscalls per call over a shared-memory channel, client and the server's loop that serves it, each
@@ -66,10 +68,17 @@ class SharedMemoryCountsTest {
 
     record Run(Cost client, Cost server, long elapsedNanos) {}
 
-    Run run(WaitMode mode) throws Exception {
+    Run run(WaitMode mode) throws Exception { return run(mode, Backend.EPOLL); }
+
+    /** What a loop of backend waits in (and a spinning one looks at its sockets with). */
+    static SyscallKind waitKind(Backend backend) {
+        return backend == Backend.EPOLL ? SyscallKind.EPOLL_WAIT : SyscallKind.IO_URING_ENTER;
+    }
+
+    Run run(WaitMode mode, Backend backend) throws Exception {
         String path = dir.resolve("counts.sock").toString();
         // The loop blocks by itself, and waits as its channel asks while it serves one.
-        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL)
+        try (GroutServer s = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(backend)
                 .sharedMemory(true).waitMode(WaitMode.BLOCK).sharedMemoryWaitMode(mode));
              GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
                      .sharedMemory(true).waitMode(mode));
@@ -83,7 +92,7 @@ class SharedMemoryCountsTest {
             try (KernelSyscallCounter ck = KernelSyscallCounter.forThread(Self.tid(), KINDS);
                  KernelSyscallCounter sk = KernelSyscallCounter.forThread(channel.threadId(), KINDS)) {
                 SyscallCounts cl0 = c.counters().snapshot(), ck0 = ck.read();
-                SyscallCounts[] s0 = serverSample(channel, sk, mode);
+                SyscallCounts[] s0 = serverSample(channel, sk, mode, backend);
                 SyscallCounts sl0 = s0[0], sk0 = s0[1];
                 long t0 = System.nanoTime();
                 for (int i = 0; i < CALLS; i++) {
@@ -94,25 +103,26 @@ class SharedMemoryCountsTest {
                 SyscallCounts cl1 = c.counters().snapshot(), ck1 = ck.read();
                 long elapsed = System.nanoTime() - t0;
                 // The loop wakes the client before it sleeps again: sampled once it does.
-                SyscallCounts[] s1 = serverSample(channel, sk, mode);
+                SyscallCounts[] s1 = serverSample(channel, sk, mode, backend);
                 SyscallCounts sl1 = s1[0], sk1 = s1[1];
-                // A spinning loop's epoll_wait(0) calls made while the kernel's count was read: the kernel's
+                SyscallKind look = waitKind(backend);
+                // A spinning loop's looks at its sockets made while the kernel's count was read: the kernel's
                 // count of the run lies between the library's counts of the shortest and the longest window,
                 // give or take the one call that may be under way at each reading (entered: the kernel
                 // counted it; not yet returned: the library did not), and is taken as the library's then.
-                long kernelWaits = sk1.minus(sk0).get(SyscallKind.EPOLL_WAIT);
-                long least = s1[0].minus(s0[2]).get(SyscallKind.EPOLL_WAIT) - 1;
-                long most = s1[2].minus(s0[0]).get(SyscallKind.EPOLL_WAIT) + 1;
-                assertTrue(kernelWaits >= least && kernelWaits <= most, "server epoll_wait: the kernel's " + kernelWaits
-                        + ", the library's " + least + " to " + most);
-                long over = kernelWaits - sl1.minus(sl0).get(SyscallKind.EPOLL_WAIT);
-                sk1 = over >= 0 ? sk1.minus(SyscallCounts.builder().epollWait(over).build())
-                        : sk1.plus(SyscallCounts.builder().epollWait(-over).build());
+                long kernelWaits = sk1.minus(sk0).get(look);
+                long least = s1[0].minus(s0[2]).get(look) - 1;
+                long most = s1[2].minus(s0[0]).get(look) + 1;
+                assertTrue(kernelWaits >= least && kernelWaits <= most, "server " + look.kernelName()
+                        + ": the kernel's " + kernelWaits + ", the library's " + least + " to " + most);
+                long over = kernelWaits - sl1.minus(sl0).get(look);
+                sk1 = over >= 0 ? sk1.minus(SyscallCounts.builder().count(look, over).build())
+                        : sk1.plus(SyscallCounts.builder().count(look, -over).build());
                 Run run = new Run(new Cost(cl1.minus(cl0), ck1.minus(ck0)), new Cost(sl1.minus(sl0), sk1.minus(sk0)),
                         elapsed);
-                System.out.printf("shared memory, %s, %d x %d B: client library %s kernel %s | server library %s "
-                        + "kernel %s%n",
-                        mode, CALLS, PAYLOAD, run.client.library, run.client.kernel, run.server.library,
+                System.out.printf("shared memory, %s, %s server, %d x %d B: client library %s kernel %s | server "
+                        + "library %s kernel %s%n",
+                        mode, backend, CALLS, PAYLOAD, run.client.library, run.client.kernel, run.server.library,
                                 run.server.kernel);
                 assertLibraryIsKernel("client", run.client);
                 assertLibraryIsKernel("server", run.server); // a spinning loop's epoll_wait checked at each sample
@@ -121,18 +131,21 @@ class SharedMemoryCountsTest {
         }
     }
 
-    /** x86-64's epoll_wait syscall number, as /proc/TID/syscall shows it. */
+    /** x86-64's epoll_wait and io_uring_enter syscall numbers, as /proc/TID/syscall shows them. */
     static final int NR_EPOLL_WAIT = 232;
+    static final int NR_IO_URING_ENTER = 426;
 
     /**
      * The serving loop's library and kernel counts at one instant. One that sleeps is read while it is
-     * parked in epoll_wait, its library count the same before and after the kernel's read: the kernel
-     * counts a call when it is entered, the library when it returns, so at such an instant the kernel has
-     * exactly one more at both ends of a run. Returns the library's count, the kernel's, and the
-     * library's after the kernel's read (the same for one that sleeps).
+     * parked in its wait (epoll_wait, io_uring_enter), its library count the same before and after the
+     * kernel's read: the kernel counts a call when it is entered, the library when it returns, so at such
+     * an instant the kernel has exactly one more at both ends of a run. Returns the library's count, the
+     * kernel's, and the library's after the kernel's read (the same for one that sleeps).
      */
-    static SyscallCounts[] serverSample(ServerLoop<?> channel, KernelSyscallCounter k, WaitMode mode) throws Exception {
+    static SyscallCounts[] serverSample(ServerLoop<?> channel, KernelSyscallCounter k, WaitMode mode, Backend backend)
+            throws Exception {
         int tid = channel.threadId();
+        int parkedIn = backend == Backend.EPOLL ? NR_EPOLL_WAIT : NR_IO_URING_ENTER;
         long until = System.nanoTime() + 10_000_000_000L;
         while (true) {
             if (!mode.blocks()) {
@@ -141,14 +154,14 @@ class SharedMemoryCountsTest {
                 SyscallCounts before = channel.counters().snapshot(), kernel = k.read();
                 return new SyscallCounts[] {before, kernel, channel.counters().snapshot()};
             }
-            if (ThreadSyscall.current(tid) == NR_EPOLL_WAIT) {
+            if (ThreadSyscall.current(tid) == parkedIn) {
                 SyscallCounts lib = channel.counters().snapshot(), kernel = k.read();
-                if (ThreadSyscall.current(tid) == NR_EPOLL_WAIT && channel.counters().snapshot().equals(lib)) {
+                if (ThreadSyscall.current(tid) == parkedIn && channel.counters().snapshot().equals(lib)) {
                     return new SyscallCounts[] {lib, kernel, lib};
                 }
             }
             if (System.nanoTime() - until > 0) throw new AssertionError("the serving loop's thread " + tid
-                    + " is not parked in epoll_wait after 10 s");
+                    + " is not parked in its wait after 10 s");
             Thread.sleep(1);
         }
     }
@@ -198,6 +211,32 @@ class SharedMemoryCountsTest {
         assertEquals(sleeps + wakes, r.server.library.total(), "nothing but epoll_wait and futex: " + r.server.library);
         assertTrue(wakes <= CALLS, "server futex wakes: " + wakes);
         assertTrue(sleeps + wakes >= CALLS && sleeps + wakes <= 2L * CALLS + 5, "server calls: " + (sleeps + wakes));
+    }
+
+    @Test
+    void onIoUringTheLoopSleepsInIoUringEnterAndWakesTheClientWithAFutexWake() throws Exception {
+        assumeTrue(UringSupport.unavailableReason() == null, "io_uring unavailable");
+        Run r = run(WaitMode.BLOCK, Backend.IO_URING);
+        long enters = r.server.library.get(SyscallKind.IO_URING_ENTER);
+        long wakes = r.server.library.get(SyscallKind.FUTEX);
+        assertEquals(enters + wakes, r.server.library.total(), "nothing but io_uring_enter and futex: "
+                + r.server.library);
+        assertTrue(wakes <= CALLS, "server futex wakes: " + wakes);
+        assertTrue(enters + wakes >= CALLS && enters + wakes <= 2L * CALLS + 5, "server calls: " + (enters + wakes));
+        long writes = r.client.library.get(SyscallKind.WRITE);
+        assertTrue(writes <= CALLS, "client eventfd writes: " + writes);
+    }
+
+    @Test
+    void onIoUringASpinningLoopEntersTheKernelOnlyForItsSocketsAtMostEvery20Us() throws Exception {
+        assumeTrue(UringSupport.unavailableReason() == null, "io_uring unavailable");
+        Run r = run(WaitMode.SPIN, Backend.IO_URING);
+        long peeks = r.client.library.get(SyscallKind.RECVFROM);
+        assertEquals(SyscallCounts.builder().recvfrom(peeks).build(), r.client.library);
+        long enters = r.server.library.get(SyscallKind.IO_URING_ENTER);
+        assertEquals(SyscallCounts.builder().ioUringEnter(enters).build(), r.server.library);
+        assertTrue(enters <= r.elapsedNanos / 20_000 + 2, enters + " io_uring_enter in " + r.elapsedNanos / 1000
+                + " us");
     }
 
     @Test

@@ -2,6 +2,8 @@ package org.sysframe.transport.shm;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.sysframe.testsupport.Awaits;
 import org.sysframe.testsupport.ProcessProbe;
 import org.sysframe.transport.Backend;
@@ -50,10 +52,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SharedMemoryHostilePeerTest {
     @TempDir Path dir;
 
-    GroutServer start(String path, int ring) throws Exception {
+    GroutServer start(String path, int ring) throws Exception { return start(path, ring, Backend.EPOLL); }
+
+    GroutServer start(String path, int ring, Backend backend) throws Exception {
         // One loop: every channel and socket of a test on it. Caps well above what these tests hold at once
         // (the caps have tests of their own).
-        return GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).loops(1)
+        return GroutServer.start(ServerOptions.defaults().socketPath(path).backend(backend).loops(1)
                 .sharedMemoryRing(ring).sharedMemoryChannels(64).sharedMemoryChannelsPerUid(64));
     }
 
@@ -124,10 +128,11 @@ class SharedMemoryHostilePeerTest {
         }
     }
 
-    @Test
-    void aBadIndexOnALoopServingSeveralChannelsAndASocketClosesThatChannelOnly() throws Exception {
+    @ParameterizedTest
+    @MethodSource("org.sysframe.transport.shm.SharedMemoryChannelTest#serverBackends")
+    void aBadIndexOnALoopServingSeveralChannelsAndASocketClosesThatChannelOnly(Backend backend) throws Exception {
         String path = dir.resolve("shared-loop.sock").toString();
-        try (ServerLogs logs = new ServerLogs(); GroutServer s = start(path, 4096);
+        try (ServerLogs logs = new ServerLogs(); GroutServer s = start(path, 4096, backend);
              GroutClient a = good(path); GroutClient b = good(path); GroutClient sock = overSocket(path);
              RawChannel raw = RawChannel.open(path)) {
             assertEquals(1, s.loopCount());
@@ -227,10 +232,11 @@ class SharedMemoryHostilePeerTest {
         }
     }
 
-    @Test
-    void aThousandChannelsDroppedMidMessageGiveEveryDescriptorAndMappingBack() throws Exception {
+    @ParameterizedTest
+    @MethodSource("org.sysframe.transport.shm.SharedMemoryChannelTest#serverBackends")
+    void aThousandChannelsDroppedMidMessageGiveEveryDescriptorAndMappingBack(Backend backend) throws Exception {
         String path = dir.resolve("churn.sock").toString();
-        try (GroutServer s = start(path, 4096); Arena a = Arena.ofConfined()) {
+        try (GroutServer s = start(path, 4096, backend); Arena a = Arena.ofConfined()) {
             // One first: the server's threads and classes are up before the baseline.
             RawChannel.open(path).close();
             Awaits.awaitEquals(0, () -> ShmServer.channels().size(), Duration.ofSeconds(20), "channels open");

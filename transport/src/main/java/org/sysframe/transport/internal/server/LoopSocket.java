@@ -14,6 +14,10 @@ public interface LoopSocket extends Outlet {
     /** Ties the socket to its connection, once, before the driver registers it. */
     void attach(ServerConnection c);
 
-    /** The connection's socket when this driver lets it be used directly (epoll's), else null. */
+    /**
+     * The connection's socket, for the one write made beside the driver's own (SHM_OPEN's answer with
+     * its descriptors, once every answer before it left: no send of the driver's is under way then), or
+     * null when the connection has none (a shared-memory channel's).
+     */
     default UnixSocket unixSocket() { return null; }
 }

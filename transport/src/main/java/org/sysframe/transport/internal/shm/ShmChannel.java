@@ -25,13 +25,14 @@ import java.lang.foreign.MemorySegment;
  * same routes, handlers, limits, subscriptions and events), whose bytes come from the request ring and
  * whose answers and events go into the answer ring.
  *
- * <p>The loop looks at the rings in its turns with no syscall. Before it sleeps in its epoll set it
- * says so in the ring's sleeping word; the client, when it published and sees the word, writes the
- * channel's eventfd, which the loop's set watches edge-triggered (every write an event, the eventfd
- * never read). The client sleeps on a futex word, which the loop wakes after it published.
+ * <p>The loop looks at the rings in its turns with no syscall. Before it sleeps in its wait
+ * (epoll_wait, io_uring_enter) it says so in the ring's sleeping word; the client, when it published
+ * and sees the word, writes the channel's eventfd, which the loop watches edge-triggered (every write
+ * an event, the eventfd never read). The client sleeps on a futex word, which the loop wakes after it
+ * published.
  *
  * <p>Why no thread per channel: a loop polls every channel it owns, as VPP's main thread polls its
- * clients' queues, so that 64 channels cost no thread at all. The price of a loop sleeping in epoll_wait
+ * clients' queues, so that 64 channels cost no thread at all. The price of a loop sleeping in its wait
  * rather than on the ring's futex is the client's wake-up, a write to an eventfd instead of a futex
  * wake: one syscall either way.
  *

@@ -68,7 +68,7 @@ public final class ShmServer {
     public static void open(ServerConnection c, ServerLoop<?> host, int id) {
         UnixSocket socket = c.socketOrNull();
         if (socket == null) {
-            // io_uring owns the socket's operations: no second writer on it.
+            // A channel's own connection: no socket to pass descriptors on.
             c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
             return;
         }
@@ -82,6 +82,7 @@ public final class ShmServer {
             return;
         }
         if (!c.allSent()) {
+            // The answer goes out on the socket directly, beside the driver: only with nothing of its under way.
             c.respond(id, Errno.EBUSY, MemorySegment.NULL, 0, 0, false);
             return;
         }

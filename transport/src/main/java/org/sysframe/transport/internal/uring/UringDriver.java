@@ -2,6 +2,7 @@ package org.sysframe.transport.internal.uring;
 
 import org.sysframe.transport.ServerConfig;
 import org.sysframe.transport.internal.io.Waiter;
+import org.sysframe.transport.internal.server.LoopChannels;
 import org.sysframe.transport.internal.server.LoopDriver;
 import org.sysframe.transport.internal.server.ServerConnection;
 import org.sysframe.transport.internal.server.ServerLoop;
@@ -17,7 +18,9 @@ import org.sysframe.unix.uring.UringCounters;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The io_uring I/O driver of one event loop. One turn is one io_uring_enter that submits every
@@ -46,6 +49,13 @@ import java.util.List;
  * by the ring's pool from an answer's queueing to its SEND's completion), and bytes held back while it
  * does not read; an idle connection holds none of them.
  *
+ * <p>Shared-memory channels: the loop looks at their rings in its turns (no syscall), and watches each
+ * channel's eventfd with a multishot POLL_ADD (edge-triggered: a completion per write of the client,
+ * the eventfd never read), which ends a sleep as a socket's completion does. A spinning loop serving
+ * channels looks at its CQ in user space, as always; one whose ring defers its task work (it blocks by
+ * itself, and spins only for a spinning channel) enters the kernel at most once per
+ * {@value #ENTER_EVERY_NANOS} ns to have its sockets' completions posted.
+ *
  * <p>Counting: the loop's {@code SyscallCounters} count every io_uring_enter (and the task queue's
  * recv); SQEs by opcode and CQEs are in {@link #uringCounters()}. A connection's own counters see no
  * enter (one enter serves every connection of the turn): the loop total is the truth.
@@ -66,6 +76,14 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
     private final boolean spins;
     private final Waiter waiter;
     private final Steps steps = new Steps();
+    private final LoopChannels channels;
+    private final ChannelSteps channelSteps = new ChannelSteps();
+    /** The user data of the POLL_ADD watching each channel's eventfd, and back (loop thread). */
+    private final Map<Integer, Long> pollOfChannel = new HashMap<>();
+    private final Map<Long, Integer> channelOfPoll = new HashMap<>();
+    private long channelPolls;
+    private int looks;      // a loop spinning for its channels: looks since it last read the clock
+    private long lastEnter; // ... and when it last entered the kernel for its sockets' completions
     /** Completions a sleep of this turn waits for: the SENDs submitted with it and one more (see await()). */
     private int waitFor = 1;
     private final List<UringSocket> writableSoon = new ArrayList<>();
@@ -86,7 +104,18 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
         this.loop = loop;
         this.waiter = new Waiter(loop.config().waitMode(), loop.counters());
         this.spins = waiter.spins();
+        this.channels = loop.channels();
     }
+
+    /**
+     * A loop whose ring defers its task work, spinning for a channel, enters the kernel for its sockets'
+     * completions at most once per so many ns.
+     */
+    static final long ENTER_EVERY_NANOS = 20_000;
+    /** A loop spinning for its channels reads the clock once per so many looks. */
+    static final int LOOKS_PER_CLOCK = 64;
+    /** A loop spinning for its channels looks this many times per turn before the turn's own work. */
+    static final int LOOKS_PER_TURN = 64;
 
     /** SQEs by opcode and CQEs of this loop's ring (any thread). */
     public UringCounters uringCounters() { return uringCounters; }
@@ -146,7 +175,37 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
         int sendsPrepared = io.takeSendsPrepared();
         int due = sendsPrepared + (io.anyWaitingForRoom() ? 0 : 1);
         waitFor = spins ? 1 : Math.max(1, Math.min(due, uring.cqEntries()));
-        return waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound);
+        if (channels.isEmpty()) return waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound);
+        return channels.waiter().once(channelSteps, bound < 0 ? Waiter.NO_BOUND : bound, LOOKS_PER_TURN);
+    }
+
+    /** Watches a channel's eventfd: a multishot POLL_ADD, edge-triggered (the eventfd is never read). */
+    @Override
+    public void watchChannel(int fd) { armChannel(fd); }
+
+    private void armChannel(int fd) {
+        long ud = UserData.of(UserData.CHANNEL, ++channelPolls);
+        pollOfChannel.put(fd, ud);
+        channelOfPoll.put(ud, fd);
+        io.sqe().prepPollAdd(fd, Sqe.POLLIN, true).userData(ud);
+    }
+
+    /** Cancels the POLL_ADD of the channel's eventfd (the poll holds the file: its close alone would not end it). */
+    @Override
+    public void unwatchChannel(int fd) {
+        Long ud = pollOfChannel.remove(fd);
+        if (ud == null) return;
+        channelOfPoll.remove(ud);
+        io.sqe().prepCancel(ud, 0, 0).userData(UserData.of(UserData.CHANNEL_CANCEL, 0));
+    }
+
+    /** A channel's POLL_ADD ended: cancelled (its channel closed), or by itself (armed again while watched). */
+    private void channelPollEnded(long ud) {
+        io.lastCompletion();
+        Integer fd = channelOfPoll.remove(ud);
+        if (fd == null) return;
+        pollOfChannel.remove(fd);
+        if (loop.isRunning()) armChannel(fd);
     }
 
     @Override
@@ -197,6 +256,44 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
         }
     }
 
+    /**
+     * The waiter's steps while the loop serves channels: a look is the CQ's and the rings' (no syscall),
+     * and a ring that defers its task work enters the kernel at a bounded rate for its completions; a
+     * sleep first says so in each channel (its client then writes its eventfd after it published).
+     */
+    private final class ChannelSteps implements Waiter.Steps {
+        @Override
+        public int poll() throws ErrnoException {
+            if (uring.pending() > 0) {
+                uring.submit(0, 0);
+            } else if (uring.taskWorkPending()) {
+                uring.runTaskWork();
+            } else if (!spins && ++looks >= LOOKS_PER_CLOCK) {
+                looks = 0;
+                long now = System.nanoTime();
+                if (now - lastEnter >= ENTER_EVERY_NANOS) {
+                    lastEnter = now;
+                    uring.runTaskWork(); // GETEVENTS for none: posts the deferred completions, with no wait
+                }
+            }
+            int n = uring.ready();
+            return n > 0 ? n : channels.ready() ? 1 : 0;
+        }
+
+        @Override
+        public int block(long nanos) throws ErrnoException {
+            if (nanos == 0) return poll();
+            if (!channels.sleep()) return 1;
+            try {
+                uring.submit(waitFor, nanos > 0 ? nanos : waitFor > 1 ? SAFETY_NANOS : 0);
+            } finally {
+                channels.awake();
+            }
+            int n = uring.ready();
+            return n > 0 ? n : channels.ready() ? 1 : 0;
+        }
+    }
+
     private void reap() throws ErrnoException {
         for (int i = 0; i < REAP_BOUND; i++) {
             Cqe c = uring.peek();
@@ -229,7 +326,10 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
                 else if (res != -Errno.ECANCELED) loop.acceptFailed(-res);
                 if (!acceptArmed && !listenerPaused && loop.isRunning()) armAccept();
             }
-            case UserData.STOP -> io.lastCompletion();
+            case UserData.STOP, UserData.CHANNEL_CANCEL -> io.lastCompletion();
+            case UserData.CHANNEL -> {
+                if (!more) channelPollEnded(ud); // a completion with F_MORE only ended a sleep: nothing to do
+            }
             case UserData.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
             default -> {
                 UringSocket s = loop.socket(UserData.data(ud));

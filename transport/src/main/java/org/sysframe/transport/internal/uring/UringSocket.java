@@ -62,6 +62,9 @@ public final class UringSocket implements LoopSocket, Outlet.FromQueue {
     }
 
     @Override
+    public UnixSocket unixSocket() { return socket; }
+
+    @Override
     public void attach(ServerConnection c) { this.connection = c; }
 
     @Override

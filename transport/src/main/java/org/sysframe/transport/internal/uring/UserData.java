@@ -36,6 +36,10 @@ public final class UserData {
     static final int WAKE = 9;
     /** The ASYNC_CANCEL of everything at stop. */
     static final int STOP = 10;
+    /** The multishot POLL_ADD on a shared-memory channel's eventfd (data: its number among the loop's polls). */
+    static final int CHANNEL = 11;
+    /** The ASYNC_CANCEL of a channel's POLL_ADD, its channel closed. */
+    static final int CHANNEL_CANCEL = 12;
 
     /** The user_data of an operation of kind on data; fails on a kind or data out of range. */
     static long of(int kind, long data) {
