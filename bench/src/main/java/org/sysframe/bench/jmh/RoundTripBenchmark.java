@@ -15,15 +15,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.wire.GroutApi;
-import org.sysframe.transport.GroutClient;
-import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.Response;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,34 +39,27 @@ public class RoundTripBenchmark {
     @Param({"32", "1024"})
     public int payload;
 
-    private Path dir;
-    private GroutServer server;
-    private GroutClient client;
+    private InJvmPair pair;
     private Arena arena;
     private MemorySegment body;
 
     @Setup(Level.Trial)
     public void setup() throws IOException {
         Pairing p = Pairing.standard().stream().filter(x -> x.name().equals(pairing)).findFirst().orElseThrow();
-        dir = Files.createTempDirectory("sysframe-jmh");
-        String path = dir.resolve("rt.sock").toString();
-        server = GroutServer.start(p.server(path));
-        client = GroutClient.connect(p.client(path));
+        pair = InJvmPair.open(p::server, p::client);
         arena = Arena.ofConfined();
         body = arena.allocate(Math.max(1, payload));
     }
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
-        client.close();
-        server.close();
+        pair.close();
         arena.close();
-        Files.deleteIfExists(dir);
     }
 
     @Benchmark
     public long roundTrip() throws IOException {
-        Response r = client.call(GroutApi.PING, body, 0, payload);
+        Response r = pair.client.call(GroutApi.PING, body, 0, payload);
         return r.length();
     }
 }

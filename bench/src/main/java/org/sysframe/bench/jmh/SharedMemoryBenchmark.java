@@ -15,8 +15,6 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
-import org.sysframe.transport.GroutClient;
-import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.Response;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
@@ -29,8 +27,6 @@ import org.sysframe.unix.SharedMemory;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -87,31 +83,25 @@ public class SharedMemoryBenchmark {
         @Param({"32", "1024"})
         public int payload;
 
-        Path dir;
-        GroutServer server;
-        GroutClient client;
+        InJvmPair pair;
         Arena arena;
         MemorySegment body;
 
         @Setup(Level.Trial)
         public void setup() throws IOException {
-            dir = Files.createTempDirectory("sysframe-jmh");
-            String path = dir.resolve("shm.sock").toString();
-            server = GroutServer.start(ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).loops(1)
-                    .sharedMemory(true).waitMode(WaitMode.BLOCK).sharedMemoryWaitMode(WaitMode.SPIN));
-            client = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL)
-                    .sharedMemory(true).waitMode(WaitMode.SPIN));
-            if (!client.sharedMemory()) throw new IllegalStateException("the server gave no channel");
+            pair = InJvmPair.open(path -> ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).loops(1)
+                    .sharedMemory(true).waitMode(WaitMode.BLOCK).sharedMemoryWaitMode(WaitMode.SPIN),
+                    path -> ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true)
+                            .waitMode(WaitMode.SPIN));
+            if (!pair.client.sharedMemory()) throw new IllegalStateException("the server gave no channel");
             arena = Arena.ofConfined();
             body = arena.allocate(payload);
         }
 
         @TearDown(Level.Trial)
         public void tearDown() throws IOException {
-            client.close();
-            server.close();
+            pair.close();
             arena.close();
-            Files.deleteIfExists(dir);
         }
     }
 
@@ -124,7 +114,7 @@ public class SharedMemoryBenchmark {
 
     @Benchmark
     public long channelCall(Channel s) throws IOException {
-        Response r = s.client.call(GroutApi.PING, s.body, 0, s.payload);
+        Response r = s.pair.client.call(GroutApi.PING, s.body, 0, s.payload);
         return r.length();
     }
 }
