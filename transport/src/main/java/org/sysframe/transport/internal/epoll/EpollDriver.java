@@ -27,8 +27,6 @@ public final class EpollDriver implements LoopDriver<EpollSocket> {
     private final LoopChannels channels;
     private final MessageWriter.Scratch writerScratch;
     private int events;  // ready in the epoll set's last wait, for handle()
-    private int looks;      // a spinning loop's looks at its channels since it last read the clock
-    private long lastEpoll; // ... and when it last looked at its sockets
     /** The waiter's steps: epoll_wait(0) to look, epoll_wait(ms) to sleep (the bound is whole ms). */
     private final Waiter.Steps steps = new Waiter.Steps() {
         @Override
@@ -39,21 +37,13 @@ public final class EpollDriver implements LoopDriver<EpollSocket> {
     };
     /**
      * The steps of a loop with shared-memory channels: a look at the rings (no syscall), and at the
-     * sockets (epoll_wait(0)) at most once per {@value #EPOLL_EVERY_NANOS} ns, or when a task waits; the
-     * clock is read once per {@value #LOOKS_PER_CLOCK} looks. A sleep says so in each channel first (its
-     * peer then writes its eventfd after it published).
+     * sockets (epoll_wait(0)) when a task waits or at a bounded rate ({@link LoopChannels#socketsDue()}).
+     * A sleep says so in each channel first (its peer then writes its eventfd after it published).
      */
     private final Waiter.Steps channelSteps = new Waiter.Steps() {
         @Override
         public int poll() throws ErrnoException {
-            if (++looks >= LOOKS_PER_CLOCK || loop.tasks().hasQueued()) {
-                looks = 0;
-                long now = System.nanoTime();
-                if (now - lastEpoll >= EPOLL_EVERY_NANOS || loop.tasks().hasQueued()) {
-                    lastEpoll = now;
-                    if ((events = epoll.await(0)) > 0) return events;
-                }
-            }
+            if ((channels.socketsDue() || loop.tasks().hasQueued()) && (events = epoll.await(0)) > 0) return events;
             return channels.ready() ? 1 : 0;
         }
 
@@ -69,17 +59,6 @@ public final class EpollDriver implements LoopDriver<EpollSocket> {
             return events > 0 ? events : channels.ready() ? 1 : 0;
         }
     };
-
-    /**
-     * A spinning loop with channels looks at its sockets at most once per so many ns (an epoll_wait(0)
-     * costs more than a hundred looks at a ring): a socket's request waits at most that long, and a
-     * channel's call pays no syscall.
-     */
-    static final long EPOLL_EVERY_NANOS = 20_000;
-    /** A spinning loop with channels reads the clock once per so many looks at their rings. */
-    static final int LOOKS_PER_CLOCK = 64;
-    /** A spinning loop with channels looks this many times per turn before the turn's own work (timers, tasks). */
-    static final int LOOKS_PER_TURN = 64;
 
     /** The driver of loop: its epoll set is made now, counted in the loop's counters. */
     public EpollDriver(ServerLoop<EpollSocket> loop) throws ErrnoException {
@@ -108,7 +87,7 @@ public final class EpollDriver implements LoopDriver<EpollSocket> {
         long b = bound <= 0 ? (bound < 0 ? Waiter.NO_BOUND : 0)
                 : Math.min(Integer.MAX_VALUE, (bound + 999_999) / 1_000_000) * 1_000_000L;
         if (channels.isEmpty()) return waiter.once(steps, b);
-        return channels.waiter().once(channelSteps, b, LOOKS_PER_TURN);
+        return channels.waiter().once(channelSteps, b, LoopChannels.LOOKS_PER_TURN);
     }
 
     private static int ms(long nanos) { return nanos < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, nanos / 1_000_000L); }

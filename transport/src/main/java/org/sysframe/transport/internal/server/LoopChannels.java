@@ -17,11 +17,23 @@ import java.util.List;
 public final class LoopChannels {
     /** The tag of every channel's wake-up descriptor in its loop's wait: the loop looks at all its channels anyway. */
     public static final long TAG = -3;
+    /**
+     * A loop spinning for its channels looks at its sockets (a syscall: epoll_wait(0), or io_uring_enter
+     * for completions its ring defers) at most once per so many ns: a socket's request waits at most that
+     * long, and a channel's call pays no syscall.
+     */
+    public static final long SOCKETS_EVERY_NANOS = 20_000;
+    /** A loop spinning for its channels reads the clock once per so many looks at their rings. */
+    static final int LOOKS_PER_CLOCK = 64;
+    /** A loop spinning for its channels looks this many times per turn before the turn's own work (timers, tasks). */
+    public static final int LOOKS_PER_TURN = 64;
 
     private final List<HostedChannel> list = new ArrayList<>();
     private final WaitMode loopMode;
     private final SyscallCounters counters;
     private Waiter waiter;
+    private int looks;         // looks at the rings since the clock was last read
+    private long socketsSeen;  // when the loop last looked at its sockets while spinning for its channels
 
     LoopChannels(WaitMode loopMode, SyscallCounters counters) {
         this.loopMode = loopMode;
@@ -69,6 +81,20 @@ public final class LoopChannels {
             case SPIN_THEN_BLOCK -> 1;
             case BLOCK -> 0;
         };
+    }
+
+    /**
+     * At a look of a loop spinning for its channels: whether it should look at its sockets now. The clock
+     * is read once per {@value #LOOKS_PER_CLOCK} looks, and the answer is yes once
+     * {@value #SOCKETS_EVERY_NANOS} ns passed since the last yes.
+     */
+    public boolean socketsDue() {
+        if (++looks < LOOKS_PER_CLOCK) return false;
+        looks = 0;
+        long now = System.nanoTime();
+        if (now - socketsSeen < SOCKETS_EVERY_NANOS) return false;
+        socketsSeen = now;
+        return true;
     }
 
     /** A look at every channel without a syscall: true when one has work. */

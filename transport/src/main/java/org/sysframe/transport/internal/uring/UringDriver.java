@@ -53,8 +53,8 @@ import java.util.Map;
  * channel's eventfd with a multishot POLL_ADD (edge-triggered: a completion per write of the client,
  * the eventfd never read), which ends a sleep as a socket's completion does. A spinning loop serving
  * channels looks at its CQ in user space, as always; one whose ring defers its task work (it blocks by
- * itself, and spins only for a spinning channel) enters the kernel at most once per
- * {@value #ENTER_EVERY_NANOS} ns to have its sockets' completions posted.
+ * itself, and spins only for a spinning channel) enters the kernel at a bounded rate
+ * ({@link LoopChannels#socketsDue()}) to have its sockets' completions posted.
  *
  * <p>Counting: the loop's {@code SyscallCounters} count every io_uring_enter (and the task queue's
  * recv); SQEs by opcode and CQEs are in {@link #uringCounters()}. A connection's own counters see no
@@ -82,8 +82,6 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
     private final Map<Integer, Long> pollOfChannel = new HashMap<>();
     private final Map<Long, Integer> channelOfPoll = new HashMap<>();
     private long channelPolls;
-    private int looks;      // a loop spinning for its channels: looks since it last read the clock
-    private long lastEnter; // ... and when it last entered the kernel for its sockets' completions
     /** Completions a sleep of this turn waits for: the SENDs submitted with it and one more (see await()). */
     private int waitFor = 1;
     private final List<UringSocket> writableSoon = new ArrayList<>();
@@ -106,16 +104,6 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
         this.spins = waiter.spins();
         this.channels = loop.channels();
     }
-
-    /**
-     * A loop whose ring defers its task work, spinning for a channel, enters the kernel for its sockets'
-     * completions at most once per so many ns.
-     */
-    static final long ENTER_EVERY_NANOS = 20_000;
-    /** A loop spinning for its channels reads the clock once per so many looks. */
-    static final int LOOKS_PER_CLOCK = 64;
-    /** A loop spinning for its channels looks this many times per turn before the turn's own work. */
-    static final int LOOKS_PER_TURN = 64;
 
     /** SQEs by opcode and CQEs of this loop's ring (any thread). */
     public UringCounters uringCounters() { return uringCounters; }
@@ -176,7 +164,7 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
         int due = sendsPrepared + (io.anyWaitingForRoom() ? 0 : 1);
         waitFor = spins ? 1 : Math.max(1, Math.min(due, uring.cqEntries()));
         if (channels.isEmpty()) return waiter.once(steps, bound < 0 ? Waiter.NO_BOUND : bound);
-        return channels.waiter().once(channelSteps, bound < 0 ? Waiter.NO_BOUND : bound, LOOKS_PER_TURN);
+        return channels.waiter().once(channelSteps, bound < 0 ? Waiter.NO_BOUND : bound, LoopChannels.LOOKS_PER_TURN);
     }
 
     /** Watches a channel's eventfd: a multishot POLL_ADD, edge-triggered (the eventfd is never read). */
@@ -268,13 +256,8 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
                 uring.submit(0, 0);
             } else if (uring.taskWorkPending()) {
                 uring.runTaskWork();
-            } else if (!spins && ++looks >= LOOKS_PER_CLOCK) {
-                looks = 0;
-                long now = System.nanoTime();
-                if (now - lastEnter >= ENTER_EVERY_NANOS) {
-                    lastEnter = now;
-                    uring.runTaskWork(); // GETEVENTS for none: posts the deferred completions, with no wait
-                }
+            } else if (!spins && channels.socketsDue()) {
+                uring.runTaskWork(); // GETEVENTS for none: posts the deferred completions, with no wait
             }
             int n = uring.ready();
             return n > 0 ? n : channels.ready() ? 1 : 0;
