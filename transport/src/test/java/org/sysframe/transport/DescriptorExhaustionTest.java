@@ -262,8 +262,13 @@ class DescriptorExhaustionTest {
                 child.command("hog");
                 hogged = child.awaitLine(l -> l.startsWith("HOGGED "));
             }
-            assertEquals(limit, ProcessProbe.descriptorsOf(child.pid()), hogged + "; the child's descriptors: "
-                    + DescriptorLimits.targets(child.pid()));
+            // Full: the limit, or one less when the server has just let its spare descriptor go (it does so on an
+            // accept that failed with EMFILE, and takes it back 100 ms later: a count read then finds the table
+            // full but for the spare's slot, as a fresh-clone run of the io_uring invocation did, twice).
+            List<String> fds = DescriptorLimits.targetList(child.pid());
+            boolean spare = fds.stream().anyMatch(t -> t.contains("sysframe-spare-fd"));
+            assertTrue(fds.size() == limit || (fds.size() == limit - 1 && !spare), fds.size() + " descriptors, "
+                    + hogged + "; the child's descriptors: " + DescriptorLimits.summary(fds));
 
             OwnedClient c = new OwnedClient(clientOptions(p).receiveTimeoutMillis(60_000));
             fx.track(c);

@@ -44,18 +44,25 @@ public final class DescriptorLimits {
         return sb.toString();
     }
 
-    /** What each descriptor of process pid is, by target ("/dev/null x44, pipe:[...]"), for messages. */
-    public static String targets(long pid) throws IOException {
-        Map<String, Integer> byTarget = new TreeMap<>();
+    /** What each descriptor of process pid is ({@code /proc/PID/fd}'s link targets), read at once. */
+    public static List<String> targetList(long pid) throws IOException {
+        List<String> out = new ArrayList<>();
         try (Stream<Path> s = Files.list(Path.of("/proc/" + pid + "/fd"))) {
             for (Path p : s.toList()) {
                 try {
-                    byTarget.merge(Files.readSymbolicLink(p).toString(), 1, Integer::sum);
+                    out.add(Files.readSymbolicLink(p).toString());
                 } catch (IOException gone) {
                     // closed meanwhile
                 }
             }
         }
+        return out;
+    }
+
+    /** targets, counted by target ("/dev/null x44, pipe:[...]"), for messages. */
+    public static String summary(List<String> targets) {
+        Map<String, Integer> byTarget = new TreeMap<>();
+        for (String t : targets) byTarget.merge(t, 1, Integer::sum);
         StringBuilder sb = new StringBuilder();
         byTarget.forEach((t, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(t).append(n > 1 ? " x" + n : ""));
         return sb.toString();
