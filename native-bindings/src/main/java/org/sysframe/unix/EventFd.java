@@ -21,9 +21,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class EventFd implements AutoCloseable {
     private static final int EFD_CLOEXEC = 0x80000;
     private static final int EFD_NONBLOCK = 0x800;
-    private static final int F_GETFL = 3;
-    private static final int F_SETFL = 4;
-    private static final int O_NONBLOCK = 0x800;
     /** The descriptor, -1 once closed (taken once by {@link #close}). */
     private final AtomicInteger fd;
     private final SyscallCounters counters;
@@ -67,13 +64,7 @@ public final class EventFd implements AutoCloseable {
                 throw new ErrnoException("eventfd", Errno.EPROTO, "the descriptor received is " + what
                         + ", not an eventfd");
             }
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cs = Errno.newCallState(a);
-                int flags = LibC.fcntl(cs, fd, F_GETFL, 0);
-                if (flags < 0 || LibC.fcntl(cs, fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-                    throw new ErrnoException("fcntl(eventfd)", Errno.read(cs));
-                }
-            }
+            UnixSocket.setNonBlocking(fd, "eventfd", true);
             return e;
         } catch (ErrnoException x) {
             e.close();

@@ -397,13 +397,16 @@ public final class UnixSocket implements AutoCloseable {
     }
 
     /** Sets (on) or clears O_NONBLOCK on the descriptor, with fcntl. */
-    public void setNonBlocking(boolean on) throws ErrnoException {
+    public void setNonBlocking(boolean on) throws ErrnoException { setNonBlocking(fd(), name, on); }
+
+    /** Sets (on) or clears O_NONBLOCK on descriptor fd (named name in an error), with fcntl. */
+    static void setNonBlocking(int fd, String name, boolean on) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = Errno.newCallState(a);
-            int flags = LibC.fcntl(cs, fd(), F_GETFL, 0);
+            int flags = LibC.fcntl(cs, fd, F_GETFL, 0);
             if (flags < 0) throw new ErrnoException("fcntl(" + name + ", F_GETFL)", Errno.read(cs));
             int next = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK;
-            if (LibC.fcntl(cs, fd(), F_SETFL, next) < 0) {
+            if (LibC.fcntl(cs, fd, F_SETFL, next) < 0) {
                 throw new ErrnoException("fcntl(" + name + ", F_SETFL)", Errno.read(cs));
             }
         }

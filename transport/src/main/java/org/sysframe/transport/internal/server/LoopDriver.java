@@ -1,6 +1,5 @@
 package org.sysframe.transport.internal.server;
 
-import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.UnixSocket;
 
@@ -65,15 +64,12 @@ public interface LoopDriver<S extends LoopSocket> {
 
     /**
      * Watches fd, a shared-memory channel's wake-up descriptor (an eventfd its peer writes to after it
-     * published while the loop sleeps), in the loop's wait, under {@link LoopChannels#TAG}. ENOTSUP from a
-     * driver that cannot.
+     * published while the loop sleeps), in the loop's wait, edge-triggered (the eventfd is never read).
      */
-    default void watchChannel(int fd) throws ErrnoException {
-        throw new ErrnoException("watch a shared-memory channel", Errno.ENOTSUP);
-    }
+    void watchChannel(int fd) throws ErrnoException;
 
     /** Stops watching fd ({@link #watchChannel}): before it is closed, since its peer holds a copy. */
-    default void unwatchChannel(int fd) throws ErrnoException {}
+    void unwatchChannel(int fd) throws ErrnoException;
 
     /** A connection with requests left had its turn (a driver that held bytes back gives them next turn). */
     default void continued(ServerConnection c) {}

@@ -8,7 +8,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * A server's requests, the answers it gave with an error status, and the bytes of the frames it read
- * and wrote (headers included). Each loop thread (a channel's too) counts into a {@link Cell} of its
+ * and wrote (headers included). Each loop thread (its channels' connections too) counts into a {@link Cell} of its
  * own, which only it writes: each count is a load and a store, not an atomic instruction. Any thread
  * reads the sums: the cells' last values, plus those of the loops that ended.
  */

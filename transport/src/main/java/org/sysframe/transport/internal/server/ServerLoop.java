@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.function.LongFunction;
 
 /**
  * One event-loop thread of a server, whatever its I/O driver: starts and stops its thread; owns its
@@ -300,11 +299,10 @@ public final class ServerLoop<S extends LoopSocket> {
     /**
      * On the loop thread: a connection whose bytes come through a shared-memory channel (of a connection
      * of this loop that said GR_HELLO on its socket already), served in this loop's turns by the same
-     * protocol code as every other; channelOf makes the channel for its tag.
+     * protocol code as every other.
      */
-    public ServerConnection adoptChannel(LongFunction<HostedChannel> channelOf, int peerPid, int peerUid) {
-        long tag = table.add(channelOf::apply);
-        HostedChannel ch = (HostedChannel) table.get(tag);
+    public ServerConnection adoptChannel(HostedChannel ch, int peerPid, int peerUid) {
+        long tag = table.add(t -> ch);
         // requestsPerRead emulates Grout's socket reads: a channel's ring handles every request.
         ServerConnection c = new ServerConnection(this, config, routes, tag, ch, peerPid, peerUid, 0);
         ch.attach(c);

@@ -98,10 +98,7 @@ public final class ShmServer {
             segment = ShmSegment.create("sysframe-shm", host.config().sharedMemoryRing(), fd);
         } catch (ErrnoException e) {
             slot.release();
-            LOG.log(Level.WARNING,
-                    String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
-                    c.peerPid(), e.getMessage()));
-            c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
+            noChannel(c, id, e);
             return;
         }
         EventFd bell;
@@ -117,15 +114,12 @@ public final class ShmServer {
             segment.close();
             slot.release();
             SharedMemory.close(fd[0]);
-            LOG.log(Level.WARNING,
-                    String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
-                    c.peerPid(), e.getMessage()));
-            c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
+            noChannel(c, id, e);
             return;
         }
         ShmChannel channel = new ShmChannel(host, segment, bell, c, slot);
         OPEN.add(channel);
-        ServerConnection served = host.adoptChannel(tag -> channel, c.peerPid(), c.peerUid());
+        ServerConnection served = host.adoptChannel(channel, c.peerPid(), c.peerUid());
         // from here on the channel ends with the connection, whatever happens next
         c.onClose(() -> served.close("its connection closed"));
         try (Arena a = Arena.ofConfined()) {
@@ -144,6 +138,13 @@ public final class ShmServer {
         }
         if (LOG.isLoggable(Level.DEBUG)) LOG.log(Level.DEBUG, "pid=" + c.peerPid() + ": shared-memory channel of "
                 + segment.size() + " bytes");
+    }
+
+    /** What made the channel is freed: SHM_OPEN is answered ENOTSUP, with one line saying why. */
+    private static void noChannel(ServerConnection c, int id, ErrnoException why) {
+        LOG.log(Level.WARNING, String.format("pid=%d: no shared-memory channel (%s): the client stays on the socket",
+                c.peerPid(), why.getMessage()));
+        c.respond(id, Errno.ENOTSUP, MemorySegment.NULL, 0, 0, false);
     }
 
     /**

@@ -78,9 +78,8 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
     private final Steps steps = new Steps();
     private final LoopChannels channels;
     private final ChannelSteps channelSteps = new ChannelSteps();
-    /** The user data of the POLL_ADD watching each channel's eventfd, and back (loop thread). */
+    /** The user data of the POLL_ADD watching each channel's eventfd (its data: the poll's number, then the fd). */
     private final Map<Integer, Long> pollOfChannel = new HashMap<>();
-    private final Map<Long, Integer> channelOfPoll = new HashMap<>();
     private long channelPolls;
     /** Completions a sleep of this turn waits for: the SENDs submitted with it and one more (see await()). */
     private int waitFor = 1;
@@ -172,9 +171,8 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
     public void watchChannel(int fd) { armChannel(fd); }
 
     private void armChannel(int fd) {
-        long ud = UserData.of(UserData.CHANNEL, ++channelPolls);
+        long ud = UserData.of(UserData.CHANNEL, (++channelPolls & 0xffffff) << 32 | fd);
         pollOfChannel.put(fd, ud);
-        channelOfPoll.put(ud, fd);
         io.sqe().prepPollAdd(fd, Sqe.POLLIN, true).userData(ud);
     }
 
@@ -183,17 +181,18 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
     public void unwatchChannel(int fd) {
         Long ud = pollOfChannel.remove(fd);
         if (ud == null) return;
-        channelOfPoll.remove(ud);
         io.sqe().prepCancel(ud, 0, 0).userData(UserData.of(UserData.CHANNEL_CANCEL, 0));
     }
 
-    /** A channel's POLL_ADD ended: cancelled (its channel closed), or by itself (armed again while watched). */
+    /**
+     * A channel's POLL_ADD ended: cancelled (its channel closed), or by itself while its channel is still
+     * watched by this very poll (armed again).
+     */
     private void channelPollEnded(long ud) {
         io.lastCompletion();
-        Integer fd = channelOfPoll.remove(ud);
-        if (fd == null) return;
-        pollOfChannel.remove(fd);
-        if (loop.isRunning()) armChannel(fd);
+        int fd = (int) UserData.data(ud);
+        Long watching = pollOfChannel.get(fd);
+        if (watching != null && watching == ud && loop.isRunning()) armChannel(fd);
     }
 
     @Override
