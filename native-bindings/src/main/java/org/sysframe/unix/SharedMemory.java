@@ -36,6 +36,11 @@ public final class SharedMemory {
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_SHARED = 0x01;
     private static final int MAP_POPULATE = 0x8000;
+    private static final int PROT_NONE = 0;
+    private static final int MAP_PRIVATE_ANONYMOUS_NORESERVE = 0x02 | 0x20 | 0x4000;
+    private static final int MAP_FIXED = 0x10;
+    /** The page size the mirrored mapping's pieces are aligned to. */
+    public static final long PAGE = 4096;
     private static final int SEEK_END = 2;
 
     private SharedMemory() {}
@@ -113,6 +118,59 @@ public final class SharedMemory {
                     LibC.munmap(Errno.newCallState(u), addr, bytes);
                 }
             });
+        }
+    }
+
+    /**
+     * Maps fd as {@link #map} does, with each of rings consecutive ranges of ringBytes, the first at file offset
+     * head, mapped twice in a row: the bytes past a ring's end in memory are its first bytes again, so that
+     * any ringBytes consecutive bytes of a ring, from any offset in it, are contiguous in memory (a ring's
+     * reader and writer never split a message at the wrap). The segment is {@code head + 2 * rings *
+     * ringBytes} bytes: ring r at {@code head + 2 * r * ringBytes}, its mirror ringBytes after. The file's first
+     * head bytes are mapped once, at 0. head and ringBytes are multiples of {@link #PAGE}, and the file is
+     * {@code head + rings * ringBytes} bytes. Closing arena unmaps it all.
+     *
+     * <p>How: one reservation of the whole range ({@code PROT_NONE}), then each piece mapped over its part
+     * of it ({@code MAP_FIXED}, which replaces only the reservation this call made). Both views of a page
+     * are one physical page: a store through one is seen through the other.
+     */
+    public static MemorySegment mapMirrored(int fd, long head, long ringBytes, int rings, Arena arena)
+            throws ErrnoException {
+        if (head <= 0 || ringBytes <= 0 || rings <= 0 || head % PAGE != 0 || ringBytes % PAGE != 0) {
+            throw new IllegalArgumentException("a mirrored mapping of " + rings + " rings of " + ringBytes
+                    + " bytes after " + head + ": all multiples of " + PAGE);
+        }
+        long total = head + 2L * rings * ringBytes;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cs = Errno.newCallState(a);
+            long base = LibC.mmap(cs, 0, total, PROT_NONE, MAP_PRIVATE_ANONYMOUS_NORESERVE, -1, 0);
+            if (base == -1) throw new ErrnoException("mmap(" + total + " bytes, PROT_NONE)", Errno.read(cs));
+            try {
+                mapOver(cs, fd, base, 0, head);
+                for (int r = 0; r < rings; r++) {
+                    long at = head + 2L * r * ringBytes;
+                    long file = head + r * ringBytes;
+                    mapOver(cs, fd, base + at, file, ringBytes);
+                    mapOver(cs, fd, base + at + ringBytes, file, ringBytes);
+                }
+            } catch (ErrnoException e) {
+                LibC.munmap(cs, base, total);
+                throw e;
+            }
+            return MemorySegment.ofAddress(base).reinterpret(total, arena, s -> {
+                try (Arena u = Arena.ofConfined()) {
+                    LibC.munmap(Errno.newCallState(u), base, total);
+                }
+            });
+        }
+    }
+
+    private static void mapOver(MemorySegment cs, int fd, long addr, long fileOffset, long bytes)
+            throws ErrnoException {
+        long got = LibC.mmap(cs, addr, bytes, PROT_READ_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, fileOffset);
+        if (got == -1) {
+            throw new ErrnoException("mmap(fd " + fd + ", " + bytes + " bytes at file offset " + fileOffset
+                    + ", MAP_SHARED | MAP_FIXED)", Errno.read(cs));
         }
     }
 

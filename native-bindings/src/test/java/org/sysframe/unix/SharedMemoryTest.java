@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -72,6 +73,77 @@ class SharedMemoryTest {
             SharedMemory.close(fd);
         }
         assertEquals(0, memfdMappings("sysframe-maps"));
+    }
+
+    @Test
+    void aMirroredRingContinuesInItsOwnStartAndCloseUnmapsEveryPiece() throws Exception {
+        long head = SharedMemory.PAGE;
+        long ring = 2 * SharedMemory.PAGE;
+        int fd = SharedMemory.create("sysframe-mirror");
+        try (Arena arena = Arena.ofShared()) {
+            SharedMemory.truncate(fd, head + 2 * ring);
+            MemorySegment plain = SharedMemory.map(fd, head + 2 * ring, arena);
+            MemorySegment m = SharedMemory.mapMirrored(fd, head, ring, 2, arena);
+            assertEquals(head + 4 * ring, m.byteSize());
+            // A long written across ring 1's end, through its mirror: its last 4 bytes are the ring's first 4.
+            long ring1 = head + 2 * ring;
+            m.set(JAVA_LONG_UNALIGNED, ring1 + ring - 4, 0x1122334455667788L);
+            assertEquals(0x55667788, plain.get(JAVA_INT, head + 2 * ring - 4), "the ring's last bytes in the file");
+            assertEquals(0x11223344, plain.get(JAVA_INT, head + ring), "its first bytes in the file");
+            assertEquals(0x11223344, m.get(JAVA_INT, ring1), "seen at the ring's start");
+            // The two rings and the head are distinct file ranges.
+            plain.set(JAVA_INT, 0, 7);
+            plain.set(JAVA_INT, head, 8);
+            assertEquals(7, m.get(JAVA_INT, 0));
+            assertEquals(8, m.get(JAVA_INT, head));
+            assertEquals(8, m.get(JAVA_INT, head + ring), "ring 0's mirror");
+            assertEquals(0x11223344, m.get(JAVA_INT, ring1 + ring), "ring 1's mirror");
+            assertEquals((head + 2 * ring) + (head + 4 * ring), memfdBytes("sysframe-mirror"),
+                    "the plain mapping, then the head and two views of each ring");
+        } finally {
+            SharedMemory.close(fd);
+        }
+        assertEquals(0, memfdMappings("sysframe-mirror"));
+    }
+
+    @Test
+    void aRefusedMirrorLeavesNothingMapped() throws Exception {
+        int fd = SharedMemory.create("sysframe-short");
+        try (Arena arena = Arena.ofShared()) {
+            SharedMemory.truncate(fd, SharedMemory.PAGE);
+            long ring = 37 * SharedMemory.PAGE; // an odd size: the reservation is told apart by its size
+            long total = SharedMemory.PAGE + 2 * ring;
+            long before = reservations(total);
+            assertThrows(IllegalArgumentException.class, () -> SharedMemory.mapMirrored(fd, 100, 4096, 1, arena));
+            ErrnoException e = assertThrows(ErrnoException.class,
+                    () -> SharedMemory.mapMirrored(-1, SharedMemory.PAGE, ring, 1, arena));
+            assertEquals(Errno.EBADF, e.errno());
+            assertTrue(e.getMessage().startsWith("mmap(fd -1, 4096 bytes at file offset 0, MAP_SHARED | MAP_FIXED)"),
+                    e.getMessage());
+            assertEquals(before, reservations(total), "the reservation was given back");
+        } finally {
+            SharedMemory.close(fd);
+        }
+    }
+
+    /** Mappings of this process with no access (---p) of that many bytes: a reservation such as mapMirrored's. */
+    private static long reservations(long bytes) throws IOException {
+        try (var lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.map(l -> l.split(" +")).filter(f -> f[1].equals("---p")).filter(f -> {
+                String[] range = f[0].split("-");
+                return Long.parseUnsignedLong(range[1], 16) - Long.parseUnsignedLong(range[0], 16) == bytes;
+            }).count();
+        }
+    }
+
+    /** Bytes of this process's mappings of the memfd of that name (the kernel merges adjacent ones into one line). */
+    private static long memfdBytes(String name) throws IOException {
+        try (var lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.filter(l -> l.contains("/memfd:" + name + " ")).mapToLong(l -> {
+                String[] range = l.split(" ")[0].split("-");
+                return Long.parseUnsignedLong(range[1], 16) - Long.parseUnsignedLong(range[0], 16);
+            }).sum();
+        }
     }
 
     /** Lines of /proc/self/maps mapping the memfd of that name (the JVM's own mappings come and go). */

@@ -9,15 +9,25 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * One single-producer single-consumer byte ring in a shared segment: a byte stream, as a socket is,
- * so that a message may wrap at the ring's end and the same framing code reads and writes it.
+ * One single-producer single-consumer byte ring in a shared segment: a byte stream, as a socket is, so
+ * that the same framing code reads and writes it. The ring's bytes are mapped twice in a row
+ * ({@link ShmSegment}): any run of up to {@code capacity} bytes from any offset is contiguous in memory,
+ * so a message that wraps at the ring's end is still written and read in place, with no padding record
+ * in the stream and no copy in two parts.
+ *
+ * <p>Two ways to use each side. The producer either copies bytes in ({@link #put}) or claims room in
+ * place ({@link #claim}: the offset in {@link #memory()} of that many contiguous bytes), writes there and
+ * commits ({@link #commit}); the consumer either copies bytes out ({@link #take}) or reads them in place
+ * ({@link #readAt}, {@link #available}) and gives their room back ({@link #release}). Nothing is seen by
+ * the other side before {@link #publish} (producer) or a release (consumer).
  *
  * <p>Indices are byte counts since the start (64-bit, never wrapping in practice): the producer
  * publishes {@code tail} with a release store after the bytes, the consumer publishes {@code head}
- * after it copied them out; each reads the other's with an acquire load. Each side keeps its own index
+ * after it is done with them; each reads the other's with an acquire load. Each side keeps its own index
  * in its own memory and never reads it back from the segment, and checks the other's before any use
  * ({@code 0 <= tail - head <= capacity}): a peer that writes anything there makes the next call that
- * reads it fail with EPROTO, never a copy outside the ring.
+ * reads it fail with EPROTO, never a copy outside the ring. Bytes read in place may change under the
+ * reader while it reads (the peer is another process): a reader takes each value it checks once.
  *
  * <p>The producer reads {@code head} only when the head it read last leaves too little room for a
  * write: every read of the consumer's line pulls it across to the producer's core, and the
@@ -67,8 +77,8 @@ public final class ShmRing {
 
     public int capacity() { return capacity; }
 
-    /** The segment the ring lives in (for the futex calls on its words). */
-    MemorySegment memory() { return memory; }
+    /** The segment the ring lives in: its words (for the futex calls), and its bytes read or written in place. */
+    public MemorySegment memory() { return memory; }
 
     long consumerWord() { return control + CONSUMER_SLEEPING; }
 
@@ -95,13 +105,24 @@ public final class ShmRing {
     public long put(MemorySegment src, long off, long len) throws ErrnoException {
         long n = Math.min(len, roomFor(len));
         if (n <= 0) return 0;
-        long at = tail & mask;
-        long first = Math.min(n, capacity - at);
-        MemorySegment.copy(src, off, memory, data + at, first);
-        if (first < n) MemorySegment.copy(src, off + first, memory, data, n - first);
+        MemorySegment.copy(src, off, memory, data + (tail & mask), n);
         tail += n;
         return n;
     }
+
+    /**
+     * Room for n contiguous bytes in place: their offset in {@link #memory()}, or -1 while the ring has less room
+     * than that (the head is read afresh then). Written there, they are the ring's once {@link #commit committed},
+     * the other side's once published. n is at most the capacity.
+     */
+    public long claim(long n) throws ErrnoException {
+        if (n > capacity || n < 0) throw new IllegalArgumentException("a claim of " + n + " bytes in a ring of "
+                + capacity);
+        return roomFor(n) >= n ? data + (tail & mask) : -1;
+    }
+
+    /** The n bytes written at the last {@link #claim} are the ring's (not yet published). */
+    public void commit(long n) { tail += n; }
 
     /**
      * Copies at most max of iov's pending bytes from the skip-th on (not yet published); returns how many. iov is not
@@ -111,10 +132,7 @@ public final class ShmRing {
         long want = Math.min(max, iov.remaining() - skip);
         long n = Math.min(want, roomFor(want));
         if (n <= 0) return 0;
-        long at = tail & mask;
-        long first = Math.min(n, capacity - at);
-        iov.copyPendingTo(skip, memory, data + at, first);
-        if (first < n) iov.copyPendingTo(skip + first, memory, data, n - first);
+        iov.copyPendingTo(skip, memory, data + (tail & mask), n);
         tail += n;
         return n;
     }
@@ -174,13 +192,24 @@ public final class ShmRing {
     public long take(MemorySegment dst, long off, long len) throws ErrnoException {
         long n = Math.min(len, available());
         if (n <= 0) return 0;
-        long at = head & mask;
-        long first = Math.min(n, capacity - at);
-        MemorySegment.copy(memory, data + at, dst, off, first);
-        if (first < n) MemorySegment.copy(memory, data, dst, off + first, n - first);
+        MemorySegment.copy(memory, data + (head & mask), dst, off, n);
+        release(n);
+        return n;
+    }
+
+    /**
+     * Where the consumer's bytes begin in {@link #memory()}: {@link #available()} of them are contiguous from
+     * there, until they are {@link #release released}.
+     */
+    public long readAt() { return data + (head & mask); }
+
+    /**
+     * Gives the room of the first n bytes read in place back to the producer (n at most what {@link #available()}
+     * said); the caller then asks {@link #producerWaits()} whether the producer sleeps for that room.
+     */
+    public void release(long n) {
         head += n;
         LONG.setRelease(memory, control + HEAD, head);
-        return n;
     }
 
     /**

@@ -55,7 +55,7 @@ public final class ShmSegment implements AutoCloseable {
         this.memory = memory;
         this.capacity = capacity;
         this.requests = new ShmRing(memory, RING0_CONTROL, DATA_OFFSET, capacity);
-        this.answers = new ShmRing(memory, RING1_CONTROL, DATA_OFFSET + (long) capacity, capacity);
+        this.answers = new ShmRing(memory, RING1_CONTROL, DATA_OFFSET + 2L * capacity, capacity);
     }
 
     /** The segment's size for a ring capacity. */
@@ -80,7 +80,7 @@ public final class ShmSegment implements AutoCloseable {
         try {
             SharedMemory.truncate(fd, size);
             SharedMemory.addSeals(fd, SharedMemory.SIZE_SEALS);
-            MemorySegment m = SharedMemory.map(fd, size, arena);
+            MemorySegment m = mapped(fd, capacity, arena);
             m.set(JAVA_INT, 4, VERSION);
             m.set(JAVA_LONG, SIZE, size);
             m.set(JAVA_INT, CAPACITY, capacity);
@@ -121,7 +121,8 @@ public final class ShmSegment implements AutoCloseable {
                 + " bytes is out of bounds");
         Arena arena = Arena.ofShared();
         try {
-            MemorySegment m = SharedMemory.map(fd, size, arena);
+            // The header is read before the rings are mapped twice: its capacity is hostile until checked.
+            MemorySegment m = SharedMemory.map(fd, DATA_OFFSET, arena);
             int magic = m.get(JAVA_INT, 0);
             if (magic != MAGIC) throw refused(String.format("bad magic 0x%08x (want 0x%08x)", magic, MAGIC));
             int version = m.get(JAVA_INT, 4);
@@ -134,11 +135,23 @@ public final class ShmSegment implements AutoCloseable {
                         + dataAt
                         + " in a file of " + size + " bytes");
             }
-            return new ShmSegment(arena, m, capacity);
+            arena.close();
+            arena = Arena.ofShared();
+            return new ShmSegment(arena, mapped(fd, capacity, arena), capacity);
         } catch (ErrnoException | RuntimeException e) {
             arena.close();
             throw e;
         }
+    }
+
+    /**
+     * The file's header page once, then each ring's bytes twice in a row ({@link SharedMemory#mapMirrored}): a
+     * message that wraps at a ring's end is contiguous in memory, so that it is written and read in place, in one
+     * copy, with no padding in the stream. The file's layout is the one above; only this process's view of it doubles
+     * the rings.
+     */
+    private static MemorySegment mapped(int fd, int capacity, Arena arena) throws ErrnoException {
+        return SharedMemory.mapMirrored(fd, DATA_OFFSET, capacity, 2, arena);
     }
 
     private static ErrnoException refused(String why) {
@@ -151,9 +164,14 @@ public final class ShmSegment implements AutoCloseable {
 
     public int capacity() { return capacity; }
 
-    public long size() { return memory.byteSize(); }
+    /** The file's size (the mapping is larger: each ring is mapped twice). */
+    public long size() { return sizeFor(capacity); }
 
-    /** The whole mapping (tests write into it as a hostile peer would). */
+    /**
+     * The whole mapping (tests write into it as a hostile peer would): the file's first page at 0, the request ring's
+     * bytes at {@value #DATA_OFFSET} and again after them, the answer ring's at {@code DATA_OFFSET + 2 * capacity} and
+     * again after them.
+     */
     public MemorySegment memory() { return memory; }
 
     /** Unmaps the segment (idempotent); no ring may be used afterwards. */

@@ -76,6 +76,52 @@ class ShmRingTest {
     }
 
     @Test
+    void aClaimAcrossTheEndIsContiguousAndIsReadInPlace() throws Exception {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.answers();
+            MemorySegment m = r.memory();
+            long data = ShmSegment.DATA_OFFSET + 2L * CAP; // the answer ring's bytes in this process's mapping
+            r.put(a.allocate(4000), 0, 4000);
+            r.publish();
+            r.release(4000); // read in place: nothing copied
+            assertEquals(0, r.available());
+            long at = r.claim(200);
+            assertEquals(data + 4000, at, "the claim starts at the tail");
+            for (int i = 0; i < 200; i++) m.set(JAVA_BYTE, at + i, (byte) (i + 1));
+            assertEquals(0, r.available(), "not published yet");
+            r.commit(200);
+            r.publish();
+            assertEquals(200, r.available());
+            assertEquals(data + 4000, r.readAt());
+            for (int i = 0; i < 200; i++) assertEquals((byte) (i + 1), m.get(JAVA_BYTE, r.readAt() + i), "byte " + i);
+            // Past the ring's end the bytes went to its start (the mirror is the same memory).
+            assertEquals((byte) 97, m.get(JAVA_BYTE, data), "byte 96 of the claim, the ring's first");
+            r.release(200);
+            assertEquals(data + (4200 - CAP), r.readAt());
+            // No room for a claim: -1 and nothing changes; a claim past the capacity is a bug of the caller.
+            assertEquals(CAP, r.put(a.allocate(CAP), 0, CAP));
+            assertEquals(-1, r.claim(1));
+            assertThrows(IllegalArgumentException.class, () -> r.claim(CAP + 1));
+            r.publish();
+            r.release(CAP);
+            assertEquals(data + (4200 - CAP), r.claim(CAP), "the whole ring, contiguous from the middle");
+        }
+    }
+
+    @Test
+    void aClaimReadsAHeadThePeerCorruptedAndFails() throws Exception {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.requests();
+            r.put(a.allocate(CAP - 8), 0, CAP - 8);
+            seg.memory().set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.HEAD, CAP); // ahead of the tail
+            assertEquals(ShmSegment.DATA_OFFSET + CAP - 8, r.claim(8), "the head read last leaves room: not read");
+            ErrnoException e = assertThrows(ErrnoException.class, () -> r.claim(16));
+            assertEquals("shared memory: EPROTO (71) Protocol error: the request ring's head is 4096, 8 bytes from "
+                    + "this side's 4088 (capacity 4096): the peer wrote a bad index", e.getMessage());
+        }
+    }
+
+    @Test
     void theSleepingWordsSayWhomToWake() throws Exception {
         try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
