@@ -179,6 +179,22 @@ class SharedMemoryChannelTest {
     }
 
     @Test
+    void messagesLargerThanTheRingsGoInPiecesAndTheRestInPlace() throws Exception {
+        // Rings of 4,096 bytes: a request or an answer of more is a stream of pieces (copied), one that fits is
+        // written and read in place, and the two alternate on one channel, in every wait mode of the client.
+        for (WaitMode mode : new WaitMode[] {WaitMode.BLOCK, WaitMode.SPIN, WaitMode.parse("spin:50us")}) {
+            String path = dir.resolve("pieces-" + mode.toString().replace(':', '-') + ".sock").toString();
+            try (GroutServer s = GroutServer.start(server(path).sharedMemoryRing(4096));
+                 GroutClient c = GroutClient.connect(client(path, mode))) {
+                assertTrue(c.sharedMemory());
+                for (int len : new int[] {GroutApi.MAX_MSG_LEN, 100, 4096 - 16, 4096 - 12, 4096, 9000, 1}) {
+                    Pings.ping(c, 3, len);
+                }
+            }
+        }
+    }
+
+    @Test
     void pipelinesStreamsAndEventsWorkOverTheChannel() throws Exception {
         String path = dir.resolve("all.sock").toString();
         try (GroutServer s = GroutServer.start(server(path));

@@ -28,13 +28,15 @@ public final class MessageReader {
     public static final int MAX_ID = 0xffff;
 
     private final ClientLink link;
+    private final InPlaceSource ring;   // the link when messages are read in place, or null
     private final long timeoutMillis;
-    private final MemorySegment ahead;  // read-ahead buffer, or null for EXACT
+    private final MemorySegment ahead;  // read-ahead buffer (the ring's memory, in place), or null for EXACT
     private final int capacity;
     private final MemorySegment header; // EXACT: the header being read
     private final MemorySegment big;    // payloads that do not fit the read-ahead buffer (or all of them, EXACT)
     private int start;
     private int end;
+    private int released; // in place: where the first byte not given back to the ring is (start, once released)
 
     /**
      * 0, or a System.nanoTime() instant no receive waits past (a pipeline's earliest request
@@ -60,11 +62,22 @@ public final class MessageReader {
     MemorySegment payloadBuffer;
     long payloadOffset;
 
+    /**
+     * A reader of link's messages: with framing's read-ahead buffer, or without one (EXACT); in place, whatever the
+     * framing, when link is an {@link InPlaceSource} (the shared-memory ring).
+     */
     public MessageReader(ClientLink link, RecvFraming framing, Arena arena, long timeoutMillis) {
         this.link = link;
+        this.ring = link instanceof InPlaceSource r ? r : null;
         this.timeoutMillis = timeoutMillis;
-        this.capacity = framing.readAhead() ? framing.bufferSize() : 0;
-        this.ahead = framing.readAhead() ? arena.allocate(capacity, 8) : null;
+        if (ring != null) {
+            this.capacity = (int) ring.readLimit();
+            this.ahead = ring.memory();
+            this.start = this.end = this.released = (int) ring.readAt();
+        } else {
+            this.capacity = framing.readAhead() ? framing.bufferSize() : 0;
+            this.ahead = framing.readAhead() ? arena.allocate(capacity, 8) : null;
+        }
         this.header = arena.allocate(EventHeader.SIZE, 8);
         this.big = arena.allocate(GroutApi.MAX_MSG_LEN, 8);
     }
@@ -75,7 +88,49 @@ public final class MessageReader {
      */
     boolean next() throws ErrnoException {
         if (ahead == null) return nextExact();
+        if (ring != null) return nextInPlace();
         return nextReadAhead();
+    }
+
+    /**
+     * The next message where it lies in the ring: the messages handed out before are released first (their
+     * payloads were valid until this call). The header is read once (the peer may rewrite it meanwhile: only the
+     * values read are used). A message larger than the ring goes into the big buffer.
+     */
+    private boolean nextInPlace() throws ErrnoException {
+        releaseHandedOut();
+        if (!ensure(4, -1)) return false;
+        first = ahead.get(JAVA_INT_UNALIGNED, start);
+        isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
+        int hlen = isEvent ? EventHeader.SIZE : ResponseHeader.SIZE;
+        ensure(hlen, -1);
+        parseHeader(ahead, start);
+        long total = hlen + payloadLen;
+        if (total <= capacity) {
+            ensure((int) total, total);
+            payloadBuffer = ahead;
+            payloadOffset = start + hlen;
+            start += (int) total;
+        } else {
+            int have = end - start - hlen;
+            MemorySegment.copy(ahead, start + hlen, big, 0, have);
+            start = end;
+            releaseHandedOut(); // the rest is copied out of the ring as it comes
+            recvExactly(big, have, payloadLen - have, hlen + have, total);
+            start = end = released = (int) ring.readAt(); // the copies took the rest from the ring
+            payloadBuffer = big;
+            payloadOffset = 0;
+        }
+        return true;
+    }
+
+    /** In place: gives the ring back the bytes of the messages handed out; start and end move to the ring's view. */
+    private void releaseHandedOut() throws ErrnoException {
+        if (start == released) return;
+        ring.release(start - released);
+        int at = (int) ring.readAt();
+        end = at + (end - start);
+        start = released = at;
     }
 
     private boolean nextExact() throws ErrnoException {
@@ -154,6 +209,7 @@ public final class MessageReader {
      * caller, or 0 to read the clock. Read-ahead framing only.
      */
     boolean receive(boolean wait, long now) throws ErrnoException {
+        if (ring != null) return receiveInPlace(wait, now);
         if (start == end) {
             start = end = 0;
         } else if (end == capacity || start > capacity / 2) {
@@ -177,6 +233,29 @@ public final class MessageReader {
         }
         check(n, end - start, partialTotal());
         drained = n < capacity - end;
+        end += (int) n;
+        return true;
+    }
+
+    /** {@link #receive} in place: what came beyond the bytes the reader has, all of it (drained: none is left). */
+    private boolean receiveInPlace(boolean wait, long now) throws ErrnoException {
+        releaseHandedOut();
+        long have = end - released;
+        long n;
+        if (!wait) {
+            n = ring.tryMore(have);
+            if (n == UnixSocket.WOULD_BLOCK) return false;
+        } else if (deadline != 0) {
+            n = ring.moreBy(have, deadline, now != 0 ? now : System.nanoTime());
+            if (n == UnixSocket.WOULD_BLOCK && System.nanoTime() - deadline >= 0) {
+                if (have == 0) return false;
+                throw timedOut(have, partialTotal(), true);
+            }
+        } else {
+            n = ring.more(have);
+        }
+        check(n, have, partialTotal());
+        drained = true;
         end += (int) n;
         return true;
     }
@@ -220,14 +299,14 @@ public final class MessageReader {
      */
     private boolean ensure(int min, long total) throws ErrnoException {
         while (end - start < min) {
-            if (start + min > capacity) {
+            if (ring == null && start + min > capacity) {
                 MemorySegment.copy(ahead, start, ahead, 0, end - start);
                 end -= start;
                 start = 0;
             }
-            long n = recvOnce(ahead, end, capacity - end, end - start, total);
+            long n = recvOnce(ring != null ? null : ahead, end, capacity - end, end - start, total);
             if (n == NOTHING_BY_DEADLINE) return false;
-            drained = n < capacity - end;
+            drained = ring != null || n < capacity - end;
             end += (int) n;
         }
         return true;
@@ -249,10 +328,19 @@ public final class MessageReader {
 
     private static final long NOTHING_BY_DEADLINE = -2;
 
-    /** One receive of the message under way (have of its total bytes came): the count, or NOTHING_BY_DEADLINE. */
+    /**
+     * One receive of the message under way (have of its total bytes came): the count, or NOTHING_BY_DEADLINE. dst
+     * null: in place, what came beyond the bytes the reader has.
+     */
     private long recvOnce(MemorySegment dst, long off, long len, long have, long total) throws ErrnoException {
         while (true) {
-            long n = deadline != 0 ? link.recvBy(dst, off, len, deadline, System.nanoTime()) : link.recv(dst, off, len);
+            long n;
+            if (dst == null) {
+                long held = end - released;
+                n = deadline != 0 ? ring.moreBy(held, deadline, System.nanoTime()) : ring.more(held);
+            } else {
+                n = deadline != 0 ? link.recvBy(dst, off, len, deadline, System.nanoTime()) : link.recv(dst, off, len);
+            }
             if (n == UnixSocket.WOULD_BLOCK) {
                 if (deadline != 0 && System.nanoTime() - deadline >= 0) {
                     if (have == 0) return NOTHING_BY_DEADLINE;

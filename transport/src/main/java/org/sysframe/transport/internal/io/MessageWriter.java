@@ -13,7 +13,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * Writes one message (header + payload) on a socket with a {@link SendFraming}, looping over partial
  * writes. On a blocking socket it returns once all is out; on a non-blocking one it stops at EAGAIN
- * and returns how much was written, so the caller can queue the rest. Its scratch memory (the copy
+ * and returns how much was written, so the caller can queue the rest. Into a shared-memory ring
+ * ({@link InPlaceSink}) it writes in place, whatever the framing: room claimed for the whole message,
+ * the header and the payload copied there once. Its scratch memory (the copy
  * buffer and the iovec array, {@link Scratch}) holds nothing between two writes, so the writers of one
  * thread may share one (a server loop's connections do); no allocation per message. Payloads on the
  * Java heap are copied to native memory first (the kernel needs real addresses); native ones go as they are.
@@ -90,6 +92,16 @@ public final class MessageWriter {
      */
     public long write(MemorySegment header, long hoff, int hlen, MemorySegment payload, long poff, long plen)
             throws ErrnoException {
+        long total = hlen + plen;
+        if (sink instanceof InPlaceSink ring && total <= ring.claimLimit()) {
+            // In place, whatever the framing: the header and the payload copied once, straight into the ring.
+            long at = ring.claim(total);
+            MemorySegment m = ring.memory();
+            MemorySegment.copy(header, hoff, m, at, hlen);
+            if (plen > 0) MemorySegment.copy(payload, poff, m, at + hlen, plen);
+            ring.commit(total);
+            return total;
+        }
         if (plen > 0 && !payload.isNative()) {
             // The kernel needs a real address: heap payloads (MemorySegment.ofArray) go through native memory.
             MemorySegment heapCopy = scratch.heapCopy();

@@ -1,7 +1,8 @@
 package org.sysframe.transport.internal.shm;
 
 import org.sysframe.transport.WaitMode;
-import org.sysframe.transport.internal.io.ClientLink;
+import org.sysframe.transport.internal.io.InPlaceSink;
+import org.sysframe.transport.internal.io.InPlaceSource;
 import org.sysframe.transport.internal.io.Waiter;
 
 import org.sysframe.unix.Errno;
@@ -17,21 +18,23 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A client's byte path over a shared segment: a send copies into the request ring, a receive copies
- * out of the answer ring, and neither makes a syscall unless a side sleeps: the client's sleep is a
- * futex wait on the ring's sleeping word (in slices of {@value #SLICE_MILLIS} ms), which the server
- * wakes; the server's loop sleeps in its epoll set, which the client wakes with a write to the
- * channel's eventfd; each side wakes the other only when the ring's word says it sleeps. The socket
- * carries no data any more: a look at it ({@code recv(MSG_PEEK | MSG_DONTWAIT)}, counted) after each
- * sleep slice that brought nothing, and every {@value #LOOK_MILLIS} ms of one wait while spinning (the
- * clock read every {@value #SPINS_PER_LOOK} empty looks: a call answered sooner costs none), says
- * whether the server is gone (EOF).
+ * A client's byte path over a shared segment: a message is written in place into the request ring
+ * ({@link InPlaceSink}: its payload copied once) and read in place from the answer ring
+ * ({@link InPlaceSource}: the caller copies its payload once, out of the ring), and neither makes a
+ * syscall unless a side sleeps: the client's sleep is a futex wait on the ring's sleeping word (in
+ * slices of {@value #SLICE_MILLIS} ms), which the server wakes; the server's loop sleeps in its epoll
+ * set, which the client wakes with a write to the channel's eventfd; each side wakes the other only
+ * when the ring's word says it sleeps. The socket carries no data any more: a look at it
+ * ({@code recv(MSG_PEEK | MSG_DONTWAIT)}, counted) after each sleep slice that brought nothing, and
+ * every {@value #LOOK_MILLIS} ms of one wait while spinning (the clock read every
+ * {@value #SPINS_PER_LOOK} empty looks: a call answered sooner costs none), says whether the server is
+ * gone (EOF).
  * A full request ring is back-pressure: the send waits for room within the send timeout, then fails
  * with ETIMEDOUT. A virtual thread never waits in a futex (it would pin its carrier): its sleep is a
  * park of at most {@value #VIRTUAL_NAP_NANOS} ns, then a look. One thread at a time; nothing
  * allocated per call.
  */
-public final class ShmClientLink implements ClientLink {
+public final class ShmClientLink implements InPlaceSource, InPlaceSink {
     static final long SLICE_MILLIS = 20;
     /** A virtual thread's sleep: a park of at most this long (a futex wait would pin its carrier), then a look. */
     static final long VIRTUAL_NAP_NANOS = 50_000;
@@ -56,6 +59,7 @@ public final class ShmClientLink implements ClientLink {
     private final Waiter sendWaiter;
     private final RecvSteps recvSteps = new RecvSteps();
     private final SendSteps sendSteps = new SendSteps();
+    private long roomWanted = 1; // the room a send waits for: any, or a whole claim
     private int emptyLooks;
     private long lastLook;   // when the socket was last looked at (or the wait began)
     private boolean eof;
@@ -113,6 +117,34 @@ public final class ShmClientLink implements ClientLink {
         }
     }
 
+    @Override
+    public long claimLimit() { return out.capacity(); }
+
+    @Override
+    public MemorySegment memory() { return out.memory(); }
+
+    @Override
+    public long claim(long n) throws ErrnoException {
+        long at = out.claim(n);
+        if (at >= 0) return at;
+        long deadline = sendDeadline();
+        roomWanted = n;
+        try {
+            do {
+                awaitRoom(deadline, 0, n);
+            } while ((at = out.claim(n)) < 0);
+        } finally {
+            roomWanted = 1;
+        }
+        return at;
+    }
+
+    @Override
+    public void commit(long n) throws ErrnoException {
+        out.commit(n);
+        if (out.publish()) bell.signal();
+    }
+
     private long sendDeadline() {
         return System.nanoTime() + (sendTimeoutMillis == 0 ? Long.MAX_VALUE / 2 : sendTimeoutMillis * 1_000_000L);
     }
@@ -153,6 +185,42 @@ public final class ShmClientLink implements ClientLink {
     public long tryRecv(MemorySegment dst, long dstOff, long n) throws ErrnoException {
         long got = take(dst, dstOff, n);
         return got > 0 ? got : UnixSocket.WOULD_BLOCK;
+    }
+
+    @Override
+    public long readLimit() { return in.capacity(); }
+
+    @Override
+    public long readAt() { return in.readAt(); }
+
+    @Override
+    public void release(long n) throws ErrnoException {
+        in.release(n);
+        if (in.producerWaits()) bell.signal();
+    }
+
+    @Override
+    public long more(long have) throws ErrnoException { return recv(null, 0, have); }
+
+    @Override
+    public long moreBy(long have, long deadline, long now) throws ErrnoException {
+        return recvBy(null, 0, have, deadline, now);
+    }
+
+    @Override
+    public long tryMore(long have) throws ErrnoException {
+        long got = look(null, 0, have);
+        return got > 0 ? got : UnixSocket.WOULD_BLOCK;
+    }
+
+    /**
+     * One look at the answer ring: a receive's copy out of it (at most n bytes into dst at dstOff), or, in place
+     * (dst null), how many bytes are there beyond the n the reader has.
+     */
+    private long look(MemorySegment dst, long dstOff, long n) throws ErrnoException {
+        if (dst != null) return take(dst, dstOff, n);
+        long more = in.available() - n;
+        return more > 0 ? more : 0;
     }
 
     private long receive(MemorySegment dst, long dstOff, long n, long start, long nanos) throws ErrnoException {
@@ -211,7 +279,7 @@ public final class ShmClientLink implements ClientLink {
     private final class RecvSteps implements Waiter.Steps {
         @Override
         public int poll() throws ErrnoException {
-            long got = take(seg, off, len);
+            long got = look(seg, off, len);
             if (got > 0) {
                 result = got;
                 return 1;
@@ -228,11 +296,11 @@ public final class ShmClientLink implements ClientLink {
             if (nanos == 0) return poll();
             if (Thread.currentThread().isVirtual()) {
                 LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
-            } else if (in.consumerSleeps() == 0) {
+            } else if (in.consumerSleeps() <= (seg == null ? len : 0)) {
                 futex.await(in.memory(), in.consumerWord(), 1, nanos < 0 ? SLICE_NANOS : Math.min(nanos, SLICE_NANOS));
             }
             in.consumerAwake();
-            long got = take(seg, off, len);
+            long got = look(seg, off, len);
             if (got > 0) {
                 result = got;
                 return 1;
@@ -248,7 +316,7 @@ public final class ShmClientLink implements ClientLink {
     private final class SendSteps implements Waiter.Steps {
         @Override
         public int poll() throws ErrnoException {
-            if (out.room() > 0) return 1;
+            if (out.room() >= roomWanted) return 1;
             return goneWhileSpinning() ? 1 : 0;
         }
 
@@ -257,12 +325,12 @@ public final class ShmClientLink implements ClientLink {
             if (nanos == 0) return poll();
             if (Thread.currentThread().isVirtual()) {
                 LockSupport.parkNanos(nanos < 0 ? VIRTUAL_NAP_NANOS : Math.min(nanos, VIRTUAL_NAP_NANOS));
-            } else if (out.producerSleeps() == 0) {
+            } else if (out.producerSleeps() < roomWanted) {
                 futex.await(out.memory(), out.producerWord(), 1, nanos < 0 ? SLICE_NANOS
                         : Math.min(nanos, SLICE_NANOS));
             }
             out.producerAwake();
-            if (out.room() > 0) return 1;
+            if (out.room() >= roomWanted) return 1;
             return serverGone() ? 1 : 0;
         }
     }
