@@ -27,15 +27,18 @@ import org.sysframe.unix.SharedMemory;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The shared-memory channel's hot paths. {@code ring}: one message through one ring on one thread
  * (put, publish, take: the ring's bookkeeping and its two copies, with no other core's cache line to
  * wait for), with the peer saying it never sleeps (a publish is a release store) or that it may (a
- * full fence and a look at its sleeping word). {@code channelCall}: one GR_PING over a channel to a
- * server in this JVM, both sides spinning (the server's loop on another core). Run with
- * {@code -prof gc}: both should show 0 B/op.
+ * full fence and a look at its sleeping word). {@code claimCommit}: the same message written and read
+ * in place, as the client does (claim, a 16-byte header and the payload copied in, commit, publish;
+ * the header read where it lies, the payload copied out once, release). {@code channelCall}: one
+ * GR_PING over a channel to a server in this JVM, both sides spinning (the server's loop on another
+ * core). Run with {@code -prof gc}: all should show 0 B/op.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -43,6 +46,9 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class SharedMemoryBenchmark {
+    /** The header a claimCommit message carries (a response header's size). */
+    private static final int HEADER = 16;
+
     /** One ring of a segment of this process, and a message to send through it. */
     @State(Scope.Thread)
     public static class Ring {
@@ -80,7 +86,7 @@ public class SharedMemoryBenchmark {
     /** A server offering channels and a client on one, both spinning. */
     @State(Scope.Thread)
     public static class Channel {
-        @Param({"32", "1024"})
+        @Param({"32", "1024", "65536"})
         public int payload;
 
         InJvmPair pair;
@@ -110,6 +116,26 @@ public class SharedMemoryBenchmark {
         s.ring.put(s.message, 0, s.payload);
         s.ring.publish();
         return s.ring.take(s.into, 0, s.payload);
+    }
+
+    @Benchmark
+    public long claimCommit(Ring s) throws ErrnoException {
+        ShmRing r = s.ring;
+        MemorySegment m = r.memory();
+        long total = HEADER + s.payload;
+        long at = r.claim(total);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, at, total);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, 0);
+        MemorySegment.copy(s.message, 0, m, at + HEADER, s.payload);
+        r.commit(total);
+        r.publish();
+        if (r.available() < HEADER) throw new IllegalStateException("nothing came");
+        long from = r.readAt();
+        long len = m.get(ValueLayout.JAVA_LONG_UNALIGNED, from) - HEADER; // read once, checked before use
+        if (len != s.payload) throw new IllegalStateException("a header of " + len + " bytes");
+        MemorySegment.copy(m, from + HEADER, s.into, 0, len);
+        r.release(HEADER + len);
+        return len;
     }
 
     @Benchmark
