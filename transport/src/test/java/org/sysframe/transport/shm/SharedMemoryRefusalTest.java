@@ -25,6 +25,7 @@ import org.sysframe.testsupport.ProcessProbe;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
@@ -55,8 +56,17 @@ class SharedMemoryRefusalTest {
     /** What comes with the answer to SHM_OPEN. */
     enum Attach { NOTHING, SEGMENT_ONLY, SEGMENT_AND_EVENTFD, SEGMENT_AND_SOCKET }
 
+    /** What a server does with the segment it passed (its own mapping of the file), then it waits for the client. */
+    interface Then {
+        void run(MemorySegment file) throws Exception;
+    }
+
     /** A server answering SHM_OPEN with the segment fd, announcing size, then waiting for the client to go. */
     static RawServer.Script answering(boolean seal, long announce, int magic, Attach attach) {
+        return answering(seal, announce, magic, attach, file -> { });
+    }
+
+    static RawServer.Script answering(boolean seal, long announce, int magic, Attach attach, Then then) {
         return c -> {
             RawRequest r = c.readRequest();
             assertEquals(ShmProtocol.OPEN, r.type());
@@ -86,6 +96,7 @@ class SharedMemoryRefusalTest {
                     }
                     case SEGMENT_AND_SOCKET -> c.socket.sendFds(answer, 0, answer.byteSize(), fd, c.socket.fd());
                 }
+                then.run(m);
             } finally {
                 SharedMemory.close(fd);
             }
@@ -152,6 +163,35 @@ class SharedMemoryRefusalTest {
     void aBadAnswerIsRefusedWithOneLineAndNothingLeft(String what, RawServer.Script answer, String line)
             throws Exception {
         assertEquals(line, refused(answer).getMessage());
+    }
+
+    @Test
+    void anAnswerHeaderOverTheLimitInTheRingFailsTheCallWithEmsgsizeAndReadsNothingPastIt() throws Exception {
+        // The client reads answers where they lie in the ring: a payload_len the server wrote there is checked
+        // before anything of the payload is looked at, as on a socket.
+        String path = dir.resolve("liar.sock").toString();
+        VarHandle tail = JAVA_LONG.varHandle();
+        long size = ShmSegment.sizeFor(CAPACITY);
+        RawServer.Script lie = answering(true, size, ShmSegment.MAGIC, Attach.SEGMENT_AND_EVENTFD, file -> {
+            long end = System.nanoTime() + 10_000_000_000L;
+            while ((long) tail.getAcquire(file, 64L) == 0) { // the request ring's tail: the call was sent
+                if (System.nanoTime() > end) throw new AssertionError("no request came");
+                Thread.onSpinWait();
+            }
+            ResponseHeader.write(file, 4096 + CAPACITY, 1, 0, 0xffff_ff00); // the answer ring's first bytes
+            tail.setRelease(file, 320L, (long) ResponseHeader.SIZE);        // the answer ring's tail
+        });
+        try (RawServer s = new RawServer(path, lie); Arena a = Arena.ofConfined()) {
+            try (GroutClient c = GroutClient.connect(client(path))) {
+                assertTrue(c.sharedMemory());
+                MemorySegment p = a.allocate(8);
+                ErrnoException e = assertThrows(ErrnoException.class, () -> c.call(GroutApi.PING, p, 0, 8));
+                assertEquals("response header: EMSGSIZE (90) Message too long: payload_len 4294967040 over "
+                        + "GR_API_MAX_MSG_LEN " + GroutApi.MAX_MSG_LEN, e.getMessage());
+                assertFalse(c.isUsable(), "the stream is out of step");
+            }
+            s.awaitScript();
+        }
     }
 
     @Test

@@ -88,40 +88,7 @@ public final class MessageReader {
      */
     boolean next() throws ErrnoException {
         if (ahead == null) return nextExact();
-        if (ring != null) return nextInPlace();
         return nextReadAhead();
-    }
-
-    /**
-     * The next message where it lies in the ring: the messages handed out before are released first (their
-     * payloads were valid until this call). The header is read once (the peer may rewrite it meanwhile: only the
-     * values read are used). A message larger than the ring goes into the big buffer.
-     */
-    private boolean nextInPlace() throws ErrnoException {
-        releaseHandedOut();
-        if (!ensure(4, -1)) return false;
-        first = ahead.get(JAVA_INT_UNALIGNED, start);
-        isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
-        int hlen = isEvent ? EventHeader.SIZE : ResponseHeader.SIZE;
-        ensure(hlen, -1);
-        parseHeader(ahead, start);
-        long total = hlen + payloadLen;
-        if (total <= capacity) {
-            ensure((int) total, total);
-            payloadBuffer = ahead;
-            payloadOffset = start + hlen;
-            start += (int) total;
-        } else {
-            int have = end - start - hlen;
-            MemorySegment.copy(ahead, start + hlen, big, 0, have);
-            start = end;
-            releaseHandedOut(); // the rest is copied out of the ring as it comes
-            recvExactly(big, have, payloadLen - have, hlen + have, total);
-            start = end = released = (int) ring.readAt(); // the copies took the rest from the ring
-            payloadBuffer = big;
-            payloadOffset = 0;
-        }
-        return true;
     }
 
     /** In place: gives the ring back the bytes of the messages handed out; start and end move to the ring's view. */
@@ -147,8 +114,14 @@ public final class MessageReader {
         return true;
     }
 
+    /**
+     * The next message from the read-ahead buffer, or where it lies in the ring (in place: the messages handed out
+     * before are released first, their payloads were valid until this call). The header is read once: in place,
+     * the peer may rewrite it meanwhile, and only the values read are used.
+     */
     private boolean nextReadAhead() throws ErrnoException {
-        if (start == end) start = end = 0;
+        if (ring != null) releaseHandedOut();
+        else if (start == end) start = end = 0;
         if (!ensure(4, -1)) return false;
         first = ahead.get(JAVA_INT_UNALIGNED, start);
         isEvent = Integer.compareUnsigned(first, MAX_ID) > 0;
@@ -162,11 +135,17 @@ public final class MessageReader {
             payloadOffset = start + hlen;
             start += (int) total;
         } else {
-            // Too big for the buffer: take what is buffered, then receive the rest straight into place.
+            // Too big for the buffer (or the ring): take what is buffered, then receive the rest straight into place.
             int have = end - start - hlen;
             MemorySegment.copy(ahead, start + hlen, big, 0, have);
-            start = end = 0;
+            if (ring != null) {
+                start = end;
+                releaseHandedOut(); // the rest is copied out of the ring as it comes
+            } else {
+                start = end = 0;
+            }
             recvExactly(big, have, payloadLen - have, hlen + have, total);
+            if (ring != null) start = end = released = (int) ring.readAt(); // the copies took it from the ring
             payloadBuffer = big;
             payloadOffset = 0;
         }
