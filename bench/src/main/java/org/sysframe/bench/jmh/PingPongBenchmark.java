@@ -1,0 +1,190 @@
+package org.sysframe.bench.jmh;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.sysframe.transport.internal.shm.ShmRing;
+import org.sysframe.transport.internal.shm.ShmSegment;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SharedMemory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where a spinning channel's round trip goes, in three steps, each one round trip between this
+ * benchmark's thread and an echo thread of the same JVM, both spinning (the two threads on the two
+ * cores): {@code sequence}, the bench's Java loop (one sequence word per direction, the payload in a
+ * slot beside it: the fewest cache lines a round trip can move); {@code rings}, the same message
+ * (a 16-byte header and the payload) through the channel's two {@link ShmRing}s, with nothing of
+ * the library around them (the rings' indices and their lines: the protocol's price). Set beside
+ * {@code SharedMemoryBenchmark.channelCall} (the whole call: client, framing, the server's loop) in
+ * one run, the differences price the protocol and the library apart.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class PingPongBenchmark {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final int HEADER = 16;
+
+    /** An echo thread, spinning until told to stop. */
+    abstract static class Echo {
+        private volatile boolean stop;
+        private Thread thread;
+
+        /** One look: echoes a message if one is there. */
+        abstract void echoOnce() throws ErrnoException;
+
+        void start(String name) {
+            thread = new Thread(() -> {
+                try {
+                    while (!stop) echoOnce();
+                } catch (ErrnoException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, name);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        void stop() throws InterruptedException {
+            stop = true;
+            thread.join();
+        }
+    }
+
+    /** The Java loop: a sequence word and a slot per direction, each word on its own line. */
+    @State(Scope.Benchmark)
+    public static class Sequence extends Echo {
+        static final long REQUEST_SEQ = 0, ANSWER_SEQ = 64, REQUEST = 128, ANSWER = 128 + 4096;
+
+        @Param({"32"})
+        public int payload;
+
+        Arena arena;
+        MemorySegment page;
+        MemorySegment message;
+        long seq;
+        long served;
+
+        @Setup(Level.Trial)
+        public void setup() {
+            arena = Arena.ofShared();
+            page = arena.allocate(ANSWER + 4096, 4096);
+            message = arena.allocate(HEADER + payload, 8);
+            start("sequence echo");
+        }
+
+        @Override
+        void echoOnce() {
+            long s = (long) LONG.getAcquire(page, REQUEST_SEQ);
+            if (s == served) {
+                Thread.onSpinWait();
+                return;
+            }
+            MemorySegment.copy(page, REQUEST, page, ANSWER, HEADER + payload);
+            served = s;
+            LONG.setRelease(page, ANSWER_SEQ, s);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws InterruptedException {
+            stop();
+            arena.close();
+        }
+    }
+
+    /** The channel's two rings in a segment of this process, both sides saying they never sleep. */
+    @State(Scope.Benchmark)
+    public static class Rings extends Echo {
+        @Param({"32"})
+        public int payload;
+
+        ShmSegment segment;
+        ShmRing requests;
+        ShmRing answers;
+        Arena arena;
+        MemorySegment message;
+        MemorySegment into;
+        MemorySegment echoBuffer;
+
+        @Setup(Level.Trial)
+        public void setup() throws ErrnoException {
+            int[] fd = {-1};
+            segment = ShmSegment.create("sysframe-jmh-pingpong", 64 * 1024, fd);
+            SharedMemory.close(fd[0]);
+            requests = segment.requests();
+            answers = segment.answers();
+            for (ShmRing r : new ShmRing[] {requests, answers}) {
+                r.consumerNeverSleeps(true);
+                r.producerNeverSleeps(true);
+            }
+            arena = Arena.ofShared();
+            message = arena.allocate(HEADER + payload, 8);
+            into = arena.allocate(HEADER + payload, 8);
+            echoBuffer = arena.allocate(HEADER + payload, 8);
+            start("rings echo");
+        }
+
+        /** As the server's loop does: the request copied out once, the answer copied in once. */
+        @Override
+        void echoOnce() throws ErrnoException {
+            int len = HEADER + payload;
+            if (requests.available() < len) {
+                Thread.onSpinWait();
+                return;
+            }
+            requests.take(echoBuffer, 0, len);
+            answers.put(echoBuffer, 0, len);
+            answers.publish();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws InterruptedException {
+            stop();
+            segment.close();
+            arena.close();
+        }
+    }
+
+    @Benchmark
+    public long sequence(Sequence s) {
+        long seq = ++s.seq;
+        MemorySegment.copy(s.message, 0, s.page, Sequence.REQUEST, HEADER + s.payload);
+        LONG.setRelease(s.page, Sequence.REQUEST_SEQ, seq);
+        while ((long) LONG.getAcquire(s.page, Sequence.ANSWER_SEQ) != seq) Thread.onSpinWait();
+        return s.page.get(ValueLayout.JAVA_BYTE, Sequence.ANSWER + HEADER + s.payload - 1);
+    }
+
+    /** As the client does: the request claimed and written in place, the answer read in place and copied out once. */
+    @Benchmark
+    public long rings(Rings s) throws ErrnoException {
+        int len = HEADER + s.payload;
+        ShmRing out = s.requests;
+        long at = out.claim(len);
+        MemorySegment.copy(s.message, 0, out.memory(), at, len);
+        out.commit(len);
+        out.publish();
+        ShmRing in = s.answers;
+        while (in.available() < len) Thread.onSpinWait();
+        MemorySegment.copy(in.memory(), in.readAt() + HEADER, s.into, 0, s.payload);
+        in.release(len);
+        return len;
+    }
+}
