@@ -16,7 +16,6 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.sysframe.transport.internal.shm.ShmRing;
 import org.sysframe.transport.internal.shm.ShmSegment;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.SharedMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -126,9 +125,7 @@ public class PingPongBenchmark {
 
         @Setup(Level.Trial)
         public void setup() throws ErrnoException {
-            int[] fd = {-1};
-            segment = ShmSegment.create("sysframe-jmh-pingpong", 64 * 1024, fd);
-            SharedMemory.close(fd[0]);
+            segment = SharedMemoryBenchmark.segment("sysframe-jmh-pingpong");
             requests = segment.requests();
             answers = segment.answers();
             for (ShmRing r : new ShmRing[] {requests, answers}) {

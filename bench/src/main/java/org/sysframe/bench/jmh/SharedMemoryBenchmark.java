@@ -66,9 +66,7 @@ public class SharedMemoryBenchmark {
 
         @Setup(Level.Trial)
         public void setup() throws ErrnoException {
-            int[] fd = {-1};
-            segment = ShmSegment.create("sysframe-jmh", 64 * 1024, fd);
-            SharedMemory.close(fd[0]); // the mapping keeps the file
+            segment = segment("sysframe-jmh");
             ring = segment.requests();
             ring.consumerNeverSleeps(neverSleeps);
             arena = Arena.ofConfined();
@@ -109,6 +107,14 @@ public class SharedMemoryBenchmark {
             pair.close();
             arena.close();
         }
+    }
+
+    /** A segment of this process with rings of 64 KiB, its descriptor closed (the mapping keeps the file). */
+    static ShmSegment segment(String name) throws ErrnoException {
+        int[] fd = {-1};
+        ShmSegment segment = ShmSegment.create(name, 64 * 1024, fd);
+        SharedMemory.close(fd[0]);
+        return segment;
     }
 
     @Benchmark
