@@ -24,14 +24,16 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Where a spinning channel's round trip goes, in three steps, each one round trip between this
+ * Where a spinning channel's round trip goes, three ways, each one round trip between this
  * benchmark's thread and an echo thread of the same JVM, both spinning (the two threads on the two
  * cores): {@code sequence}, the bench's Java loop (one sequence word per direction, the payload in a
- * slot beside it: the fewest cache lines a round trip can move); {@code rings}, the same message
+ * slot beside it: two cache lines each way); {@code rings}, the same message
  * (a 16-byte header and the payload) through the channel's two {@link ShmRing}s, with nothing of
- * the library around them (the rings' indices and their lines: the protocol's price). Set beside
- * {@code SharedMemoryBenchmark.channelCall} (the whole call: client, framing, the server's loop) in
- * one run, the differences price the protocol and the library apart.
+ * the library around them (the rings' indices and their lines: the protocol's price); {@code records},
+ * the same message through rings of records that say "published" in their own line ({@link Records}: a
+ * design, not the library's). Set beside {@code SharedMemoryBenchmark.channelCall} (the whole call:
+ * client, framing, the server's loop) in one run, the differences price the protocol and the library
+ * apart.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -40,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class PingPongBenchmark {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final int HEADER = 16;
 
     /** An echo thread, spinning until told to stop. */
@@ -158,6 +161,102 @@ public class PingPongBenchmark {
             segment.close();
             arena.close();
         }
+    }
+
+    /**
+     * A design the library does not have yet, measured: records that say "published" in their own first
+     * line, as Agrona's do. A length word before each body is stored last, with a release; the consumer
+     * spins on it, reads the body, zeroes the record and publishes its head, which the producer reads only
+     * when short of room. No tail index: a round trip moves the data's line alone each way, where the
+     * channel's rings (and the Java loop's sequence word) move a second line. In the rings of a segment's
+     * mirrored mapping, so that a record never splits at the wrap; the two heads in words of the first page
+     * that the segment's layout leaves free.
+     */
+    @State(Scope.Benchmark)
+    public static class Records extends Echo {
+        static final long HEAD0 = 1024, HEAD1 = 1088; // words of the first page the layout leaves free
+
+        @Param({"32"})
+        public int payload;
+
+        ShmSegment segment;
+        MemorySegment m;
+        long data0, data1;
+        long mask;
+        long cap;
+        // producer (benchmark thread) of ring 0, consumer of ring 1
+        long tail0, headSeen0, head1;
+        // echo thread: consumer of ring 0, producer of ring 1
+        long head0, tail1, headSeen1;
+        Arena arena;
+        MemorySegment message, into, echoBuffer;
+
+        @Setup(Level.Trial)
+        public void setup() throws ErrnoException {
+            segment = SharedMemoryBenchmark.segment("sysframe-jmh-records");
+            m = segment.memory();
+            cap = segment.capacity();
+            mask = cap - 1;
+            data0 = segment.requests().readAt(); // where each ring's bytes begin (both rings are empty)
+            data1 = segment.answers().readAt();
+            arena = Arena.ofShared();
+            message = arena.allocate(HEADER + payload, 8);
+            into = arena.allocate(HEADER + payload, 8);
+            echoBuffer = arena.allocate(HEADER + payload, 8);
+            start("records echo");
+        }
+
+        static long size(long body) { return (8 + body + 7) & ~7L; }
+
+        /** As the server's loop would: the request copied out once, the answer copied in once. */
+        @Override
+        void echoOnce() {
+            long at = data0 + (head0 & mask);
+            int len = (int) INT.getAcquire(m, at);
+            if (len == 0) {
+                Thread.onSpinWait();
+                return;
+            }
+            MemorySegment.copy(m, at + 8, echoBuffer, 0, len);
+            long sz = size(len);
+            for (long k = 0; k < sz; k += 8) m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + k, 0L);
+            head0 += sz;
+            LONG.setRelease(m, HEAD0, head0);
+            long need = size(len);
+            while (cap - (tail1 - headSeen1) < need) headSeen1 = (long) LONG.getAcquire(m, HEAD1);
+            long w = data1 + (tail1 & mask);
+            MemorySegment.copy(echoBuffer, 0, m, w + 8, len);
+            INT.setRelease(m, w, len);
+            tail1 += need;
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws InterruptedException {
+            stop();
+            segment.close();
+            arena.close();
+        }
+    }
+
+    /** As the client would: the request written in place, the answer copied out once. */
+    @Benchmark
+    public long records(Records s) {
+        int len = HEADER + s.payload;
+        long need = Records.size(len);
+        while (s.cap - (s.tail0 - s.headSeen0) < need) s.headSeen0 = (long) LONG.getAcquire(s.m, Records.HEAD0);
+        long w = s.data0 + (s.tail0 & s.mask);
+        MemorySegment.copy(s.message, 0, s.m, w + 8, len);
+        INT.setRelease(s.m, w, len);
+        s.tail0 += need;
+        long at = s.data1 + (s.head1 & s.mask);
+        int got;
+        while ((got = (int) INT.getAcquire(s.m, at)) == 0) Thread.onSpinWait();
+        MemorySegment.copy(s.m, at + 8 + HEADER, s.into, 0, got - HEADER);
+        long sz = Records.size(got);
+        for (long k = 0; k < sz; k += 8) s.m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + k, 0L);
+        s.head1 += sz;
+        LONG.setRelease(s.m, Records.HEAD1, s.head1);
+        return got;
     }
 
     @Benchmark
