@@ -196,9 +196,9 @@ public final class ServerLoop<S extends LoopSocket> {
         int ready = driver.await(bound);
         timer.startOfTurn();
         driver.handle(ready);
-        if (!channels.isEmpty()) channels.serve();
+        channels.serve();
         endOfTurn();
-        if (!channels.isEmpty()) channels.endOfTurn();
+        channels.endOfTurn();
         driver.endOfTurn();
     }
 
@@ -344,14 +344,12 @@ public final class ServerLoop<S extends LoopSocket> {
     public void closed(ServerConnection c, String reason) {
         LoopSocket s = table.get(c.tag);
         boolean channel = s instanceof HostedChannel;
-        if (channel) {
+        if (s instanceof HostedChannel ch) {
             table.remove(c.tag);
-            channels.remove((HostedChannel) s);
-            ((HostedChannel) s).closed(reason);
-        } else if (s != null && driver.unregister(socket(c.tag), reason)) {
-            table.remove(c.tag);
-        }
-        if (!channel) {
+            channels.remove(ch);
+            ch.closed(reason);
+        } else {
+            if (s != null && driver.unregister(socket(c.tag), reason)) table.remove(c.tag);
             if (load.get() == 1) trimPools(0); // its last: a loop with no connection keeps no buffer for one
             load.decrementAndGet();
         }

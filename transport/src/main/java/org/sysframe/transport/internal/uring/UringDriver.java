@@ -18,9 +18,7 @@ import org.sysframe.unix.uring.UringCounters;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The io_uring I/O driver of one event loop. One turn is one io_uring_enter that submits every
@@ -50,8 +48,9 @@ import java.util.Map;
  * does not read; an idle connection holds none of them.
  *
  * <p>Shared-memory channels: the loop looks at their rings in its turns (no syscall), and watches each
- * channel's eventfd with a multishot POLL_ADD (edge-triggered: a completion per write of the client,
- * the eventfd never read), which ends a sleep as a socket's completion does. A spinning loop serving
+ * channel's eventfd with a multishot POLL_ADD ({@link ChannelPolls}; edge-triggered: a completion per
+ * write of the client, the eventfd never read), which ends a sleep as a socket's completion does. A
+ * spinning loop serving
  * channels looks at its CQ in user space, as always; one whose ring defers its task work (it blocks by
  * itself, and spins only for a spinning channel) enters the kernel at a bounded rate
  * ({@link LoopChannels#socketsDue()}) to have its sockets' completions posted.
@@ -78,9 +77,7 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
     private final Steps steps = new Steps();
     private final LoopChannels channels;
     private final ChannelSteps channelSteps = new ChannelSteps();
-    /** The user data of the POLL_ADD watching each channel's eventfd (its data: the poll's number, then the fd). */
-    private final Map<Integer, Long> pollOfChannel = new HashMap<>();
-    private long channelPolls;
+    private ChannelPolls channelPolls;
     /** Completions a sleep of this turn waits for: the SENDs submitted with it and one more (see await()). */
     private int waitFor = 1;
     private final List<UringSocket> writableSoon = new ArrayList<>();
@@ -122,6 +119,7 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
         uring.registerRingFd();
         buffers = new BufferRing(uring, loop.index(), BUFFERS, BUFFER_SIZE);
         io = new UringRing(uring, buffers, this);
+        channelPolls = new ChannelPolls(io);
         armWake();
     }
 
@@ -168,32 +166,10 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
 
     /** Watches a channel's eventfd: a multishot POLL_ADD, edge-triggered (the eventfd is never read). */
     @Override
-    public void watchChannel(int fd) { armChannel(fd); }
+    public void watchChannel(int fd) { channelPolls.arm(fd); }
 
-    private void armChannel(int fd) {
-        long ud = UserData.of(UserData.CHANNEL, (++channelPolls & 0xffffff) << 32 | fd);
-        pollOfChannel.put(fd, ud);
-        io.sqe().prepPollAdd(fd, Sqe.POLLIN, true).userData(ud);
-    }
-
-    /** Cancels the POLL_ADD of the channel's eventfd (the poll holds the file: its close alone would not end it). */
     @Override
-    public void unwatchChannel(int fd) {
-        Long ud = pollOfChannel.remove(fd);
-        if (ud == null) return;
-        io.sqe().prepCancel(ud, 0, 0).userData(UserData.of(UserData.CHANNEL_CANCEL, 0));
-    }
-
-    /**
-     * A channel's POLL_ADD ended: cancelled (its channel closed), or by itself while its channel is still
-     * watched by this very poll (armed again).
-     */
-    private void channelPollEnded(long ud) {
-        io.lastCompletion();
-        int fd = (int) UserData.data(ud);
-        Long watching = pollOfChannel.get(fd);
-        if (watching != null && watching == ud && loop.isRunning()) armChannel(fd);
-    }
+    public void unwatchChannel(int fd) { channelPolls.cancel(fd); }
 
     @Override
     public void handle(int ready) throws ErrnoException {
@@ -310,7 +286,7 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
             }
             case UserData.STOP, UserData.CHANNEL_CANCEL -> io.lastCompletion();
             case UserData.CHANNEL -> {
-                if (!more) channelPollEnded(ud); // a completion with F_MORE only ended a sleep: nothing to do
+                if (!more) channelPolls.ended(ud, loop.isRunning()); // with F_MORE it only ended a sleep
             }
             case UserData.SEND_SHORT -> { } // the linked NOP of a short SEND: only here to end the wait
             default -> {
