@@ -16,6 +16,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.sysframe.transport.internal.shm.ShmRing;
 import org.sysframe.transport.internal.shm.ShmSegment;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SharedMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,16 +25,18 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Where a spinning channel's round trip goes, three ways, each one round trip between this
+ * Where a spinning channel's round trip goes, four ways, each one round trip between this
  * benchmark's thread and an echo thread of the same JVM, both spinning (the two threads on the two
  * cores): {@code sequence}, the bench's Java loop (one sequence word per direction, the payload in a
  * slot beside it: two cache lines each way); {@code rings}, the same message
  * (a 16-byte header and the payload) through the channel's two {@link ShmRing}s, with nothing of
- * the library around them (the rings' indices and their lines: the protocol's price); {@code records},
- * the same message through rings of records that say "published" in their own line ({@link Records}: a
- * design, not the library's). Set beside {@code SharedMemoryBenchmark.channelCall} (the whole call:
- * client, framing, the server's loop) in one run, the differences price the protocol and the library
- * apart.
+ * the library around them; {@code records}, the same message through rings of records that say
+ * "published" in their own line ({@link Records}: a design, not the library's), and {@code zeroAhead},
+ * those records with the next word zeroed by the producer ({@link ZeroAhead}). Set beside
+ * {@code SharedMemoryBenchmark.channelCall} (the whole call: client, framing, the server's loop), the
+ * differences price the protocol and the library apart. JMH runs each in a fork of its own, and a fork
+ * may land in a fast or a slow placement of the guest's vCPUs: {@link PairedPingPong} runs them in turns in
+ * one process, for ratios that hold.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -47,11 +50,27 @@ public class PingPongBenchmark {
 
     /** An echo thread, spinning until told to stop. */
     abstract static class Echo {
+        /**
+         * Where each thread keeps the positions it writes: words 8 to 10 of an array of its own, with lines of
+         * padding around them, and nothing else of the state written after the setup. A line one thread writes and
+         * the other reads, be it only for a neighbouring field, would move between the cores at every message: a
+         * cost two processes do not have, which the rings (each side with its own mapping and ring objects) do
+         * not pay either.
+         */
+        final long[] own = new long[24];   // the echo thread's
+        final long[] mine = new long[24];  // the benchmark thread's
+        static final int OWN0 = 8, OWN1 = 9, OWN2 = 10;
         private volatile boolean stop;
         private Thread thread;
 
         /** One look: echoes a message if one is there. */
         abstract void echoOnce() throws ErrnoException;
+
+        /** The state made and the echo thread started (JMH's trial setup; {@link PairedPingPong} calls it too). */
+        abstract void setup() throws ErrnoException;
+
+        /** The echo thread stopped and the state freed. */
+        abstract void tearDown() throws InterruptedException;
 
         void start(String name) {
             thread = new Thread(() -> {
@@ -82,8 +101,6 @@ public class PingPongBenchmark {
         Arena arena;
         MemorySegment page;
         MemorySegment message;
-        long seq;
-        long served;
 
         @Setup(Level.Trial)
         public void setup() {
@@ -96,12 +113,12 @@ public class PingPongBenchmark {
         @Override
         void echoOnce() {
             long s = (long) LONG.getAcquire(page, REQUEST_SEQ);
-            if (s == served) {
+            if (s == own[OWN0]) {
                 Thread.onSpinWait();
                 return;
             }
             MemorySegment.copy(page, REQUEST, page, ANSWER, HEADER + payload);
-            served = s;
+            own[OWN0] = s;
             LONG.setRelease(page, ANSWER_SEQ, s);
         }
 
@@ -119,8 +136,11 @@ public class PingPongBenchmark {
         public int payload;
 
         ShmSegment segment;
+        ShmSegment echoSegment; // the echo thread's own mapping and rings, as a server process has
         ShmRing requests;
         ShmRing answers;
+        ShmRing echoRequests;
+        ShmRing echoAnswers;
         Arena arena;
         MemorySegment message;
         MemorySegment into;
@@ -128,9 +148,17 @@ public class PingPongBenchmark {
 
         @Setup(Level.Trial)
         public void setup() throws ErrnoException {
-            segment = SharedMemoryBenchmark.segment("sysframe-jmh-pingpong");
+            int[] fd = {-1};
+            segment = ShmSegment.create("sysframe-jmh-pingpong", 64 * 1024, fd);
+            try {
+                echoSegment = ShmSegment.open(fd[0], segment.size());
+            } finally {
+                SharedMemory.close(fd[0]);
+            }
             requests = segment.requests();
             answers = segment.answers();
+            echoRequests = echoSegment.requests();
+            echoAnswers = echoSegment.answers();
             for (ShmRing r : new ShmRing[] {requests, answers}) {
                 r.consumerNeverSleeps(true);
                 r.producerNeverSleeps(true);
@@ -146,31 +174,32 @@ public class PingPongBenchmark {
         @Override
         void echoOnce() throws ErrnoException {
             int len = HEADER + payload;
-            if (requests.available() < len) {
+            if (echoRequests.available() < len) {
                 Thread.onSpinWait();
                 return;
             }
-            requests.take(echoBuffer, 0, len);
-            answers.put(echoBuffer, 0, len);
-            answers.publish();
+            echoRequests.take(echoBuffer, 0, len);
+            echoAnswers.put(echoBuffer, 0, len);
+            echoAnswers.publish();
         }
 
         @TearDown(Level.Trial)
         public void tearDown() throws InterruptedException {
             stop();
             segment.close();
+            echoSegment.close();
             arena.close();
         }
     }
 
     /**
-     * A design the library does not have yet, measured: records that say "published" in their own first
-     * line, as Agrona's do. A length word before each body is stored last, with a release; the consumer
-     * spins on it, reads the body, zeroes the record and publishes its head, which the producer reads only
-     * when short of room. No tail index: a round trip moves the data's line alone each way, where the
-     * channel's rings (and the Java loop's sequence word) move a second line. In the rings of a segment's
-     * mirrored mapping, so that a record never splits at the wrap; the two heads in words of the first page
-     * that the segment's layout leaves free.
+     * A design the library does not have, measured beside its rings (no faster than them:
+     * docs/shared-memory.md): records that say "published" in their own first line, as Agrona's do. A length
+     * word before each body is stored last, with a release; the consumer spins on it, reads the body, zeroes
+     * the record and publishes its head, which the producer reads only when short of room. No tail index: a
+     * round trip moves the data's line alone each way, where the channel's rings move the tail's too. In the
+     * rings of a segment's mirrored mapping, so that a record never splits at the wrap; the two heads in words
+     * of the first page that the segment's layout leaves free.
      */
     @State(Scope.Benchmark)
     public static class Records extends Echo {
@@ -184,10 +213,8 @@ public class PingPongBenchmark {
         long data0, data1;
         long mask;
         long cap;
-        // producer (benchmark thread) of ring 0, consumer of ring 1
-        long tail0, headSeen0, head1;
-        // echo thread: consumer of ring 0, producer of ring 1
-        long head0, tail1, headSeen1;
+        // the benchmark thread, producer of ring 0 and consumer of ring 1: tail0, headSeen0, head1 in mine[]; the
+        // echo thread, consumer of ring 0 and producer of ring 1: head0, tail1, headSeen1 in own[]
         Arena arena;
         MemorySegment message, into, echoBuffer;
 
@@ -211,6 +238,7 @@ public class PingPongBenchmark {
         /** As the server's loop would: the request copied out once, the answer copied in once. */
         @Override
         void echoOnce() {
+            long head0 = own[OWN0];
             long at = data0 + (head0 & mask);
             int len = (int) INT.getAcquire(m, at);
             if (len == 0) {
@@ -220,14 +248,15 @@ public class PingPongBenchmark {
             MemorySegment.copy(m, at + 8, echoBuffer, 0, len);
             long sz = size(len);
             for (long k = 0; k < sz; k += 8) m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + k, 0L);
-            head0 += sz;
+            own[OWN0] = head0 += sz;
             LONG.setRelease(m, HEAD0, head0);
             long need = size(len);
-            while (cap - (tail1 - headSeen1) < need) headSeen1 = (long) LONG.getAcquire(m, HEAD1);
+            long tail1 = own[OWN1];
+            while (cap - (tail1 - own[OWN2]) < need) own[OWN2] = (long) LONG.getAcquire(m, HEAD1);
             long w = data1 + (tail1 & mask);
             MemorySegment.copy(echoBuffer, 0, m, w + 8, len);
             INT.setRelease(m, w, len);
-            tail1 += need;
+            own[OWN1] = tail1 + need;
         }
 
         @TearDown(Level.Trial)
@@ -238,30 +267,88 @@ public class PingPongBenchmark {
         }
     }
 
+    /**
+     * The same records, zeroed by the producer instead: before it publishes a record, it stores 0 in the word after
+     * it, where the next record will be, so that the consumer never zeroes what it read (no memset of a large
+     * message) and a stale word is never taken for a record. The producer keeps room for that word.
+     */
+    @State(Scope.Benchmark)
+    public static class ZeroAhead extends Records {
+        @Override
+        void echoOnce() {
+            long head0 = own[OWN0];
+            long at = data0 + (head0 & mask);
+            int len = (int) INT.getAcquire(m, at);
+            if (len == 0) {
+                Thread.onSpinWait();
+                return;
+            }
+            MemorySegment.copy(m, at + 8, echoBuffer, 0, len);
+            long sz = size(len);
+            own[OWN0] = head0 += sz;
+            LONG.setRelease(m, HEAD0, head0);
+            long tail1 = own[OWN1];
+            while (cap - (tail1 - own[OWN2]) < sz + 8) own[OWN2] = (long) LONG.getAcquire(m, HEAD1);
+            long w = data1 + (tail1 & mask);
+            MemorySegment.copy(echoBuffer, 0, m, w + 8, len);
+            m.set(ValueLayout.JAVA_LONG, data1 + ((tail1 + sz) & mask), 0L);
+            INT.setRelease(m, w, len);
+            own[OWN1] = tail1 + sz;
+        }
+    }
+
     /** As the client would: the request written in place, the answer copied out once. */
     @Benchmark
     public long records(Records s) {
+        long[] mine = s.mine;
         int len = HEADER + s.payload;
         long need = Records.size(len);
-        while (s.cap - (s.tail0 - s.headSeen0) < need) s.headSeen0 = (long) LONG.getAcquire(s.m, Records.HEAD0);
-        long w = s.data0 + (s.tail0 & s.mask);
+        long tail0 = mine[Echo.OWN0];
+        while (s.cap - (tail0 - mine[Echo.OWN1]) < need) mine[Echo.OWN1] = (long) LONG.getAcquire(s.m, Records.HEAD0);
+        long w = s.data0 + (tail0 & s.mask);
         MemorySegment.copy(s.message, 0, s.m, w + 8, len);
         INT.setRelease(s.m, w, len);
-        s.tail0 += need;
-        long at = s.data1 + (s.head1 & s.mask);
+        mine[Echo.OWN0] = tail0 + need;
+        long head1 = mine[Echo.OWN2];
+        long at = s.data1 + (head1 & s.mask);
         int got;
         while ((got = (int) INT.getAcquire(s.m, at)) == 0) Thread.onSpinWait();
         MemorySegment.copy(s.m, at + 8 + HEADER, s.into, 0, got - HEADER);
         long sz = Records.size(got);
         for (long k = 0; k < sz; k += 8) s.m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + k, 0L);
-        s.head1 += sz;
-        LONG.setRelease(s.m, Records.HEAD1, s.head1);
+        mine[Echo.OWN2] = head1 += sz;
+        LONG.setRelease(s.m, Records.HEAD1, head1);
+        return got;
+    }
+
+    /** As {@link #records}, the next record's word zeroed by the producer. */
+    @Benchmark
+    public long zeroAhead(ZeroAhead s) {
+        long[] mine = s.mine;
+        int len = HEADER + s.payload;
+        long need = Records.size(len);
+        long tail0 = mine[Echo.OWN0];
+        while (s.cap - (tail0 - mine[Echo.OWN1]) < need + 8) {
+            mine[Echo.OWN1] = (long) LONG.getAcquire(s.m, Records.HEAD0);
+        }
+        long w = s.data0 + (tail0 & s.mask);
+        MemorySegment.copy(s.message, 0, s.m, w + 8, len);
+        s.m.set(ValueLayout.JAVA_LONG, s.data0 + ((tail0 + need) & s.mask), 0L);
+        INT.setRelease(s.m, w, len);
+        mine[Echo.OWN0] = tail0 + need;
+        long head1 = mine[Echo.OWN2];
+        long at = s.data1 + (head1 & s.mask);
+        int got;
+        while ((got = (int) INT.getAcquire(s.m, at)) == 0) Thread.onSpinWait();
+        MemorySegment.copy(s.m, at + 8 + HEADER, s.into, 0, got - HEADER);
+        mine[Echo.OWN2] = head1 += Records.size(got);
+        LONG.setRelease(s.m, Records.HEAD1, head1);
         return got;
     }
 
     @Benchmark
     public long sequence(Sequence s) {
-        long seq = ++s.seq;
+        long seq = ++s.mine[Echo.OWN0];
         MemorySegment.copy(s.message, 0, s.page, Sequence.REQUEST, HEADER + s.payload);
         LONG.setRelease(s.page, Sequence.REQUEST_SEQ, seq);
         while ((long) LONG.getAcquire(s.page, Sequence.ANSWER_SEQ) != seq) Thread.onSpinWait();
