@@ -41,8 +41,9 @@ public final class PairedPingPong {
             this.trip = trip;
         }
 
-        void setUp() throws ErrnoException {
+        void setUp(int payload) throws ErrnoException {
             state = make.get();
+            state.payload = payload;
             state.setup();
         }
 
@@ -55,7 +56,7 @@ public final class PairedPingPong {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         int calls = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
         int payload = 32;
-        List<Design<?>> designs = designs(payload);
+        List<Design<?>> designs = designs();
         if (rounds < 1 || calls < 1) throw new IllegalArgumentException("rounds and calls per slice: at least 1");
         if (args.length > 2) {
             List<String> wanted = List.of(args).subList(2, args.length);
@@ -72,7 +73,7 @@ public final class PairedPingPong {
             for (int k = 0; k < designs.size(); k++) {
                 int d = (r + k) % designs.size(); // each design first in its turn: no order favoured
                 Design<?> design = designs.get(d);
-                design.setUp();
+                design.setUp(payload);
                 try {
                     for (int i = 0; i < calls / 4; i++) sink += design.roundTrip(); // the new segment's pages, the JIT
                     long t0 = System.nanoTime();
@@ -102,28 +103,10 @@ public final class PairedPingPong {
         return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
     }
 
-    private static List<Design<?>> designs(int payload) {
-        List<Design<?>> all = new ArrayList<>();
-        all.add(new Design<>("sequence", () -> {
-            PingPongBenchmark.Sequence s = new PingPongBenchmark.Sequence();
-            s.payload = payload;
-            return s;
-        }, BENCH::sequence));
-        all.add(new Design<>("records", () -> {
-            PingPongBenchmark.Records s = new PingPongBenchmark.Records();
-            s.payload = payload;
-            return s;
-        }, BENCH::records));
-        all.add(new Design<>("zeroAhead", () -> {
-            PingPongBenchmark.ZeroAhead s = new PingPongBenchmark.ZeroAhead();
-            s.payload = payload;
-            return s;
-        }, BENCH::zeroAhead));
-        all.add(new Design<>("rings", () -> {
-            PingPongBenchmark.Rings s = new PingPongBenchmark.Rings();
-            s.payload = payload;
-            return s;
-        }, BENCH::rings));
-        return all;
+    private static List<Design<?>> designs() {
+        return new ArrayList<>(List.of(new Design<>("sequence", PingPongBenchmark.Sequence::new, BENCH::sequence),
+                new Design<>("records", PingPongBenchmark.Records::new, BENCH::records),
+                new Design<>("zeroAhead", PingPongBenchmark.ZeroAhead::new, BENCH::zeroAhead),
+                new Design<>("rings", PingPongBenchmark.Rings::new, BENCH::rings)));
     }
 }

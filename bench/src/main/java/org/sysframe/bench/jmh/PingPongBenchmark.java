@@ -48,18 +48,24 @@ public class PingPongBenchmark {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final int HEADER = 16;
 
-    /** An echo thread, spinning until told to stop. */
-    abstract static class Echo {
+    /** An echo thread, spinning until told to stop; the state every design shares. */
+    @State(Scope.Benchmark)
+    public abstract static class Echo {
+        static final int OWN0 = 8, OWN1 = 9, OWN2 = 10;
+
+        /** The request's payload in bytes (after a 16-byte header). */
+        @Param({"32"})
+        public int payload;
+
         /**
          * Where each thread keeps the positions it writes: words 8 to 10 of an array of its own, with lines of
          * padding around them, and nothing else of the state written after the setup. A line one thread writes and
          * the other reads, be it only for a neighbouring field, would move between the cores at every message: a
          * cost two processes do not have, which the rings (each side with its own mapping and ring objects) do
-         * not pay either.
+         * not pay either. This one is the echo thread's; {@link #mine} the benchmark thread's.
          */
-        final long[] own = new long[24];   // the echo thread's
-        final long[] mine = new long[24];  // the benchmark thread's
-        static final int OWN0 = 8, OWN1 = 9, OWN2 = 10;
+        final long[] own = new long[24];
+        final long[] mine = new long[24];
         private volatile boolean stop;
         private Thread thread;
 
@@ -95,9 +101,6 @@ public class PingPongBenchmark {
     public static class Sequence extends Echo {
         static final long REQUEST_SEQ = 0, ANSWER_SEQ = 64, REQUEST = 128, ANSWER = 128 + 4096;
 
-        @Param({"32"})
-        public int payload;
-
         Arena arena;
         MemorySegment page;
         MemorySegment message;
@@ -132,9 +135,6 @@ public class PingPongBenchmark {
     /** The channel's two rings in a segment of this process, both sides saying they never sleep. */
     @State(Scope.Benchmark)
     public static class Rings extends Echo {
-        @Param({"32"})
-        public int payload;
-
         ShmSegment segment;
         ShmSegment echoSegment; // the echo thread's own mapping and rings, as a server process has
         ShmRing requests;
@@ -205,8 +205,12 @@ public class PingPongBenchmark {
     public static class Records extends Echo {
         static final long HEAD0 = 1024, HEAD1 = 1088; // words of the first page the layout leaves free
 
-        @Param({"32"})
-        public int payload;
+        /** Whether the producer zeroes the next record's word before it publishes ({@link ZeroAhead}). */
+        final boolean producerZeroes;
+
+        public Records() { this(false); }
+
+        Records(boolean producerZeroes) { this.producerZeroes = producerZeroes; }
 
         ShmSegment segment;
         MemorySegment m;
@@ -238,25 +242,44 @@ public class PingPongBenchmark {
         /** As the server's loop would: the request copied out once, the answer copied in once. */
         @Override
         void echoOnce() {
-            long head0 = own[OWN0];
-            long at = data0 + (head0 & mask);
+            long at = data0 + (own[OWN0] & mask);
             int len = (int) INT.getAcquire(m, at);
             if (len == 0) {
                 Thread.onSpinWait();
                 return;
             }
             MemorySegment.copy(m, at + 8, echoBuffer, 0, len);
+            own[OWN0] = consumed(at, own[OWN0], len, HEAD0);
+            own[OWN1] = publish(echoBuffer, len, data1, own, OWN1, OWN2, HEAD1);
+        }
+
+        /**
+         * The producer's side of a ring: room waited for (the head read again only when the one read last leaves
+         * too little), the body copied after its word, the next word zeroed first if this producer zeroes ahead,
+         * the length stored with a release. positions[tail] and positions[headSeen] are the producer's own; returns
+         * the new tail.
+         */
+        long publish(MemorySegment body, int len, long data, long[] positions, int tail, int headSeen, long head) {
+            long t = positions[tail];
             long sz = size(len);
-            for (long k = 0; k < sz; k += 8) m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + k, 0L);
-            own[OWN0] = head0 += sz;
-            LONG.setRelease(m, HEAD0, head0);
-            long need = size(len);
-            long tail1 = own[OWN1];
-            while (cap - (tail1 - own[OWN2]) < need) own[OWN2] = (long) LONG.getAcquire(m, HEAD1);
-            long w = data1 + (tail1 & mask);
-            MemorySegment.copy(echoBuffer, 0, m, w + 8, len);
+            long need = producerZeroes ? sz + 8 : sz;
+            while (cap - (t - positions[headSeen]) < need) positions[headSeen] = (long) LONG.getAcquire(m, head);
+            long w = data + (t & mask);
+            MemorySegment.copy(body, 0, m, w + 8, len);
+            if (producerZeroes) m.set(ValueLayout.JAVA_LONG, data + ((t + sz) & mask), 0L);
             INT.setRelease(m, w, len);
-            own[OWN1] = tail1 + need;
+            return t + sz;
+        }
+
+        /**
+         * The consumer is done with the record at at (position pos, len bytes): zeroed unless the producer zeroes
+         * ahead, its room given back through head; returns the next record's position.
+         */
+        long consumed(long at, long pos, int len, long head) {
+            long sz = size(len);
+            if (!producerZeroes) for (long k = 0; k < sz; k += 8) m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + k, 0L);
+            LONG.setRelease(m, head, pos + sz);
+            return pos + sz;
         }
 
         @TearDown(Level.Trial)
@@ -274,75 +297,26 @@ public class PingPongBenchmark {
      */
     @State(Scope.Benchmark)
     public static class ZeroAhead extends Records {
-        @Override
-        void echoOnce() {
-            long head0 = own[OWN0];
-            long at = data0 + (head0 & mask);
-            int len = (int) INT.getAcquire(m, at);
-            if (len == 0) {
-                Thread.onSpinWait();
-                return;
-            }
-            MemorySegment.copy(m, at + 8, echoBuffer, 0, len);
-            long sz = size(len);
-            own[OWN0] = head0 += sz;
-            LONG.setRelease(m, HEAD0, head0);
-            long tail1 = own[OWN1];
-            while (cap - (tail1 - own[OWN2]) < sz + 8) own[OWN2] = (long) LONG.getAcquire(m, HEAD1);
-            long w = data1 + (tail1 & mask);
-            MemorySegment.copy(echoBuffer, 0, m, w + 8, len);
-            m.set(ValueLayout.JAVA_LONG, data1 + ((tail1 + sz) & mask), 0L);
-            INT.setRelease(m, w, len);
-            own[OWN1] = tail1 + sz;
-        }
+        public ZeroAhead() { super(true); }
     }
 
     /** As the client would: the request written in place, the answer copied out once. */
     @Benchmark
-    public long records(Records s) {
-        long[] mine = s.mine;
-        int len = HEADER + s.payload;
-        long need = Records.size(len);
-        long tail0 = mine[Echo.OWN0];
-        while (s.cap - (tail0 - mine[Echo.OWN1]) < need) mine[Echo.OWN1] = (long) LONG.getAcquire(s.m, Records.HEAD0);
-        long w = s.data0 + (tail0 & s.mask);
-        MemorySegment.copy(s.message, 0, s.m, w + 8, len);
-        INT.setRelease(s.m, w, len);
-        mine[Echo.OWN0] = tail0 + need;
-        long head1 = mine[Echo.OWN2];
-        long at = s.data1 + (head1 & s.mask);
-        int got;
-        while ((got = (int) INT.getAcquire(s.m, at)) == 0) Thread.onSpinWait();
-        MemorySegment.copy(s.m, at + 8 + HEADER, s.into, 0, got - HEADER);
-        long sz = Records.size(got);
-        for (long k = 0; k < sz; k += 8) s.m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + k, 0L);
-        mine[Echo.OWN2] = head1 += sz;
-        LONG.setRelease(s.m, Records.HEAD1, head1);
-        return got;
-    }
+    public long records(Records s) { return recordsRoundTrip(s); }
 
     /** As {@link #records}, the next record's word zeroed by the producer. */
     @Benchmark
-    public long zeroAhead(ZeroAhead s) {
+    public long zeroAhead(ZeroAhead s) { return recordsRoundTrip(s); }
+
+    private static long recordsRoundTrip(Records s) {
         long[] mine = s.mine;
-        int len = HEADER + s.payload;
-        long need = Records.size(len);
-        long tail0 = mine[Echo.OWN0];
-        while (s.cap - (tail0 - mine[Echo.OWN1]) < need + 8) {
-            mine[Echo.OWN1] = (long) LONG.getAcquire(s.m, Records.HEAD0);
-        }
-        long w = s.data0 + (tail0 & s.mask);
-        MemorySegment.copy(s.message, 0, s.m, w + 8, len);
-        s.m.set(ValueLayout.JAVA_LONG, s.data0 + ((tail0 + need) & s.mask), 0L);
-        INT.setRelease(s.m, w, len);
-        mine[Echo.OWN0] = tail0 + need;
-        long head1 = mine[Echo.OWN2];
-        long at = s.data1 + (head1 & s.mask);
+        mine[Echo.OWN0] = s.publish(s.message, HEADER + s.payload, s.data0, mine, Echo.OWN0, Echo.OWN1,
+                Records.HEAD0);
+        long at = s.data1 + (mine[Echo.OWN2] & s.mask);
         int got;
         while ((got = (int) INT.getAcquire(s.m, at)) == 0) Thread.onSpinWait();
         MemorySegment.copy(s.m, at + 8 + HEADER, s.into, 0, got - HEADER);
-        mine[Echo.OWN2] = head1 += Records.size(got);
-        LONG.setRelease(s.m, Records.HEAD1, head1);
+        mine[Echo.OWN2] = s.consumed(at, mine[Echo.OWN2], got, Records.HEAD1);
         return got;
     }
 
