@@ -343,11 +343,12 @@ public final class ServerLoop<S extends LoopSocket> {
     /** The connection closed (socket and buffers freed): forget it and record why. */
     public void closed(ServerConnection c, String reason) {
         LoopSocket s = table.get(c.tag);
-        boolean channel = s instanceof HostedChannel;
+        String why = reason;
         if (s instanceof HostedChannel ch) {
             table.remove(c.tag);
             channels.remove(ch);
             ch.closed(reason);
+            why = "shared-memory channel: " + reason;
         } else {
             if (s != null && driver.unregister(socket(c.tag), reason)) table.remove(c.tag);
             if (load.get() == 1) trimPools(0); // its last: a loop with no connection keeps no buffer for one
@@ -357,7 +358,7 @@ public final class ServerLoop<S extends LoopSocket> {
             subscribers.remove(c);
             subscribed = !subscribers.isEmpty();
         }
-        log.closed(c, channel ? "shared-memory channel: " + reason : reason);
+        log.closed(c, why);
         timer.connectionClosed();
         if (acceptor != null) acceptor.connectionClosed();
     }

@@ -50,9 +50,8 @@ import java.util.List;
  * <p>Shared-memory channels: the loop looks at their rings in its turns (no syscall), and watches each
  * channel's eventfd with a multishot POLL_ADD ({@link ChannelPolls}; edge-triggered: a completion per
  * write of the client, the eventfd never read), which ends a sleep as a socket's completion does. A
- * spinning loop serving
- * channels looks at its CQ in user space, as always; one whose ring defers its task work (it blocks by
- * itself, and spins only for a spinning channel) enters the kernel at a bounded rate
+ * spinning loop serving channels looks at its CQ in user space, as always; one whose ring defers its
+ * task work (it blocks by itself, and spins only for a spinning channel) enters the kernel at a bounded rate
  * ({@link LoopChannels#socketsDue()}) to have its sockets' completions posted.
  *
  * <p>Counting: the loop's {@code SyscallCounters} count every io_uring_enter (and the task queue's
