@@ -56,19 +56,25 @@ public final class Waiter {
     private final long budget;
     private final SyscallCounters counters;
     private final LongSupplier clock;
+    private final boolean cheapLooks;
     private boolean idle;   // spin:DURATION: a look found nothing since something was found or the waiter slept
     private long idleSince; // ... and when that look was
 
-    /** A waiter for mode; its sched_yields are counted in counters. */
-    public Waiter(WaitMode mode, SyscallCounters counters) {
-        this(mode, counters, System::nanoTime);
+    /**
+     * A waiter for mode; its sched_yields are counted in counters. cheapLooks: a look costs no syscall (a ring in
+     * shared memory, io_uring's completion queue), so that {@code spin:DURATION} reads the clock for its budget once
+     * per {@value #LOOKS_PER_CLOCK} looks, not after each (a reading costs more than such a look).
+     */
+    public Waiter(WaitMode mode, SyscallCounters counters, boolean cheapLooks) {
+        this(mode, counters, cheapLooks, System::nanoTime);
     }
 
     /** As above, with a clock of System.nanoTime()'s kind (tests give a fake one). */
-    Waiter(WaitMode mode, SyscallCounters counters, LongSupplier clock) {
+    Waiter(WaitMode mode, SyscallCounters counters, boolean cheapLooks, LongSupplier clock) {
         this.kind = mode.kind();
         this.budget = mode.spinNanos();
         this.counters = counters;
+        this.cheapLooks = cheapLooks;
         this.clock = clock;
     }
 
@@ -91,27 +97,32 @@ public final class Waiter {
     }
 
     /**
-     * As {@link #once(Steps, long)}, for a loop whose looks cost no syscall (a shared-memory channel's
-     * thread): {@code spin} looks up to looks times ({@link Thread#onSpinWait()} between) before it
-     * returns with nothing, so that the loop's turn (its clock read, its timer and task checks) runs once
-     * per something found or per looks empty looks, not after every look. Every other mode, and a
-     * bound of 0, is {@link #once(Steps, long)}.
+     * As {@link #once(Steps, long)}, for a loop whose looks cost no syscall (a loop serving shared-memory
+     * channels): {@code spin} and {@code spin:DURATION} look up to looks times ({@link Thread#onSpinWait()}
+     * between) before the step {@link #once(Steps, long)} takes, so that the loop's turn (its clock read, its
+     * timer and task checks) and the spin budget's clock reading come once per something found or per looks
+     * empty looks, not after every look (a budget then ends within looks looks of its time). Every other mode,
+     * and a bound of 0, is {@link #once(Steps, long)}.
      */
     public int once(Steps steps, long bound, int looks) throws ErrnoException {
-        if (kind != WaitMode.Kind.SPIN || bound == 0) return once(steps, bound);
+        boolean spins = kind == WaitMode.Kind.SPIN || kind == WaitMode.Kind.SPIN_THEN_BLOCK;
+        if (!spins || bound == 0) return once(steps, bound);
         for (int i = 1; i < looks; i++) {
             int n = steps.poll();
-            if (n > 0) return n;
+            if (n > 0) {
+                idle = false; // something found: spin:DURATION's next budget starts at its next empty look
+                return n;
+            }
             Thread.onSpinWait();
         }
         return once(steps, bound);
     }
 
     /**
-     * How often a client's {@code spin} reads the clock for its bound: once every this many empty looks.
-     * A clock read (clock_gettime through the vDSO) costs more than a look at a shared-memory ring
-     * (docs/shared-memory.md), and a spin needs the time for nothing but its bound, which it keeps
-     * within this many looks.
+     * How often a client's {@code spin} reads the clock for its bound (and, with looks that cost no syscall,
+     * {@code spin:DURATION} for its budget too): once every this many empty looks. A clock read (clock_gettime
+     * through the vDSO) costs more than a look at a shared-memory ring (docs/shared-memory.md), and a spin
+     * needs the time for nothing but its bound and budget, which it keeps within this many looks.
      */
     static final int LOOKS_PER_CLOCK = 64;
 
@@ -119,8 +130,8 @@ public final class Waiter {
      * A whole wait: steps until one finds something, or until nanos passed since start (a reading of
      * the clock, or {@link #UNSTARTED}; {@link #NO_BOUND}: no limit; 0: look once). Returns the count
      * of the step that found something, 0 when the time ran out first. {@code spin} reads the clock at
-     * every {@value #LOOKS_PER_CLOCK}th empty look (a wait answered sooner reads it never), the other
-     * modes after every empty look.
+     * every {@value #LOOKS_PER_CLOCK}th empty look (a wait answered sooner reads it never), and so does
+     * {@code spin:DURATION} when looks are cheap; the other modes after every empty look.
      */
     public int await(Steps steps, long start, long nanos) throws ErrnoException {
         if (kind == WaitMode.Kind.BLOCK) {
@@ -134,7 +145,8 @@ public final class Waiter {
         }
         idle = false;
         boolean clocked = nanos != NO_BOUND || kind == WaitMode.Kind.SPIN_THEN_BLOCK;
-        int every = kind == WaitMode.Kind.SPIN ? LOOKS_PER_CLOCK : 1;
+        int every = kind == WaitMode.Kind.SPIN || kind == WaitMode.Kind.SPIN_THEN_BLOCK && cheapLooks
+                ? LOOKS_PER_CLOCK : 1;
         int sinceClock = 0;
         long now = 0;
         while (true) {
@@ -150,6 +162,9 @@ public final class Waiter {
                 now = clock.getAsLong();
                 if (start == UNSTARTED) start = now;
                 if (nanos != NO_BOUND && (left = nanos - (now - start)) <= 0) return 0;
+            } else if (kind == WaitMode.Kind.SPIN_THEN_BLOCK) {
+                Thread.onSpinWait(); // no reading at this look: the budget is looked at with the next one
+                continue;
             }
             n = afterEmptyLook(steps, left, now);
             if (n > 0) return n;

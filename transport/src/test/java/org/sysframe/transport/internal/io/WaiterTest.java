@@ -59,11 +59,14 @@ class WaiterTest {
     private final FakeClock clock = new FakeClock();
     private final SyscallCounters counters = new SyscallCounters("waiter test");
 
-    private Waiter waiter(String mode) { return new Waiter(WaitMode.parse(mode), counters, () -> clock.now); }
+    private Waiter waiter(String mode) { return new Waiter(WaitMode.parse(mode), counters, false, () -> clock.now); }
 
     /** A spin waiter on the fake clock that counts its readings in reads[0]. */
-    private Waiter spinCountingClockReads(int[] reads) {
-        return new Waiter(WaitMode.parse("spin"), counters, () -> {
+    private Waiter spinCountingClockReads(int[] reads) { return countingClockReads("spin", false, reads); }
+
+    /** A waiter for mode on the fake clock, its looks cheap or not, that counts its readings in reads[0]. */
+    private Waiter countingClockReads(String mode, boolean cheapLooks, int[] reads) {
+        return new Waiter(WaitMode.parse(mode), counters, cheapLooks, () -> {
             reads[0]++;
             return clock.now;
         });
@@ -232,6 +235,32 @@ class WaiterTest {
     }
 
     @Test
+    void aClientSpinForADurationWithCheapLooksReadsTheClockAtEverySixtyFourthEmptyLook() throws Exception {
+        int[] reads = {0};
+        Waiter w = countingClockReads("spin:10us", true, reads);
+        FakeSteps s = new FakeSteps(clock);
+        s.lookNanos = 100;
+        s.sleepNanos = 1_000_000;
+        assertEquals(0, w.await(s, clock.now, 1_000_000));
+        // Readings after looks 64 (6.4 us: the budget starts), 128 (12.8 us) and 192 (19.2 us: 12.8 us of it passed),
+        // then the sleep for the rest of the bound, which ends with nothing; the reading after 64 more looks finds the
+        // bound passed.
+        assertEquals(257, s.log.size());
+        assertEquals("block 980800", s.log.get(192));
+        assertEquals(4, reads[0]);
+        reads[0] = 0;
+        FakeSteps data = new FakeSteps(clock, 0, 0, 6);
+        assertEquals(6, w.await(data, clock.now, 1_000_000));
+        assertEquals(0, reads[0], "answered at the third look: no clock read");
+        // A socket's look is a syscall: the same mode reads the clock after each empty look.
+        int[] socketReads = {0};
+        Waiter socket = countingClockReads("spin:10us", false, socketReads);
+        FakeSteps t = new FakeSteps(clock, 0, 0, 6);
+        assertEquals(6, socket.await(t, clock.now, 1_000_000));
+        assertEquals(2, socketReads[0]);
+    }
+
+    @Test
     void anUnstartedWaitCountsItsBoundFromItsFirstClockReading() throws Exception {
         int[] reads = {0};
         Waiter w = spinCountingClockReads(reads);
@@ -274,6 +303,28 @@ class WaiterTest {
         FakeSteps backlog = new FakeSteps(clock);
         assertEquals(0, spin.once(backlog, 0, 64));
         assertEquals(List.of("poll"), backlog.log, "work waiting: one look");
+        int[] reads = {0};
+        Waiter budget = countingClockReads("spin:10us", true, reads);
+        FakeSteps sb = new FakeSteps(clock);
+        sb.lookNanos = 100;
+        assertEquals(0, budget.once(sb, Waiter.NO_BOUND, 64));
+        assertEquals(64, sb.log.size(), "spin:DURATION too looks up to its count");
+        assertEquals(1, reads[0], "and reads the clock once, for its budget");
+        assertEquals(0, budget.once(sb, Waiter.NO_BOUND, 64));
+        assertEquals(0, budget.once(sb, Waiter.NO_BOUND, 64)); // 12.8 us since the budget began: it sleeps
+        assertEquals(List.of("poll", "block -1"), sb.log.subList(191, 193));
+        // Something found among the looks starts the budget again: no sleep 12.8 us after its first empty look.
+        Waiter found = countingClockReads("spin:10us", true, reads);
+        int[] work = new int[130];
+        work[70] = 1;
+        FakeSteps f = new FakeSteps(clock, work);
+        f.lookNanos = 100;
+        assertEquals(0, found.once(f, Waiter.NO_BOUND, 64)); // the budget starts at 6.4 us
+        assertEquals(1, found.once(f, Waiter.NO_BOUND, 64)); // work at the 71st look
+        assertEquals(0, found.once(f, Waiter.NO_BOUND, 64));
+        assertEquals(0, found.once(f, Waiter.NO_BOUND, 64));
+        assertEquals(199, f.log.size());
+        assertTrue(f.log.stream().allMatch("poll"::equals), "a new budget from 13.5 us: no sleep by 19.9 us");
         FakeSteps b = new FakeSteps(clock, 2);
         assertEquals(2, waiter("block").once(b, 7_000, 64));
         assertEquals(List.of("block 7000"), b.log);
