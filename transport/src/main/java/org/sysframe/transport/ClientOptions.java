@@ -92,10 +92,12 @@ public final class ClientOptions {
 
     /**
      * How long a receive may wait for the server (default {@value #DEFAULT_RECEIVE_TIMEOUT_MILLIS} ms):
-     * for an answer, for the rest of a message once it started, in every wait mode and backend. Past
-     * it a call fails with ETIMEDOUT naming what did not come, and the client is no longer usable.
-     * 0: wait forever. {@link GroutClient#nextEvent(java.time.Duration)} waits for an event's start without it (events
-     * may be rare), and with it for the rest of the event.
+     * for a call's answer, counted from when its request left, and for the rest of a message once it
+     * started, in every wait mode and backend. A call whose answer did not come by then fails with
+     * ETIMEDOUT and the client stays usable (the late answer is dropped); a message that stopped half-way
+     * fails the client with ETIMEDOUT naming what did not come (its stream is out of step). 0: wait
+     * forever. {@link GroutClient#nextEvent(java.time.Duration)} waits for an event's start without it
+     * (events may be rare), and with it for the rest of the event.
      */
     public ClientOptions receiveTimeoutMillis(long ms) {
         this.receiveTimeoutMillis = Rules.timeoutMillis("timeout", ms);

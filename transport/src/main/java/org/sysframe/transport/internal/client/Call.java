@@ -52,7 +52,7 @@ public final class Call {
     Call prev, next;
     boolean listed;
     long deadline;
-    long startNanos;
+    long startNanos; // when it started (System.nanoTime()): its receive timeout counts from then (Conduit.send)
     // The answer.
     int status;
     int length;
@@ -93,9 +93,6 @@ public final class Call {
 
     /** The answer's payload: the first {@link #length()} bytes of this segment. */
     public MemorySegment answer() { return dataSegment; }
-
-    /** When the call began (System.nanoTime()), for its JFR event. */
-    public long startNanos() { return startNanos; }
 
     /** The failure that ended the call, when it failed without an answer. */
     public ErrnoException error() { return error; }

@@ -150,9 +150,13 @@ public final class Conduit {
         // The client's own thread.
         c.passenger = (channel || gate.capped()) && me.isVirtual() && c.kind != Call.Kind.FUTURE;
         if (c.passenger) standby.start();
-        c.startNanos = System.nanoTime();
+        // The call's start, which its receive timeout counts from: read as the request left when the caller writes it
+        // itself (then the clock's reading is not between the answer to its previous call and this request: a spinning
+        // caller over shared memory would wait for it), else before it waits for the gate or the queue.
+        boolean started = gate.capped();
+        if (started) c.startNanos = System.nanoTime();
         // a future's request, held in the gate
-        if (gate.capped() && !gate.waitForRoom(c, type, payload, offset, length)) return;
+        if (started && !gate.waitForRoom(c, type, payload, offset, length)) return;
         boolean direct;
         lock.lock();
         try {
@@ -178,6 +182,7 @@ public final class Conduit {
                 direct = holds;
             }
             if (!direct) {
+                if (!started) c.startNanos = System.nanoTime();
                 if (!queue.append(c.id, type, payload, offset, length)) {
                     // Too big for the queue: its caller writes it once it holds the role and the queue is sent, or the
                     // holder (a future's or a passenger's) from a copy: a future's caller goes on at once and may
@@ -206,6 +211,7 @@ public final class Conduit {
             if (holderMode != EXCLUSIVE) release();
             throw copyOf(e);
         }
+        if (!started) c.startNanos = System.nanoTime();
         if (c.kind == Call.Kind.FUTURE && holderMode != EXCLUSIVE) {
             try {
                 link.flush(); // io_uring: the payload is the caller's, who may change it once this returns
