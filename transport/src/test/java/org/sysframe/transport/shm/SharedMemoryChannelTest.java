@@ -28,6 +28,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -175,6 +177,38 @@ class SharedMemoryChannelTest {
                 assertEquals(5000, items, mode.toString());
                 Pings.ping(c, 3, 100);
             }
+        }
+    }
+
+    @Test
+    void aTurnPublishesEachKibibyteItWroteWithoutWaitingForItsEnd() throws Exception {
+        // A handler that writes 100 stream items (20 bytes each: 2,000 bytes) and then waits, in the middle of its
+        // loop's turn, until the client has read 40 of them: only a publish before the turn's end (the first comes
+        // with the 52nd item, at 1,040 bytes) lets the client see them. Once let go, it writes 100 more and ends.
+        int halfway = GroutApi.type(0x7a7a, 2);
+        CountDownLatch read40 = new CountDownLatch(1);
+        String path = dir.resolve("early.sock").toString();
+        ServerOptions o = server(path).handle(halfway, 0, (req, reply) -> {
+            MemorySegment item = Arena.ofAuto().allocate(8);
+            for (int i = 0; i < 200; i++) {
+                if (i == 100 && !read40.await(20, TimeUnit.SECONDS)) throw new IllegalStateException("never read");
+                item.set(JAVA_INT_UNALIGNED, 0, i);
+                reply.item(item, 0, 8);
+            }
+            reply.end();
+        });
+        try (GroutServer s = GroutServer.start(o);
+             GroutClient c = GroutClient.connect(client(path, WaitMode.BLOCK).receiveTimeoutMillis(10_000))) {
+            assertTrue(c.sharedMemory());
+            int items = 0;
+            try (ResponseStream st = c.stream(halfway, MemorySegment.NULL, 0, 0)) {
+                while (st.next()) {
+                    assertEquals(items, st.current().buffer().get(JAVA_INT_UNALIGNED, st.current().offset()));
+                    if (++items == 40) read40.countDown(); // the handler is still waiting: its turn goes on
+                }
+            }
+            assertEquals(200, items);
+            Pings.ping(c, 3, 100);
         }
     }
 

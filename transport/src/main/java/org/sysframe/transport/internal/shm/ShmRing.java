@@ -63,6 +63,7 @@ public final class ShmRing {
     private final long mask;
     private final String name;
     private long tail; // the producer's own
+    private long published; // the tail the producer published last
     private long head; // the consumer's own
     private long headSeen; // the producer's last reading of head (checked when read)
 
@@ -137,12 +138,16 @@ public final class ShmRing {
         return n;
     }
 
+    /** Bytes put (or committed) and not published yet. */
+    public long unpublished() { return tail - published; }
+
     /**
      * Publishes what was put; true when the consumer said it sleeps (the caller wakes it: the word is
      * cleared). No fence and no look when the consumer said it never sleeps.
      */
     public boolean publish() {
         LONG.setRelease(memory, control + TAIL, tail);
+        published = tail;
         if (saysNeverSleeps(control + CONSUMER_NEVER_SLEEPS)) return false;
         VarHandle.fullFence();
         return takeSleeper(control + CONSUMER_SLEEPING);

@@ -55,6 +55,25 @@ class ShmRingTest {
     }
 
     @Test
+    void whatWasPutOrCommittedIsUnpublishedUntilThePublishAndThePeerSeesNoneOfItBefore() throws Exception {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.answers();
+            assertEquals(0, r.unpublished());
+            r.put(a.allocate(300), 0, 300);
+            long at = r.claim(100);
+            assertTrue(at >= 0);
+            r.commit(100);
+            assertEquals(400, r.unpublished());
+            assertEquals(0, r.available(), "the consumer sees nothing unpublished");
+            r.publish();
+            assertEquals(0, r.unpublished());
+            assertEquals(400, r.available());
+            r.put(a.allocate(10), 0, 10);
+            assertEquals(10, r.unpublished());
+        }
+    }
+
+    @Test
     void aGatherGoesInTwoPiecesAcrossTheEnd() throws Exception {
         try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.answers();
