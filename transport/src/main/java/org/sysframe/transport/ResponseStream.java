@@ -36,10 +36,21 @@ public final class ResponseStream implements AutoCloseable {
         if (event != null) event.begin();
     }
 
-    /** Reads the next item; false once the terminator arrived. A non-zero status throws (and ends the stream). */
+    /**
+     * Reads the next item; false once the terminator arrived. A non-zero status throws (and ends the stream), and so
+     * does a failed wait (ETIMEDOUT, EINTR, the connection's end): the stream is over then, its later items dropped
+     * as late answers, and {@link #close()} returns at once.
+     */
     public boolean next() throws IOException {
         if (done) return false;
-        if (!conduit.nextItem(call)) {
+        boolean more;
+        try {
+            more = conduit.nextItem(call);
+        } catch (ErrnoException | RuntimeException e) {
+            end(-1);
+            throw e;
+        }
+        if (!more) {
             end(0);
             return false;
         }

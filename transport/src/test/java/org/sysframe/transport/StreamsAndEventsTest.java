@@ -15,11 +15,13 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -379,6 +381,36 @@ class StreamsAndEventsTest {
             Response r = req.call(heapReply);
             assertArrayEquals(answer, r.toByteArray());
             assertEvent(sub.nextEvent(Duration.ofSeconds(10)), EV1, event);
+        }
+    }
+
+    @Test
+    void aStreamWhoseNextItemDoesNotComeInTimeFailsWithEtimedoutAndClosesAtOnce() throws Exception {
+        // The handler writes one item and then waits, in its loop's turn, longer than the client's receive timeout. The
+        // server is on epoll (or the channel), whose item leaves as it is written: an io_uring loop submits a turn's
+        // sends at its end. The client is each invocation's.
+        String path = dir.resolve("late.sock").toString();
+        int late = GroutApi.type(MODULE, 4);
+        CountDownLatch go = new CountDownLatch(1);
+        ServerOptions opts = serverOptions(path, FlushMode.IMMEDIATE).backend(Backend.EPOLL);
+        opts.handle(late, 0, (req, reply) -> {
+            MemorySegment item = MemorySegment.ofArray(item(0));
+            reply.item(item, 0, ITEM);
+            go.await(20, TimeUnit.SECONDS);
+            reply.item(item, 0, ITEM);
+            reply.end();
+        });
+        try (GroutServer server = TestServers.startOneLoop(opts);
+             GroutClient c = TestClients.connect(clientOptions(path, RecvFraming.READAHEAD).receiveTimeoutMillis(300));
+             Arena a = Arena.ofConfined()) {
+            ResponseStream st = c.stream(late, MemorySegment.NULL, 0, 0);
+            assertTrue(st.next());
+            ErrnoException e = assertThrows(ErrnoException.class, st::next);
+            assertEquals(Errno.ETIMEDOUT, e.errno());
+            st.close(); // ended by the timeout: nothing to drain, no wait (it spun for ever before)
+            assertFalse(st.next());
+            go.countDown();
+            assertPing(c, a, pattern(5, 200)); // the late items are dropped; the client goes on
         }
     }
 

@@ -27,15 +27,16 @@ final class Driver {
         // the role and only it leaves it.
         if (conduit.holder == me && !c.ready() && !me.isInterrupted()) drive(c, deadline);
         while (!c.ready()) {
+            // Given up (now, or by an earlier wait: a stream's next item), unless its answer came meanwhile.
             if (me.isInterrupted()) {
                 leaveRole(me); // a caller that sent its request itself still holds the role
-                if (conduit.ends().abandon(c)) throw conduit.ends().interrupted(c,
+                if (givenUp(c)) throw conduit.ends().interrupted(c,
                         "interrupted while waiting for the answer to request " + c.id);
                 continue;
             }
             if (deadline != 0 && deadline - System.nanoTime() <= 0) {
                 leaveRole(me);
-                if (conduit.ends().abandon(c)) throw conduit.ends().timedOut(c);
+                if (givenUp(c)) throw conduit.ends().timedOut(c);
                 continue;
             }
             boolean role = false;
@@ -67,6 +68,9 @@ final class Driver {
         }
         if (c.state == Call.FAILED) throw conduit.copyOf(c.error);
     }
+
+    /** Abandons c, or finds it abandoned already: true unless it ended meanwhile (answered, failed). */
+    private boolean givenUp(Call c) { return conduit.ends().abandon(c) || c.state == Call.ABANDONED; }
 
     /**
      * How long the holder's next receive may wait: until deadline (0: none), or, while other callers'
