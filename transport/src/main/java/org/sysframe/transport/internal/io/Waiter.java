@@ -61,9 +61,9 @@ public final class Waiter {
     private long idleSince; // ... and when that look was
 
     /**
-     * A waiter for mode; its sched_yields are counted in counters. cheapLooks: a look costs no syscall (a ring in
-     * shared memory, io_uring's completion queue), so that {@code spin:DURATION} reads the clock for its budget once
-     * per {@value #LOOKS_PER_CLOCK} looks, not after each (a reading costs more than such a look).
+     * A waiter for mode; its sched_yields are counted in counters. cheapLooks: a look costs no syscall (the rings
+     * of a shared-memory channel), so that {@code spin:DURATION} reads the clock for its budget once per
+     * {@value #LOOKS_PER_CLOCK} looks, not after each (a reading costs more than such a look).
      */
     public Waiter(WaitMode mode, SyscallCounters counters, boolean cheapLooks) {
         this(mode, counters, cheapLooks, System::nanoTime);
