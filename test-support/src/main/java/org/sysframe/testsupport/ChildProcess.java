@@ -53,6 +53,27 @@ public final class ChildProcess implements AutoCloseable {
 
     public int pid() { return (int) process.pid(); }
 
+    /**
+     * What a child JVM that hangs is doing, for a failure's message: {@code jcmd}'s heap summary and thread dump
+     * (carriers show the virtual thread they carry), or why they could not be taken. Waits at most 20 s.
+     */
+    public String diagnose() {
+        StringBuilder out = new StringBuilder();
+        for (String command : new String[] {"GC.heap_info", "Thread.print"}) {
+            out.append("\n--- jcmd ").append(pid()).append(' ').append(command).append('\n');
+            try {
+                Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        String.valueOf(pid()), command).redirectErrorStream(true).start();
+                byte[] text = p.getInputStream().readAllBytes();
+                if (!p.waitFor(20, TimeUnit.SECONDS)) p.destroyForcibly();
+                out.append(new String(text, StandardCharsets.UTF_8));
+            } catch (IOException | InterruptedException e) {
+                out.append("(jcmd failed: ").append(e).append(')');
+            }
+        }
+        return out.toString();
+    }
+
     /** The next output line that matches (earlier lines are skipped); fails if the child ends first. */
     public String awaitLine(Predicate<String> what) throws InterruptedException {
         while (true) {

@@ -26,6 +26,7 @@ import java.util.function.IntSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The virtual-thread carrier pool is not exhausted by callers waiting on a slow server: a child JVM
@@ -51,8 +52,11 @@ class CarrierPoolTest {
         cmd.addAll(1, List.of("-Djdk.virtualThreadScheduler.parallelism=2",
                 "-Djdk.virtualThreadScheduler.maxPoolSize=2"));
         try (ChildProcess child = new ChildProcess(cmd)) {
-            assertTrue(child.process.waitFor(100, TimeUnit.SECONDS), "the child hangs:\n"
-                    + String.join("\n", child.output));
+            if (!child.process.waitFor(100, TimeUnit.SECONDS)) {
+                // Seen once (2026-12-05, a fresh clone's suite): 51 calls answered, one heartbeat in 30 s, and not
+                // reproduced in six runs alone: what the child does is in the message the next time.
+                fail("the child hangs:\n" + String.join("\n", child.output) + child.diagnose());
+            }
             String out = String.join("\n", child.output);
             assertEquals(0, child.process.exitValue(), out);
             assertEquals("carriers: parallelism 2, maxPoolSize 2", child.awaitLine(l -> l.startsWith("carriers:")),
