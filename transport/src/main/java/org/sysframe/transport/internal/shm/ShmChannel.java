@@ -67,7 +67,6 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
     private ErrnoException corrupt;
     private boolean writable;
     private boolean inputPaused;
-    private boolean unpublished;
     private boolean ended;
 
     ShmChannel(ServerLoop<?> host, ShmSegment segment, EventFd bell, ServerConnection socketSide, ShmServer.Slot slot) {
@@ -147,7 +146,7 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
     /** Publishes what the turn wrote. */
     @Override
     public void endOfTurn() {
-        if (!unpublished || connection.isClosed()) return;
+        if (out.unpublished() == 0 || connection.isClosed()) return;
         try {
             publish();
         } catch (ErrnoException e) {
@@ -221,12 +220,10 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
      * connection's queue.
      */
     private void wrote(boolean all) throws ErrnoException {
-        if (perTurn && all && out.unpublished() < PUBLISH_EVERY) unpublished = true;
-        else publish();
+        if (!perTurn || !all || out.unpublished() >= PUBLISH_EVERY) publish();
     }
 
     private void publish() throws ErrnoException {
-        unpublished = false;
         if (out.publish()) futex.wake(out.memory(), out.consumerWord(), 1);
     }
 
