@@ -60,9 +60,10 @@ public final class PairedPingPong {
         if (rounds < 1 || calls < 1) throw new IllegalArgumentException("rounds and calls per slice: at least 1");
         if (args.length > 2) {
             List<String> wanted = List.of(args).subList(2, args.length);
+            List<String> names = designs.stream().map(d -> d.name).toList();
             for (String w : wanted) {
-                if (designs.stream().noneMatch(d -> d.name.equals(w))) {
-                    throw new IllegalArgumentException("no design " + w + " (sequence, records, zeroAhead, rings)");
+                if (!names.contains(w)) {
+                    throw new IllegalArgumentException("no design " + w + " (" + String.join(", ", names) + ")");
                 }
             }
             designs.removeIf(d -> !wanted.contains(d.name));
