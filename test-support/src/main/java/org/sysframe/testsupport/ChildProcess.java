@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,11 +63,20 @@ public final class ChildProcess implements AutoCloseable {
         for (String command : new String[] {"GC.heap_info", "Thread.print"}) {
             out.append("\n--- jcmd ").append(pid()).append(' ').append(command).append('\n');
             try {
-                Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                        String.valueOf(pid()), command).redirectErrorStream(true).start();
-                byte[] text = p.getInputStream().readAllBytes();
-                if (!p.waitFor(20, TimeUnit.SECONDS)) p.destroyForcibly();
-                out.append(new String(text, StandardCharsets.UTF_8));
+                // Into a file, read once jcmd ended or was stopped: a jcmd that cannot attach does not hold the test.
+                Path file = Files.createTempFile("jcmd-", ".txt");
+                try {
+                    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                            String.valueOf(pid()), command).redirectErrorStream(true)
+                            .redirectOutput(file.toFile()).start();
+                    if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                        p.destroyForcibly();
+                        out.append("(jcmd took over 20 s: stopped)\n");
+                    }
+                    out.append(Files.readString(file));
+                } finally {
+                    Files.deleteIfExists(file);
+                }
             } catch (IOException | InterruptedException e) {
                 out.append("(jcmd failed: ").append(e).append(')');
             }
