@@ -8,9 +8,12 @@ import java.util.Objects;
 
 /**
  * How a {@link Handler} answers: one of {@link #ok()}, {@link #ok(MemorySegment, long, long)},
- * {@link #echo(long, long)} or {@link #error(int)}; or, for a stream, any number of
- * {@link #item(MemorySegment, long, long)} then {@link #end()}. A reusable flyweight bound to the
- * connection being served.
+ * {@link #echo(long, long)}, {@link #claim(long)} then {@link #commit()}, or {@link #error(int)}; or, for a
+ * stream, any number of {@link #item(MemorySegment, long, long)} then {@link #end()}. A reusable flyweight bound
+ * to the connection being served.
+ *
+ * <p>{@code ok(seg, off, len)} copies an answer the handler made elsewhere; {@code claim} lets it write the answer
+ * where it is sent from, which on a shared-memory channel is the answer ring itself (docs/shared-memory.md).
  */
 public final class Reply {
     private Responder connection;
@@ -18,6 +21,8 @@ public final class Reply {
     private boolean answered;
     private int status;
     private int minResponse;
+    private long claimed = -1; // the payload length of a claim not committed yet; -1: none
+    private MemorySegment claimMemory = MemorySegment.NULL;
 
     /** Made by the server, one per connection ({@link HandlerAccess#newReply}). */
     Reply() {}
@@ -29,6 +34,7 @@ public final class Reply {
         this.answered = false;
         this.status = 0;
         this.minResponse = minResponse;
+        this.claimed = -1;
     }
 
     /** Whether the handler answered (the server answers for it otherwise). */
@@ -52,6 +58,55 @@ public final class Reply {
         finish(0, request.buffer(), request.offset() + off, len, true);
     }
 
+    /**
+     * Room for a success answer's payload of len bytes, which the handler writes in place: returns where they begin
+     * in {@link #claimed()}; {@link #commit()} sends them.
+     *
+     * <p>On a shared-memory channel the room is in the answer ring itself when the ring has it and nothing waits to
+     * be sent before this answer: the payload is never copied, and until the commit it holds whatever the ring held
+     * (this channel's earlier bytes). Elsewhere (a socket, a full ring, an answer longer than the ring) it is memory
+     * of the server's loop, zeroed, copied once at the commit as {@link #ok(MemorySegment, long, long)} copies.
+     * Either way every byte the handler does not write goes out as it found it.
+     *
+     * <p>The room is valid until {@link #commit()} or another answer; another claim replaces it, and
+     * {@link #ok()}, {@link #echo}, {@link #error(int)} or {@link #item} abandon it (nothing of it is sent). While
+     * it is open the handler may not {@link #publish} (IllegalStateException): that event would reach this
+     * connection before the answer on a socket and after it on a channel.
+     *
+     * @throws IllegalArgumentException len is negative, over GR_API_MAX_MSG_LEN, or under the message's declared
+     *     minimum answer
+     * @throws IllegalStateException the request is answered already
+     */
+    public long claim(long len) {
+        if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
+        if (len < 0 || len > GroutApi.MAX_MSG_LEN) {
+            throw new IllegalArgumentException("a claim of " + len + " bytes; GR_API_MAX_MSG_LEN is "
+                    + GroutApi.MAX_MSG_LEN);
+        }
+        checkLength(len);
+        long at = connection.claim(len);
+        claimMemory = connection.claimMemory();
+        claimed = len;
+        return at;
+    }
+
+    /** The memory of the last {@link #claim(long)}: its offset is the claim's payload ({@code NULL} before any). */
+    public MemorySegment claimed() { return claimMemory; }
+
+    /**
+     * Sends the answer claimed last: success, with the claimed payload as the handler wrote it.
+     *
+     * @throws IllegalStateException nothing is claimed, or the claim was abandoned by another answer
+     */
+    public void commit() {
+        if (claimed < 0) throw new IllegalStateException("request " + request.id() + ": nothing claimed to commit");
+        if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
+        long len = claimed;
+        claimed = -1;
+        answered = true;
+        connection.commit(request.id(), len);
+    }
+
     /** Failure with an errno status (e.g. {@link org.sysframe.unix.Errno#EINVAL}), empty payload. */
     public void error(int status) {
         if (status == 0) throw new IllegalArgumentException("an error status is not 0");
@@ -72,6 +127,7 @@ public final class Reply {
         if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
         if (len == 0) throw new IllegalArgumentException("a stream item cannot be empty: that is the terminator");
         checkLength(len);
+        claimed = -1;
         connection.respond(request.id(), 0, seg, off, len, false);
     }
 
@@ -79,6 +135,7 @@ public final class Reply {
     public void end() {
         if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
         answered = true;
+        claimed = -1;
         connection.respond(request.id(), 0, MemorySegment.NULL, 0, 0, false);
     }
 
@@ -93,12 +150,15 @@ public final class Reply {
         if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
         if (status == 0) checkLength(len);
         answered = true;
+        claimed = -1;
         this.status = status;
         connection.respond(request.id(), status, seg, off, len, fromRequest);
     }
 
     /** Publishes an event to subscribers, caused by this request (for suppress_self_events). */
     public void publish(int evType, MemorySegment seg, long off, long len) {
+        if (claimed >= 0) throw new IllegalStateException("request " + request.id()
+                + ": an event published while an answer is claimed; commit it first");
         connection.publish(evType, seg, off, len, request.peerPid());
     }
 }

@@ -63,6 +63,21 @@ public interface Outlet {
          * connection then writes each message at once, with no batch of its own to copy it through.
          */
         default boolean batchesTurns() { return false; }
+
+        /**
+         * Room for one message of n bytes written in place, at the offset returned in {@link #claimMemory()}, or -1
+         * when the outlet has none now: a socket never has (its bytes go through the kernel), a channel's answer
+         * ring when it is fuller than that. Nothing else may be written to the outlet before the {@link #commit}.
+         */
+        default long claim(long n) throws ErrnoException { return -1; }
+
+        /** The memory {@link #claim}'s offsets are in. */
+        default MemorySegment claimMemory() { return MemorySegment.NULL; }
+
+        /** The n bytes written at the last {@link #claim} are one message: it leaves as one {@link #write} would. */
+        default void commit(long n) throws ErrnoException {
+            throw new UnsupportedOperationException("this outlet claims no room");
+        }
     }
 
     /**

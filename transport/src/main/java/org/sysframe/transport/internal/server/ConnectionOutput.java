@@ -47,6 +47,9 @@ public final class ConnectionOutput {
 
         /** Where the output batch's memory is lent from (the loop's pool). */
         Pool<OutputBatch.Memory> batchMemory();
+
+        /** The loop's memory for answers claimed where the outlet has no room of its own ({@link #claim}). */
+        MemorySegment claimArea();
     }
 
     private static final System.Logger LOG = SafeLogger.of("org.sysframe.server");
@@ -59,6 +62,8 @@ public final class ConnectionOutput {
     private final OutputBatch batch;
     private final UnsentQueue unsent;
     private boolean dirty;
+    private MemorySegment claimMemory = MemorySegment.NULL; // where the last claim is
+    private long claimAt = -1; // an answer claimed in the outlet's own memory: its header's offset there; -1: none
 
     ConnectionOutput(Owner connection, ServerConfig config, Outlet out, Arena arena) {
         this.connection = connection;
@@ -78,14 +83,87 @@ public final class ConnectionOutput {
 
     boolean dirty() { return dirty; }
 
+    /**
+     * Sends an answer: where the outlet has room in place for it (a channel's answer ring), its header is written
+     * there and its payload copied there, else it is delivered as any message. It abandons a claim not committed.
+     */
     void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest) {
+        claimAt = -1;
+        long n = ResponseHeader.SIZE + len;
+        long at = claimInPlace(n);
+        if (at >= 0) {
+            ResponseHeader.write(claimMemory, at, forId, status, (int) len);
+            if (len > 0) MemorySegment.copy(payload, off, claimMemory, at + ResponseHeader.SIZE, len);
+            commitInPlace(n);
+            return;
+        }
+        if (connection.isClosed()) return;
         ResponseHeader.write(header, 0, forId, status, (int) len);
         deliver(ResponseHeader.SIZE, payload, off, len, fromRequest);
     }
 
+    /**
+     * Room for a success answer of len payload bytes that its handler writes in place: their offset in
+     * {@link #claimMemory()}. In the outlet's own memory (a channel's answer ring) when it has room and nothing waits
+     * to be sent before the answer; else in the loop's claim area, zeroed (it may hold another connection's bytes),
+     * from where {@link #commit} sends it as any answer.
+     */
+    long claim(long len) {
+        long at = claimInPlace(ResponseHeader.SIZE + len);
+        if (at >= 0) {
+            claimAt = at;
+            return at + ResponseHeader.SIZE;
+        }
+        claimAt = -1;
+        claimMemory = connection.claimArea();
+        claimMemory.asSlice(0, len).fill((byte) 0);
+        return 0;
+    }
+
+    /** Where the last {@link #claim}'s offset is. */
+    MemorySegment claimMemory() { return claimMemory; }
+
+    /** Sends the answer to forId claimed last, its len payload bytes written. */
+    void commit(int forId, long len) {
+        long at = claimAt;
+        if (at < 0) {
+            respond(forId, 0, claimMemory, 0, len, false);
+            return;
+        }
+        claimAt = -1;
+        ResponseHeader.write(claimMemory, at, forId, 0, (int) len);
+        commitInPlace(ResponseHeader.SIZE + len);
+    }
+
+    /**
+     * The outlet's room in place for a message of n bytes, when it may take one now: nothing is queued before it and
+     * the connection keeps no batch of its own; -1: none (or the connection closed on a bad index read there).
+     */
+    private long claimInPlace(long n) {
+        if (direct == null || deferred || !unsent.isEmpty() || connection.isClosed()) return -1;
+        try {
+            long at = direct.claim(n);
+            if (at >= 0) claimMemory = direct.claimMemory();
+            return at;
+        } catch (ErrnoException e) {
+            connection.close("send failed: " + e.getMessage());
+            return -1;
+        }
+    }
+
+    private void commitInPlace(long n) {
+        try {
+            direct.commit(n);
+        } catch (ErrnoException e) {
+            connection.close("send failed: " + e.getMessage());
+        }
+    }
+
+    /** Sends an event; one that comes while an answer is claimed in place waits in the queue behind that answer. */
     void event(int evType, MemorySegment payload, long off, long len) {
         EventHeader.write(header, 0, evType, len);
-        deliver(EventHeader.SIZE, payload, off, len, false);
+        if (claimAt >= 0) queue(EventHeader.SIZE, payload, off, len, 0);
+        else deliver(EventHeader.SIZE, payload, off, len, false);
     }
 
     /** Sends the message whose header is in {@code header}: now (IMMEDIATE) or in the batch (DEFERRED). */

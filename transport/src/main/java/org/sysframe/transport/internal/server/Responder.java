@@ -12,6 +12,18 @@ public interface Responder {
     /** Queues or writes one response; fromRequest payloads lie in the request buffer and are sent in place. */
     void respond(int forId, int status, MemorySegment payload, long off, long len, boolean fromRequest);
 
+    /**
+     * Room for a success answer of len payload bytes, written in place by its handler: their offset in
+     * {@link #claimMemory()}, valid until {@link #commit} or another answer.
+     */
+    long claim(long len);
+
+    /** The memory the last {@link #claim}'s offset is in. */
+    MemorySegment claimMemory();
+
+    /** Sends the answer to forId claimed last, its len payload bytes written. */
+    void commit(int forId, long len);
+
     /** Publishes an event to every subscriber of the server, on every loop. */
     void publish(int evType, MemorySegment payload, long off, long len, int causePid);
 

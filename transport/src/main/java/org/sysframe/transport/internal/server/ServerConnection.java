@@ -337,6 +337,19 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
         output.respond(forId, status, payload, off, len, fromRequest);
     }
 
+    @Override
+    public long claim(long len) { return output.claim(len); }
+
+    @Override
+    public MemorySegment claimMemory() { return output.claimMemory(); }
+
+    @Override
+    public void commit(int forId, long len) {
+        if (closed) return;
+        host.counts.answer(0, ResponseHeader.SIZE + len);
+        output.commit(forId, len);
+    }
+
     /** Sends one event (its payload is copied when queued: the publisher's memory is not ours). */
     void sendEvent(int evType, MemorySegment payload, long off, long len) {
         if (closed) return;
@@ -398,6 +411,9 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
 
     @Override
     public MemorySegment scratch() { return host.scratch(); }
+
+    @Override
+    public MemorySegment claimArea() { return host.claimArea(); }
 
     @Override
     public void batchStarted() { host.markDirty(this); }

@@ -377,6 +377,9 @@ public final class ServerLoop<S extends LoopSocket> {
     /** 64 bytes of loop-thread scratch memory for built-in answers. */
     public MemorySegment scratch() { return scratch; }
 
+    /** The loop's memory for answers its handlers claim where their connection's outlet has no room of its own. */
+    public MemorySegment claimArea() { return buffers.claimArea(); }
+
     /** The loop's input buffers, lent to its connections while bytes wait. */
     public Pool<NativeBuffer> inputBuffers() { return buffers.input; }
 

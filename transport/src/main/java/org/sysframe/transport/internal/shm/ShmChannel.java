@@ -57,6 +57,7 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
     private final ShmSegment segment;
     private final ShmRing in;
     private final ShmRing out;
+    private final MemorySegment answerBytes; // the answer ring's bytes only (not its words): where claims are
     private final EventFd bell;  // the client writes it to wake the loop; watched by the loop's set
     private final ServerConnection socketSide;
     private final SyscallCounters counters;
@@ -75,6 +76,7 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
         this.segment = segment;
         this.in = segment.requests();
         this.out = segment.answers();
+        this.answerBytes = out.memory().asSlice(out.bytesAt(), 2L * out.capacity());
         this.bell = bell;
         this.socketSide = socketSide;
         this.counters = host.newConnectionCounters();
@@ -212,6 +214,23 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
         long n = out.put(seg, off, len);
         wrote(n == len);
         return n;
+    }
+
+    /** Room in the answer ring itself, when it has n bytes of it now (an answer longer than the ring never has). */
+    @Override
+    public long claim(long n) throws ErrnoException {
+        if (n > out.capacity()) return -1;
+        long at = out.claim(n);
+        return at < 0 ? -1 : at - out.bytesAt();
+    }
+
+    @Override
+    public MemorySegment claimMemory() { return answerBytes; }
+
+    @Override
+    public void commit(long n) throws ErrnoException {
+        out.commit(n);
+        wrote(true);
     }
 
     /**

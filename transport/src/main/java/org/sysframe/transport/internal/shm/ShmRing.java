@@ -81,6 +81,12 @@ public final class ShmRing {
     /** The segment the ring lives in: its words (for the futex calls), and its bytes read or written in place. */
     public MemorySegment memory() { return memory; }
 
+    /**
+     * Where the ring's bytes begin in {@link #memory()}: {@code 2 x capacity} of them, mapped twice in a row, hold
+     * every offset that {@link #claim} and {@link #readAt} return.
+     */
+    public long bytesAt() { return data; }
+
     long consumerWord() { return control + CONSUMER_SLEEPING; }
 
     long producerWord() { return control + PRODUCER_SLEEPING; }

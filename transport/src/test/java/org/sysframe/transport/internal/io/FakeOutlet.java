@@ -14,7 +14,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * An {@link Outlet} that stands for a socket with room for a set number of bytes: every call takes
- * what fits, the bytes taken are kept in order ({@link #taken()}), and each call is logged.
+ * what fits, the bytes taken are kept in order ({@link #taken()}), and each call is logged. With
+ * {@link #inPlace} it stands for a channel's answer ring instead, which also lends that room to write in place.
  */
 public final class FakeOutlet implements Outlet.Direct {
     private final ByteArrayOutputStream taken = new ByteArrayOutputStream();
@@ -24,6 +25,14 @@ public final class FakeOutlet implements Outlet.Direct {
     public long room = Long.MAX_VALUE;
     public boolean writable;
     public boolean closed;
+    /**
+     * Whether it stands for a channel's answer ring: room of its own for messages written in place (within
+     * {@link #room}), and turns batched by itself.
+     */
+    public boolean inPlace;
+    /** Where claims are: at {@link #CLAIMED}, so that an offset taken for another is seen. */
+    public final MemorySegment place = Arena.ofAuto().allocate(1 << 18);
+    public static final long CLAIMED = 64;
 
     private void take(MemorySegment seg, long off, long n) {
         for (long i = 0; i < n; i++) taken.write(seg.get(JAVA_BYTE, off + i));
@@ -60,6 +69,26 @@ public final class FakeOutlet implements Outlet.Direct {
         calls.add("send " + len + " took " + n);
         take(seg, off, n);
         return n;
+    }
+
+    @Override
+    public boolean batchesTurns() { return inPlace; }
+
+    @Override
+    public long claim(long n) {
+        if (!inPlace) return -1; // a socket's: no room of its own, and no call to log
+        boolean room = this.room >= n;
+        calls.add("claim " + n + (room ? "" : " refused"));
+        return room ? CLAIMED : -1;
+    }
+
+    @Override
+    public MemorySegment claimMemory() { return place; }
+
+    @Override
+    public void commit(long n) {
+        calls.add("commit " + n);
+        take(place, CLAIMED, n);
     }
 
     @Override

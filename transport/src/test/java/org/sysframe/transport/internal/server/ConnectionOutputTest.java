@@ -48,6 +48,9 @@ class ConnectionOutputTest {
         @Override public int peerPid() { return 4242; }
         @Override public ServerLimits limits() { return limits; }
         @Override public Pool<OutputBatch.Memory> batchMemory() { return batchMemory; }
+        @Override public MemorySegment claimArea() { return claimArea; }
+
+        final MemorySegment claimArea = Arena.ofAuto().allocate(GroutApi.MAX_MSG_LEN);
 
         final Pool<OutputBatch.Memory> batchMemory = OutputBatch.Memory.pool(4);
     }
@@ -169,6 +172,98 @@ class ConnectionOutputTest {
                     String.format("pid=4242: slow reader, %d bytes unsent over the %d limit: closing the connection",
                     (long) (fit + 1) * message, limit)), logs.lines());
         }
+        o.close();
+    }
+
+    /** A claim's payload, written where it lies: the bytes of payload(n, from). */
+    private static void fill(MemorySegment m, long at, int n, int from) {
+        for (int i = 0; i < n; i++) m.set(JAVA_BYTE, at + i, (byte) (from + i));
+    }
+
+    @Test
+    void withRoomInPlaceAnAnswerIsWrittenThereHeaderIncludedAndAClaimedOneIsCommittedWithoutACopy() {
+        ServerConfig c = config(FlushMode.DEFERRED); // a ring batches its turns itself: the connection keeps no batch
+        FakeOwner owner = new FakeOwner(c);
+        out.inPlace = true;
+        ConnectionOutput o = new ConnectionOutput(owner, c, out, arena);
+        MemorySegment a = payload(32, 0);
+        o.respond(1, 0, a, 0, 32, true);
+        expect(1, 0, a, 32);
+        long at = o.claim(40);
+        assertEquals(FakeOutlet.CLAIMED + ResponseHeader.SIZE, at, "the payload's room, past the header's");
+        assertEquals(out.place, o.claimMemory());
+        fill(o.claimMemory(), at, 40, 9);
+        o.commit(2, 40);
+        expect(2, 0, payload(40, 9), 40);
+        assertEquals(List.of("claim 44", "commit 44", "claim 52", "commit 52"), out.calls);
+        assertArrayEquals(expected.toByteArray(), out.taken());
+        o.close();
+    }
+
+    @Test
+    void anEventThatComesWhileAnAnswerIsClaimedInPlaceGoesBehindThatAnswerInOrder() {
+        ServerConfig c = config(FlushMode.DEFERRED);
+        FakeOwner owner = new FakeOwner(c);
+        out.inPlace = true;
+        ConnectionOutput o = new ConnectionOutput(owner, c, out, arena);
+        long at = o.claim(8);
+        fill(o.claimMemory(), at, 8, 1);
+        MemorySegment ev = payload(12, 50);
+        o.event(77, ev, 0, 12); // the claimed room is the ring's next bytes: the event may not go there
+        assertTrue(out.writable, "the event waits in the queue for room behind the claim");
+        o.commit(5, 8);
+        expect(5, 0, payload(8, 1), 8);
+        MemorySegment h = arena.allocate(EventHeader.SIZE);
+        EventHeader.write(h, 0, 77, 12);
+        expected.writeBytes(h.toArray(JAVA_BYTE));
+        expected.writeBytes(ev.toArray(JAVA_BYTE));
+        assertTrue(o.drain());
+        assertEquals(List.of("claim 20", "wantWritable true", "commit 20", "send 28 took 28", "wantWritable false"),
+                out.calls);
+        assertArrayEquals(expected.toByteArray(), out.taken());
+        o.close();
+    }
+
+    @Test
+    void behindQueuedOutputAClaimIsInTheLoopsAreaZeroedAndItsAnswerQueuedInOrder() {
+        ServerConfig c = config(FlushMode.DEFERRED);
+        FakeOwner owner = new FakeOwner(c);
+        out.inPlace = true;
+        out.room = 20;
+        ConnectionOutput o = new ConnectionOutput(owner, c, out, arena);
+        MemorySegment a = payload(32, 0);
+        o.respond(1, 0, a, 0, 32, true); // no room in place for 44: 20 bytes written, 24 queued
+        expect(1, 0, a, 32);
+        fill(owner.claimArea, 0, 16, 99); // an earlier answer's bytes, maybe another connection's
+        long at = o.claim(16);
+        assertEquals(0, at);
+        assertEquals(owner.claimArea, o.claimMemory());
+        assertArrayEquals(new byte[16], owner.claimArea.asSlice(0, 16).toArray(JAVA_BYTE), "zeroed");
+        fill(o.claimMemory(), at, 10, 3); // the last 6 bytes left as they are: zeros
+        o.commit(2, 16);
+        MemorySegment b = arena.allocate(16);
+        fill(b, 0, 10, 3);
+        expect(2, 0, b, 16);
+        out.room = Long.MAX_VALUE;
+        assertTrue(o.drain());
+        assertEquals(List.of("claim 44 refused", "write 44 took 20", "wantWritable true", "send 52 took 52",
+                "wantWritable false"), out.calls);
+        assertArrayEquals(expected.toByteArray(), out.taken());
+        o.close();
+    }
+
+    @Test
+    void anAnswerAfterAClaimAbandonsItAndNothingOfTheClaimLeaves() {
+        ServerConfig c = config(FlushMode.DEFERRED);
+        FakeOwner owner = new FakeOwner(c);
+        out.inPlace = true;
+        ConnectionOutput o = new ConnectionOutput(owner, c, out, arena);
+        long at = o.claim(16);
+        fill(o.claimMemory(), at, 16, 1);
+        o.respond(3, 22, MemorySegment.NULL, 0, 0, false);
+        expect(3, 22, MemorySegment.NULL, 0);
+        assertEquals(List.of("claim 28", "claim 12", "commit 12"), out.calls);
+        assertArrayEquals(expected.toByteArray(), out.taken());
         o.close();
     }
 }
