@@ -15,6 +15,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
+import org.sysframe.transport.Reply;
+import org.sysframe.transport.Request;
 import org.sysframe.transport.Response;
 import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
@@ -38,7 +40,9 @@ import java.util.concurrent.TimeUnit;
  * in place, as the client does (claim, a 16-byte header and the payload copied in, commit, publish;
  * the header read where it lies, the payload copied out once, release). {@code channelCall}: one
  * GR_PING over a channel to a server in this JVM, both sides spinning (the server's loop on another
- * core). Run with {@code -prof gc}: all should show 0 B/op.
+ * core), answered by the built-in echo ({@code answer=echo}) or by a handler that claims its answer in the ring and
+ * copies the request's payload there ({@code answer=claim}: the in-place framing of {@code Reply.claim}). Run with
+ * {@code -prof gc}: all should show 0 B/op.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -87,19 +91,25 @@ public class SharedMemoryBenchmark {
         @Param({"32", "1024", "65536"})
         public int payload;
 
+        @Param({"echo", "claim"})
+        public String answer;
+
         InJvmPair pair;
+        int type;
         Arena arena;
         MemorySegment body;
 
         @Setup(Level.Trial)
         public void setup() throws IOException {
             pair = InJvmPair.open(path -> ServerOptions.defaults().socketPath(path).backend(Backend.EPOLL).loops(1)
-                    .sharedMemory(true).waitMode(WaitMode.BLOCK).sharedMemoryWaitMode(WaitMode.SPIN),
+                    .sharedMemory(true).waitMode(WaitMode.BLOCK).sharedMemoryWaitMode(WaitMode.SPIN)
+                    .handle(CLAIMED, 0, SharedMemoryBenchmark::claimed),
                     path -> ClientOptions.defaults().socketPath(path).backend(Backend.EPOLL).sharedMemory(true)
                             .waitMode(WaitMode.SPIN));
             if (!pair.client.sharedMemory()) throw new IllegalStateException("the server gave no channel");
             arena = Arena.ofConfined();
             body = arena.allocate(payload);
+            type = answer.equals("claim") ? CLAIMED : GroutApi.PING;
         }
 
         @TearDown(Level.Trial)
@@ -107,6 +117,15 @@ public class SharedMemoryBenchmark {
             pair.close();
             arena.close();
         }
+    }
+
+    /** Answered with the request's payload, claimed in place ({@code answer=claim}). */
+    static final int CLAIMED = GroutApi.type(0x6c6d, 1);
+
+    static void claimed(Request request, Reply reply) {
+        long at = reply.claim(request.length());
+        MemorySegment.copy(request.buffer(), request.offset(), reply.claimed(), at, request.length());
+        reply.commit();
     }
 
     /** A segment of this process with rings of 64 KiB, its descriptor closed (the mapping keeps the file). */
@@ -146,7 +165,7 @@ public class SharedMemoryBenchmark {
 
     @Benchmark
     public long channelCall(Channel s) throws IOException {
-        Response r = s.pair.client.call(GroutApi.PING, s.body, 0, s.payload);
+        Response r = s.pair.client.call(s.type, s.body, 0, s.payload);
         return r.length();
     }
 }
