@@ -128,6 +128,30 @@ class SharedMemoryHostilePeerTest {
         }
     }
 
+    @Test
+    void aBadHeadMetWhereTheLoopClaimsRoomForAnAnswerClosesThatChannelWithOneLine() throws Exception {
+        String path = dir.resolve("head.sock").toString();
+        try (ServerLogs logs = new ServerLogs(); GroutServer s = start(path, 4096); GroutClient c =
+                good(path); RawChannel raw = RawChannel.open(path); Arena a = Arena.ofConfined()) {
+            Pings.ping(c, 1, 100);
+            // The answer ring's head (its words at 320, the head 64 past them) moved past its tail. The loop reads
+            // the head afresh only when the head it read last leaves too little room: at the fifth answer of 1,012
+            // bytes, which it claims in place.
+            raw.segment.memory().set(JAVA_LONG, 320 + 64, 4096 + 1);
+            MemorySegment payload = a.allocate(1000);
+            for (int i = 0; i < 5; i++) raw.request(10 + i, GroutApi.PING, payload, 1000);
+            awaitEof(raw.socket);
+            List<String> lines = logs.lines(l -> l.contains("shared-memory channel closed"));
+            assertEquals(1, lines.size(), logs.lines().toString());
+            assertTrue(lines.getFirst()
+                    .endsWith("shared-memory channel closed: shared memory: EPROTO (71) Protocol error: "
+                    + "the answer ring's head is 4097, 49 bytes from this side's 4048 (capacity 4096): the peer wrote "
+                            + "a bad index"), lines.getFirst());
+            for (int i = 0; i < 100; i++) Pings.ping(c, i, 1 + i * 40);
+            Awaits.awaitEquals(1, () -> ShmServer.channels().size(), Duration.ofSeconds(10), "channels open");
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("org.sysframe.transport.shm.SharedMemoryChannelTest#serverBackends")
     void aBadIndexOnALoopServingSeveralChannelsAndASocketClosesThatChannelOnly(Backend backend) throws Exception {
