@@ -19,10 +19,13 @@ import org.sysframe.transport.support.Pings;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.internal.shm.ShmServer;
 import org.sysframe.testsupport.Awaits;
+import org.sysframe.unix.Errno;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
 import org.sysframe.unix.uring.UringSupport;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -209,6 +212,52 @@ class SharedMemoryChannelTest {
             }
             assertEquals(200, items);
             Pings.ping(c, 3, 100);
+        }
+    }
+
+    @Test
+    void aChannelsAnswersArePublishedOnceItsRequestsAreHandledNotAtTheEndOfItsLoopsTurn() throws Exception {
+        // Two channels on one loop whose requests come while a socket's handler holds the loop, so that one turn
+        // serves both. The channel opened last is served first; the handler of the other waits, in that turn, until
+        // the first one's client has its answer: only a publish once a channel's requests are handled lets it.
+        int hold = GroutApi.type(0x7a7a, 3), servedSecond = GroutApi.type(0x7a7a, 4);
+        int servedFirst = GroutApi.type(0x7a7a, 5);
+        CountDownLatch holding = new CountDownLatch(1), firstAnswered = new CountDownLatch(1);
+        String path = dir.resolve("served.sock").toString();
+        ServerOptions o = server(path).loops(1)
+                .handle(hold, 0, (req, reply) -> {
+                    holding.countDown();
+                    Thread.sleep(300); // the loop's turn, held while both channels' requests come
+                    reply.ok();
+                })
+                .handle(servedFirst, 0, (req, reply) -> reply.ok())
+                .handle(servedSecond, 0, (req, reply) -> {
+                    if (firstAnswered.await(3, TimeUnit.SECONDS)) reply.ok();
+                    else reply.error(Errno.ETIMEDOUT); // the other answer waits for the end of this turn
+                });
+        try (GroutServer s = GroutServer.start(o);
+             GroutClient second = GroutClient.connect(client(path, WaitMode.BLOCK));
+             GroutClient first = GroutClient.connect(client(path, WaitMode.BLOCK));
+             GroutClient socket = GroutClient.connect(ClientOptions.defaults().socketPath(path))) {
+            assertTrue(first.sharedMemory() && second.sharedMemory());
+            assertFalse(socket.sharedMemory());
+            Thread held = Thread.ofPlatform().start(() -> call(socket, hold, null));
+            assertTrue(holding.await(10, TimeUnit.SECONDS));
+            Thread other = Thread.ofPlatform().start(() -> call(first, servedFirst, firstAnswered));
+            assertEquals(0, second.call(servedSecond).length());
+            other.join(10_000);
+            held.join(10_000);
+            assertEquals(0, firstAnswered.getCount());
+        }
+    }
+
+    /** A call on a thread of the test's: done counted down once it is answered. */
+    private static void call(GroutClient c, int type, CountDownLatch done) {
+        try {
+            c.call(type);
+            if (done != null) done.countDown();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -58,9 +58,10 @@ public interface Outlet {
 
         /**
          * Whether the outlet batches by itself what the {@link org.sysframe.transport.FlushMode#DEFERRED}
-         * mode would batch: its writes make no syscall, and what a turn wrote reaches the peer at the end of
-         * the turn (a shared-memory channel publishes its ring then, and also whenever 1 KiB waits). The
-         * connection then writes each message at once, with no batch of its own to copy it through.
+         * mode would batch: its writes make no syscall, and what a turn wrote reaches the peer by the end of
+         * the turn (a shared-memory channel publishes its ring once the requests it read are handled, at the
+         * turn's end, and whenever 1 KiB waits). The connection then writes each message at once, with no batch
+         * of its own to copy it through.
          */
         default boolean batchesTurns() { return false; }
 

@@ -27,7 +27,7 @@ import java.lang.foreign.MemorySegment;
  * {@link Outlet.Direct} outlet, epoll), or everything, sent from there ({@link Outlet.FromQueue},
  * io_uring). A slow reader past the queue's limit, or output the memory budget cannot hold, closes the
  * connection. An outlet that batches by itself ({@link Outlet.Direct#batchesTurns()}, a
- * shared-memory ring published once per turn) takes each answer at once, in either mode.
+ * shared-memory ring published as its turn's requests are handled) takes each answer at once, in either mode.
  */
 public final class ConnectionOutput {
     /** The connection this output belongs to, as the output sees it. */

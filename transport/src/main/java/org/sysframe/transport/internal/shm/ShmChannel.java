@@ -122,7 +122,11 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
         out.producerAwake();
     }
 
-    /** Gives the connection the ring's bytes, and room to write when the answer ring has it. */
+    /**
+     * Gives the connection the ring's bytes, and room to write when the answer ring has it. What the requests' answers
+     * wrote is published once they are handled, not at the end of the loop's turn: a one-at-a-time client waits for
+     * nothing else the turn does (other connections and channels, the turn's batches).
+     */
     @Override
     public void serve() {
         ServerConnection c = connection;
@@ -138,6 +142,7 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
                     if (in.producerWaits()) futex.wake(in.memory(), in.producerWord(), 1);
                     input.produced(n);
                     c.onInput();
+                    if (out.unpublished() > 0 && !c.isClosed()) publish();
                 }
             }
         } catch (ErrnoException e) {
@@ -145,7 +150,7 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
         }
     }
 
-    /** Publishes what the turn wrote. */
+    /** Publishes what the turn wrote since (an event, an answer that waited for room). */
     @Override
     public void endOfTurn() {
         if (out.unpublished() == 0 || connection.isClosed()) return;
@@ -234,9 +239,9 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
     }
 
     /**
-     * After a put: published at the end of the turn (deferred flush mode), or once {@link #PUBLISH_EVERY} bytes wait,
-     * else now; now too when the ring is full, so that the client starts making room while the rest waits in the
-     * connection's queue.
+     * After a put: published once the requests read are handled or at the end of the turn (deferred flush mode), or
+     * once {@link #PUBLISH_EVERY} bytes wait, else now; now too when the ring is full, so that the client starts
+     * making room while the rest waits in the connection's queue.
      */
     private void wrote(boolean all) throws ErrnoException {
         if (!perTurn || !all || out.unpublished() >= PUBLISH_EVERY) publish();
