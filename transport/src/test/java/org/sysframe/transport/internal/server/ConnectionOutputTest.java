@@ -33,6 +33,8 @@ class ConnectionOutputTest {
     private final Arena arena = Arena.ofConfined();
     private final FakeOutlet out = new FakeOutlet();
     private final ByteArrayOutputStream expected = new ByteArrayOutputStream();
+    /** The deferred flush mode, as a channel's connection has by default: its ring batches turns, it keeps no batch. */
+    private static final ServerConfig RING = config(FlushMode.DEFERRED);
 
     /** The connection, as the output sees it: it records closes and started batches. */
     static final class FakeOwner implements ConnectionOutput.Owner {
@@ -175,6 +177,12 @@ class ConnectionOutputTest {
         o.close();
     }
 
+    /** An output to the fake outlet standing for a channel's answer ring, with room of its own to write in place. */
+    private ConnectionOutput toRing(FakeOwner owner) {
+        out.inPlace = true;
+        return new ConnectionOutput(owner, RING, out, arena);
+    }
+
     /** A claim's payload, written where it lies: the bytes of payload(n, from). */
     private static void fill(MemorySegment m, long at, int n, int from) {
         for (int i = 0; i < n; i++) m.set(JAVA_BYTE, at + i, (byte) (from + i));
@@ -182,10 +190,8 @@ class ConnectionOutputTest {
 
     @Test
     void withRoomInPlaceAnAnswerIsWrittenThereHeaderIncludedAndAClaimedOneIsCommittedWithoutACopy() {
-        ServerConfig c = config(FlushMode.DEFERRED); // a ring batches its turns itself: the connection keeps no batch
-        FakeOwner owner = new FakeOwner(c);
-        out.inPlace = true;
-        ConnectionOutput o = new ConnectionOutput(owner, c, out, arena);
+        FakeOwner owner = new FakeOwner(RING);
+        ConnectionOutput o = toRing(owner);
         MemorySegment a = payload(32, 0);
         o.respond(1, 0, a, 0, 32, true);
         expect(1, 0, a, 32);
@@ -202,10 +208,8 @@ class ConnectionOutputTest {
 
     @Test
     void anEventThatComesWhileAnAnswerIsClaimedInPlaceGoesBehindThatAnswerInOrder() {
-        ServerConfig c = config(FlushMode.DEFERRED);
-        FakeOwner owner = new FakeOwner(c);
-        out.inPlace = true;
-        ConnectionOutput o = new ConnectionOutput(owner, c, out, arena);
+        FakeOwner owner = new FakeOwner(RING);
+        ConnectionOutput o = toRing(owner);
         long at = o.claim(8);
         fill(o.claimMemory(), at, 8, 1);
         MemorySegment ev = payload(12, 50);
@@ -226,11 +230,9 @@ class ConnectionOutputTest {
 
     @Test
     void behindQueuedOutputAClaimIsInTheLoopsAreaZeroedAndItsAnswerQueuedInOrder() {
-        ServerConfig c = config(FlushMode.DEFERRED);
-        FakeOwner owner = new FakeOwner(c);
-        out.inPlace = true;
+        FakeOwner owner = new FakeOwner(RING);
+        ConnectionOutput o = toRing(owner);
         out.room = 20;
-        ConnectionOutput o = new ConnectionOutput(owner, c, out, arena);
         MemorySegment a = payload(32, 0);
         o.respond(1, 0, a, 0, 32, true); // no room in place for 44: 20 bytes written, 24 queued
         expect(1, 0, a, 32);
@@ -254,10 +256,8 @@ class ConnectionOutputTest {
 
     @Test
     void anAnswerAfterAClaimAbandonsItAndNothingOfTheClaimLeaves() {
-        ServerConfig c = config(FlushMode.DEFERRED);
-        FakeOwner owner = new FakeOwner(c);
-        out.inPlace = true;
-        ConnectionOutput o = new ConnectionOutput(owner, c, out, arena);
+        FakeOwner owner = new FakeOwner(RING);
+        ConnectionOutput o = toRing(owner);
         long at = o.claim(16);
         fill(o.claimMemory(), at, 16, 1);
         o.respond(3, 22, MemorySegment.NULL, 0, 0, false);
