@@ -100,7 +100,6 @@ public final class Reply {
      */
     public void commit() {
         if (claimed < 0) throw new IllegalStateException("request " + request.id() + ": nothing claimed to commit");
-        if (answered) throw new IllegalStateException("request " + request.id() + " already answered");
         long len = claimed;
         claimed = -1;
         answered = true;
@@ -155,7 +154,11 @@ public final class Reply {
         connection.respond(request.id(), status, seg, off, len, fromRequest);
     }
 
-    /** Publishes an event to subscribers, caused by this request (for suppress_self_events). */
+    /**
+     * Publishes an event to subscribers, caused by this request (for suppress_self_events).
+     *
+     * @throws IllegalStateException an answer is claimed and not committed yet ({@link #claim(long)})
+     */
     public void publish(int evType, MemorySegment seg, long off, long len) {
         if (claimed >= 0) throw new IllegalStateException("request " + request.id()
                 + ": an event published while an answer is claimed; commit it first");

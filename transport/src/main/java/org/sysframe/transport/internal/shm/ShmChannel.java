@@ -123,9 +123,9 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
     }
 
     /**
-     * Gives the connection the ring's bytes, and room to write when the answer ring has it. What the requests' answers
-     * wrote is published once they are handled, not at the end of the loop's turn: a one-at-a-time client waits for
-     * nothing else the turn does (other connections and channels, the turn's batches).
+     * Gives the connection the ring's bytes, and room to write when the answer ring has it. The answers to the
+     * requests taken are published once those are handled, not at the end of the loop's turn: a one-at-a-time client
+     * waits for nothing else the turn does (other connections and channels, the turn's batches).
      */
     @Override
     public void serve() {
