@@ -18,6 +18,7 @@ import org.sysframe.unix.IovArray;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The output side of a server connection: answers now ({@link FlushMode#IMMEDIATE}) or in an
@@ -116,8 +117,15 @@ public final class ConnectionOutput {
         }
         claimAt = -1;
         claimMemory = connection.claimArea();
-        claimMemory.asSlice(0, len).fill((byte) 0);
+        zero(claimMemory, len);
         return 0;
+    }
+
+    /** Zeroes the first n bytes of seg with no slice of it made (an object per call that C2 does not always remove). */
+    private static void zero(MemorySegment seg, long n) {
+        long i = 0;
+        for (; i + Long.BYTES <= n; i += Long.BYTES) seg.set(ValueLayout.JAVA_LONG_UNALIGNED, i, 0L);
+        for (; i < n; i++) seg.set(ValueLayout.JAVA_BYTE, i, (byte) 0);
     }
 
     /** Where the last {@link #claim}'s offset is. */
