@@ -40,6 +40,8 @@ class ClaimedAnswersTest {
     /** Request: u32 case: a misuse of a claim ({@link #misuse}). */
     static final int MISUSE = GroutApi.type(MODULE, 2);
     static final int EV = GroutApi.type(MODULE, 3);
+    /** Declared to answer at least 8 bytes; its handler claims 4. */
+    static final int SHORT = GroutApi.type(MODULE, 4);
 
     @TempDir Path dir;
 
@@ -95,7 +97,11 @@ class ClaimedAnswersTest {
 
     GroutServer start(String path) throws Exception {
         return TestServers.startOneLoop(ServerOptions.defaults().socketPath(path).sharedMemoryRing(4096)
-                .handle(FILL, 8, ClaimedAnswersTest::fill).handle(MISUSE, 4, ClaimedAnswersTest::misuse));
+                .handle(FILL, 8, ClaimedAnswersTest::fill).handle(MISUSE, 4, ClaimedAnswersTest::misuse)
+                .handle(SHORT, 0, 8, (request, reply) -> {
+                    reply.claim(4);
+                    reply.commit();
+                }));
     }
 
     static MemorySegment request(Arena a, int first, int second) {
@@ -153,6 +159,8 @@ class ClaimedAnswersTest {
             assertArrayEquals(new byte[] {4, 3, 2, 1}, c.call(MISUSE, req).toByteArray(), "the second claim's 4 bytes");
             req.set(JAVA_INT_UNALIGNED, 0, 7);
             assertEquals(0, c.call(MISUSE, req).length(), "the committed answer; the claim after it threw");
+            assertEquals(Errno.EIO, assertThrows(ApiException.class, () -> c.call(SHORT)).status(),
+                    "a claim under the declared minimum");
             assertArrayEquals(expected(40, 9), c.call(FILL, request(a, 40, 9)).toByteArray());
             List<String> lines = logs.lines();
             assertTrue(lines.stream().anyMatch(l -> l.contains("IllegalStateException") && l.contains("while an "
@@ -162,6 +170,8 @@ class ClaimedAnswersTest {
                     lines));
             assertTrue(lines.stream().anyMatch(l -> l.contains("a claim of 131073 bytes")), String.join("\n", lines));
             assertTrue(lines.stream().anyMatch(l -> l.contains("already answered")), String.join("\n", lines));
+            assertTrue(lines.stream().anyMatch(l -> l.contains("response payload of 4 bytes") && l.contains(
+                    "declared at least 8")), String.join("\n", lines));
         }
     }
 }
