@@ -209,7 +209,7 @@ public final class Conduit {
         } catch (ErrnoException e) {
             failAll(e);
             if (holderMode != EXCLUSIVE) release();
-            throw copyOf(e);
+            throw sendFailed(e);
         }
         if (!started) c.startNanos = System.nanoTime();
         if (c.kind == Call.Kind.FUTURE && holderMode != EXCLUSIVE) {
@@ -218,10 +218,18 @@ public final class Conduit {
             } catch (ErrnoException e) {
                 failAll(e);
                 release();
-                throw copyOf(e);
+                throw sendFailed(e);
             }
             release();
         }
+    }
+
+    /**
+     * What a caller whose own write failed with e gets: e, unless the client was closed meanwhile from another thread.
+     * Its socket may then be gone under the write (EBADF), and the call ends as every call the close ended (ENOTCONN).
+     */
+    private ErrnoException sendFailed(ErrnoException e) {
+        return copyOf(closed ? ending.closedError() : e);
     }
 
     /**
