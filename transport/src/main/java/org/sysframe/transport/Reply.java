@@ -22,7 +22,6 @@ public final class Reply {
     private int status;
     private int minResponse;
     private long claimed = -1; // the payload length of a claim not committed yet; -1: none
-    private MemorySegment claimMemory = MemorySegment.NULL;
 
     /** Made by the server, one per connection ({@link HandlerAccess#newReply}). */
     Reply() {}
@@ -85,13 +84,12 @@ public final class Reply {
         }
         checkLength(len);
         long at = connection.claim(len);
-        claimMemory = connection.claimMemory();
         claimed = len;
         return at;
     }
 
-    /** The memory of the last {@link #claim(long)}: its offset is the claim's payload ({@code NULL} before any). */
-    public MemorySegment claimed() { return claimMemory; }
+    /** The memory the offset {@link #claim(long)} returned is in, until the claim's commit or another answer. */
+    public MemorySegment claimed() { return connection.claimMemory(); }
 
     /**
      * Sends the answer claimed last: success, with the claimed payload as the handler wrote it.

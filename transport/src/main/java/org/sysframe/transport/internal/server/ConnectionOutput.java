@@ -93,9 +93,8 @@ public final class ConnectionOutput {
         long n = ResponseHeader.SIZE + len;
         long at = claimInPlace(n);
         if (at >= 0) {
-            ResponseHeader.write(claimMemory, at, forId, status, (int) len);
             if (len > 0) MemorySegment.copy(payload, off, claimMemory, at + ResponseHeader.SIZE, len);
-            commitInPlace(n);
+            commitInPlace(at, forId, status, len);
             return;
         }
         if (connection.isClosed()) return;
@@ -139,8 +138,7 @@ public final class ConnectionOutput {
             return;
         }
         claimAt = -1;
-        ResponseHeader.write(claimMemory, at, forId, 0, (int) len);
-        commitInPlace(ResponseHeader.SIZE + len);
+        commitInPlace(at, forId, 0, len);
     }
 
     /**
@@ -159,9 +157,11 @@ public final class ConnectionOutput {
         }
     }
 
-    private void commitInPlace(long n) {
+    /** The answer whose payload is written past at (its header's room) in the outlet's memory: its header, and out. */
+    private void commitInPlace(long at, int forId, int status, long len) {
+        ResponseHeader.write(claimMemory, at, forId, status, (int) len);
         try {
-            direct.commit(n);
+            direct.commit(ResponseHeader.SIZE + len);
         } catch (ErrnoException e) {
             connection.close("send failed: " + e.getMessage());
         }
