@@ -207,29 +207,31 @@ public final class Conduit {
         try {
             outbox.write(c.id, type, payload, offset, length);
         } catch (ErrnoException e) {
-            failAll(e);
+            ErrnoException failed = sendFailed(e);
             if (holderMode != EXCLUSIVE) release();
-            throw sendFailed(e);
+            throw failed;
         }
         if (!started) c.startNanos = System.nanoTime();
         if (c.kind == Call.Kind.FUTURE && holderMode != EXCLUSIVE) {
             try {
                 link.flush(); // io_uring: the payload is the caller's, who may change it once this returns
             } catch (ErrnoException e) {
-                failAll(e);
+                ErrnoException failed = sendFailed(e);
                 release();
-                throw sendFailed(e);
+                throw failed;
             }
             release();
         }
     }
 
     /**
-     * What a caller whose own write failed with e gets: e, unless the client was closed meanwhile from another thread.
-     * Its socket may then be gone under the write (EBADF), and the call ends as every call the close ended (ENOTCONN).
+     * A caller's own write failed with e: every call in flight fails ({@link #failAll}), and the caller gets the
+     * client's one error, as they do. That is e, unless the client broke before (a close from another thread, whose
+     * ENOTCONN stands: its socket may be gone under the write, which then fails with EBADF).
      */
     private ErrnoException sendFailed(ErrnoException e) {
-        return copyOf(closed ? ending.closedError() : e);
+        failAll(e);
+        return copyOf(broken);
     }
 
     /**
