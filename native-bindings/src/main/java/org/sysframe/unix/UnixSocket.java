@@ -513,8 +513,25 @@ public final class UnixSocket implements AutoCloseable {
     public SyscallCounters counters() { return counters; }
 
     /**
+     * Ends the connection both ways and keeps the descriptor: a thread blocked in recv or send on it
+     * returns, later receives read the end of the stream and sends fail with EPIPE, and the peer sees
+     * the hang-up. The descriptor's number stays this socket's until {@link #close}: a thread that read
+     * it before cannot reach another file opened meanwhile. Does nothing once closed (not to be called
+     * at the same time as close); errors (the peer gone already) are ignored.
+     */
+    public void shutdown() {
+        int fd = fd();
+        if (fd < 0) return;
+        try (Arena a = Arena.ofConfined()) {
+            LibC.shutdown(Errno.newCallState(a), fd, SHUT_RDWR);
+        }
+    }
+
+    /**
      * Closes the descriptor once, whichever thread gets here first; later calls do nothing. A shutdown
-     * first wakes a thread blocked in recv on it, which close alone would not.
+     * first wakes a thread blocked in recv on it, which close alone would not. Close only when no other
+     * thread may still use the descriptor (it may have read its number already): {@link #shutdown}
+     * first, when one may.
      */
     @Override
     public void close() {

@@ -50,6 +50,8 @@ final class ClientConnection {
     final String transportName;
     private final Arena arena = Arena.ofShared();
     private final AtomicBoolean freed = new AtomicBoolean();
+    /** The socket went on to the connection over the shared-memory channel: this one's free leaves it open. */
+    private boolean socketMoved;
     private int maxIfaces;
 
     private ClientConnection(ClientConfig options, UnixSocket socket, ClientLink link, Router.Completion completion) {
@@ -133,14 +135,19 @@ final class ClientConnection {
         if (shm == null) return this;
         ClientConnection s = new ClientConnection(options, socket, shm, completion);
         s.maxIfaces = maxIfaces;
+        socketMoved = true;
         conduit.close(() -> { }); // this connection's memory goes; the socket stays with the new one
         return s;
     }
 
-    /** The memory goes once close() happened and no thread uses it any more. */
+    /**
+     * The memory and the descriptor go once close() happened and no thread uses them any more: a thread
+     * that read the descriptor's number before close can never reach a file opened since.
+     */
     private void free() {
         if (!freed.compareAndSet(false, true)) return;
         link.close();
+        if (!socketMoved) socket.close();
         if (arena.scope().isAlive()) arena.close();
     }
 
@@ -160,7 +167,10 @@ final class ClientConnection {
     /** Whether the connection broke (not closed by the client): a pool connects anew in its place. */
     boolean broken() { return !conduit.isUsable(); }
 
-    /** Fails the waiting calls, closes the socket and frees the memory (see {@link GroutClient#close()}). */
+    /**
+     * Fails the waiting calls and shuts the socket down (the thread doing the I/O returns from it); the
+     * descriptor and the memory go once that thread has left (see {@link GroutClient#close()}).
+     */
     void close() {
         if (Jfr.clientClosed() && conduit.isUsable()) {
             ConnectionEvent.ClientClosed e = new ConnectionEvent.ClientClosed();
@@ -173,6 +183,6 @@ final class ClientConnection {
                 e.commit();
             }
         }
-        conduit.close(socket::close);
+        conduit.close(socket::shutdown);
     }
 }

@@ -534,12 +534,18 @@ public final class GroutClient implements AutoCloseable {
         return n;
     }
 
+    /** The first connection's socket descriptor, -1 once closed (tests: when it is closed). */
+    int descriptor() { return pool.get(0).socket.fd(); }
+
     // ---------------------------------------------------------------- close
 
     /**
-     * Fails every waiting call (ENOTCONN, "the client was closed while the call waited"), closes the
-     * socket and frees the client's memory (at once, or as soon as the thread doing its I/O leaves its
-     * receive, which the shutdown ends); from any thread, once (later calls do nothing).
+     * Fails every waiting call (ENOTCONN, "the client was closed while the call waited"), shuts the
+     * socket down and frees the client's memory and descriptors: at once, or as soon as the thread doing
+     * its I/O leaves its receive, which the shutdown ends (a future's completion or an event listener that
+     * closes the client keeps them until it returns). Until then the descriptor is not closed, so that
+     * thread never reaches a file opened meanwhile under the same number. From any thread, once (later
+     * calls do nothing).
      */
     @Override
     public void close() {

@@ -1,5 +1,6 @@
 package org.sysframe.transport;
 
+import org.sysframe.testsupport.Awaits;
 import org.sysframe.transport.support.EachBackend;
 import org.sysframe.transport.support.LoopsIndependent;
 import org.sysframe.transport.support.TestClients;
@@ -10,11 +11,13 @@ import org.sysframe.transport.wire.GroutApi;
 
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.UnixSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,8 +40,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with 1,000 callers waiting (each fails with the one error, the client says why it is unusable), a
  * caller timed out or interrupted (its late answer dropped and counted, never given to the next
  * caller), 50 callers on a silent server each timing out at its own deadline, close() from another
- * thread with callers waiting, an answer nobody waits for, every id in use, and a call from the
- * thread completing a future refused.
+ * thread with callers waiting, an answer nobody waits for, every id in use, a call from the
+ * thread completing a future refused, and a close from it that keeps the descriptor until it returns.
  */
 @EachBackend(alsoOverSharedMemory = true)
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -472,6 +475,43 @@ class ManyCallersFaultsTest {
                     .toByteArray(), "the client goes on");
             assertEquals(0, c.stats().inFlight());
             c.close();
+            server.awaitScript();
+        }
+    }
+
+    @Test
+    void aCloseFromAFuturesCompletionKeepsTheDescriptorUntilTheCompletionReturns() throws Exception {
+        String path = path();
+        CountDownLatch staged = new CountDownLatch(1);
+        try (RawServer server = new RawServer(path, conn -> {
+                 RawRequest r = conn.readRequest();
+                 assertTrue(staged.await(20, TimeUnit.SECONDS)); // the stage runs on the receiving thread
+                 conn.respond(r.id(), 0, r.payload());
+                 conn.awaitEof();
+             });
+             GroutClient c = TestClients.connect(path)) {
+            int fd = c.descriptor();
+            Path proc = Path.of("/proc/self/fd/" + fd);
+            String socket = Files.readSymbolicLink(proc).toString();
+            CompletableFuture<String> inside = c.callAsync(GroutApi.PING, MemorySegment.ofArray(new byte[] {1}))
+                    .thenApply(r -> {
+                c.close();
+                // This thread does the client's I/O and may still hold the descriptor's number: until it returns,
+                // the number stays the client's socket, and a socket opened now takes another.
+                try {
+                    UnixSocket[] pair = UnixSocket.pair();
+                    boolean other = pair[0].fd() != fd && pair[1].fd() != fd;
+                    pair[0].close();
+                    pair[1].close();
+                    return Files.readSymbolicLink(proc) + " " + other;
+                } catch (Exception e) {
+                    return e.toString();
+                }
+            });
+            staged.countDown();
+            assertEquals(socket + " true", inside.get(20, TimeUnit.SECONDS));
+            assertFalse(c.isUsable());
+            Awaits.awaitEquals(-1, c::descriptor, Awaits.HANG_GUARD, "the descriptor, closed once the completion left");
             server.awaitScript();
         }
     }

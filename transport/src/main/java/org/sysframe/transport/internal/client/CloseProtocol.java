@@ -10,8 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * How a client's calls end together: a failure that puts the byte stream out of step fails every call
  * in flight with it (each caller gets its own copy of the error) and breaks the client; close does the
- * same with ENOTCONN, closes the socket (its shutdown ends the holder's receive) and frees the memory
- * once no thread does the I/O any more.
+ * same with ENOTCONN, shuts the socket down (which ends the holder's receive) and frees the memory and the
+ * descriptor once no thread does the I/O any more.
  */
 final class CloseProtocol {
     private final Conduit conduit;
@@ -72,11 +72,11 @@ final class CloseProtocol {
     }
 
     /**
-     * Fails every waiting call, runs closeSocket (whose shutdown ends a holder's receive) and waits, at
-     * most 2 s, for the holder to leave; the memory goes then (onLastExit), or when the holder leaves.
+     * Fails every waiting call, runs shutdown (which ends a holder's receive) and waits, at most 2 s, for
+     * the holder to leave; the memory and the descriptor go then (onLastExit), or when the holder leaves.
      * True when this call closed it (false: closed already).
      */
-    boolean close(Runnable closeSocket) {
+    boolean close(Runnable shutdown) {
         conduit.lock.lock();
         try {
             if (conduit.closed) return false;
@@ -88,7 +88,7 @@ final class CloseProtocol {
         boolean free;
         conduit.lock.lock();
         try {
-            closeSocket.run();
+            shutdown.run();
             if (conduit.holder != null) conduit.nudge();
             conduit.standby.offer();
             Thread me = Thread.currentThread();

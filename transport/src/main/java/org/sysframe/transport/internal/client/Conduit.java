@@ -227,7 +227,7 @@ public final class Conduit {
     /**
      * A caller's own write failed with e: every call in flight fails ({@link #failAll}), and the caller gets the
      * client's one error, as they do. That is e, unless the client broke before (a close from another thread, whose
-     * ENOTCONN stands: its socket may be gone under the write, which then fails with EBADF).
+     * ENOTCONN stands: its shutdown fails the write with EPIPE).
      */
     private ErrnoException sendFailed(ErrnoException e) {
         failAll(e);
@@ -406,7 +406,7 @@ public final class Conduit {
     }
 
     /** See {@link CloseProtocol#close}. */
-    public boolean close(Runnable closeSocket) { return ending.close(closeSocket); }
+    public boolean close(Runnable shutdown) { return ending.close(shutdown); }
 
     /** Stats under lock. */
     public long[] counts() {
