@@ -32,6 +32,9 @@ import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
  * at a time) and lean (no clock per request, refilled as answers come: the goals' anchor); ratios
  * against depth 1 of the same payload.
  *
+ * <p>At {@link #SPINNING_DEPTH} and 32 B, two rows run the sysframe and the C lean clients on the server loop's
+ * CPU (one core), where the client's CPU per request decides the calls per second.
+ *
  * <p>At {@link #SPINNING_DEPTH} two more rows compare the transports where the transport is what
  * differs: the socket and the shared-memory channel, client and server both waiting
  * {@value #SPINNING_WAIT} (look without sleeping for up to 50 us, then sleep), each on a server of
@@ -61,6 +64,12 @@ public final class DepthTable implements Table {
      */
     public static String spinning(int depth) { return name(depth) + " " + SPINNING_WAIT; }
 
+    /**
+     * The name of a row at depth whose client runs on the server loop's CPU, e.g. {@code depth 64 one core}; {@link
+     * #C_LEAN_PREFIX} before it names the C lean client's.
+     */
+    public static String oneCore(int depth) { return name(depth) + " one core"; }
+
     /** The payloads of the table's rows. */
     static final int[] PAYLOADS = {32, 1024};
 
@@ -68,6 +77,8 @@ public final class DepthTable implements Table {
             new Goal("depth 64: 8x depth 1", NAME, name(64), name(1), 32, CALLS_RATIO, true, 8.0),
             new Goal("depth 64: at least 0.95x C lean at depth 64", NAME, name(64), C_LEAN_PREFIX + name(64), 32,
                     CALLS_RATIO, true, 0.95),
+            new Goal("depth 64, client on the server's core: at least 0.95x C lean there", NAME, oneCore(64),
+                    C_LEAN_PREFIX + oneCore(64), 32, CALLS_RATIO, true, 0.95),
             new Goal("depth 64: at most 2/64 + 0.01 client syscalls per call", NAME, name(64), name(64), 32,
                     CLIENT_SYSCALLS_PER_CALL, false, 2.0 / 64 + 0.01),
             // Both rows wait spin:50us: blocking, each window pays two wake-ups on either transport (see the class
@@ -88,6 +99,7 @@ public final class DepthTable implements Table {
         Set<String> out = new LinkedHashSet<>();
         for (int d : DEPTHS) out.addAll(List.of(name(d), SHM_PREFIX + name(d), C_PREFIX + name(d), C_LEAN_PREFIX
                 + name(d)));
+        out.addAll(List.of(oneCore(SPINNING_DEPTH), C_LEAN_PREFIX + oneCore(SPINNING_DEPTH)));
         out.addAll(List.of(spinning(SPINNING_DEPTH), SHM_PREFIX + spinning(SPINNING_DEPTH)));
         return out;
     }
@@ -143,6 +155,7 @@ public final class DepthTable implements Table {
                     cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4,
                             f.closing(lean.probe(socket, side))));
                 }
+                if (payload == PAYLOADS[0]) addOneCorePair(f, p, socket, side, cPeer, quick, cells);
                 addSpinningPair(f, p, payload, quick, cells);
             }
             List<Measurement> runs = run.measure(NAME, cells);
@@ -153,6 +166,28 @@ public final class DepthTable implements Table {
             return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1),
                     false, rounds, cells, runs, notes);
         }
+    }
+
+    /**
+     * The one-core pair at {@link #SPINNING_DEPTH}, 32 B only: the blocking client of the rows above and the C lean
+     * client, each pinned to the server loop's CPU. There a window's wake-ups are context switches on one CPU, no
+     * cross-CPU wake-up: the calls per second are that CPU's time per request, the client's part of it what
+     * differs.
+     */
+    private static void addOneCorePair(BenchFixture f, Pairing p, String socket, ServerSample.Source side,
+            boolean cPeer, boolean quick, List<Cell> cells) throws IOException {
+        int depth = SPINNING_DEPTH;
+        long calls = (quick ? 600L : 3_000L) * depth;
+        PeerThread t = f.peer(new PipelinedPeer(oneCore(depth), p.client(socket).cpu(PeerTable.SERVER_CPU), depth,
+                depth), socket);
+        cells.add(new Cell(oneCore(depth), PAYLOADS[0], "sysframe client, " + t.peer().framing()
+                + ", pinned to the server loop's cpu " + PeerTable.SERVER_CPU, calls, calls / 4,
+                        new ClientThreadsProbe(List.of(t), side)));
+        if (!cPeer) return;
+        CPeer lean = new CPeer("c-lean-one-core-" + depth, "sendmsg",
+                CPeer.Options.lean("block", PeerTable.SERVER_CPU, depth));
+        cells.add(new Cell(C_LEAN_PREFIX + oneCore(depth), PAYLOADS[0], lean.describe(), calls, calls / 4,
+                f.closing(lean.probe(socket, side))));
     }
 
     /**
