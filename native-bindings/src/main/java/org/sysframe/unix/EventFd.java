@@ -21,11 +21,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class EventFd implements AutoCloseable {
     private static final int EFD_CLOEXEC = 0x80000;
     private static final int EFD_NONBLOCK = 0x800;
-    /** The descriptor, -1 once closed (taken once by {@link #close}). */
+    /** The descriptor, -1 once closed. */
     private final AtomicInteger fd;
+    /**
+     * Calls between their look at the descriptor and their syscall's return, plus {@link #CLOSING} once close was
+     * asked: the descriptor is closed by close when none is in a call, else by the last call to return, so that a
+     * call never reaches another file opened meanwhile under the same number.
+     */
+    private final AtomicInteger users = new AtomicInteger();
+    private static final int CLOSING = Integer.MIN_VALUE;
     private final SyscallCounters counters;
     // Automatic: a signal still returning when another thread closes keeps its memory. The errno capture is shared by
-    // the signalling threads: an error's number may be another's (they fail only once the descriptor is closed).
+    // the signalling threads: an error's number may be another's (none fails but on a descriptor not an eventfd).
     private final MemorySegment callState = Errno.newCallState(Arena.ofAuto());
     private final MemorySegment one = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
     private final MemorySegment taken = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
@@ -80,35 +87,67 @@ public final class EventFd implements AutoCloseable {
      * (EAGAIN: signals nobody took) is readable already: that is a signal given.
      */
     public boolean signal() throws ErrnoException {
-        int f = fd();
-        if (f < 0) return false;
-        long n = LibC.write(callState, f, one, 8);
-        counters.increment(SyscallKind.WRITE);
-        if (n == 8) return true;
-        int err = Errno.read(callState);
-        if (err == Errno.EBADF) return false; // closed meanwhile
-        if (err == Errno.EAGAIN) return true;
-        throw new ErrnoException("write(eventfd)", err);
+        if (!enter()) return false;
+        try {
+            long n = LibC.write(callState, fd.get(), one, 8);
+            counters.increment(SyscallKind.WRITE);
+            if (n == 8) return true;
+            int err = Errno.read(callState);
+            if (err == Errno.EAGAIN) return true;
+            throw new ErrnoException("write(eventfd)", err);
+        } finally {
+            leave();
+        }
+    }
+
+    /** A call may use the descriptor (false: close was asked); {@link #leave} once its syscall returned. */
+    private boolean enter() {
+        while (true) {
+            int u = users.get();
+            if (u < 0) return false;
+            if (users.compareAndSet(u, u + 1)) return true;
+        }
+    }
+
+    private void leave() {
+        if (users.decrementAndGet() == CLOSING) closeNow(); // the last call of a close that waited for it
     }
 
     /** Takes every signal since the last take: how many (0: none, an empty read). */
     public long take() throws ErrnoException {
-        int f = fd();
-        if (f < 0) return 0;
-        long n = LibC.read(callState, f, taken, 8);
-        counters.increment(SyscallKind.READ);
-        if (n == 8) return taken.get(ValueLayout.JAVA_LONG, 0);
-        int err = Errno.read(callState);
-        if (err == Errno.EAGAIN) {
-            counters.incrementEmpty(SyscallKind.READ);
-            return 0;
+        if (!enter()) return 0;
+        try {
+            long n = LibC.read(callState, fd.get(), taken, 8);
+            counters.increment(SyscallKind.READ);
+            if (n == 8) return taken.get(ValueLayout.JAVA_LONG, 0);
+            int err = Errno.read(callState);
+            if (err == Errno.EAGAIN) {
+                counters.incrementEmpty(SyscallKind.READ);
+                return 0;
+            }
+            throw new ErrnoException("read(eventfd)", err);
+        } finally {
+            leave();
         }
-        throw new ErrnoException("read(eventfd)", err);
     }
 
-    /** Closes the descriptor (once; later signals return false). */
+    /**
+     * Closes the descriptor, once: at once, or, when other threads are in a signal, as the last of them
+     * returns. Later signals return false and takes 0, without a syscall.
+     */
     @Override
     public void close() {
+        while (true) {
+            int u = users.get();
+            if (u < 0) return;
+            if (users.compareAndSet(u, u | CLOSING)) {
+                if (u == 0) closeNow();
+                return;
+            }
+        }
+    }
+
+    private void closeNow() {
         int old = fd.getAndSet(-1);
         if (old < 0) return;
         try (Arena a = Arena.ofConfined()) {
