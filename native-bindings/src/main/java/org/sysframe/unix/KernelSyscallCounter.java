@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -33,6 +34,9 @@ public final class KernelSyscallCounter implements AutoCloseable {
     private static final int PERF_ATTR_SIZE_VER0 = 64; // the kernel accepts the first published size
     private static final long PERF_FLAG_FD_CLOEXEC = 8;
     private static final long PERF_FORMAT_GROUP = 8;
+    private static final long PERF_EVENT_IOC_SET_FILTER = 0x40082406L; // _IOW('$', 6, char *)
+    // FUTEX_WAIT (0) and FUTEX_WAKE (1) without FUTEX_PRIVATE_FLAG (128) or any other flag: Futex's calls.
+    private static final String SHARED_FUTEX_FILTER = "op == 0 || op == 1";
     private static final Path[] TRACEFS = {
         Path.of("/sys/kernel/tracing"), Path.of("/sys/kernel/debug/tracing"),
     };
@@ -65,9 +69,20 @@ public final class KernelSyscallCounter implements AutoCloseable {
     /**
      * Counts the given kinds of syscalls made by thread tid from now on; other kinds read as 0. Include
      * {@link SyscallKind#READ} and {@link SyscallKind#WRITE} to measure transports that use those, not
-     * for a JVM thread compared with the library: class loading on that thread reads files too.
+     * for a JVM thread compared with the library: class loading on that thread reads files too. Futex
+     * calls, if counted, are all of them ({@link FutexCalls#ALL}).
      */
     public static KernelSyscallCounter forThread(int tid, Set<SyscallKind> kinds) throws Unavailable {
+        return forThread(tid, kinds, FutexCalls.ALL);
+    }
+
+    /**
+     * Counts the given kinds of syscalls made by thread tid from now on, {@link SyscallKind#FUTEX} (if
+     * among them) as futex says; other kinds read as 0.
+     */
+    public static KernelSyscallCounter forThread(int tid, Set<SyscallKind> kinds, FutexCalls futex)
+            throws Unavailable {
+        Objects.requireNonNull(futex, "futex");
         if (kinds.isEmpty()) throw new IllegalArgumentException("no syscall kinds to count");
         Map<SyscallKind, Long> ids = tracepointIds();
         KernelSyscallCounter c = new KernelSyscallCounter(tid);
@@ -90,6 +105,17 @@ public final class KernelSyscallCounter implements AutoCloseable {
                 }
                 c.fds[k.ordinal()] = (int) fd;
                 c.order[c.members++] = k;
+                if (k == SyscallKind.FUTEX && futex == FutexCalls.SHARED) {
+                    // Set before the group is read for the first time; what the thread entered in between was
+                    // counted unfiltered, which a reading's difference takes out.
+                    MemorySegment filter = a.allocateFrom(SHARED_FUTEX_FILTER);
+                    if (LibC.ioctl(c.callState, (int) fd, PERF_EVENT_IOC_SET_FILTER, filter.address()) < 0) {
+                        int err = Errno.read(c.callState);
+                        c.close();
+                        throw new Unavailable("ioctl(PERF_EVENT_IOC_SET_FILTER, \"" + SHARED_FUTEX_FILTER + "\") on "
+                                + k.tracepoint() + ": " + Errno.name(err) + " " + Errno.text(err));
+                    }
+                }
             }
         }
         return c;
@@ -195,6 +221,22 @@ public final class KernelSyscallCounter implements AutoCloseable {
         }
         if (err == Errno.ENOSYS) return base + " (this kernel has no perf events)";
         return base;
+    }
+
+    /** Which of a thread's futex calls a counter of {@link SyscallKind#FUTEX} counts. */
+    public enum FutexCalls {
+        /**
+         * Every one: the library's, and the JVM's own on that thread (a contended lock, a park or a sleep, a
+         * method queued for the JIT waking a compiler thread, a stop at a safepoint).
+         */
+        ALL,
+        /**
+         * Only FUTEX_WAIT and FUTEX_WAKE on words shared between processes (no FUTEX_PRIVATE_FLAG), the
+         * calls {@link Futex} makes: a filter on the tracepoint's {@code op}, in the kernel. The JVM's own
+         * futex calls are glibc's on process-private locks and conditions, FUTEX_PRIVATE_FLAG set, and are
+         * left out; so the count of a thread that uses a shared-memory channel is the channel's exactly.
+         */
+        SHARED
     }
 
     /** Kernel counters cannot be opened here; the message says why. */

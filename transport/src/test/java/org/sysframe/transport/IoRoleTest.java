@@ -11,6 +11,7 @@ import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.KernelSyscallCounter.FutexCalls;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
@@ -48,11 +49,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @LoopsIndependent
 class IoRoleTest {
-    /** The library's kinds and write: a client over a shared-memory channel wakes the server's loop with one. */
-    static final Set<SyscallKind> LIBRARY_AND_WRITE = EnumSet.copyOf(SyscallKind.LIBRARY);
+    /** The library's kinds, a channel's eventfd writes and its futex calls (the shared ones: not the JVM's). */
+    static final Set<SyscallKind> CALLER_KINDS = EnumSet.copyOf(SyscallKind.LIBRARY);
 
     static {
-        LIBRARY_AND_WRITE.add(SyscallKind.WRITE);
+        CALLER_KINDS.add(SyscallKind.WRITE);
+        CALLER_KINDS.add(SyscallKind.FUTEX);
     }
 
     @TempDir Path dir;
@@ -72,7 +74,8 @@ class IoRoleTest {
         String path = dir.resolve("alone.sock").toString();
         try (GroutServer server = TestServers.startEpoll(ServerOptions.defaults().socketPath(path));
              GroutClient c = TestClients.connect(path);
-             KernelSyscallCounter mine = KernelSyscallCounter.forThread(Self.tid(), LIBRARY_AND_WRITE);
+             KernelSyscallCounter mine = KernelSyscallCounter.forThread(Self.tid(), CALLER_KINDS,
+                     FutexCalls.SHARED);
              Arena a = Arena.ofConfined()) {
             assertEquals(backend, c.backend());
             MemorySegment req = a.allocate(32);
@@ -85,11 +88,10 @@ class IoRoleTest {
                 // sleeps, and looks at the socket (recvfrom) after a sleep that brought nothing: how many is the
                 // scheduler's (SharedMemoryCountsTest bounds them). Exact:
                 // nothing is sent on the socket, and the kernel saw this thread make every call the library
-                // counted (futex aside: the kernel's count of it has the JVM's own).
+                // counted, futex too.
                 long sends = lib.get(SyscallKind.SENDTO) + lib.get(SyscallKind.SENDMSG) + lib.get(SyscallKind.WRITEV);
                 assertEquals(0, sends, "library: " + lib);
-                assertEquals(lib.minus(SyscallCounts.builder().futex(lib.get(SyscallKind.FUTEX)).build()), kernel,
-                        "kernel: the caller's own thread made every one");
+                assertEquals(lib, kernel, "kernel: the caller's own thread made every one");
             } else {
                 SyscallCounts want = backend == Backend.EPOLL
                         ? SyscallCounts.builder().sendto(1000).recvfrom(1000).build()
