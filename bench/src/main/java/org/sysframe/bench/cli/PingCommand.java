@@ -529,13 +529,6 @@ final class PingCommand implements Callable<Integer> {
                     kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker), empty == 0 ? ""
                     : String.format(Locale.ROOT, "%.3f", empty));
         }
-        if (r.kernelAboveByJvmFutex()) {
-            // A shared-memory client's kernel futex count has the JVM's own futex calls on its thread too.
-            System.out.printf(Locale.ROOT,
-                    "futex: library %d, kernel %d over the run: kernel >= library: the JVM's own futex calls"
-                    + " (every other kind: kernel == library)%n", r.clientLibrary().get(SyscallKind.FUTEX),
-                            r.clientKernel().get(SyscallKind.FUTEX));
-        }
         if (r.clientUring() != null) {
             System.out.printf(Locale.ROOT, "client io_uring per call:   %s SQEs, %.3f CQEs%n",
                     r.clientUring().describe(r.calls()), (double) r.clientUring().cqes() / r.calls());

@@ -31,15 +31,8 @@ public record BenchTable(String name, String title, String rowKind, String refer
             List<Measurement> own = byCell.getOrDefault(c.key(), List.of());
             rows.add(CellSummary.of(c.name(), c.payload(), own, ref == null ? own : ref));
         }
-        // A row whose kernel futex count is above the library's says both figures and why, under the table.
-        List<String> all = new ArrayList<>(notes);
-        for (CellSummary r : rows) {
-            String why = r.kernelFutexNote();
-            if (why != null) all.add(r.name() + " (" + r.payload() + " B), " + CellSummary.KERNEL_FUTEX_ABOVE + ": "
-                    + why);
-        }
         return new BenchTable(name, title, rowKind, reference, referenceOverRow, rounds, List.copyOf(cells),
-                List.copyOf(runs), rows, List.copyOf(all));
+                List.copyOf(runs), rows, List.copyOf(notes));
     }
 
     /** Every round's run of one cell, in round order; empty when the table has no such cell. */

@@ -1,6 +1,5 @@
 package org.sysframe.bench.measure;
 
-import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 
 import java.util.ArrayList;
@@ -10,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Function;
 import java.util.function.ToDoubleBiFunction;
 
 /**
@@ -22,11 +20,6 @@ import java.util.function.ToDoubleBiFunction;
  * @param ratioCi          the 95 % interval of the per-round calls/s ratio row/reference
  * @param referenceRatioCi the same of reference/row (the peers table shows this one)
  * @param clientSyscallsFromKernel true when the client keeps no count of its own (a peer): the kernel's
- * @param kernelFutexAbove true when in every round the kernel's counts equalled the library's but for
- *                         a side's futex, higher in the kernel in at least one: the JVM's own futex calls
- * @param clientLibraryFutex the client's futex calls by the library over every round, -1 when not counted; so
- *                         are clientKernelFutex (the kernel's), serverLibraryFutex and serverKernelFutex
- * @param futexCalls       the calls of every round together, the futex counts' denominator
  * @param serverRssPerConnection the server's resident memory per connection in bytes (the scale table; NaN elsewhere)
  */
 public record CellSummary(String name, int payload, int rounds, int clients,
@@ -35,10 +28,7 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                           Spread clientCpuMicros, Spread serverCpuMicros,
                           Map<SyscallKind, Double> clientSyscalls, boolean clientSyscallsFromKernel,
                           Map<SyscallKind, Double> serverSyscalls,
-                          boolean kernelAgrees, boolean kernelMeasured, boolean kernelFutexAbove,
-                          long clientLibraryFutex, long clientKernelFutex, long serverLibraryFutex,
-                                  long serverKernelFutex,
-                          long futexCalls, String cpus,
+                          boolean kernelAgrees, boolean kernelMeasured, String cpus,
                           Map<SyscallKind, Double> clientEmpty, Map<SyscallKind, Double> serverEmpty,
                           Spread clientBusyPercent, Spread serverBusyPercent, Spread clientSwitches,
                                   Spread serverSwitches,
@@ -77,11 +67,6 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 fromKernel,
                 Spread.medianPerCall(runs, Measurement::serverLibrary, Measurement::calls),
                 measured && runs.stream().allMatch(Measurement::kernelAgrees), measured,
-                measured && runs.stream().allMatch(r -> r.kernelAgrees() || r.kernelAboveByJvmFutex())
-                        && runs.stream().anyMatch(Measurement::kernelAboveByJvmFutex),
-                futexSum(runs, Measurement::clientLibrary), futexSum(runs, Measurement::clientKernel),
-                futexSum(runs, Measurement::serverLibrary), futexSum(runs, Measurement::serverKernel),
-                runs.stream().mapToLong(Measurement::calls).sum(),
                 placement(runs),
                 runs.stream().allMatch(r -> r.clientEmpty() != null)
                         ? Spread.medianPerCall(runs, Measurement::clientEmpty, Measurement::calls) : Map.of(),
@@ -90,12 +75,6 @@ public record CellSummary(String name, int payload, int rounds, int clients,
                 Spread.over(runs, r -> busy(r.clientCpu(), r)), Spread.over(runs, r -> busy(r.serverCpu(), r)),
                 Spread.over(runs, r -> switches(r.clientCpu(), r)), Spread.over(runs, r -> switches(r.serverCpu(), r)),
                 uringMix(runs), ratioCi, referenceRatioCi, Spread.over(runs, Measurement::serverRssPerConnection));
-    }
-
-    /** The futex calls in counts over every run, -1 when a run lacks them. */
-    private static long futexSum(List<Measurement> runs, Function<Measurement, SyscallCounts> counts) {
-        if (runs.isEmpty() || runs.stream().anyMatch(r -> counts.apply(r) == null)) return -1;
-        return runs.stream().mapToLong(r -> counts.apply(r).get(SyscallKind.FUTEX)).sum();
     }
 
     private static double[] perRound(List<Measurement> own, List<Measurement> ref,
@@ -161,29 +140,9 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         return clientCpuMicros.median() + (Double.isNaN(serverCpuMicros.median()) ? 0 : serverCpuMicros.median());
     }
 
-    /** What {@link #kernelColumn()} says for a row whose kernel futex count is above the library's. */
-    public static final String KERNEL_FUTEX_ABOVE = "k>=l";
-
-    /**
-     * The k=l column: yes, NO, n/a when the kernel's counts are missing, or {@value #KERNEL_FUTEX_ABOVE}
-     * when only the client's futex count is higher in the kernel ({@link #kernelFutexNote()} says why).
-     */
+    /** The k=l column: yes when the kernel's counts equalled the library's in every round, else NO; n/a without. */
     public String kernelColumn() {
-        return !kernelMeasured ? "n/a" : kernelAgrees ? "yes" : kernelFutexAbove ? KERNEL_FUTEX_ABOVE : "NO";
-    }
-
-    /**
-     * For a row shown {@value #KERNEL_FUTEX_ABOVE}, both counts of each side over every round and why,
-     * e.g. {@code futex calls in 48000 calls: client library 0, kernel 9, server library 0, kernel 0;
-     * kernel >= library: the JVM's own futex calls}; else null.
-     */
-    public String kernelFutexNote() {
-        if (!kernelMeasured || kernelAgrees || !kernelFutexAbove) return null;
-        String server = serverKernelFutex < 0 ? ""
-                : String.format(Locale.ROOT, ", server library %d, kernel %d", serverLibraryFutex, serverKernelFutex);
-        return String.format(Locale.ROOT,
-                "futex calls in %d calls: client library %d, kernel %d%s; kernel >= library: the JVM's own futex calls",
-                futexCalls, clientLibraryFutex, clientKernelFutex, server);
+        return !kernelMeasured ? "n/a" : kernelAgrees ? "yes" : "NO";
     }
 
     /**
@@ -233,9 +192,6 @@ public record CellSummary(String name, int payload, int rounds, int clients,
         if (!uringMix.isEmpty()) m.put("io_uring_sqes_per_call", uringMix);
         m.put("kernel_counts_measured", kernelMeasured);
         m.put("library_equals_kernel", kernelAgrees);
-        m.put("kernel_above_library_by_jvm_futex", kernelFutexAbove);
-        if (clientKernelFutex >= 0) m.put("client_futex_kernel_per_call", (double) clientKernelFutex / futexCalls);
-        if (serverKernelFutex >= 0) m.put("server_futex_kernel_per_call", (double) serverKernelFutex / futexCalls);
         if (!Double.isNaN(serverRssPerConnection.median())) spread(m, "server_rss_bytes_per_connection",
                 serverRssPerConnection);
         m.put("clients", clients);

@@ -1,6 +1,7 @@
 package org.sysframe.bench.measure;
 
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.KernelSyscallCounter.FutexCalls;
 import org.sysframe.unix.SyscallKind;
 
 import java.util.HashMap;
@@ -15,18 +16,21 @@ import java.util.Set;
 public final class KernelCounters {
     private KernelCounters() {}
 
-    private record Key(int tid, Set<SyscallKind> kinds) {}
+    private record Key(int tid, Set<SyscallKind> kinds, FutexCalls futex) {}
 
     private static final Map<Key, KernelSyscallCounter> OPEN = new HashMap<>();
     private static String unavailable;
 
-    /** The counter of tid for kinds, opened on first use; null when counters cannot be opened here. */
-    public static synchronized KernelSyscallCounter of(int tid, Set<SyscallKind> kinds) {
-        Key key = new Key(tid, Set.copyOf(kinds));
+    /**
+     * The counter of tid for kinds, futex calls among them as futex says (a library's are the shared ones,
+     * {@link FutexCalls#SHARED}), opened on first use; null when counters cannot be opened here.
+     */
+    public static synchronized KernelSyscallCounter of(int tid, Set<SyscallKind> kinds, FutexCalls futex) {
+        Key key = new Key(tid, Set.copyOf(kinds), futex);
         KernelSyscallCounter c = OPEN.get(key);
         if (c == null && unavailable == null) {
             try {
-                c = KernelSyscallCounter.forThread(tid, kinds);
+                c = KernelSyscallCounter.forThread(tid, kinds, futex);
                 OPEN.put(key, c);
             } catch (KernelSyscallCounter.Unavailable e) {
                 unavailable = e.getMessage();

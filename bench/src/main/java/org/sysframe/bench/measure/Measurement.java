@@ -109,27 +109,6 @@ public record Measurement(String cell, int payload, int round, int clients, long
                 && (serverLibrary == null || serverLibrary.equals(serverKernel));
     }
 
-    /**
-     * Whether the kernel's counts equal the library's on every kind but futex, where a side's
-     * kernel count is higher (the client's thread, or a shared-memory channel's): the JVM's own futex calls on that
-     * thread (a method queued for the JIT, a safepoint), which no library counts. A shared-memory client's futex calls
-     * are its wait's, so the kernel's count of them is at least the library's, never exactly it by design.
-     */
-    public boolean kernelAboveByJvmFutex() {
-        if (!kernelMeasured() || clientLibrary == null || kernelAgrees()) return false;
-        return aboveByFutexOnly(clientLibrary, clientKernel)
-                && (serverLibrary == null || aboveByFutexOnly(serverLibrary, serverKernel));
-    }
-
-    /** Every kind equal but futex, where kernel has at least library's. */
-    private static boolean aboveByFutexOnly(SyscallCounts library, SyscallCounts kernel) {
-        for (SyscallKind k : SyscallKind.values()) {
-            long l = library.get(k), n = kernel.get(k);
-            if (k == SyscallKind.FUTEX ? n < l : n != l) return false;
-        }
-        return true;
-    }
-
     private double micros(ThreadCpu cpu) { return cpu == null ? Double.NaN : cpu.cpuNanos() / 1000.0 / calls; }
 
     /** Every figure by name (per call where it is a count), for JSON and CSV. */

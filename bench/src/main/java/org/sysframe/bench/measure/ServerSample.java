@@ -4,6 +4,7 @@ import org.sysframe.transport.Backend;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.unix.uring.UringCounts;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.KernelSyscallCounter.FutexCalls;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
@@ -42,7 +43,7 @@ public record ServerSample(SyscallCounts library, SyscallCounts kernel, ThreadCp
         List<ServerSample> loops = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int tid = server.loopThreadId(i);
-            KernelSyscallCounter k = parks ? KernelCounters.of(tid, SyscallKind.LIBRARY) : null;
+            KernelSyscallCounter k = parks ? KernelCounters.of(tid, SyscallKind.LIBRARY, FutexCalls.ALL) : null;
             loops.add(new ServerSample(server.loopCounters(i).snapshot(), k == null ? null : k.read(),
                     ThreadCpu.of(tid),
                     new TreeSet<>(List.of(ThreadCpu.lastCpu(tid))), server.loopCounters(i).emptySnapshot(),

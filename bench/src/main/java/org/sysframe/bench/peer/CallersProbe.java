@@ -7,6 +7,7 @@ import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.transport.GroutClient;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.KernelSyscallCounter.FutexCalls;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
@@ -96,8 +97,8 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     /**
      * The library's kinds, futex and write: what a client over a shared-memory channel waits with
      * (futex) and wakes the server's loop with (a write to the channel's eventfd). Counted over the
-     * same threads as the library's kinds alone; the kernel's futex count then holds the JVM's own
-     * futex calls on those threads too (parking carriers), so it is at least the library's.
+     * same threads as the library's kinds alone, futex as the shared calls only ({@link FutexCalls#SHARED}):
+     * the JVM's own on those threads (parking carriers, callers waiting their turn) are private ones.
      */
     public static final Set<SyscallKind> SHARED_MEMORY;
 
@@ -294,7 +295,8 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             if (kernelBefore != null) counted.addAll(kernelBefore);
             SyscallCounts kernel = SyscallCounts.ZERO;
             for (int tid : counted) {
-                KernelSyscallCounter k = KernelCounters.of(tid, p.kinds);
+                KernelSyscallCounter k = KernelCounters.of(tid, p.kinds, libraryKinds ? FutexCalls.SHARED
+                        : FutexCalls.ALL);
                 kernel = kernel == null || k == null ? null : kernel.plus(k.read());
             }
             Set<Integer> all = new TreeSet<>(tids);

@@ -8,6 +8,7 @@ import org.sysframe.transport.internal.server.LoopChannels;
 import org.sysframe.transport.internal.server.ServerLoop;
 import org.sysframe.transport.internal.shm.ShmServer;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.KernelSyscallCounter.FutexCalls;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.ThreadSyscall;
@@ -29,8 +30,9 @@ import java.util.TreeSet;
  * when it returns, the kernel when it is entered, so at such an instant the kernel has exactly one
  * more, at both ends of a run, and the difference is exact. One that spins looks at its sockets with
  * an epoll_wait(0) every 20 us, also while its kernel counts would be read: it has no such instant,
- * and its kernel counts are left out, as {@link ServerSample} does for a spinning loop. The kernel's
- * futex count may hold the JVM's own futex calls on that thread too (see {@link SyscallKind#FUTEX}).
+ * and its kernel counts are left out, as {@link ServerSample} does for a spinning loop. The kernel
+ * counts its shared futex calls only ({@link FutexCalls#SHARED}), the library's; the JVM's own on that
+ * thread are private ones.
  * Its on-CPU time comes from the thread's CPU clock ({@link ThreadClock}): a spinning thread's
  * schedstat lags by up to a scheduler tick, longer than a short round.
  */
@@ -81,7 +83,7 @@ public final class ChannelSide implements ServerSample.Source {
         ServerLoop<?> channel = mine.getFirst();
         int tid = channel.threadId();
         boolean sleeps = LoopChannels.eager(server.config().waitMode(), server.config().channelWaitMode()).blocks();
-        KernelSyscallCounter k = sleeps ? KernelCounters.of(tid, KINDS) : null;
+        KernelSyscallCounter k = sleeps ? KernelCounters.of(tid, KINDS, FutexCalls.SHARED) : null;
         long deadline = System.nanoTime() + PARK_WAIT_NANOS;
         while (true) {
             boolean parked = !sleeps || inEpollWait(tid);

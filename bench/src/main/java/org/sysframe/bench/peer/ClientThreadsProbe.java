@@ -6,7 +6,6 @@ import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.SyscallCounts;
-import org.sysframe.unix.SyscallKind;
 import org.sysframe.unix.uring.UringCounts;
 
 import java.io.IOException;
@@ -50,31 +49,13 @@ public final class ClientThreadsProbe implements Cell.Probe {
             CallerTimes times = new CallerTimes();
             for (PeerThread.Run r : runs) times.add(r.latency, r.startNanos, r.endNanos);
             return times.measurement(cell, round, k, calls, minus(c1.library, c0.library),
-                    withTimedFutex(minus(c1.kernel, c0.kernel), runs),
+                    minus(c1.kernel, c0.kernel),
                     c1.cpu.minus(c0.cpu), union(c0.cpus, c1.cpus), sd, server.unknown(), minus(c1.empty, c0.empty),
                     c1.uring == null || c0.uring == null ? null : c1.uring.minus(c0.uring));
         } finally {
             go.countDown();
             for (PeerThread.Run r : runs) r.release.countDown();
         }
-    }
-
-    /**
-     * kernel with its futex count replaced by the timed calls' own (read on each peer's thread, see
-     * {@link PeerThread.Run#kernelFutex()}), when every run counted it; else kernel as it is (futex 0:
-     * not counted). Null stays null.
-     */
-    static SyscallCounts withTimedFutex(SyscallCounts kernel, List<PeerThread.Run> runs) {
-        if (kernel == null) return null;
-        long futex = 0;
-        for (PeerThread.Run r : runs) {
-            long f = r.kernelFutex();
-            if (f < 0) return kernel;
-            futex += f;
-        }
-        SyscallCounts.Builder b = SyscallCounts.builder();
-        for (SyscallKind k : SyscallKind.values()) b.count(k, kernel.get(k));
-        return b.count(SyscallKind.FUTEX, futex).build();
     }
 
     /** Client i's share of calls: an even split, the remainder to the first ones. */

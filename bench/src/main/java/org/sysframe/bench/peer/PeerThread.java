@@ -3,6 +3,7 @@ package org.sysframe.bench.peer;
 import org.HdrHistogram.Histogram;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.KernelSyscallCounter.FutexCalls;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallKind;
 
@@ -32,9 +33,9 @@ public final class PeerThread implements AutoCloseable {
             Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(SyscallKind.FUTEX)));
 
     /**
-     * A shared-memory client's kinds: {@link #ALL_KINDS} and futex, its wait's own call. Its futex count
-     * is read on the peer's thread right before and right after the timed calls (see
-     * {@link Run#kernelFutex()}), so the latches the thread waits on between runs stay out of it.
+     * A shared-memory client's kinds: {@link #ALL_KINDS} and futex, its wait's own call, counted as the
+     * shared futex calls only ({@link FutexCalls#SHARED}): the JVM's own on that thread (the latches it
+     * waits on between runs, a method queued for the JIT) are private ones and stay out of it.
      */
     static final Set<SyscallKind> SHM_KINDS = Collections.unmodifiableSet(EnumSet.allOf(SyscallKind.class));
 
@@ -44,7 +45,6 @@ public final class PeerThread implements AutoCloseable {
     private final CompletableFuture<Integer> tid = new CompletableFuture<>();
     private volatile boolean running = true;
     private volatile KernelSyscallCounter kernel; // kept open by KernelCounters
-    private volatile boolean countsFutex; // the peer is on a shared-memory channel: its kernel counter has futex
     private volatile Run current;
     private int runsScheduled; // by the coordinating thread
     private boolean timeFirstCall; // by the coordinating thread: the next run times its first ping alone
@@ -109,8 +109,6 @@ public final class PeerThread implements AutoCloseable {
         public volatile long startNanos, endNanos;
         /** 1 for the first run scheduled on this thread, 2 for the next... */
         public final int number = ++runsScheduled;
-        // Futex counts of the peer's own thread at the start and end of the timed calls; -1 when not counted.
-        volatile long futexAtStart = -1, futexAtEnd = -1;
         /** About how many calls completed so far (read from another thread, for a partial summary). */
         public long completedAbout() { return latency.getTotalCount(); }
 
@@ -128,13 +126,6 @@ public final class PeerThread implements AutoCloseable {
         }
 
         void awaitDone() throws IOException { await(done); }
-
-        /**
-         * The kernel's futex count of the timed calls, read on the peer's thread itself right before
-         * the first and right after the last (so the latches this run waited on are not in it), or -1
-         * when the peer's futex calls are not counted (not on a shared-memory channel).
-         */
-        public long kernelFutex() { return futexAtStart < 0 || futexAtEnd < 0 ? -1 : futexAtEnd - futexAtStart; }
     }
 
     /** The run scheduled last (null before the first). */
@@ -161,9 +152,6 @@ public final class PeerThread implements AutoCloseable {
                 peer.prepare(len);
                 run.ready.countDown();
                 go.await();
-                // Read on this thread (its read(2) is taken out of the read count by the counter itself).
-                KernelSyscallCounter k = countsFutex ? kernel : null;
-                if (k != null) run.futexAtStart = k.read().get(SyscallKind.FUTEX);
                 run.startNanos = System.nanoTime();
                 if (timeFirst && n > 0) {
                     peer.pingMany(1, run.latency);
@@ -173,7 +161,6 @@ public final class PeerThread implements AutoCloseable {
                     peer.pingMany(n, run.latency);
                 }
                 run.endNanos = System.nanoTime();
-                if (k != null) run.futexAtEnd = k.read().get(SyscallKind.FUTEX);
                 run.done.complete(null);
                 run.release.await();
             } catch (Throwable e) {
@@ -195,9 +182,8 @@ public final class PeerThread implements AutoCloseable {
     KernelSyscallCounter kernel() throws IOException {
         if (kernel == null) {
             boolean shm = peer.transport().equals("shm");
-            KernelSyscallCounter k = KernelCounters.of(tid(), shm ? SHM_KINDS : ALL_KINDS);
-            countsFutex = shm && k != null;
-            kernel = k;
+            kernel = shm ? KernelCounters.of(tid(), SHM_KINDS, FutexCalls.SHARED)
+                    : KernelCounters.of(tid(), ALL_KINDS, FutexCalls.ALL);
         }
         return kernel;
     }

@@ -8,10 +8,9 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The k=l column and its note on known counts: exact, above by futex only (the JVM's own), or not equal. */
+/** The k=l column: yes only when every count, futex too, is the kernel's exactly; and the p50 goal's figure. */
 class KernelFutexColumnTest {
     static final ThreadCpu CPU = new ThreadCpu(1_000_000, 1000, 0, 0, 0);
 
@@ -24,47 +23,26 @@ class KernelFutexColumnTest {
     static SyscallCounts futex(long n) { return SyscallCounts.builder().futex(n).build(); }
 
     @Test
-    void onlyTheFutexCountHigherInTheKernelIsShownWithBothCountsAndWhy() {
-        Measurement a = run(1, futex(2000), futex(2004), futex(1998), futex(1998));
-        Measurement b = run(2, futex(1990), futex(1990), futex(1990), futex(1993));
-        assertFalse(a.kernelAgrees());
-        assertTrue(a.kernelAboveByJvmFutex());
-        assertTrue(b.kernelAboveByJvmFutex());
-        CellSummary c = CellSummary.of("shm", 32, List.of(a, b), List.of(a, b));
-        assertEquals("k>=l", c.kernelColumn());
-        assertEquals("futex calls in 2000 calls: client library 3990, kernel 3994, server library 3988, kernel 3991;"
-                + " kernel >= library: the JVM's own futex calls", c.kernelFutexNote());
-        BenchTable t = BenchTable.of("wait", "t", "wait", "shm", false, 2,
-                List.of(new Cell("shm", 32, "", 1000, 100, null)), List.of(a, b), List.of());
-        assertEquals(
-                List.of("shm (32 B), k>=l: futex calls in 2000 calls: client library 3990, kernel 3994, server library "
-                + "3988, kernel 3991;"
-                + " kernel >= library: the JVM's own futex calls"), t.notes());
-    }
-
-    @Test
-    void equalCountsAreYesAndAnyOtherDifferenceIsNo() {
-        Measurement same = run(1, futex(5), futex(5), SyscallCounts.ZERO, SyscallCounts.ZERO);
+    void equalCountsAreYesAndAnyDifferenceIsNoFutexToo() {
+        Measurement same = run(1, futex(5), futex(5), futex(4), futex(4));
         assertTrue(same.kernelAgrees());
-        assertFalse(same.kernelAboveByJvmFutex());
-        CellSummary yes = CellSummary.of("shm", 32, List.of(same), List.of(same));
-        assertEquals("yes", yes.kernelColumn());
-        assertNull(yes.kernelFutexNote());
+        assertEquals("yes", CellSummary.of("shm", 32, List.of(same), List.of(same)).kernelColumn());
 
-        // Fewer futex calls in the kernel than the library counted: a counting bug, not the JVM.
-        Measurement below = run(1, futex(5), futex(4), SyscallCounts.ZERO, SyscallCounts.ZERO);
-        // Another kind differing is never excused by futex.
-        Measurement other = run(2, futex(5), SyscallCounts.builder().futex(6).recvfrom(1).build(), SyscallCounts.ZERO,
-                SyscallCounts.ZERO);
-        for (Measurement m : List.of(below, other)) {
-            assertFalse(m.kernelAboveByJvmFutex());
-            CellSummary no = CellSummary.of("shm", 32, List.of(m), List.of(m));
-            assertEquals("NO", no.kernelColumn());
-            assertNull(no.kernelFutexNote());
-        }
-        // One round above by futex, one with another difference: NO for the row.
+        // The kernel counts shared futex calls only, as the library makes them: any difference is a counting bug.
         Measurement above = run(1, futex(5), futex(6), SyscallCounts.ZERO, SyscallCounts.ZERO);
-        assertEquals("NO", CellSummary.of("shm", 32, List.of(above, other), List.of(above, other)).kernelColumn());
+        Measurement below = run(2, futex(5), futex(4), SyscallCounts.ZERO, SyscallCounts.ZERO);
+        Measurement server = run(3, futex(5), futex(5), futex(4), futex(5));
+        Measurement other = run(4, futex(5), SyscallCounts.builder().futex(5).recvfrom(1).build(), SyscallCounts.ZERO,
+                SyscallCounts.ZERO);
+        for (Measurement m : List.of(above, below, server, other)) {
+            assertFalse(m.kernelAgrees());
+            assertEquals("NO", CellSummary.of("shm", 32, List.of(m), List.of(m)).kernelColumn());
+        }
+        // One round that differs makes the row NO.
+        assertEquals("NO", CellSummary.of("shm", 32, List.of(same, above), List.of(same, above)).kernelColumn());
+        // No kernel counts: n/a.
+        Measurement none = run(1, futex(5), null, SyscallCounts.ZERO, SyscallCounts.ZERO);
+        assertEquals("n/a", CellSummary.of("shm", 32, List.of(none), List.of(none)).kernelColumn());
     }
 
     @Test
