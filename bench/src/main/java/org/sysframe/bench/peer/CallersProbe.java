@@ -102,11 +102,21 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
      */
     public static final Set<SyscallKind> SHARED_MEMORY;
 
+    /**
+     * The library's kinds, read and write: what a client over sockets makes, its eventfd's calls
+     * included (a caller's write wakes the client's own thread, whose read takes the wake-up).
+     */
+    public static final Set<SyscallKind> SOCKETS;
+
     static {
         EnumSet<SyscallKind> k = EnumSet.copyOf(SyscallKind.LIBRARY);
         k.add(SyscallKind.FUTEX);
         k.add(SyscallKind.WRITE);
         SHARED_MEMORY = Collections.unmodifiableSet(k);
+        EnumSet<SyscallKind> s = EnumSet.copyOf(SyscallKind.LIBRARY);
+        s.add(SyscallKind.READ);
+        s.add(SyscallKind.WRITE);
+        SOCKETS = Collections.unmodifiableSet(s);
     }
 
     /**
@@ -282,7 +292,8 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
                 }
             }
             Set<Integer> kernelTids = new TreeSet<>();
-            boolean libraryKinds = p.kinds.equals(SyscallKind.LIBRARY) || p.kinds.equals(SHARED_MEMORY);
+            boolean libraryKinds = p.kinds.equals(SyscallKind.LIBRARY) || p.kinds.equals(SHARED_MEMORY)
+                    || p.kinds.equals(SOCKETS);
             if (libraryKinds) settlePoller(tids);
             Set<Integer> platformCallers = new TreeSet<>();
             for (Caller c : p.callers) if (c.tid != 0) platformCallers.add(c.tid);

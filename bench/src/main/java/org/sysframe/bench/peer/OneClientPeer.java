@@ -97,11 +97,12 @@ public final class OneClientPeer implements PingPeer {
     }
 
     /**
-     * The kinds for {@link CallersProbe#kernelKinds}: over a shared-memory channel the library's and futex (its wait's
-     * call), else the library's.
+     * The kinds for {@link CallersProbe#kernelKinds}: over a shared-memory channel the library's, futex (its wait's
+     * call) and write ({@link CallersProbe#SHARED_MEMORY}), else the library's, read and write (its eventfd's,
+     * {@link CallersProbe#SOCKETS}).
      */
     public static Set<SyscallKind> kernelKinds(GroutClient client) {
-        return client.sharedMemory() ? CallersProbe.SHARED_MEMORY : SyscallKind.LIBRARY;
+        return client.sharedMemory() ? CallersProbe.SHARED_MEMORY : CallersProbe.SOCKETS;
     }
 
     /** Frees this caller's memory; the client is closed by its owner. */

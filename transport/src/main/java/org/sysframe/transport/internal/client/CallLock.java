@@ -1,5 +1,8 @@
 package org.sysframe.transport.internal.client;
 
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallKind;
+
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -11,16 +14,26 @@ import java.util.concurrent.locks.Lock;
  * carrier) until it is free. Unlike {@link java.util.concurrent.locks.ReentrantLock}, whose waiters
  * allocate a queue node each, it allocates nothing when callers contend. Not reentrant: the owner
  * is remembered so that a reentry fails instead of spinning forever. No conditions.
+ *
+ * <p>A platform thread's yield is a {@code sched_yield} syscall (a virtual thread's is not: it unmounts),
+ * counted as one {@link SyscallKind#SCHED_YIELD} in the client's counters, which take increments from
+ * any thread ({@link SyscallCounters#summing}).
  */
 final class CallLock implements Lock {
     private static final int SPINS = 100;
 
     private final AtomicInteger state = new AtomicInteger();
+    private final SyscallCounters counters;
     /**
      * Written by the holder only, read only to see whether the caller itself holds the lock: a thread always sees its
      * own last write, so a plain field answers that, with no fence when the lock is taken and let go.
      */
     private Thread owner;
+
+    /** A lock whose yields are counted in counters (summing ones: the waiters count at once). */
+    CallLock(SyscallCounters counters) {
+        this.counters = counters;
+    }
 
     @Override
     public void lock() {
@@ -31,8 +44,12 @@ final class CallLock implements Lock {
         if (owner == Thread.currentThread()) throw new IllegalStateException("the client's lock is not reentrant");
         int spins = 0;
         while (!state.compareAndSet(0, 1)) {
-            if (++spins < SPINS) Thread.onSpinWait();
-            else Thread.yield();
+            if (++spins < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+                if (!Thread.currentThread().isVirtual()) counters.increment(SyscallKind.SCHED_YIELD);
+            }
         }
         owner = Thread.currentThread();
     }

@@ -31,7 +31,9 @@ public final class ClientConnect {
     public static UnixSocket open(ClientConfig options, SyscallCounters sum) throws ErrnoException {
         UnixSocket s;
         try {
-            SyscallCounters counters = new SyscallCounters("client " + options.socketPath(), sum);
+            // Summing: the calls' lock counts its waiters' yields from their own threads, at once.
+            String name = "client " + options.socketPath();
+            SyscallCounters counters = sum == null ? SyscallCounters.summing(name) : SyscallCounters.summing(name, sum);
             s = UnixSocket.connect(options.socketPath(), counters, options.connectTimeoutMillis());
         } catch (ErrnoException e) {
             throw connect(options.socketPath(), e);

@@ -30,7 +30,7 @@ public final class Conduit {
     static final int NONE = 0, CALLER = 1, STANDBY = 2, EXCLUSIVE = 3, IDLE = 4;
 
     final String name;
-    final CallLock lock = new CallLock();
+    final CallLock lock;
     final CallTable table = new CallTable();
     final SendQueue queue;
     final ClientLink link;
@@ -69,6 +69,7 @@ public final class Conduit {
             long receiveTimeoutMillis, int maxInFlight, MessageSpecs specs, Runnable onLastExit) {
         this.name = name;
         this.link = link;
+        this.lock = new CallLock(link.counters());
         this.pump = pump;
         this.queue = new SendQueue(arena);
         this.outbox = new Outbox(this, writer, arena);

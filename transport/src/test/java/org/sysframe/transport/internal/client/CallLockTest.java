@@ -1,0 +1,103 @@
+package org.sysframe.transport.internal.client;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.sysframe.testsupport.NeedsKernelCounter;
+import org.sysframe.unix.KernelSyscallCounter;
+import org.sysframe.unix.Self;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallKind;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The client's lock: its waiters' yields are sched_yield syscalls on platform threads, and the client's
+ * counters hold exactly as many as the kernel counted on those threads.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class CallLockTest {
+    static final int WAITERS = 4;
+
+    @NeedsKernelCounter
+    @Test
+    void everyYieldOfAWaitingPlatformThreadIsCountedAsTheKernelCountsIt() throws Exception {
+        SyscallCounters counters = SyscallCounters.summing("lock");
+        CallLock lock = new CallLock(counters);
+        AtomicIntegerArray tids = new AtomicIntegerArray(WAITERS);
+        CountDownLatch started = new CountDownLatch(WAITERS), go = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(WAITERS), exit = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < WAITERS; i++) {
+            int me = i;
+            Thread t = Thread.ofPlatform().name("waiter " + i).start(() -> {
+                try {
+                    tids.set(me, Self.tid());
+                    started.countDown();
+                    go.await(); // a futex wait, not a yield
+                    lock.lock(); // spins, then yields while the test holds the lock
+                    lock.unlock();
+                    done.countDown();
+                    exit.await(); // alive while the kernel's counts are read
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            threads.add(t);
+        }
+        assertTrue(started.await(30, TimeUnit.SECONDS));
+        List<KernelSyscallCounter> kernel = new ArrayList<>();
+        try {
+            for (int i = 0; i < WAITERS; i++) {
+                kernel.add(KernelSyscallCounter.forThread(tids.get(i), EnumSet.of(SyscallKind.SCHED_YIELD)));
+            }
+            lock.lock();
+            go.countDown();
+            Thread.sleep(20); // the waiters spin 100 times each, then yield again and again
+            lock.unlock();
+            assertTrue(done.await(30, TimeUnit.SECONDS));
+            long yields = 0;
+            for (KernelSyscallCounter k : kernel) yields += k.read().get(SyscallKind.SCHED_YIELD);
+            assertTrue(yields >= WAITERS, "each waiter yielded while the lock was held 20 ms: " + yields);
+            assertEquals(yields, counters.snapshot().get(SyscallKind.SCHED_YIELD), "the library's count of them");
+            assertEquals(yields, counters.snapshot().total(), "nothing else counted");
+        } finally {
+            exit.countDown();
+            for (Thread t : threads) t.join();
+            for (KernelSyscallCounter k : kernel) k.close();
+        }
+    }
+
+    @Test
+    void aVirtualThreadsYieldIsNoSyscallAndIsNotCounted() throws Exception {
+        SyscallCounters counters = SyscallCounters.summing("lock");
+        CallLock lock = new CallLock(counters);
+        lock.lock();
+        Thread v = Thread.ofVirtual().start(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        Thread.sleep(20);
+        lock.unlock();
+        v.join();
+        assertEquals(0, counters.snapshot().total());
+    }
+
+    @Test
+    void aReentryFailsInsteadOfSpinningForever() {
+        CallLock lock = new CallLock(SyscallCounters.summing("lock"));
+        lock.lock();
+        assertThrows(IllegalStateException.class, lock::lock);
+        lock.unlock();
+        assertTrue(lock.tryLock());
+        lock.unlock();
+    }
+}
