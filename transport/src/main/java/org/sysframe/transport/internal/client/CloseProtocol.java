@@ -85,10 +85,11 @@ final class CloseProtocol {
             conduit.lock.unlock();
         }
         failAll(closedError());
+        // Outside the lock, which is never held across a syscall: the descriptor stays open until the memory goes.
+        shutdown.run();
         boolean free;
         conduit.lock.lock();
         try {
-            shutdown.run();
             if (conduit.holder != null) conduit.nudge();
             conduit.standby.offer();
             Thread me = Thread.currentThread();

@@ -38,15 +38,31 @@ public final class Standby {
         else startOwn();
     }
 
-    /** Starts this connection's own thread (once). */
+    /**
+     * Starts this connection's own thread (once). Made under the lock, started after it: a start is a clone(2) and a
+     * wait for the new thread, whose first step takes the lock (held meanwhile, it would make the new thread spin and
+     * yield). A wake-up offered before it runs is not lost: its first step looks at the work under the lock.
+     */
     private void startOwn() {
+        Thread t;
         conduit.lock.lock();
         try {
             if (thread != null || conduit.closed) return;
-            thread = Thread.ofPlatform().daemon().name("sysframe-client(" + conduit.name + ")").unstarted(this::run);
-            thread.start();
+            t = Thread.ofPlatform().daemon().name("sysframe-client(" + conduit.name + ")").unstarted(this::run);
+            thread = t;
         } finally {
             conduit.lock.unlock();
+        }
+        try {
+            t.start();
+        } catch (RuntimeException | Error e) {
+            conduit.lock.lock();
+            try {
+                if (thread == t) thread = null; // the next future tries again
+            } finally {
+                conduit.lock.unlock();
+            }
+            throw e;
         }
     }
 
