@@ -88,6 +88,13 @@ public final class SyscallCounts {
         return new SyscallCounts(d);
     }
 
+    /** These counts with kind's set to 0 (e.g. the I/O of a window, its sched_yield calls aside). */
+    public SyscallCounts without(SyscallKind kind) {
+        long[] d = counts.clone();
+        d[kind.ordinal()] = 0;
+        return new SyscallCounts(d);
+    }
+
     /** this + other, kind by kind. */
     public SyscallCounts plus(SyscallCounts other) {
         long[] d = new long[counts.length];

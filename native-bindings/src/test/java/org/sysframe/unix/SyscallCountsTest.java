@@ -27,4 +27,12 @@ class SyscallCountsTest {
         assertEquals(SyscallCounts.builder().recvfrom(7).writev(9).build(),
                 SyscallCounts.of(Map.of(SyscallKind.RECVFROM, 7L, SyscallKind.WRITEV, 9L)));
     }
+
+    @Test
+    void withoutSetsOneKindToZeroAndLeavesTheRest() {
+        SyscallCounts c = SyscallCounts.builder().sendto(2).recvfrom(2).schedYield(3).build();
+        assertEquals(SyscallCounts.builder().sendto(2).recvfrom(2).build(), c.without(SyscallKind.SCHED_YIELD));
+        assertEquals(c, c.without(SyscallKind.FUTEX));
+        assertEquals(3, c.get(SyscallKind.SCHED_YIELD), "this stays as it was");
+    }
 }
