@@ -61,12 +61,16 @@ class CallLockTest {
             }
             lock.lock();
             go.countDown();
-            Thread.sleep(20); // the waiters spin 100 times each, then yield again and again
+            // The waiters spin 100 times each, then yield again and again: held until they yielded a few times.
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (counters.snapshot().get(SyscallKind.SCHED_YIELD) < WAITERS && System.nanoTime() - until < 0) {
+                Thread.sleep(1);
+            }
             lock.unlock();
             assertTrue(done.await(30, TimeUnit.SECONDS));
             long yields = 0;
             for (KernelSyscallCounter k : kernel) yields += k.read().get(SyscallKind.SCHED_YIELD);
-            assertTrue(yields >= WAITERS, "each waiter yielded while the lock was held 20 ms: " + yields);
+            assertTrue(yields >= WAITERS, "the waiters yielded while the lock was held: " + yields);
             assertEquals(yields, counters.snapshot().get(SyscallKind.SCHED_YIELD), "the library's count of them");
             assertEquals(yields, counters.snapshot().total(), "nothing else counted");
         } finally {
