@@ -9,8 +9,9 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * The client's one lock, held for a few field updates and at most one request's copy, never across
- * a syscall: a thread that finds it taken spins a little, then yields its CPU (a virtual thread its
+ * The client's one lock, held for a few field updates and at most one request's copy, across no
+ * syscall but one: the wake-up of a pool's I/O thread that sleeps (an eventfd write, {@code
+ * Multiplexer.wake}). A thread that finds it taken spins a little, then yields its CPU (a virtual thread its
  * carrier) until it is free. Unlike {@link java.util.concurrent.locks.ReentrantLock}, whose waiters
  * allocate a queue node each, it allocates nothing when callers contend. Not reentrant: the owner
  * is remembered so that a reentry fails instead of spinning forever. No conditions.

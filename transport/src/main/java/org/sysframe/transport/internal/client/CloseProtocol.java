@@ -85,7 +85,8 @@ final class CloseProtocol {
             conduit.lock.unlock();
         }
         failAll(closedError());
-        // Outside the lock, which is never held across a syscall: the descriptor stays open until the memory goes.
+        // A syscall: outside the lock (its waiters would spin and yield meanwhile). The descriptor stays open until
+        // the memory goes, so no other thread's call reaches another file under its number.
         shutdown.run();
         boolean free;
         conduit.lock.lock();
