@@ -24,12 +24,22 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The C shared-memory ping-pong's loop ({@link CShmPingPong}) written in Java, as a cell: two platform
- * threads of this JVM, each pinned to its CPU, passing the payload through one off-heap segment laid
- * out as the C program's page (a sequence word per side on a cache line of its own, one slot per
- * direction), both spinning with {@link Thread#onSpinWait()}, a clock read per call. No syscall per
- * round trip. It is what the JVM itself reaches with the simplest possible channel: set beside the C
- * row it prices the language, set beside the shared-memory channel's row it prices the library
- * (framing, rings that carry any length, the wait, the checks a hostile peer makes necessary).
+ * threads of this JVM, each pinned to its CPU, passing the payload through one off-heap segment, a
+ * sequence word per side on a cache line of its own, both spinning with {@link Thread#onSpinWait()}, a
+ * clock read per call. No syscall per round trip. Two layouts:
+ * <ul>
+ * <li>{@link Layout#SLOT}, the C program's page: one fixed slot per direction, so every call moves the
+ *     same two lines each way. It is what the JVM itself reaches with the simplest possible channel: set
+ *     beside the C row it prices the language.
+ * <li>{@link Layout#RING}: each message a record of a Grout frame's size (a {@value #HEADER}-byte header
+ *     and the payload) written where the last one ended, in a ring per direction of the channel's
+ *     default capacity ({@value #RING_BYTES} bytes), as the channel's rings carry them; the reader checks
+ *     the record's length and copies the payload into its answer's record. Nothing else: no framing
+ *     code, no flow control (one call at a time), no wait but the spin. Beside the slot row it prices a
+ *     ring's moving lines (each record on lines the other core held a lap ago, rather than the same hot
+ *     line every call); beside the channel's row, the library (framing, the call's bookkeeping, the
+ *     wait, the checks a hostile peer makes necessary).
+ * </ul>
  */
 public final class JavaShmPingPong implements Cell.Probe {
     private static final VarHandle SEQ = ValueLayout.JAVA_LONG.varHandle();
@@ -37,21 +47,40 @@ public final class JavaShmPingPong implements Cell.Probe {
     /** The largest payload a slot holds (as the C program's). */
     static final int SLOT = 4096;
     private static final long ANSWER = REQUEST + SLOT;
+    /**
+     * The ring layout's capacity per direction: the shared-memory channel's default ring
+     * ({@code ServerOptions.sharedMemory(true)}).
+     */
+    static final int RING_BYTES = 512 * 1024;
+    /** The ring layout's record header: a Grout request's or response's (three 32-bit words). */
+    static final int HEADER = 12;
+    /** Where the ring layout's request ring begins: after the page of the sequence words, as the channel's bytes. */
+    static final long REQUEST_RING = 4096;
+    private static final long ANSWER_RING = REQUEST_RING + RING_BYTES;
+    private static final ValueLayout.OfInt WORD = ValueLayout.JAVA_INT_UNALIGNED;
+
+    /** Where each side writes its message: one fixed slot per direction, or records through a ring per direction. */
+    public enum Layout { SLOT, RING }
+
     /** How long a run may take before it is given up (a partner that died, a machine that stalls). */
     private static final long RUN_WAIT_SECONDS = 120;
 
     private final int clientCpu, serverCpu;
+    private final Layout layout;
 
-    /** The two threads pinned to clientCpu and serverCpu. */
-    public JavaShmPingPong(int clientCpu, int serverCpu) {
+    /** The two threads pinned to clientCpu and serverCpu, the messages laid out as layout says. */
+    public JavaShmPingPong(int clientCpu, int serverCpu, Layout layout) {
         this.clientCpu = clientCpu;
         this.serverCpu = serverCpu;
+        this.layout = layout;
     }
 
     /** What the row is, for the settings line. */
     public String describe() {
-        return "the C ping-pong's loop in Java: two threads of this JVM, one off-heap segment, both spinning, client "
-                + "on CPU " + clientCpu
+        String what = layout == Layout.SLOT ? "the C ping-pong's loop in Java"
+                : "the C ping-pong's loop in Java through two rings of " + RING_BYTES / 1024 + " KiB (a record of a "
+                        + "frame's size per message, each where the last ended)";
+        return what + ": two threads of this JVM, one off-heap segment, both spinning, client on CPU " + clientCpu
                 + ", server on CPU " + serverCpu + ", a clock read per call";
     }
 
@@ -61,7 +90,8 @@ public final class JavaShmPingPong implements Cell.Probe {
         if (len < 0 || len > SLOT) throw new IOException("the Java ping-pong carries 0.." + SLOT + " bytes, not "
                 + len);
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment page = arena.allocate(ANSWER + SLOT, 4096);
+            MemorySegment page = arena.allocate(layout == Layout.SLOT ? ANSWER + SLOT : ANSWER_RING + RING_BYTES,
+                    4096);
             Side server = new Side("java ping-pong server", serverCpu, page, ANSWER_SEQ);
             Side client = new Side("java ping-pong client", clientCpu, page, REQUEST_SEQ);
             CountDownLatch go = new CountDownLatch(1);
@@ -69,12 +99,14 @@ public final class JavaShmPingPong implements Cell.Probe {
             long[] took = new long[2]; // start and end of the timed calls, on the client's clock
             server.start(() -> {
                 go.await();
-                serve(page, len, calls);
+                if (layout == Layout.SLOT) serve(page, len, calls);
+                else serveRing(page, len, calls);
             });
             client.start(() -> {
                 go.await();
                 took[0] = System.nanoTime();
-                call(page, len, calls, latency);
+                if (layout == Layout.SLOT) call(page, len, calls, latency);
+                else callRing(page, len, calls, latency);
                 took[1] = System.nanoTime();
             });
             KernelSyscallCounter ck = null, sk = null;
@@ -153,6 +185,68 @@ public final class JavaShmPingPong implements Cell.Probe {
             }
             if (len > 0 && page.get(ValueLayout.JAVA_BYTE, ANSWER + len - 1) != payload[len - 1]) {
                 throw new IOException("java ping-pong: answer " + seq + " differs");
+            }
+            long now = System.nanoTime();
+            latency.recordValue(Math.min(now - prev, highest));
+            prev = now;
+        }
+    }
+
+    /** Where the record after the one at off begins (both sides compute it alike): at 0 when it would pass the end. */
+    static long next(long off, int record) { return off + 2L * record > RING_BYTES ? 0 : off + record; }
+
+    /**
+     * The server's loop through the rings: wait for request seq, check its record's length, write the answer's
+     * record (its header, the payload copied from the request's) at the same place in the answer ring, publish seq.
+     */
+    static void serveRing(MemorySegment page, int len, long calls) throws IOException {
+        int record = HEADER + len;
+        long off = 0;
+        for (long seq = 1; seq <= calls; seq++, off = next(off, record)) {
+            long s;
+            while ((s = (long) SEQ.getAcquire(page, REQUEST_SEQ)) != seq) {
+                if (s == GAVE_UP) throw new IOException("java ring ping-pong: the client gave up");
+                Thread.onSpinWait();
+            }
+            long request = REQUEST_RING + off, answer = ANSWER_RING + off;
+            int id = page.get(WORD, request);
+            if (page.get(WORD, request + 8) != len) throw new IOException("java ring ping-pong: request " + seq
+                    + " is not of " + len + " bytes");
+            page.set(WORD, answer, id);
+            page.set(WORD, answer + 4, 0);
+            page.set(WORD, answer + 8, len);
+            MemorySegment.copy(page, request + HEADER, page, answer + HEADER, len);
+            SEQ.setRelease(page, ANSWER_SEQ, seq);
+        }
+    }
+
+    /**
+     * The client's loop through the rings: write the request's record (header, payload) where the last ended,
+     * publish seq, wait for its answer, check the answer's id, length and last byte, time it.
+     */
+    static void callRing(MemorySegment page, int len, long calls, Histogram latency) throws IOException {
+        byte[] payload = new byte[len];
+        for (int i = 0; i < len; i++) payload[i] = (byte) (i * 7);
+        MemorySegment request = MemorySegment.ofArray(payload);
+        int record = HEADER + len;
+        long highest = latency.getHighestTrackableValue();
+        long prev = System.nanoTime();
+        long off = 0;
+        for (long seq = 1; seq <= calls; seq++, off = next(off, record)) {
+            long at = REQUEST_RING + off, answer = ANSWER_RING + off;
+            page.set(WORD, at, (int) seq);
+            page.set(WORD, at + 4, 0); // the type word
+            page.set(WORD, at + 8, len);
+            MemorySegment.copy(request, 0, page, at + HEADER, len);
+            SEQ.setRelease(page, REQUEST_SEQ, seq);
+            long s;
+            while ((s = (long) SEQ.getAcquire(page, ANSWER_SEQ)) != seq) {
+                if (s == GAVE_UP) throw new IOException("java ring ping-pong: the server gave up");
+                Thread.onSpinWait();
+            }
+            if (page.get(WORD, answer) != (int) seq || page.get(WORD, answer + 8) != len
+                    || len > 0 && page.get(ValueLayout.JAVA_BYTE, answer + HEADER + len - 1) != payload[len - 1]) {
+                throw new IOException("java ring ping-pong: answer " + seq + " differs");
             }
             long now = System.nanoTime();
             latency.recordValue(Math.min(now - prev, highest));

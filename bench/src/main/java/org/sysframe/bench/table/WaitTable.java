@@ -89,6 +89,13 @@ public final class WaitTable implements Table {
      */
     static final String JAVA_SHM = "Java shm spin/spin 2 cores";
 
+    /**
+     * The same loop through two rings ({@link JavaShmPingPong.Layout#RING}: a record of a frame's size per
+     * message, where the last one ended, in rings of the channel's capacity): between the Java loop's row (a
+     * ring's moving lines) and the channel's (the library's own work).
+     */
+    static final String JAVA_RING_SHM = "Java ring shm spin/spin 2 cores";
+
     /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
     static final String C_PREFIX = "C ";
 
@@ -142,7 +149,7 @@ public final class WaitTable implements Table {
             out.addAll(List.of(n, C_PREFIX + n, C_LEAN_PREFIX + n));
             if (hasShmRow(s)) out.add(SHM_PREFIX + n);
         }
-        out.addAll(List.of(C_SHM, JAVA_SHM));
+        out.addAll(List.of(C_SHM, JAVA_SHM, JAVA_RING_SHM));
         return out;
     }
 
@@ -194,9 +201,13 @@ public final class WaitTable implements Table {
                                 cells.add(new Cell(C_SHM, payload, limit.describe(), shmCalls(s, calls, quick),
                                         calls / 4, limit));
                             }
-                            JavaShmPingPong floor = new JavaShmPingPong(clientCpu(s), 0);
+                            JavaShmPingPong floor = new JavaShmPingPong(clientCpu(s), 0,
+                                    JavaShmPingPong.Layout.SLOT);
                             cells.add(new Cell(JAVA_SHM, payload, floor.describe(), shmCalls(s, calls, quick),
                                     shmWarmUp(s, calls), floor));
+                            JavaShmPingPong ring = new JavaShmPingPong(clientCpu(s), 0, JavaShmPingPong.Layout.RING);
+                            cells.add(new Cell(JAVA_RING_SHM, payload, ring.describe(), shmCalls(s, calls, quick),
+                                    shmWarmUp(s, calls), ring));
                         }
                     }
                     if (!cPeer) continue;
@@ -263,18 +274,21 @@ public final class WaitTable implements Table {
     static final long SHM_SPIN_WARM_UP = 150_000;
 
     /**
-     * The note that splits the shared-memory channel's gap to the C ping-pong at payload in two, from
-     * the rounds of this run: the Java loop against the C one (the language's part), the channel against
-     * the Java loop (the library's part); null when a row is missing.
+     * The note that splits the shared-memory channel's gap to the C ping-pong at payload, from the rounds of
+     * this run: the Java loop against the C one (the language's part), the Java loop through rings against
+     * the one through fixed slots (a ring's moving lines), the channel against the Java ring loop (the
+     * library's part); null when a row is missing.
      */
     static String floorNote(List<Measurement> runs, int payload) {
         String shm = SHM_PREFIX + name("spin", "spin", false);
         Interval language = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, JAVA_SHM, C_SHM, payload);
-        Interval library = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, shm, JAVA_SHM, payload);
-        if (language == null || library == null) return null;
+        Interval ring = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, JAVA_RING_SHM, JAVA_SHM, payload);
+        Interval library = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, shm, JAVA_RING_SHM, payload);
+        if (language == null || ring == null || library == null) return null;
         return String.format(Locale.ROOT,
-                "%d B: the C ping-pong's loop in Java runs at %s of the C one; the shared-memory channel at %s of"
-                + " the Java loop (calls/s, estimate [95 %% interval] over the rounds)", payload, figure(language),
+                "%d B: the C ping-pong's loop in Java runs at %s of the C one; the Java loop through rings at %s of"
+                + " the one through fixed slots; the shared-memory channel at %s of the Java ring loop (calls/s,"
+                + " estimate [95 %% interval] over the rounds)", payload, figure(language), figure(ring),
                         figure(library));
     }
 

@@ -2,12 +2,15 @@ package org.sysframe.bench.peer;
 
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ThreadCpu;
 import org.sysframe.testsupport.NeedsKernelCounter;
 import org.sysframe.transport.GroutServer;
+import org.sysframe.transport.ServerOptions;
 import org.sysframe.transport.WaitMode;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
@@ -151,13 +154,17 @@ class SharedMemoryRowCountsTest {
         assertEquals("client cpu 1; server cpu 0", m.cpus());
     }
 
-    @Test
-    void theJavaPingPongRowMakesNoSyscallOfTheLibrarysKindsOnEitherThreadAndRunsWhereItWasPinned() throws Exception {
-        JavaShmPingPong floor = new JavaShmPingPong(1, 0);
-        Cell cell = new Cell("Java shm", 32, floor.describe(), 20_000, 1_000, floor);
+    @ParameterizedTest
+    @EnumSource(JavaShmPingPong.Layout.class)
+    void theJavaPingPongRowsMakeNoSyscallOfTheLibrarysKindsOnEitherThreadAndRunWhereTheyWerePinned(
+            JavaShmPingPong.Layout layout) throws Exception {
+        JavaShmPingPong floor = new JavaShmPingPong(1, 0, layout);
+        // More calls than the ring layout's rings hold records: its loops go round them.
+        long calls = 2L * JavaShmPingPong.RING_BYTES / (JavaShmPingPong.HEADER + 32) + 1_000;
+        Cell cell = new Cell("Java shm", 32, floor.describe(), calls, 1_000, floor);
         for (int round = 1; round <= 2; round++) {
-            Measurement m = floor.measure(cell, 20_000, round);
-            assertEquals(20_000, m.calls());
+            Measurement m = floor.measure(cell, calls, round);
+            assertEquals(calls, m.calls());
             assertEquals(SyscallCounts.ZERO, m.clientKernel(), "client thread");
             assertEquals(SyscallCounts.ZERO, m.serverKernel(), "server thread");
             assertTrue(m.kernelAgrees());
@@ -174,6 +181,24 @@ class SharedMemoryRowCountsTest {
     }
 
     @Test
+    void theRingLayoutsRingsAreTheChannelsDefaultOnesAndItsRecordsStayInThem() {
+        int channels = ServerOptions.defaults().socketPath("/tmp/unused.sock").sharedMemory(true).freeze()
+                .sharedMemoryRing();
+        assertEquals(channels, JavaShmPingPong.RING_BYTES);
+        int record = JavaShmPingPong.HEADER + 32;
+        long off = 0;
+        int laps = 0;
+        for (int i = 0; i < 3 * JavaShmPingPong.RING_BYTES / record; i++) {
+            long next = JavaShmPingPong.next(off, record);
+            if (next == 0) laps++;
+            else assertEquals(off + record, next);
+            off = next;
+            assertTrue(off + record <= JavaShmPingPong.RING_BYTES, "a record at " + off);
+        }
+        assertEquals(3, laps);
+    }
+
+    @Test
     void aJavaPingPongSideWhosePartnerGaveUpEndsInsteadOfSpinningForEver() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(JavaShmPingPong.REQUEST + 2L * JavaShmPingPong.SLOT);
@@ -184,6 +209,25 @@ class SharedMemoryRowCountsTest {
             IOException client = assertThrows(IOException.class, () ->
                     JavaShmPingPong.call(page, 32, 10, new Histogram(1_000_000L, 2)));
             assertEquals("java ping-pong: the server gave up", client.getMessage());
+        }
+    }
+
+    @Test
+    void aJavaRingPingPongSideWhosePartnerGaveUpOrWroteABadRecordEndsInsteadOfSpinningForEver() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = arena.allocate(JavaShmPingPong.REQUEST_RING + 2L * JavaShmPingPong.RING_BYTES);
+            page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.REQUEST_SEQ, JavaShmPingPong.GAVE_UP);
+            IOException server = assertThrows(IOException.class, () -> JavaShmPingPong.serveRing(page, 32, 10));
+            assertEquals("java ring ping-pong: the client gave up", server.getMessage());
+            // request 1 published with a record of another length
+            page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.REQUEST_SEQ, 1);
+            page.set(ValueLayout.JAVA_INT_UNALIGNED, JavaShmPingPong.REQUEST_RING + 8, 31);
+            IOException bad = assertThrows(IOException.class, () -> JavaShmPingPong.serveRing(page, 32, 10));
+            assertEquals("java ring ping-pong: request 1 is not of 32 bytes", bad.getMessage());
+            page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.ANSWER_SEQ, JavaShmPingPong.GAVE_UP);
+            IOException client = assertThrows(IOException.class, () ->
+                    JavaShmPingPong.callRing(page, 32, 10, new Histogram(1_000_000L, 2)));
+            assertEquals("java ring ping-pong: the server gave up", client.getMessage());
         }
     }
 }

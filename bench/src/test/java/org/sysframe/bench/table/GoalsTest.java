@@ -99,21 +99,24 @@ class GoalsTest {
     }
 
     @Test
-    void theWaitTablesFloorNoteSplitsTheChannelsGapToCIntoTheLanguagesPartAndTheLibrarysFromTheSameRounds() {
+    void theWaitTablesFloorNoteSplitsTheChannelsGapToCIntoTheLanguagesTheRingsAndTheLibrarysPartsFromTheSameRounds() {
         List<Measurement> runs = new ArrayList<>();
         for (int r = 1; r <= 8; r++) {
             // The machine doubles every row's speed in the even rounds: paired by round, each ratio stays exact.
             long c = r % 2 == 1 ? 8000 : 16000;
             runs.add(run(WaitTable.C_SHM, r, c, 1, 0, 1, 0, 0));
             runs.add(run(WaitTable.JAVA_SHM, r, c / 2, 1, 0, 1, 0, 0));
+            runs.add(run(WaitTable.JAVA_RING_SHM, r, c / 5, 1, 0, 1, 0, 0));
             runs.add(run(WaitTable.SHM_PREFIX + WaitTable.name("spin", "spin", false), r, c / 8, 1, 0, 1, 0, 0));
         }
-        assertEquals("32 B: the C ping-pong's loop in Java runs at 0.500x [0.500-0.500] of the C one; the "
-                + "shared-memory channel at"
-                + " 0.250x [0.250-0.250] of the Java loop (calls/s, estimate [95 % interval] over the rounds)",
+        assertEquals("32 B: the C ping-pong's loop in Java runs at 0.500x [0.500-0.500] of the C one; the Java loop"
+                + " through rings at 0.400x [0.400-0.400] of the one through fixed slots; the shared-memory channel at"
+                + " 0.625x [0.625-0.625] of the Java ring loop (calls/s, estimate [95 % interval] over the rounds)",
                         WaitTable.floorNote(runs, 32));
-        // Without the Java row (or the C one: the program not built) there is no note.
+        // Without either Java row (or the C one: the program not built) there is no note.
         assertNull(WaitTable.floorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.JAVA_SHM)).toList(), 32));
+        assertNull(WaitTable.floorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.JAVA_RING_SHM)).toList(),
+                32));
         assertNull(WaitTable.floorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.C_SHM)).toList(), 32));
         assertNull(WaitTable.floorNote(runs, 1024));
     }
