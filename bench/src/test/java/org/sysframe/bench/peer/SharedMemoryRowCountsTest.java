@@ -198,36 +198,41 @@ class SharedMemoryRowCountsTest {
         assertEquals(3, laps);
     }
 
-    @Test
-    void aJavaPingPongSideWhosePartnerGaveUpEndsInsteadOfSpinningForEver() throws Exception {
+    @ParameterizedTest
+    @EnumSource(JavaShmPingPong.Layout.class)
+    void aJavaPingPongSideWhosePartnerGaveUpEndsInsteadOfSpinningForEver(JavaShmPingPong.Layout layout)
+            throws Exception {
+        boolean ring = layout == JavaShmPingPong.Layout.RING;
+        String name = ring ? "java ring ping-pong" : "java ping-pong";
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment page = arena.allocate(JavaShmPingPong.REQUEST + 2L * JavaShmPingPong.SLOT);
+            // room for either layout
+            MemorySegment page = arena.allocate(JavaShmPingPong.REQUEST_RING + 2L * JavaShmPingPong.RING_BYTES);
             page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.REQUEST_SEQ, JavaShmPingPong.GAVE_UP);
-            IOException server = assertThrows(IOException.class, () -> JavaShmPingPong.serve(page, 32, 10));
-            assertEquals("java ping-pong: the client gave up", server.getMessage());
+            IOException server = assertThrows(IOException.class, () -> {
+                if (ring) JavaShmPingPong.serveRing(page, 32, 10);
+                else JavaShmPingPong.serve(page, 32, 10);
+            });
+            assertEquals(name + ": the client gave up", server.getMessage());
             page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.ANSWER_SEQ, JavaShmPingPong.GAVE_UP);
-            IOException client = assertThrows(IOException.class, () ->
-                    JavaShmPingPong.call(page, 32, 10, new Histogram(1_000_000L, 2)));
-            assertEquals("java ping-pong: the server gave up", client.getMessage());
+            Histogram latency = new Histogram(1_000_000L, 2);
+            IOException client = assertThrows(IOException.class, () -> {
+                if (ring) JavaShmPingPong.callRing(page, 32, 10, latency);
+                else JavaShmPingPong.call(page, 32, 10, latency);
+            });
+            assertEquals(name + ": the server gave up", client.getMessage());
         }
     }
 
     @Test
-    void aJavaRingPingPongSideWhosePartnerGaveUpOrWroteABadRecordEndsInsteadOfSpinningForEver() throws Exception {
+    void theJavaRingPingPongsServerEndsOnARequestRecordOfAnotherLength() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(JavaShmPingPong.REQUEST_RING + 2L * JavaShmPingPong.RING_BYTES);
-            page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.REQUEST_SEQ, JavaShmPingPong.GAVE_UP);
-            IOException server = assertThrows(IOException.class, () -> JavaShmPingPong.serveRing(page, 32, 10));
-            assertEquals("java ring ping-pong: the client gave up", server.getMessage());
-            // request 1 published with a record of another length
+            // request 1 published with a record of 31 bytes, where 32 were agreed
             page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.REQUEST_SEQ, 1);
             page.set(ValueLayout.JAVA_INT_UNALIGNED, JavaShmPingPong.REQUEST_RING + 8, 31);
-            IOException bad = assertThrows(IOException.class, () -> JavaShmPingPong.serveRing(page, 32, 10));
+            IOException bad = assertThrows(IOException.class, () -> JavaShmPingPong.serveRing(page, 32, 1));
             assertEquals("java ring ping-pong: request 1 is not of 32 bytes", bad.getMessage());
-            page.set(ValueLayout.JAVA_LONG, JavaShmPingPong.ANSWER_SEQ, JavaShmPingPong.GAVE_UP);
-            IOException client = assertThrows(IOException.class, () ->
-                    JavaShmPingPong.callRing(page, 32, 10, new Histogram(1_000_000L, 2)));
-            assertEquals("java ring ping-pong: the server gave up", client.getMessage());
+            assertEquals(0L, page.get(ValueLayout.JAVA_LONG, JavaShmPingPong.ANSWER_SEQ), "no answer published");
         }
     }
 }
