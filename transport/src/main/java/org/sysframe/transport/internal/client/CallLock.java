@@ -9,11 +9,13 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * The client's one lock, held for a few field updates and at most one request's copy, across no
- * syscall but one: the wake-up of a pool's I/O thread that sleeps (an eventfd write, {@code
- * Multiplexer.wake}). A thread that finds it taken spins a little, then yields its CPU (a virtual thread its
- * carrier) until it is free. Unlike {@link java.util.concurrent.locks.ReentrantLock}, whose waiters
- * allocate a queue node each, it allocates nothing when callers contend. Not reentrant: the owner
+ * The client's one lock, held for a few field updates and at most one request's copy. No I/O of the
+ * client's runs under it, but two kinds of wake-up do: a pool's sleeping I/O thread's (an eventfd
+ * write, {@code Multiplexer.wake}) and the unparks of the threads an answer, a free role or a close
+ * concerns ({@link java.util.concurrent.locks.LockSupport#unpark}: a parked platform thread's is a
+ * futex wake in the JVM). A thread that finds it taken spins a little, then yields its CPU (a virtual
+ * thread its carrier) until it is free. Unlike {@link java.util.concurrent.locks.ReentrantLock}, whose
+ * waiters allocate a queue node each, it allocates nothing when callers contend. Not reentrant: the owner
  * is remembered so that a reentry fails instead of spinning forever. No conditions.
  *
  * <p>A platform thread's yield is a {@code sched_yield} syscall (a virtual thread's is not: it unmounts),
