@@ -7,16 +7,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The client's one lock, held for a few field updates and at most one request's copy. No I/O of the
- * client's runs under it, but two kinds of wake-up do: a pool's sleeping I/O thread's (an eventfd
- * write, {@code Multiplexer.wake}) and the unparks of the threads an answer, a free role or a close
- * concerns ({@link java.util.concurrent.locks.LockSupport#unpark}: a parked platform thread's is a
- * futex wake in the JVM). A thread that finds it taken spins a little, then yields its CPU (a virtual
- * thread its carrier) until it is free. Unlike {@link java.util.concurrent.locks.ReentrantLock}, whose
- * waiters allocate a queue node each, it allocates nothing when callers contend. Not reentrant: the owner
- * is remembered so that a reentry fails instead of spinning forever. No conditions.
+ * client's runs under it, and its holder's wake-ups wait for its unlock: the thread it unparks (a parked
+ * platform thread's unpark is a futex wake in the JVM) and a pool's sleeping I/O thread it signals (an
+ * eventfd write) are woken just after it lets the lock go ({@link #unparkAfterUnlock},
+ * {@link #signalAfterUnlock}), one of each per hold; a further one in the same hold, and the many
+ * of a close or a deadline sweep, are woken at once. A thread that finds it taken spins a little, then
+ * yields its CPU (a virtual thread its carrier) until it is free. Unlike
+ * {@link java.util.concurrent.locks.ReentrantLock}, whose waiters allocate a queue node each, it allocates
+ * nothing when callers contend. Not reentrant: the owner is remembered so that a reentry fails instead of
+ * spinning forever. No conditions.
  *
  * <p>A platform thread's yield is a {@code sched_yield} syscall (a virtual thread's is not: it unmounts),
  * counted as one {@link SyscallKind#SCHED_YIELD} in the client's counters, which take increments from
@@ -32,6 +35,14 @@ final class CallLock implements Lock {
      * own last write, so a plain field answers that, with no fence when the lock is taken and let go.
      */
     private Thread owner;
+    /** The holder's wake-ups, done once it let the lock go (the holder's fields, as owner). */
+    private Thread unparkLater;
+    private Signal signalLater;
+
+    /** A wake-up whose syscall waits for the unlock ({@code Multiplexer}: its eventfd write). */
+    interface Signal {
+        void signal();
+    }
 
     /** A lock whose yields are counted in counters (summing ones: the waiters count at once). */
     CallLock(SyscallCounters counters) {
@@ -59,8 +70,33 @@ final class CallLock implements Lock {
 
     @Override
     public void unlock() {
+        Thread t = unparkLater;
+        Signal s = signalLater;
+        if (t != null || s != null) {
+            unparkLater = null;
+            signalLater = null;
+        }
         owner = null;
         state.setRelease(0); // what the holder wrote is seen by the next one, whose compareAndSet acquires
+        // The wakee's first step is often this lock: woken after it is free, it need not spin for it.
+        if (t != null) LockSupport.unpark(t);
+        if (s != null) s.signal();
+    }
+
+    /**
+     * Unparks t just after the caller lets the lock go, when it holds it and has no other thread to unpark then;
+     * else at once. An unpark that comes late is still safe: every park of the client looks at its condition again.
+     */
+    void unparkAfterUnlock(Thread t) {
+        if (t == null) return;
+        if (owner == Thread.currentThread() && (unparkLater == null || unparkLater == t)) unparkLater = t;
+        else LockSupport.unpark(t);
+    }
+
+    /** Signals s just after the caller lets the lock go, when it holds it and has no other signal then; else now. */
+    void signalAfterUnlock(Signal s) {
+        if (owner == Thread.currentThread() && (signalLater == null || signalLater == s)) signalLater = s;
+        else s.signal();
     }
 
     @Override

@@ -11,7 +11,6 @@ import org.sysframe.unix.ErrnoException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One connection's calls from any number of threads: whoever holds the <em>I/O role</em> moves the
@@ -277,14 +276,14 @@ public final class Conduit {
             standby.offer();
         } else if (look && holderMode == STANDBY) {
             Multiplexer m = standby.mux;
-            if (m != null) m.wake();
+            if (m != null) m.wake(lock);
         }
     }
 
     /** Under lock: the holder is to leave the role soon (an idle one waits in the poller: woken). */
     void nudge() {
         events.nudged = true;
-        LockSupport.unpark(holder);
+        lock.unparkAfterUnlock(holder);
     }
 
     /** Under lock. */
@@ -330,7 +329,7 @@ public final class Conduit {
     /** Under lock, with no holder: wakes the one who should take the role. */
     void offerRole() {
         Call driver = waiting.firstDriver();
-        if (driver != null) LockSupport.unpark(driver.waiter);
+        if (driver != null) lock.unparkAfterUnlock(driver.waiter);
         else standby.offer();
     }
 

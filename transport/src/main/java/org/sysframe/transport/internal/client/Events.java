@@ -52,7 +52,7 @@ public final class Events {
             }
             kept.add(new Kept(type, copy));
             Thread w = waiters.peek();
-            if (w != null) LockSupport.unpark(w);
+            conduit.lock.unparkAfterUnlock(w);
             conduit.standby.eventArrived();
         } finally {
             conduit.lock.unlock();

@@ -71,7 +71,7 @@ final class Gate {
     /** A parked caller was let through: it counts until it takes its id ({@link #registered}) or gives up. */
     void admit(Call c) {
         keep(c);
-        LockSupport.unpark(c.waiter);
+        conduit.lock.unparkAfterUnlock(c.waiter);
     }
 
     /** A place for c, which found room: it counts until c takes its id ({@link #registered}). */

@@ -39,6 +39,8 @@ public final class Multiplexer {
     // The thread's own view of the slots: the conduit whose role it holds there, and the descriptor it registered.
     private final Conduit[] held;
     private final int[] heldFd;
+    /** Its wake-up's write, for a holder of a connection's lock to make once it let the lock go. */
+    private final CallLock.Signal signal = this::signal;
     private Thread thread;            // under startLock
     private volatile int tid;
     private volatile boolean pending; // a wake-up asked for since the thread's turn began
@@ -87,7 +89,20 @@ public final class Multiplexer {
     /** Any thread: the I/O thread is to look at every connection again (written only while it sleeps). */
     void wake() {
         pending = true;
-        if (!sleeping) return;
+        if (sleeping) signal();
+    }
+
+    /**
+     * As {@link #wake()}, from a holder of lock: the write, if the thread sleeps, just after the holder lets the lock
+     * go (its waiters do not spin across it). The thread, sleeping, stays asleep until then; awake, it sees pending.
+     */
+    void wake(CallLock lock) {
+        pending = true;
+        if (sleeping) lock.signalAfterUnlock(signal);
+    }
+
+
+    private void signal() {
         try {
             wakeUp.signal(); // false once closed: the thread is ending
         } catch (ErrnoException e) {

@@ -60,7 +60,10 @@ public final class Router implements MessagePump.Sink {
                 if (end) c.state = Call.DONE;
                 Thread w = c.waiter;
                 conduit.waiting.remove(c);
-                if (w != Thread.currentThread()) wake(w);
+                if (w != Thread.currentThread()) {
+                    lock.unparkAfterUnlock(w); // under the lock: once it is let go
+                    woken = true;
+                }
                 return;
             }
             conduit.removed(c);

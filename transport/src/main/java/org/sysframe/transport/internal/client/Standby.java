@@ -72,7 +72,7 @@ public final class Standby {
         startOwn();
         conduit.lock.lock();
         try {
-            if (thread != null) LockSupport.unpark(thread);
+            conduit.lock.unparkAfterUnlock(thread);
             if (conduit.holderMode == Conduit.IDLE) conduit.nudge();
         } finally {
             conduit.lock.unlock();
@@ -89,14 +89,14 @@ public final class Standby {
 
     /** Under the conduit's lock: the role is free and may be the standby's to take. */
     void offer() {
-        if (thread != null) LockSupport.unpark(thread);
+        conduit.lock.unparkAfterUnlock(thread);
         Multiplexer m = mux;
-        if (m != null) m.wake();
+        if (m != null) m.wake(conduit.lock);
     }
 
     /** Under the conduit's lock: an event came (the listener's thread may be parked). */
     void eventArrived() {
-        if (thread != null && listener != null) LockSupport.unpark(thread);
+        if (listener != null) conduit.lock.unparkAfterUnlock(thread);
     }
 
     private void run() {

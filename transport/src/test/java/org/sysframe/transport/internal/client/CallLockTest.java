@@ -14,8 +14,10 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -103,5 +105,63 @@ class CallLockTest {
         lock.unlock();
         assertTrue(lock.tryLock());
         lock.unlock();
+    }
+
+    @Test
+    void aHoldersSignalRunsOnceJustAfterItLetTheLockGoAndAnotherThreadsAtOnce() throws Exception {
+        CallLock lock = new CallLock(SyscallCounters.summing("lock"));
+        List<String> seen = new ArrayList<>();
+        // The signal tries the lock: free when it runs after the unlock, taken when it runs under the hold.
+        CallLock.Signal s = () -> {
+            boolean free = lock.tryLock();
+            if (free) lock.unlock();
+            seen.add(free ? "free" : "held");
+        };
+        lock.lock();
+        lock.signalAfterUnlock(s);
+        lock.signalAfterUnlock(s); // the same signal again in the hold: still one
+        assertEquals(List.of(), seen);
+        lock.unlock();
+        assertEquals(List.of("free"), seen);
+        lock.lock();
+        lock.unlock(); // a hold without a signal signals nothing
+        assertEquals(List.of("free"), seen);
+
+        // A second, other signal in one hold runs at once; so does one from a thread that does not hold the lock.
+        List<String> other = new ArrayList<>();
+        lock.lock();
+        lock.signalAfterUnlock(s);
+        lock.signalAfterUnlock(() -> other.add(lock.tryLock() ? "free" : "held"));
+        assertEquals(List.of("held"), other);
+        Thread t = Thread.ofPlatform().start(() -> lock.signalAfterUnlock(() -> other.add("at once")));
+        t.join();
+        assertEquals(List.of("held", "at once"), other);
+        lock.unlock();
+        assertEquals(List.of("free", "free"), seen);
+    }
+
+    @Test
+    void aParkedThreadAHolderUnparksWakesOnceTheLockIsLetGo() throws Exception {
+        CallLock lock = new CallLock(SyscallCounters.summing("lock"));
+        CountDownLatch parked = new CountDownLatch(1);
+        boolean[] go = new boolean[1];
+        Thread t = Thread.ofPlatform().start(() -> {
+            parked.countDown();
+            while (true) {
+                lock.lock();
+                boolean mine = go[0];
+                lock.unlock();
+                if (mine) return;
+                LockSupport.park(this); // no timeout: only the deferred unpark ends this wait
+            }
+        });
+        assertTrue(parked.await(30, TimeUnit.SECONDS));
+        lock.lock();
+        go[0] = true;
+        lock.unparkAfterUnlock(t);
+        lock.unparkAfterUnlock(null); // nothing to wake: ignored
+        lock.unlock();
+        t.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(t.isAlive(), "the unpark deferred to the unlock was lost");
     }
 }
