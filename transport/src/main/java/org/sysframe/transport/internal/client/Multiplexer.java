@@ -101,7 +101,6 @@ public final class Multiplexer {
         if (sleeping) lock.signalAfterUnlock(signal);
     }
 
-
     private void signal() {
         try {
             wakeUp.signal(); // false once closed: the thread is ending
