@@ -44,7 +44,9 @@ public final class SyscallCounters {
      */
     public static SyscallCounters summing(String name) { return new SyscallCounters(name, null, true); }
 
-    /** As {@link #summing(String)}, each increment going to parent too (which must be {@link #summing} as well). */
+    /**
+     * As {@link #summing(String)}, each increment going to parent too (null: none; else {@link #summing} as well).
+     */
     public static SyscallCounters summing(String name, SyscallCounters parent) {
         return new SyscallCounters(name, parent, true);
     }

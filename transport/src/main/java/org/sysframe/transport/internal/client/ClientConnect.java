@@ -32,8 +32,7 @@ public final class ClientConnect {
         UnixSocket s;
         try {
             // Summing: the calls' lock counts its waiters' yields from their own threads, at once.
-            String name = "client " + options.socketPath();
-            SyscallCounters counters = sum == null ? SyscallCounters.summing(name) : SyscallCounters.summing(name, sum);
+            SyscallCounters counters = SyscallCounters.summing("client " + options.socketPath(), sum);
             s = UnixSocket.connect(options.socketPath(), counters, options.connectTimeoutMillis());
         } catch (ErrnoException e) {
             throw connect(options.socketPath(), e);

@@ -5,7 +5,6 @@ import org.sysframe.transport.wire.MessageSpecs;
 import org.sysframe.transport.wire.ResponseHeader;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Hands each message the I/O role's holder reads to whom it is for: an answer to the call waiting
@@ -60,10 +59,7 @@ public final class Router implements MessagePump.Sink {
                 if (end) c.state = Call.DONE;
                 Thread w = c.waiter;
                 conduit.waiting.remove(c);
-                if (w != Thread.currentThread()) {
-                    lock.unparkAfterUnlock(w); // under the lock: once it is let go
-                    woken = true;
-                }
+                if (w != Thread.currentThread()) wake(w);
                 return;
             }
             conduit.removed(c);
@@ -92,8 +88,9 @@ public final class Router implements MessagePump.Sink {
         }
     }
 
+    /** Unparks w: once the lock is let go when this thread holds it, else at once. */
     private void wake(Thread w) {
-        LockSupport.unpark(w);
+        conduit.lock.unparkAfterUnlock(w);
         woken = true;
     }
 

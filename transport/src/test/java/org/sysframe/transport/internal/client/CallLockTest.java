@@ -87,11 +87,15 @@ class CallLockTest {
         SyscallCounters counters = SyscallCounters.summing("lock");
         CallLock lock = new CallLock(counters);
         lock.lock();
+        CountDownLatch trying = new CountDownLatch(1);
         Thread v = Thread.ofVirtual().start(() -> {
-            lock.lock();
+            trying.countDown();
+            lock.lock(); // spins, then yields (unmounts) while the test holds the lock
             lock.unlock();
         });
-        Thread.sleep(20);
+        assertTrue(trying.await(30, TimeUnit.SECONDS));
+        Thread.sleep(20); // past its spins: it yields meanwhile
+        assertTrue(v.isAlive(), "the virtual waiter got the lock the test holds");
         lock.unlock();
         v.join();
         assertEquals(0, counters.snapshot().total());
