@@ -72,19 +72,6 @@ public final class SysframePeer implements PingPeer {
         client = GroutClient.connect(options.socketPath(path));
     }
 
-    /** Closes the connection (if any) and connects again to path: for a server that is started anew. */
-    public void reconnect(String path) throws IOException {
-        disconnect();
-        open(path);
-    }
-
-    /** Closes the connection and its memory; {@link #open} or {@link #reconnect} connects again. */
-    public void disconnect() {
-        if (client != null) client.close();
-        if (arena != null) arena.close();
-        client = null;
-        arena = null;
-    }
 
     @Override
     public void prepare(int len) {
@@ -98,6 +85,12 @@ public final class SysframePeer implements PingPeer {
         Echo.check(type, payload, len, r.buffer(), r.offset(), r.length());
     }
 
+    /** Closes the connection and its memory (if open); {@link #open} connects again, as for a server started anew. */
     @Override
-    public void close() { disconnect(); }
+    public void close() {
+        if (client != null) client.close();
+        if (arena != null) arena.close();
+        client = null;
+        arena = null;
+    }
 }

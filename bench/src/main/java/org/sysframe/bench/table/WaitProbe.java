@@ -6,7 +6,9 @@ import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.ChannelSide;
 import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.JavaLeanPeer;
 import org.sysframe.bench.peer.PeerThread;
+import org.sysframe.bench.peer.PingPeer;
 import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
@@ -17,32 +19,32 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * One cell of the wait table: a server in the cell's wait mode and placement, and a sysframe client
- * (or, with a {@link CPeer}, the C client) in its own. A server whose loop sleeps when idle is started
- * once and kept; one that spins is started for each run and stopped after it, so that it burns no CPU
- * while other cells are measured (its kernel counts are not read: see {@link ServerSample#take}). A
- * server offering shared-memory channels is measured by the loop serving its channel ({@link ChannelSide}).
- * Either client is kept across runs (the C client's process as the sysframe client's thread) and
- * connects anew to a server started anew.
+ * One cell of the wait table: a server in the cell's wait mode and placement, and a client in its own:
+ * sysframe's, the Java lean loop ({@link JavaLeanPeer}), or, with a {@link CPeer}, the C client. A
+ * server whose loop sleeps when idle is started once and kept; one that spins is started for each run
+ * and stopped after it, so that it burns no CPU while other cells are measured (its kernel counts are
+ * not read: see {@link ServerSample#take}). A server offering shared-memory channels is measured by the
+ * loop serving its channel ({@link ChannelSide}). Every client is kept across runs (the C client's
+ * process as a Java client's thread) and connects anew to a server started anew.
  */
 final class WaitProbe implements Cell.Probe, AutoCloseable {
     private final ServerOptions serverOptions;
     private final boolean serverPerRun;
     private final String socket;
-    private final SysframePeer sysframe;
+    private final PingPeer peer; // a client of this JVM, or null for the C client
     private final CPeer.Runner c; // its processes kept across runs, reconnected to a server started anew
     private final boolean channel; // a shared-memory server: its side is the loop serving the channel
     private PeerThread client;
     private GroutServer server;
 
-    private WaitProbe(ServerOptions serverOptions, String socket, SysframePeer sysframe, CPeer c) {
+    private WaitProbe(ServerOptions serverOptions, String socket, PingPeer peer, CPeer c) {
         this.serverOptions = serverOptions;
         ServerConfig config = serverOptions.freeze();
         this.serverPerRun = !config.waitMode().blocks()
                 || (config.sharedMemory() && !config.channelWaitMode().blocks());
-        this.channel = config.sharedMemory() && sysframe != null;
+        this.channel = config.sharedMemory() && peer != null;
         this.socket = socket;
-        this.sysframe = sysframe;
+        this.peer = peer;
         this.c = c == null ? null : c.probe(socket, ServerSample.Source.NONE);
     }
 
@@ -50,6 +52,11 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
     static WaitProbe sysframe(String name, ClientOptions clientOptions, ServerOptions serverOptions, String socket) {
         return new WaitProbe(serverOptions.socketPath(socket), socket,
                 new SysframePeer(name, clientOptions.socketPath(socket)), null);
+    }
+
+    /** The Java lean loop, its thread on cpu, against a server with serverOptions on socket. */
+    static WaitProbe javaLean(String name, int cpu, ServerOptions serverOptions, String socket) {
+        return new WaitProbe(serverOptions.socketPath(socket), socket, new JavaLeanPeer(name, cpu), null);
     }
 
     /** The C client c against a server with serverOptions on socket. */
@@ -66,8 +73,11 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
                 if (fresh) c.reconnect(ServerSample.Source.of(server));
                 return c.measure(cell, calls, round);
             }
-            if (client == null) client = new PeerThread(sysframe);
-            if (fresh) client.onThread(() -> sysframe.reconnect(socket));
+            if (client == null) client = new PeerThread(peer);
+            if (fresh) client.onThread(() -> {
+                peer.close();
+                peer.open(socket);
+            });
             ServerSample.Source side = channel ? new ChannelSide(server) : ServerSample.Source.of(server);
             return new ClientThreadsProbe(List.of(client), side).measure(cell, calls, round);
         } finally {
@@ -76,7 +86,7 @@ final class WaitProbe implements Cell.Probe, AutoCloseable {
     }
 
     private void stopServer() throws IOException {
-        if (client != null) client.onThread(sysframe::disconnect);
+        if (client != null) client.onThread(peer::close);
         server.close();
         server = null;
     }

@@ -9,6 +9,7 @@ import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.CShmPingPong;
+import org.sysframe.bench.peer.JavaLeanPeer;
 import org.sysframe.bench.peer.JavaShmPingPong;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.transport.ServerOptions;
@@ -96,6 +97,13 @@ public final class WaitTable implements Table {
      */
     static final String JAVA_RING_SHM = "Java ring shm spin/spin 2 cores";
 
+    /**
+     * The lean C client's loop in Java ({@link JavaLeanPeer}: its syscalls through the project's FFM binding, no
+     * clock per call), spinning across cores against the same server: between the C lean row (the language's part
+     * of the spinning socket's gap: the downcalls) and sysframe's client (the library's part).
+     */
+    static final String JAVA_LEAN = "Java lean spin/spin 2 cores";
+
     /** Row-name prefix of the C client's cells: the same wait, server and placement as the row without it. */
     static final String C_PREFIX = "C ";
 
@@ -149,7 +157,7 @@ public final class WaitTable implements Table {
             out.addAll(List.of(n, C_PREFIX + n, C_LEAN_PREFIX + n));
             if (hasShmRow(s)) out.add(SHM_PREFIX + n);
         }
-        out.addAll(List.of(C_SHM, JAVA_SHM, JAVA_RING_SHM));
+        out.addAll(List.of(C_SHM, JAVA_SHM, JAVA_RING_SHM, JAVA_LEAN));
         return out;
     }
 
@@ -210,6 +218,13 @@ public final class WaitTable implements Table {
                                     shmWarmUp(s, calls), ring));
                         }
                     }
+                    if (s.equals(new Setting("spin", "spin", false))) {
+                        WaitProbe bare = WaitProbe.javaLean(JAVA_LEAN, clientCpu(s), p.server("").waitMode(
+                                WaitMode.parse(s.server)).cpus(0), socket(dir, probes.size()));
+                        probes.add(bare);
+                        cells.add(new Cell(JAVA_LEAN, payload, where + " (" + JavaLeanPeer.FRAMING + "; server "
+                                + p.serverSend() + "/deferred)", calls, calls / 4, bare));
+                    }
                     if (!cPeer) continue;
                     CPeer c = new CPeer("c-" + s.client, "sendmsg",
                             new CPeer.Options(cWaitMode(s.client), clientCpu(s), 1, 1));
@@ -239,6 +254,8 @@ public final class WaitTable implements Table {
             for (int payload : payloads) {
                 String floor = floorNote(runs, payload);
                 if (floor != null) notes.add(floor);
+                String socketFloor = socketFloorNote(runs, payload);
+                if (socketFloor != null) notes.add(socketFloor);
             }
             return BenchTable.of(NAME, "wait modes and placement (client/server, cores)", "wait", BASELINE, false,
                     run.rounds(), cells, runs, notes);
@@ -290,6 +307,24 @@ public final class WaitTable implements Table {
                 + " the one through fixed slots; the shared-memory channel at %s of the Java ring loop (calls/s,"
                 + " estimate [95 %% interval] over the rounds)", payload, figure(language), figure(ring),
                         figure(library));
+    }
+
+    /**
+     * The note that splits the spinning socket's gap to the lean C client at payload, from the rounds of this run:
+     * the Java lean loop against the C one (the language's part: the same syscalls through downcalls), sysframe's
+     * client against the Java loop (the library's part, with the clock read and the echo's check of every call that
+     * its row times); null when a row is missing.
+     */
+    static String socketFloorNote(List<Measurement> runs, int payload) {
+        String spin = name("spin", "spin", false);
+        Interval language = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, JAVA_LEAN, C_LEAN_PREFIX + spin,
+                payload);
+        Interval library = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, spin, JAVA_LEAN, payload);
+        if (language == null || library == null) return null;
+        return String.format(Locale.ROOT,
+                "%d B, socket spin/spin: the C lean client's loop in Java runs at %s of the C one; sysframe's client"
+                + " (timing every call, as its row does) at %s of the Java loop (calls/s, estimate [95 %% interval]"
+                + " over the rounds)", payload, figure(language), figure(library));
     }
 
     private static String figure(Interval i) {

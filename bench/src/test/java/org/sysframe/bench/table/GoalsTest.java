@@ -122,6 +122,26 @@ class GoalsTest {
     }
 
     @Test
+    void theWaitTablesSocketNoteSplitsTheSpinningSocketsGapToCLeanIntoTheLanguagesAndTheLibrarysParts() {
+        List<Measurement> runs = new ArrayList<>();
+        String spin = WaitTable.name("spin", "spin", false);
+        for (int r = 1; r <= 8; r++) {
+            long c = r % 2 == 1 ? 20000 : 40000; // paired by round: each ratio stays exact
+            runs.add(run(WaitTable.C_LEAN_PREFIX + spin, r, c, 1, 0, 1, 0, 1));
+            runs.add(run(WaitTable.JAVA_LEAN, r, c * 4 / 5, 1, 0, 1, 0, 1));
+            runs.add(run(spin, r, c / 2, 1, 0, 1, 0, 1));
+        }
+        assertEquals("32 B, socket spin/spin: the C lean client's loop in Java runs at 0.800x [0.800-0.800] of the C"
+                + " one; sysframe's client (timing every call, as its row does) at 0.625x [0.625-0.625] of the Java"
+                + " loop (calls/s, estimate [95 % interval] over the rounds)", WaitTable.socketFloorNote(runs, 32));
+        // Without the Java loop's row or the C lean one (the program not built) there is no note.
+        assertNull(WaitTable.socketFloorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.JAVA_LEAN))
+                .toList(), 32));
+        assertNull(WaitTable.socketFloorNote(runs.stream().filter(m -> !m.cell().startsWith(WaitTable.C_LEAN_PREFIX))
+                .toList(), 32));
+    }
+
+    @Test
     void aGoalIsEvaluatedRoundByRoundOnTheTable() {
         GoalVerdict met = GoalVerdict.of(AT_LEAST, table(1150, 1200, 1250, 1180, 1220, 1160, 1240, 1210));
         assertEquals(Goal.Status.MET, met.status());
