@@ -63,7 +63,7 @@ public final class EpollDriver implements LoopDriver<EpollSocket> {
     /** The driver of loop: its epoll set is made now, counted in the loop's counters. */
     public EpollDriver(ServerLoop<EpollSocket> loop) throws ErrnoException {
         this.loop = loop;
-        this.waiter = new Waiter(loop.config().waitMode(), loop.counters(), false);
+        this.waiter = new Waiter(loop.config().waitMode(), loop.counters(), Waiter.Looks.SYSCALL);
         this.channels = loop.channels();
         this.writerScratch = new MessageWriter.Scratch(loop.config().send(), loop.arena());
         this.epoll = new Epoll(256, loop.counters()); // last: nothing after it may throw

@@ -46,7 +46,7 @@ public final class SocketReceiver {
         this.timeoutNanos = timeoutMillis * 1_000_000L;
         this.defaultTimeoNanos = timeoutMillis > 0 ? timeoutNanos : Long.MAX_VALUE;
         this.timeoNanos = defaultTimeoNanos;
-        this.waiter = new Waiter(mode, socket.counters(), false);
+        this.waiter = new Waiter(mode, socket.counters(), Waiter.Looks.SYSCALL);
     }
 
     /**

@@ -15,7 +15,8 @@ import java.util.function.LongSupplier;
  * chooses between them as the mode says:
  * <ul>
  * <li>{@code block}: sleep at once, up to the bound;</li>
- * <li>{@code spin}: look again and again ({@link Thread#onSpinWait()} between looks), never sleep;</li>
+ * <li>{@code spin}: look again and again, never sleep (between two looks at memory, {@link Thread#onSpinWait()};
+ *     none between two syscalls, which space the looks by themselves: {@link Looks});</li>
  * <li>{@code yield}: look, and {@code sched_yield} after each look that found nothing (counted);</li>
  * <li>{@code spin:DURATION}: look as {@code spin} does until the <em>spin budget</em> passed, then
  *     sleep once, up to the bound.</li>
@@ -40,6 +41,29 @@ public final class Waiter {
      */
     public static final long UNSTARTED = Long.MIN_VALUE;
 
+    /**
+     * What a backend's look costs: whether the waiter spaces its looks with a pause, and how often {@code
+     * spin:DURATION} reads the clock for its budget.
+     */
+    public enum Looks {
+        /**
+         * Each look is a syscall ({@code recv(MSG_DONTWAIT)}, {@code epoll_wait(0)}): no pause between them (on this
+         * project's AMD guest a {@link Thread#onSpinWait()} costs 25 ns, which only delays the look that finds the
+         * answer; C's spinning clients make none), and the clock after each.
+         */
+        SYSCALL,
+        /**
+         * Each look reads memory and now and then makes a syscall (io_uring's completion queue and task-work flag,
+         * submitting what waits): a pause between them, the clock after each.
+         */
+        MOSTLY_MEMORY,
+        /**
+         * Each look reads memory only (a shared-memory channel's rings): a pause between them, the clock once per
+         * {@value #LOOKS_PER_CLOCK} (a reading costs more than such a look).
+         */
+        MEMORY
+    }
+
     /** A backend's two ways of finding work. */
     public interface Steps {
         /** Looks once without sleeping: more than 0 when it found something (events, data, completions), else 0. */
@@ -56,25 +80,25 @@ public final class Waiter {
     private final long budget;
     private final SyscallCounters counters;
     private final LongSupplier clock;
-    private final boolean cheapLooks;
+    private final Runnable pause;
+    private final boolean cheapLooks; // Looks.MEMORY
+    private final boolean pauses;     // not Looks.SYSCALL
     private boolean idle;   // spin:DURATION: a look found nothing since something was found or the waiter slept
     private long idleSince; // ... and when that look was
 
-    /**
-     * A waiter for mode; its sched_yields are counted in counters. cheapLooks: a look costs no syscall (the rings
-     * of a shared-memory channel), so that {@code spin:DURATION} reads the clock for its budget once per
-     * {@value #LOOKS_PER_CLOCK} looks, not after each (a reading costs more than such a look).
-     */
-    public Waiter(WaitMode mode, SyscallCounters counters, boolean cheapLooks) {
-        this(mode, counters, cheapLooks, System::nanoTime);
+    /** A waiter for mode, for looks that cost what looks says; its sched_yields are counted in counters. */
+    public Waiter(WaitMode mode, SyscallCounters counters, Looks looks) {
+        this(mode, counters, looks, System::nanoTime, Thread::onSpinWait);
     }
 
-    /** As above, with a clock of System.nanoTime()'s kind (tests give a fake one). */
-    Waiter(WaitMode mode, SyscallCounters counters, boolean cheapLooks, LongSupplier clock) {
+    /** As above, with a clock of System.nanoTime()'s kind and a pause between looks (tests give fakes). */
+    Waiter(WaitMode mode, SyscallCounters counters, Looks looks, LongSupplier clock, Runnable pause) {
         this.kind = mode.kind();
         this.budget = mode.spinNanos();
         this.counters = counters;
-        this.cheapLooks = cheapLooks;
+        this.pause = pause;
+        this.cheapLooks = looks == Looks.MEMORY;
+        this.pauses = looks != Looks.SYSCALL;
         this.clock = clock;
     }
 
@@ -98,11 +122,11 @@ public final class Waiter {
 
     /**
      * As {@link #once(Steps, long)}, for a loop whose looks cost no syscall (a loop serving shared-memory
-     * channels): {@code spin} and {@code spin:DURATION} look up to looks times ({@link Thread#onSpinWait()}
-     * between) before the step {@link #once(Steps, long)} takes, so that the loop's turn (its clock read, its
-     * timer and task checks) and the spin budget's clock reading come once per something found or per looks
-     * empty looks, not after every look (a budget then ends within looks looks of its time). Every other mode,
-     * and a bound of 0, is {@link #once(Steps, long)}.
+     * channels): {@code spin} and {@code spin:DURATION} look up to looks times (a pause between, unless
+     * {@link Looks#SYSCALL}) before the step {@link #once(Steps, long)} takes, so that the loop's turn (its
+     * clock read, its timer and task checks) and the spin budget's clock reading come once per something
+     * found or per looks empty looks, not after every look (a budget then ends within looks looks of its
+     * time). Every other mode, and a bound of 0, is {@link #once(Steps, long)}.
      */
     public int once(Steps steps, long bound, int looks) throws ErrnoException {
         boolean spins = kind == WaitMode.Kind.SPIN || kind == WaitMode.Kind.SPIN_THEN_BLOCK;
@@ -113,7 +137,7 @@ public final class Waiter {
                 idle = false; // something found: spin:DURATION's next budget starts at its next empty look
                 return n;
             }
-            Thread.onSpinWait();
+            if (pauses) pause.run();
         }
         return once(steps, bound);
     }
@@ -163,7 +187,7 @@ public final class Waiter {
                 if (start == UNSTARTED) start = now;
                 if (nanos != NO_BOUND && (left = nanos - (now - start)) <= 0) return 0;
             } else if (kind == WaitMode.Kind.SPIN_THEN_BLOCK) {
-                Thread.onSpinWait(); // no reading at this look: the budget is looked at with the next one
+                if (pauses) pause.run(); // no reading at this look: the budget is looked at with the next one
                 continue;
             }
             n = afterEmptyLook(steps, left, now);
@@ -181,13 +205,15 @@ public final class Waiter {
                     idleSince = now;
                 }
                 if (now - idleSince < budget) {
-                    Thread.onSpinWait();
+                    if (pauses) pause.run();
                     return 0;
                 }
                 idle = false;
                 return steps.block(bound);
             }
-            default -> Thread.onSpinWait();
+            default -> {
+                if (pauses) pause.run();
+            }
         }
         return 0;
     }

@@ -64,7 +64,7 @@ public final class LoopChannels {
         }
         WaitMode m = loopMode;
         for (int i = 0; i < list.size(); i++) m = eager(m, list.get(i).waitMode());
-        waiter = new Waiter(m, counters, true); // a look at the rings is no syscall
+        waiter = new Waiter(m, counters, Waiter.Looks.MEMORY); // a look at the rings is no syscall
     }
 
     /** The more eager of two modes: spin, then yield, then the longer spin before a block, then block. */

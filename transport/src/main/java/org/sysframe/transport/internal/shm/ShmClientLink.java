@@ -79,8 +79,8 @@ public final class ShmClientLink implements InPlaceSource, InPlaceSink {
         this.sendTimeoutMillis = sendTimeoutMillis;
         this.futex = new Futex(counters, arena);
         this.peek = arena.allocate(1);
-        this.recvWaiter = new Waiter(mode, counters, true);
-        this.sendWaiter = new Waiter(mode, counters, true);
+        this.recvWaiter = new Waiter(mode, counters, Waiter.Looks.MEMORY);
+        this.sendWaiter = new Waiter(mode, counters, Waiter.Looks.MEMORY);
         in.consumerNeverSleeps(!mode.blocks()); // spin, yield
         out.producerNeverSleeps(!mode.blocks());
     }

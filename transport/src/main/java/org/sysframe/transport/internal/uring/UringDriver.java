@@ -95,7 +95,7 @@ public final class UringDriver implements LoopDriver<UringSocket>, UringSocket.H
     /** The driver of loop; its ring is made on the loop's thread ({@link #open()}). */
     public UringDriver(ServerLoop<UringSocket> loop) {
         this.loop = loop;
-        this.waiter = new Waiter(loop.config().waitMode(), loop.counters(), false);
+        this.waiter = new Waiter(loop.config().waitMode(), loop.counters(), Waiter.Looks.MOSTLY_MEMORY);
         this.spins = waiter.spins();
         this.channels = loop.channels();
     }

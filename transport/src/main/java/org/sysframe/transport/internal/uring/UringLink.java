@@ -89,8 +89,8 @@ public final class UringLink implements ClientLink {
         // the work would wait for the thread that submitted, which may have left the role and parked.
         int flags = sqpoll ? IoUring.SETUP_SQPOLL : 0;
         this.ring = new IoUring(64, 0, flags, socket.counters(), uringCounters);
-        this.waiter = new Waiter(mode, socket.counters(), false);
-        this.blocking = new Waiter(WaitMode.BLOCK, socket.counters(), false);
+        this.waiter = new Waiter(mode, socket.counters(), Waiter.Looks.MOSTLY_MEMORY);
+        this.blocking = new Waiter(WaitMode.BLOCK, socket.counters(), Waiter.Looks.MOSTLY_MEMORY);
         try {
             ring.registerFiles(socket.fd());
         } catch (ErrnoException e) {

@@ -59,17 +59,58 @@ class WaiterTest {
     private final FakeClock clock = new FakeClock();
     private final SyscallCounters counters = new SyscallCounters("waiter test");
 
-    private Waiter waiter(String mode) { return new Waiter(WaitMode.parse(mode), counters, false, () -> clock.now); }
+    private final int[] pauses = new int[1];
+
+    private Waiter waiter(String mode) { return waiter(mode, Waiter.Looks.SYSCALL); }
+
+    /** A waiter for mode on the fake clock, for looks that cost what looks says, that counts its pauses. */
+    private Waiter waiter(String mode, Waiter.Looks looks) {
+        return new Waiter(WaitMode.parse(mode), counters, looks, () -> clock.now, () -> pauses[0]++);
+    }
 
     /** A spin waiter on the fake clock that counts its readings in reads[0]. */
     private Waiter spinCountingClockReads(int[] reads) { return countingClockReads("spin", false, reads); }
 
-    /** A waiter for mode on the fake clock, its looks cheap or not, that counts its readings in reads[0]. */
-    private Waiter countingClockReads(String mode, boolean cheapLooks, int[] reads) {
-        return new Waiter(WaitMode.parse(mode), counters, cheapLooks, () -> {
-            reads[0]++;
-            return clock.now;
-        });
+    /** A waiter for mode on the fake clock, its looks at memory or syscalls, that counts its readings in reads[0]. */
+    private Waiter countingClockReads(String mode, boolean memoryLooks, int[] reads) {
+        return new Waiter(WaitMode.parse(mode), counters, memoryLooks ? Waiter.Looks.MEMORY : Waiter.Looks.SYSCALL,
+                () -> {
+                    reads[0]++;
+                    return clock.now;
+                }, () -> pauses[0]++);
+    }
+
+    @Test
+    void looksThatAreSyscallsAreNotSpacedByAPauseLooksAtMemoryAre() throws Exception {
+        for (Waiter.Looks looks : Waiter.Looks.values()) {
+            int perLook = looks == Waiter.Looks.SYSCALL ? 0 : 1;
+            pauses[0] = 0;
+            // a client's whole wait: the answer at the 100th look, 99 empty ones before it
+            int[] script = new int[100];
+            script[99] = 1;
+            assertEquals(1, waiter("spin", looks).await(new FakeSteps(clock, script), 0, Waiter.NO_BOUND));
+            assertEquals(99 * perLook, pauses[0], looks + ": spin's await");
+            pauses[0] = 0;
+            FakeSteps budget = new FakeSteps(clock, script);
+            budget.lookNanos = 1; // within spin:10us's budget all along
+            assertEquals(1, waiter("spin:10us", looks).await(budget, 0, Waiter.NO_BOUND));
+            assertEquals(99 * perLook, pauses[0], looks + ": spin:10us's await");
+            // a loop's turns: one look each, a pause after each empty one
+            pauses[0] = 0;
+            Waiter loop = waiter("spin", looks);
+            FakeSteps turns = new FakeSteps(clock, 0, 0, 0, 2);
+            for (int i = 0; i < 4; i++) loop.once(turns, Waiter.NO_BOUND);
+            assertEquals(3 * perLook, pauses[0], looks + ": a loop's turns");
+            // a loop serving channels: up to 64 looks per turn
+            pauses[0] = 0;
+            assertEquals(0, waiter("spin", looks).once(new FakeSteps(clock), Waiter.NO_BOUND, 64));
+            assertEquals(64 * perLook, pauses[0], looks + ": a channel loop's turn of 64 empty looks");
+        }
+        // block and yield never pause
+        pauses[0] = 0;
+        waiter("yield", Waiter.Looks.MEMORY).await(new FakeSteps(clock, 0, 0, 1), 0, Waiter.NO_BOUND);
+        waiter("block", Waiter.Looks.MEMORY).await(new FakeSteps(clock, 0, 1), 0, Waiter.NO_BOUND);
+        assertEquals(0, pauses[0]);
     }
 
     @Test
