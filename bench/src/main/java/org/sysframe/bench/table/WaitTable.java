@@ -178,7 +178,7 @@ public final class WaitTable implements Table {
             List<Cell> cells = new ArrayList<>();
             for (int payload : payloads) {
                 for (Setting s : settings) {
-                    long calls = quick ? 1_500 : 6_000;
+                    long calls = socketCalls(s, quick);
                     String where = "client wait " + s.client + " on CPU " + clientCpu(s) + ", server loop wait "
                             + s.server + " on CPU 0";
                     ServerOptions so = p.server("").waitMode(WaitMode.parse(s.server)).cpus(0);
@@ -333,12 +333,33 @@ public final class WaitTable implements Table {
     }
 
     /**
+     * The calls of a run of a socket cell: 6,000 (1,500 with --quick), and ten times as many when both sides
+     * spin across cores, whose calls last some 5 us against a blocking cell's 50: so that its run lasts about as
+     * long as the others' (at the default round length, 6,000 calls in some 35 ms, not 600 in 3.5 ms). In runs of
+     * 600, sysframe's client read 0.82x-0.87x of the Java lean loop and 0.72x-0.87x of C lean (three runs of the
+     * table); in runs of 6,000, 0.96x-0.99x and 0.92x-0.97x (three runs; 2026-12-05, AMD EPYC guest, 2 vCPU).
+     * By hand, alone in a JVM with its server and the Java loop, runs of 600 read it at 0.93x-0.97x of the loop:
+     * what the short runs of the table add is the other cells run between two of its own.
+     */
+    static long socketCalls(Setting s, boolean quick) {
+        long calls = quick ? 1_500 : 6_000;
+        return spinsAcross(s) ? 10 * calls : calls;
+    }
+
+    /** Whether both sides of the setting spin (spin or spin:N on the client, spin on the server) on two cores. */
+    static boolean spinsAcross(Setting s) {
+        WaitMode.Kind client = WaitMode.parse(s.client).kind();
+        return !s.sameCore && s.server.equals("spin")
+                && (client == WaitMode.Kind.SPIN || client == WaitMode.Kind.SPIN_THEN_BLOCK);
+    }
+
+    /**
      * The calls of a run of a shared-memory cell (the channel's, the C and the Java ping-pong's): a
-     * spinning one's as many as make its run about as long as a spinning socket cell's,
-     * {@value #SHM_SPIN_CALLS} (a quarter with --quick). With the socket cells' count, its run lasts a
-     * few milliseconds: one stall of the machine (a tick, a preempted vCPU) takes a large part of it, and
-     * the paired ratio of two such runs says more about the stall than about the rows. A sleeping one
-     * runs the socket cells' calls.
+     * spinning one's {@value #SHM_SPIN_CALLS} (a quarter with --quick; some 5 ms at the default round
+     * length). With the socket cells' count, its run would last a few milliseconds at most: one stall of
+     * the machine (a tick, a preempted vCPU) would take a large part of it, and the paired ratio of two
+     * such runs would say more about the stall than about the rows. A sleeping one runs the socket cells'
+     * calls.
      */
     static long shmCalls(Setting s, long calls, boolean quick) {
         return bothSleep(s) ? calls : Math.max(calls, quick ? SHM_SPIN_CALLS / 4 : SHM_SPIN_CALLS);

@@ -142,6 +142,19 @@ class GoalsTest {
     }
 
     @Test
+    void theWaitTablesCellsWhereBothSidesSpinAcrossCoresRunTenTimesTheCallsOfTheOthers() {
+        assertEquals(60_000, WaitTable.socketCalls(new WaitTable.Setting("spin", "spin", false), false));
+        assertEquals(60_000, WaitTable.socketCalls(new WaitTable.Setting("spin:50us", "spin", false), false));
+        assertEquals(15_000, WaitTable.socketCalls(new WaitTable.Setting("spin", "spin", false), true));
+        // a sleeping side, or both on one core: a call lasts a wake-up or a context switch
+        assertEquals(6_000, WaitTable.socketCalls(new WaitTable.Setting("spin", "block", false), false));
+        assertEquals(6_000, WaitTable.socketCalls(new WaitTable.Setting("block", "spin", false), false));
+        assertEquals(6_000, WaitTable.socketCalls(new WaitTable.Setting("yield", "spin", false), false));
+        assertEquals(6_000, WaitTable.socketCalls(new WaitTable.Setting("spin", "spin", true), false));
+        assertEquals(1_500, WaitTable.socketCalls(new WaitTable.Setting("block", "block", false), true));
+    }
+
+    @Test
     void aGoalIsEvaluatedRoundByRoundOnTheTable() {
         GoalVerdict met = GoalVerdict.of(AT_LEAST, table(1150, 1200, 1250, 1180, 1220, 1160, 1240, 1210));
         assertEquals(Goal.Status.MET, met.status());
