@@ -22,13 +22,14 @@ import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -88,18 +89,32 @@ class JavaLeanPeerTest {
                     // the client closed, as the test ends
                 }
             });
-            JavaLeanPeer peer = new JavaLeanPeer("lean", anyCpu());
-            try {
-                peer.open(path);
-                peer.prepare(32);
-                ErrnoException e = assertThrows(ErrnoException.class, () -> peer.pingMany(1, new Histogram(3)));
-                assertEquals(Errno.EBADMSG, e.errno());
-                assertTrue(e.getMessage().contains("32 bytes of 32 (44 read), or its last byte differs"),
-                        e.getMessage());
-            } finally {
-                peer.close();
-            }
+            // On a thread of its own: the peer pins the thread it connects on (this one runs the next tests).
+            BitSet allowed = CpuPlacement.allowedCpus();
+            int cpu = anyCpu();
+            CompletableFuture<Throwable> failed = new CompletableFuture<>();
+            Thread client = new Thread(() -> {
+                JavaLeanPeer peer = new JavaLeanPeer("lean", cpu);
+                try {
+                    peer.open(path);
+                    peer.prepare(32);
+                    peer.pingMany(1, new Histogram(3));
+                    failed.complete(null);
+                } catch (Throwable e) {
+                    failed.complete(e);
+                } finally {
+                    peer.close();
+                }
+            }, "java-lean-bad-echo");
+            client.start();
+            Throwable e = failed.get(30, TimeUnit.SECONDS);
+            ErrnoException bad = assertInstanceOf(ErrnoException.class, e, "the call did not fail as it should");
+            assertEquals(Errno.EBADMSG, bad.errno());
+            assertTrue(bad.getMessage().contains("32 bytes of 32 (44 read), or its last byte differs"),
+                    bad.getMessage());
+            client.join(10_000);
             server.get(10, TimeUnit.SECONDS);
+            assertEquals(allowed, CpuPlacement.allowedCpus(), "the test's own thread is left where it may run");
         }
     }
 }
