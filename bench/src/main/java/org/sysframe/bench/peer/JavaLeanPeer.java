@@ -31,12 +31,13 @@ public final class JavaLeanPeer implements PingPeer {
     public static final String FRAMING = "FFM send of a frame built once, recv(MSG_DONTWAIT) until the answer,"
             + " read-ahead 1 MiB, no clock per call (the C lean client's loop in Java)";
     private static final int READ_AHEAD = 1 << 20;
-    /** How long a call waits for its answer, as the bench's C peer: ETIMEDOUT after. */
+    /** How long the hello and a call wait for their answer by default: EAGAIN (hello) or ETIMEDOUT (call) after. */
     static final long TIMEOUT_MILLIS = 10_000;
     /** Empty looks between two clock readings of a call's wait (a call answered sooner reads none). */
     private static final int LOOKS_PER_CLOCK = 4096;
     private final String name;
     private final int cpu;
+    private final long timeoutMillis;
     private Arena arena;
     private UnixSocket socket;
     private SyscallCounters counters;
@@ -48,8 +49,14 @@ public final class JavaLeanPeer implements PingPeer {
 
     /** A peer whose thread runs on cpu (pinned as it connects). */
     public JavaLeanPeer(String name, int cpu) {
+        this(name, cpu, TIMEOUT_MILLIS);
+    }
+
+    /** As above, its hello and calls waiting at most timeoutMillis for their answer. */
+    JavaLeanPeer(String name, int cpu, long timeoutMillis) {
         this.name = name;
         this.cpu = cpu;
+        this.timeoutMillis = timeoutMillis;
     }
 
     @Override public String name() { return name; }
@@ -66,7 +73,7 @@ public final class JavaLeanPeer implements PingPeer {
         in = arena.allocate(READ_AHEAD, 8);
         counters = SyscallCounters.summing(name);
         socket = UnixSocket.connect(path, counters);
-        socket.setReceiveTimeout(TIMEOUT_MILLIS); // the hello's blocking receive
+        socket.setReceiveTimeout(timeoutMillis); // the hello's blocking receive
         RequestHeader.write(frame, 0, ++id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
         frame.asSlice(RequestHeader.SIZE, GroutApi.HELLO_REQUEST_SIZE).fill((byte) 0);
         frame.set(JAVA_INT_UNALIGNED, RequestHeader.SIZE, GroutApi.DEFAULT_API_VERSION);
@@ -102,7 +109,7 @@ public final class JavaLeanPeer implements PingPeer {
             long n = socket.recv(in, have, READ_AHEAD - have, UnixSocket.MSG_DONTWAIT);
             if (n == 0) throw new ErrnoException("recv(" + socket.name() + ")", Errno.ECONNRESET, "server closed");
             if (n > 0) have += n;
-            else if (++empty % LOOKS_PER_CLOCK == 0) since = timeLeft(since, mine);
+            else if (++empty % LOOKS_PER_CLOCK == 0) since = waitedSince(since, mine);
             if (have >= ResponseHeader.SIZE && ResponseHeader.payloadLen(in, 0) > GroutApi.MAX_MSG_LEN) {
                 throw new ErrnoException("ping", Errno.EMSGSIZE, "answer over GR_API_MAX_MSG_LEN");
             }
@@ -116,12 +123,15 @@ public final class JavaLeanPeer implements PingPeer {
         }
     }
 
-    /** The wait's first clock reading (since 0: this is it); ETIMEDOUT once TIMEOUT_MILLIS passed since it. */
-    private static long timeLeft(long since, int id) throws ErrnoException {
+    /**
+     * The start of a call's wait: its first clock reading (since 0: this one is); ETIMEDOUT once the timeout passed
+     * since it.
+     */
+    private long waitedSince(long since, int id) throws ErrnoException {
         long now = System.nanoTime();
         if (since == 0) return now;
-        if (now - since > TIMEOUT_MILLIS * 1_000_000L) {
-            throw new ErrnoException("ping", Errno.ETIMEDOUT, "no answer to " + id + " within " + TIMEOUT_MILLIS
+        if (now - since > timeoutMillis * 1_000_000L) {
+            throw new ErrnoException("ping", Errno.ETIMEDOUT, "no answer to " + id + " within " + timeoutMillis
                     + " ms");
         }
         return since;

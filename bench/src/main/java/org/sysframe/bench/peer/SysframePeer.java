@@ -72,7 +72,6 @@ public final class SysframePeer implements PingPeer {
         client = GroutClient.connect(options.socketPath(path));
     }
 
-
     @Override
     public void prepare(int len) {
         this.len = type == GroutApi.PING2 ? GroutApi.PING2_SIZE : len;

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The wait table's Java lean loop on real sockets: against the embedded server, exactly one send per call and one
  * receive that brings its answer (the others found nothing), the kernel's count alike, no latency recorded; an answer
- * that does not echo fails its call.
+ * that does not echo fails its call, and so does none within the timeout.
  */
 @NeedsKernelCounter
 class JavaLeanPeerTest {
@@ -69,10 +69,28 @@ class JavaLeanPeerTest {
 
     @Test
     void anAnswerThatDoesNotEchoFailsItsCallNamingWhatCame() throws Exception {
-        try (BenchFixture f = new BenchFixture("java-lean-bad")) {
-            String path = f.socket("bad");
+        Throwable e = callAFakeServer(true, JavaLeanPeer.TIMEOUT_MILLIS);
+        ErrnoException bad = assertInstanceOf(ErrnoException.class, e, "the call did not fail as it should");
+        assertEquals(Errno.EBADMSG, bad.errno());
+        assertTrue(bad.getMessage().contains("32 bytes of 32 (44 read), or its last byte differs"), bad.getMessage());
+    }
+
+    @Test
+    void aCallNotAnsweredEndsWithEtimedoutAtItsTimeout() throws Exception {
+        Throwable e = callAFakeServer(false, 200);
+        ErrnoException late = assertInstanceOf(ErrnoException.class, e, "the call did not fail as it should");
+        assertEquals(Errno.ETIMEDOUT, late.errno());
+        assertTrue(late.getMessage().contains("within 200 ms"), late.getMessage());
+    }
+
+    /**
+     * One ping of 32 bytes from a Java lean peer (timeout in ms) to a server that says hello, then answers it with its
+     * last byte changed (answers true) or not at all: what the call threw (null: nothing).
+     */
+    static Throwable callAFakeServer(boolean answers, long timeoutMillis) throws Exception {
+        try (BenchFixture f = new BenchFixture("java-lean-fake")) {
+            String path = f.socket("fake");
             UnixSocket listener = f.closing(UnixSocket.listen(path, 0600, 1, false));
-            // A server that says hello, then answers a ping with its last byte changed.
             CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
                 try (Arena a = Arena.ofConfined(); UnixSocket s = listener.accept(SyscallCounters.summing("fake"))) {
                     s.setNonBlocking(false);
@@ -81,9 +99,11 @@ class JavaLeanPeerTest {
                     ResponseHeader.write(b, 0, RequestHeader.id(b, 0), 0, GroutApi.HELLO_RESPONSE_SIZE);
                     s.sendFully(b, 0, ResponseHeader.SIZE + GroutApi.HELLO_RESPONSE_SIZE);
                     s.recvFully(b, 0, RequestHeader.SIZE + 32);
-                    ResponseHeader.write(b, 0, RequestHeader.id(b, 0), 0, 32);
-                    b.set(JAVA_BYTE, ResponseHeader.SIZE + 31, (byte) ~b.get(JAVA_BYTE, ResponseHeader.SIZE + 31));
-                    s.sendFully(b, 0, ResponseHeader.SIZE + 32);
+                    if (answers) {
+                        ResponseHeader.write(b, 0, RequestHeader.id(b, 0), 0, 32);
+                        b.set(JAVA_BYTE, ResponseHeader.SIZE + 31, (byte) ~b.get(JAVA_BYTE, ResponseHeader.SIZE + 31));
+                        s.sendFully(b, 0, ResponseHeader.SIZE + 32);
+                    }
                     s.recvFully(b, 0, 1); // until the client closes: EOF ends the read with an error
                 } catch (ErrnoException e) {
                     // the client closed, as the test ends
@@ -94,7 +114,7 @@ class JavaLeanPeerTest {
             int cpu = anyCpu();
             CompletableFuture<Throwable> failed = new CompletableFuture<>();
             Thread client = new Thread(() -> {
-                JavaLeanPeer peer = new JavaLeanPeer("lean", cpu);
+                JavaLeanPeer peer = new JavaLeanPeer("lean", cpu, timeoutMillis);
                 try {
                     peer.open(path);
                     peer.prepare(32);
@@ -105,16 +125,13 @@ class JavaLeanPeerTest {
                 } finally {
                     peer.close();
                 }
-            }, "java-lean-bad-echo");
+            }, "java-lean-fake-server");
             client.start();
             Throwable e = failed.get(30, TimeUnit.SECONDS);
-            ErrnoException bad = assertInstanceOf(ErrnoException.class, e, "the call did not fail as it should");
-            assertEquals(Errno.EBADMSG, bad.errno());
-            assertTrue(bad.getMessage().contains("32 bytes of 32 (44 read), or its last byte differs"),
-                    bad.getMessage());
             client.join(10_000);
             server.get(10, TimeUnit.SECONDS);
             assertEquals(allowed, CpuPlacement.allowedCpus(), "the test's own thread is left where it may run");
+            return e;
         }
     }
 }
