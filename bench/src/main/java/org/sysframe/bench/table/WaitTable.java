@@ -337,7 +337,7 @@ public final class WaitTable implements Table {
      * spin across cores, whose calls last some 5 us against a blocking cell's 50: so that its run lasts about as
      * long as the others' (at the default round length, 6,000 calls in some 35 ms, not 600 in 3.5 ms). In runs of
      * 600, sysframe's client read 0.82x-0.87x of the Java lean loop and 0.72x-0.87x of C lean (three runs of the
-     * table); in runs of 6,000, 0.92x-1.04x and 0.87x-0.97x (five runs; 2026-12-05, AMD EPYC guest, 2 vCPU).
+     * table); in runs of 6,000, 0.92x-1.04x and 0.86x-0.97x (six runs; 2026-12-05, AMD EPYC guest, 2 vCPU).
      * By hand, alone in a JVM with its server and the Java loop, runs of 600 read it at 0.93x-0.97x of the loop:
      * what the short runs of the table add most likely comes from the cells run between two of its own.
      */
