@@ -80,9 +80,8 @@ public final class Waiter {
     private final long budget;
     private final SyscallCounters counters;
     private final LongSupplier clock;
-    private final Runnable pause;
-    private final boolean cheapLooks; // Looks.MEMORY
-    private final boolean pauses;     // not Looks.SYSCALL
+    private final Looks looks;
+    private final Runnable pause; // between two empty looks: none for Looks.SYSCALL
     private boolean idle;   // spin:DURATION: a look found nothing since something was found or the waiter slept
     private long idleSince; // ... and when that look was
 
@@ -96,9 +95,8 @@ public final class Waiter {
         this.kind = mode.kind();
         this.budget = mode.spinNanos();
         this.counters = counters;
-        this.pause = pause;
-        this.cheapLooks = looks == Looks.MEMORY;
-        this.pauses = looks != Looks.SYSCALL;
+        this.looks = looks;
+        this.pause = looks == Looks.SYSCALL ? Waiter::noPause : pause;
         this.clock = clock;
     }
 
@@ -137,7 +135,7 @@ public final class Waiter {
                 idle = false; // something found: spin:DURATION's next budget starts at its next empty look
                 return n;
             }
-            if (pauses) pause.run();
+            pause.run();
         }
         return once(steps, bound);
     }
@@ -169,7 +167,7 @@ public final class Waiter {
         }
         idle = false;
         boolean clocked = nanos != NO_BOUND || kind == WaitMode.Kind.SPIN_THEN_BLOCK;
-        int every = kind == WaitMode.Kind.SPIN || kind == WaitMode.Kind.SPIN_THEN_BLOCK && cheapLooks
+        int every = kind == WaitMode.Kind.SPIN || kind == WaitMode.Kind.SPIN_THEN_BLOCK && looks == Looks.MEMORY
                 ? LOOKS_PER_CLOCK : 1;
         int sinceClock = 0;
         long now = 0;
@@ -187,7 +185,7 @@ public final class Waiter {
                 if (start == UNSTARTED) start = now;
                 if (nanos != NO_BOUND && (left = nanos - (now - start)) <= 0) return 0;
             } else if (kind == WaitMode.Kind.SPIN_THEN_BLOCK) {
-                if (pauses) pause.run(); // no reading at this look: the budget is looked at with the next one
+                pause.run(); // no reading at this look: the budget is looked at with the next one
                 continue;
             }
             n = afterEmptyLook(steps, left, now);
@@ -205,16 +203,17 @@ public final class Waiter {
                     idleSince = now;
                 }
                 if (now - idleSince < budget) {
-                    if (pauses) pause.run();
+                    pause.run();
                     return 0;
                 }
                 idle = false;
                 return steps.block(bound);
             }
-            default -> {
-                if (pauses) pause.run();
-            }
+            default -> pause.run();
         }
         return 0;
     }
+
+    /** Syscall looks' pause: none (the syscall spaces them). */
+    private static void noPause() {}
 }
