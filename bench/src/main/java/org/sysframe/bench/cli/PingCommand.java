@@ -142,6 +142,14 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print every figure as one JSON object instead of the table")
     boolean json;
 
+    @Option(names = "--no-kernel-counts", description = "time the run without the kernel's syscall counters (the"
+            + " kernel column): each counted syscall fires a tracepoint handler, 2-5 % of the calls/s of a client"
+            + " spinning on a socket; the library's counts stay (default: counted where tracefs and privilege allow)")
+    boolean noKernelCounts;
+
+    /** What the kernel column says instead of counts with --no-kernel-counts. */
+    static final String KERNEL_COUNTS_OFF = "left off (--no-kernel-counts)";
+
     @Option(names = "--jfr", paramLabel = "FILE", description =
             "record the run with the flight recorder (every org.sysframe.* event at"
             + " threshold 0, the periodic ones every second) and write it to FILE at the end, also when the run fails")
@@ -189,6 +197,13 @@ final class PingCommand implements Callable<Integer> {
                 && threads
                         == null) throw new IllegalArgumentException("--virtual needs --threads N (the callers it makes "
                                 + "virtual)");
+        try (KernelCounters.Off off = noKernelCounts ? KernelCounters.off(KERNEL_COUNTS_OFF) : null) {
+            return measure(o);
+        }
+    }
+
+    /** The run, its options checked. */
+    private Integer measure(ClientOptions o) throws Exception {
         if (threads != null) {
             if (threads < 1 || threads > MAX_THREADS) throw new IllegalArgumentException("--threads " + threads
                     + ": expected 1.." + MAX_THREADS);
@@ -278,6 +293,7 @@ final class PingCommand implements Callable<Integer> {
                 m.put("max_in_flight", maxInFlight);
                 m.put("connections", connections);
                 m.putAll(r.toMap());
+                if (r.clientKernel() == null) m.put("kernel_counts_unavailable", KernelCounters.unavailable());
                 System.out.println(Json.write(m));
             } else {
                 print(r);
@@ -365,6 +381,7 @@ final class PingCommand implements Callable<Integer> {
                 if (sends > 0) m.put("calls_per_send", (double) calls / sends);
                 m.put("queued_batches", batches);
                 m.put("largest_batch", s1.largestBatch());
+                if (r.clientKernel() == null) m.put("kernel_counts_unavailable", KernelCounters.unavailable());
                 System.out.println(Json.write(m));
             } else {
                 print(r);

@@ -20,12 +20,14 @@ public final class KernelCounters {
 
     private static final Map<Key, KernelSyscallCounter> OPEN = new HashMap<>();
     private static String unavailable;
+    private static String off; // why counters are left off for now (a command's choice), or null
 
     /**
      * The counter of tid for kinds, futex calls among them as futex says (a library's are the shared ones,
      * {@link FutexCalls#SHARED}), opened on first use; null when counters cannot be opened here.
      */
     public static synchronized KernelSyscallCounter of(int tid, Set<SyscallKind> kinds, FutexCalls futex) {
+        if (off != null) return null;
         Key key = new Key(tid, Set.copyOf(kinds), futex);
         KernelSyscallCounter c = OPEN.get(key);
         if (c == null && unavailable == null) {
@@ -41,6 +43,9 @@ public final class KernelCounters {
 
     /** A counter owned by the caller (a process measured once): close it after use. */
     public static KernelSyscallCounter openOnce(int tid, Set<SyscallKind> kinds) {
+        synchronized (KernelCounters.class) {
+            if (off != null) return null;
+        }
         try {
             return KernelSyscallCounter.forThread(tid, kinds);
         } catch (KernelSyscallCounter.Unavailable e) {
@@ -52,7 +57,31 @@ public final class KernelCounters {
     }
 
     /** Why kernel counts are missing, or null. */
-    public static synchronized String unavailable() { return unavailable; }
+    public static synchronized String unavailable() { return off != null ? off : unavailable; }
+
+    /**
+     * No counter is opened until the returned scope closes, and {@link #unavailable()} says why: a run timed without
+     * their cost, a tracepoint handler on every syscall a counted thread makes (2-5 % of the calls a second of a client
+     * spinning on a socket, some five syscalls a call, on this project's AMD guest). Counters already open are
+     * closed.
+     */
+    public static synchronized Off off(String why) {
+        closeAll();
+        off = why;
+        return new Off();
+    }
+
+    /** The scope of {@link #off}: counters open again once it closes. */
+    public static final class Off implements AutoCloseable {
+        private Off() {}
+
+        @Override
+        public void close() {
+            synchronized (KernelCounters.class) {
+                off = null;
+            }
+        }
+    }
 
     /** Closes the kept counters of a thread that is gone (a server or client made for one run). */
     static synchronized void forget(int tid) {
