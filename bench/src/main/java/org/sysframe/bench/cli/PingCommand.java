@@ -293,8 +293,7 @@ final class PingCommand implements Callable<Integer> {
                 m.put("max_in_flight", maxInFlight);
                 m.put("connections", connections);
                 m.putAll(r.toMap());
-                if (r.clientKernel() == null) m.put("kernel_counts_unavailable", KernelCounters.unavailable());
-                System.out.println(Json.write(m));
+                printJson(m, r);
             } else {
                 print(r);
                 System.out.println(coldStart(connectNanos[0], client.firstCallNanos(), firstInJvm));
@@ -381,8 +380,7 @@ final class PingCommand implements Callable<Integer> {
                 if (sends > 0) m.put("calls_per_send", (double) calls / sends);
                 m.put("queued_batches", batches);
                 m.put("largest_batch", s1.largestBatch());
-                if (r.clientKernel() == null) m.put("kernel_counts_unavailable", KernelCounters.unavailable());
-                System.out.println(Json.write(m));
+                printJson(m, r);
             } else {
                 print(r);
                 String perSend = sends > 0 ? String.format(Locale.ROOT, "%.2f calls per send, ", (double) calls / sends)
@@ -513,6 +511,12 @@ final class PingCommand implements Callable<Integer> {
                     + " cannot read");
         }
         return new ServerProcess(pid, null);
+    }
+
+    /** The --json line: m, and why the kernel's counts are missing when they are. */
+    private static void printJson(Map<String, Object> m, Measurement r) {
+        if (r.clientKernel() == null) m.put("kernel_counts_unavailable", KernelCounters.unavailable());
+        System.out.println(Json.write(m));
     }
 
     static void print(Measurement r) {
