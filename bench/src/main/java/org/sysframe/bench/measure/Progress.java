@@ -28,8 +28,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * terminal and {@code matrix 2> log} as one.
  *
  * <p>The estimate: the time the current set of rounds still needs at the pace of its runs so far (once in
- * added rounds, what is left of the table's budget), plus the tables still to come, each as long as the
- * finished ones were on average (with none finished, as the current one is projected to be).
+ * added rounds, what is left of the table's share of the added rounds' time), plus the tables still to
+ * come, each as long as the finished ones were on average (with none finished, as the current one is
+ * projected to be).
  */
 public final class Progress {
     /** The widest redrawn line: a line longer than the terminal would wrap, and a carriage return not undo it. */
@@ -132,7 +133,7 @@ public final class Progress {
     }
 
     /**
-     * A cell's run in added round r begins, for cells cells of unsettled goals, secondsLeft of the table's budget left.
+     * A cell's run in added round r begins, for cells cells of unsettled goals, secondsLeft of the table's share left.
      */
     void added(Cell c, int r, int cells, double secondsLeft) {
         budgetLeft = Math.max(0, secondsLeft);

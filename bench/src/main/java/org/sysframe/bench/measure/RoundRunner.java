@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -19,9 +20,9 @@ import java.util.function.Predicate;
  * <p>Under a {@link Plan} (what {@code matrix} gives its tables), the runner then adds rounds
  * while a goal of the table is NOT SETTLED: each added round measures, still interleaved and in the
  * same alternating order, only the cells such goals name, until every goal of the table is settled, the
- * table's time budget is spent or the round cap is reached. Goals are looked at after each batch of
- * added rounds, a batch being half the rounds so far (8, 12, 18, 27, ... rounds: 13 looks up to
- * 1,024), so that the number of looks grows with the logarithm of the rounds: every look is a chance
+ * table's share of the run's {@link AddedTime} is spent or the round cap is reached. Goals are looked
+ * at after each batch of added rounds, a batch being half the rounds so far (8, 12, 18, 27, ... rounds:
+ * 13 looks up to 1,024), so that the number of looks grows with the logarithm of the rounds: every look is a chance
  * for a 95 % interval to exclude the truth, and batches of half the rounds give a goal fewer false
  * verdicts than smaller ones (VerdictSimulationTest; docs/results.md). A table's code does nothing for
  * this: it measures through its {@code TableRun}, which passes its name (the one its goals give) and
@@ -36,16 +37,15 @@ public final class RoundRunner {
     /**
      * How rounds are added and how long a run of a cell is.
      *
-     * @param goals           the goals whose tables get added rounds (those of the table being run)
-     * @param secondsPerTable the time budget of one table's added rounds (0: none are added)
-     * @param maxRounds       the round cap of a table, initial rounds included
-     * @param lengthScale     every cell's calls per run (and warm-up) times this (1: the tables' own)
+     * @param goals       the goals whose tables get added rounds (those of the table being run)
+     * @param added       the run's time for added rounds, shared by its tables (of 0 s: none are added)
+     * @param maxRounds   the round cap of a table, initial rounds included
+     * @param lengthScale every cell's calls per run (and warm-up) times this (1: the tables' own)
      */
-    public record Plan(List<Goal> goals, double secondsPerTable, int maxRounds, double lengthScale) {
+    public record Plan(List<Goal> goals, AddedTime added, int maxRounds, double lengthScale) {
         public Plan {
             goals = List.copyOf(goals);
-            if (!(secondsPerTable >= 0)) throw new IllegalArgumentException("budget " + secondsPerTable
-                    + " s: expected >= 0");
+            Objects.requireNonNull(added, "added");
             if (maxRounds < 1) throw new IllegalArgumentException("round cap " + maxRounds + ": expected >= 1");
             if (!(lengthScale > 0) || lengthScale > 10) {
                 throw new IllegalArgumentException("round length " + lengthScale + ": expected a factor in (0, 10]");
@@ -54,7 +54,7 @@ public final class RoundRunner {
 
         /** This plan with its round length raised to at least length. */
         public Plan atLeast(double length) {
-            return lengthScale >= length ? this : new Plan(goals, secondsPerTable, maxRounds, length);
+            return lengthScale >= length ? this : new Plan(goals, added, maxRounds, length); // the same time shared
         }
 
         /** Calls of a run scaled by the round length: at least 64 (or the unscaled count when smaller). */
@@ -78,7 +78,7 @@ public final class RoundRunner {
      * Every measured run (warm-ups left out) in the order it ran, no rounds added: round 1's cells, then round 2's...
      */
     public static List<Measurement> run(String table, List<Cell> cells, int rounds) throws IOException {
-        return run(table, cells, rounds, null, System::nanoTime);
+        return run(table, cells, rounds, null, 1, System::nanoTime);
     }
 
     /**
@@ -86,23 +86,24 @@ public final class RoundRunner {
      * length).
      */
     public static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan) throws IOException {
-        return run(table, cells, rounds, plan, System::nanoTime);
+        return run(table, cells, rounds, plan, 1, System::nanoTime);
     }
 
     /**
      * As {@link #run(String, List, int)}, in two sets of rounds one after the other: the cells that
-     * are not apart, then those that are, each set with its own added rounds, so that a cell has the
-     * same neighbours in every round of its set. For a table where no goal pairs a cell of one set
-     * with one of the other: in one set, the connections and backends tables' rounds with their C
+     * are not apart, then those that are, each set with its own added rounds (the first within half the
+     * table's share of the run's {@link AddedTime}, the second within what is left of it), so that a cell
+     * has the same neighbours in every round of its set. For a table where no goal pairs a cell of one
+     * set with one of the other: in one set, the connections and backends tables' rounds with their C
      * processes in them read the io_uring goals 10-20 % apart from the rounds added without them.
      */
     public static List<Measurement> runApart(String table, List<Cell> cells, Predicate<Cell> apart, int rounds,
             Plan plan)
             throws IOException {
-        List<Measurement> runs = new ArrayList<>(run(table, cells.stream().filter(apart.negate()).toList(), rounds,
-                plan));
         List<Cell> second = cells.stream().filter(apart).toList();
-        if (!second.isEmpty()) runs.addAll(run(table, second, rounds, plan));
+        List<Measurement> runs = new ArrayList<>(run(table, cells.stream().filter(apart.negate()).toList(), rounds,
+                plan, second.isEmpty() ? 1 : 2, System::nanoTime));
+        if (!second.isEmpty()) runs.addAll(run(table, second, rounds, plan, 1, System::nanoTime));
         return runs;
     }
 
@@ -124,22 +125,23 @@ public final class RoundRunner {
     }
 
     /**
-     * As {@link #run(String, List, int)}, with rounds added under plan (null: none added), reported to
-     * the installed {@link Progress} (or, with none, to one of its own that shows on a terminal only).
+     * As {@link #run(String, List, int)}, with rounds added under plan (null: none added) for at most the table's
+     * share of its time over setsToCome (this set and the table's sets after it), reported to the installed
+     * {@link Progress} (or, with none, to one of its own that shows on a terminal only).
      */
-    static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan,
+    static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, int setsToCome,
             Clock clock) throws IOException {
         Progress installed = Progress.current();
         Progress progress = installed != null ? installed : Progress.unplanned(table);
         try {
-            return run(table, cells, rounds, plan, clock, progress);
+            return run(table, cells, rounds, plan, setsToCome, clock, progress);
         } finally {
             if (installed == null) progress.finish();
         }
     }
 
-    private static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, Clock clock,
-            Progress progress)
+    private static List<Measurement> run(String table, List<Cell> cells, int rounds, Plan plan, int setsToCome,
+            Clock clock, Progress progress)
             throws IOException {
         List<Cell> warmed = cells.stream().filter(c ->
                 (plan == null ? c.warmUpCalls() : plan.scaled(c.warmUpCalls())) > 0).toList();
@@ -168,13 +170,24 @@ public final class RoundRunner {
         List<Goal> goals = (plan != null ? plan.goals() : progress.goals(table)).stream().filter(g ->
                 g.table().equals(table)).toList();
         Set<String> need = look(goals, out, progress);
-        if (plan != null) addRounds(table, cells, rounds, plan, clock, out, goals, need, progress);
+        if (plan != null) addRounds(cells, rounds, plan, setsToCome, clock, out, goals, need, progress);
         return out;
     }
 
-    private static void addRounds(String table, List<Cell> cells, int rounds, Plan plan, Clock clock,
+    private static void addRounds(List<Cell> cells, int rounds, Plan plan, int setsToCome, Clock clock,
             List<Measurement> out, List<Goal> goals, Set<String> need, Progress progress) throws IOException {
-        long end = clock.nanos() + (long) (plan.secondsPerTable() * 1e9);
+        if (need.isEmpty()) return; // nothing to add: the share stays with the table's other set and the tables after
+        long begin = clock.nanos();
+        long end = begin + plan.added().share(setsToCome);
+        try {
+            addRounds(cells, rounds, plan, end, clock, out, goals, need, progress);
+        } finally {
+            plan.added().spent(clock.nanos() - begin);
+        }
+    }
+
+    private static void addRounds(List<Cell> cells, int rounds, Plan plan, long end, Clock clock,
+            List<Measurement> out, List<Goal> goals, Set<String> need, Progress progress) throws IOException {
         int round = rounds;
         long longest = 0;
         boolean spent = false;

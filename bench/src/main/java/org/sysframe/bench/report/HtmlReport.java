@@ -63,7 +63,8 @@ final class HtmlReport {
                           + "when a"
                   + " \"level with\" goal's interval lies inside 1 ± its margin; rounds are added to the cells of a "
                           + "goal"
-                  + " not settled until it settles or its table's time budget is spent.</p>%n", r.seconds()));
+                  + " not settled until it settles or its table's share of the run's time for them is spent.</p>%n",
+                  r.seconds()));
         if (r.reproduce() != null) sb.append("<p class=reproduce>To reproduce: ").append(esc(r.reproduce()))
                 .append("</p>\n");
         if (!r.goals().isEmpty()) {
@@ -87,7 +88,8 @@ final class HtmlReport {
      */
     static final String ON_A_VM = "<div class=vm><h3>How to read this on a VM</h3>\n"
             + "<p><b>NOT SETTLED</b> is not a failure: the goal's 95 % interval still straddles its threshold when"
-            + " the table's time budget ran out, so this run cannot tell which side it is on (the line says about how"
+            + " the table's share of the added rounds' time ran out, so this run cannot tell which side it is on (the"
+            + " line says about how"
             + " many rounds would settle it). A goal within a few per cent of its threshold often ends there.</p>\n"
             + "<p>How many goals come out missed or not settled varies between machine kinds and between runs of the"
             + " same machine. On a virtual machine the price of a sleep and a wake-up is the host's: it depends on the"

@@ -34,8 +34,8 @@ class VerdictSimulationTest {
         };
         List<Cell> cells = List.of(new Cell("b", 32, "", 1000, 0, probe), new Cell("a", 32, "", 1000, 0, probe));
         long[] tick = {0};
-        RoundRunner.Plan plan = new RoundRunner.Plan(List.of(goal), 1e9, CAP, 1);
-        List<Measurement> runs = RoundRunner.run("t", cells, INITIAL, plan, () -> ++tick[0]);
+        RoundRunner.Plan plan = new RoundRunner.Plan(List.of(goal), AddedTime.of(1e9), CAP, 1);
+        List<Measurement> runs = RoundRunner.run("t", cells, INITIAL, plan, 1, () -> ++tick[0]);
         return GoalVerdict.of(goal, runs, false);
     }
 
