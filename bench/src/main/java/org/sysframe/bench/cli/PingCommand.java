@@ -5,34 +5,25 @@ import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
 import org.sysframe.bench.measure.ServerSample;
-import org.sysframe.bench.measure.ThreadCpu;
-import org.sysframe.bench.peer.CallersProbe;
 import org.sysframe.bench.peer.ClientThreadsProbe;
-import org.sysframe.bench.peer.OneClientPeer;
 import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PingPeer;
 import org.sysframe.bench.peer.PipelinedPeer;
 import org.sysframe.bench.peer.SysframePeer;
-import org.sysframe.bench.report.Json;
 import org.sysframe.transport.Backend;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.PipelineOptions;
 import org.sysframe.transport.wire.GroutApi;
-import org.sysframe.transport.GroutClient;
 import org.sysframe.transport.RecvFraming;
 import org.sysframe.transport.WaitMode;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 import org.sysframe.unix.Self;
-import org.sysframe.unix.SyscallCounts;
-import org.sysframe.unix.SyscallKind;
-import org.sysframe.unix.uring.UringOp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,7 +32,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 
 /** {@code sysframe ping}: Grout's ping_perf workload, with syscalls per call from the library and the kernel. */
 @Command(name = "ping", mixinStandardHelpOptions = true,
@@ -214,7 +204,7 @@ final class PingCommand implements Callable<Integer> {
             if (cpu >= 0) throw new IllegalArgumentException("--threads runs its callers unpinned: leave out --cpu");
             if (count < threads) throw new IllegalArgumentException("-n " + count
                     + ": at least one call per thread (--threads " + threads + ")");
-            return runOneClient(o);
+            return new PingThreads(this).run(o);
         }
         String label = o.freeze().send() + "/" + o.freeze().recv()
                 + (depth > 1 ? " depth " + depth + " batch " + batch : "");
@@ -266,9 +256,7 @@ final class PingCommand implements Callable<Integer> {
                                 sampling);
             }
             // A server elsewhere on this machine is measured by its process (every thread).
-            ServerProcess sp = serverProcess(peer);
-            ServerSample.Source server = sp.pid > 0 ? ServerSample.Source.ofProcess(sp.pid)
-                    : ServerSample.Source.unknown(sp.unknown);
+            ServerSample.Source server = MeasuredServer.of(peer::serverPid).source();
             Cell cell = new Cell(peer.name(), ping2 ? GroutApi.PING2_SIZE : len, peer.framing(), count, warmup,
                     new ClientThreadsProbe(List.of(client), server));
             // SIGINT prints how far the run got; a failure says it in its own line (the hook goes first).
@@ -293,162 +281,23 @@ final class PingCommand implements Callable<Integer> {
                 m.put("max_in_flight", maxInFlight);
                 m.put("connections", connections);
                 m.putAll(r.toMap());
-                printJson(m, r);
+                PingReport.printJson(m, r);
             } else {
-                print(r);
-                System.out.println(coldStart(connectNanos[0], client.firstCallNanos(), firstInJvm));
+                PingReport.print(r);
+                System.out.println(PingReport.coldStart(connectNanos[0], client.firstCallNanos(), firstInJvm));
             }
         }
         return 0;
     }
 
     /**
-     * e.g. {@code first connect: 182.4 ms, first call: 0.9 ms (in a fresh JVM)}: the connect (GR_HELLO
-     * included, from the start of the peer's thread) and the first ping (the warm-up's first, else the
-     * run's), as a short-lived client pays them; {@code this JVM connected before} when another ping of
-     * this JVM did; the first call is left out with --depth (not timed alone).
-     */
-    static String coldStart(long connectNanos, long firstCallNanos, boolean firstInJvm) {
-        return String.format(Locale.ROOT, "first connect: %.1f ms%s (%s)", connectNanos / 1e6,
-                firstCallNanos < 0 ? "" : String.format(Locale.ROOT, ", first call: %.1f ms", firstCallNanos / 1e6),
-                firstInJvm ? "in a fresh JVM" : "this JVM connected before");
-    }
-
-    /**
-     * --threads N [--virtual]: N callers on one GroutClient (the options' backend and transport), measured together.
-     */
-    private Integer runOneClient(ClientOptions o) throws Exception {
-        GroutClient client;
-        try {
-            client = GroutClient.connect(o);
-        } catch (ErrnoException e) {
-            throw withRemedy(e);
-        }
-        if (transport.equals("shm") && !client.sharedMemory()) {
-            System.err.println("the server did not give a shared-memory channel (it does not offer one, or --backend "
-                    + "io_uring): on the socket");
-        }
-        String what = threads + (virtual ? " virtual" : " platform") + (threads == 1 ? " thread" : " threads");
-        String name = "one client " + what;
-        String backendName = client.backend() + (sqpoll ? " (sqpoll)" : "");
-        PingRecording recording = jfr == null ? null : PingRecording.start(jfr);
-        LongAdder timedOut = new LongAdder();
-        try (client; CallersProbe probe = new CallersProbe(threads, virtual, i ->
-                new OneClientPeer(name, client, timedOut),
-                OneClientPeer.counts(client), serverSource(client), Set::of)) {
-            probe.kernelKinds(OneClientPeer.kernelKinds(client));
-            if (!json) {
-                System.out.printf("performing %d ping calls after %d untimed warm-up calls (%d bytes; %s, each calling "
-                        + "one at a time on one"
-                                + " client; send %s, recv %s, wait %s, backend %s%s%s); latency recorded for every "
-                                        + "call%n", count, warmup, len, what,
-                        o.freeze().send(), o.freeze().recv(), o.freeze().waitMode(), backendName, client.sharedMemory()
-                                ? ", shared memory" : "",
-                        limits());
-            }
-            Cell cell = new Cell(name, len, "one client, " + o.freeze().send() + " / " + o.freeze().recv()
-                    + ", backend " + backendName
-                    + (client.sharedMemory() ? ", shared memory" : "") + limits(), count, warmup, probe);
-            var s0 = client.stats();
-            long sends0 = sends(client);
-            Measurement r;
-            try {
-                r = RoundRunner.run("ping", List.of(cell), 1).get(0);
-            } catch (IOException | RuntimeException e) {
-                // A caller stops at its first failure; the others may still be waiting for theirs.
-                long n = timedOut.sum();
-                throw new IOException("one client, " + what + ": "
-                        + (n == 0 ? "" : n + (n == 1 ? " call" : " calls") + " timed out; ")
-                        + e.getMessage(), e);
-            } finally {
-                KernelCounters.closeAll();
-            }
-            var s1 = client.stats();
-            long calls = s1.calls() - s0.calls(), batches = s1.batches() - s0.batches(), sends = sends0 < 0 ? -1
-                    : sends(client) - sends0;
-            if (json) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("label", r.cell());
-                m.put("latency_recorded_for", "every call");
-                m.put("transport", client.sharedMemory() ? "shm" : "socket");
-                m.put("threads", threads);
-                m.put("virtual", virtual);
-                m.put("max_in_flight", maxInFlight);
-                m.put("connections", connections);
-                m.put("timed_out", timedOut.sum());
-                m.putAll(r.toMap());
-                if (sends > 0) m.put("calls_per_send", (double) calls / sends);
-                m.put("queued_batches", batches);
-                m.put("largest_batch", s1.largestBatch());
-                printJson(m, r);
-            } else {
-                print(r);
-                String perSend = sends > 0 ? String.format(Locale.ROOT, "%.2f calls per send, ", (double) calls / sends)
-                        : sends < 0
-                                ? "calls per send not known (io_uring: the client counts the SQEs of its first "
-                                        + "connection only), "
-                        : "no send syscall (the shared-memory channel), ";
-                System.out.printf(Locale.ROOT,
-                        "batching (warm-up included): %s%,d batches of requests queued while another caller did the "
-                        + "I/O,"
-                        + " largest %d%n", perSend, batches, s1.largestBatch());
-                System.out.printf(Locale.ROOT, "timed out (warm-up included): %d calls%n", timedOut.sum());
-            }
-            return 0;
-        } finally {
-            if (recording != null) {
-                String line = recording.finish();
-                (json ? System.err : System.out).println(line);
-            }
-        }
-    }
-
-    /**
-     * The sends client made so far: its send syscalls (epoll), or its send SQEs (io_uring); 0 over
-     * the shared-memory channel, whose requests go through the ring; -1 on io_uring with several
-     * connections (the client gives the first one's SQEs only).
-     */
-    private static long sends(GroutClient client) {
-        if (client.sharedMemory()) return 0;
-        if (client.backend() == Backend.IO_URING) {
-            if (client.config().connections() > 1) return -1;
-            var u = client.uringCounts();
-            return u.sqes(UringOp.SEND) + u.sqes(UringOp.SENDMSG);
-        }
-        SyscallCounts c = client.counters().snapshot();
-        return c.get(SyscallKind.SENDTO) + c.get(SyscallKind.SENDMSG) + c.get(SyscallKind.WRITEV)
-                + c.get(SyscallKind.WRITE);
-    }
-
-    /**
      * What --max-in-flight and --connections change, e.g. {@code , at most 1 in flight per connection, 4 connections};
      * "" for the defaults.
      */
-    private String limits() {
+    String limits() {
         return (maxInFlight != ClientOptions.MAX_IN_FLIGHT ? ", at most " + maxInFlight + " in flight per connection"
                 : "")
                 + (connections != 1 ? ", " + connections + " connections" : "");
-    }
-
-    /** The client's server, measured by its process when it is another one on this machine. */
-    private static ServerSample.Source serverSource(GroutClient client) {
-        long pid;
-        try {
-            pid = client.serverCredentials().pid();
-        } catch (ErrnoException e) {
-            return ServerSample.Source.unknown("SO_PEERCRED failed: " + e.getMessage());
-        }
-        if (pid <= 0) return ServerSample.Source.unknown("SO_PEERCRED gave no pid: the server runs in another PID "
-                + "namespace (a container?)");
-        if (pid == ProcessHandle.current().pid()) {
-            return ServerSample.Source.unknown("the server runs in this process (pid " + pid
-                    + "), where its threads are not told apart from the client's");
-        }
-        if (!Files.isReadable(Path.of("/proc/" + pid + "/task"))) {
-            return ServerSample.Source.unknown("the server is pid " + pid + ", whose /proc/" + pid + "/task uid "
-                    + Self.uid() + " cannot read");
-        }
-        return ServerSample.Source.ofProcess(pid);
     }
 
     private static void removeHook(Thread hook) {
@@ -485,75 +334,5 @@ final class PingCommand implements Callable<Integer> {
         return new IOException(e.getMessage()
                 + ": run ping as the server's uid, or start the server with --mode 0660 and a group that uid "
                 + uid + " is in", e);
-    }
-
-    /** The server's process when this ping can measure it (pid > 0), else why not ({@code unknown}). */
-    record ServerProcess(long pid, String unknown) {}
-
-    /** The server in another process on this machine whose /proc we can read; else why its CPU stays unknown. */
-    static ServerProcess serverProcess(PingPeer peer) {
-        long pid;
-        try {
-            pid = peer.serverPid();
-        } catch (ErrnoException e) {
-            return new ServerProcess(-1, "SO_PEERCRED failed: " + e.getMessage());
-        }
-        if (pid < 0) return new ServerProcess(-1, "this client does not learn its server's pid");
-        if (pid == 0) return new ServerProcess(-1,
-                "SO_PEERCRED gave no pid: the server runs in another PID namespace (a container?)");
-        if (pid == ProcessHandle.current().pid()) {
-            return new ServerProcess(-1, "the server runs in this process (pid " + pid
-                    + "), where its threads are not told apart from the client's");
-        }
-        Path task = Path.of("/proc/" + pid + "/task");
-        if (!Files.isReadable(task)) {
-            return new ServerProcess(-1, "the server is pid " + pid + ", whose " + task + " uid " + Self.uid()
-                    + " cannot read");
-        }
-        return new ServerProcess(pid, null);
-    }
-
-    /** The --json line: m, and why the kernel's counts are missing when they are. */
-    private static void printJson(Map<String, Object> m, Measurement r) {
-        if (r.clientKernel() == null) m.put("kernel_counts_unavailable", KernelCounters.unavailable());
-        System.out.println(Json.write(m));
-    }
-
-    static void print(Measurement r) {
-        System.out.printf(Locale.ROOT, "total time: %.3f s (%.1f calls/s)%n", r.seconds(), r.callsPerSecond());
-        System.out.printf(Locale.ROOT, "latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
-                r.p50Nanos() / 1e3, r.p90Nanos() / 1e3, r.p99Nanos() / 1e3, r.p999Nanos() / 1e3, r.maxNanos() / 1e3);
-        ThreadCpu c = r.clientCpu();
-        System.out.printf(Locale.ROOT,
-                "client cpu: %.2f us/call on-CPU (user %.2f, sys %.2f from 10 ms ticks), busy %.0f %% of the run,"
-                        + " %.3f voluntary + %.3f involuntary ctx switches/call%n",
-                c.cpuNanos() / 1e3 / r.calls(), (double) c.userMicros() / r.calls(),
-                        (double) c.systemMicros() / r.calls(),
-                100.0 * c.cpuNanos() / (r.seconds() * 1e9), (double) c.voluntarySwitches() / r.calls(),
-                        (double) c.involuntarySwitches() / r.calls());
-        ThreadCpu sc = r.serverCpu();
-        if (sc != null) {
-            System.out.printf(Locale.ROOT,
-                    "server cpu: %.2f us/call on-CPU, whole server process (user %.2f, sys %.2f from 10 ms ticks)%n",
-                    sc.cpuNanos() / 1e3 / r.calls(), (double) sc.userMicros() / r.calls(),
-                            (double) sc.systemMicros() / r.calls());
-        }
-        if (r.cpus() != null) System.out.println("ran on: " + r.cpus());
-        System.out.println("client syscalls per call:   library    kernel   of them empty (EAGAIN)");
-        for (SyscallKind k : SyscallKind.values()) {
-            double lib = r.clientLibrary().perCall(k, r.calls());
-            SyscallCounts kc = r.clientKernel();
-            double ker = kc == null ? Double.NaN : kc.perCall(k, r.calls());
-            if (lib == 0 && (kc == null || ker == 0)) continue;
-            double empty = r.clientEmpty() == null ? 0 : r.clientEmpty().perCall(k, r.calls());
-            System.out.printf(Locale.ROOT, "  %-24s %9.3f %9s %9s%n", k.kernelName(), lib,
-                    kc == null ? "n/a" : String.format(Locale.ROOT, "%.3f", ker), empty == 0 ? ""
-                    : String.format(Locale.ROOT, "%.3f", empty));
-        }
-        if (r.clientUring() != null) {
-            System.out.printf(Locale.ROOT, "client io_uring per call:   %s SQEs, %.3f CQEs%n",
-                    r.clientUring().describe(r.calls()), (double) r.clientUring().cqes() / r.calls());
-        }
-        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + KernelCounters.unavailable());
     }
 }

@@ -127,8 +127,8 @@ class CliTextsTest {
     @Test
     void pingEndsWithTheColdStartLine() throws Exception {
         assertEquals("first connect: 182.4 ms, first call: 0.9 ms (in a fresh JVM)",
-                PingCommand.coldStart(182_400_000, 900_000, true));
-        assertEquals("first connect: 3.1 ms (this JVM connected before)", PingCommand.coldStart(3_100_000, -1, false));
+                PingReport.coldStart(182_400_000, 900_000, true));
+        assertEquals("first connect: 3.1 ms (this JVM connected before)", PingReport.coldStart(3_100_000, -1, false));
         String line = "first connect: [0-9]+\\.[0-9] ms%s \\((in a fresh JVM|this JVM connected before)\\)";
         String call = ", first call: [0-9]+\\.[0-9] ms";
         String sock = dir.resolve("cold.sock").toString();
