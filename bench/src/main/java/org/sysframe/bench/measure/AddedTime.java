@@ -5,8 +5,8 @@ package org.sysframe.bench.measure;
  * turn: a table may use what is left of it divided by the tables still to come that have goals (itself
  * included), and what a table leaves goes to the tables after it. A table that measures its cells in two
  * sets ({@link RoundRunner#runApart}) gives the first set half of its share. The run's measuring then
- * lasts its initial rounds and at most this time more, on a machine of any pace: {@code make bench}
- * keeps to its minutes by construction, not by a per-table budget times the tables.
+ * lasts its initial rounds and at most about this time more (see below), on a machine of any pace:
+ * {@code make bench} keeps to its minutes by construction, not by a per-table budget times the tables.
  *
  * <p>A share is a deadline, not a count: a set of added rounds stops before a batch whose slowest round
  * so far would pass it, so a run ends within that round of its time. One runner thread; the time is
