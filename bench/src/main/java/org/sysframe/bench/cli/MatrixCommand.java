@@ -166,11 +166,9 @@ public final class MatrixCommand implements Callable<Integer> {
         List<BenchTable> tables = Progress.during(Progress.toStderr("matrix", selected.size(), goals), () -> {
             List<BenchTable> ran = new ArrayList<>();
             for (int i = 0; i < selected.size(); i++) {
-                Table t = selected.get(i);
-                long withGoals = selected.subList(i, selected.size()).stream().filter(x -> !x.goals().isEmpty())
-                        .count();
-                if (withGoals > 0) added.table((int) withGoals);
-                ran.add(t.run(settings));
+                int withGoals = withGoalsFrom(selected, i);
+                if (withGoals > 0) added.table(withGoals); // the share of a table without goals goes unused
+                ran.add(selected.get(i).run(settings));
             }
             return ran;
         });
@@ -182,6 +180,14 @@ public final class MatrixCommand implements Callable<Integer> {
         System.out.print(TerminalReport.of(run));
         System.out.println(ResultFiles.wroteLine(out, ResultFiles.writeAll(run, out)));
         return 0;
+    }
+
+    /**
+     * The tables from tables[from] on that have goals: those that share the run's added-rounds time from there
+     * ({@link AddedTime#table}).
+     */
+    static int withGoalsFrom(List<Table> tables, int from) {
+        return (int) tables.subList(from, tables.size()).stream().filter(t -> !t.goals().isEmpty()).count();
     }
 
     /** The tables' names, for --help and shell completion. */
