@@ -21,7 +21,7 @@ C_PEER := bench/target/sysframe_ping
 C_SHM := bench/target/shm_pingpong
 C_SERVE := bench/target/sysframe_serve
 
-.PHONY: help build test bench jmh pingpong soak javadoc release clean tracefs c-peer
+.PHONY: help build test bench jmh pingpong profile soak javadoc release clean tracefs c-peer
 
 # The first target: `make` alone lists the others.
 help:
@@ -34,6 +34,7 @@ help:
 	@echo "make soak      the 5-minute soak (SOAK_SECONDS=300)"
 	@echo "make jmh       the JMH suite (JMH_ARGS, -prof gc by default)"
 	@echo "make pingpong  the ping-pong designs measured in pairs, in one process (PINGPONG_ARGS: rounds, calls per slice)"
+	@echo "make profile   where a call's CPU time goes, sysframe's against the C program's, per call (perf, root; PROFILE_ARGS)"
 	@echo "make tracefs   mount tracefs for the kernel's syscall counters (root)"
 	@echo "make clean     remove the build output"
 
@@ -118,6 +119,11 @@ PINGPONG_ARGS ?= 40 20000
 pingpong: build
 	$(JDK)/bin/java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:bench/target/lib/*" \
 	  org.sysframe.bench.jmh.PairedPingPong $(PINGPONG_ARGS)
+
+# Where a call's CPU time goes, sysframe's against the C program's, per call (./sysframe profile; perf, root).
+PROFILE_ARGS ?=
+profile: build
+	./sysframe profile $(PROFILE_ARGS)
 
 # The exported packages only (the internal ones are not part of the API); the module descriptors say which.
 javadoc:

@@ -35,7 +35,8 @@ class PackageCyclesTest {
             Pattern.compile("^import\\s+(?:static\\s+)?(org\\.sysframe\\.bench(?:\\.[a-z_]\\w*)*)\\.[A-Z]",
             Pattern.MULTILINE);
     private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+);", Pattern.MULTILINE);
-    private static final List<String> CONCERNS = List.of("cli", "explore", "measure", "peer", "report", "table", "jmh");
+    private static final List<String> CONCERNS = List.of("cli", "explore", "measure", "peer", "report", "table", "jmh",
+            "profile");
 
     @Test
     void benchPackagesFormNoCycle() throws Exception {

@@ -14,8 +14,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The extension behind {@link NeedsRoot}, {@link NeedsKernelCounter} and {@link NeedsStrace}: skips with one
- * line saying why for a non-root user outside CI; under root or CI=true runs, and fails when something is missing.
+ * The extension behind {@link NeedsRoot}, {@link NeedsKernelCounter}, {@link NeedsStrace} and {@link NeedsPerf}:
+ * skips with one line saying why for a non-root user outside CI; under root or CI=true runs, and fails when something
+ * is missing.
  */
 public final class PrivilegeGate implements ExecutionCondition, BeforeEachCallback {
     private static final Set<String> ANNOUNCED = ConcurrentHashMap.newKeySet();
@@ -52,6 +53,7 @@ public final class PrivilegeGate implements ExecutionCondition, BeforeEachCallba
         if (AnnotationSupport.isAnnotated(e, NeedsRoot.class)) add(why, Privileges.rootMissing());
         if (AnnotationSupport.isAnnotated(e, NeedsKernelCounter.class)) add(why, Privileges.kernelCounterMissing());
         if (AnnotationSupport.isAnnotated(e, NeedsStrace.class)) add(why, Privileges.straceMissing());
+        if (AnnotationSupport.isAnnotated(e, NeedsPerf.class)) add(why, Privileges.perfMissing());
         return why.isEmpty() ? null : String.join("; ", why);
     }
 

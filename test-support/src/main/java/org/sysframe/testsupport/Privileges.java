@@ -74,11 +74,19 @@ public final class Privileges {
     }
 
     /** Null when strace is on the PATH, else that it is missing. */
-    public static String straceMissing() {
+    public static String straceMissing() { return toolMissing("strace"); }
+
+    /** Null when perf is on the PATH and this process is root (it records whole CPUs), else why not. */
+    public static String perfMissing() {
+        String tool = toolMissing("perf");
+        return tool != null ? tool : rootMissing();
+    }
+
+    private static String toolMissing(String name) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "strace"))) return null;
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) return null;
         }
-        return "strace missing (not on PATH)";
+        return name + " missing (not on PATH)";
     }
 
     /** The effective uid ({@code /proc/self/status}), -1 if it cannot be read. */

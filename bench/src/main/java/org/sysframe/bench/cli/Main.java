@@ -12,7 +12,8 @@ import java.util.Properties;
 @Command(name = "sysframe", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Grout-style API transport over AF_UNIX through the FFM API, with exact syscall counts.",
         subcommands = {ServeCommand.class, PingCommand.class, MatrixCommand.class, CompareCommand.class,
-                SweepCommand.class, TuneCommand.class, ResultsCommand.class, CommandLine.HelpCommand.class})
+                SweepCommand.class, TuneCommand.class, ResultsCommand.class, ProfileCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /**
      * The version the build was made from: {@code version.properties}, which Maven fills in with the

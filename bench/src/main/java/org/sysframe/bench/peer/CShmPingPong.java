@@ -31,6 +31,19 @@ public final class CShmPingPong implements Cell.Probe {
 
     private final Path program;
     private final int clientCpu, serverCpu;
+    private Watch watch;
+
+    /** Told of a run's processes once they are ready, and again once their timed calls are done. */
+    public interface Watch {
+        /** The processes are warm and wait for their go (their pids). */
+        void ready(long clientPid, long serverPid) throws IOException;
+
+        /** Their timed calls are done (the summary is in). */
+        void done() throws IOException;
+    }
+
+    /** From now on, every run tells watch (null: none). */
+    public void watch(Watch w) { watch = w; }
 
     /** The built program ({@link #program()}), its processes pinned to clientCpu and serverCpu. */
     public CShmPingPong(int clientCpu, int serverCpu) { this(program(), clientCpu, serverCpu); }
@@ -43,7 +56,7 @@ public final class CShmPingPong implements Cell.Probe {
     }
 
     /** The program: beside the C client ({@code sysframe.cpeer}), in bench/target. */
-    static Path program() {
+    public static Path program() {
         return Path.of(System.getProperty("sysframe.cpeer", "bench/target/sysframe_ping"))
                 .resolveSibling("shm_pingpong");
     }
@@ -72,9 +85,11 @@ public final class CShmPingPong implements Cell.Probe {
             ck = KernelCounters.openOnce(Integer.parseInt(m.group(1)), SyscallKind.LIBRARY);
             sk = ck == null ? null : KernelCounters.openOnce(Integer.parseInt(m.group(2)), SyscallKind.LIBRARY);
             SyscallCounts c0 = ck == null ? null : ck.read(), s0 = sk == null ? null : sk.read();
+            if (watch != null) watch.ready(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)));
             in.write('\n');
             in.flush();
             String json = out.readLine();
+            if (watch != null) watch.done();
             if (json == null || !json.startsWith("{")) throw new IOException("shm_pingpong failed: " + json);
             // Both processes are past their timed calls once the line is out (the server exited before it).
             SyscallCounts client = ck == null ? null : ck.read().minus(c0), server = sk == null ? null

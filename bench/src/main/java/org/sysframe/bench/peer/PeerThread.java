@@ -172,7 +172,7 @@ public final class PeerThread implements AutoCloseable {
     }
 
     /** The peer thread's kernel id. */
-    int tid() throws IOException { return await(tid); }
+    public int tid() throws IOException { return await(tid); }
 
     /**
      * The kernel counter of the peer's thread, kept open; null when unavailable. Every kind but futex

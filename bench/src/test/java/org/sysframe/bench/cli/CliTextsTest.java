@@ -56,7 +56,8 @@ class CliTextsTest {
         assertEquals("", help.err);
         assertEquals(cli("--help").out, help.out, "help is --help");
         assertTrue(help.out.startsWith("Usage: sysframe [-hV] [COMMAND]\n"), help.out);
-        for (String cmd : new String[] {"serve", "ping", "matrix", "compare", "sweep", "tune", "results", "help"}) {
+        for (String cmd : new String[] {"serve", "ping", "matrix", "compare", "sweep", "tune", "results", "profile",
+                "help"}) {
             assertTrue(help.out.lines().anyMatch(l -> l.startsWith("  " + cmd + " ")), cmd + " listed: " + help.out);
         }
         Run ping = cli("help", "ping");
