@@ -128,6 +128,8 @@ public final class ProfileCommand implements Callable<Integer> {
             throw new IOException(CShmPingPong.program() + " is missing: build it with make (gcc)");
         }
         System.out.println("machine: " + MachineInfo.describe());
+        System.out.println("each side one run after the other, not in interleaved rounds: the split of a call's CPU"
+                + " is the point, the bench's rounds judge its calls/s");
         Path dir = keep != null ? Files.createDirectories(keep) : Files.createTempDirectory("sysframe-profile");
         try (KernelCounters.Off off = KernelCounters.off("left off by profile")) {
             for (Target t : chosen) profile(t, dir);
