@@ -5,9 +5,6 @@ import org.junit.jupiter.api.Timeout;
 import org.sysframe.bench.peer.CPeerModesTest;
 import org.sysframe.testsupport.NeedsPerf;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -97,15 +94,7 @@ class ProfileCommandTest {
     private static List<String> run(String... args) throws Exception {
         ProfileCommand cmd = new ProfileCommand();
         new CommandLine(cmd).parseArgs(args);
-        PrintStream was = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-        try {
-            assertEquals(0, cmd.call());
-        } finally {
-            System.setOut(was);
-        }
-        return buf.toString(StandardCharsets.UTF_8).lines().toList();
+        return Quietly.run(cmd).lines().toList();
     }
 
     private static long[] row(List<String> out, String label) {

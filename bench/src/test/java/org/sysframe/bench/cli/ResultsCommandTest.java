@@ -6,9 +6,6 @@ import org.sysframe.bench.report.Json;
 import org.sysframe.bench.report.ReportsTest;
 import org.sysframe.bench.report.ResultFiles;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -47,7 +44,7 @@ class ResultsCommandTest {
         Path chart = readme.getParent().resolve("docs/results.svg");
         Path page = readme.getParent().resolve("docs/results.md");
         assertEquals("wrote the results block of " + readme + ", the chart " + chart + " and the goal list of " + page
-                + " from " + c.from + "\n", quietly(c));
+                + " from " + c.from + "\n", Quietly.run(c));
         String text = Files.readString(readme);
         assertEquals("# title\nbefore\n" + ResultsCommand.BEGIN + "\n"
                 + "![Every goal of run 20261201-101500 against its threshold](docs/results.svg)\n\n"
@@ -89,7 +86,7 @@ class ResultsCommandTest {
         assertEquals(4, svg.split("r=\"4.5\"", -1).length - 1, "one dot per goal");
         // Written again from the same run: the same files.
         String once = Files.readString(readme) + Files.readString(page) + svg;
-        quietly(c);
+        Quietly.run(c);
         assertEquals(once, Files.readString(readme) + Files.readString(page) + Files.readString(chart));
     }
 
@@ -118,7 +115,7 @@ class ResultsCommandTest {
         String before = Files.readString(readme) + Files.readString(dir.resolve("docs/results.md"));
         ResultsCommand c = new ResultsCommand();
         c.from = out.resolve("run.json");
-        String printed = quietly(c);
+        String printed = Quietly.run(c);
         assertTrue(printed.startsWith(ResultsCommand.BEGIN + "\n![Every goal of run 20261201-101500"), printed);
         assertTrue(printed.contains(ResultsCommand.END + "\n\n" + ResultsCommand.GOALS_BEGIN + "\nFrom one run,"
                 + " `20261201-101500` (test machine;"),
@@ -154,19 +151,6 @@ class ResultsCommandTest {
         assertEquals("--readme: " + page + ": no such file",
                 assertThrows(IllegalArgumentException.class, c::call).getMessage());
         assertEquals(before, Files.readString(readme));
-    }
-
-    /** Runs c with System.out captured (a green run is quiet); what it printed. */
-    static String quietly(ResultsCommand c) throws Exception {
-        PrintStream out = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            assertEquals(0, c.call());
-        } finally {
-            System.setOut(out);
-        }
-        return captured.toString(StandardCharsets.UTF_8);
     }
 
     @Test
