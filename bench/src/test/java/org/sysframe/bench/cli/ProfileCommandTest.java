@@ -3,6 +3,7 @@ package org.sysframe.bench.cli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.sysframe.bench.peer.CPeerModesTest;
+import org.sysframe.bench.profile.PerfProfile;
 import org.sysframe.testsupport.NeedsPerf;
 
 import java.nio.file.Files;
@@ -19,65 +20,79 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code profile} against a real server, real clients and a real {@code perf record}: the spinning socket target,
- * sysframe's client beside the lean C client. Its table adds up (the parts to the samples, the samples and what
- * they missed to the clock, each to the ns it prints), each side's own code is where it should be (sysframe's Java
- * code on sysframe's side only, the C program's on the C side only), both spend time in the kernel, and it leaves
- * neither its recordings nor the JIT's map behind.
+ * {@code profile} against a real server, real clients and a real {@code perf record}: the spinning socket target
+ * (sysframe's client beside the lean C client) and the spinning channel (both sides, beside the C ping-pong). Each
+ * table adds up (the parts to the samples, the samples and what they missed to the clock, each to the ns it prints),
+ * each side's own code is where it should be (sysframe's Java code on sysframe's side only, the C program's on the C
+ * side only), both socket clients spend time in the kernel, and it leaves neither its recordings nor the JIT's map
+ * behind.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ProfileCommandTest {
     @Test
     @NeedsPerf
-    void spinningSocketAddsUpPerSideAndLeavesNothingBehind() throws Exception {
+    void spinningSocketAndChannelAddUpPerSideAndLeaveNothingBehind() throws Exception {
         String old = System.getProperty("sysframe.cpeer");
         System.setProperty("sysframe.cpeer", CPeerModesTest.binary().toString()); // make test builds it first
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         List<Path> before = profileDirs(tmp);
         Path jitMap = Path.of("/tmp/perf-" + ProcessHandle.current().pid() + ".map");
         try {
-            List<String> out = run("--target", "spin", "--seconds", "0.3", "--methods", "3");
+            List<String> out = run("--target", "spin,shm", "--seconds", "0.3", "--methods", "3");
             assertTrue(out.get(0).startsWith("machine: "), String.join("\n", out));
-            assertTrue(out.stream().anyMatch(l -> l.startsWith("spin: one call at a time on the socket")),
-                    out::toString);
-            long[] clock = row(out, "client CPU per call, ns (the clock)");
-            long[] samples = row(out, "in perf's samples");
-            long[] unsampled = row(out, ProfileCommand.UNSAMPLED);
-            long[] parts = new long[3];
-            int partRows = 0;
-            for (String label : List.of("kernel", "libc", "vDSO (clock reads)", "sysframe's Java code",
-                    "the bench's Java code (its clock and histogram)", "the JDK's Java code",
-                    "JVM stubs and interpreter", "JVM runtime (libjvm)", "the C program", "other")) {
-                long[] r = rowOrNull(out, label);
-                if (r == null) continue;
-                partRows++;
-                for (int i = 0; i < 3; i++) parts[i] += r[i];
-            }
-            for (int side = 0; side < 2; side++) {
-                // each printed figure is rounded to the ns: a sum of k of them is within k/2 of the rounded sum
-                assertTrue(Math.abs(parts[side] - samples[side]) <= partRows, "the parts add up to the samples, side "
-                        + side + ": " + parts[side] + " vs " + samples[side] + "\n" + String.join("\n", out));
-                assertTrue(Math.abs(samples[side] + unsampled[side] - clock[side]) <= 1, "samples and what they "
-                        + "missed add up to the clock, side " + side + "\n" + String.join("\n", out));
-                assertTrue(samples[side] > 0, "sampled, side " + side);
-                assertTrue(row(out, "kernel")[side] > 0, "a spinning client's syscalls, side " + side);
-            }
-            long[] java = row(out, "sysframe's Java code");
-            assertTrue(java[0] > 0 && java[1] == 0, "sysframe's Java code on its side only: " + java[0] + ", "
-                    + java[1]);
-            long[] program = row(out, "the C program");
-            assertTrue(program[0] == 0 && program[1] > 0, "the C program's code on its side only: " + program[0]
-                    + ", " + program[1]);
-            assertTrue(row(out, "calls profiled")[0] > 0 && row(out, "calls profiled")[1] > 0);
-            int at = out.indexOf(out.stream().filter(l -> l.startsWith("  sysframe's Java code by method")).findFirst()
-                    .orElseThrow());
-            assertEquals(3, out.size() - at - 1, "three methods listed: " + out.subList(at, out.size()));
+            int spin = start(out, "spin: one call at a time on the socket");
+            int shm = start(out, "shm: one call at a time over a shared-memory channel");
+            assertTrue(spin < shm, String.join("\n", out));
+            addsUp(out.subList(spin, shm), "client CPU per call, ns (the clock)");
+            addsUp(out.subList(shm, out.size()), "CPU per call, both sides, ns (the clock)");
+            List<String> socket = out.subList(spin, shm);
+            assertTrue(row(socket, "kernel")[0] > 0 && row(socket, "kernel")[1] > 0, "a spinning client's syscalls");
             assertEquals(before, profileDirs(tmp), "its recordings removed");
             assertFalse(Files.exists(jitMap), "the JIT's map it wrote removed");
         } finally {
             if (old == null) System.clearProperty("sysframe.cpeer");
             else System.setProperty("sysframe.cpeer", old);
         }
+    }
+
+    private static int start(List<String> out, String header) {
+        for (int i = 0; i < out.size(); i++) if (out.get(i).startsWith(header)) return i;
+        throw new AssertionError("no '" + header + "' in:\n" + String.join("\n", out));
+    }
+
+    /**
+     * One target's table adds up: its parts to the samples, the samples and what they missed to the clock (each to
+     * the ns it prints), each side sampled, its own code on its side only, and three methods listed.
+     */
+    private static void addsUp(List<String> out, String clockRow) {
+        String all = String.join("\n", out);
+        long[] clock = row(out, clockRow);
+        long[] samples = row(out, "in perf's samples");
+        long[] unsampled = row(out, ProfileCommand.UNSAMPLED);
+        long[] parts = new long[3];
+        int partRows = 0;
+        for (PerfProfile.Part part : PerfProfile.Part.values()) {
+            long[] r = rowOrNull(out, part.label);
+            if (r == null) continue;
+            partRows++;
+            for (int i = 0; i < 3; i++) parts[i] += r[i];
+        }
+        for (int side = 0; side < 2; side++) {
+            // each printed figure is rounded to the ns: a sum of k of them is within k/2 of the rounded sum
+            assertTrue(Math.abs(parts[side] - samples[side]) <= partRows, "the parts add up to the samples, side "
+                    + side + ": " + parts[side] + " vs " + samples[side] + "\n" + all);
+            assertTrue(Math.abs(samples[side] + unsampled[side] - clock[side]) <= 1, "samples and what they missed"
+                    + " add up to the clock, side " + side + "\n" + all);
+            assertTrue(samples[side] > 0, "sampled, side " + side + "\n" + all);
+        }
+        long[] java = row(out, "sysframe's Java code");
+        assertTrue(java[0] > 0 && java[1] == 0, "sysframe's Java code on its side only\n" + all);
+        long[] program = row(out, "the C program");
+        assertTrue(program[0] == 0 && program[1] > 0, "the C program's code on its side only\n" + all);
+        assertTrue(row(out, "calls profiled")[0] > 0 && row(out, "calls profiled")[1] > 0, all);
+        int at = start(out, "  sysframe's Java code by method");
+        assertEquals(3, out.subList(at + 1, out.size()).stream().filter(l -> !l.isBlank()).count(),
+                "three methods listed: " + all);
     }
 
     @Test
