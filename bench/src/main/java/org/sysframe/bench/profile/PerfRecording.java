@@ -2,10 +2,8 @@ package org.sysframe.bench.profile;
 
 import org.sysframe.unix.Self;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
+import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,13 +36,15 @@ public final class PerfRecording implements AutoCloseable {
     private final Process perf;
     private final Path file;
     private final Path log;
-    private OutputStream control;
-    private BufferedReader acks;
+    private RandomAccessFile control; // perf's control FIFO: "enable", "disable"
+    private RandomAccessFile acks;    // perf's acknowledgement FIFO: "ack" to each
 
-    private PerfRecording(Process perf, Path file, Path log) {
+    private PerfRecording(Process perf, Path file, Path log, RandomAccessFile control, RandomAccessFile acks) {
         this.perf = perf;
         this.file = file;
         this.log = log;
+        this.control = control;
+        this.acks = acks;
     }
 
     /**
@@ -83,24 +83,26 @@ public final class PerfRecording implements AutoCloseable {
         Path log = file.resolveSibling(file.getFileName() + ".log");
         Path ctl = file.resolveSibling(file.getFileName() + ".ctl");
         Path ack = file.resolveSibling(file.getFileName() + ".ack");
-        for (Path fifo : List.of(ctl, ack)) {
-            Files.deleteIfExists(fifo);
-            run(List.of("mkfifo", "-m", "600", fifo.toString()));
-        }
-        Process p = new ProcessBuilder("perf", "record", "-e", "cpu-clock", "-F", Integer.toString(FREQUENCY), "-C",
-                cpus, "-D", "-1", "--control=fifo:" + ctl + "," + ack, "-o", file.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        PerfRecording r = new PerfRecording(p, file, log);
+        // Both FIFOs open read-write here, before perf opens its ends: an open for read-write never waits for the
+        // other end, and perf's opens find this one there. A read of an acknowledgement that never comes is let go
+        // by close (a line written into that FIFO from here).
+        RandomAccessFile[] fifos = new RandomAccessFile[2];
+        List<Path> paths = List.of(ctl, ack);
+        Process p;
         try {
-            // Each open waits for perf to open the other end: bounded, perf may fail before.
-            r.control = bounded(() -> Files.newOutputStream(ctl), "perf record opened no control FIFO", r);
-            r.acks = bounded(() -> new BufferedReader(new InputStreamReader(Files.newInputStream(ack))),
-                    "perf record opened no acknowledgement FIFO", r);
+            for (int i = 0; i < 2; i++) {
+                Files.deleteIfExists(paths.get(i));
+                run(List.of("mkfifo", "-m", "600", paths.get(i).toString()));
+                fifos[i] = new RandomAccessFile(paths.get(i).toFile(), "rw");
+            }
+            p = new ProcessBuilder("perf", "record", "-e", "cpu-clock", "-F", Integer.toString(FREQUENCY), "-C",
+                    cpus, "-D", "-1", "--control=fifo:" + ctl + "," + ack, "-o", file.toString())
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         } catch (IOException e) {
-            r.close();
+            for (RandomAccessFile f : fifos) if (f != null) f.close();
             throw e;
         }
-        return r;
+        return new PerfRecording(p, file, log, fifos[0], fifos[1]);
     }
 
     /** Starts recording: returns once perf says its events are enabled. */
@@ -111,7 +113,6 @@ public final class PerfRecording implements AutoCloseable {
 
     private void command(String what) throws IOException {
         control.write((what + "\n").getBytes());
-        control.flush();
         String got = bounded(acks::readLine, "perf record did not acknowledge '" + what + "'", this);
         // perf writes "ack\n" with its C string's NUL: the next line begins with it
         if (got != null) got = got.replace("\0", "").strip();
@@ -119,24 +120,37 @@ public final class PerfRecording implements AutoCloseable {
                 + logText());
     }
 
-    /** What open gives, waiting for it at most {@value #START_WAIT_MILLIS} ms (perf's end says why it fails). */
-    private static <T> T bounded(Callable<T> open, String failure, PerfRecording r) throws IOException {
+    /**
+     * What read gives, waiting for it at most {@value #START_WAIT_MILLIS} ms, or until perf ended (its output says
+     * why); either way perf is stopped and the read let go.
+     */
+    private static <T> T bounded(Callable<T> read, String failure, PerfRecording r) throws IOException {
         CompletableFuture<T> f = CompletableFuture.supplyAsync(() -> {
             try {
-                return open.call();
+                return read.call();
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
         });
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_WAIT_MILLIS);
         try {
-            return f.get(START_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            r.close();
-            throw new IOException(failure + " within " + START_WAIT_MILLIS + " ms: " + r.logText(), e);
+            while (true) {
+                try {
+                    return f.get(50, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    boolean ended = !r.perf.isAlive();
+                    if (!ended && System.nanoTime() - end < 0) continue;
+                    r.close();
+                    throw new IOException(failure + (ended ? ": perf record ended (exit " + r.perf.exitValue() + ")"
+                            : " within " + START_WAIT_MILLIS + " ms") + ": " + r.logText(), e);
+                }
+            }
         } catch (ExecutionException e) {
+            r.close();
             throw new IOException(failure + ": " + e.getCause().getMessage() + "; " + r.logText(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            r.close();
             throw new IOException("interrupted", e);
         }
     }
@@ -169,12 +183,19 @@ public final class PerfRecording implements AutoCloseable {
         return file;
     }
 
+    /** Closes this side's FIFOs, a line written into the acknowledgement one first (a read waiting on it returns). */
     private void closeFifos() {
         try {
-            if (control != null) control.close();
-            if (acks != null) acks.close();
+            if (acks != null) acks.write('\n');
         } catch (IOException e) {
-            // perf is ending anyway
+            // closed below anyway
+        }
+        for (RandomAccessFile f : new RandomAccessFile[] {control, acks}) {
+            try {
+                if (f != null) f.close();
+            } catch (IOException e) {
+                // nothing left to do with it
+            }
         }
         control = null;
         acks = null;
