@@ -45,8 +45,6 @@ import picocli.CommandLine.Option;
         + " the JIT's map). Needs perf, and root or kernel.perf_event_paranoid 0.")
 public final class ProfileCommand implements Callable<Integer> {
     static final int CLIENT_CPU = 1, SERVER_CPU = 0;
-    /** What the warm-up lasts, at least: runs of half a second each, the first of a few thousand calls. */
-    static final double WARMUP_SECONDS = 1.5;
 
     /**
      * The thread's clock less the samples: a guest's sampling misses the time spent out of the guest (a thread that
@@ -102,6 +100,10 @@ public final class ProfileCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE})")
     double seconds = 2;
 
+    @Option(names = "--warmup", description = "seconds of calls before the profiled ones, at least, for the JIT and"
+            + " caches: runs of half a second, the first of a few thousand calls (default: ${DEFAULT-VALUE})")
+    double warmup = 1.5;
+
     @Option(names = "-l", description = "payload length (default: ${DEFAULT-VALUE})")
     int len = 32;
 
@@ -119,6 +121,8 @@ public final class ProfileCommand implements Callable<Integer> {
         for (String s : targets) chosen.add(Target.parse(s));
         if (!(seconds > 0 && seconds <= 600)) throw new IllegalArgumentException("--seconds " + seconds
                 + ": expected more than 0, at most 600");
+        if (!(warmup >= 0 && warmup <= 600)) throw new IllegalArgumentException("--warmup " + warmup
+                + ": expected 0 to 600");
         if (len < 0 || len > 65536) throw new IllegalArgumentException("-l " + len + " is outside 0..65536");
         if (methods < 0) throw new IllegalArgumentException("--methods " + methods + ": expected 0 or more");
         String why = PerfRecording.unavailable();
@@ -284,7 +288,7 @@ public final class ProfileCommand implements Callable<Integer> {
 
     /**
      * A warm-up (runs of half a second each at the rate of the run before, the first of a few thousand calls, until
-     * {@value #WARMUP_SECONDS} s are spent), then calls for about --seconds while perf records the target's CPUs.
+     * --warmup's seconds are spent), then calls for about --seconds while perf records the target's CPUs.
      */
     private Side run(Target t, Subject s, Path file) throws IOException {
         Cell cell = s.cell();
@@ -295,7 +299,7 @@ public final class ProfileCommand implements Callable<Integer> {
             warm = cell.probe().measure(cell, n, 0);
             spent += warm.seconds();
             n = Math.max(n, (long) (warm.callsPerSecond() / 2));
-        } while (spent < WARMUP_SECONDS);
+        } while (spent < warmup);
         long calls = Math.max(1_000, (long) (warm.callsPerSecond() * seconds));
         Measurement timed;
         Path data;

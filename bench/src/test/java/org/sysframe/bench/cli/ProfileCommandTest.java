@@ -38,7 +38,7 @@ class ProfileCommandTest {
         List<Path> before = profileDirs(tmp);
         Path jitMap = Path.of("/tmp/perf-" + ProcessHandle.current().pid() + ".map");
         try {
-            List<String> out = run("--target", "spin,shm", "--seconds", "0.3", "--methods", "3");
+            List<String> out = run("--target", "spin,shm", "--seconds", "0.3", "--warmup", "0.3", "--methods", "3");
             assertTrue(out.get(0).startsWith("machine: "), String.join("\n", out));
             int spin = start(out, "spin: one call at a time on the socket");
             int shm = start(out, "shm: one call at a time over a shared-memory channel");
@@ -101,6 +101,8 @@ class ProfileCommandTest {
         assertEquals("--target nope: expected spin, depth64, depth64-core or shm", t.getMessage());
         IllegalArgumentException s = assertThrows(IllegalArgumentException.class, () -> run("--seconds", "0"));
         assertEquals("--seconds 0.0: expected more than 0, at most 600", s.getMessage());
+        IllegalArgumentException w = assertThrows(IllegalArgumentException.class, () -> run("--warmup", "-1"));
+        assertEquals("--warmup -1.0: expected 0 to 600", w.getMessage());
         IllegalArgumentException l = assertThrows(IllegalArgumentException.class, () -> run("-l", "-1"));
         assertEquals("-l -1 is outside 0..65536", l.getMessage());
     }
