@@ -16,7 +16,9 @@ import java.util.concurrent.locks.LockSupport;
  * eventfd write) are woken just after it lets the lock go ({@link #unparkAfterUnlock},
  * {@link #signalAfterUnlock}), one of each per hold; a further one in the same hold, and the many
  * of a close or a deadline sweep, are woken at once. A thread that finds it taken spins a little, then
- * yields its CPU (a virtual thread its carrier) until it is free. Unlike
+ * yields its CPU until it is free; a virtual thread yields its carrier a few times, then parks for
+ * {@value #VIRTUAL_NAP_NANOS} ns at a time, so that a virtual holder that left its carrier under the
+ * lock gets one back (virtual waiters that only yielded kept one from it: a pool of callers hung). Unlike
  * {@link java.util.concurrent.locks.ReentrantLock}, whose waiters allocate a queue node each, it allocates
  * nothing when callers contend. Not reentrant: the owner is remembered so that a reentry fails instead of
  * spinning forever. No conditions.
@@ -27,6 +29,10 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class CallLock implements Lock {
     private static final int SPINS = 100;
+    /** A virtual waiter's yields after its spins, before it parks for {@value #VIRTUAL_NAP_NANOS} ns at a time. */
+    static final int VIRTUAL_YIELDS = 16;
+    /** How long a virtual waiter parks at a time, past its spins and yields. */
+    static final long VIRTUAL_NAP_NANOS = 20_000;
 
     private final AtomicInteger state = new AtomicInteger();
     private final SyscallCounters counters;
@@ -55,17 +61,29 @@ final class CallLock implements Lock {
             owner = Thread.currentThread();
             return;
         }
-        if (owner == Thread.currentThread()) throw new IllegalStateException("the client's lock is not reentrant");
+        Thread me = Thread.currentThread();
+        if (owner == me) throw new IllegalStateException("the client's lock is not reentrant");
         int spins = 0;
+        boolean interrupted = false;
         while (!state.compareAndSet(0, 1)) {
             if (++spins < SPINS) {
                 Thread.onSpinWait();
-            } else {
+            } else if (!me.isVirtual()) {
                 Thread.yield();
-                if (!Thread.currentThread().isVirtual()) counters.increment(SyscallKind.SCHED_YIELD);
+                counters.increment(SyscallKind.SCHED_YIELD);
+            } else if (spins < SPINS + VIRTUAL_YIELDS) {
+                Thread.yield(); // unmounts; back on a carrier at once when nothing else waits for one
+            } else {
+                // Off the carrier for a while, not only yielded: a holder that left its carrier under the lock (a
+                // monitor it waited for) is made runnable from outside the carriers' own queues, and waiters that only
+                // yield take turns on every carrier before it would get one. An interrupt would end each park at once:
+                // it is kept aside until the lock is taken.
+                if (Thread.interrupted()) interrupted = true;
+                LockSupport.parkNanos(this, VIRTUAL_NAP_NANOS);
             }
         }
-        owner = Thread.currentThread();
+        owner = me;
+        if (interrupted) me.interrupt();
     }
 
     @Override

@@ -101,6 +101,39 @@ class CallLockTest {
         assertEquals(0, counters.snapshot().total());
     }
 
+    /**
+     * A virtual thread that holds the lock and leaves its carrier (here a park; in the client, a monitor it waited for
+     * under the lock) gets a carrier back while more virtual threads than there are carriers wait for the lock: they
+     * give their carriers up for a while, not only yield them, so that their turns on the carriers cannot keep the
+     * holder out (they did: a pool of 256 virtual callers hung, its holder runnable and never run).
+     */
+    @Test
+    void aVirtualHolderOffItsCarrierGetsOneBackWhileVirtualWaitersWait() throws Exception {
+        CallLock lock = new CallLock(SyscallCounters.summing("lock"));
+        int waiters = 8 * Runtime.getRuntime().availableProcessors();
+        CountDownLatch held = new CountDownLatch(1);
+        Thread holder = Thread.ofVirtual().start(() -> {
+            lock.lock();
+            held.countDown();
+            LockSupport.parkNanos(50_000_000); // off its carrier, the lock held, while the waiters take the carriers
+            lock.unlock();
+        });
+        assertTrue(held.await(30, TimeUnit.SECONDS));
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                lock.lock();
+                lock.unlock();
+            }));
+        }
+        holder.join(TimeUnit.SECONDS.toMillis(20));
+        assertFalse(holder.isAlive(), "the holder never got a carrier back to let the lock go");
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(20));
+            assertFalse(t.isAlive(), "a waiter never got the lock");
+        }
+    }
+
     @Test
     void aReentryFailsInsteadOfSpinningForever() {
         CallLock lock = new CallLock(SyscallCounters.summing("lock"));
