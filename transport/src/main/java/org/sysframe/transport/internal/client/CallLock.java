@@ -66,7 +66,8 @@ final class CallLock implements Lock {
         int spins = 0;
         boolean interrupted = false;
         while (!state.compareAndSet(0, 1)) {
-            if (++spins < SPINS) {
+            if (spins < SPINS + VIRTUAL_YIELDS) spins++; // counted no further: a long wait does not wrap it around
+            if (spins < SPINS) {
                 Thread.onSpinWait();
             } else if (!me.isVirtual()) {
                 Thread.yield();
