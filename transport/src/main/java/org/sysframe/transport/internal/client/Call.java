@@ -134,21 +134,14 @@ public final class Call {
     }
 
     /**
-     * Makes the call's own native buffer hold len bytes, kept for the next call (grown when a request does not fit),
-     * before its caller takes the client's lock: the allocation registers with a cleaner, whose monitor a virtual
-     * thread may have to wait for off its carrier, which no holder of that lock should.
+     * A copy of the request into the call's own native buffer, kept for the next call (grown when a
+     * request does not fit): a passenger's request held under the in-flight cap, that the thread doing
+     * the I/O sends when room comes, while its caller stays parked.
      */
-    void reserve(long len) {
+    MemorySegment hold(MemorySegment payload, long offset, long len) {
         if (held == null || held.byteSize() < len) {
             held = Arena.ofAuto().allocate(Math.max(256, Long.highestOneBit(Math.max(1, len) - 1) << 1), 8);
         }
-    }
-
-    /**
-     * A copy of the request into the call's own native buffer ({@link #reserve}d for len bytes): a passenger's request
-     * held under the in-flight cap, that the thread doing the I/O sends when room comes, while its caller stays parked.
-     */
-    MemorySegment hold(MemorySegment payload, long offset, long len) {
         MemorySegment.copy(payload, offset, held, 0, len);
         return held;
     }

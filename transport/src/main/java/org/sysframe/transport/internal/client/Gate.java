@@ -106,7 +106,6 @@ final class Gate {
     boolean waitForRoom(Call c, int type, MemorySegment payload, long offset, long length) throws ErrnoException {
         Thread me = Thread.currentThread();
         long deadline = conduit.deadline(c.startNanos);
-        if (c.passenger) c.reserve(length); // nothing allocated under the lock (Call.reserve)
         conduit.lock.lock();
         try {
             conduit.usable();
