@@ -139,10 +139,7 @@ public final class ProfileCommand implements Callable<Integer> {
             for (Target t : chosen) profile(t, dir);
         } finally {
             if (keep == null) {
-                try (var files = Files.list(dir)) {
-                    for (Path p : files.toList()) Files.deleteIfExists(p);
-                }
-                Files.deleteIfExists(dir);
+                BenchFixture.removeTree(dir);
                 Files.deleteIfExists(Path.of("/tmp/perf-" + ProcessHandle.current().pid() + ".map"));
             }
         }
@@ -167,8 +164,13 @@ public final class ProfileCommand implements Callable<Integer> {
         /** The file name of the C program's binary, or null for sysframe's client. */
         String program();
 
+        /** Whether both sides of a call are profiled (the server's CPU counted with the client's). */
+        boolean bothSides();
+
         /** Its CPU time in the run, ns: the client's, and the server's too where both sides are profiled. */
-        double clockNanos(Measurement m);
+        default double clockNanos(Measurement m) {
+            return (bothSides() ? m.totalCpuMicrosPerCall() : m.clientCpuMicrosPerCall()) * 1000 * m.calls();
+        }
     }
 
     /** A subject whose threads are known before its run: perf enabled around the probe's run. */
@@ -183,11 +185,6 @@ public final class ProfileCommand implements Callable<Integer> {
 
         @Override
         public String filter() throws IOException { return ids.get(); }
-
-        @Override
-        public double clockNanos(Measurement m) {
-            return (bothSides ? m.totalCpuMicrosPerCall() : m.clientCpuMicrosPerCall()) * 1000 * m.calls();
-        }
     }
 
     /** perf report's filter of a subject's samples. */
@@ -283,7 +280,7 @@ public final class ProfileCommand implements Callable<Integer> {
         public String program() { return CShmPingPong.program().getFileName().toString(); }
 
         @Override
-        public double clockNanos(Measurement m) { return m.totalCpuMicrosPerCall() * 1000 * m.calls(); }
+        public boolean bothSides() { return true; }
     }
 
     /**

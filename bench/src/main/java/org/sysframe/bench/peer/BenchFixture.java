@@ -68,6 +68,11 @@ public final class BenchFixture implements AutoCloseable {
             }
         }
         for (GroutServer s : servers) s.close();
+        removeTree(dir);
+    }
+
+    /** Removes dir and everything in it. */
+    public static void removeTree(Path dir) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }

@@ -7,7 +7,6 @@ import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -92,7 +91,7 @@ public final class PerfRecording implements AutoCloseable {
         try {
             for (int i = 0; i < 2; i++) {
                 Files.deleteIfExists(paths.get(i));
-                run(List.of("mkfifo", "-m", "600", paths.get(i).toString()));
+                output(List.of("mkfifo", "-m", "600", paths.get(i).toString()), true);
                 fifos[i] = new RandomAccessFile(paths.get(i).toFile(), "rw");
             }
             p = new ProcessBuilder("perf", "record", "-e", "cpu-clock", "-F", Integer.toString(FREQUENCY), "-C",
@@ -155,15 +154,22 @@ public final class PerfRecording implements AutoCloseable {
         }
     }
 
-    private static void run(List<String> cmd) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes()).strip();
+    /** What cmd printed on stdout (its stderr with it, when withErrors); IOException when it exits other than 0. */
+    private static String output(List<String> cmd, boolean withErrors) throws IOException {
+        ProcessBuilder b = new ProcessBuilder(cmd);
+        if (withErrors) b.redirectErrorStream(true);
+        else b.redirectError(ProcessBuilder.Redirect.DISCARD);
+        Process p = b.start();
+        String out = new String(p.getInputStream().readAllBytes());
         try {
-            if (p.waitFor() != 0) throw new IOException(String.join(" ", cmd) + " failed: " + out);
+            int rc = p.waitFor();
+            if (rc != 0) throw new IOException(String.join(" ", cmd) + " ended with exit " + rc
+                    + (out.isBlank() ? "" : ": " + out.strip()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         }
+        return out;
     }
 
     /** Stops perf (SIGTERM: it writes its file and ends) and returns the file. */
@@ -241,17 +247,7 @@ public final class PerfRecording implements AutoCloseable {
      * {@code --pid=P[,P]}), each {@code period|dso|symbol} with the period in ns of CPU time.
      */
     static List<String> report(Path file, String filter) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("perf", "report", "-i", file.toString(), "--stdio", "--no-children",
-                "-F", "period,dso,sym", "-t", "|", filter));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        List<String> lines = new String(p.getInputStream().readAllBytes()).lines().toList();
-        try {
-            int rc = p.waitFor();
-            if (rc != 0) throw new IOException("perf report ended with exit " + rc + ": " + String.join(" ", cmd));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
-        return lines;
+        return output(List.of("perf", "report", "-i", file.toString(), "--stdio", "--no-children", "-F",
+                "period,dso,sym", "-t", "|", filter), false).lines().toList();
     }
 }
