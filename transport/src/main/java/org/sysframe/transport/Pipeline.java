@@ -5,7 +5,7 @@ import org.sysframe.transport.internal.client.PipelineRole;
 import org.sysframe.transport.internal.io.ClientLink;
 import org.sysframe.transport.internal.io.Inbox;
 import org.sysframe.transport.internal.io.MessageReader;
-import org.sysframe.transport.internal.io.SendOrder;
+import org.sysframe.transport.internal.io.Flushes;
 import org.sysframe.transport.internal.jfr.Jfr;
 import org.sysframe.transport.internal.jfr.PipelineBatchEvent;
 import org.sysframe.transport.wire.GroutApi;
@@ -81,7 +81,10 @@ public final class Pipeline implements AutoCloseable {
     /** Ids answered whose place in the client's call table is still taken: given back together, one lock a poll. */
     private final int[] freed;
     private int freedCount;
-    private final SendOrder order;
+    /** The flushes whose requests wait for answers, for the request timeout (null without one). */
+    private final Flushes flushes;
+    /** The flush of each request sent (its number in {@link #flushes}); null without a request timeout. */
+    private final char[] flushOf;
     private final Sink sink = new Sink();
     private long stagedFrom;
     private long stagingUsed;
@@ -101,8 +104,10 @@ public final class Pipeline implements AutoCloseable {
         this.options = options;
         this.queued = new int[options.window()];
         this.freed = new int[options.window()];
-        this.order = options.requestTimeoutMillis() > 0
-                ? new SendOrder((id, time) -> state[id] == SENT && sentAt[id] == time) : null;
+        boolean timed = options.requestTimeoutMillis() > 0;
+        // One more than the window: a timed-out flush is still held while its requests' handlers may flush again.
+        this.flushes = timed ? new Flushes(options.window() + 1) : null;
+        this.flushOf = timed ? new char[0x10000] : null;
     }
 
     /** Requests queued or sent and not answered (nor failed). */
@@ -181,11 +186,20 @@ public final class Pipeline implements AutoCloseable {
             throw failAll(e);
         }
         long now = System.nanoTime();
-        for (int i = 0; i < queuedCount; i++) {
-            int id = queued[i];
-            state[id] = SENT;
-            sentAt[id] = now;
-            if (order != null) order.add(id, now);
+        if (flushes == null) {
+            for (int i = 0; i < queuedCount; i++) {
+                int id = queued[i];
+                state[id] = SENT;
+                sentAt[id] = now;
+            }
+        } else {
+            char f = (char) flushes.add(now, queuedCount);
+            for (int i = 0; i < queuedCount; i++) {
+                int id = queued[i];
+                state[id] = SENT;
+                sentAt[id] = now;
+                flushOf[id] = f;
+            }
         }
         if (event != null) {
             event.end();
@@ -215,8 +229,8 @@ public final class Pipeline implements AutoCloseable {
     public int poll(AnswerHandler handler, int limit, boolean wait) throws ErrnoException {
         flush();
         this.handler = handler;
-        long now = order == null ? 0 : System.nanoTime();
-        int n = order == null ? 0 : expire(now);
+        long now = flushes == null ? 0 : System.nanoTime();
+        int n = flushes == null ? 0 : expire(now);
         if (inFlight == 0 && n == 0 && wait && conduit.maxInFlight() < ClientOptions.MAX_IN_FLIGHT) {
             // Other callers' requests fill the in-flight cap (queue said BACK_PRESSURED): their answers make room.
             try {
@@ -227,7 +241,7 @@ public final class Pipeline implements AutoCloseable {
             return 0;
         }
         if (inFlight == 0 || n >= limit) return n;
-        long deadline = order == null || order.isEmpty() ? 0 : deadlineOf(order.headTime());
+        long deadline = flushes == null || flushes.isEmpty() ? 0 : deadlineOf(flushes.time(flushes.oldest()));
         long bound = 0; // without a request timeout, the receive timeout bounds a waiting poll
         if (deadline == 0 && wait && n == 0 && conduit.receiveTimeoutNanos() > 0) {
             if (now == 0) now = System.nanoTime();
@@ -259,25 +273,28 @@ public final class Pipeline implements AutoCloseable {
     }
 
     /**
-     * Fails the requests unanswered for longer than the request timeout; returns how many. Leaves the
-     * send order's head at the oldest request still waiting (answered ones are passed over).
+     * Fails the requests unanswered for longer than the request timeout, a flush at a time, oldest first; returns
+     * how many.
      */
     private int expire(long now) {
         long limit = options.requestTimeoutMillis() * 1_000_000L;
         int n = 0;
-        while (!order.isEmpty()) {
-            int id = order.headId();
-            long t = order.headTime();
-            if (state[id] != SENT || sentAt[id] != t) { // answered (and maybe sent again) since
-                order.pop();
-                continue;
-            }
+        while (!flushes.isEmpty()) {
+            int f = flushes.oldest();
+            long t = flushes.time(f);
             if (now - t < limit) break;
-            order.pop();
-            state[id] = ABANDONED;
-            inFlight--;
-            n++;
-            handler.onResponse(id, Errno.ETIMEDOUT, MemorySegment.NULL, 0, 0, now - t);
+            int left = flushes.waiting(f);
+            // A timeout is rare: its requests are found by a look at every id (the flush is held meanwhile, so that a
+            // handler that flushes again gets another number).
+            for (int id = 1; id < state.length && left > 0; id++) {
+                if (state[id] != SENT || flushOf[id] != f) continue;
+                state[id] = ABANDONED;
+                inFlight--;
+                left--;
+                n++;
+                handler.onResponse(id, Errno.ETIMEDOUT, MemorySegment.NULL, 0, 0, now - t);
+            }
+            flushes.remove(f);
         }
         return n;
     }
@@ -294,6 +311,7 @@ public final class Pipeline implements AutoCloseable {
         }
         inFlight = 0;
         queuedCount = 0;
+        if (flushes != null) flushes.clear();
         conduit.failAll(e);
         return e;
     }
@@ -315,7 +333,7 @@ public final class Pipeline implements AutoCloseable {
                 flush();
                 this.handler = drop;
                 long now = System.nanoTime();
-                if (order != null) expire(now);
+                if (flushes != null) expire(now);
                 if (inFlight == 0) break;
                 if (now - end >= 0) {
                     int left = inFlight;
@@ -324,7 +342,8 @@ public final class Pipeline implements AutoCloseable {
                             + " still unanswered when the pipeline closed, after " + CLOSE_WAIT_MILLIS + " ms"));
                     break;
                 }
-                long deadline = order == null || order.isEmpty() ? end : Math.min(end, deadlineOf(order.headTime()));
+                long deadline = flushes == null || flushes.isEmpty() ? end
+                        : Math.min(end, deadlineOf(flushes.time(flushes.oldest())));
                 try {
                     inbox.drain(sink, Integer.MAX_VALUE, true, deadline == 0 ? 1 : deadline, now);
                 } catch (ErrnoException e) {
@@ -372,6 +391,7 @@ public final class Pipeline implements AutoCloseable {
             }
             if (s != SENT) return NOT_MINE;
             state[id] = FREE;
+            if (flushes != null) flushes.answered(flushOf[id]);
             free(id);
             inFlight--;
             if (now == 0) now = System.nanoTime();
