@@ -33,7 +33,7 @@ help:
 	@echo "make javadoc   the API's HTML (the exported packages of org.sysframe.unix and org.sysframe.transport) in target/apidocs"
 	@echo "make soak      the 5-minute soak (SOAK_SECONDS=300)"
 	@echo "make jmh       the JMH suite (JMH_ARGS, -prof gc by default)"
-	@echo "make pingpong  the ping-pong designs measured in pairs, in one process (PINGPONG_ARGS: rounds, calls per slice)"
+	@echo "make pingpong  the ping-pong designs and a channel call measured in pairs, in one process (PINGPONG_ARGS: rounds, calls per slice, designs)"
 	@echo "make profile   where a call's CPU time goes, sysframe's against the C program's, per call (perf, root; PROFILE_ARGS)"
 	@echo "make tracefs   mount tracefs for the kernel's syscall counters (root)"
 	@echo "make clean     remove the build output"

@@ -35,7 +35,7 @@ class PairedPingPongTest {
         assertEquals("3 rounds of 500 calls per design, 32-byte payload", lines.get(0).replaceAll(" \\(.*", ""));
         assertTrue(lines.get(1).endsWith("/ sequence (p10 median p90)"), lines.get(1));
         List<String> designs = lines.subList(2, lines.size()).stream().map(l -> l.split(" +")[0]).toList();
-        assertEquals(List.of("sequence", "records", "zeroAhead", "rings"), designs);
+        assertEquals(List.of("sequence", "records", "zeroAhead", "rings", "channel"), designs);
         assertTrue(lines.get(2).endsWith("1.000 1.000 1.000"), "the first against itself: " + lines.get(2));
         for (String l : lines.subList(2, lines.size())) {
             double median = Double.parseDouble(l.split(" +")[2]);
@@ -51,6 +51,6 @@ class PairedPingPongTest {
                 .map(l -> l.split(" +")[0]).toList());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> PairedPingPong.main(new String[] {"2", "200", "ring"}));
-        assertEquals("no design ring (sequence, records, zeroAhead, rings)", e.getMessage());
+        assertEquals("no design ring (sequence, records, zeroAhead, rings, channel)", e.getMessage());
     }
 }
