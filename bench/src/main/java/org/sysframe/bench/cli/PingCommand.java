@@ -133,7 +133,7 @@ final class PingCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--no-kernel-counts", description = "time the run without the kernel's syscall counters (the"
-            + " kernel column): each counted syscall fires a tracepoint handler, 2-5 % of the calls/s of a client"
+            + " kernel column): each counted syscall fires a tracepoint handler, 2-5 %% of the calls/s of a client"
             + " spinning on a socket; the library's counts stay (default: counted where tracefs and privilege allow)")
     boolean noKernelCounts;
 
