@@ -291,7 +291,7 @@ public final class ServerOptions {
     /**
      * Offers shared-memory channels (off by default): a sysframe client that asks for one after
      * GR_HELLO gets a sealed memfd holding two rings of ringBytes each (a power of two from 4 KiB to
-     * 64 MiB; {@code true} alone: 512 KiB), served by the loop of the client's socket beside its
+     * 64 MiB; {@code true} alone: 256 KiB), served by the loop of the client's socket beside its
      * sockets (no thread per channel), on either backend; see docs/shared-memory.md.
      */
     public ServerOptions sharedMemory(boolean on) {
@@ -310,9 +310,9 @@ public final class ServerOptions {
     }
 
     /**
-     * At most n shared-memory channels open at once (default 16): each is a thread and a segment, whose
-     * bytes are also taken from the {@link #memoryBudget} (with the default 512 KiB rings a segment is
-     * 1,052,672 bytes: 16 of them take 16.1 MiB of the default 64 MiB budget, the rest stays for large
+     * At most n shared-memory channels open at once (default 16): each is a segment and an eventfd, served by a
+     * loop, whose bytes are also taken from the {@link #memoryBudget} (with the default 256 KiB rings a segment is
+     * 528,384 bytes: 16 of them take 8.1 MiB of the default 64 MiB budget, the rest stays for large
      * requests and queued answers). Past the cap, the {@link #sharedMemoryChannelsPerUid per-uid cap}
      * or the budget, SHM_OPEN is answered EBUSY (logged, rate-limited) and the client stays on the socket.
      * A server whose cap does not fit its budget says so at start.

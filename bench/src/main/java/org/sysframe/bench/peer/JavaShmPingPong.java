@@ -5,6 +5,7 @@ import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.KernelCounters;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ThreadCpu;
+import org.sysframe.transport.internal.shm.ShmSegment;
 import org.sysframe.unix.CpuPlacement;
 import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.Self;
@@ -51,7 +52,7 @@ public final class JavaShmPingPong implements Cell.Probe {
      * The ring layout's capacity per direction: the shared-memory channel's default ring
      * ({@code ServerOptions.sharedMemory(true)}).
      */
-    static final int RING_BYTES = 512 * 1024;
+    static final int RING_BYTES = ShmSegment.DEFAULT_CAPACITY;
     /** The ring layout's record header: a Grout request's or response's (three 32-bit words). */
     static final int HEADER = 12;
     /** Where the ring layout's request ring begins: after the page of the sequence words, as the channel's bytes. */
