@@ -40,7 +40,8 @@ class ConcurrentClientsTest {
     private static final int PINGS = 2_000;
     /**
      * Pings per client over the shared-memory channel: a quarter, to keep the suite's third invocation
-     * short (64 channels, each a server thread, on this machine's two cores); every ping takes the same path.
+     * short (64 channels served by the server's loops, and 64 client threads, on this machine's two cores); every
+     * ping takes the same path.
      */
     private static final int PINGS_OVER_CHANNELS = 500;
 
