@@ -83,8 +83,6 @@ public final class Pipeline implements AutoCloseable {
     private int freedCount;
     /** The flushes whose requests wait for answers, for the request timeout (null without one). */
     private final Flushes flushes;
-    /** The flush of each request sent (its number in {@link #flushes}); null without a request timeout. */
-    private final char[] flushOf;
     private final Sink sink = new Sink();
     private long stagedFrom;
     private long stagingUsed;
@@ -104,10 +102,8 @@ public final class Pipeline implements AutoCloseable {
         this.options = options;
         this.queued = new int[options.window()];
         this.freed = new int[options.window()];
-        boolean timed = options.requestTimeoutMillis() > 0;
         // One more than the window: a timed-out flush is still held while its requests' handlers may flush again.
-        this.flushes = timed ? new Flushes(options.window() + 1) : null;
-        this.flushOf = timed ? new char[0x10000] : null;
+        this.flushes = options.requestTimeoutMillis() > 0 ? new Flushes(options.window() + 1, state.length) : null;
     }
 
     /** Requests queued or sent and not answered (nor failed). */
@@ -186,20 +182,12 @@ public final class Pipeline implements AutoCloseable {
             throw failAll(e);
         }
         long now = System.nanoTime();
-        if (flushes == null) {
-            for (int i = 0; i < queuedCount; i++) {
-                int id = queued[i];
-                state[id] = SENT;
-                sentAt[id] = now;
-            }
-        } else {
-            char f = (char) flushes.add(now, queuedCount);
-            for (int i = 0; i < queuedCount; i++) {
-                int id = queued[i];
-                state[id] = SENT;
-                sentAt[id] = now;
-                flushOf[id] = f;
-            }
+        int f = flushes == null ? -1 : flushes.add(now, queuedCount);
+        for (int i = 0; i < queuedCount; i++) {
+            int id = queued[i];
+            state[id] = SENT;
+            sentAt[id] = now;
+            if (f >= 0) flushes.sent(id, f);
         }
         if (event != null) {
             event.end();
@@ -241,7 +229,7 @@ public final class Pipeline implements AutoCloseable {
             return 0;
         }
         if (inFlight == 0 || n >= limit) return n;
-        long deadline = flushes == null || flushes.isEmpty() ? 0 : deadlineOf(flushes.time(flushes.oldest()));
+        long deadline = flushes == null || flushes.isEmpty() ? 0 : deadlineOf(flushes.oldestTime());
         long bound = 0; // without a request timeout, the receive timeout bounds a waiting poll
         if (deadline == 0 && wait && n == 0 && conduit.receiveTimeoutNanos() > 0) {
             if (now == 0) now = System.nanoTime();
@@ -287,7 +275,7 @@ public final class Pipeline implements AutoCloseable {
             // A timeout is rare: its requests are found by a look at every id (the flush is held meanwhile, so that a
             // handler that flushes again gets another number).
             for (int id = 1; id < state.length && left > 0; id++) {
-                if (state[id] != SENT || flushOf[id] != f) continue;
+                if (state[id] != SENT || flushes.of(id) != f) continue;
                 state[id] = ABANDONED;
                 inFlight--;
                 left--;
@@ -343,7 +331,7 @@ public final class Pipeline implements AutoCloseable {
                     break;
                 }
                 long deadline = flushes == null || flushes.isEmpty() ? end
-                        : Math.min(end, deadlineOf(flushes.time(flushes.oldest())));
+                        : Math.min(end, deadlineOf(flushes.oldestTime()));
                 try {
                     inbox.drain(sink, Integer.MAX_VALUE, true, deadline == 0 ? 1 : deadline, now);
                 } catch (ErrnoException e) {
@@ -391,7 +379,7 @@ public final class Pipeline implements AutoCloseable {
             }
             if (s != SENT) return NOT_MINE;
             state[id] = FREE;
-            if (flushes != null) flushes.answered(flushOf[id]);
+            if (flushes != null) flushes.answered(id);
             free(id);
             inFlight--;
             if (now == 0) now = System.nanoTime();

@@ -8,8 +8,8 @@ package org.sysframe.transport.internal.io;
  * together ({@link #remove}); the oldest waiting one is always at the head, in O(1).
  *
  * <p>Each flush waiting holds at least one request in flight, so at most {@code window} of them wait at
- * once: the entries are a fixed pool of that many, linked in send order. Nothing is allocated after the
- * constructor. One thread.
+ * once: the entries are a fixed pool of that many, linked in send order. Each request id sent keeps its
+ * flush's number ({@link #sent}, {@link #of}). Nothing is allocated after the constructor. One thread.
  */
 public final class Flushes {
     private static final int NONE = -1;
@@ -18,12 +18,18 @@ public final class Flushes {
     private final int[] waiting;
     private final int[] prev;
     private final int[] next;
+    private final char[] flushOf; // by request id: the flush it was sent in
     private int head = NONE;
     private int tail = NONE;
     private int free;  // the first unused entry; unused entries are chained through next
 
-    /** Room for window flushes waiting at once (window: the most requests in flight). */
-    public Flushes(int window) {
+    /**
+     * Room for window flushes waiting at once (window: the most requests in flight, at most 65,536) of requests with
+     * ids below ids.
+     */
+    public Flushes(int window, int ids) {
+        if (window > 0x10000) throw new IllegalArgumentException("a window of " + window + " flushes");
+        flushOf = new char[ids];
         time = new long[window];
         waiting = new int[window];
         prev = new int[window];
@@ -42,6 +48,15 @@ public final class Flushes {
 
     /** How many of flush f's requests still wait for their answer. */
     public int waiting(int f) { return waiting[f]; }
+
+    /** When the oldest flush still waiting was sent (the caller checked {@link #isEmpty()}). */
+    public long oldestTime() { return time[head]; }
+
+    /** Request id went out in flush f (a number {@link #add} gave). */
+    public void sent(int id, int f) { flushOf[id] = (char) f; }
+
+    /** The flush request id went out in, last it was {@link #sent}. */
+    public int of(int id) { return flushOf[id]; }
 
     /**
      * A flush of n requests (at least 1) sent at t, the newest: its number, which each of its requests keeps
@@ -62,8 +77,9 @@ public final class Flushes {
         return f;
     }
 
-    /** One request of flush f was answered: the flush leaves with its last. */
-    public void answered(int f) {
+    /** Request id, sent and waiting, was answered: its flush leaves with its last. */
+    public void answered(int id) {
+        int f = flushOf[id];
         if (--waiting[f] == 0) remove(f);
     }
 
