@@ -219,8 +219,7 @@ public final class ShmClientLink implements InPlaceSource, InPlaceSink {
      */
     private long look(MemorySegment dst, long dstOff, long n) throws ErrnoException {
         if (dst != null) return take(dst, dstOff, n);
-        long more = in.available() - n;
-        return more > 0 ? more : 0;
+        return in.availableBeyond(n);
     }
 
     private long receive(MemorySegment dst, long dstOff, long n, long start, long nanos) throws ErrnoException {

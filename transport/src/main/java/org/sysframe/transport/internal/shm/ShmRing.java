@@ -53,6 +53,9 @@ public final class ShmRing {
     static final long PRODUCER_SLEEPING = 192;
     static final long CONSUMER_NEVER_SLEEPS = CONSUMER_SLEEPING + 4;
     static final long PRODUCER_NEVER_SLEEPS = PRODUCER_SLEEPING + 4;
+    /** How many bytes of newly come ones {@link #availableBeyond} reads a byte of per cache line. */
+    static final int TOUCH_BYTES = 1024;
+    private static final long LINE = 64;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
@@ -66,6 +69,7 @@ public final class ShmRing {
     private long published; // the tail the producer published last
     private long head; // the consumer's own
     private long headSeen; // the producer's last reading of head (checked when read)
+    private byte touched; // what availableBeyond's reads gave: stored, so that the compiler keeps the reads
 
     ShmRing(MemorySegment memory, long control, long data, int capacity) {
         this.memory = memory;
@@ -193,6 +197,24 @@ public final class ShmRing {
         long t = (long) LONG.getAcquire(memory, control + TAIL);
         long n = t - head;
         if (n < 0 || n > capacity) throw corrupt("tail", t, head);
+        return n;
+    }
+
+    /**
+     * Bytes past the first have (those the reader has) that the consumer may read now. Their cache lines are read
+     * here, one byte each, all at once (those of the first {@value #TOUCH_BYTES} bytes): a reader in place reads a
+     * message's header first and its payload later, and when the payload begins on the next line, that line's miss
+     * would come only then, a second wait for a line to come over from the producer's core. Read here, the lines
+     * come over together.
+     */
+    public long availableBeyond(long have) throws ErrnoException {
+        long n = available() - have;
+        if (n <= 0) return 0;
+        long at = data + ((head + have) & mask);
+        long end = at + Math.min(n, TOUCH_BYTES);
+        byte x = 0;
+        for (; at < end; at = (at | (LINE - 1)) + 1) x ^= memory.get(ValueLayout.JAVA_BYTE, at);
+        touched = x;
         return n;
     }
 

@@ -128,6 +128,29 @@ class ShmRingTest {
     }
 
     @Test
+    void bytesReadInPlaceAreCountedPastWhatTheReaderHasAcrossTheEnd() throws Exception {
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.answers();
+            MemorySegment m = r.memory();
+            assertEquals(0, r.availableBeyond(0), "nothing came");
+            r.put(a.allocate(4000), 0, 4000);
+            r.publish();
+            r.release(4000);
+            // A whole ring's worth from near its end: its lines are read up to the mirror's, no read outside it.
+            MemorySegment src = a.allocate(CAP);
+            for (int i = 0; i < CAP; i++) src.set(JAVA_BYTE, i, (byte) (i * 7));
+            assertEquals(CAP, r.put(src, 0, CAP));
+            r.publish();
+            assertEquals(CAP, r.availableBeyond(0));
+            assertEquals(CAP - 100, r.availableBeyond(100), "past the 100 bytes the reader has");
+            assertEquals(1, r.availableBeyond(CAP - 1));
+            assertEquals(0, r.availableBeyond(CAP));
+            assertEquals(0, r.availableBeyond(CAP + 1), "a reader that says it has more than came: nothing more");
+            for (int i = 0; i < CAP; i++) assertEquals((byte) (i * 7), m.get(JAVA_BYTE, r.readAt() + i), "byte " + i);
+        }
+    }
+
+    @Test
     void aClaimReadsAHeadThePeerCorruptedAndFails() throws Exception {
         try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
@@ -198,6 +221,8 @@ class ShmRingTest {
                 m.set(JAVA_LONG, ShmSegment.RING0_CONTROL + ShmRing.TAIL, bad);
                 ErrnoException e = assertThrows(ErrnoException.class, () -> r.take(dst, 0, CAP));
                 assertEquals(Errno.EPROTO, e.errno());
+                assertEquals(Errno.EPROTO, assertThrows(ErrnoException.class, () -> r.availableBeyond(0)).errno(),
+                        "and before any read in place");
                 assertEquals(
                         String.format("shared memory: EPROTO (71) Protocol error: the request ring's tail is %d, %d "
                         + "bytes from this side's 0"
