@@ -432,10 +432,11 @@ public final class ServerConnection implements Responder, ConnectionOutput.Owner
             host.timed(-1);
         }
         output.close(); // first: what is queued past an io_uring output area goes before the area lingers
-        if (onClose != null) onClose.run();
         out.close();
         input.close();
         arena.close();
         host.closed(this, reason);
+        // Last: a channel is seen ended (ShmServer.channels()) only once its socket is closed too.
+        if (onClose != null) onClose.run();
     }
 }

@@ -189,8 +189,8 @@ final class ShmChannel implements HostedChannel, Outlet.Direct {
         segment.close();
         arena.close();
         slot.release();
-        ShmServer.ended(this);
         socketSide.close("its shared-memory channel ended");
+        ShmServer.ended(this); // last: once it is not listed, its socket is closed too
     }
 
     // ---------------------------------------------------------------- as its connection's outlet
