@@ -69,7 +69,7 @@ public final class ShmRing {
     private long published; // the tail the producer published last
     private long head; // the consumer's own
     private long headSeen; // the producer's last reading of head (checked when read)
-    private byte touched; // what availableBeyond's reads gave: stored, so that the compiler keeps the reads
+    private byte touched; // what the reads of bytes not used gave: stored, so that the compiler keeps the reads
 
     ShmRing(MemorySegment memory, long control, long data, int capacity) {
         this.memory = memory;
@@ -192,8 +192,14 @@ public final class ShmRing {
 
     // ---------------------------------------------------------------- the consumer's side
 
-    /** Bytes the consumer may read now. */
+    /**
+     * Bytes the consumer may read now. Each look reads the byte at the head first, where the next bytes will be
+     * written, then the tail: a consumer that looks again and again (a spinning wait) holds the head's line too, and
+     * after the producer wrote there, its next look brings that line over while the tail is still on its way, so that
+     * the bytes come with the tail, not in a second wait after it. The byte read is not used.
+     */
     public long available() throws ErrnoException {
+        touched ^= memory.get(ValueLayout.JAVA_BYTE, data + (head & mask));
         long t = (long) LONG.getAcquire(memory, control + TAIL);
         long n = t - head;
         if (n < 0 || n > capacity) throw corrupt("tail", t, head);
