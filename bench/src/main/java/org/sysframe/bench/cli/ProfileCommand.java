@@ -15,6 +15,7 @@ import org.sysframe.bench.peer.PipelinedPeer;
 import org.sysframe.bench.peer.SysframePeer;
 import org.sysframe.bench.profile.PerfProfile;
 import org.sysframe.bench.profile.PerfRecording;
+import org.sysframe.bench.profile.Turnaround;
 import org.sysframe.transport.ClientOptions;
 import org.sysframe.transport.GroutServer;
 import org.sysframe.transport.WaitMode;
@@ -52,6 +53,15 @@ public final class ProfileCommand implements Callable<Integer> {
      * to the thread running when it fires (docs/results.md).
      */
     static final String UNSAMPLED = "not in the samples (clock - samples)";
+
+    /**
+     * From the last receive that brought bytes to the next send's entry ({@link Turnaround}): the client's own time
+     * while the server waits for it, measured in a run of its own with every syscall traced.
+     */
+    static final String TURNAROUND = "turnaround, answer in to next send: median, ns";
+    static final String TURNAROUND_PER_CALL = "  all turnarounds, per call, ns";
+    static final String TRACED_CALLS = "traced run: calls";
+    static final String TURNAROUNDS = "turnarounds (sends after a receive)";
 
     /** A comparison of the bench, profiled: its name, what runs, where. */
     enum Target {
@@ -147,7 +157,8 @@ public final class ProfileCommand implements Callable<Integer> {
     }
 
     /** One client's profiled run: its figures, where its CPU went, and how to read its recording again. */
-    record Side(Measurement run, String settings, PerfProfile profile, double clockNanos, String report) {
+    record Side(Measurement run, String settings, PerfProfile profile, double clockNanos, String report,
+            Turnaround turnaround, long tracedCalls) {
         double nanosPerCall(long ns) { return (double) ns / run.calls(); }
     }
 
@@ -309,7 +320,22 @@ public final class ProfileCommand implements Callable<Integer> {
         PerfProfile profile = PerfProfile.read(data, filter, s.program());
         if (profile.total() == 0) throw new IOException("perf recorded no sample of " + cell.name() + " (" + filter
                 + ") on CPU " + t.cpus());
-        return new Side(timed, cell.settings(), profile, s.clockNanos(timed), "perf report -i " + data + " " + filter);
+        Turnaround turnaround = null;
+        long tracedCalls = 0;
+        if (!t.shm && Turnaround.supported()) {
+            // A run of its own, of half the sampled one's calls: a traced send or receive runs perf's handler, which
+            // the samples would show.
+            Path traced = file.resolveSibling(file.getFileName() + ".syscalls");
+            try (PerfRecording perf = PerfRecording.syscalls(Integer.toString(t.clientCpu), traced)) {
+                tracedCalls = s.profiled(Math.max(1_000, calls / 2), perf).calls();
+                traced = perf.stop();
+            }
+            turnaround = Turnaround.read(traced, s.filter());
+            if (turnaround.turnarounds() == 0) throw new IOException("no send after a receive of " + cell.name()
+                    + " (" + filter + ") in " + traced);
+        }
+        return new Side(timed, cell.settings(), profile, s.clockNanos(timed), "perf report -i " + data + " " + filter,
+                turnaround, tracedCalls);
     }
 
     private void print(Target t, String framing, Side mine, Side theirs) {
@@ -341,6 +367,22 @@ public final class ProfileCommand implements Callable<Integer> {
         long a = mineClock - mine.profile().total(), b = theirClock - theirs.profile().total();
         System.out.printf(Locale.ROOT, row, "  " + UNSAMPLED, nanos(mine, a), nanos(theirs, b),
                 difference(mine, a, theirs, b));
+        Turnaround tm = mine.turnaround(), tt = theirs.turnaround();
+        if (tm != null && tt != null) {
+            System.out.printf(Locale.ROOT, row, TURNAROUND, count(tm.medianNanos()), count(tt.medianNanos()),
+                    String.format(Locale.ROOT, "%+,d", tm.medianNanos() - tt.medianNanos()));
+            double pm = tm.meanNanos() * tm.turnarounds() / mine.tracedCalls(), pt = tt.meanNanos()
+                    * tt.turnarounds() / theirs.tracedCalls();
+            System.out.printf(Locale.ROOT, row, TURNAROUND_PER_CALL, count(Math.round(pm)), count(Math.round(pt)),
+                    String.format(Locale.ROOT, "%+,d", Math.round(pm - pt)));
+            System.out.printf(Locale.ROOT, row, "    " + TRACED_CALLS, count(mine.tracedCalls()),
+                    count(theirs.tracedCalls()), "");
+            System.out.printf(Locale.ROOT, row, "      sends", count(tm.sends()), count(tt.sends()), "");
+            System.out.printf(Locale.ROOT, row, "      " + TURNAROUNDS, count(tm.turnarounds()),
+                    count(tt.turnarounds()), "");
+            if (tm.lost() + tt.lost() > 0) System.out.printf(Locale.ROOT, row, "      perf's records of lost events",
+                    count(tm.lost()), count(tt.lost()), "");
+        }
         if (keep != null) {
             System.out.println("  kept: " + mine.report());
             System.out.println("        " + theirs.report());

@@ -7,6 +7,7 @@ import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -78,6 +79,22 @@ public final class PerfRecording implements AutoCloseable {
      * its events, longer with a JVM's many mappings to read first).
      */
     public static PerfRecording start(String cpus, Path file) throws IOException {
+        return start(List.of("-e", "cpu-clock", "-F", Integer.toString(FREQUENCY)), cpus, file);
+    }
+
+    /**
+     * As {@link #start}, recording syscalls on cpus instead of samples (for {@link Turnaround}): the entries of the
+     * socket sends ({@code writev}, {@code sendto}, {@code sendmsg}) and the exits of the receives ({@code readv},
+     * {@code recvfrom}, {@code recvmsg}) that brought bytes, x86-64's numbers, filtered in the kernel (a spinning
+     * client's empty receives are not written, nor perf's own writes of its file), in buffers of 4 MiB a CPU.
+     */
+    public static PerfRecording syscalls(String cpus, Path file) throws IOException {
+        return start(List.of("-e", "raw_syscalls:sys_enter", "--filter", "id == 20 || id == 44 || id == 46",
+                "-e", "raw_syscalls:sys_exit", "--filter", "(id == 19 || id == 45 || id == 47) && ret > 0",
+                "-m", "1024"), cpus, file);
+    }
+
+    private static PerfRecording start(List<String> events, String cpus, Path file) throws IOException {
         Files.deleteIfExists(file);
         Path log = file.resolveSibling(file.getFileName() + ".log");
         Path ctl = file.resolveSibling(file.getFileName() + ".ctl");
@@ -94,9 +111,10 @@ public final class PerfRecording implements AutoCloseable {
                 output(List.of("mkfifo", "-m", "600", paths.get(i).toString()), true);
                 fifos[i] = new RandomAccessFile(paths.get(i).toFile(), "rw");
             }
-            p = new ProcessBuilder("perf", "record", "-e", "cpu-clock", "-F", Integer.toString(FREQUENCY), "-C",
-                    cpus, "-D", "-1", "--control=fifo:" + ctl + "," + ack, "-o", file.toString())
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            List<String> cmd = new ArrayList<>(List.of("perf", "record"));
+            cmd.addAll(events);
+            cmd.addAll(List.of("-C", cpus, "-D", "-1", "--control=fifo:" + ctl + "," + ack, "-o", file.toString()));
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         } catch (IOException e) {
             for (RandomAccessFile f : fifos) if (f != null) f.close();
             throw e;
@@ -249,5 +267,14 @@ public final class PerfRecording implements AutoCloseable {
     static List<String> report(Path file, String filter) throws IOException {
         return output(List.of("perf", "report", "-i", file.toString(), "--stdio", "--no-children", "-F",
                 "period,dso,sym", "-t", "|", filter), false).lines().toList();
+    }
+
+    /**
+     * The lines of {@code perf script} of a {@link #syscalls} recording, of the threads filter keeps: each event's
+     * thread, time in ns and syscall, and a line with {@code LOST} where perf lost events.
+     */
+    static List<String> script(Path file, String filter) throws IOException {
+        return output(List.of("perf", "script", "-i", file.toString(), "--ns", "-F", "tid,time,event,trace",
+                "--show-lost-events", filter), false).lines().toList();
     }
 }

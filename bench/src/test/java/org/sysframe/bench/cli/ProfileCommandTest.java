@@ -47,12 +47,35 @@ class ProfileCommandTest {
             addsUp(out.subList(shm, out.size()), "CPU per call, both sides, ns (the clock)");
             List<String> socket = out.subList(spin, shm);
             assertTrue(row(socket, "kernel")[0] > 0 && row(socket, "kernel")[1] > 0, "a spinning client's syscalls");
+            turnsAroundOncePerCall(socket);
+            assertEquals(null, rowOrNull(out.subList(shm, out.size()), ProfileCommand.TURNAROUND),
+                    "a channel's client makes no syscall to trace");
             assertEquals(before, profileDirs(tmp), "its recordings removed");
             assertFalse(Files.exists(jitMap), "the JIT's map it wrote removed");
         } finally {
             if (old == null) System.clearProperty("sysframe.cpeer");
             else System.setProperty("sysframe.cpeer", old);
         }
+    }
+
+    /**
+     * One call at a time, each side of the socket target: one send per call in its traced run, each after the
+     * receive of the answer before it but the first; its turnaround measured, no event lost.
+     */
+    private static void turnsAroundOncePerCall(List<String> out) {
+        String all = String.join("\n", out);
+        long[] calls = row(out, ProfileCommand.TRACED_CALLS);
+        long[] sends = row(out, "sends");
+        long[] turnarounds = row(out, ProfileCommand.TURNAROUNDS);
+        long[] median = row(out, ProfileCommand.TURNAROUND);
+        for (int side = 0; side < 2; side++) {
+            assertTrue(calls[side] >= 1000, all);
+            assertEquals(calls[side], sends[side], "one send per call, side " + side + "\n" + all);
+            assertEquals(calls[side] - 1, turnarounds[side], "each after an answer but the first, side " + side
+                    + "\n" + all);
+            assertTrue(median[side] > 0, all);
+        }
+        assertEquals(null, rowOrNull(out, "perf's records of lost events"), all);
     }
 
     private static int start(List<String> out, String header) {
