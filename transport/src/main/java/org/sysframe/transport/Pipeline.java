@@ -62,7 +62,8 @@ public final class Pipeline implements AutoCloseable {
     public static final int BACK_PRESSURED = -1;
 
     private static final int BATCH_BYTES = 64 * 1024;
-    private static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3;
+    /** An id's state here; RESERVED: in the stock, its request not queued yet. */
+    private static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3, RESERVED = 4;
 
     private final GroutClient client;
     private final Conduit conduit;
@@ -78,6 +79,9 @@ public final class Pipeline implements AutoCloseable {
     private final int[] typeOf = new int[0x10000];
     private final long[] sentAt = new long[0x10000];
     private final int[] queued;
+    /** Ids reserved for requests not queued yet: stock[stockNext..stockEnd), in the call table's order. */
+    private final int[] stock;
+    private int stockNext, stockEnd;
     /** Ids answered whose place in the client's call table is still taken: given back together, one lock a poll. */
     private final int[] freed;
     private int freedCount;
@@ -87,6 +91,7 @@ public final class Pipeline implements AutoCloseable {
     private long stagedFrom;
     private long stagingUsed;
     private int queuedCount;
+    private long queuedBytes;
     private int inFlight;
     private long lateAnswers;
     private AnswerHandler handler;
@@ -101,6 +106,7 @@ public final class Pipeline implements AutoCloseable {
         this.inbox = new Inbox(reader, conduit.router());
         this.options = options;
         this.queued = new int[options.window()];
+        this.stock = new int[options.window()];
         this.freed = new int[options.window()];
         // One more than the window: a timed-out flush is still held while its requests' handlers may flush again.
         this.flushes = options.requestTimeoutMillis() > 0 ? new Flushes(options.window() + 1, state.length) : null;
@@ -118,7 +124,7 @@ public final class Pipeline implements AutoCloseable {
      * is full. A full batch buffer or iovec is flushed first.
      */
     public int queue(int type, MemorySegment payload, long offset, long length) throws ErrnoException {
-        if (conduit.endedHint()) conduit.check(); // (the reserve below checks again, under the lock it takes anyway)
+        if (conduit.endedHint()) conduit.check(); // (a reservation of ids checks again, under the lock it takes)
         if (length < 0 || length > GroutApi.MAX_MSG_LEN) {
             throw new ErrnoException(client.specs().name(type), Errno.EMSGSIZE,
                     "request payload of " + length + " bytes, GR_API_MAX_MSG_LEN is " + GroutApi.MAX_MSG_LEN);
@@ -133,8 +139,13 @@ public final class Pipeline implements AutoCloseable {
         if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity()
                 || queuedCount == queued.length) flush();
         if (freedCount > 0) releaseFreed(); // queued from an answer's handler: the ids and the cap's room first
-        int id = role.reserve(type, length);
-        if (id < 0) return BACK_PRESSURED; // the client's in-flight cap (ClientOptions.maxInFlight): poll
+        if (stockNext == stockEnd) { // ids for the window's room, under one lock (one at a time under a cap)
+            stockNext = 0;
+            stockEnd = role.reserve(stock, options.window() - inFlight);
+            if (stockEnd == 0) return BACK_PRESSURED; // the client's in-flight cap (ClientOptions.maxInFlight): poll
+            for (int i = 0; i < stockEnd; i++) state[stock[i]] = RESERVED;
+        }
+        int id = stock[stockNext++];
         RequestHeader.write(staging, stagingUsed, id, type, (int) length);
         stagingUsed += RequestHeader.SIZE;
         if (copy) {
@@ -147,6 +158,7 @@ public final class Pipeline implements AutoCloseable {
         state[id] = QUEUED;
         typeOf[id] = type;
         queued[queuedCount++] = id;
+        queuedBytes += RequestHeader.SIZE + length;
         inFlight++;
         return id;
     }
@@ -168,6 +180,8 @@ public final class Pipeline implements AutoCloseable {
             bytes = iov.pending() == 0 ? stagingUsed : iov.remaining();
             event.begin();
         }
+        role.sent(queuedCount, queuedBytes);
+        queuedBytes = 0;
         try {
             conduit.flushQueue(); // other threads' requests first, in a send of their own
             if (iov.pending() == 0) {
@@ -299,6 +313,7 @@ public final class Pipeline implements AutoCloseable {
         }
         inFlight = 0;
         queuedCount = 0;
+        queuedBytes = 0;
         if (flushes != null) flushes.clear();
         conduit.failAll(e);
         return e;
@@ -342,6 +357,9 @@ public final class Pipeline implements AutoCloseable {
             }
         } finally {
             if (arena.scope().isAlive()) arena.close();
+            for (int i = stockNext; i < stockEnd; i++) state[stock[i]] = FREE;
+            role.unreserve(stock, stockNext, stockEnd); // never sent: no answer can come for them
+            stockNext = stockEnd = 0;
             role.release();
         }
     }
@@ -349,7 +367,7 @@ public final class Pipeline implements AutoCloseable {
     /** Gives the ids answered since the last time back to the client's call table, under one lock. */
     private void releaseFreed() {
         if (freedCount == 0) return;
-        role.unreserve(freed, freedCount);
+        role.unreserve(freed, 0, freedCount);
         freedCount = 0;
     }
 
@@ -375,6 +393,10 @@ public final class Pipeline implements AutoCloseable {
                 state[id] = FREE;
                 lateAnswers++;
                 free(id);
+                return DROPPED;
+            }
+            if (s == RESERVED || s == QUEUED) { // not sent: the server made the answer up (the id stays ours)
+                role.unmatched();
                 return DROPPED;
             }
             if (s != SENT) return NOT_MINE;

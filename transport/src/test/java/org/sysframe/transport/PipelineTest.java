@@ -169,6 +169,37 @@ class PipelineTest {
     }
 
     @Test
+    void anAnswerMadeUpForAnIdThePipelineHoldsAndHasNotSentIsUnmatchedAndTheIdStaysItsOwn() throws Exception {
+        String path = fx.path("made-up.sock");
+        try (RawServer server = new RawServer(path, conn -> {
+            RawRequest first = conn.readRequest();
+            // The pipeline took ids for its window's room together: the next one is held, its request not sent.
+            conn.respond(first.id() + 1, 0, new byte[] {9, 9, 9, 9});
+            conn.respond(first.id(), 0, first.payload());
+            RawRequest second = conn.readRequest();
+            conn.respond(second.id(), 0, second.payload());
+            conn.awaitEof();
+        }); GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined();
+             Pipeline p = c.pipeline(PipelineOptions.window(4))) {
+            MemorySegment payload = a.allocate(4);
+            payload.set(JAVA_INT_UNALIGNED, 0, 1);
+            int firstId = p.queue(GroutApi.PING, payload, 0, 4);
+            Answers answers = new Answers();
+            while (p.inFlight() > 0) p.poll(answers, 4, true);
+            assertEquals(1, answers.count, "the made-up answer reached no handler");
+            assertArrayEquals(new int[] {firstId, 0, 1}, answers.got.get(0));
+            assertEquals(1, c.stats().unmatched(), "the made-up answer counted as matching no call");
+            assertEquals(0, c.stats().late(), "not as a late answer: the id was never sent");
+            payload.set(JAVA_INT_UNALIGNED, 0, 2);
+            int secondId = p.queue(GroutApi.PING, payload, 0, 4);
+            assertEquals(firstId + 1, secondId, "the id stayed the pipeline's: its next request has it");
+            while (p.inFlight() > 0) p.poll(answers, 4, true);
+            assertArrayEquals(new int[] {secondId, 0, 2}, answers.got.get(1), "the next request got its own answer");
+            assertTrue(c.isUsable());
+        }
+    }
+
+    @Test
     void aRequestUnansweredPastItsTimeoutFailsWithEtimedoutAndItsLateAnswerIsDroppedNotMatched() throws Exception {
         String path = fx.path("late.sock");
         try (RawServer server = new RawServer(path, conn -> {

@@ -101,6 +101,12 @@ public final class Call {
 
     boolean cas(int from, int to) { return STATE.compareAndSet(this, from, to); }
 
+    /**
+     * Sets a pipeline placeholder's state under the conduit's lock, without a fence of its own: only threads that hold
+     * the lock read it, and the lock's release publishes it to them. (A pipelined request costs two such stores.)
+     */
+    void setUnderLock(int s) { STATE.setRelease(this, s); }
+
     /** Copies an answer in (the receiving thread, before the state says DONE). */
     void store(int status, MemorySegment buffer, long offset, long len) {
         if (data.length < len) {

@@ -41,6 +41,21 @@ final class CallTable {
 
     /** Gives c the next free id and registers it as waiting. The caller checked {@link #full()}. */
     void register(Call c, int type) {
+        enter(c, type);
+        c.state = Call.WAITING;
+        if (c.kind == Call.Kind.FUTURE) futures++;
+    }
+
+    /**
+     * Gives a pipeline's placeholder c the next free id, abandoned: outside the pipeline its answer is late (its type
+     * is the pipeline's to know). The caller checked {@link #full()}.
+     */
+    void registerPlaceholder(Call c) {
+        enter(c, 0);
+        c.setUnderLock(Call.ABANDONED);
+    }
+
+    private void enter(Call c, int type) {
         if (idCount == 0) grow();
         int id = freeIds[idHead];
         idHead = idHead + 1 == capacity ? 0 : idHead + 1;
@@ -50,10 +65,8 @@ final class CallTable {
         c.error = null;
         c.status = 0;
         c.length = 0;
-        c.state = Call.WAITING;
         byId[id] = c;
         inFlight++;
-        if (c.kind == Call.Kind.FUTURE) futures++;
     }
 
     /** Every id in use: twice the ids (the new ones free, in order). */
@@ -105,13 +118,10 @@ final class CallTable {
      * pooled).
      */
     void recycle(Call c) {
-        if (c.kind != Call.Kind.PIPELINE) return;
+        if (c.kind != Call.Kind.PIPELINE) return; // (nor has a placeholder items: only a stream's call has)
         c.waiter = null;
         c.attach(null);
-        c.items = null;
-        c.itemStatus = null;
-        c.itemCount = 0;
-        c.state = Call.IDLE;
+        c.setUnderLock(Call.IDLE);
         if (pooled == pool.length) pool = Arrays.copyOf(pool, pooled * 2);
         pool[pooled++] = c;
     }

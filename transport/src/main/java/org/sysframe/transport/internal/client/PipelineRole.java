@@ -1,7 +1,5 @@
 package org.sysframe.transport.internal.client;
 
-import org.sysframe.transport.wire.RequestHeader;
-
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
 
@@ -48,42 +46,69 @@ public final class PipelineRole {
     }
 
     /**
-     * A pipeline reserves an id for its own request (its answer goes to the pipeline's poll); -1 when
-     * the client's in-flight cap has no room (ClientOptions.maxInFlight).
+     * A pipeline reserves ids for its coming requests (their answers go to the pipeline's poll): up to want of them
+     * into ids, in the order the client's call table hands them out, under one lock; returns how many, 0 when the
+     * client's in-flight cap has no room (ClientOptions.maxInFlight). Under a cap, one at a time: a caller waiting for
+     * room is let in before the pipeline's next request.
      */
-    public int reserve(int type, long length) throws ErrnoException {
+    public int reserve(int[] ids, int want) throws ErrnoException {
         conduit.lock.lock();
         try {
             conduit.usable();
-            if (!conduit.gate.room(conduit.table) || conduit.gate.waiting() > 0) return -1;
-            if (conduit.table.full()) throw new ErrnoException("pipeline", Errno.ENOBUFS,
-                    "no free request id: every id is in flight or abandoned");
-            Call c = conduit.table.take(Call.Kind.PIPELINE); // a placeholder holding the id
-            conduit.table.register(c, type);
-            c.state = Call.ABANDONED;                // outside the pipeline, its answer is late
-            conduit.calls++;
-            conduit.bytesSent += RequestHeader.SIZE + length;
-            return c.id;
+            if (conduit.gate.capped()) want = Math.min(want, 1);
+            int n = 0;
+            while (n < want && conduit.gate.room(conduit.table) && conduit.gate.waiting() == 0) {
+                if (conduit.table.full()) {
+                    if (n > 0) break;
+                    throw new ErrnoException("pipeline", Errno.ENOBUFS,
+                            "no free request id: every id is in flight or abandoned");
+                }
+                Call c = conduit.table.take(Call.Kind.PIPELINE); // a placeholder holding the id
+                conduit.table.registerPlaceholder(c);
+                ids[n++] = c.id;
+            }
+            return n;
+        } finally {
+            conduit.lock.unlock();
+        }
+    }
+
+    /** The pipeline sends n requests of bytes in all (headers included): the client's counts. */
+    public void sent(int n, long bytes) {
+        conduit.lock.lock();
+        try {
+            conduit.calls += n;
+            conduit.bytesSent += bytes;
         } finally {
             conduit.lock.unlock();
         }
     }
 
     /**
-     * The pipeline got the answers of the first n of ids, or gave their requests up and their late answers came: the
-     * ids are free again, given back under one lock. (An id the pipeline closes with is left reserved: the client drops
-     * its late answer.)
+     * The pipeline got the answers of ids[from..to), gave their requests up and their late answers came, or never sent
+     * them: the ids are free again, given back under one lock. (An id the pipeline closes with while its request is
+     * unanswered is left reserved: the client drops its late answer.)
      */
-    public void unreserve(int[] ids, int n) {
+    public void unreserve(int[] ids, int from, int to) {
         conduit.lock.lock();
         try {
-            for (int i = 0; i < n; i++) {
+            for (int i = from; i < to; i++) {
                 Call c = conduit.table.get(ids[i]);
                 // (Not another thread's call: a lying server's second answer to the id may have freed it meanwhile.)
                 if (c == null || c.kind != Call.Kind.PIPELINE) continue;
                 conduit.removed(c);
                 conduit.table.recycle(c);
             }
+        } finally {
+            conduit.lock.unlock();
+        }
+    }
+
+    /** An answer came for an id the pipeline holds and has not sent: no call had it (the client's count). */
+    public void unmatched() {
+        conduit.lock.lock();
+        try {
+            conduit.router.unmatched++;
         } finally {
             conduit.lock.unlock();
         }

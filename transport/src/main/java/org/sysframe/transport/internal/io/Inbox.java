@@ -23,8 +23,8 @@ public final class Inbox {
         int TAKEN = 1, DROPPED = 0, NOT_MINE = -1;
 
         /**
-         * TAKEN (delivered), DROPPED (a late answer to an abandoned request) or NOT_MINE (the client's router takes
-         * it).
+         * TAKEN (delivered), DROPPED (a late answer to an abandoned request, or one to a request not sent) or NOT_MINE
+         * (the client's router takes it).
          */
         int accept(int forId, int status, MemorySegment buffer, long offset, long length);
     }
