@@ -55,6 +55,8 @@ public final class PipelinedPeer implements PingPeer {
      */
     public static final int SAMPLE_EVERY = 16;
     private int sampleEvery = SAMPLE_EVERY;
+    /** Answers until the next latency recorded: a count down, not a remainder (a 64-bit division an answer). */
+    private int untilSample = SAMPLE_EVERY;
     private long lastLatency;     // of the last right answer: stands for the answers since the last sample
 
     public PipelinedPeer(String name, ClientOptions options, int depth, int batch) {
@@ -92,13 +94,16 @@ public final class PipelinedPeer implements PingPeer {
         }
         echoed++;
         lastLatency = latencyNanos;
-        if (echoed % sampleEvery == 0) latency.recordValueWithCount(Math.min(latencyNanos,
-                latency.getHighestTrackableValue()), sampleEvery);
+        if (--untilSample == 0) {
+            untilSample = sampleEvery;
+            latency.recordValueWithCount(Math.min(latencyNanos, latency.getHighestTrackableValue()), sampleEvery);
+        }
     };
 
     /** Records the latency of every answer instead of one in {@link #SAMPLE_EVERY}; returns this. */
     public PipelinedPeer everyRequest(boolean every) {
         sampleEvery = every ? 1 : SAMPLE_EVERY;
+        untilSample = sampleEvery;
         return this;
     }
 
@@ -150,6 +155,7 @@ public final class PipelinedPeer implements PingPeer {
     public void pingMany(long n, Histogram latency) throws IOException {
         this.latency = latency;
         answered = echoed = timedOut = 0;
+        untilSample = sampleEvery;
         wrong = null;
         long lastAnswer = System.nanoTime(); // of the last poll that brought answers (one clock read per such poll)
         try {
@@ -157,7 +163,7 @@ public final class PipelinedPeer implements PingPeer {
         } finally {
             // The answers since the last sample, counted with the last latency: the histogram's count is
             // then exactly the right answers, which the run's summary reports (also when it failed).
-            long unsampled = echoed % sampleEvery;
+            long unsampled = sampleEvery - untilSample;
             if (unsampled > 0) latency.recordValueWithCount(Math.min(lastLatency, latency.getHighestTrackableValue()),
                     unsampled);
         }
