@@ -38,7 +38,8 @@ import picocli.CommandLine.Option;
  * cores and on one core; the shared-memory channel, both spinning, against the C ping-pong (both sides
  * of the call, client and the loop serving it). The same server for both clients of a socket target;
  * {@code perf record} of the CPUs they run on while they make their timed calls, the samples of their
- * threads (or processes) kept, Java methods named by the JIT's map. The kernel's syscall counters are
+ * threads (or processes) kept, Java methods named by the JIT's map; for a socket target, each client's
+ * {@link Turnaround} from a run of its own with its sends and receives traced. The kernel's syscall counters are
  * left off (each counted syscall fires a tracepoint handler, which the profile would show).
  */
 @Command(name = "profile", mixinStandardHelpOptions = true, description = "Where a call's CPU time goes, sysframe's "
