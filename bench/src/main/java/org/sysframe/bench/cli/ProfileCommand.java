@@ -57,7 +57,7 @@ public final class ProfileCommand implements Callable<Integer> {
 
     /**
      * From the last receive that brought bytes to the next send's entry ({@link Turnaround}): the client's own time
-     * while the server waits for it, measured in a run of its own with every syscall traced.
+     * while the server waits for it, measured in a run of its own with its sends and receives traced.
      */
     static final String TURNAROUND = "turnaround, answer in to next send: median, ns";
     static final String TURNAROUND_PER_CALL = "  all turnarounds, per call, ns";
