@@ -62,8 +62,8 @@ public final class Pipeline implements AutoCloseable {
     public static final int BACK_PRESSURED = -1;
 
     private static final int BATCH_BYTES = 64 * 1024;
-    /** An id's state here; RESERVED: in the stock, its request not queued yet. */
-    private static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3, RESERVED = 4;
+    /** An id's state here; RESERVED: taken from the client, its request not queued yet ({@link PipelineIds}). */
+    static final byte FREE = 0, QUEUED = 1, SENT = 2, ABANDONED = 3, RESERVED = 4;
 
     private final GroutClient client;
     private final Conduit conduit;
@@ -79,12 +79,7 @@ public final class Pipeline implements AutoCloseable {
     private final int[] typeOf = new int[0x10000];
     private final long[] sentAt = new long[0x10000];
     private final int[] queued;
-    /** Ids reserved for requests not queued yet: stock[stockNext..stockEnd), in the call table's order. */
-    private final int[] stock;
-    private int stockNext, stockEnd;
-    /** Ids answered whose place in the client's call table is still taken: given back together, one lock a poll. */
-    private final int[] freed;
-    private int freedCount;
+    private final PipelineIds ids;
     /** The flushes whose requests wait for answers, for the request timeout (null without one). */
     private final Flushes flushes;
     private final Sink sink = new Sink();
@@ -106,8 +101,7 @@ public final class Pipeline implements AutoCloseable {
         this.inbox = new Inbox(reader, conduit.router());
         this.options = options;
         this.queued = new int[options.window()];
-        this.stock = new int[options.window()];
-        this.freed = new int[options.window()];
+        this.ids = new PipelineIds(role, state, options.window());
         // One more than the window: a timed-out flush is still held while its requests' handlers may flush again.
         this.flushes = options.requestTimeoutMillis() > 0 ? new Flushes(options.window() + 1, state.length) : null;
     }
@@ -138,14 +132,8 @@ public final class Pipeline implements AutoCloseable {
         long need = RequestHeader.SIZE + (copy ? length : 0);
         if (stagingUsed + need > BATCH_BYTES || iov.pending() + 3 > iov.capacity()
                 || queuedCount == queued.length) flush();
-        if (freedCount > 0) releaseFreed(); // queued from an answer's handler: the ids and the cap's room first
-        if (stockNext == stockEnd) { // ids for the window's room, under one lock (one at a time under a cap)
-            stockNext = 0;
-            stockEnd = role.reserve(stock, options.window() - inFlight);
-            if (stockEnd == 0) return BACK_PRESSURED; // the client's in-flight cap (ClientOptions.maxInFlight): poll
-            for (int i = 0; i < stockEnd; i++) state[stock[i]] = RESERVED;
-        }
-        int id = stock[stockNext++];
+        int id = ids.take(options.window() - inFlight);
+        if (id < 0) return BACK_PRESSURED; // the client's in-flight cap (ClientOptions.maxInFlight): poll
         RequestHeader.write(staging, stagingUsed, id, type, (int) length);
         stagingUsed += RequestHeader.SIZE;
         if (copy) {
@@ -255,7 +243,7 @@ public final class Pipeline implements AutoCloseable {
             try {
                 got = inbox.drain(sink, limit - n, wait && n == 0, deadline, now);
             } finally {
-                releaseFreed();
+                ids.release();
             }
             if (got == 0 && bound != 0 && System.nanoTime() - bound >= 0) {
                 throw failAll(new ErrnoException("pipeline", Errno.ETIMEDOUT, "no answer within the receive timeout of "
@@ -352,29 +340,14 @@ public final class Pipeline implements AutoCloseable {
                 } catch (ErrnoException e) {
                     throw failAll(e);
                 } finally {
-                    releaseFreed();
+                    ids.release();
                 }
             }
         } finally {
             if (arena.scope().isAlive()) arena.close();
-            for (int i = stockNext; i < stockEnd; i++) state[stock[i]] = FREE;
-            role.unreserve(stock, stockNext, stockEnd); // never sent: no answer can come for them
-            stockNext = stockEnd = 0;
+            ids.close();
             role.release();
         }
-    }
-
-    /** Gives the ids answered since the last time back to the client's call table, under one lock. */
-    private void releaseFreed() {
-        if (freedCount == 0) return;
-        role.unreserve(freed, 0, freedCount);
-        freedCount = 0;
-    }
-
-    /** id was answered (or its late answer came): its place in the call table is given back with the poll's others. */
-    private void free(int id) {
-        if (freedCount == freed.length) releaseFreed();
-        freed[freedCount++] = id;
     }
 
     /** Matches each answer read to its request. */
@@ -392,7 +365,7 @@ public final class Pipeline implements AutoCloseable {
             if (s == ABANDONED) {
                 state[id] = FREE;
                 lateAnswers++;
-                free(id);
+                ids.free(id);
                 return DROPPED;
             }
             if (s == RESERVED || s == QUEUED) { // not sent: the server made the answer up (the id stays ours)
@@ -402,7 +375,7 @@ public final class Pipeline implements AutoCloseable {
             if (s != SENT) return NOT_MINE;
             state[id] = FREE;
             if (flushes != null) flushes.answered(id);
-            free(id);
+            ids.free(id);
             inFlight--;
             if (now == 0) now = System.nanoTime();
             long latency = now - sentAt[id];
