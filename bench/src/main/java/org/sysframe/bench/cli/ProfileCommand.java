@@ -163,47 +163,6 @@ public final class ProfileCommand implements Callable<Integer> {
         double nanosPerCall(long ns) { return (double) ns / run.calls(); }
     }
 
-    /** A client profiled: its cell, its timed run with perf enabled around its calls, whose samples are its. */
-    interface Subject {
-        Cell cell();
-
-        /** The timed run of calls, perf enabled for its calls only. */
-        Measurement profiled(long calls, PerfRecording perf) throws IOException;
-
-        /** perf report's filter of its samples ({@code --tid=...}, {@code --pid=...}), known once it ran. */
-        String filter() throws IOException;
-
-        /** The file name of the C program's binary, or null for sysframe's client. */
-        String program();
-
-        /** Whether both sides of a call are profiled (the server's CPU counted with the client's). */
-        boolean bothSides();
-
-        /** Its CPU time in the run, ns: the client's, and the server's too where both sides are profiled. */
-        default double clockNanos(Measurement m) {
-            return (bothSides() ? m.totalCpuMicrosPerCall() : m.clientCpuMicrosPerCall()) * 1000 * m.calls();
-        }
-    }
-
-    /** A subject whose threads are known before its run: perf enabled around the probe's run. */
-    record Known(Cell cell, Id ids, String program, boolean bothSides) implements Subject {
-        @Override
-        public Measurement profiled(long calls, PerfRecording perf) throws IOException {
-            perf.enable();
-            Measurement m = cell.probe().measure(cell, calls, 1);
-            perf.disable();
-            return m;
-        }
-
-        @Override
-        public String filter() throws IOException { return ids.get(); }
-    }
-
-    /** perf report's filter of a subject's samples. */
-    interface Id {
-        String get() throws IOException;
-    }
-
     private void profile(Target t, Path dir) throws IOException {
         Pairing p = Pairing.named("sysframe");
         Side mine;
@@ -227,79 +186,30 @@ public final class ProfileCommand implements Callable<Integer> {
             ChannelSide channel = t.shm ? new ChannelSide(server) : null;
             ServerSample.Source side = t.shm ? channel : ServerSample.Source.of(server);
             Cell cell = new Cell("sysframe", len, framing, 0, 0, new ClientThreadsProbe(List.of(client), side));
-            Id ids = () -> "--tid=" + client.tid() + (channel == null ? ""
+            ProfileSubject.Id ids = () -> "--tid=" + client.tid() + (channel == null ? ""
                     : channel.threadIds().stream().map(i -> "," + i).collect(Collectors.joining()));
-            mine = run(t, new Known(cell, ids, null, t.shm), dir.resolve(t.name + "-sysframe.data"));
+            mine = run(t, new ProfileSubject.Known(cell, ids, null, t.shm), dir.resolve(t.name + "-sysframe.data"));
             if (!t.shm) {
                 CPeer c = new CPeer("c-lean", "sendmsg", CPeer.Options.lean(t.clientWait, t.clientCpu, t.depth));
                 try (CPeer.Runner r = c.probe(socket, side)) {
                     Cell theirCell = new Cell("c-lean", len, c.describe(), 0, 0, r);
-                    theirs = run(t, new Known(theirCell, () -> "--pid=" + r.pids().get(0),
+                    theirs = run(t, new ProfileSubject.Known(theirCell, () -> "--pid=" + r.pids().get(0),
                             Path.of(CPeer.binaryPath()).getFileName().toString(), false),
                             dir.resolve(t.name + "-c.data"));
                 }
             }
         }
         // The C ping-pong once the channel is closed: its loop, spinning, would take half of the C server's CPU.
-        if (t.shm) theirs = run(t, new PingPong(new CShmPingPong(t.clientCpu, SERVER_CPU), len),
+        if (t.shm) theirs = run(t, new ProfileSubject.PingPong(new CShmPingPong(t.clientCpu, SERVER_CPU), len),
                 dir.resolve(t.name + "-c.data"));
         print(t, framing, mine, theirs);
-    }
-
-    /**
-     * The C ping-pong: a new pair of processes each run, warmed up by itself; perf enabled once they are ready and
-     * disabled once their summary is in, their pids kept for the filter.
-     */
-    static final class PingPong implements Subject {
-        private final CShmPingPong probe;
-        private final Cell cell;
-        private String pids;
-
-        PingPong(CShmPingPong probe, int len) {
-            this.probe = probe;
-            this.cell = new Cell("c-shm", len, probe.describe(), 0, 0, probe);
-        }
-
-        @Override
-        public Cell cell() { return cell; }
-
-        @Override
-        public Measurement profiled(long calls, PerfRecording perf) throws IOException {
-            probe.watch(new CShmPingPong.Watch() {
-                @Override
-                public void ready(long clientPid, long serverPid) throws IOException {
-                    pids = "--pid=" + clientPid + "," + serverPid;
-                    perf.enable();
-                }
-
-                @Override
-                public void done() throws IOException { perf.disable(); }
-            });
-            try {
-                return probe.measure(cell, calls, 1);
-            } finally {
-                probe.watch(null);
-            }
-        }
-
-        @Override
-        public String filter() throws IOException {
-            if (pids == null) throw new IOException("the C ping-pong never got ready");
-            return pids;
-        }
-
-        @Override
-        public String program() { return CShmPingPong.program().getFileName().toString(); }
-
-        @Override
-        public boolean bothSides() { return true; }
     }
 
     /**
      * A warm-up (runs of half a second each at the rate of the run before, the first of a few thousand calls, until
      * --warmup's seconds are spent), then calls for about --seconds while perf records the target's CPUs.
      */
-    private Side run(Target t, Subject s, Path file) throws IOException {
+    private Side run(Target t, ProfileSubject s, Path file) throws IOException {
         Cell cell = s.cell();
         long n = 2_000L * t.depth;
         double spent = 0;
