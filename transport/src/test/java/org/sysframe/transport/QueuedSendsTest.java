@@ -13,6 +13,8 @@ import org.sysframe.unix.KernelSyscallCounter;
 import org.sysframe.unix.Self;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.SyscallKind;
+import org.sysframe.unix.uring.UringCounts;
+import org.sysframe.unix.uring.UringOp;
 import org.sysframe.unix.uring.UringSupport;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -36,6 +38,7 @@ import java.util.function.BooleanSupplier;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Natural batching, counted exactly: 64 callers that find the I/O role taken (A, the first caller,
@@ -45,6 +48,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 64 read), so that one caller receives every answer in one receive and hands the 63 others to their
  * callers, who make no syscall at all. Library == kernel, thread by thread. And a request too big for
  * the queue (over 64 KiB) waits for the role and is sent by its own caller.
+ *
+ * <p>While other callers wait, the holder's receive lasts at most a slice (20 ms) before it looks at the queue again
+ * ({@code Driver.slice}). A server slower than that to read the 64 and answer (a busy machine) costs the holder
+ * receives that end with nothing: then every count but that one is checked, and the 64 callers run again, up to
+ * {@value #ATTEMPTS} times, until the holder's one receive is seen.
  */
 @NeedsKernelCounter
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -53,6 +61,8 @@ class QueuedSendsTest {
     private static final int CALLERS = 64;
     private static final int NR_RECVFROM = 45;
     private static final int NR_IO_URING_ENTER = 426;
+    /** Runs of the 64 callers at most, until one in which the server answered within the holder's receive slice. */
+    private static final int ATTEMPTS = 5;
 
     @TempDir Path dir;
 
@@ -95,7 +105,23 @@ class QueuedSendsTest {
     void sixtyFourCallersQueuedBehindTheHolderLeaveInExactlyOneSend(Backend backend) throws Exception {
         String why = BackendSuite.skipReason(backend, UringSupport.unavailableReason());
         Assumptions.assumeTrue(why == null, why);
-        String path = dir.resolve("batching.sock").toString();
+        List<String> late = new ArrayList<>();
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            String slow = sixtyFourInOneSend(backend, dir.resolve("batching-" + attempt + ".sock").toString());
+            if (slow == null) return;
+            late.add(slow);
+        }
+        fail("in none of " + ATTEMPTS + " runs did the server answer within the holder's receive slice: " + late);
+    }
+
+    /**
+     * One run of the 64 callers behind A. Whatever the timing: A sends once and receives once, the caller that takes
+     * the role after A sends the 64 in one send, the 63 others make no syscall, library == kernel. The receives of the
+     * one that sent are exactly one when the server's answer came within its receive slice (the library's own record
+     * says whether a slice ended with nothing: an empty recv, or a cancelled io_uring RECV); null then, else what the
+     * slices cost (the run is not the one the exact receive count is about).
+     */
+    private String sixtyFourInOneSend(Backend backend, String path) throws Exception {
         CountDownLatch queued = new CountDownLatch(1);
         try (RawServer server = new RawServer(path, conn -> {
                  RawRequest a = conn.readRequest();
@@ -112,7 +138,8 @@ class QueuedSendsTest {
              GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path).backend(backend));
              KernelSyscallCounter mine = KernelSyscallCounter.forThread(Self.tid(),
                      EnumSet.of(SyscallKind.SCHED_YIELD))) {
-            SyscallCounts lib0 = c.counters().snapshot(), mine0 = mine.read();
+            SyscallCounts lib0 = c.counters().snapshot(), mine0 = mine.read(), empty0 = c.counters().emptySnapshot();
+            UringCounts uring0 = c.uringCounts();
             ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
 
             CompletableFuture<Integer> aTid = new CompletableFuture<>();
@@ -130,7 +157,9 @@ class QueuedSendsTest {
 
             // A caller that finds the client's lock taken (by another caller, or this test polling stats()) yields its
             // CPU: sched_yield, not I/O, as many as the scheduler makes. The I/O is compared thread by thread below;
-            // the yields together: the library's count of them is the kernel's over the callers and this thread.
+            // the yields together: the kernel's count over the callers and this thread holds the library's, and may
+            // hold the JVM's own (seen: its table of resolved methods yields on a caller's thread as a method handle is
+            // resolved). That the library counts each of its yields is CallLockTest's, with no JVM work in the window.
             SyscallCounts ka = a.get(20, TimeUnit.SECONDS);
             long yields = ka.get(SyscallKind.SCHED_YIELD);
             ka = ka.without(SyscallKind.SCHED_YIELD);
@@ -143,8 +172,9 @@ class QueuedSendsTest {
             assertEquals(List.of(), List.copyOf(wrong));
             SyscallCounts all = c.counters().snapshot().minus(lib0);
             yields += mine.read().minus(mine0).get(SyscallKind.SCHED_YIELD);
-            assertEquals(yields, all.get(SyscallKind.SCHED_YIELD), "sched_yield: kernel (callers and this thread) "
-                    + "vs library");
+            long libraryYields = all.get(SyscallKind.SCHED_YIELD);
+            assertTrue(libraryYields <= yields, "sched_yield: library " + libraryYields + ", kernel (callers and this "
+                    + "thread) " + yields);
             SyscallCounts lib = all.without(SyscallKind.SCHED_YIELD);
             SyscallCounts kernel = ks.stream().reduce(ka, SyscallCounts::plus);
 
@@ -159,16 +189,29 @@ class QueuedSendsTest {
             SyscallCounts one = backend == Backend.EPOLL ? SyscallCounts.builder().sendto(1).recvfrom(1).build()
                     : SyscallCounts.builder().ioUringEnter(1).build();
             assertEquals(one, ka, "kernel: A's thread");
-            assertEquals(1, ks.stream().filter(one::equals).count(),
-                    "kernel: one of the 64 sent and received for all: " + ks);
             assertEquals(CALLERS - 1, ks.stream().filter(SyscallCounts.ZERO::equals).count(),
                     "kernel: the 63 others made no syscall: " + ks);
-            assertEquals(backend == Backend.EPOLL ? SyscallCounts.builder().sendto(2).recvfrom(2).build()
-                    : SyscallCounts.builder().ioUringEnter(2).build(), lib, "library");
             assertEquals(lib, kernel, "library == kernel over the calling threads");
             assertEquals(0, c.clientThreadId(), "no futures: the client has no thread of its own");
+            // A slice that ended with nothing (the server took longer than the slice to read 64 and answer: a busy
+            // machine): an empty recv, or a RECV cancelled, and what followed it.
+            long emptyRecvs = c.counters().emptySnapshot().minus(empty0).get(SyscallKind.RECVFROM);
+            long cancels = c.uringCounts().minus(uring0).sqes(UringOp.ASYNC_CANCEL);
+            SyscallCounts sender = ks.stream().filter(k -> !k.equals(SyscallCounts.ZERO)).findFirst().orElseThrow();
+            if (backend == Backend.EPOLL) {
+                assertEquals(1, sender.get(SyscallKind.SENDTO), "kernel: the 64 in one send: " + sender);
+                // Every receive of the one that sent is empty but the one that brought the 64 answers (one write).
+                assertEquals(SyscallCounts.builder().sendto(1).recvfrom(1 + emptyRecvs).build(), sender,
+                        "kernel: the one that sent, " + emptyRecvs + " empty receives aside");
+            }
             c.close();
             server.awaitScript();
+            if (emptyRecvs > 0 || cancels > 0) return "receives the server did not answer in their slice: " + emptyRecvs
+                    + " empty, " + cancels + " cancelled (the one that sent: " + sender + ")";
+            assertEquals(one, sender, "kernel: one of the 64 sent and received for all: " + ks);
+            assertEquals(backend == Backend.EPOLL ? SyscallCounts.builder().sendto(2).recvfrom(2).build()
+                    : SyscallCounts.builder().ioUringEnter(2).build(), lib, "library");
+            return null;
         }
     }
 
