@@ -70,7 +70,7 @@ class CpuPlacementTest {
         int ended = tid.get();
         // join() returns before the kernel thread is gone: wait until its task entry is.
         Path task = Path.of("/proc/self/task/" + ended);
-        for (int i = 0; i < 2_000 && Files.exists(task); i++) Thread.sleep(5);
+        for (int i = 0; i < 6_000 && Files.exists(task); i++) Thread.sleep(5);
         ErrnoException gone = assertThrows(ErrnoException.class, () ->
                 CpuPlacement.placeThread(ended, CpuPlacement.allowedCpus()));
         assertEquals(Errno.ESRCH, gone.errno());

@@ -64,7 +64,7 @@ class DescriptorExhaustionTest {
     }
 
     /**
-     * The child's descriptor count once it is want, or what it is after 10 s. While accepting is paused
+     * The child's descriptor count once it is want, or what it is after 30 s. While accepting is paused
      * the loop takes its spare back every 100 ms and resumes: with a client waiting in the backlog, the
      * accept that follows fails with EMFILE at once and the spare goes again, so a look can fall in between;
      * with nobody waiting, the spare stays taken until a client comes (the table plus the spare: the limit).
@@ -72,7 +72,7 @@ class DescriptorExhaustionTest {
      */
     private static long settledDescriptors(ChildProcess child, long want) throws Exception {
         long n = ProcessProbe.descriptorsOf(child.pid());
-        for (int i = 0; i < 2_000 && n != want; i++) {
+        for (int i = 0; i < 6_000 && n != want; i++) {
             Thread.sleep(5);
             n = ProcessProbe.descriptorsOf(child.pid());
         }
@@ -89,7 +89,7 @@ class DescriptorExhaustionTest {
         accepted.remove(0).close();
         waiting.awaitConnected();
         waiting.ping(100 + warnings, 30_000);
-        for (int i = 0; i < 2_000 && child.count(EMFILE_LINE) < warnings; i++) Thread.sleep(5);
+        for (int i = 0; i < 6_000 && child.count(EMFILE_LINE) < warnings; i++) Thread.sleep(5);
         assertEquals(warnings, child.count(EMFILE_LINE), "accept failures logged");
         assertArrayEquals(want, counts(child));
     }
@@ -162,7 +162,7 @@ class DescriptorExhaustionTest {
             for (int i = 0; i < 3; i++) accepted.remove(0).close();
             int[] want = {n - 3, 5};
             int[] got = counts(child);
-            for (int i = 0; i < 2_000 && !Arrays.equals(want, got); i++) {
+            for (int i = 0; i < 6_000 && !Arrays.equals(want, got); i++) {
                 Thread.sleep(5);
                 got = counts(child);
             }
@@ -218,7 +218,7 @@ class DescriptorExhaustionTest {
             // Every connection of the burst is accepted in the end (the backlog's once descriptors are
             // free again) and closed as its peer left: exactly burst closed, none open.
             int[] got = counts(child);
-            for (int i = 0; i < 4_000 && !(got[0] == 0 && got[1] == burst); i++) {
+            for (int i = 0; i < 6_000 && !(got[0] == 0 && got[1] == burst); i++) {
                 Thread.sleep(5);
                 got = counts(child);
             }
@@ -228,7 +228,7 @@ class DescriptorExhaustionTest {
             }
             assertEquals(0, child.count(l -> l.contains("failed") && !EMFILE_LINE.test(l)),
                     String.join("\n", child.output));
-            for (int i = 0; i < 4_000 && ProcessProbe.descriptorsOf(child.pid()) != baseline; i++) Thread.sleep(5);
+            for (int i = 0; i < 6_000 && ProcessProbe.descriptorsOf(child.pid()) != baseline; i++) Thread.sleep(5);
             assertEquals(baseline, ProcessProbe.descriptorsOf(child.pid()),
                     "the child's descriptors after every client left");
             System.out.printf(Locale.ROOT,

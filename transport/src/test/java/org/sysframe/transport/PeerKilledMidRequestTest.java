@@ -52,7 +52,7 @@ class PeerKilledMidRequestTest {
             // The requests it completed were handled (and answered) before it dies: the hello, and the
             // small ping whose answer it leaves unread.
             long handled = unreadResponse ? 2 : 1;
-            for (int i = 0; i < 2_000 && requestsOf(s, child.pid()) != handled; i++) Thread.sleep(5);
+            for (int i = 0; i < 6_000 && requestsOf(s, child.pid()) != handled; i++) Thread.sleep(5);
             assertEquals(handled, requestsOf(s, child.pid()), "requests handled for the child before the kill");
 
             child.process.destroyForcibly(); // SIGKILL

@@ -256,7 +256,7 @@ class PipelineTest {
                 });
                 // The other call is queued for the pipeline's thread, which holds the client's I/O role: nothing moves
                 // until it flushes.
-                long until = System.nanoTime() + 10_000_000_000L;
+                long until = System.nanoTime() + 30_000_000_000L;
                 while (c.stats().calls() == calls) {
                     assertTrue(System.nanoTime() - until < 0, "the other thread's call was never made");
                     Thread.sleep(1);

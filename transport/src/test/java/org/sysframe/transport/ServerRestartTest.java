@@ -134,7 +134,7 @@ class ServerRestartTest {
                 // Waiting for an event parks the thread (futex) while the JVM's poller thread waits for the socket to
                 // become readable.
                 ThreadStates.awaitBlockedIn(waitingTid.get(), FUTEX);
-                for (int i = 0; i < 4_000 && onFirst.get() < loopers; i++) Thread.sleep(2);
+                for (int i = 0; i < 15_000 && onFirst.get() < loopers; i++) Thread.sleep(2);
                 assertEquals(loopers, onFirst.get(), "loopers pinging the first server");
 
                 first.close();

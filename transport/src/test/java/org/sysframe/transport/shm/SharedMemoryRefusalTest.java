@@ -173,7 +173,7 @@ class SharedMemoryRefusalTest {
         VarHandle tail = JAVA_LONG.varHandle();
         long size = ShmSegment.sizeFor(CAPACITY);
         RawServer.Script lie = answering(true, size, ShmSegment.MAGIC, Attach.SEGMENT_AND_EVENTFD, file -> {
-            long end = System.nanoTime() + 10_000_000_000L;
+            long end = System.nanoTime() + 30_000_000_000L;
             while ((long) tail.getAcquire(file, 64L) == 0) { // the request ring's tail: the call was sent
                 if (System.nanoTime() > end) throw new AssertionError("no request came");
                 Thread.onSpinWait();

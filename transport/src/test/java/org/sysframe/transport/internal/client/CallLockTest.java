@@ -64,7 +64,7 @@ class CallLockTest {
             lock.lock();
             go.countDown();
             // The waiters spin 100 times each, then yield again and again: held until they yielded a few times.
-            long until = System.nanoTime() + 10_000_000_000L;
+            long until = System.nanoTime() + 30_000_000_000L;
             while (counters.snapshot().get(SyscallKind.SCHED_YIELD) < WAITERS && System.nanoTime() - until < 0) {
                 Thread.sleep(1);
             }
