@@ -14,7 +14,10 @@ import java.util.Set;
  * channel sleeps and wakes its peer with; it is not in {@link #LIBRARY} because the JVM itself enters
  * futex on any thread (safepoints, contended locks, parking): a kernel count of it is meaningful only
  * over a window where the thread runs nothing but the channel (ask for it with
- * {@link KernelSyscallCounter#forThread(int, java.util.Set)}).
+ * {@link KernelSyscallCounter#forThread(int, java.util.Set)}). The JVM yields on a thread now and then
+ * too (seen once over 19,500 short-lived callers: its table of resolved methods, as a method handle
+ * was resolved), so a kernel count of {@code sched_yield} over a thread that runs more than the
+ * library holds the library's rather than equals it.
  */
 public enum SyscallKind {
     /** {@code sendto} (glibc's {@code send} enters the kernel as {@code sendto}). */
