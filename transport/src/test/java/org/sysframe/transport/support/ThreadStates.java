@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-
 /**
  * A thread of this process seen from /proc: the syscall it is blocked in, its blocked signals; and a way to keep it
  * alive.
