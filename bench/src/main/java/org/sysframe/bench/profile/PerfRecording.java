@@ -89,8 +89,8 @@ public final class PerfRecording implements AutoCloseable {
      * client's empty receives are not written, nor perf's own writes of its file), in buffers of 4 MiB a CPU.
      */
     public static PerfRecording syscalls(String cpus, Path file) throws IOException {
-        return start(List.of("-e", "raw_syscalls:sys_enter", "--filter", "id == 20 || id == 44 || id == 46",
-                "-e", "raw_syscalls:sys_exit", "--filter", "(id == 19 || id == 45 || id == 47) && ret > 0",
+        return start(List.of("-e", "raw_syscalls:sys_enter", "--filter", Turnaround.idIn(Turnaround.SENDS),
+                "-e", "raw_syscalls:sys_exit", "--filter", "(" + Turnaround.idIn(Turnaround.RECEIVES) + ") && ret > 0",
                 "-m", "1024"), cpus, file);
     }
 

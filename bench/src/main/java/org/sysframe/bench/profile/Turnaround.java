@@ -28,7 +28,10 @@ import java.util.regex.Pattern;
  * @param meanNanos   the mean turnaround, ns (0 without one)
  */
 public record Turnaround(long turnarounds, long sends, long lost, long medianNanos, double meanNanos) {
-    private static final int READV = 19, WRITEV = 20, SENDTO = 44, RECVFROM = 45, SENDMSG = 46, RECVMSG = 47;
+    /** x86-64's numbers of the sends ({@code writev}, {@code sendto}, {@code sendmsg}). */
+    static final List<Integer> SENDS = List.of(20, 44, 46);
+    /** x86-64's numbers of the receives ({@code readv}, {@code recvfrom}, {@code recvmsg}). */
+    static final List<Integer> RECEIVES = List.of(19, 45, 47);
     // e.g. "16013 38606.161237535: raw_syscalls:sys_enter: NR 44 (3, ...)" and " ...sys_exit: NR 45 = 2816"
     private static final Pattern EVENT = Pattern.compile(
             "^\\s*(\\d+)\\s+(\\d+)\\.(\\d{9}):\\s+raw_syscalls:sys_(enter|exit):\\s+NR (\\d+)(?: = (-?\\d+))?");
@@ -77,7 +80,12 @@ public record Turnaround(long turnarounds, long sends, long lost, long medianNan
         return new Turnaround(n, sends, lost, median, sum / n);
     }
 
-    private static boolean isSend(int nr) { return nr == WRITEV || nr == SENDTO || nr == SENDMSG; }
+    private static boolean isSend(int nr) { return SENDS.contains(nr); }
 
-    private static boolean isReceive(int nr) { return nr == READV || nr == RECVFROM || nr == RECVMSG; }
+    private static boolean isReceive(int nr) { return RECEIVES.contains(nr); }
+
+    /** A tracepoint filter that keeps the syscalls nrs, e.g. {@code id == 20 || id == 44}. */
+    static String idIn(List<Integer> nrs) {
+        return String.join(" || ", nrs.stream().map(nr -> "id == " + nr).toList());
+    }
 }

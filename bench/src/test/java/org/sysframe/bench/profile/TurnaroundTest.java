@@ -22,6 +22,14 @@ class TurnaroundTest {
     }
 
     @Test
+    void theRecordingKeepsTheSyscallsTheParserCounts() {
+        // What PerfRecording.syscalls gives perf's kernel filters: x86-64's writev, sendto, sendmsg entries, and
+        // readv, recvfrom, recvmsg exits.
+        assertEquals("id == 20 || id == 44 || id == 46", Turnaround.idIn(Turnaround.SENDS));
+        assertEquals("id == 19 || id == 45 || id == 47", Turnaround.idIn(Turnaround.RECEIVES));
+    }
+
+    @Test
     void eachSendAfterAReceiveIsOneTurnaroundFromTheLastReceiveThatBroughtBytes() {
         Turnaround t = Turnaround.parse(List.of(
                 enter(7, "100.000000000", 44),           // the first send: no receive before it
