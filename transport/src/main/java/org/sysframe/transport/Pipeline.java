@@ -80,6 +80,8 @@ public final class Pipeline implements AutoCloseable {
     private final long[] sentAt = new long[0x10000];
     private final int[] queued;
     private final PipelineIds ids;
+    /** Whether the client has an in-flight cap ({@link ClientOptions#maxInFlight}). */
+    private final boolean capped;
     /** The flushes whose requests wait for answers, for the request timeout (null without one). */
     private final Flushes flushes;
     private final Sink sink = new Sink();
@@ -101,7 +103,8 @@ public final class Pipeline implements AutoCloseable {
         this.inbox = new Inbox(reader, conduit.router());
         this.options = options;
         this.queued = new int[options.window()];
-        this.ids = new PipelineIds(role, state, options.window());
+        this.capped = conduit.maxInFlight() < ClientOptions.MAX_IN_FLIGHT;
+        this.ids = new PipelineIds(role, state, options.window(), !capped);
         // One more than the window: a timed-out flush is still held while its requests' handlers may flush again.
         this.flushes = options.requestTimeoutMillis() > 0 ? new Flushes(options.window() + 1, state.length) : null;
     }
@@ -221,7 +224,7 @@ public final class Pipeline implements AutoCloseable {
         this.handler = handler;
         long now = flushes == null ? 0 : System.nanoTime();
         int n = flushes == null ? 0 : expire(now);
-        if (inFlight == 0 && n == 0 && wait && conduit.maxInFlight() < ClientOptions.MAX_IN_FLIGHT) {
+        if (inFlight == 0 && n == 0 && wait && capped) {
             // Other callers' requests fill the in-flight cap (queue said BACK_PRESSURED): their answers make room.
             try {
                 conduit.receiveForOthers();

@@ -22,7 +22,9 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -196,6 +198,30 @@ class PipelineTest {
             while (p.inFlight() > 0) p.poll(answers, 4, true);
             assertArrayEquals(new int[] {secondId, 0, 2}, answers.got.get(1), "the next request got its own answer");
             assertTrue(c.isUsable());
+        }
+    }
+
+    @Test
+    void withoutAnInFlightCapItKeepsItsWindowsIdsAndTheStatsCountOnlyItsRequests() throws Exception {
+        String path = fx.path("held.sock");
+        fx.start(ServerOptions.defaults().socketPath(path));
+        try (GroutClient c = GroutClient.connect(path); Arena a = Arena.ofConfined()) {
+            MemorySegment payload = a.allocate(8);
+            Answers answers = new Answers();
+            Set<Integer> first = new HashSet<>(), later = new HashSet<>();
+            try (Pipeline p = c.pipeline(PipelineOptions.window(8))) {
+                for (int w = 0; w < 10; w++) {
+                    for (int i = 0; i < 8; i++) (w == 0 ? first : later).add(p.queue(GroutApi.PING, payload, 0, 8));
+                    assertEquals(8, c.stats().inFlight(), "window " + w + ": its requests");
+                    while (p.inFlight() > 0) p.poll(answers, 8, true);
+                    assertEquals(0, c.stats().inFlight(), "window " + w + " answered: the ids kept are not calls");
+                }
+            }
+            assertEquals(80, answers.count);
+            assertEquals(8, first.size());
+            assertEquals(first, later, "every window had the first one's ids");
+            assertEquals(0, c.stats().inFlight(), "closed: the ids went back");
+            assertEquals(8, c.call(GroutApi.PING, payload, 0, 8).length(), "a call after it");
         }
     }
 

@@ -50,6 +50,11 @@ public final class Conduit {
     final Driver driver = new Driver(this);
     final StallWatch stall;
     private final CallEnds ends = new CallEnds(this);
+    /**
+     * Ids a pipeline holds for its next requests ({@link PipelineRole#held}): in the call table, not calls on the wire.
+     * Written by the pipeline's thread alone, read without the lock (a count for the stats and the load, as they are).
+     */
+    int pipelineHeld;
 
     // Under lock.
     Thread holder;
@@ -88,7 +93,7 @@ public final class Conduit {
      * Calls on the wire or about to be, and calls waiting under the in-flight cap (a racy read: a hint for picking a
      * connection).
      */
-    public int load() { return table.inFlight() + gate.waiting(); }
+    public int load() { return table.inFlight() - pipelineHeld + gate.waiting(); }
 
     /** The in-flight cap (ClientOptions.maxInFlight). */
     public int maxInFlight() { return gate.cap(); }
@@ -412,7 +417,8 @@ public final class Conduit {
     public long[] counts() {
         lock.lock();
         try {
-            return new long[] {calls, batches, largestBatch, lastBatch, router.unmatched, router.late, table.inFlight(),
+            return new long[] {calls, batches, largestBatch, lastBatch, router.unmatched, router.late,
+                table.inFlight() - pipelineHeld,
                     events.received, events.dropped, failed, timedOutCalls, bytesSent, bytesReceived};
         } finally {
             lock.unlock();
