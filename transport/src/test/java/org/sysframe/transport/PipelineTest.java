@@ -32,6 +32,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -166,7 +167,7 @@ class PipelineTest {
             assertEquals(5, answers.count, "one answer and four failures: none lost");
             assertEquals(4, answers.got.stream().filter(g -> g[1] == Errno.ECONNRESET).count());
             assertEquals(0, p.inFlight());
-            assertTrue(!c.isUsable());
+            assertFalse(c.isUsable());
         }
     }
 
@@ -222,6 +223,30 @@ class PipelineTest {
             assertEquals(first, later, "every window had the first one's ids");
             assertEquals(0, c.stats().inFlight(), "closed: the ids went back");
             assertEquals(8, c.call(GroutApi.PING, payload, 0, 8).length(), "a call after it");
+        }
+    }
+
+    @Test
+    void anAnswerWholeInTheBufferButOverTheLargestPayloadFailsWithEmsgsize() throws Exception {
+        String path = fx.path("over.sock");
+        try (RawServer server = new RawServer(path, conn -> {
+            RawRequest r = conn.readRequest();
+            conn.respond(r.id(), 0, new byte[GroutApi.MAX_MSG_LEN + 1]); // a read-ahead of 1 MiB holds it whole
+            conn.awaitEof();
+        }); GroutClient c = GroutClient.connect(ClientOptions.defaults().socketPath(path)
+                .recv(RecvFraming.readAhead(1 << 20))); Arena a = Arena.ofConfined();
+             Pipeline p = c.pipeline(PipelineOptions.window(4))) {
+            MemorySegment payload = a.allocate(4);
+            int id = p.queue(GroutApi.PING, payload, 0, 4);
+            Answers answers = new Answers();
+            ErrnoException e = assertThrows(ErrnoException.class, () -> {
+                while (p.inFlight() > 0) p.poll(answers, 4, true);
+            });
+            assertEquals(Errno.EMSGSIZE, e.errno());
+            assertTrue(e.getMessage().contains("payload_len 131073"), e.getMessage());
+            assertEquals(1, answers.count, "the request failed, with no payload");
+            assertArrayEquals(new int[] {id, Errno.EMSGSIZE, -1}, answers.got.get(0));
+            assertFalse(c.isUsable());
         }
     }
 
