@@ -83,6 +83,7 @@ final class PipelineIds {
     /** The pipeline closes: the ids held here go back (never sent, no answer can come for them). */
     void close() {
         release();
+        role.held(0); // before they go: a count read meanwhile has them in flight, never below nothing
         for (int i = 0; i < count; i++) {
             int at = head + i;
             int id = ready[at >= ready.length ? at - ready.length : at];
@@ -92,6 +93,5 @@ final class PipelineIds {
         }
         release();
         head = count = 0;
-        role.held(0);
     }
 }

@@ -52,7 +52,7 @@ public final class Conduit {
     private final CallEnds ends = new CallEnds(this);
     /**
      * Ids a pipeline holds for its next requests ({@link PipelineRole#held}): in the call table, not calls on the wire.
-     * Written by the pipeline's thread alone, read without the lock (a count for the stats and the load, as they are).
+     * Written by the pipeline's thread alone, read by others without its order ({@link #inFlight()}).
      */
     int pipelineHeld;
 
@@ -93,7 +93,13 @@ public final class Conduit {
      * Calls on the wire or about to be, and calls waiting under the in-flight cap (a racy read: a hint for picking a
      * connection).
      */
-    public int load() { return table.inFlight() - pipelineHeld + gate.waiting(); }
+    public int load() { return inFlight() + gate.waiting(); }
+
+    /**
+     * Calls in the call table, less the ids a pipeline holds for its next requests (a count for the stats and the load,
+     * as they are: read by another thread, the pipeline's may be a moment old, so never less than none).
+     */
+    private int inFlight() { return Math.max(0, table.inFlight() - pipelineHeld); }
 
     /** The in-flight cap (ClientOptions.maxInFlight). */
     public int maxInFlight() { return gate.cap(); }
@@ -417,8 +423,7 @@ public final class Conduit {
     public long[] counts() {
         lock.lock();
         try {
-            return new long[] {calls, batches, largestBatch, lastBatch, router.unmatched, router.late,
-                table.inFlight() - pipelineHeld,
+            return new long[] {calls, batches, largestBatch, lastBatch, router.unmatched, router.late, inFlight(),
                     events.received, events.dropped, failed, timedOutCalls, bytesSent, bytesReceived};
         } finally {
             lock.unlock();
