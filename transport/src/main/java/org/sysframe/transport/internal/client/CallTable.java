@@ -33,8 +33,20 @@ final class CallTable {
 
     boolean full() { return idCount == 0 && capacity == MAX_ID; }
 
+    /**
+     * Ids a pipeline holds for its next requests ({@link PipelineRole#held}): registered, not calls on the wire. The
+     * one field not under the lock: written by the pipeline's thread alone, read by others in {@link #calls()}.
+     */
+    int held;
+
     /** Calls waiting for an answer (abandoned ones whose id is still taken included). */
     int inFlight() { return inFlight; }
+
+    /**
+     * {@link #inFlight()} less the ids a pipeline holds, for the stats and a connection's load: never less than none
+     * (read by another thread, the pipeline's count may be a moment old).
+     */
+    int calls() { return Math.max(0, inFlight - held); }
 
     /** Futures waiting for their answer and not given up: someone must receive for them. */
     int futures() { return futures; }

@@ -50,11 +50,6 @@ public final class Conduit {
     final Driver driver = new Driver(this);
     final StallWatch stall;
     private final CallEnds ends = new CallEnds(this);
-    /**
-     * Ids a pipeline holds for its next requests ({@link PipelineRole#held}): in the call table, not calls on the wire.
-     * Written by the pipeline's thread alone, read by others without its order ({@link #inFlight()}).
-     */
-    int pipelineHeld;
 
     // Under lock.
     Thread holder;
@@ -93,13 +88,7 @@ public final class Conduit {
      * Calls on the wire or about to be, and calls waiting under the in-flight cap (a racy read: a hint for picking a
      * connection).
      */
-    public int load() { return inFlight() + gate.waiting(); }
-
-    /**
-     * Calls in the call table, less the ids a pipeline holds for its next requests (a count for the stats and the load,
-     * as they are: read by another thread, the pipeline's may be a moment old, so never less than none).
-     */
-    private int inFlight() { return Math.max(0, table.inFlight() - pipelineHeld); }
+    public int load() { return table.calls() + gate.waiting(); }
 
     /** The in-flight cap (ClientOptions.maxInFlight). */
     public int maxInFlight() { return gate.cap(); }
@@ -423,7 +412,7 @@ public final class Conduit {
     public long[] counts() {
         lock.lock();
         try {
-            return new long[] {calls, batches, largestBatch, lastBatch, router.unmatched, router.late, inFlight(),
+            return new long[] {calls, batches, largestBatch, lastBatch, router.unmatched, router.late, table.calls(),
                     events.received, events.dropped, failed, timedOutCalls, bytesSent, bytesReceived};
         } finally {
             lock.unlock();

@@ -118,7 +118,7 @@ public final class PipelineRole {
      * The pipeline holds n ids in the call table for requests it has not queued yet: they are not calls in flight
      * ({@link org.sysframe.transport.ClientStats#inFlight}, a connection's load).
      */
-    public void held(int n) { conduit.pipelineHeld = n; }
+    public void held(int n) { conduit.table.held = n; }
 
     /** The pipeline closed: the role goes to whoever waits. */
     public void release() { conduit.release(); }
