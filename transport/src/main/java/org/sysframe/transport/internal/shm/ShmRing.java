@@ -193,13 +193,16 @@ public final class ShmRing {
     // ---------------------------------------------------------------- the consumer's side
 
     /**
-     * Bytes the consumer may read now. Each look reads the byte at the head first, where the next bytes will be
-     * written, then the tail: a consumer that looks again and again (a spinning wait) holds the head's line too, and
-     * after the producer wrote there, its next look brings that line over while the tail is still on its way, so that
-     * the bytes come with the tail, not in a second wait after it. The byte read is not used.
+     * Bytes the consumer may read now. Each look first reads the byte at the head and the one 63 past it, where the
+     * next bytes will be written (the one or two cache lines the next 64 bytes lie in), then the tail: a consumer
+     * that looks again and again (a spinning wait) holds those lines too, and after the producer wrote there, its
+     * next look brings them over while the tail is still on its way, so that a small message comes with the tail,
+     * not in a second wait after it (half of a 32-byte call's 48-byte messages begin in one line and end in the
+     * next). The bytes read are not used; the second lies in the ring's mirror whatever the head.
      */
     public long available() throws ErrnoException {
-        touched ^= memory.get(ValueLayout.JAVA_BYTE, data + (head & mask));
+        long at = data + (head & mask);
+        touched ^= (byte) (memory.get(ValueLayout.JAVA_BYTE, at) ^ memory.get(ValueLayout.JAVA_BYTE, at + LINE - 1));
         long t = (long) LONG.getAcquire(memory, control + TAIL);
         long n = t - head;
         if (n < 0 || n > capacity) throw corrupt("tail", t, head);

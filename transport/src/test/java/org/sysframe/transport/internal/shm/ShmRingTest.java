@@ -151,6 +151,28 @@ class ShmRingTest {
     }
 
     @Test
+    void aLookFromAnyOffsetOfTheLastRingsEndCountsWhatCameAndReadsInsideItsMapping() throws Exception {
+        // The answer ring is the last in the segment: its mirror ends where the mapping does. A look reads a byte
+        // 63 past the head, so from the ring's last bytes that byte is in the mirror, never past it.
+        try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
+            ShmRing r = seg.answers();
+            MemorySegment one = a.allocate(1), got = a.allocate(1);
+            r.put(a.allocate(CAP - 70), 0, CAP - 70);
+            r.publish();
+            r.release(CAP - 70);
+            for (int i = 0; i < 140; i++) { // the head from 70 bytes before the ring's end to 70 past its start
+                assertEquals(0, r.available(), "nothing came, head at " + (CAP - 70 + i) % CAP);
+                one.set(JAVA_BYTE, 0, (byte) i);
+                assertEquals(1, r.put(one, 0, 1));
+                r.publish();
+                assertEquals(1, r.available());
+                assertEquals(1, r.take(got, 0, 1));
+                assertEquals((byte) i, got.get(JAVA_BYTE, 0));
+            }
+        }
+    }
+
+    @Test
     void aClaimReadsAHeadThePeerCorruptedAndFails() throws Exception {
         try (ShmSegment seg = segment(); Arena a = Arena.ofConfined()) {
             ShmRing r = seg.requests();
