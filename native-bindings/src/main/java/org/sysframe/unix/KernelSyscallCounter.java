@@ -101,7 +101,7 @@ public final class KernelSyscallCounter implements AutoCloseable {
                 if (fd < 0) {
                     int err = Errno.read(c.callState);
                     c.close();
-                    throw new Unavailable(explainOpenFailure(k, tid, err));
+                    throw new Unavailable(explainOpenFailure(k, tid, err), err == Errno.ESRCH);
                 }
                 c.fds[k.ordinal()] = (int) fd;
                 c.order[c.members++] = k;
@@ -239,13 +239,26 @@ public final class KernelSyscallCounter implements AutoCloseable {
         SHARED
     }
 
-    /** Kernel counters cannot be opened here; the message says why. */
+    /**
+     * Kernel counters cannot be opened here, or not for that thread: the message says why, and {@link #threadGone()}
+     * whether it is only that the thread had ended (ESRCH), which says nothing about counters for other threads.
+     */
     public static final class Unavailable extends Exception {
         private static final long serialVersionUID = 1L;
+        private final boolean threadGone;
 
         /** Unavailable for the reason why, which is the message. */
         public Unavailable(String why) {
-            super(why);
+            this(why, false);
         }
+
+        /** Unavailable for the reason why; threadGone when the thread counted had ended. */
+        public Unavailable(String why, boolean threadGone) {
+            super(why);
+            this.threadGone = threadGone;
+        }
+
+        /** Whether the thread to be counted had ended (ESRCH): counters still open for the threads that live. */
+        public boolean threadGone() { return threadGone; }
     }
 }

@@ -281,9 +281,9 @@ final class PingCommand implements Callable<Integer> {
                 m.put("max_in_flight", maxInFlight);
                 m.put("connections", connections);
                 m.putAll(r.toMap());
-                PingReport.printJson(m, r);
+                PingReport.printJson(m, r, null);
             } else {
-                PingReport.print(r);
+                PingReport.print(r, null);
                 System.out.println(PingReport.coldStart(connectNanos[0], client.firstCallNanos(), firstInJvm));
             }
         }

@@ -26,14 +26,26 @@ final class PingReport {
                 firstInJvm ? "in a fresh JVM" : "this JVM connected before");
     }
 
-    /** The --json line: m, and why the kernel's counts are missing when they are. */
-    static void printJson(Map<String, Object> m, Measurement r) {
-        if (r.clientKernel() == null) m.put("kernel_counts_unavailable", KernelCounters.unavailable());
+    /**
+     * The --json line: m, and why the kernel's counts are missing when they are (kernelVoid: why this run's are void
+     * although the counters work, or null).
+     */
+    static void printJson(Map<String, Object> m, Measurement r, String kernelVoid) {
+        if (r.clientKernel() == null) m.put("kernel_counts_unavailable", kernelMissing(kernelVoid));
         System.out.println(Json.write(m));
     }
 
-    /** The text report of a run: time and calls/s, latency, CPU, the CPUs, and the syscalls per call by kind. */
-    static void print(Measurement r) {
+    /** Why the kernel's counts are missing: the counters are off or cannot be opened, else kernelVoid. */
+    private static String kernelMissing(String kernelVoid) {
+        String why = KernelCounters.unavailable();
+        return why != null ? why : kernelVoid;
+    }
+
+    /**
+     * The text report of a run: time and calls/s, latency, CPU, the CPUs, and the syscalls per call by kind
+     * (kernelVoid as for {@link #printJson}).
+     */
+    static void print(Measurement r, String kernelVoid) {
         System.out.printf(Locale.ROOT, "total time: %.3f s (%.1f calls/s)%n", r.seconds(), r.callsPerSecond());
         System.out.printf(Locale.ROOT, "latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
                 r.p50Nanos() / 1e3, r.p90Nanos() / 1e3, r.p99Nanos() / 1e3, r.p999Nanos() / 1e3, r.maxNanos() / 1e3);
@@ -68,6 +80,6 @@ final class PingReport {
             System.out.printf(Locale.ROOT, "client io_uring per call:   %s SQEs, %.3f CQEs%n",
                     r.clientUring().describe(r.calls()), (double) r.clientUring().cqes() / r.calls());
         }
-        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + KernelCounters.unavailable());
+        if (r.clientKernel() == null) System.out.println("kernel counts unavailable: " + kernelMissing(kernelVoid));
     }
 }

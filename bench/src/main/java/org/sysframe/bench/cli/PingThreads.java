@@ -97,9 +97,9 @@ final class PingThreads {
                 if (sends > 0) m.put("calls_per_send", (double) calls / sends);
                 m.put("queued_batches", batches);
                 m.put("largest_batch", s1.largestBatch());
-                PingReport.printJson(m, r);
+                PingReport.printJson(m, r, probe.kernelVoid());
             } else {
-                PingReport.print(r);
+                PingReport.print(r, probe.kernelVoid());
                 String perSend = sends > 0 ? String.format(Locale.ROOT, "%.2f calls per send, ", (double) calls / sends)
                         : sends < 0
                                 ? "calls per send not known (io_uring: the client counts the SQEs of its first "

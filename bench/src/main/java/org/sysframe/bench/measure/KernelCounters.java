@@ -24,7 +24,8 @@ public final class KernelCounters {
 
     /**
      * The counter of tid for kinds, futex calls among them as futex says (a library's are the shared ones,
-     * {@link FutexCalls#SHARED}), opened on first use; null when counters cannot be opened here.
+     * {@link FutexCalls#SHARED}), opened on first use; null when counters cannot be opened here ({@link #unavailable()}
+     * says why), or when tid ended before its counter opened (it makes no calls; counters stay available).
      */
     public static synchronized KernelSyscallCounter of(int tid, Set<SyscallKind> kinds, FutexCalls futex) {
         if (off != null) return null;
@@ -35,7 +36,8 @@ public final class KernelCounters {
                 c = KernelSyscallCounter.forThread(tid, kinds, futex);
                 OPEN.put(key, c);
             } catch (KernelSyscallCounter.Unavailable e) {
-                unavailable = e.getMessage();
+                // A thread that ended before its counter opened makes no calls: null for it, the counters stay.
+                if (!e.threadGone()) unavailable = e.getMessage();
             }
         }
         return c;
@@ -49,8 +51,10 @@ public final class KernelCounters {
         try {
             return KernelSyscallCounter.forThread(tid, kinds);
         } catch (KernelSyscallCounter.Unavailable e) {
-            synchronized (KernelCounters.class) {
-                unavailable = e.getMessage();
+            if (!e.threadGone()) {
+                synchronized (KernelCounters.class) {
+                    unavailable = e.getMessage();
+                }
             }
             return null;
         }

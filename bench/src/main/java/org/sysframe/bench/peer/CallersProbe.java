@@ -72,6 +72,11 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     private final ServerSample.Source server;
     private final Supplier<Set<Integer>> notClient;
     private Set<SyscallKind> kinds = SyscallKind.LIBRARY;
+    private volatile String kernelVoid; // why the last measurement has no kernel counts though counters work
+
+    /** How {@link #kernelVoid} begins; the threads that started follow, with their names. */
+    public static final String KERNEL_VOID = "not this run: a thread that makes the client's calls started during it, "
+            + "not counted from its start";
 
     /**
      * n callers (virtual threads when virtual), each opening its peer with factory now; counts: the
@@ -131,6 +136,12 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
     }
 
     public boolean virtual() { return virtual; }
+
+    /**
+     * Why the last measurement has no kernel counts although the counters work (a thread that makes the client's
+     * calls started between its two samples, and was not counted from the start), or null.
+     */
+    public String kernelVoid() { return kernelVoid; }
 
     /** One caller: its thread, running the tasks it is given one after the other, and its peer. */
     private final class Caller {
@@ -239,6 +250,7 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             go.countDown();
             for (Run r : runs) PeerThread.await(r.done);
             Side c1 = Side.read(this, excluded, c0);
+            kernelVoid = c1.sameThreads ? null : voidBecause(c0.kernelTids, c1.kernelTids);
             ServerSample s1 = server.sample();
             ServerSample sd = s0 == null || s1 == null ? null : s1.minus(s0);
             CallerTimes times = new CallerTimes();
@@ -251,6 +263,17 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
         } finally {
             go.countDown();
         }
+    }
+
+    /** The threads counted at the second sample and not at the first, named as the kernel names them. */
+    private static String voidBecause(Set<Integer> before, Set<Integer> after) {
+        StringBuilder started = new StringBuilder();
+        for (int tid : after) {
+            if (before.contains(tid)) continue;
+            if (!started.isEmpty()) started.append(", ");
+            started.append(tid).append(' ').append(SchedulerThreads.comm(tid));
+        }
+        return KERNEL_VOID + " (" + started + ")";
     }
 
     private static SyscallCounts minus(SyscallCounts later, SyscallCounts earlier) {
@@ -308,6 +331,8 @@ public final class CallersProbe implements Cell.Probe, AutoCloseable {
             for (int tid : counted) {
                 KernelSyscallCounter k = KernelCounters.of(tid, p.kinds, libraryKinds ? FutexCalls.SHARED
                         : FutexCalls.ALL);
+                // Null with counters available: tid ended before it could be counted (it makes no calls).
+                if (k == null && KernelCounters.unavailable() == null) continue;
                 kernel = kernel == null || k == null ? null : kernel.plus(k.read());
             }
             Set<Integer> all = new TreeSet<>(tids);

@@ -1,5 +1,6 @@
 package org.sysframe.bench.cli;
 
+import org.sysframe.bench.peer.CallersProbe;
 import org.sysframe.bench.report.Json;
 import org.sysframe.testsupport.ChildProcess;
 import org.sysframe.transport.GroutServer;
@@ -31,6 +32,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PingThreadsTest {
     @TempDir Path dir;
+
+    /**
+     * Runs of --threads that may go without kernel counts before a test fails: a run whose counted threads changed
+     * (a scheduler's carrier started mid-run) has none, and says why.
+     */
+    private static final int KERNEL_RUNS = 5;
 
     /** Runs ping with args in this JVM and returns what it printed (a failure is the test's). */
     private static String ping(String... args) throws Exception {
@@ -126,31 +133,42 @@ class PingThreadsTest {
                 List<String> args = new ArrayList<>(List.of("-s", sock, "-l", "32", "-n", "4000", "--warmup", "400",
                         "--threads", "8", "--json"));
                 if (virtual) args.add("--virtual");
-                String printed = ping(args.toArray(String[]::new));
-                @SuppressWarnings("unchecked")
-                Map<String, Object> m = (Map<String, Object>) Json.parse(printed.trim());
-                assertEquals(8, ((Number) m.get("threads")).intValue());
-                assertEquals(virtual, m.get("virtual"));
-                assertEquals(8, ((Number) m.get("clients")).intValue());
-                assertEquals(4000, ((Number) m.get("calls")).longValue());
-                assertEquals("one client 8 " + (virtual ? "virtual" : "platform") + " threads", m.get("label"));
-                assertEquals("socket", m.get("transport"));
-                for (String key : new String[] {"calls_per_sec", "p50_us", "p99_us", "client_cpu_us_per_call",
-                        "server_cpu_us_per_call", "calls_per_send"}) {
-                    assertTrue(((Number) m.get(key)).doubleValue() > 0, key + " in " + printed);
-                }
-                double sends = ((Number) m.get("client_lib_sendto_per_call")).doubleValue();
-                double recvs = ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue();
-                assertTrue(sends > 0 && sends <= 1, "at most one send per call: " + sends);
-                assertTrue(recvs > 0 && recvs <= 1, "at most one recv per call (read-ahead): " + recvs);
-                if (KernelSyscallCounter.unavailableReason() == null) {
+                boolean kernel = KernelSyscallCounter.unavailableReason() == null, counted = false;
+                for (int run = 1; run <= KERNEL_RUNS && !counted; run++) {
+                    String printed = ping(args.toArray(String[]::new));
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> m = (Map<String, Object>) Json.parse(printed.trim());
+                    assertEquals(8, ((Number) m.get("threads")).intValue());
+                    assertEquals(virtual, m.get("virtual"));
+                    assertEquals(8, ((Number) m.get("clients")).intValue());
+                    assertEquals(4000, ((Number) m.get("calls")).longValue());
+                    assertEquals("one client 8 " + (virtual ? "virtual" : "platform") + " threads", m.get("label"));
+                    assertEquals("socket", m.get("transport"));
+                    for (String key : new String[] {"calls_per_sec", "p50_us", "p99_us", "client_cpu_us_per_call",
+                            "server_cpu_us_per_call", "calls_per_send"}) {
+                        assertTrue(((Number) m.get(key)).doubleValue() > 0, key + " in " + printed);
+                    }
+                    double sends = ((Number) m.get("client_lib_sendto_per_call")).doubleValue();
+                    double recvs = ((Number) m.get("client_lib_recvfrom_per_call")).doubleValue();
+                    assertTrue(sends > 0 && sends <= 1, "at most one send per call: " + sends);
+                    assertTrue(recvs > 0 && recvs <= 1, "at most one recv per call (read-ahead): " + recvs);
+                    if (!kernel) break;
+                    if (!m.containsKey("client_kernel_sendto_per_call")) {
+                        // A thread that makes the client's calls (a carrier of the scheduler, say) started during the
+                        // run: its kernel counts are void, and the run says which thread; another run counts them.
+                        assertTrue(String.valueOf(m.get("kernel_counts_unavailable")).startsWith(
+                                CallersProbe.KERNEL_VOID), printed);
+                        continue;
+                    }
                     // The callers, the client's own thread and the poller together, as the kernel counted them on every
                     // thread of this JVM.
                     assertEquals(sends, ((Number) m.get("client_kernel_sendto_per_call")).doubleValue(),
                             "sendto: library == kernel");
                     assertEquals(recvs, ((Number) m.get("client_kernel_recvfrom_per_call")).doubleValue(),
                             "recvfrom: library == kernel");
+                    counted = true;
                 }
+                assertTrue(!kernel || counted, KERNEL_RUNS + " runs in a row, each with a thread started mid-run");
             }
         }
     }
