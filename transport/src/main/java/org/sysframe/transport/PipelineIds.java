@@ -64,8 +64,7 @@ final class PipelineIds {
     void free(int id) {
         if (count < keep) {
             state[id] = Pipeline.RESERVED;
-            int at = head + count;
-            ready[at >= ready.length ? at - ready.length : at] = id;
+            ready[slot(count)] = id;
             role.held(++count);
             return;
         }
@@ -85,13 +84,18 @@ final class PipelineIds {
         release();
         role.held(0); // before they go: a count read meanwhile has them in flight, never below nothing
         for (int i = 0; i < count; i++) {
-            int at = head + i;
-            int id = ready[at >= ready.length ? at - ready.length : at];
+            int id = ready[slot(i)];
             state[id] = Pipeline.FREE;
             freed[freedCount++] = id;
             if (freedCount == freed.length) release();
         }
         release();
         head = count = 0;
+    }
+
+    /** Where the i-th id held, counted from the next one handed out, lies in the ring. */
+    private int slot(int i) {
+        int at = head + i;
+        return at >= ready.length ? at - ready.length : at;
     }
 }
