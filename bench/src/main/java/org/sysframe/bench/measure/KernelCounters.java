@@ -36,8 +36,7 @@ public final class KernelCounters {
                 c = KernelSyscallCounter.forThread(tid, kinds, futex);
                 OPEN.put(key, c);
             } catch (KernelSyscallCounter.Unavailable e) {
-                // A thread that ended before its counter opened makes no calls: null for it, the counters stay.
-                if (!e.threadGone()) unavailable = e.getMessage();
+                failed(e);
             }
         }
         return c;
@@ -51,13 +50,17 @@ public final class KernelCounters {
         try {
             return KernelSyscallCounter.forThread(tid, kinds);
         } catch (KernelSyscallCounter.Unavailable e) {
-            if (!e.threadGone()) {
-                synchronized (KernelCounters.class) {
-                    unavailable = e.getMessage();
-                }
-            }
+            failed(e);
             return null;
         }
+    }
+
+    /**
+     * A counter did not open: counters are unavailable from now on, unless only its thread had ended (it makes no
+     * calls: no counter for it, the counters stay).
+     */
+    private static synchronized void failed(KernelSyscallCounter.Unavailable e) {
+        if (!e.threadGone()) unavailable = e.getMessage();
     }
 
     /** Why kernel counts are missing, or null. */
