@@ -30,7 +30,7 @@ public final class JavaLeanPeer implements PingPeer {
     /** How it frames and waits, for the report. */
     public static final String FRAMING = "FFM send of a frame built once, recv(MSG_DONTWAIT) until the answer,"
             + " read-ahead 1 MiB, no clock per call (the C lean client's loop in Java)";
-    private static final int READ_AHEAD = 1 << 20;
+    static final int READ_AHEAD = 1 << 20;
     /** How long the hello and a call wait for their answer by default: EAGAIN (hello) or ETIMEDOUT (call) after. */
     static final long TIMEOUT_MILLIS = 10_000;
     /** Empty looks between two clock readings of a call's wait (a call answered sooner reads none). */
@@ -74,7 +74,15 @@ public final class JavaLeanPeer implements PingPeer {
         counters = SyscallCounters.summing(name);
         socket = UnixSocket.connect(path, counters);
         socket.setReceiveTimeout(timeoutMillis); // the hello's blocking receive
-        RequestHeader.write(frame, 0, ++id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
+        hello(socket, frame, in, ++id);
+    }
+
+    /**
+     * Says GR_HELLO with id on a blocking socket, the request built in frame and the answer read into in (both
+     * overwritten); EBADMSG unless the server answers it as it should.
+     */
+    static void hello(UnixSocket socket, MemorySegment frame, MemorySegment in, int id) throws ErrnoException {
+        RequestHeader.write(frame, 0, id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
         frame.asSlice(RequestHeader.SIZE, GroutApi.HELLO_REQUEST_SIZE).fill((byte) 0);
         frame.set(JAVA_INT_UNALIGNED, RequestHeader.SIZE, GroutApi.DEFAULT_API_VERSION);
         socket.sendFully(frame, 0, RequestHeader.SIZE + GroutApi.HELLO_REQUEST_SIZE);

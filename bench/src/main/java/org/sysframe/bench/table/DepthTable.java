@@ -3,12 +3,15 @@ package org.sysframe.bench.table;
 import org.sysframe.bench.measure.BenchTable;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Goal;
+import org.sysframe.bench.measure.GoalVerdict;
+import org.sysframe.bench.measure.Interval;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.ServerSample;
 import org.sysframe.bench.peer.BenchFixture;
 import org.sysframe.bench.peer.CPeer;
 import org.sysframe.bench.peer.ChannelSide;
 import org.sysframe.bench.peer.ClientThreadsProbe;
+import org.sysframe.bench.peer.JavaLeanPipelinePeer;
 import org.sysframe.bench.peer.Pairing;
 import org.sysframe.bench.peer.PeerThread;
 import org.sysframe.bench.peer.PipelinedPeer;
@@ -20,6 +23,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 import static org.sysframe.bench.measure.Goal.Metric.CALLS_RATIO;
@@ -34,6 +38,11 @@ import static org.sysframe.bench.measure.Goal.Metric.CLIENT_SYSCALLS_PER_CALL;
  *
  * <p>At {@link #SPINNING_DEPTH} and 32 B, two rows run the sysframe and the C lean clients on the server loop's
  * CPU (one core), where the client's CPU per request decides the calls per second.
+ *
+ * <p>At {@link #SPINNING_DEPTH} and 32 B, one more row runs the C lean client's loop in Java ({@link
+ * JavaLeanPipelinePeer}: the same syscalls through the project's binding, frames built once, no clock per request)
+ * beside C lean, across cores: the table's note splits the pipelined client's gap to C lean into the language's part
+ * (the Java loop against the C one) and the library's (sysframe's client against the Java loop).
  *
  * <p>At {@link #SPINNING_DEPTH} two more rows compare the transports where the transport is what
  * differs: the socket and the shared-memory channel, client and server both waiting
@@ -50,6 +59,8 @@ public final class DepthTable implements Table {
     public static final String SHM_PREFIX = "shm ";
     /** Row-name prefix of the lean C client (no clock per request, refilled as answers come), the goals' C anchor. */
     static final String C_LEAN_PREFIX = "C lean ";
+    /** Row-name prefix of the lean C client's loop in Java ({@link JavaLeanPipelinePeer}), beside C lean. */
+    static final String JAVA_LEAN_PREFIX = "Java lean ";
 
     public static String name(int depth) { return "depth " + depth; }
 
@@ -99,6 +110,7 @@ public final class DepthTable implements Table {
         Set<String> out = new LinkedHashSet<>();
         for (int d : DEPTHS) out.addAll(List.of(name(d), SHM_PREFIX + name(d), C_PREFIX + name(d), C_LEAN_PREFIX
                 + name(d)));
+        out.add(JAVA_LEAN_PREFIX + name(SPINNING_DEPTH));
         out.addAll(List.of(oneCore(SPINNING_DEPTH), C_LEAN_PREFIX + oneCore(SPINNING_DEPTH)));
         out.addAll(List.of(spinning(SPINNING_DEPTH), SHM_PREFIX + spinning(SPINNING_DEPTH)));
         return out;
@@ -154,18 +166,49 @@ public final class DepthTable implements Table {
                             CPeer.Options.lean("block", PeerTable.CLIENT_CPU, depth));
                     cells.add(new Cell(C_LEAN_PREFIX + name(depth), payload, lean.describe(), calls, calls / 4,
                             f.closing(lean.probe(socket, side))));
+                    if (depth == SPINNING_DEPTH && payload == PAYLOADS[0]) {
+                        PeerThread bare = f.peer(new JavaLeanPipelinePeer(JAVA_LEAN_PREFIX + name(depth),
+                                PeerTable.CLIENT_CPU, depth), socket);
+                        cells.add(new Cell(JAVA_LEAN_PREFIX + name(depth), payload, bare.peer().framing()
+                                + ", pinned to cpu " + PeerTable.CLIENT_CPU, calls, calls / 4,
+                                new ClientThreadsProbe(List.of(bare), side)));
+                    }
                 }
                 if (payload == PAYLOADS[0]) addOneCorePair(f, p, socket, side, cPeer, quick, cells);
                 addSpinningPair(f, p, payload, quick, cells);
             }
             List<Measurement> runs = run.measure(NAME, cells);
-            List<String> notes = cPeer
-                    ? List.of("C rows: timed, latency measured per request; C lean rows: no clock per request (p50/p99 "
-                            + "read -)")
-                    : List.of("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            List<String> notes = new ArrayList<>();
+            if (cPeer) {
+                notes.add("C rows: timed, latency measured per request; C lean and Java lean rows: no clock per request"
+                        + " (p50/p99 read -)");
+                String floor = floorNote(runs, PAYLOADS[0]);
+                if (floor != null) notes.add(floor);
+            } else {
+                notes.add("C client rows left out: bench/target/sysframe_ping is not built (make builds it)");
+            }
             return BenchTable.of(NAME, "pipelining depth (requests in flight, one send per refill)", "depth", name(1),
                     false, rounds, cells, runs, notes);
         }
+    }
+
+    /**
+     * The note that splits the pipelined client's gap to C lean at {@link #SPINNING_DEPTH} and payload, across cores,
+     * from the rounds of this run: the Java lean loop against the C one (the language's part: the same syscalls
+     * through downcalls, the loop's code), sysframe's client against the Java loop (the library's part, with the
+     * latency it times for one answer in {@value PipelinedPeer#SAMPLE_EVERY} and the echo's check of every answer);
+     * null when a row is missing.
+     */
+    static String floorNote(List<Measurement> runs, int payload) {
+        String mine = name(SPINNING_DEPTH);
+        Interval language = GoalVerdict.interval(CALLS_RATIO, runs, JAVA_LEAN_PREFIX + mine, C_LEAN_PREFIX + mine,
+                payload);
+        Interval library = GoalVerdict.interval(CALLS_RATIO, runs, mine, JAVA_LEAN_PREFIX + mine, payload);
+        if (language == null || library == null) return null;
+        return String.format(Locale.ROOT,
+                "%d B, depth %d across cores: the C lean client's loop in Java runs at %s of the C one; sysframe's"
+                + " pipelined client at %s of the Java loop (calls/s, estimate [95 %% interval] over the rounds)",
+                payload, SPINNING_DEPTH, WaitTable.figure(language), WaitTable.figure(library));
     }
 
     /**

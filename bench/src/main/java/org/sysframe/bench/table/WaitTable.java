@@ -328,7 +328,8 @@ public final class WaitTable implements Table {
                 + " over the rounds)", payload, figure(language), figure(library));
     }
 
-    private static String figure(Interval i) {
+    /** e.g. {@code 0.954x [0.921-0.988]}: a ratio's estimate and interval, for the tables' notes. */
+    static String figure(Interval i) {
         return GoalVerdict.number(i.estimate()) + "x [" + GoalVerdict.number(i.lo()) + "-" + GoalVerdict.number(i.hi())
                 + "]";
     }

@@ -69,7 +69,7 @@ class JavaLeanPeerTest {
 
     @Test
     void anAnswerThatDoesNotEchoFailsItsCallNamingWhatCame() throws Exception {
-        Throwable e = callAFakeServer(true, JavaLeanPeer.TIMEOUT_MILLIS);
+        Throwable e = callAFakeServer(Answer.LAST_BYTE_CHANGED, cpu -> new JavaLeanPeer("lean", cpu));
         ErrnoException bad = assertInstanceOf(ErrnoException.class, e, "the call did not fail as it should");
         assertEquals(Errno.EBADMSG, bad.errno());
         assertTrue(bad.getMessage().contains("32 bytes of 32 (44 read), or its last byte differs"), bad.getMessage());
@@ -77,17 +77,25 @@ class JavaLeanPeerTest {
 
     @Test
     void aCallNotAnsweredEndsWithEtimedoutAtItsTimeout() throws Exception {
-        Throwable e = callAFakeServer(false, 200);
+        Throwable e = callAFakeServer(Answer.NONE, cpu -> new JavaLeanPeer("lean", cpu, 200));
         ErrnoException late = assertInstanceOf(ErrnoException.class, e, "the call did not fail as it should");
         assertEquals(Errno.ETIMEDOUT, late.errno());
         assertTrue(late.getMessage().contains("within 200 ms"), late.getMessage());
     }
 
+    /** How {@link #callAFakeServer} answers the one ping. */
+    enum Answer { LAST_BYTE_CHANGED, ID_CHANGED, NONE }
+
+    /** A peer whose thread runs on the cpu given. */
+    interface PeerOn {
+        PingPeer on(int cpu);
+    }
+
     /**
-     * One ping of 32 bytes from a Java lean peer (timeout in ms) to a server that says hello, then answers it with its
-     * last byte changed (answers true) or not at all: what the call threw (null: nothing).
+     * One ping of 32 bytes from a peer (made by peer) to a server that says hello, then answers it as answer says:
+     * what the call threw (null: nothing).
      */
-    static Throwable callAFakeServer(boolean answers, long timeoutMillis) throws Exception {
+    static Throwable callAFakeServer(Answer answer, PeerOn peerOn) throws Exception {
         try (BenchFixture f = new BenchFixture("java-lean-fake")) {
             String path = f.socket("fake");
             UnixSocket listener = f.closing(UnixSocket.listen(path, 0600, 1, false));
@@ -99,9 +107,13 @@ class JavaLeanPeerTest {
                     ResponseHeader.write(b, 0, RequestHeader.id(b, 0), 0, GroutApi.HELLO_RESPONSE_SIZE);
                     s.sendFully(b, 0, ResponseHeader.SIZE + GroutApi.HELLO_RESPONSE_SIZE);
                     s.recvFully(b, 0, RequestHeader.SIZE + 32);
-                    if (answers) {
-                        ResponseHeader.write(b, 0, RequestHeader.id(b, 0), 0, 32);
-                        b.set(JAVA_BYTE, ResponseHeader.SIZE + 31, (byte) ~b.get(JAVA_BYTE, ResponseHeader.SIZE + 31));
+                    if (answer != Answer.NONE) {
+                        int id = RequestHeader.id(b, 0);
+                        ResponseHeader.write(b, 0, answer == Answer.ID_CHANGED ? id + 1 : id, 0, 32);
+                        if (answer == Answer.LAST_BYTE_CHANGED) {
+                            b.set(JAVA_BYTE, ResponseHeader.SIZE + 31, (byte) ~b.get(JAVA_BYTE,
+                                    ResponseHeader.SIZE + 31));
+                        }
                         s.sendFully(b, 0, ResponseHeader.SIZE + 32);
                     }
                     s.recvFully(b, 0, 1); // until the client closes: EOF ends the read with an error
@@ -114,7 +126,7 @@ class JavaLeanPeerTest {
             int cpu = anyCpu();
             CompletableFuture<Throwable> failed = new CompletableFuture<>();
             Thread client = new Thread(() -> {
-                JavaLeanPeer peer = new JavaLeanPeer("lean", cpu, timeoutMillis);
+                PingPeer peer = peerOn.on(cpu);
                 try {
                     peer.open(path);
                     peer.prepare(32);
@@ -123,7 +135,11 @@ class JavaLeanPeerTest {
                 } catch (Throwable e) {
                     failed.complete(e);
                 } finally {
-                    peer.close();
+                    try {
+                        peer.close();
+                    } catch (Exception e) {
+                        failed.complete(e);
+                    }
                 }
             }, "java-lean-fake-server");
             client.start();
