@@ -196,19 +196,21 @@ public final class DepthTable implements Table {
      * The note that splits the pipelined client's gap to C lean at {@link #SPINNING_DEPTH} and payload, across cores,
      * from the rounds of this run: the Java lean loop against the C one (the language's part: the same syscalls
      * through downcalls, the loop's code), sysframe's client against the Java loop (the library's part, with the
-     * latency it times for one answer in {@value PipelinedPeer#SAMPLE_EVERY} and the echo's check of every answer);
-     * null when a row is missing.
+     * latency it times for one answer in {@value PipelinedPeer#SAMPLE_EVERY} and the echo's check of every answer),
+     * and what timing every request costs C (the timed C client against C lean); null when a row is missing.
      */
     static String floorNote(List<Measurement> runs, int payload) {
         String mine = name(SPINNING_DEPTH);
         Interval language = GoalVerdict.interval(CALLS_RATIO, runs, JAVA_LEAN_PREFIX + mine, C_LEAN_PREFIX + mine,
                 payload);
         Interval library = GoalVerdict.interval(CALLS_RATIO, runs, mine, JAVA_LEAN_PREFIX + mine, payload);
-        if (language == null || library == null) return null;
+        Interval timing = GoalVerdict.interval(CALLS_RATIO, runs, C_PREFIX + mine, C_LEAN_PREFIX + mine, payload);
+        if (language == null || library == null || timing == null) return null;
         return String.format(Locale.ROOT,
                 "%d B, depth %d across cores: the C lean client's loop in Java runs at %s of the C one; sysframe's"
-                + " pipelined client at %s of the Java loop (calls/s, estimate [95 %% interval] over the rounds)",
-                payload, SPINNING_DEPTH, WaitTable.figure(language), WaitTable.figure(library));
+                + " pipelined client at %s of the Java loop; the C client timing every request at %s of C lean"
+                + " (calls/s, estimate [95 %% interval] over the rounds)", payload, SPINNING_DEPTH,
+                WaitTable.figure(language), WaitTable.figure(library), WaitTable.figure(timing));
     }
 
     /**

@@ -314,18 +314,22 @@ public final class WaitTable implements Table {
      * The note that splits the spinning socket's gap to the lean C client at payload, from the rounds of this run:
      * the Java lean loop against the C one (the language's part: the same syscalls through downcalls), sysframe's
      * client against the Java loop (the library's part, with the clock read and the echo's check of every call that
-     * its row times); null when a row is missing.
+     * its row times), and what timing every call costs C (the timed C client against C lean); null when a row is
+     * missing.
      */
     static String socketFloorNote(List<Measurement> runs, int payload) {
         String spin = name("spin", "spin", false);
         Interval language = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, JAVA_LEAN, C_LEAN_PREFIX + spin,
                 payload);
         Interval library = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, spin, JAVA_LEAN, payload);
-        if (language == null || library == null) return null;
+        Interval timing = GoalVerdict.interval(Goal.Metric.CALLS_RATIO, runs, C_PREFIX + spin, C_LEAN_PREFIX + spin,
+                payload);
+        if (language == null || library == null || timing == null) return null;
         return String.format(Locale.ROOT,
                 "%d B, socket spin/spin: the C lean client's loop in Java runs at %s of the C one; sysframe's client"
-                + " (timing every call, as its row does) at %s of the Java loop (calls/s, estimate [95 %% interval]"
-                + " over the rounds)", payload, figure(language), figure(library));
+                + " (timing every call, as its row does) at %s of the Java loop; the C client timing every call at %s"
+                + " of C lean (calls/s, estimate [95 %% interval] over the rounds)", payload, figure(language),
+                figure(library), figure(timing));
     }
 
     /** e.g. {@code 0.954x [0.921-0.988]}: a ratio's estimate and interval, for the tables' notes. */

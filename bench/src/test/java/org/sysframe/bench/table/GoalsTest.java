@@ -128,17 +128,45 @@ class GoalsTest {
         for (int r = 1; r <= 8; r++) {
             long c = r % 2 == 1 ? 20000 : 40000; // paired by round: each ratio stays exact
             runs.add(run(WaitTable.C_LEAN_PREFIX + spin, r, c, 1, 0, 1, 0, 1));
+            runs.add(run(WaitTable.C_PREFIX + spin, r, c * 9 / 10, 1, 0, 1, 0, 1));
             runs.add(run(WaitTable.JAVA_LEAN, r, c * 4 / 5, 1, 0, 1, 0, 1));
             runs.add(run(spin, r, c / 2, 1, 0, 1, 0, 1));
         }
         assertEquals("32 B, socket spin/spin: the C lean client's loop in Java runs at 0.800x [0.800-0.800] of the C"
                 + " one; sysframe's client (timing every call, as its row does) at 0.625x [0.625-0.625] of the Java"
-                + " loop (calls/s, estimate [95 % interval] over the rounds)", WaitTable.socketFloorNote(runs, 32));
-        // Without the Java loop's row or the C lean one (the program not built) there is no note.
+                + " loop; the C client timing every call at 0.900x [0.900-0.900] of C lean (calls/s, estimate [95 %"
+                + " interval] over the rounds)", WaitTable.socketFloorNote(runs, 32));
+        // Without the Java loop's row or a C one (the program not built) there is no note.
         assertNull(WaitTable.socketFloorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.JAVA_LEAN))
                 .toList(), 32));
         assertNull(WaitTable.socketFloorNote(runs.stream().filter(m -> !m.cell().startsWith(WaitTable.C_LEAN_PREFIX))
                 .toList(), 32));
+        assertNull(WaitTable.socketFloorNote(runs.stream().filter(m -> !m.cell().equals(WaitTable.C_PREFIX + spin))
+                .toList(), 32));
+    }
+
+    @Test
+    void theDepthTablesNoteSplitsThePipelinedClientsGapToCLeanIntoTheLanguagesAndTheLibrarysParts() {
+        List<Measurement> runs = new ArrayList<>();
+        String depth = DepthTable.name(DepthTable.SPINNING_DEPTH);
+        for (int r = 1; r <= 8; r++) {
+            long c = r % 2 == 1 ? 64_000 : 128_000; // paired by round: each ratio stays exact
+            runs.add(run(DepthTable.C_LEAN_PREFIX + depth, r, c, 1, 0, 1, 0, 1));
+            runs.add(run(DepthTable.C_PREFIX + depth, r, c * 3 / 4, 1, 0, 1, 0, 1));
+            runs.add(run(DepthTable.JAVA_LEAN_PREFIX + depth, r, c / 2, 1, 0, 1, 0, 1));
+            runs.add(run(depth, r, c / 4, 1, 0, 1, 0, 1));
+        }
+        assertEquals("32 B, depth 64 across cores: the C lean client's loop in Java runs at 0.500x [0.500-0.500] of the"
+                + " C one; sysframe's pipelined client at 0.500x [0.500-0.500] of the Java loop; the C client timing"
+                + " every request at 0.750x [0.750-0.750] of C lean (calls/s, estimate [95 % interval] over the"
+                + " rounds)",
+                DepthTable.floorNote(runs, 32));
+        // Without the Java loop's row or a C one (the program not built) there is no note; none at 1 KiB.
+        for (String row : List.of(DepthTable.JAVA_LEAN_PREFIX + depth, DepthTable.C_LEAN_PREFIX + depth,
+                DepthTable.C_PREFIX + depth)) {
+            assertNull(DepthTable.floorNote(runs.stream().filter(m -> !m.cell().equals(row)).toList(), 32), row);
+        }
+        assertNull(DepthTable.floorNote(runs, 1024));
     }
 
     @Test
