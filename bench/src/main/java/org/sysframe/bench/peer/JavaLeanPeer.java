@@ -3,15 +3,12 @@ package org.sysframe.bench.peer;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
-import org.sysframe.unix.CpuPlacement;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -30,17 +27,15 @@ public final class JavaLeanPeer implements PingPeer {
     /** How it frames and waits, for the report. */
     public static final String FRAMING = "FFM send of a frame built once, recv(MSG_DONTWAIT) until the answer,"
             + " read-ahead 1 MiB, no clock per call (the C lean client's loop in Java)";
-    static final int READ_AHEAD = 1 << 20;
-    /** How long the hello and a call wait for their answer by default: EAGAIN (hello) or ETIMEDOUT (call) after. */
+    /** How long the hello, a send and a call's answer wait by default: EAGAIN (hello) or ETIMEDOUT (call) after. */
     static final long TIMEOUT_MILLIS = 10_000;
     /** Empty looks between two clock readings of a call's wait (a call answered sooner reads none). */
     private static final int LOOKS_PER_CLOCK = 4096;
     private final String name;
     private final int cpu;
     private final long timeoutMillis;
-    private Arena arena;
+    private LeanLink link;
     private UnixSocket socket;
-    private SyscallCounters counters;
     private MemorySegment frame;
     private MemorySegment in;
     private int len;
@@ -67,33 +62,10 @@ public final class JavaLeanPeer implements PingPeer {
     /** Pins the calling thread, connects to path and says GR_HELLO. */
     @Override
     public void open(String path) throws IOException {
-        CpuPlacement.pinCurrentThread(cpu);
-        arena = Arena.ofConfined();
-        frame = arena.allocate(RequestHeader.SIZE + GroutApi.MAX_MSG_LEN, 8);
-        in = arena.allocate(READ_AHEAD, 8);
-        counters = SyscallCounters.summing(name);
-        socket = UnixSocket.connect(path, counters);
-        socket.setReceiveTimeout(timeoutMillis); // the hello's blocking receive
-        hello(socket, frame, in, ++id);
-    }
-
-    /**
-     * Says GR_HELLO with id on a blocking socket, the request built in frame and the answer read into in (both
-     * overwritten); EBADMSG unless the server answers it as it should.
-     */
-    static void hello(UnixSocket socket, MemorySegment frame, MemorySegment in, int id) throws ErrnoException {
-        RequestHeader.write(frame, 0, id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
-        frame.asSlice(RequestHeader.SIZE, GroutApi.HELLO_REQUEST_SIZE).fill((byte) 0);
-        frame.set(JAVA_INT_UNALIGNED, RequestHeader.SIZE, GroutApi.DEFAULT_API_VERSION);
-        socket.sendFully(frame, 0, RequestHeader.SIZE + GroutApi.HELLO_REQUEST_SIZE);
-        socket.recvFully(in, 0, ResponseHeader.SIZE);
-        long n = ResponseHeader.payloadLen(in, 0);
-        int status = ResponseHeader.status(in, 0);
-        if (status != 0 || n != GroutApi.HELLO_RESPONSE_SIZE) {
-            throw new ErrnoException("GR_HELLO", Errno.EBADMSG, "answered status " + status + " with " + n
-                    + " bytes");
-        }
-        socket.recvFully(in, 0, n);
+        link = LeanLink.open(name, path, cpu, timeoutMillis, 1, ++id);
+        frame = link.frames();
+        in = link.in();
+        socket = link.socket();
     }
 
     @Override
@@ -114,7 +86,7 @@ public final class JavaLeanPeer implements PingPeer {
         int empty = 0;
         long since = 0;
         while (have < ResponseHeader.SIZE || have < ResponseHeader.SIZE + ResponseHeader.payloadLen(in, 0)) {
-            long n = socket.recv(in, have, READ_AHEAD - have, UnixSocket.MSG_DONTWAIT);
+            long n = socket.recv(in, have, in.byteSize() - have, UnixSocket.MSG_DONTWAIT);
             if (n == 0) throw new ErrnoException("recv(" + socket.name() + ")", Errno.ECONNRESET, "server closed");
             if (n > 0) have += n;
             else if (++empty % LOOKS_PER_CLOCK == 0) since = waitedSince(since, mine);
@@ -152,17 +124,15 @@ public final class JavaLeanPeer implements PingPeer {
     }
 
     @Override
-    public SyscallCounts libraryCounts() { return counters.snapshot(); }
+    public SyscallCounts libraryCounts() { return link.counts(); }
 
     @Override
-    public SyscallCounts emptyCounts() { return counters.emptySnapshot(); }
+    public SyscallCounts emptyCounts() { return link.emptyCounts(); }
 
     /** Closes the connection and its memory (if open); {@link #open} connects again, as for a server started anew. */
     @Override
     public void close() {
-        if (socket != null) socket.close();
-        if (arena != null) arena.close();
-        socket = null;
-        arena = null;
+        if (link != null) link.close();
+        link = null;
     }
 }

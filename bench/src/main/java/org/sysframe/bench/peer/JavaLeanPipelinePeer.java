@@ -3,15 +3,12 @@ package org.sysframe.bench.peer;
 import org.sysframe.transport.wire.GroutApi;
 import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
-import org.sysframe.unix.CpuPlacement;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.SyscallCounters;
 import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -40,9 +37,8 @@ public final class JavaLeanPipelinePeer implements PingPeer {
     private final int depth;
     private final int bits;
     private final long timeoutMillis;
-    private Arena arena;
+    private LeanLink link;
     private UnixSocket socket;
-    private SyscallCounters counters;
     private MemorySegment frames;
     private MemorySegment in;
     private int[] slotId;     // the id in flight in each slot, 0: free
@@ -80,17 +76,12 @@ public final class JavaLeanPipelinePeer implements PingPeer {
     /** Pins the calling thread, connects to path and says GR_HELLO. */
     @Override
     public void open(String path) throws IOException {
-        CpuPlacement.pinCurrentThread(cpu);
-        arena = Arena.ofConfined();
-        frames = arena.allocate((long) depth * (RequestHeader.SIZE + GroutApi.MAX_MSG_LEN), 8);
-        in = arena.allocate(JavaLeanPeer.READ_AHEAD, 8);
+        link = LeanLink.open(name, path, cpu, timeoutMillis, depth, nextId(0));
+        frames = link.frames();
+        in = link.in();
+        socket = link.socket();
         slotId = new int[depth];
         freeSlots = new int[depth];
-        counters = SyscallCounters.summing(name);
-        socket = UnixSocket.connect(path, counters);
-        socket.setReceiveTimeout(timeoutMillis);
-        socket.setSendTimeout(timeoutMillis);
-        JavaLeanPeer.hello(socket, frames, in, nextId(0));
     }
 
     @Override
@@ -212,17 +203,15 @@ public final class JavaLeanPipelinePeer implements PingPeer {
     long refills() { return refills; }
 
     @Override
-    public SyscallCounts libraryCounts() { return counters.snapshot(); }
+    public SyscallCounts libraryCounts() { return link.counts(); }
 
     @Override
-    public SyscallCounts emptyCounts() { return counters.emptySnapshot(); }
+    public SyscallCounts emptyCounts() { return link.emptyCounts(); }
 
     /** Closes the connection and its memory (if open); {@link #open} connects again, as for a server started anew. */
     @Override
     public void close() {
-        if (socket != null) socket.close();
-        if (arena != null) arena.close();
-        socket = null;
-        arena = null;
+        if (link != null) link.close();
+        link = null;
     }
 }

@@ -1,0 +1,100 @@
+package org.sysframe.bench.peer;
+
+import org.sysframe.transport.wire.GroutApi;
+import org.sysframe.transport.wire.RequestHeader;
+import org.sysframe.transport.wire.ResponseHeader;
+import org.sysframe.unix.CpuPlacement;
+import org.sysframe.unix.Errno;
+import org.sysframe.unix.ErrnoException;
+import org.sysframe.unix.SyscallCounters;
+import org.sysframe.unix.SyscallCounts;
+import org.sysframe.unix.UnixSocket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+
+/**
+ * The connection of a Java lean peer ({@link JavaLeanPeer}, {@link JavaLeanPipelinePeer}), as the C lean client
+ * opens its own: the thread pinned to its CPU, a blocking socket whose sends and receives wait at most a timeout,
+ * its syscalls counted, room for its frames and a 1 MiB read-ahead, and GR_HELLO said. Closed as one.
+ */
+final class LeanLink implements AutoCloseable {
+    /** The read-ahead's size, as C lean's. */
+    static final int READ_AHEAD = 1 << 20;
+
+    private final Arena arena;
+    private final UnixSocket socket;
+    private final MemorySegment frames;
+    private final MemorySegment in;
+
+    private LeanLink(Arena arena, UnixSocket socket, MemorySegment frames, MemorySegment in) {
+        this.arena = arena;
+        this.socket = socket;
+        this.frames = frames;
+        this.in = in;
+    }
+
+    /**
+     * Pins the calling thread to cpu, connects to path (the counts under name) with room for frames largest requests,
+     * and says GR_HELLO with id helloId; a send or receive waits at most timeoutMillis (EAGAIN then). Nothing is left
+     * open when it fails.
+     */
+    static LeanLink open(String name, String path, int cpu, long timeoutMillis, int frames, int helloId)
+            throws ErrnoException {
+        CpuPlacement.pinCurrentThread(cpu);
+        Arena arena = Arena.ofConfined();
+        UnixSocket socket = null;
+        try {
+            MemorySegment room = arena.allocate((long) frames * (RequestHeader.SIZE + GroutApi.MAX_MSG_LEN), 8);
+            MemorySegment in = arena.allocate(READ_AHEAD, 8);
+            socket = UnixSocket.connect(path, SyscallCounters.summing(name));
+            socket.setReceiveTimeout(timeoutMillis);
+            socket.setSendTimeout(timeoutMillis);
+            hello(socket, room, in, helloId);
+            return new LeanLink(arena, socket, room, in);
+        } catch (ErrnoException | RuntimeException e) {
+            if (socket != null) socket.close();
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Says GR_HELLO with id, the request built in frame and the answer read into in (both overwritten); EBADMSG unless
+     * the server answers it as it should.
+     */
+    private static void hello(UnixSocket socket, MemorySegment frame, MemorySegment in, int id) throws ErrnoException {
+        RequestHeader.write(frame, 0, id, GroutApi.HELLO, GroutApi.HELLO_REQUEST_SIZE);
+        frame.asSlice(RequestHeader.SIZE, GroutApi.HELLO_REQUEST_SIZE).fill((byte) 0);
+        frame.set(JAVA_INT_UNALIGNED, RequestHeader.SIZE, GroutApi.DEFAULT_API_VERSION);
+        socket.sendFully(frame, 0, RequestHeader.SIZE + GroutApi.HELLO_REQUEST_SIZE);
+        socket.recvFully(in, 0, ResponseHeader.SIZE);
+        long n = ResponseHeader.payloadLen(in, 0);
+        int status = ResponseHeader.status(in, 0);
+        if (status != 0 || n != GroutApi.HELLO_RESPONSE_SIZE) {
+            throw new ErrnoException("GR_HELLO", Errno.EBADMSG, "answered status " + status + " with " + n
+                    + " bytes");
+        }
+        socket.recvFully(in, 0, n);
+    }
+
+    UnixSocket socket() { return socket; }
+
+    /** Room for the frames asked for at open, one after the other. */
+    MemorySegment frames() { return frames; }
+
+    /** The read-ahead, {@value #READ_AHEAD} bytes. */
+    MemorySegment in() { return in; }
+
+    SyscallCounts counts() { return socket.counters().snapshot(); }
+
+    SyscallCounts emptyCounts() { return socket.counters().emptySnapshot(); }
+
+    @Override
+    public void close() {
+        socket.close();
+        arena.close();
+    }
+}
