@@ -62,7 +62,7 @@ public final class JavaLeanPeer implements PingPeer {
     /** Pins the calling thread, connects to path and says GR_HELLO. */
     @Override
     public void open(String path) throws IOException {
-        link = LeanLink.open(name, path, cpu, timeoutMillis, 1, ++id);
+        link = LeanLink.open(name, path, cpu, timeoutMillis, RequestHeader.SIZE + GroutApi.MAX_MSG_LEN, ++id);
         frame = link.frames();
         in = link.in();
         socket = link.socket();

@@ -76,7 +76,9 @@ public final class JavaLeanPipelinePeer implements PingPeer {
     /** Pins the calling thread, connects to path and says GR_HELLO. */
     @Override
     public void open(String path) throws IOException {
-        link = LeanLink.open(name, path, cpu, timeoutMillis, depth, nextId(0));
+        // A window's frames: at most the bytes in flight that windowFor allows, or one largest frame.
+        link = LeanLink.open(name, path, cpu, timeoutMillis, PipelinedPeer.BYTES_IN_FLIGHT + RequestHeader.SIZE
+                + GroutApi.MAX_MSG_LEN, nextId(0));
         frames = link.frames();
         in = link.in();
         socket = link.socket();

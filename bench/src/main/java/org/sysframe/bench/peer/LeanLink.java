@@ -37,17 +37,18 @@ final class LeanLink implements AutoCloseable {
     }
 
     /**
-     * Pins the calling thread to cpu, connects to path (the counts under name) with room for frames largest requests,
-     * and says GR_HELLO with id helloId; a send or receive waits at most timeoutMillis (EAGAIN then). Nothing is left
-     * open when it fails.
+     * Pins the calling thread to cpu, connects to path (the counts under name) with frameBytes of room for its frames
+     * (at least a hello's), and says GR_HELLO with id helloId; a send or receive waits at most timeoutMillis (EAGAIN
+     * then). Nothing is left open when it fails.
      */
-    static LeanLink open(String name, String path, int cpu, long timeoutMillis, int frames, int helloId)
+    static LeanLink open(String name, String path, int cpu, long timeoutMillis, long frameBytes, int helloId)
             throws ErrnoException {
         CpuPlacement.pinCurrentThread(cpu);
         Arena arena = Arena.ofConfined();
         UnixSocket socket = null;
         try {
-            MemorySegment room = arena.allocate((long) frames * (RequestHeader.SIZE + GroutApi.MAX_MSG_LEN), 8);
+            MemorySegment room = arena.allocate(Math.max(frameBytes, RequestHeader.SIZE + GroutApi.HELLO_REQUEST_SIZE),
+                    8);
             MemorySegment in = arena.allocate(READ_AHEAD, 8);
             socket = UnixSocket.connect(path, SyscallCounters.summing(name));
             socket.setReceiveTimeout(timeoutMillis);
@@ -82,7 +83,7 @@ final class LeanLink implements AutoCloseable {
 
     UnixSocket socket() { return socket; }
 
-    /** Room for the frames asked for at open, one after the other. */
+    /** The room for frames asked for at open. */
     MemorySegment frames() { return frames; }
 
     /** The read-ahead, {@value #READ_AHEAD} bytes. */
