@@ -81,7 +81,14 @@ public final class JavaLeanPeer implements PingPeer {
         int mine = ++id == 0 ? ++id : id;
         frame.set(JAVA_INT_UNALIGNED, RequestHeader.ID, mine);
         long whole = RequestHeader.SIZE + (long) len;
-        for (long sent = 0; sent < whole; ) sent += socket.send(frame, sent, whole - sent, 0);
+        for (long sent = 0; sent < whole; ) {
+            long n = socket.send(frame, sent, whole - sent, 0);
+            if (n == UnixSocket.WOULD_BLOCK) {
+                throw new ErrnoException("send(" + socket.name() + ")", Errno.ETIMEDOUT, "the server took nothing"
+                        + " within " + timeoutMillis + " ms");
+            }
+            sent += n;
+        }
         long have = 0;
         int empty = 0;
         long since = 0;
