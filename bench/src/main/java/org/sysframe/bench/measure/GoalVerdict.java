@@ -117,9 +117,11 @@ public record GoalVerdict(Goal goal, double[] perRound, Spread value, Interval c
     }
 
     /** e.g. {@code 1.200x [1.150-1.250], 9 rounds}: the estimate and its 95 % interval. */
-    public String figure() {
-        return String.format(Locale.ROOT, "%s%s [%s-%s], %d rounds", number(ci.estimate()), goal.metric().unit(),
-                number(ci.lo()), number(ci.hi()), ci.n());
+    public String figure() { return figure(ci, goal.metric().unit()) + ", " + ci.n() + " rounds"; }
+
+    /** e.g. {@code 1.200x [1.150-1.250]}: an interval's estimate and bounds, the estimate followed by unit. */
+    public static String figure(Interval i, String unit) {
+        return number(i.estimate()) + unit + " [" + number(i.lo()) + "-" + number(i.hi()) + "]";
     }
 
     public static String number(double v) {

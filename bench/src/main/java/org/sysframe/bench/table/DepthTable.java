@@ -210,7 +210,8 @@ public final class DepthTable implements Table {
                 "%d B, depth %d across cores: the C lean client's loop in Java runs at %s of the C one; sysframe's"
                 + " pipelined client at %s of the Java loop; the C client timing every request at %s of C lean"
                 + " (calls/s, estimate [95 %% interval] over the rounds)", payload, SPINNING_DEPTH,
-                WaitTable.figure(language), WaitTable.figure(library), WaitTable.figure(timing));
+                GoalVerdict.figure(language, CALLS_RATIO.unit()), GoalVerdict.figure(library, CALLS_RATIO.unit()),
+                GoalVerdict.figure(timing, CALLS_RATIO.unit()));
     }
 
     /**

@@ -332,11 +332,8 @@ public final class WaitTable implements Table {
                 figure(library), figure(timing));
     }
 
-    /** e.g. {@code 0.954x [0.921-0.988]}: a ratio's estimate and interval, for the tables' notes. */
-    static String figure(Interval i) {
-        return GoalVerdict.number(i.estimate()) + "x [" + GoalVerdict.number(i.lo()) + "-" + GoalVerdict.number(i.hi())
-                + "]";
-    }
+    /** e.g. {@code 0.954x [0.921-0.988]}: a ratio's estimate and interval. */
+    private static String figure(Interval i) { return GoalVerdict.figure(i, CALLS_RATIO.unit()); }
 
     /**
      * The calls of a run of a socket cell: 6,000 (1,500 with --quick), and ten times as many when both sides
