@@ -35,9 +35,6 @@ public final class JavaLeanPeer implements PingPeer {
     private final int cpu;
     private final long timeoutMillis;
     private LeanLink link;
-    private UnixSocket socket;
-    private MemorySegment frame;
-    private MemorySegment in;
     private int len;
     private int id;
     private byte last;
@@ -63,14 +60,12 @@ public final class JavaLeanPeer implements PingPeer {
     @Override
     public void open(String path) throws IOException {
         link = LeanLink.open(name, path, cpu, timeoutMillis, RequestHeader.SIZE + GroutApi.MAX_MSG_LEN, ++id);
-        frame = link.frames();
-        in = link.in();
-        socket = link.socket();
     }
 
     @Override
     public void prepare(int len) {
         this.len = len;
+        MemorySegment frame = link.frames;
         Echo.fill(frame.asSlice(RequestHeader.SIZE), len);
         RequestHeader.write(frame, 0, id, GroutApi.PING, len);
         last = len > 0 ? frame.get(JAVA_BYTE, RequestHeader.SIZE + len - 1L) : 0;
@@ -79,22 +74,14 @@ public final class JavaLeanPeer implements PingPeer {
     @Override
     public void ping() throws IOException {
         int mine = ++id == 0 ? ++id : id;
-        frame.set(JAVA_INT_UNALIGNED, RequestHeader.ID, mine);
-        long whole = RequestHeader.SIZE + (long) len;
-        for (long sent = 0; sent < whole; ) {
-            long n = socket.send(frame, sent, whole - sent, 0);
-            if (n == UnixSocket.WOULD_BLOCK) {
-                throw new ErrnoException("send(" + socket.name() + ")", Errno.ETIMEDOUT, "the server took nothing"
-                        + " within " + timeoutMillis + " ms");
-            }
-            sent += n;
-        }
+        link.frames.set(JAVA_INT_UNALIGNED, RequestHeader.ID, mine);
+        link.send(0, RequestHeader.SIZE + (long) len);
+        MemorySegment in = link.in;
         long have = 0;
         int empty = 0;
         long since = 0;
         while (have < ResponseHeader.SIZE || have < ResponseHeader.SIZE + ResponseHeader.payloadLen(in, 0)) {
-            long n = socket.recv(in, have, in.byteSize() - have, UnixSocket.MSG_DONTWAIT);
-            if (n == 0) throw new ErrnoException("recv(" + socket.name() + ")", Errno.ECONNRESET, "server closed");
+            long n = link.receive(have, UnixSocket.MSG_DONTWAIT);
             if (n > 0) have += n;
             else if (++empty % LOOKS_PER_CLOCK == 0) since = waitedSince(since, mine);
             if (have >= ResponseHeader.SIZE && ResponseHeader.payloadLen(in, 0) > GroutApi.MAX_MSG_LEN) {

@@ -38,9 +38,6 @@ public final class JavaLeanPipelinePeer implements PingPeer {
     private final int bits;
     private final long timeoutMillis;
     private LeanLink link;
-    private UnixSocket socket;
-    private MemorySegment frames;
-    private MemorySegment in;
     private int[] slotId;     // the id in flight in each slot, 0: free
     private int[] freeSlots;  // a stack of the free slots
     private int free;
@@ -79,9 +76,6 @@ public final class JavaLeanPipelinePeer implements PingPeer {
         // A window's frames: at most the bytes in flight that windowFor allows, or one largest frame.
         link = LeanLink.open(name, path, cpu, timeoutMillis, PipelinedPeer.BYTES_IN_FLIGHT + RequestHeader.SIZE
                 + GroutApi.MAX_MSG_LEN, nextId(0));
-        frames = link.frames();
-        in = link.in();
-        socket = link.socket();
         slotId = new int[depth];
         freeSlots = new int[depth];
     }
@@ -91,6 +85,7 @@ public final class JavaLeanPipelinePeer implements PingPeer {
         this.len = len;
         this.frame = RequestHeader.SIZE + len;
         this.window = PipelinedPeer.windowFor(depth, len);
+        MemorySegment frames = link.frames;
         for (int i = 0; i < window; i++) {
             long at = (long) i * frame;
             RequestHeader.write(frames, at, 0, GroutApi.PING, len);
@@ -135,29 +130,21 @@ public final class JavaLeanPipelinePeer implements PingPeer {
             int slot = freeSlots[--free];
             int id = nextId(slot);
             slotId[slot] = id;
-            frames.set(JAVA_INT_UNALIGNED, (long) i * frame + RequestHeader.ID, id);
+            link.frames.set(JAVA_INT_UNALIGNED, (long) i * frame + RequestHeader.ID, id);
         }
         refills++;
-        long whole = (long) k * frame;
-        for (long at = 0; at < whole; ) {
-            long n = socket.send(frames, at, whole - at, 0);
-            if (n == UnixSocket.WOULD_BLOCK) throw timedOut("send");
-            at += n;
-        }
+        link.send(0, (long) k * frame);
         return k;
     }
 
     /** One blocking receive that brings bytes into the read-ahead. */
     private void receive() throws ErrnoException {
-        long n = socket.recv(in, rlen, in.byteSize() - rlen, 0);
-        if (n == UnixSocket.WOULD_BLOCK) throw timedOut("recv");
-        if (n == 0) throw new ErrnoException("recv(" + socket.name() + ")", Errno.ECONNRESET, "server closed");
+        long n = link.receive(rlen, 0);
+        if (n == UnixSocket.WOULD_BLOCK) {
+            throw new ErrnoException("recv(" + link.name() + ")", Errno.ETIMEDOUT, "nothing came within "
+                    + timeoutMillis + " ms with " + (window - free) + " in flight");
+        }
         rlen += n;
-    }
-
-    private ErrnoException timedOut(String call) {
-        return new ErrnoException(call + "(" + socket.name() + ")", Errno.ETIMEDOUT, "nothing moved within "
-                + timeoutMillis + " ms with " + (window - free) + " in flight");
     }
 
     /**
@@ -165,6 +152,7 @@ public final class JavaLeanPipelinePeer implements PingPeer {
      * to the front only when less than a largest answer fits after them.
      */
     private int take() throws ErrnoException {
+        MemorySegment in = link.in;
         int mask = (1 << bits) - 1;
         int done = 0;
         while (rlen - rpos >= ResponseHeader.SIZE) {

@@ -24,16 +24,20 @@ final class LeanLink implements AutoCloseable {
     /** The read-ahead's size, as C lean's. */
     static final int READ_AHEAD = 1 << 20;
 
+    /** The room for frames asked for at open. */
+    final MemorySegment frames;
+    /** The read-ahead, {@value #READ_AHEAD} bytes. */
+    final MemorySegment in;
     private final Arena arena;
     private final UnixSocket socket;
-    private final MemorySegment frames;
-    private final MemorySegment in;
+    private final long timeoutMillis;
 
-    private LeanLink(Arena arena, UnixSocket socket, MemorySegment frames, MemorySegment in) {
+    private LeanLink(Arena arena, UnixSocket socket, MemorySegment frames, MemorySegment in, long timeoutMillis) {
         this.arena = arena;
         this.socket = socket;
         this.frames = frames;
         this.in = in;
+        this.timeoutMillis = timeoutMillis;
     }
 
     /**
@@ -54,7 +58,7 @@ final class LeanLink implements AutoCloseable {
             socket.setReceiveTimeout(timeoutMillis);
             socket.setSendTimeout(timeoutMillis);
             hello(socket, room, in, helloId);
-            return new LeanLink(arena, socket, room, in);
+            return new LeanLink(arena, socket, room, in, timeoutMillis);
         } catch (ErrnoException | RuntimeException e) {
             if (socket != null) socket.close();
             arena.close();
@@ -81,13 +85,29 @@ final class LeanLink implements AutoCloseable {
         socket.recvFully(in, 0, n);
     }
 
-    UnixSocket socket() { return socket; }
+    /** Sends len bytes of {@link #frames} from off, blocking; ETIMEDOUT when the server took nothing in the timeout. */
+    void send(long off, long len) throws ErrnoException {
+        try {
+            socket.sendFully(frames, off, len);
+        } catch (ErrnoException e) {
+            if (e.errno() != Errno.EAGAIN) throw e;
+            throw new ErrnoException("send(" + socket.name() + ")", Errno.ETIMEDOUT, "the server took nothing within "
+                    + timeoutMillis + " ms");
+        }
+    }
 
-    /** The room for frames asked for at open. */
-    MemorySegment frames() { return frames; }
+    /**
+     * One recv(2) into {@link #in} at off, flags as recv's: the bytes that came, or {@link UnixSocket#WOULD_BLOCK}
+     * (nothing with MSG_DONTWAIT, or the timeout passed); ECONNRESET when the server closed.
+     */
+    long receive(long off, int flags) throws ErrnoException {
+        long n = socket.recv(in, off, in.byteSize() - off, flags);
+        if (n == 0) throw new ErrnoException("recv(" + socket.name() + ")", Errno.ECONNRESET, "server closed");
+        return n;
+    }
 
-    /** The read-ahead, {@value #READ_AHEAD} bytes. */
-    MemorySegment in() { return in; }
+    /** The socket's name, for errors. */
+    String name() { return socket.name(); }
 
     SyscallCounts counts() { return socket.counters().snapshot(); }
 
