@@ -1,6 +1,8 @@
 package org.sysframe.bench.peer;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.sysframe.bench.measure.Cell;
 import org.sysframe.bench.measure.Measurement;
 import org.sysframe.bench.measure.RoundRunner;
@@ -55,22 +57,15 @@ class JavaLeanPipelinePeerTest {
         }
     }
 
-    @Test
-    void anAnswerForAnIdNotInFlightFailsTheRunNamingIt() throws Exception {
-        Throwable e = JavaLeanPeerTest.callAFakeServer(JavaLeanPeerTest.Answer.ID_CHANGED,
-                cpu -> new JavaLeanPipelinePeer("lean", cpu, DEPTH));
+    /** An answer for an id no request in flight has, or one whose last byte is not the request's: EBADMSG. */
+    @ParameterizedTest
+    @CsvSource({"ID_CHANGED, 'which no request in flight has'",
+            "LAST_BYTE_CHANGED, '32 bytes of 32, or its last byte differs'"})
+    void aWrongAnswerFailsTheRunSayingWhatWasWrong(JavaLeanPeerTest.Answer answer, String says) throws Exception {
+        Throwable e = JavaLeanPeerTest.callAFakeServer(answer, cpu -> new JavaLeanPipelinePeer("lean", cpu, DEPTH));
         ErrnoException bad = assertInstanceOf(ErrnoException.class, e, "the run did not fail as it should");
         assertEquals(Errno.EBADMSG, bad.errno());
-        assertTrue(bad.getMessage().contains("which no request in flight has"), bad.getMessage());
-    }
-
-    @Test
-    void anAnswerThatDoesNotEchoFailsTheRun() throws Exception {
-        Throwable e = JavaLeanPeerTest.callAFakeServer(JavaLeanPeerTest.Answer.LAST_BYTE_CHANGED,
-                cpu -> new JavaLeanPipelinePeer("lean", cpu, DEPTH));
-        ErrnoException bad = assertInstanceOf(ErrnoException.class, e, "the run did not fail as it should");
-        assertEquals(Errno.EBADMSG, bad.errno());
-        assertTrue(bad.getMessage().contains("32 bytes of 32, or its last byte differs"), bad.getMessage());
+        assertTrue(bad.getMessage().contains(says), bad.getMessage());
     }
 
     @Test
