@@ -5,7 +5,6 @@ import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
 import java.io.IOException;
@@ -23,7 +22,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
  * latency, as C lean's do not. It is what the JVM reaches over the socket with the least work, between
  * the C lean row (the language's part of the gap: the downcalls) and sysframe's client (the library's).
  */
-public final class JavaLeanPeer implements PingPeer {
+public final class JavaLeanPeer extends LeanPeer {
     /** How it frames and waits, for the report. */
     public static final String FRAMING = "FFM send of a frame built once, recv(MSG_DONTWAIT) until the answer,"
             + " read-ahead 1 MiB, no clock per call (the C lean client's loop in Java)";
@@ -31,10 +30,6 @@ public final class JavaLeanPeer implements PingPeer {
     static final long TIMEOUT_MILLIS = 10_000;
     /** Empty looks between two clock readings of a call's wait (a call answered sooner reads none). */
     private static final int LOOKS_PER_CLOCK = 4096;
-    private final String name;
-    private final int cpu;
-    private final long timeoutMillis;
-    private LeanLink link;
     private int len;
     private int id;
     private byte last;
@@ -46,12 +41,8 @@ public final class JavaLeanPeer implements PingPeer {
 
     /** As above, its hello and calls waiting at most timeoutMillis for their answer. */
     JavaLeanPeer(String name, int cpu, long timeoutMillis) {
-        this.name = name;
-        this.cpu = cpu;
-        this.timeoutMillis = timeoutMillis;
+        super(name, cpu, timeoutMillis);
     }
-
-    @Override public String name() { return name; }
 
     @Override
     public String framing() { return FRAMING; }
@@ -59,7 +50,7 @@ public final class JavaLeanPeer implements PingPeer {
     /** Pins the calling thread, connects to path and says GR_HELLO. */
     @Override
     public void open(String path) throws IOException {
-        link = LeanLink.open(name, path, cpu, timeoutMillis, RequestHeader.SIZE + GroutApi.MAX_MSG_LEN, ++id);
+        connect(path, RequestHeader.SIZE + GroutApi.MAX_MSG_LEN, ++id);
     }
 
     @Override
@@ -115,18 +106,5 @@ public final class JavaLeanPeer implements PingPeer {
     @Override
     public void pingMany(long n, org.HdrHistogram.Histogram latency) throws IOException {
         for (long i = 0; i < n; i++) ping();
-    }
-
-    @Override
-    public SyscallCounts libraryCounts() { return link.counts(); }
-
-    @Override
-    public SyscallCounts emptyCounts() { return link.emptyCounts(); }
-
-    /** Closes the connection and its memory (if open); {@link #open} connects again, as for a server started anew. */
-    @Override
-    public void close() {
-        if (link != null) link.close();
-        link = null;
     }
 }

@@ -5,7 +5,6 @@ import org.sysframe.transport.wire.RequestHeader;
 import org.sysframe.transport.wire.ResponseHeader;
 import org.sysframe.unix.Errno;
 import org.sysframe.unix.ErrnoException;
-import org.sysframe.unix.SyscallCounts;
 import org.sysframe.unix.UnixSocket;
 
 import java.io.IOException;
@@ -28,16 +27,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
  * the socket buffers hold, so that the blocking send of a refill never waits for a server that waits for its answers
  * to be read. A send or receive that waits longer than the timeout fails with ETIMEDOUT.
  */
-public final class JavaLeanPipelinePeer implements PingPeer {
+public final class JavaLeanPipelinePeer extends LeanPeer {
     /** How it frames and waits, for the report (after the depth). */
     static final String FRAMING = "frames built once, one FFM send per refill as answers come, blocking recv into"
             + " a 1 MiB read-ahead, no clock per request (the C lean client's loop in Java)";
-    private final String name;
-    private final int cpu;
     private final int depth;
     private final int bits;
-    private final long timeoutMillis;
-    private LeanLink link;
     private int[] slotId;     // the id in flight in each slot, 0: free
     private int[] freeSlots;  // a stack of the free slots
     private int free;
@@ -57,15 +52,11 @@ public final class JavaLeanPipelinePeer implements PingPeer {
 
     /** As above, its sends and receives waiting at most timeoutMillis. */
     JavaLeanPipelinePeer(String name, int cpu, int depth, long timeoutMillis) {
+        super(name, cpu, timeoutMillis);
         if (depth < 1 || depth > 4096) throw new IllegalArgumentException("depth " + depth + ": expected 1..4096");
-        this.name = name;
-        this.cpu = cpu;
         this.depth = depth;
         this.bits = 32 - Integer.numberOfLeadingZeros(depth - 1);
-        this.timeoutMillis = timeoutMillis;
     }
-
-    @Override public String name() { return name; }
 
     @Override
     public String framing() { return "Java lean, depth " + depth + ", " + FRAMING; }
@@ -74,8 +65,7 @@ public final class JavaLeanPipelinePeer implements PingPeer {
     @Override
     public void open(String path) throws IOException {
         // A window's frames: at most the bytes in flight that windowFor allows, or one largest frame.
-        link = LeanLink.open(name, path, cpu, timeoutMillis, PipelinedPeer.BYTES_IN_FLIGHT + RequestHeader.SIZE
-                + GroutApi.MAX_MSG_LEN, nextId(0));
+        connect(path, PipelinedPeer.BYTES_IN_FLIGHT + RequestHeader.SIZE + GroutApi.MAX_MSG_LEN, nextId(0));
         slotId = new int[depth];
         freeSlots = new int[depth];
     }
@@ -191,17 +181,4 @@ public final class JavaLeanPipelinePeer implements PingPeer {
 
     /** The refills so far, each one send (tests). */
     long refills() { return refills; }
-
-    @Override
-    public SyscallCounts libraryCounts() { return link.counts(); }
-
-    @Override
-    public SyscallCounts emptyCounts() { return link.emptyCounts(); }
-
-    /** Closes the connection and its memory (if open); {@link #open} connects again, as for a server started anew. */
-    @Override
-    public void close() {
-        if (link != null) link.close();
-        link = null;
-    }
 }
